@@ -1,0 +1,12 @@
+/* quiver: an embeddable columnar query engine.  The umbrella header: include
+ * this, or the one header of the layer you use. */
+#ifndef QUIVER_QUIVER_H
+#define QUIVER_QUIVER_H
+
+#include "quiver/base.h"
+#include "quiver/columnar.h"
+#include "quiver/expr.h"
+#include "quiver/compute.h"
+#include "quiver/storage.h"
+
+#endif

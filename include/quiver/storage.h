@@ -1,0 +1,162 @@
+/* quiver storage layer: the on-disk dataset (DESIGN.md decision 4).
+ *
+ *   DATASET/_versions/<n>.manifest   schema, fragments, deletion files, indices
+ *   DATASET/data/<uuid>.qvf          one file per fragment: every column as pages
+ *   DATASET/_deletions/<...>.del     deleted row offsets of one fragment
+ *   DATASET/_indices/                scalar indices (index layer)
+ *
+ * Commits write new files, then publish a manifest atomically (temp file,
+ * fsync, rename, fsync directory).  Every page, manifest and footer carries
+ * CRC32C checksums; every offset and length read from disk is validated
+ * before use.  Knows nothing about SQL. */
+#ifndef QUIVER_STORAGE_H
+#define QUIVER_STORAGE_H
+
+#include "quiver/base.h"
+#include "quiver/columnar.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define QV_FORMAT_VERSION 1
+
+typedef enum qv_compression {
+  QV_COMPRESSION_AUTO = 0, /* zstd where it saves at least 1/8 of the page, else none */
+  QV_COMPRESSION_NONE,
+  QV_COMPRESSION_ZSTD,
+  QV_COMPRESSION_LZ4
+} qv_compression;
+
+typedef enum qv_write_mode {
+  QV_WRITE_CREATE = 0, /* fails with QV_ERR_EXISTS if the dataset exists */
+  QV_WRITE_APPEND,     /* adds fragments; creates when absent */
+  QV_WRITE_OVERWRITE   /* a new version with only the new data */
+} qv_write_mode;
+
+typedef struct qv_write_options {
+  int version;               /* QV_WRITE_OPTIONS_VERSION */
+  qv_write_mode mode;
+  int64_t page_rows;         /* rows per page (default 8192) */
+  int64_t max_rows_per_file; /* rows per fragment (default 1048576) */
+  qv_compression compression;
+  int compression_level;     /* 0 = library default */
+  bool dictionary;           /* dictionary-encode low-cardinality strings (default true) */
+  /* Called after each batch with the rows written so far; may be NULL. */
+  void (*progress)(void *ctx, int64_t rows_done);
+  void *progress_ctx;
+} qv_write_options;
+
+#define QV_WRITE_OPTIONS_VERSION 1
+#define QV_WRITE_OPTIONS_INIT {QV_WRITE_OPTIONS_VERSION, QV_WRITE_CREATE, 8192, 1048576, \
+                               QV_COMPRESSION_AUTO, 0, true, NULL, NULL}
+
+/* Writes every batch of reader as a new version of the dataset at path
+ * (mode as in opts).  All or nothing: on any error no version is published
+ * and files already written for it are removed.  *out_version (nullable)
+ * receives the new version number. */
+qv_status qv_dataset_write(const char *path, qv_batch_reader *reader, const qv_write_options *opts,
+                           int64_t *out_version, qv_error *err);
+
+typedef struct qv_dataset qv_dataset;
+
+/* Opens version `version` (0 = latest). */
+qv_status qv_dataset_open(const char *path, int64_t version, qv_dataset **out, qv_error *err);
+void qv_dataset_close(qv_dataset *ds); /* NULL-safe */
+
+const char *qv_dataset_path(const qv_dataset *ds);
+int64_t qv_dataset_version(const qv_dataset *ds);
+const qv_schema *qv_dataset_schema(const qv_dataset *ds);
+int64_t qv_dataset_count_rows(const qv_dataset *ds); /* excluding deleted rows */
+int32_t qv_dataset_num_fragments(const qv_dataset *ds);
+
+typedef struct qv_version_info {
+  int64_t version;
+  int64_t timestamp_ms; /* commit time, ms since the epoch */
+  int64_t num_rows;     /* live rows */
+  int32_t num_fragments;
+  char operation[32];   /* "create", "append", "overwrite", "delete" */
+} qv_version_info;
+
+/* All versions, oldest first; *out is qv_malloc'd (qv_free). */
+qv_status qv_dataset_versions(const char *path, qv_version_info **out, int64_t *count, qv_error *err);
+
+/* ---- fragments, pages, statistics (what the scanner reads) ----------- */
+
+typedef struct qv_fragment_info {
+  int64_t id;
+  int64_t num_rows;     /* physical rows in the data file */
+  int64_t num_deleted;
+  const char *path;     /* data file, relative to the dataset */
+} qv_fragment_info;
+
+void qv_dataset_fragment(const qv_dataset *ds, int32_t i, qv_fragment_info *out);
+
+/* Statistics of one page of one column.  min/max are null scalars when
+ * unknown (all values null, or a type without order). */
+typedef struct qv_page_stats {
+  int64_t null_count;
+  int64_t nan_count;
+  qv_scalar min;
+  qv_scalar max;
+} qv_page_stats;
+
+typedef struct qv_page_info {
+  int64_t row_start; /* first row of the page within the fragment */
+  int64_t row_count;
+  int64_t byte_size; /* stored (compressed) size */
+  int encoding;      /* internal code, for explain */
+  int compression;   /* qv_compression */
+  const qv_page_stats *stats;
+} qv_page_info;
+
+typedef struct qv_fragment_reader qv_fragment_reader;
+
+qv_status qv_fragment_open(const qv_dataset *ds, int32_t fragment, qv_fragment_reader **out, qv_error *err);
+void qv_fragment_close(qv_fragment_reader *r); /* NULL-safe */
+
+int64_t qv_fragment_num_rows(const qv_fragment_reader *r);
+int32_t qv_fragment_num_pages(const qv_fragment_reader *r, int32_t column);
+void qv_fragment_page(const qv_fragment_reader *r, int32_t column, int32_t page, qv_page_info *out);
+/* Encoding codes of qv_page_info.encoding (stable: they are on disk). */
+enum {
+  QV_ENCODING_PLAIN = 0,      /* fixed width as is, bool as bits, strings as offsets + bytes, nested */
+  QV_ENCODING_DICTIONARY = 1, /* strings: distinct values + bit-packed indices */
+  QV_ENCODING_BITPACK_FOR = 2 /* integers / temporal: reference + bit-packed deltas */
+};
+/* Name of an encoding code ("plain", "dictionary", "bitpack-for"; "unknown"
+ * for anything else). */
+const char *qv_encoding_name(int encoding);
+
+/* Decodes rows [row_start, row_start+row_count) of a top-level column. */
+qv_status qv_fragment_read(qv_fragment_reader *r, int32_t column, int64_t row_start, int64_t row_count,
+                           qv_array **out, qv_error *err);
+/* Decodes only rows[0..n) (sorted, fragment-relative) of a column, reading
+ * and decoding no more than those rows need where the encoding allows. */
+qv_status qv_fragment_take(qv_fragment_reader *r, int32_t column, const int64_t *rows, int64_t n,
+                           qv_array **out, qv_error *err);
+
+/* Deleted rows of the fragment as a bitmap of num_rows bits (1 = deleted),
+ * or NULL when none are deleted.  Owned by the reader. */
+const uint8_t *qv_fragment_deleted(const qv_fragment_reader *r);
+
+/* Per-reader I/O counters, for explain --analyze. */
+typedef struct qv_io_counters {
+  int64_t bytes_read;
+  int64_t bytes_decoded;
+  int64_t pages_read;
+} qv_io_counters;
+void qv_fragment_counters(const qv_fragment_reader *r, int32_t column, qv_io_counters *out);
+
+/* ---- deletes --------------------------------------------------------- */
+
+/* Commits a new version marking rows deleted.  deleted[i] is a bitmap of
+ * fragment i's rows (NULL = no new deletes there); merged with existing
+ * deletions.  Fails with QV_ERR_CONFLICT if ds is not the latest version. */
+qv_status qv_dataset_delete_rows(qv_dataset *ds, const uint8_t *const *deleted, int64_t *out_version,
+                                 qv_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

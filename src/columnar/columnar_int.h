@@ -1,0 +1,14 @@
+/* Internals shared by the columnar layer's files. */
+#ifndef QUIVER_COLUMNAR_INT_H
+#define QUIVER_COLUMNAR_INT_H
+
+#include "quiver/columnar.h"
+
+/* A fresh array of the type (copied) with refcount 1 and no buffers. */
+qv_array *qv_array_new(const qv_datatype *type, int64_t length);
+qv_status qv_array_alloc_children(qv_array *a, int32_t n);
+
+/* Checks that every string of a string array is valid UTF-8. */
+qv_status qv_utf8_validate_offsets(const qv_array *a, qv_error *err);
+
+#endif

@@ -1,0 +1,2 @@
+/* scan layer: placeholder so the layer library has a translation unit until its first file lands. */
+typedef int qv_scan_placeholder_;
