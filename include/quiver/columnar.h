@@ -139,6 +139,10 @@ typedef struct qv_array {
   int32_t refcount;
 } qv_array;
 
+/* A flat array (no children) from buffers; takes the buffer references
+ * (also on failure).  null_count is computed from validity (may be NULL). */
+qv_status qv_array_from_buffers(const qv_datatype *type, int64_t length, qv_bytes *validity, qv_bytes *values,
+                                qv_bytes *data, qv_array **out, qv_error *err);
 qv_array *qv_array_retain(qv_array *a);  /* NULL-safe */
 void qv_array_release(qv_array *a);      /* NULL-safe */
 /* Zero-copy slice [offset, offset+length); new reference. */
@@ -282,6 +286,9 @@ typedef struct qv_batch_reader {
 } qv_batch_reader;
 
 void qv_batch_reader_destroy(qv_batch_reader *r); /* NULL-safe */
+/* A reader over batches in memory (each retained; the schema is copied). */
+qv_status qv_batch_reader_from_batches(const qv_schema *schema, qv_batch *const *batches, int32_t n,
+                                       qv_batch_reader **out, qv_error *err);
 
 /* Writes a batch as an aligned text table (for the command and tests). */
 qv_status qv_batch_print(const qv_batch *b, FILE *out, qv_error *err);

@@ -25,6 +25,24 @@ qv_status qv_array_alloc_children(qv_array *a, int32_t n) {
   return QV_OK;
 }
 
+qv_status qv_array_from_buffers(const qv_datatype *type, int64_t length, qv_bytes *validity, qv_bytes *values,
+                                qv_bytes *data, qv_array **out, qv_error *err) {
+  qv_array *a = type->n_children == 0 ? qv_array_new(type, length) : NULL;
+  if (!a) {
+    qv_bytes_release(validity);
+    qv_bytes_release(values);
+    qv_bytes_release(data);
+    return type->n_children ? qv_error_set(err, QV_ERR_INVALID, "array: nested types need children")
+                            : qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+  }
+  a->buffers[0] = validity;
+  a->buffers[1] = values;
+  a->buffers[2] = data;
+  a->null_count = validity ? length - qv_bitmap_count(validity->data, 0, length) : 0;
+  *out = a;
+  return QV_OK;
+}
+
 qv_array *qv_array_retain(qv_array *a) {
   if (a) a->refcount++;
   return a;

@@ -91,3 +91,58 @@ qv_status qv_batch_slice(const qv_batch *b, int64_t offset, int64_t length, qv_b
 void qv_batch_reader_destroy(qv_batch_reader *r) {
   if (r) r->destroy(r);
 }
+
+typedef struct memory_reader {
+  qv_schema schema;
+  qv_batch **batches;
+  int32_t n, next;
+} memory_reader;
+
+static qv_status memory_next(qv_batch_reader *r, qv_batch **out, qv_error *err) {
+  (void)err;
+  memory_reader *m = r->private_data;
+  *out = m->next < m->n ? qv_batch_retain(m->batches[m->next++]) : NULL;
+  return QV_OK;
+}
+
+static const qv_schema *memory_schema(qv_batch_reader *r) { return &((memory_reader *)r->private_data)->schema; }
+
+static void memory_destroy(qv_batch_reader *r) {
+  memory_reader *m = r->private_data;
+  for (int32_t i = 0; i < m->n; i++) qv_batch_release(m->batches[i]);
+  qv_free(m->batches);
+  qv_schema_reset(&m->schema);
+  qv_free(m);
+  qv_free(r);
+}
+
+qv_status qv_batch_reader_from_batches(const qv_schema *schema, qv_batch *const *batches, int32_t n,
+                                       qv_batch_reader **out, qv_error *err) {
+  qv_batch_reader *r = qv_calloc(1, sizeof *r);
+  memory_reader *m = qv_calloc(1, sizeof *m);
+  if (m) m->batches = qv_calloc(n > 0 ? (size_t)n : 1, sizeof *m->batches);
+  if (!r || !m || !m->batches || qv_schema_copy(schema, &m->schema) != QV_OK) {
+    if (m) qv_free(m->batches);
+    qv_free(m);
+    qv_free(r);
+    return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+  }
+  for (int32_t i = 0; i < n; i++) {
+    if (!qv_schema_equal(&batches[i]->schema, schema)) {
+      for (int32_t k = 0; k < i; k++) qv_batch_release(m->batches[k]);
+      qv_free(m->batches);
+      qv_schema_reset(&m->schema);
+      qv_free(m);
+      qv_free(r);
+      return qv_error_set(err, QV_ERR_TYPE, "batch %d does not have the reader's schema", i);
+    }
+    m->batches[i] = qv_batch_retain(batches[i]);
+  }
+  m->n = n;
+  r->next = memory_next;
+  r->schema = memory_schema;
+  r->destroy = memory_destroy;
+  r->private_data = m;
+  *out = r;
+  return QV_OK;
+}

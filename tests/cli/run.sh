@@ -1,3 +1,78 @@
 #!/usr/bin/env bash
-# placeholder until the CLI golden tests land
-exit 0
+# Golden tests of the quiver command: each case's stdout+stderr and exit
+# code are compared byte for byte with tests/cli/golden/<case>.out.
+# UPDATE_GOLDEN=1 rewrites the golden files (review the diff before committing).
+set -u
+quiver=$(realpath "$1")
+here=$(cd "$(dirname "$0")" && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+pass=0
+fail=0
+
+# run NAME CMD...: runs the command, masks the scratch path, compares.
+run() {
+  local name=$1
+  shift
+  local out
+  out=$("$@" 2>&1; echo "[exit $?]")
+  out=${out//$work/WORK}
+  # Times and dates vary from run to run.
+  out=$(printf '%s\n' "$out" | sed -E 's/\([0-9]+\.[0-9]+ s\)/(T s)/; s/[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}  /YYYY-MM-DD HH:MM:SS  /; s/time: [0-9.]+ s/time: T s/')
+  local golden="$here/golden/$name.out"
+  if [ "${UPDATE_GOLDEN:-}" = 1 ]; then
+    printf '%s\n' "$out" > "$golden"
+  fi
+  if [ -f "$golden" ] && [ "$out" = "$(cat "$golden")" ]; then
+    pass=$((pass + 1))
+  else
+    fail=$((fail + 1))
+    echo "FAIL: $name"
+    if [ -f "$golden" ]; then diff <(printf '%s\n' "$out") "$golden" | head -20; else echo "(no golden file)"; printf '%s\n' "$out" | head -20; fi
+  fi
+}
+
+q() { "$quiver" "$@"; }
+
+run help q --help
+run no-args q
+run unknown-command q frobnicate
+run scan-help q scan --help
+run import-help q import --help
+run import q import "$here/data/people.csv" ds --quiet
+run import-again q import "$here/data/people.csv" ds --quiet
+run schema q schema ds
+run scan-table q scan ds
+run scan-filter q scan ds --filter "age > 40 AND city IS NOT NULL" --select name,age,city
+run scan-csv q scan ds --format csv --select id,name,score
+run scan-json q scan ds --format json --filter "id <= 2"
+run scan-limit q scan ds --limit 2 --offset 1 --select id
+run scan-like q scan ds --filter "name LIKE '%o%'" --select id,name
+run scan-unicode q scan ds --filter "lower(name) = 'zoë'" --select id,name
+run scan-no-pushdown q scan ds --filter "score >= 88.25" --select id --no-pushdown
+run explain q explain ds --filter "id > 3 AND lower(city) = 'paris'" --select name
+run bad-filter q scan ds --filter "age >> 3"
+run bad-column q scan ds --filter "height > 3"
+run bad-select q scan ds --select id,height
+run bad-type q scan ds --filter "name > 3"
+run bad-format q scan ds --format xml
+run missing-dataset q scan nowhere
+run append q import "$here/data/people.csv" ds --mode append --quiet
+run count-after-append q scan ds --format stats
+run versions q versions ds
+run explain-analyze q explain --analyze ds --filter "id > 3" --select name
+run delete q delete ds --filter "id = 1"
+run after-delete q scan ds --select id --filter "id < 3"
+run old-version q scan ds --version 1 --select id --filter "id < 3"
+run delete-needs-filter q delete ds
+# Arrow output is an IPC stream: it starts with the continuation marker.
+run arrow-magic bash -c "'$quiver' scan ds --format arrow | head -c 4 | od -An -tx1"
+printf 'a,b\n1,2\n3\n' > ragged.csv
+run csv-ragged q import ragged.csv bad --quiet
+printf 'a\n\xff\n' > badutf8.csv
+run csv-bad-utf8 q import badutf8.csv bad2 --quiet
+run no-half-commit q scan bad
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,58 @@
+# quiver: the two commands a newcomer needs are `make demo` and `make test`.
+# Each installs missing Debian packages (scripts/deps.sh), configures and
+# builds with CMake, then runs the demo or every test.
+
+BUILD    ?= build
+ASAN_BUILD ?= build-asan
+PREFIX   ?= /usr/local
+CMAKE_FLAGS ?=
+JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
+
+.PHONY: all deps build demo pyenv test test-c test-python asan install bench fuzz clean
+
+all: build
+
+deps:
+	@scripts/deps.sh
+
+$(BUILD)/build.ninja: | deps
+	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_INSTALL_PREFIX=$(PREFIX) $(CMAKE_FLAGS)
+
+build: deps $(BUILD)/build.ninja
+	cmake --build $(BUILD) -j $(JOBS)
+
+demo: build
+	$(BUILD)/quiver demo
+
+pyenv:
+	@scripts/pyenv.sh
+
+test: build pyenv test-c test-python
+
+test-c: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+test-python: build pyenv
+	QV_BUILD_DIR=$(abspath $(BUILD)) .venv/bin/python -m pytest -q tests/python
+
+# The whole C suite again under AddressSanitizer + UndefinedBehaviorSanitizer.
+asan: deps
+	cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DQV_SANITIZE=ON $(CMAKE_FLAGS)
+	cmake --build $(ASAN_BUILD) -j $(JOBS)
+	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		ctest --output-on-failure -j $(JOBS)
+
+install: build
+	cmake --install $(BUILD) --prefix $(PREFIX)
+
+bench: build pyenv
+	$(BUILD)/bench/bench_scan_pushdown --quiver $(BUILD)/quiver --json $(BUILD)/bench-scan-pushdown.json
+
+# libFuzzer targets (clang); run one with e.g. build-fuzz/fuzz/fuzz_lance_filter -max_total_time=60
+fuzz:
+	@scripts/deps.sh --dev
+	cmake -S . -B build-fuzz -G Ninja -DCMAKE_C_COMPILER=clang -DQV_FUZZ=ON -DQV_SANITIZE=ON
+	cmake --build build-fuzz -j $(JOBS)
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD) build-fuzz

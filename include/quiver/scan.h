@@ -1,0 +1,90 @@
+/* quiver scan layer: planning and running a scan of a dataset — projection,
+ * filter, limit/offset, page pruning from statistics, filter-first
+ * evaluation, late materialization of projected columns, bounded streaming,
+ * and the counters explain prints.  Parses no text itself: a filter string
+ * goes through the expr layer's front end. */
+#ifndef QUIVER_SCAN_H
+#define QUIVER_SCAN_H
+
+#include "quiver/base.h"
+#include "quiver/columnar.h"
+#include "quiver/expr.h"
+#include "quiver/storage.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct qv_scan_options {
+  int version;                 /* QV_SCAN_OPTIONS_VERSION */
+  const char *const *columns;  /* projection by name; NULL = every column */
+  int32_t n_columns;
+  const char *filter;          /* Lance SQL filter text, or NULL */
+  const qv_expr *filter_expr;  /* or an unbound expression (copied); not both */
+  int64_t limit;               /* -1 = no limit */
+  int64_t offset;              /* rows to skip after filtering */
+  int64_t batch_size;          /* rows per output batch (default 8192) */
+  bool with_row_id;            /* append `_rowid` uint64: fragment id << 32 | row */
+  /* On: prune pages by statistics, evaluate the filter first and decode the
+   * projected columns only for surviving rows.  Off: decode every needed
+   * column in full and filter afterwards, as an engine handed all rows
+   * would (kept for measurement and as a cross-check). */
+  bool predicate_pushdown;
+  bool use_scalar_index;       /* reserved for the index layer */
+  int64_t dataset_version;     /* 0 = latest */
+} qv_scan_options;
+
+#define QV_SCAN_OPTIONS_VERSION 1
+#define QV_SCAN_OPTIONS_INIT {QV_SCAN_OPTIONS_VERSION, NULL, 0, NULL, NULL, -1, 0, 8192, false, true, true, 0}
+
+/* What a scan did, for explain --analyze and the benchmarks. */
+typedef struct qv_scan_column_counters {
+  char name[64];
+  int64_t bytes_read;    /* bytes read from the data files */
+  int64_t bytes_decoded; /* bytes of decoded values produced */
+  int64_t pages_read;
+} qv_scan_column_counters;
+
+typedef struct qv_scan_counters {
+  int64_t fragments;
+  int64_t pages_total;   /* page ranges considered */
+  int64_t pages_pruned;  /* skipped by statistics */
+  int64_t rows_scanned;  /* rows whose filter columns were evaluated */
+  int64_t rows_selected; /* rows that passed the filter (before offset/limit) */
+  int64_t rows_returned;
+  int32_t n_columns;
+  qv_scan_column_counters columns[64]; /* per dataset column, first 64 */
+} qv_scan_counters;
+
+typedef struct qv_scanner qv_scanner;
+
+/* Opens a scan of the dataset at path.  Parses and binds the filter; errors
+ * (bad filter, unknown column, version) are reported here, before any data
+ * is read. */
+qv_status qv_scanner_open(const char *path, const qv_scan_options *opts, qv_scanner **out, qv_error *err);
+/* The same over an already open dataset (not owned; must outlive the scanner). */
+qv_status qv_scanner_open_dataset(const qv_dataset *ds, const qv_scan_options *opts, qv_scanner **out,
+                                  qv_error *err);
+void qv_scanner_destroy(qv_scanner *s); /* NULL-safe */
+
+/* Output schema (projection, plus _rowid when asked). */
+const qv_schema *qv_scanner_schema(const qv_scanner *s);
+/* Next batch (caller releases) or NULL at the end. */
+qv_status qv_scanner_next(qv_scanner *s, qv_batch **out, qv_error *err);
+void qv_scanner_counters(const qv_scanner *s, qv_scan_counters *out);
+/* The plan as indented text (qv_malloc'd; qv_free).  With counters = true,
+ * the counters gathered so far are appended. */
+char *qv_scanner_explain(const qv_scanner *s, bool counters);
+/* The scanner as a batch reader (takes ownership of s). */
+qv_status qv_scanner_reader(qv_scanner *s, qv_batch_reader **out, qv_error *err);
+
+/* Deletes the rows matching a Lance SQL filter from the latest version by
+ * committing deletion files.  *deleted (nullable) gets the row count,
+ * *new_version (nullable) the version (unchanged when nothing matched). */
+qv_status qv_dataset_delete_where(const char *path, const char *filter, int64_t *deleted, int64_t *new_version,
+                                  qv_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

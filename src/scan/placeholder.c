@@ -1,2 +1,0 @@
-/* scan layer: placeholder so the layer library has a translation unit until its first file lands. */
-typedef int qv_scan_placeholder_;

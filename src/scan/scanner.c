@@ -1,0 +1,541 @@
+/* The scanner: one pass over a dataset version, page range by page range.
+ *
+ * With pushdown on, for each page range of a fragment it (1) asks the page
+ * statistics whether any conjunct of the filter rules the range out,
+ * (2) decodes only the filter's columns and evaluates the filter into a
+ * selection vector, (3) applies offset/limit to the selection, and
+ * (4) fetches the projected columns for the selected rows alone (the
+ * storage layer reads only the blocks those rows live in).  With pushdown
+ * off it decodes every needed column in full and filters afterwards.
+ * Output pieces are coalesced into batches of batch_size rows, so memory
+ * stays bounded by a few pages per column whatever the dataset size. */
+#include <stdio.h>
+#include <string.h>
+
+#include "quiver/compute.h"
+#include "scan/scan_int.h"
+
+struct qv_scanner {
+  qv_dataset *owned_ds;
+  const qv_dataset *ds;
+  int64_t limit, offset, batch_size;
+  bool with_row_id, pushdown;
+
+  qv_schema out_schema;
+  int32_t n_proj;
+  int32_t *proj; /* dataset column of each projected output column */
+
+  qv_expr *filter;       /* bound against the dataset schema (pruning, explain) */
+  qv_expr *filter_local; /* bound against filter_schema (evaluation) */
+  qv_schema filter_schema;
+  int32_t n_fcols;
+  int32_t *fcols; /* dataset columns the filter reads, ascending */
+  const qv_expr **conjuncts;
+  int32_t n_conjuncts;
+
+  /* iteration */
+  int32_t frag;
+  int32_t page;
+  qv_fragment_reader *reader;
+  int64_t skipped, produced;
+  bool exhausted;
+  qv_batch **pending;
+  int32_t n_pending, cap_pending;
+  int64_t pending_rows;
+  qv_selection live, selected;
+  qv_scan_counters counters;
+};
+
+static qv_status nomem(qv_error *err) { return qv_error_set(err, QV_ERR_NOMEM, "out of memory"); }
+
+static qv_status add_field(qv_schema *s, const qv_field *f, qv_error *err) { return qv_schema_add(s, f, err); }
+
+static qv_status plan_projection(qv_scanner *s, const qv_scan_options *o, qv_error *err) {
+  const qv_schema *ds = qv_dataset_schema(s->ds);
+  int32_t n = o->columns ? o->n_columns : ds->n_fields;
+  s->proj = qv_calloc((size_t)(n > 0 ? n : 1), sizeof *s->proj);
+  if (!s->proj) return nomem(err);
+  for (int32_t i = 0; i < n; i++) {
+    int32_t c = i;
+    if (o->columns) {
+      c = qv_schema_find(ds, o->columns[i]);
+      if (c < 0) {
+        char names[512] = "";
+        for (int32_t k = 0; k < ds->n_fields; k++) {
+          size_t len = strlen(names);
+          snprintf(names + len, sizeof names - len, "%s%s", k ? ", " : "", ds->fields[k].name);
+        }
+        return qv_error_set(err, QV_ERR_NOT_FOUND, "select: no column `%s` (columns: %s)", o->columns[i], names);
+      }
+    }
+    s->proj[i] = c;
+    QV_RETURN_NOT_OK(add_field(&s->out_schema, &ds->fields[c], err));
+  }
+  s->n_proj = n;
+  if (s->with_row_id) {
+    qv_field f = {(char *)"_rowid", qv_datatype_simple(QV_TYPE_UINT64), false};
+    QV_RETURN_NOT_OK(add_field(&s->out_schema, &f, err));
+  }
+  return QV_OK;
+}
+
+static qv_status plan_filter(qv_scanner *s, const qv_scan_options *o, qv_error *err) {
+  qv_expr *parsed = NULL;
+  qv_status st = QV_OK;
+  if (o->filter && o->filter_expr)
+    return qv_error_set(err, QV_ERR_INVALID, "scan: give a filter string or an expression, not both");
+  if (o->filter) {
+    const char *p = o->filter;
+    while (*p == ' ' || *p == '\t' || *p == '\n') p++;
+    if (!*p) return QV_OK; /* an empty filter keeps every row */
+    QV_RETURN_NOT_OK(qv_lance_filter_parse(o->filter, &parsed, err));
+  } else if (o->filter_expr) {
+    if (!(parsed = qv_expr_clone(o->filter_expr))) return nomem(err);
+  } else {
+    return QV_OK;
+  }
+  const qv_schema *ds = qv_dataset_schema(s->ds);
+  s->filter_local = qv_expr_clone(parsed);
+  if (!s->filter_local) {
+    st = nomem(err);
+    goto done;
+  }
+  if ((st = qv_expr_bind(parsed, ds, err)) != QV_OK) goto done;
+  s->filter = parsed;
+  parsed = NULL;
+  if (s->filter->type.id != QV_TYPE_BOOL && s->filter->type.id != QV_TYPE_NULL) {
+    char tn[64];
+    qv_datatype_format(&s->filter->type, tn, sizeof tn);
+    st = qv_error_set(err, QV_ERR_TYPE, "filter: the filter must be boolean, not %s", tn);
+    goto done;
+  }
+  /* The columns the filter reads, ascending, and the narrow schema the
+   * evaluator sees them in. */
+  int32_t cols[1024];
+  int32_t n = qv_expr_columns(s->filter, cols, 1024);
+  if (n > 1024) {
+    st = qv_error_set(err, QV_ERR_UNSUPPORTED, "filter: reads more than 1024 columns");
+    goto done;
+  }
+  for (int32_t i = 1; i < n; i++)
+    for (int32_t j = i; j > 0 && cols[j - 1] > cols[j]; j--) {
+      int32_t t = cols[j];
+      cols[j] = cols[j - 1];
+      cols[j - 1] = t;
+    }
+  s->fcols = qv_calloc((size_t)(n > 0 ? n : 1), sizeof *s->fcols);
+  if (!s->fcols) {
+    st = nomem(err);
+    goto done;
+  }
+  memcpy(s->fcols, cols, (size_t)n * sizeof *cols);
+  s->n_fcols = n;
+  for (int32_t i = 0; i < n; i++)
+    if ((st = add_field(&s->filter_schema, &ds->fields[cols[i]], err)) != QV_OK) goto done;
+  if ((st = qv_expr_bind(s->filter_local, &s->filter_schema, err)) != QV_OK) goto done;
+  int32_t nc = qv_expr_conjuncts(s->filter, NULL, 0);
+  s->conjuncts = qv_calloc((size_t)nc, sizeof *s->conjuncts);
+  if (!s->conjuncts) {
+    st = nomem(err);
+    goto done;
+  }
+  s->n_conjuncts = qv_expr_conjuncts(s->filter, s->conjuncts, nc);
+done:
+  qv_expr_destroy(parsed);
+  return st;
+}
+
+qv_status qv_scanner_open_dataset(const qv_dataset *ds, const qv_scan_options *opts, qv_scanner **out,
+                                  qv_error *err) {
+  qv_scan_options defaults = QV_SCAN_OPTIONS_INIT;
+  const qv_scan_options *o = opts ? opts : &defaults;
+  if (o->version != QV_SCAN_OPTIONS_VERSION)
+    return qv_error_set(err, QV_ERR_INVALID, "scan: options version %d is not %d (use QV_SCAN_OPTIONS_INIT)",
+                        o->version, QV_SCAN_OPTIONS_VERSION);
+  if (o->batch_size < 0 || o->offset < 0)
+    return qv_error_set(err, QV_ERR_INVALID, "scan: batch size and offset must not be negative");
+  qv_scanner *s = qv_calloc(1, sizeof *s);
+  if (!s) return nomem(err);
+  s->ds = ds;
+  s->limit = o->limit;
+  s->offset = o->offset;
+  s->batch_size = o->batch_size > 0 ? o->batch_size : 8192;
+  s->with_row_id = o->with_row_id;
+  s->pushdown = o->predicate_pushdown;
+  qv_status st = plan_projection(s, o, err);
+  if (st == QV_OK) st = plan_filter(s, o, err);
+  if (st != QV_OK) {
+    qv_scanner_destroy(s);
+    return st;
+  }
+  const qv_schema *dss = qv_dataset_schema(ds);
+  s->counters.n_columns = dss->n_fields < 64 ? dss->n_fields : 64;
+  for (int32_t c = 0; c < s->counters.n_columns; c++)
+    snprintf(s->counters.columns[c].name, sizeof s->counters.columns[c].name, "%s", dss->fields[c].name);
+  *out = s;
+  return QV_OK;
+}
+
+qv_status qv_scanner_open(const char *path, const qv_scan_options *opts, qv_scanner **out, qv_error *err) {
+  qv_dataset *ds;
+  QV_RETURN_NOT_OK(qv_dataset_open(path, opts ? opts->dataset_version : 0, &ds, err));
+  qv_status st = qv_scanner_open_dataset(ds, opts, out, err);
+  if (st != QV_OK) {
+    qv_dataset_close(ds);
+    return st;
+  }
+  (*out)->owned_ds = ds;
+  return QV_OK;
+}
+
+static void close_reader(qv_scanner *s) {
+  if (!s->reader) return;
+  for (int32_t c = 0; c < s->counters.n_columns; c++) {
+    qv_io_counters io;
+    qv_fragment_counters(s->reader, c, &io);
+    s->counters.columns[c].bytes_read += io.bytes_read;
+    s->counters.columns[c].bytes_decoded += io.bytes_decoded;
+    s->counters.columns[c].pages_read += io.pages_read;
+  }
+  qv_fragment_close(s->reader);
+  s->reader = NULL;
+}
+
+void qv_scanner_destroy(qv_scanner *s) {
+  if (!s) return;
+  close_reader(s);
+  for (int32_t i = 0; i < s->n_pending; i++) qv_batch_release(s->pending[i]);
+  qv_free(s->pending);
+  qv_selection_reset(&s->live);
+  qv_selection_reset(&s->selected);
+  qv_expr_destroy(s->filter);
+  qv_expr_destroy(s->filter_local);
+  qv_free(s->conjuncts);
+  qv_free(s->fcols);
+  qv_free(s->proj);
+  qv_schema_reset(&s->filter_schema);
+  qv_schema_reset(&s->out_schema);
+  qv_dataset_close(s->owned_ds);
+  qv_free(s);
+}
+
+const qv_schema *qv_scanner_schema(const qv_scanner *s) { return &s->out_schema; }
+
+void qv_scanner_counters(const qv_scanner *s, qv_scan_counters *out) {
+  *out = s->counters;
+  if (s->reader) { /* include the fragment being read */
+    for (int32_t c = 0; c < out->n_columns; c++) {
+      qv_io_counters io;
+      qv_fragment_counters(s->reader, c, &io);
+      out->columns[c].bytes_read += io.bytes_read;
+      out->columns[c].bytes_decoded += io.bytes_decoded;
+      out->columns[c].pages_read += io.pages_read;
+    }
+  }
+}
+
+/* ---- one page range -------------------------------------------------- */
+
+static bool page_pruned(qv_scanner *s, int64_t rows) {
+  if (!s->filter || !s->pushdown) return false;
+  const qv_schema *ds = qv_dataset_schema(s->ds);
+  const qv_page_stats *stats[1024];
+  for (int32_t c = 0; c < ds->n_fields && c < 1024; c++) {
+    qv_page_info info;
+    qv_fragment_page(s->reader, c, s->page, &info);
+    stats[c] = info.stats;
+  }
+  for (int32_t i = 0; i < s->n_conjuncts; i++)
+    if (qv_prune_page(s->conjuncts[i], stats, rows)) return true;
+  return false;
+}
+
+/* Rows of the page not deleted, as a selection (page-relative). */
+static qv_status live_rows(qv_scanner *s, int64_t start, int64_t rows, bool *all_live) {
+  const uint8_t *del = qv_fragment_deleted(s->reader);
+  s->live.count = 0;
+  QV_RETURN_NOT_OK(qv_selection_reserve(&s->live, rows));
+  int64_t n = 0;
+  for (int64_t r = 0; r < rows; r++)
+    if (!del || !qv_bit_get(del, start + r)) s->live.rows[n++] = (uint32_t)r;
+  s->live.count = n;
+  *all_live = n == rows;
+  return QV_OK;
+}
+
+/* Builds the output piece for the page's selected rows. */
+static qv_status materialize(qv_scanner *s, int64_t start, int64_t rows, qv_array **decoded,
+                             const qv_selection *sel, bool whole_page, qv_batch **out, qv_error *err) {
+  int32_t nout = s->out_schema.n_fields;
+  qv_array **cols = qv_calloc((size_t)(nout > 0 ? nout : 1), sizeof *cols);
+  int64_t *frows = NULL;
+  qv_status st = QV_OK;
+  if (!cols) return nomem(err);
+  for (int32_t i = 0; i < s->n_proj && st == QV_OK; i++) {
+    int32_t c = s->proj[i];
+    if (decoded[c]) {
+      if (whole_page) cols[i] = qv_array_retain(decoded[c]);
+      else st = qv_array_take(decoded[c], sel->rows, sel->count, &cols[i], err);
+    } else if (whole_page) {
+      st = qv_fragment_read(s->reader, c, start, rows, &cols[i], err);
+    } else {
+      if (!frows) {
+        frows = qv_malloc((size_t)sel->count * sizeof *frows);
+        if (!frows) {
+          st = nomem(err);
+          break;
+        }
+        for (int64_t k = 0; k < sel->count; k++) frows[k] = start + sel->rows[k];
+      }
+      st = qv_fragment_take(s->reader, c, frows, sel->count, &cols[i], err);
+    }
+  }
+  if (st == QV_OK && s->with_row_id) {
+    qv_fragment_info fi;
+    qv_dataset_fragment(s->ds, s->frag, &fi);
+    qv_bytes *b = qv_bytes_alloc(sel->count * 8);
+    qv_datatype t = qv_datatype_simple(QV_TYPE_UINT64);
+    if (!b) {
+      st = nomem(err);
+    } else {
+      uint64_t *ids = (uint64_t *)qv_bytes_mutable(b);
+      for (int64_t k = 0; k < sel->count; k++) ids[k] = ((uint64_t)fi.id << 32) | (uint64_t)(start + sel->rows[k]);
+      st = qv_array_from_buffers(&t, sel->count, NULL, b, NULL, &cols[s->n_proj], err);
+    }
+  }
+  qv_free(frows);
+  if (st == QV_OK) st = qv_batch_make(&s->out_schema, cols, sel->count, out, err);
+  else
+    for (int32_t i = 0; i < nout; i++) qv_array_release(cols[i]);
+  qv_free(cols);
+  return st;
+}
+
+/* Reads, filters and materializes the current page range; *out is NULL
+ * when no row of it is returned. */
+static qv_status scan_page(qv_scanner *s, qv_batch **out, qv_error *err) {
+  *out = NULL;
+  qv_page_info info;
+  qv_fragment_page(s->reader, 0, s->page, &info);
+  int64_t start = info.row_start, rows = info.row_count;
+  s->counters.pages_total++;
+  if (page_pruned(s, rows)) {
+    s->counters.pages_pruned++;
+    return QV_OK;
+  }
+  bool all_live;
+  QV_RETURN_NOT_OK(live_rows(s, start, rows, &all_live));
+  const qv_schema *ds = qv_dataset_schema(s->ds);
+  qv_array *decoded[1024] = {0};
+  qv_status st = QV_OK;
+  const qv_selection *sel = &s->live;
+  bool whole = all_live;
+
+  if (s->filter) {
+    /* Decode the filter columns (and, with pushdown off, every projected
+     * column too: the engine then sees all rows, as without pushdown). */
+    for (int32_t i = 0; i < s->n_fcols && st == QV_OK; i++)
+      st = qv_fragment_read(s->reader, s->fcols[i], start, rows, &decoded[s->fcols[i]], err);
+    for (int32_t i = 0; i < s->n_proj && st == QV_OK && !s->pushdown; i++)
+      if (!decoded[s->proj[i]]) st = qv_fragment_read(s->reader, s->proj[i], start, rows, &decoded[s->proj[i]], err);
+    qv_batch *fb = NULL;
+    if (st == QV_OK) {
+      qv_array *fcols[1024];
+      for (int32_t i = 0; i < s->n_fcols; i++) fcols[i] = qv_array_retain(decoded[s->fcols[i]]);
+      st = qv_batch_make(&s->filter_schema, fcols, rows, &fb, err);
+    }
+    if (st == QV_OK) st = qv_eval_filter(s->filter_local, fb, all_live ? NULL : &s->live, &s->selected, err);
+    qv_batch_release(fb);
+    if (st != QV_OK) goto done;
+    s->counters.rows_scanned += s->live.count;
+    s->counters.rows_selected += s->selected.count;
+    sel = &s->selected;
+    whole = s->selected.count == rows;
+  } else {
+    s->counters.rows_scanned += s->live.count;
+    s->counters.rows_selected += s->live.count;
+    if (!s->pushdown)
+      for (int32_t i = 0; i < s->n_proj && st == QV_OK; i++)
+        if (!decoded[s->proj[i]]) st = qv_fragment_read(s->reader, s->proj[i], start, rows, &decoded[s->proj[i]], err);
+    if (st != QV_OK) goto done;
+  }
+
+  /* Offset and limit cut the selection before anything else is decoded. */
+  qv_selection *cut = (qv_selection *)sel;
+  int64_t drop = s->offset - s->skipped;
+  if (drop > 0) {
+    if (drop > cut->count) drop = cut->count;
+    memmove(cut->rows, cut->rows + drop, (size_t)(cut->count - drop) * sizeof *cut->rows);
+    cut->count -= drop;
+    s->skipped += drop;
+    whole = false;
+  }
+  if (s->limit >= 0 && cut->count > s->limit - s->produced) {
+    cut->count = s->limit - s->produced;
+    whole = false;
+  }
+  if (cut->count > 0) {
+    st = materialize(s, start, rows, decoded, cut, whole && cut->count == rows, out, err);
+    if (st == QV_OK) s->produced += cut->count;
+  }
+done:
+  for (int32_t c = 0; c < ds->n_fields && c < 1024; c++) qv_array_release(decoded[c]);
+  return st;
+}
+
+/* Advances to the next page range (opening fragments as needed); false at
+ * the end of the dataset. */
+static qv_status next_page(qv_scanner *s, bool *have, qv_error *err) {
+  *have = false;
+  if (s->limit >= 0 && s->produced >= s->limit) return QV_OK;
+  while (s->frag < qv_dataset_num_fragments(s->ds)) {
+    if (!s->reader) {
+      QV_RETURN_NOT_OK(qv_fragment_open(s->ds, s->frag, &s->reader, err));
+      s->counters.fragments++;
+      s->page = -1;
+    }
+    s->page++;
+    if (qv_dataset_schema(s->ds)->n_fields > 0 && s->page < qv_fragment_num_pages(s->reader, 0)) {
+      *have = true;
+      return QV_OK;
+    }
+    close_reader(s);
+    s->frag++;
+  }
+  return QV_OK;
+}
+
+static qv_status push_pending(qv_scanner *s, qv_batch *b, qv_error *err) {
+  if (s->n_pending == s->cap_pending) {
+    int32_t cap = s->cap_pending ? s->cap_pending * 2 : 16;
+    qv_batch **p = qv_realloc(s->pending, (size_t)cap * sizeof *p);
+    if (!p) {
+      qv_batch_release(b);
+      return nomem(err);
+    }
+    s->pending = p;
+    s->cap_pending = cap;
+  }
+  s->pending[s->n_pending++] = b;
+  s->pending_rows += b->num_rows;
+  return QV_OK;
+}
+
+/* Takes up to batch_size rows off the front of the pending pieces. */
+static qv_status pop_batch(qv_scanner *s, qv_batch **out, qv_error *err) {
+  qv_batch *first = s->pending[0];
+  if (first->num_rows >= s->batch_size || s->n_pending == 1) {
+    if (first->num_rows <= s->batch_size) {
+      *out = first;
+      memmove(s->pending, s->pending + 1, (size_t)(--s->n_pending) * sizeof *s->pending);
+      s->pending_rows -= first->num_rows;
+      return QV_OK;
+    }
+    qv_batch *head, *tail;
+    QV_RETURN_NOT_OK(qv_batch_slice(first, 0, s->batch_size, &head, err));
+    qv_status st = qv_batch_slice(first, s->batch_size, first->num_rows - s->batch_size, &tail, err);
+    if (st != QV_OK) {
+      qv_batch_release(head);
+      return st;
+    }
+    qv_batch_release(first);
+    s->pending[0] = tail;
+    s->pending_rows -= head->num_rows;
+    *out = head;
+    return QV_OK;
+  }
+  /* Several small pieces: concatenate whole pieces while they fit. */
+  int32_t take = 0;
+  int64_t rows = 0;
+  while (take < s->n_pending && rows + s->pending[take]->num_rows <= s->batch_size)
+    rows += s->pending[take++]->num_rows;
+  if (take == 0) take = 1, rows = s->pending[0]->num_rows;
+  int32_t nc = s->out_schema.n_fields;
+  qv_array **cols = qv_calloc((size_t)(nc > 0 ? nc : 1), sizeof *cols);
+  qv_array **parts = qv_calloc((size_t)take, sizeof *parts);
+  qv_status st = QV_OK;
+  if (!cols || !parts) st = nomem(err);
+  for (int32_t c = 0; c < nc && st == QV_OK; c++) {
+    for (int32_t k = 0; k < take; k++) parts[k] = s->pending[k]->columns[c];
+    st = qv_array_concat(parts, take, &cols[c], err);
+  }
+  if (st == QV_OK) {
+    st = qv_batch_make(&s->out_schema, cols, rows, out, err);
+    for (int32_t k = 0; k < take; k++) qv_batch_release(s->pending[k]);
+    memmove(s->pending, s->pending + take, (size_t)(s->n_pending - take) * sizeof *s->pending);
+    s->n_pending -= take;
+    s->pending_rows -= rows;
+  } else if (cols) {
+    for (int32_t c = 0; c < nc; c++) qv_array_release(cols[c]);
+  }
+  qv_free(cols);
+  qv_free(parts);
+  return st;
+}
+
+qv_status qv_scanner_next(qv_scanner *s, qv_batch **out, qv_error *err) {
+  *out = NULL;
+  while (!s->exhausted && s->pending_rows < s->batch_size) {
+    bool have;
+    QV_RETURN_NOT_OK(next_page(s, &have, err));
+    if (!have) {
+      s->exhausted = true;
+      break;
+    }
+    qv_batch *piece;
+    qv_status st = scan_page(s, &piece, err);
+    if (st != QV_OK) {
+      qv_fragment_info fi;
+      qv_dataset_fragment(s->ds, s->frag, &fi);
+      return qv_error_prefix(err, st, "scan of %s", fi.path);
+    }
+    if (piece) QV_RETURN_NOT_OK(push_pending(s, piece, err));
+  }
+  if (s->n_pending == 0) return QV_OK;
+  QV_RETURN_NOT_OK(pop_batch(s, out, err));
+  s->counters.rows_returned += (*out)->num_rows;
+  return QV_OK;
+}
+
+/* ---- the scanner as a batch reader ------------------------------------ */
+
+static qv_status reader_next(qv_batch_reader *r, qv_batch **out, qv_error *err) {
+  return qv_scanner_next(r->private_data, out, err);
+}
+static const qv_schema *reader_schema(qv_batch_reader *r) { return qv_scanner_schema(r->private_data); }
+static void reader_destroy(qv_batch_reader *r) {
+  qv_scanner_destroy(r->private_data);
+  qv_free(r);
+}
+
+qv_status qv_scanner_reader(qv_scanner *s, qv_batch_reader **out, qv_error *err) {
+  qv_batch_reader *r = qv_calloc(1, sizeof *r);
+  if (!r) {
+    qv_scanner_destroy(s);
+    return nomem(err);
+  }
+  r->next = reader_next;
+  r->schema = reader_schema;
+  r->destroy = reader_destroy;
+  r->private_data = s;
+  *out = r;
+  return QV_OK;
+}
+
+/* ---- accessors for explain.c ------------------------------------------ */
+
+const qv_dataset *qv_scanner_dataset_(const qv_scanner *s) { return s->ds; }
+const qv_expr *qv_scanner_filter_(const qv_scanner *s) { return s->filter; }
+void qv_scanner_plan_(const qv_scanner *s, qv_scan_plan_view *v) {
+  v->n_proj = s->n_proj;
+  v->proj = s->proj;
+  v->n_fcols = s->n_fcols;
+  v->fcols = s->fcols;
+  v->conjuncts = s->conjuncts;
+  v->n_conjuncts = s->n_conjuncts;
+  v->limit = s->limit;
+  v->offset = s->offset;
+  v->pushdown = s->pushdown;
+  v->with_row_id = s->with_row_id;
+  v->batch_size = s->batch_size;
+}

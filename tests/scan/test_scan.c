@@ -1,0 +1,361 @@
+/* The scanner end to end: a small multi-fragment dataset on disk, scanned
+ * with filters, projections, limits, pushdown on and off, deletes. */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include <ftw.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "quiver/quiver.h"
+#include "quiver/scan.h"
+
+#define ROWS 10000
+static char g_dir[256];
+
+static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw) {
+  (void)sb; (void)flag; (void)ftw;
+  return remove(path);
+}
+
+static void add_field(qv_schema *s, const char *name, const char *type) {
+  qv_field f = {(char *)name, QV_DATATYPE_INIT, true};
+  assert_int_equal(qv_datatype_parse(type, &f.type, NULL), QV_OK);
+  assert_int_equal(qv_schema_add(s, &f, NULL), QV_OK);
+  qv_datatype_reset(&f.type);
+}
+
+/* id 0..ROWS-1 (sorted, so pages prune); val a permutation in [0,1) with a
+ * NaN every 101st row and a null every 97th; cat c0..c7; name with nulls. */
+static int setup(void **state) {
+  (void)state;
+  snprintf(g_dir, sizeof g_dir, "/tmp/qv-scan-XXXXXX");
+  assert_non_null(mkdtemp(g_dir));
+  strcat(g_dir, "/ds");
+  qv_schema s = QV_SCHEMA_INIT;
+  add_field(&s, "id", "int64");
+  add_field(&s, "val", "float64");
+  add_field(&s, "cat", "string");
+  add_field(&s, "name", "string");
+  qv_builder b[4];
+  for (int i = 0; i < 4; i++) assert_int_equal(qv_builder_init(&b[i], &s.fields[i].type, NULL), QV_OK);
+  for (int64_t i = 0; i < ROWS; i++) {
+    char buf[32];
+    qv_builder_append_int(&b[0], i);
+    if (i % 97 == 5) qv_builder_append_null(&b[1]);
+    else if (i % 101 == 7) qv_builder_append_double(&b[1], NAN);
+    else qv_builder_append_double(&b[1], (double)((i * 7919) % ROWS) / ROWS);
+    snprintf(buf, sizeof buf, "c%d", (int)(i % 8));
+    qv_builder_append_cstr(&b[2], buf);
+    if (i % 13 == 0) qv_builder_append_null(&b[3]);
+    else {
+      snprintf(buf, sizeof buf, "name-%lld", (long long)i);
+      qv_builder_append_cstr(&b[3], buf);
+    }
+  }
+  qv_array *cols[4];
+  for (int i = 0; i < 4; i++) assert_int_equal(qv_builder_finish(&b[i], &cols[i], NULL), QV_OK);
+  qv_batch *batch;
+  assert_int_equal(qv_batch_make(&s, cols, ROWS, &batch, NULL), QV_OK);
+  qv_batch_reader *r;
+  assert_int_equal(qv_batch_reader_from_batches(&s, &batch, 1, &r, NULL), QV_OK);
+  qv_write_options wo = QV_WRITE_OPTIONS_INIT;
+  wo.page_rows = 1000;
+  wo.max_rows_per_file = 4000;
+  qv_error err;
+  int64_t version;
+  qv_status st = qv_dataset_write(g_dir, r, &wo, &version, &err);
+  if (st != QV_OK) fprintf(stderr, "%s\n", err.message);
+  assert_int_equal(st, QV_OK);
+  assert_int_equal(version, 1);
+  qv_batch_reader_destroy(r);
+  qv_batch_release(batch);
+  qv_schema_reset(&s);
+  return 0;
+}
+
+static int teardown(void **state) {
+  (void)state;
+  char *slash = strrchr(g_dir, '/');
+  *slash = '\0';
+  nftw(g_dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+  return 0;
+}
+
+/* Runs a scan and returns every row as text "v1|v2|...\n" (caller frees). */
+static char *scan_text(qv_scan_options *o, qv_scan_counters *counters, int *batches) {
+  qv_scanner *sc;
+  qv_error err;
+  qv_status st = qv_scanner_open(g_dir, o, &sc, &err);
+  if (st != QV_OK) fprintf(stderr, "open: %s\n", err.message);
+  assert_int_equal(st, QV_OK);
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  int nb = 0;
+  for (;;) {
+    qv_batch *b;
+    st = qv_scanner_next(sc, &b, &err);
+    if (st != QV_OK) fprintf(stderr, "next: %s\n", err.message);
+    assert_int_equal(st, QV_OK);
+    if (!b) break;
+    nb++;
+    assert_true(b->num_rows <= o->batch_size);
+    for (int64_t r = 0; r < b->num_rows; r++) {
+      for (int32_t c = 0; c < b->schema.n_fields; c++) {
+        char cell[128];
+        qv_array_format_value(b->columns[c], r, cell, sizeof cell);
+        fprintf(f, "%s%s", c ? "|" : "", cell);
+      }
+      fputc('\n', f);
+    }
+    qv_batch_release(b);
+  }
+  fclose(f);
+  if (counters) qv_scanner_counters(sc, counters);
+  if (batches) *batches = nb;
+  qv_scanner_destroy(sc);
+  return text;
+}
+
+static int count_lines(const char *s) {
+  int n = 0;
+  for (; *s; s++) n += *s == '\n';
+  return n;
+}
+
+static void test_full_scan(void **state) {
+  (void)state;
+  qv_scan_options o = QV_SCAN_OPTIONS_INIT;
+  qv_scan_counters c;
+  char *t = scan_text(&o, &c, NULL);
+  assert_int_equal(count_lines(t), ROWS);
+  assert_true(strncmp(t, "0|0.0|c0|null\n1|0.7919|c1|name-1\n", 33) == 0);
+  assert_int_equal(c.fragments, 3);
+  assert_int_equal(c.pages_total, 10);
+  assert_int_equal(c.pages_pruned, 0);
+  free(t);
+}
+
+static void test_range_filter_prunes_pages(void **state) {
+  (void)state;
+  qv_scan_options o = QV_SCAN_OPTIONS_INIT;
+  const char *cols[] = {"id", "name"};
+  o.columns = cols;
+  o.n_columns = 2;
+  o.filter = "id >= 2500 AND id < 2600";
+  qv_scan_counters c;
+  char *t = scan_text(&o, &c, NULL);
+  assert_int_equal(count_lines(t), 100);
+  assert_true(strncmp(t, "2500|name-2500\n2501|name-2501\n", 30) == 0);
+  assert_int_equal(c.pages_total, 10);
+  assert_int_equal(c.pages_pruned, 9);
+  assert_int_equal(c.rows_scanned, 1000);
+  assert_int_equal(c.rows_selected, 100);
+  free(t);
+}
+
+/* Pushdown changes how rows are found, never which. */
+static void test_pushdown_on_off_agree(void **state) {
+  (void)state;
+  const char *filters[] = {
+      "val > 0.999", "val < 0.001 OR cat = 'c3'", "name IS NULL", "val IS NULL", "isnan(val)",
+      "cat IN ('c1', 'c7') AND id % 3 = 0", "NOT (id BETWEEN 100 AND 9000)", "name LIKE 'name-99%'",
+      "starts_with(cat, 'c2') AND val >= 0.5", "id = 4321", "id > 20000", "val != val",
+  };
+  for (size_t k = 0; k < sizeof filters / sizeof filters[0]; k++) {
+    qv_scan_options on = QV_SCAN_OPTIONS_INIT, off = QV_SCAN_OPTIONS_INIT;
+    on.filter = off.filter = filters[k];
+    off.predicate_pushdown = false;
+    char *a = scan_text(&on, NULL, NULL);
+    char *b = scan_text(&off, NULL, NULL);
+    if (strcmp(a, b) != 0) fail_msg("pushdown on/off differ for %s", filters[k]);
+    free(a);
+    free(b);
+  }
+}
+
+static void test_known_counts(void **state) {
+  (void)state;
+  struct { const char *filter; int rows; } cases[] = {
+      {"name IS NULL", 770},                 /* ceil(10000 / 13) */
+      {"val IS NULL", 104},                  /* i % 97 == 5: 5, 102, ..., 9996 */
+      {"id = 4321", 1},
+      {"id > 20000", 0},
+      {"cat = 'c3'", 1250},
+      {"name LIKE 'name-99%'", 111 - 9 + 1}, /* 99, 990..999, 9900..9999 minus multiples of 13 */
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    qv_scan_options o = QV_SCAN_OPTIONS_INIT;
+    const char *cols[] = {"id"};
+    o.columns = cols;
+    o.n_columns = 1;
+    o.filter = cases[k].filter;
+    char *t = scan_text(&o, NULL, NULL);
+    int want = cases[k].rows;
+    if (!strcmp(cases[k].filter, "name LIKE 'name-99%'")) {
+      want = 0;
+      for (int i = 0; i < ROWS; i++) {
+        char buf[32];
+        snprintf(buf, sizeof buf, "name-%d", i);
+        if (i % 13 != 0 && !strncmp(buf, "name-99", 7)) want++;
+      }
+    }
+    if (count_lines(t) != want) fail_msg("%s: %d rows, want %d", cases[k].filter, count_lines(t), want);
+    free(t);
+  }
+}
+
+static void test_limit_offset_and_batches(void **state) {
+  (void)state;
+  qv_scan_options o = QV_SCAN_OPTIONS_INIT;
+  const char *cols[] = {"id"};
+  o.columns = cols;
+  o.n_columns = 1;
+  o.filter = "cat = 'c3'";
+  o.offset = 5;
+  o.limit = 7;
+  char *t = scan_text(&o, NULL, NULL);
+  assert_string_equal(t, "43\n51\n59\n67\n75\n83\n91\n");
+  free(t);
+  /* 100 scattered rows come back coalesced into one batch... */
+  qv_scan_options o2 = QV_SCAN_OPTIONS_INIT;
+  o2.filter = "id % 100 = 0";
+  int nb;
+  t = scan_text(&o2, NULL, &nb);
+  assert_int_equal(count_lines(t), 100);
+  assert_int_equal(nb, 1);
+  free(t);
+  /* ...and a full scan in batches of at most batch_size. */
+  qv_scan_options o3 = QV_SCAN_OPTIONS_INIT;
+  o3.batch_size = 300;
+  t = scan_text(&o3, NULL, &nb);
+  assert_int_equal(count_lines(t), ROWS);
+  assert_true(nb >= ROWS / 300);
+  free(t);
+}
+
+static void test_row_ids(void **state) {
+  (void)state;
+  qv_scan_options o = QV_SCAN_OPTIONS_INIT;
+  const char *cols[] = {"id"};
+  o.columns = cols;
+  o.n_columns = 1;
+  o.filter = "id = 0 OR id = 4001 OR id = 9999";
+  o.with_row_id = true;
+  char *t = scan_text(&o, NULL, NULL);
+  /* fragment ids are assigned by storage; rows are offsets within each */
+  unsigned long long r0, r1, r2;
+  long long i0, i1, i2;
+  assert_int_equal(sscanf(t, "%lld|%llu\n%lld|%llu\n%lld|%llu", &i0, &r0, &i1, &r1, &i2, &r2), 6);
+  assert_int_equal(i0, 0);
+  assert_int_equal(r0 & 0xffffffffu, 0);
+  assert_int_equal(r1 & 0xffffffffu, 1);
+  assert_int_equal(r2 & 0xffffffffu, 1999);
+  assert_true((r0 >> 32) != (r1 >> 32) && (r1 >> 32) != (r2 >> 32));
+  free(t);
+}
+
+static void test_errors(void **state) {
+  (void)state;
+  qv_scanner *sc;
+  qv_error err;
+  qv_scan_options o = QV_SCAN_OPTIONS_INIT;
+  const char *cols[] = {"id", "nope"};
+  o.columns = cols;
+  o.n_columns = 2;
+  assert_int_equal(qv_scanner_open(g_dir, &o, &sc, &err), QV_ERR_NOT_FOUND);
+  assert_string_equal(err.message, "select: no column `nope` (columns: id, val, cat, name)");
+  qv_scan_options o2 = QV_SCAN_OPTIONS_INIT;
+  o2.filter = "id >";
+  assert_int_equal(qv_scanner_open(g_dir, &o2, &sc, &err), QV_ERR_PARSE);
+  assert_non_null(strstr(err.message, "column 5"));
+  qv_scan_options o3 = QV_SCAN_OPTIONS_INIT;
+  o3.filter = "id + 1";
+  assert_int_equal(qv_scanner_open(g_dir, &o3, &sc, &err), QV_ERR_TYPE);
+  assert_string_equal(err.message, "filter: the filter must be boolean, not int64");
+  qv_scan_options o4 = QV_SCAN_OPTIONS_INIT;
+  o4.dataset_version = 99;
+  assert_int_equal(qv_scanner_open(g_dir, &o4, &sc, &err), QV_ERR_NOT_FOUND);
+}
+
+static void test_explain(void **state) {
+  (void)state;
+  qv_scan_options o = QV_SCAN_OPTIONS_INIT;
+  const char *cols[] = {"id", "name"};
+  o.columns = cols;
+  o.n_columns = 2;
+  o.filter = "id < 10 AND lower(name) = 'x'";
+  o.limit = 3;
+  qv_scanner *sc;
+  assert_int_equal(qv_scanner_open(g_dir, &o, &sc, NULL), QV_OK);
+  char *plan = qv_scanner_explain(sc, false);
+  char want[1024];
+  snprintf(want, sizeof want,
+           "Scan %s version 1 (3 fragments, 10000 rows)\n"
+           "  Project: id, name\n"
+           "  Filter: ((id < 10) AND (lower(name) = 'x'))\n"
+           "    pushdown: on (decode id, name first; the other projected columns only for selected rows)\n"
+           "    page pruning by statistics: (id < 10)\n"
+           "  Limit: 3\n",
+           g_dir);
+  assert_string_equal(plan, want);
+  qv_free(plan);
+  qv_scanner_destroy(sc);
+}
+
+/* Runs last: it commits a new version. */
+static void test_delete_where(void **state) {
+  (void)state;
+  int64_t deleted, version;
+  qv_error err;
+  assert_int_equal(qv_dataset_delete_where(g_dir, "id < 10 OR id = 5000", &deleted, &version, &err), QV_OK);
+  assert_int_equal(deleted, 11);
+  assert_int_equal(version, 2);
+  qv_scan_options o = QV_SCAN_OPTIONS_INIT;
+  const char *cols[] = {"id"};
+  o.columns = cols;
+  o.n_columns = 1;
+  char *t = scan_text(&o, NULL, NULL);
+  assert_int_equal(count_lines(t), ROWS - 11);
+  assert_true(strncmp(t, "10\n11\n", 6) == 0);
+  assert_null(strstr(t, "\n5000\n"));
+  free(t);
+  o.dataset_version = 1;
+  t = scan_text(&o, NULL, NULL);
+  assert_int_equal(count_lines(t), ROWS);
+  free(t);
+  /* Deleted rows stay deleted under a filter, with pushdown on or off. */
+  qv_scan_options on = QV_SCAN_OPTIONS_INIT;
+  on.filter = "id < 12";
+  t = scan_text(&on, NULL, NULL);
+  assert_int_equal(count_lines(t), 2);
+  free(t);
+  on.predicate_pushdown = false;
+  t = scan_text(&on, NULL, NULL);
+  assert_int_equal(count_lines(t), 2);
+  free(t);
+  assert_int_equal(qv_dataset_delete_where(g_dir, "id < 0", &deleted, &version, &err), QV_OK);
+  assert_int_equal(deleted, 0);
+  assert_int_equal(version, 2);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_full_scan),
+      cmocka_unit_test(test_range_filter_prunes_pages),
+      cmocka_unit_test(test_pushdown_on_off_agree),
+      cmocka_unit_test(test_known_counts),
+      cmocka_unit_test(test_limit_offset_and_batches),
+      cmocka_unit_test(test_row_ids),
+      cmocka_unit_test(test_errors),
+      cmocka_unit_test(test_explain),
+      cmocka_unit_test(test_delete_where),
+  };
+  return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,41 @@
+/* Shared pieces of the quiver command.  The command uses only the public
+ * headers: it is a client of libquiver like any other program. */
+#ifndef QUIVER_CLI_H
+#define QUIVER_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "quiver/quiver.h"
+#include "quiver/scan.h"
+
+/* Each subcommand: argv[0] is the subcommand name; returns the exit code
+ * (0 ok, 1 failure, 2 usage). */
+int cmd_import(int argc, char **argv);
+int cmd_scan(int argc, char **argv);
+int cmd_explain(int argc, char **argv);
+int cmd_schema(int argc, char **argv);
+int cmd_versions(int argc, char **argv);
+int cmd_delete(int argc, char **argv);
+int cmd_demo(int argc, char **argv);
+
+/* Prints "quiver CMD: message" to stderr and returns 1. */
+int cli_fail(const char *cmd, const qv_error *err);
+/* Prints a usage problem plus "try 'quiver CMD --help'" and returns 2. */
+int cli_usage(const char *cmd, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* Parses a non-negative integer option value ("1000000", "2M", "10k"). */
+bool cli_parse_count(const char *text, int64_t *out);
+
+/* Output formats of scan results. */
+typedef enum cli_format { FMT_TABLE, FMT_CSV, FMT_JSON, FMT_ARROW, FMT_STATS } cli_format;
+bool cli_parse_format(const char *text, cli_format *out);
+
+/* Streams every batch of a scanner to stdout in the format; *rows gets the
+ * row count written. */
+int cli_write_scan(const char *cmd, qv_scanner *sc, cli_format fmt, int64_t *rows);
+
+#endif

@@ -1,0 +1,164 @@
+/* quiver import: CSV or Arrow IPC into a dataset (create, append, overwrite). */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+static const char help[] =
+    "usage: quiver import SOURCE DATASET [options]\n"
+    "\n"
+    "Writes the rows of SOURCE as a new version of DATASET (a directory).  SOURCE is\n"
+    "a CSV file or an Arrow IPC file or stream (recognised by its magic bytes);\n"
+    "'-' reads standard input.  The import is all or nothing: on any error no\n"
+    "version is published.\n"
+    "\n"
+    "options:\n"
+    "  -m, --mode M           create (default: fails if DATASET exists), append, overwrite\n"
+    "  -d, --delimiter C      CSV field delimiter (default ','; 'tab' for a tab)\n"
+    "      --no-header        the CSV has no header line (columns are c0, c1, ...)\n"
+    "      --null TEXT        a CSV null marker (repeatable; default: empty, NA, null, NULL)\n"
+    "  -t, --type COL=TYPE    the type of a CSV column instead of inferring it\n"
+    "                         (repeatable), e.g. --type id=int32 --type ts=timestamp[ms]\n"
+    "      --page-rows N      rows per page (default 8192)\n"
+    "      --max-rows-per-file N   rows per data file (default 1048576)\n"
+    "  -c, --compression C    auto (default), none, zstd, lz4\n"
+    "  -q, --quiet            no progress line\n"
+    "  -h, --help             this help\n"
+    "\n"
+    "CSV types are inferred from the first 1000 rows: bool, int64, float64,\n"
+    "date32 (YYYY-MM-DD), timestamp[us] (YYYY-MM-DD HH:MM:SS[.ffffff]) or string.\n";
+
+typedef struct progress {
+  bool enabled;
+  double start, last;
+  const char *what;
+} progress;
+
+static void on_progress(void *ctx, int64_t rows) {
+  progress *p = ctx;
+  double now = qv_now_seconds();
+  if (!p->enabled || now - p->last < 0.2) return;
+  p->last = now;
+  double secs = now - p->start;
+  fprintf(stderr, "\rimporting %s: %lld rows, %.1f s, %.0f rows/s   ", p->what, (long long)rows, secs,
+          secs > 0 ? (double)rows / secs : 0.0);
+}
+
+static bool is_arrow(const char *path) {
+  if (!strcmp(path, "-")) { /* an Arrow stream starts with 0xFF, which no UTF-8 text does */
+    int c = getc(stdin);
+    if (c == EOF) return false;
+    ungetc(c, stdin);
+    return c == 0xFF;
+  }
+  FILE *f = fopen(path, "rb");
+  if (!f) return false;
+  unsigned char head[8] = {0};
+  size_t n = fread(head, 1, sizeof head, f);
+  fclose(f);
+  if (n >= 6 && !memcmp(head, "ARROW1", 6)) return true;                 /* file format */
+  return n >= 4 && head[0] == 0xFF && head[1] == 0xFF && head[2] == 0xFF && head[3] == 0xFF; /* stream */
+}
+
+int cmd_import(int argc, char **argv) {
+  static const struct option longopts[] = {
+      {"mode", required_argument, NULL, 'm'},      {"delimiter", required_argument, NULL, 'd'},
+      {"no-header", no_argument, NULL, 'H'},       {"null", required_argument, NULL, 'N'},
+      {"type", required_argument, NULL, 't'},      {"page-rows", required_argument, NULL, 'p'},
+      {"max-rows-per-file", required_argument, NULL, 'F'},
+      {"compression", required_argument, NULL, 'c'}, {"quiet", no_argument, NULL, 'q'},
+      {"help", no_argument, NULL, 'h'},            {NULL, 0, NULL, 0}};
+  qv_write_options wo = QV_WRITE_OPTIONS_INIT;
+  qv_csv_options co = QV_CSV_OPTIONS_INIT;
+  const char *nulls[65];
+  int n_nulls = 0;
+  qv_csv_column_type types[256];
+  int n_types = 0;
+  bool quiet = false;
+  int rc = 0, ch;
+  int64_t n;
+  optind = 1;
+  opterr = 0;
+  while ((ch = getopt_long(argc, argv, "m:d:t:c:qh", longopts, NULL)) != -1) {
+    switch (ch) {
+      case 'm':
+        if (!strcmp(optarg, "create")) wo.mode = QV_WRITE_CREATE;
+        else if (!strcmp(optarg, "append")) wo.mode = QV_WRITE_APPEND;
+        else if (!strcmp(optarg, "overwrite")) wo.mode = QV_WRITE_OVERWRITE;
+        else return cli_usage("import", "--mode is create, append or overwrite, not '%s'", optarg);
+        break;
+      case 'd':
+        if (!strcmp(optarg, "tab") || !strcmp(optarg, "\\t")) co.delimiter = '\t';
+        else if (strlen(optarg) == 1) co.delimiter = optarg[0];
+        else return cli_usage("import", "--delimiter wants one character, not '%s'", optarg);
+        break;
+      case 'H': co.header = false; break;
+      case 'N':
+        if (n_nulls == 64) return cli_usage("import", "too many --null markers");
+        nulls[n_nulls++] = optarg;
+        break;
+      case 't': {
+        char *eq = strchr(optarg, '=');
+        if (!eq || eq == optarg || !eq[1]) return cli_usage("import", "--type wants COLUMN=TYPE, not '%s'", optarg);
+        if (n_types == 256) return cli_usage("import", "too many --type overrides");
+        *eq = '\0';
+        types[n_types].name = optarg;
+        types[n_types].type = eq + 1;
+        n_types++;
+        break;
+      }
+      case 'p':
+        if (!cli_parse_count(optarg, &n) || n == 0) return cli_usage("import", "--page-rows wants a positive number");
+        wo.page_rows = n;
+        break;
+      case 'F':
+        if (!cli_parse_count(optarg, &n) || n == 0)
+          return cli_usage("import", "--max-rows-per-file wants a positive number");
+        wo.max_rows_per_file = n;
+        break;
+      case 'c':
+        if (!strcmp(optarg, "auto")) wo.compression = QV_COMPRESSION_AUTO;
+        else if (!strcmp(optarg, "none")) wo.compression = QV_COMPRESSION_NONE;
+        else if (!strcmp(optarg, "zstd")) wo.compression = QV_COMPRESSION_ZSTD;
+        else if (!strcmp(optarg, "lz4")) wo.compression = QV_COMPRESSION_LZ4;
+        else return cli_usage("import", "--compression is auto, none, zstd or lz4, not '%s'", optarg);
+        break;
+      case 'q': quiet = true; break;
+      case 'h': fputs(help, stdout); return 0;
+      default: return cli_usage("import", "unknown option '%s'", argv[optind - 1]);
+    }
+  }
+  if (argc - optind != 2) return cli_usage("import", "wants SOURCE and DATASET");
+  const char *src = argv[optind], *dst = argv[optind + 1];
+  if (n_nulls) {
+    nulls[n_nulls] = NULL;
+    co.null_values = nulls;
+  }
+  co.column_types = types;
+  co.n_column_types = n_types;
+
+  qv_error err;
+  qv_batch_reader *reader = NULL;
+  qv_status st;
+  if (is_arrow(src)) st = strcmp(src, "-") ? qv_ipc_read_path(src, &reader, &err) : qv_ipc_read_file(stdin, &reader, &err);
+  else st = qv_csv_open(src, &co, &reader, &err);
+  if (st != QV_OK) return cli_fail("import", &err);
+
+  progress p = {!quiet && isatty(2), qv_now_seconds(), 0, src};
+  wo.progress = on_progress;
+  wo.progress_ctx = &p;
+  int64_t version;
+  st = qv_dataset_write(dst, reader, &wo, &version, &err);
+  if (p.enabled) fputs("\r\033[K", stderr);
+  qv_batch_reader_destroy(reader);
+  if (st != QV_OK) return cli_fail("import", &err);
+  qv_dataset *ds;
+  if (qv_dataset_open(dst, version, &ds, &err) != QV_OK) return cli_fail("import", &err);
+  int32_t nf = qv_dataset_num_fragments(ds);
+  fprintf(stderr, "%s: version %lld, %lld rows in %d fragment%s (%.2f s)\n", dst, (long long)version,
+          (long long)qv_dataset_count_rows(ds), nf, nf == 1 ? "" : "s", qv_now_seconds() - p.start);
+  qv_dataset_close(ds);
+  return rc;
+}
