@@ -78,7 +78,7 @@ bool qv_parse_datetime(const char *s, size_t n, int64_t *seconds, int32_t *nanos
     if (i < n && s[i] == ':') {
       if (!digits(s, n, i + 1, 2, &ss)) return false;
       i += 3;
-      if (i < n && (s[i] == '.' || s[i] == ',')) {
+      if (i < n && (s[i] == '.' || s[i] == ',')) { /* ISO 8601 allows either decimal sign */
         i++;
         int nd = 0;
         while (i < n && s[i] >= '0' && s[i] <= '9') {
@@ -102,8 +102,9 @@ bool qv_parse_datetime(const char *s, size_t n, int64_t *seconds, int32_t *nanos
       int64_t oh, om = 0;
       if (!digits(s, n, i + 1, 2, &oh)) return false;
       i += 3;
-      if (i < n && s[i] == ':') i++;
-      if (i < n) {
+      bool colon = i < n && s[i] == ':';
+      if (colon) i++;
+      if (i < n || colon) { /* "+05:" without minutes is not an offset */
         if (!digits(s, n, i, 2, &om)) return false;
         i += 2;
       }

@@ -239,6 +239,9 @@ static void test_calendar(void **state) {
   assert_int_equal(nanos, 500000000);
   assert_true(zone);
   assert_false(qv_parse_datetime("2024-01-01 25:00:00", 19, &secs, &nanos, &zone));
+  assert_false(qv_parse_datetime("2024-01-01T00:00+05:", 20, &secs, &nanos, &zone));
+  assert_true(qv_parse_datetime("2024-01-01T00:00+0530", 21, &secs, &nanos, &zone));
+  assert_int_equal(secs, 1704067200 - 19800);
   for (int64_t d = -800000; d < 800000; d += 997) {
     int64_t y;
     unsigned m, dd;
