@@ -79,6 +79,31 @@ static int64_t unit_per_second(qv_time_unit u) {
   return f[u];
 }
 
+/* Fixed UTC offset of a zone name ("UTC", "Z", "+01:00", "-0530"), in
+ * seconds; false for named zones (no time-zone database here). */
+static bool zone_offset(const char *tz, int64_t *out) {
+  if (!strcmp(tz, "UTC") || !strcmp(tz, "Z") || !strcmp(tz, "Etc/UTC") || !strcmp(tz, "GMT")) {
+    *out = 0;
+    return true;
+  }
+  if ((tz[0] != '+' && tz[0] != '-') || strlen(tz) < 3) return false;
+  int h = 0, m = 0;
+  const char *p = tz + 1;
+  if (p[0] < '0' || p[0] > '9' || p[1] < '0' || p[1] > '9') return false;
+  h = (p[0] - '0') * 10 + (p[1] - '0');
+  p += 2;
+  if (*p == ':') p++;
+  if (*p) {
+    if (p[0] < '0' || p[0] > '9' || p[1] < '0' || p[1] > '9' || p[2]) return false;
+    m = (p[0] - '0') * 10 + (p[1] - '0');
+  }
+  *out = (tz[0] == '-' ? -1 : 1) * (int64_t)(h * 3600 + m * 60);
+  return true;
+}
+
+/* A zoned timestamp prints as the wall-clock time in its zone followed by
+ * the zone ("...+01:00", "...Z"); a named zone we cannot resolve prints the
+ * UTC time with "Z" so the instant is never misread. */
 static void put_timestamp(char *buf, size_t size, int *n, int64_t v, qv_time_unit unit, const char *tz) {
   int64_t per = unit_per_second(unit);
   int64_t secs = v / per, frac = v % per;
@@ -86,12 +111,18 @@ static void put_timestamp(char *buf, size_t size, int *n, int64_t v, qv_time_uni
     frac += per;
     secs -= 1;
   }
+  int64_t offset = 0;
+  bool fixed = tz && zone_offset(tz, &offset);
+  secs += offset;
   static const int digits[] = {0, 3, 6, 9};
   char tmp[64];
   int32_t nanos = (int32_t)(frac * (1000000000 / per));
   qv_format_datetime(secs, nanos, digits[unit], tmp, sizeof tmp);
   put(buf, size, n, "%s", tmp);
-  if (tz) put(buf, size, n, "%s", strcmp(tz, "UTC") == 0 ? "Z" : tz);
+  if (!tz) return;
+  if (!fixed) put(buf, size, n, "Z");
+  else if (offset == 0 && (tz[0] != '+' && tz[0] != '-')) put(buf, size, n, "Z");
+  else put(buf, size, n, "%s", tz);
 }
 
 int qv_array_format_value(const qv_array *a, int64_t i, char *buf, size_t size) {

@@ -1,6 +1,6 @@
 /* The scanner end to end: a small multi-fragment dataset on disk, scanned
  * with filters, projections, limits, pushdown on and off, deletes. */
-#define _GNU_SOURCE
+
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

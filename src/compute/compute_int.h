@@ -1,0 +1,355 @@
+/* compute layer internals shared by its files: the datum that flows through
+ * the evaluator, bitmap helpers, result-array construction, and the kernel
+ * entry points eval.c dispatches to.
+ *
+ * Conventions every kernel follows:
+ * - An evaluation has one row count n.  A datum is a scalar (broadcast to all
+ *   n rows) or an array; an array datum either has n elements (idx == NULL)
+ *   or is a batch column seen through the evaluation's selection (row i is
+ *   element idx[i]).  Kernels that can read through idx do so; the others
+ *   call qvk_datum_dense, which gathers once per column per evaluation.
+ * - Boolean results are Arrow bool arrays whose value bits are 0 wherever
+ *   the validity bit is 0 ("canonical"), so Kleene logic and filters can
+ *   work on words without re-masking.
+ * - quiver assumes a little-endian host: bitmaps are read as uint64 words. */
+#ifndef QV_COMPUTE_INT_H
+#define QV_COMPUTE_INT_H
+
+#include <string.h>
+
+#include "quiver/compute.h"
+
+typedef qv_int128 qvk_i128;
+typedef qv_uint128 qvk_u128;
+
+#define QVK_I128_MAX ((qvk_i128)(((qvk_u128)1 << 127) - 1))
+#define QVK_I128_MIN (-QVK_I128_MAX - 1)
+
+/* Hot loops are compiled twice, for AVX2 and for the baseline, and the
+ * loader picks one per process (GCC/Clang function multiversioning via
+ * ifunc): baseline x86-64 (SSE2) has no 64-bit vector compares, so int64
+ * and float keys only vectorize with the AVX2 copy.  Called once per
+ * kernel invocation, never per row. */
+#if defined(__x86_64__) && defined(__ELF__) && !defined(QV_NO_MULTIVERSION) && \
+    ((defined(__clang__) && __clang_major__ >= 14) || (!defined(__clang__) && defined(__GNUC__) && __GNUC__ >= 8))
+#define QVK_MULTIVERSION __attribute__((target_clones("avx2", "default")))
+#else
+#define QVK_MULTIVERSION
+#endif
+
+/* ---- datums ------------------------------------------------------------ */
+
+typedef struct qvk_datum {
+  const qv_scalar *scalar; /* non-NULL: this scalar on every row */
+  qv_scalar own;           /* storage when scalar points here (owned) */
+  qv_array *array;         /* otherwise: one reference */
+  const uint32_t *idx;     /* NULL: row i is array[i]; else array[idx[i]] */
+  int32_t column;          /* batch column this came from, -1 if computed */
+} qvk_datum;
+
+#define QVK_DATUM_INIT {NULL, QV_SCALAR_INIT, NULL, NULL, -1}
+
+/* One evaluation: the batch, the rows it runs over, per-column gathers. */
+typedef struct qvk_ctx {
+  const qv_batch *batch; /* NULL while folding constants */
+  const uint32_t *sel;   /* rows of batch, or NULL for all of them */
+  int64_t n;             /* rows in this evaluation */
+  qv_array **gathered;   /* per column: the column taken at sel (lazily) */
+  int32_t n_gathered;
+  qv_error *err;
+} qvk_ctx;
+
+void qvk_datum_reset(qvk_datum *d);
+/* Moves src into dst (dst must be reset or fresh); src becomes empty. */
+void qvk_datum_move(qvk_datum *dst, qvk_datum *src);
+void qvk_datum_set_array(qvk_datum *d, qv_array *a); /* takes the reference */
+/* Takes ownership of *s (moved; *s reset). */
+void qvk_datum_set_scalar(qvk_datum *d, qv_scalar *s);
+static inline bool qvk_is_scalar(const qvk_datum *d) { return d->scalar != NULL; }
+static inline const qv_datatype *qvk_datum_type(const qvk_datum *d) {
+  return d->scalar ? &d->scalar->type : &d->array->type;
+}
+/* True when the datum is a null scalar or of the null type. */
+bool qvk_datum_all_null(const qvk_datum *d);
+/* Makes an array datum dense (gathers through idx, cached per column). */
+qv_status qvk_datum_dense(qvk_ctx *c, qvk_datum *d);
+/* Makes any datum an n-element dense array (broadcasting a scalar).  For
+ * kernels with no scalar-specialised loop. */
+qv_status qvk_datum_array(qvk_ctx *c, qvk_datum *d);
+/* Row i's position in d->array (no offset): idx[i] or i. */
+static inline int64_t qvk_row(const qvk_datum *d, int64_t i) { return d->idx ? d->idx[i] : i; }
+static inline bool qvk_datum_valid(const qvk_datum *d, int64_t i) {
+  if (d->scalar) return !d->scalar->is_null;
+  return qv_array_is_valid(d->array, qvk_row(d, i));
+}
+
+/* ---- bitmaps ----------------------------------------------------------- */
+
+static inline int64_t qvk_words(int64_t n) { return (n + 63) >> 6; }
+
+/* nbits (1..64) bits of bits starting at bit pos, in the low bits of the
+ * result.  Reads only the bytes that hold those bits. */
+static inline uint64_t qvk_bits_load(const uint8_t *bits, int64_t pos, int64_t nbits) {
+  const uint8_t *p = bits + (pos >> 3);
+  int sh = (int)(pos & 7);
+  int64_t nbytes = (sh + nbits + 7) >> 3;
+  uint64_t w = 0;
+  memcpy(&w, p, (size_t)(nbytes < 8 ? nbytes : 8));
+  w >>= sh;
+  if (nbytes > 8) w |= (uint64_t)p[8] << (64 - sh);
+  if (nbits < 64) w &= ((uint64_t)1 << nbits) - 1;
+  return w;
+}
+
+/* Packs 64 bytes holding 0 or 1 into one word (byte j -> bit j).  The
+ * multiply gathers the low bit of each of 8 bytes into the top byte; the
+ * exponents it adds are all distinct, so nothing carries. */
+static inline uint64_t qvk_pack64(const uint8_t *b) {
+  uint64_t w = 0;
+  for (int k = 0; k < 8; k++) {
+    uint64_t x;
+    memcpy(&x, b + 8 * k, 8);
+    w |= ((x * UINT64_C(0x0102040810204080)) >> 56) << (8 * k);
+  }
+  return w;
+}
+
+/* Runs EXPR (an expression of the row number i giving 0 or 1) for rows
+ * [0, n) and stores the results as bits in out[] words.  Results go through
+ * a 64-byte staging block so the comparison loop vectorizes; bits past n in
+ * the last word are 0. */
+#define QVK_LOOP(n, out, EXPR)                                              \
+  do {                                                                      \
+    uint8_t qtmp_[64];                                                      \
+    int64_t qfull_ = (n) >> 6;                                              \
+    for (int64_t qw_ = 0; qw_ < qfull_; qw_++) {                            \
+      int64_t qb_ = qw_ << 6;                                               \
+      for (int64_t qj_ = 0; qj_ < 64; qj_++) {                              \
+        int64_t i = qb_ + qj_;                                              \
+        qtmp_[qj_] = (uint8_t)(EXPR);                                       \
+      }                                                                     \
+      (out)[qw_] = qvk_pack64(qtmp_);                                       \
+    }                                                                       \
+    int64_t qb_ = qfull_ << 6;                                              \
+    if (qb_ < (n)) {                                                        \
+      memset(qtmp_, 0, sizeof qtmp_);                                       \
+      for (int64_t i = qb_; i < (n); i++) qtmp_[i - qb_] = (uint8_t)(EXPR); \
+      (out)[qfull_] = qvk_pack64(qtmp_);                                    \
+    }                                                                       \
+  } while (0)
+
+/* The six comparisons of LA against LB through QVK_LOOP (uses op, n, out). */
+#define QVK_CMP_OPS(LA, LB)                                      \
+  switch (op) {                                                  \
+    case QV_OP_EQ: QVK_LOOP(n, out, (LA) == (LB)); break;        \
+    case QV_OP_NE: QVK_LOOP(n, out, (LA) != (LB)); break;        \
+    case QV_OP_LT: QVK_LOOP(n, out, (LA) < (LB)); break;         \
+    case QV_OP_LE: QVK_LOOP(n, out, (LA) <= (LB)); break;        \
+    case QV_OP_GT: QVK_LOOP(n, out, (LA) > (LB)); break;         \
+    case QV_OP_GE: QVK_LOOP(n, out, (LA) >= (LB)); break;        \
+    default: break;                                              \
+  }
+
+/* The mirror of a comparison (a op b == b flip(op) a). */
+static inline qv_op qvk_flip(qv_op op) {
+  switch (op) {
+    case QV_OP_LT: return QV_OP_GT;
+    case QV_OP_LE: return QV_OP_GE;
+    case QV_OP_GT: return QV_OP_LT;
+    case QV_OP_GE: return QV_OP_LE;
+    default: return op;
+  }
+}
+
+/* Sets words [0, n) to all ones (v) or zeros, leaving bits past n 0. */
+static inline void qvk_fill(uint64_t *out, int64_t n, bool v) {
+  int64_t nw = qvk_words(n);
+  for (int64_t w = 0; w < nw; w++) out[w] = v ? ~(uint64_t)0 : 0;
+  if (v && (n & 63)) out[nw - 1] = ((uint64_t)1 << (n & 63)) - 1;
+}
+
+/* A short byte string compared with masked 8-byte loads instead of a
+ * memcmp call, when 16 bytes can be read at the subject without passing
+ * the end of its buffer. */
+typedef struct qvk_needle {
+  const uint8_t *p;
+  int64_t n;
+  uint64_t w[2], m[2];
+  bool small; /* n <= 16 */
+} qvk_needle;
+
+static inline void qvk_needle_init(qvk_needle *nd, const uint8_t *p, int64_t n) {
+  nd->p = p;
+  nd->n = n;
+  nd->small = n <= 16;
+  nd->w[0] = nd->w[1] = nd->m[0] = nd->m[1] = 0;
+  if (!nd->small) return;
+  uint8_t buf[16] = {0}, mask[16] = {0};
+  memcpy(buf, p, (size_t)n);
+  memset(mask, 0xff, (size_t)n);
+  memcpy(nd->w, buf, 16);
+  memcpy(nd->m, mask, 16);
+}
+
+/* s[0..nd->n) == the needle; end is the end of s's buffer. */
+static inline bool qvk_needle_eq(const qvk_needle *nd, const uint8_t *s, const uint8_t *end) {
+  if (nd->small && end - s >= 16) {
+    uint64_t a, b;
+    memcpy(&a, s, 8);
+    memcpy(&b, s + 8, 8);
+    return (((a ^ nd->w[0]) & nd->m[0]) | ((b ^ nd->w[1]) & nd->m[1])) == 0;
+  }
+  return memcmp(s, nd->p, (size_t)nd->n) == 0;
+}
+
+/* End of the character data of a string / binary array. */
+static inline const uint8_t *qvk_chars_end(const qv_array *a) {
+  return a->buffers[2] ? a->buffers[2]->data + a->buffers[2]->size : (const uint8_t *)"";
+}
+
+/* Writes the validity of d for rows [0, n) into words (all ones when it
+ * has none); returns false when every row is valid (words untouched). */
+bool qvk_validity_words(const qvk_datum *d, int64_t n, uint64_t *words);
+/* words &= validity of d (no-op when d has no nulls). */
+void qvk_and_validity(const qvk_datum *d, int64_t n, uint64_t *words);
+/* Value bits of a bool datum for rows [0, n) (scalars broadcast). */
+void qvk_bool_words(const qvk_datum *d, int64_t n, uint64_t *words);
+
+/* ---- results ----------------------------------------------------------- */
+
+/* A new array of the given type and length, refcount 1, no buffers. */
+qv_status qvk_array_new(const qv_datatype *type, int64_t length, qv_array **out, qv_error *err);
+/* A zeroed 64-byte aligned buffer of size bytes; NULL after setting err. */
+qv_bytes *qvk_bytes(int64_t size, qv_error *err);
+/* Bool array from value words (taken) and validity words (taken; may be
+ * NULL).  Makes values canonical and drops an all-valid bitmap. */
+qv_status qvk_bool_result(int64_t n, qv_bytes *values, qv_bytes *validity, qv_array **out,
+                          qv_error *err);
+/* Sets a's validity from words (taken; NULL = none), counting nulls; drops
+ * an all-valid bitmap. */
+void qvk_set_validity(qv_array *a, qv_bytes *validity);
+/* Fixed-width array of type with n elements: allocates values (zeroed) and,
+ * if with_validity, an all-zero validity bitmap the caller fills. */
+qv_status qvk_fixed_result(const qv_datatype *type, int64_t n, bool with_validity,
+                           qv_array **out, qv_error *err);
+/* All-null array of type with n rows. */
+qv_status qvk_null_result(const qv_datatype *type, int64_t n, qv_array **out, qv_error *err);
+/* An n-row array repeating scalar s. */
+qv_status qvk_broadcast(const qv_scalar *s, int64_t n, qv_array **out, qv_error *err);
+/* Type-check helpers for error messages. */
+const char *qvk_type_name(const qv_datatype *t, char *buf, size_t size);
+
+/* Byte width of a fixed-width physical type, 0 for bool, -1 otherwise. */
+int qvk_width(qv_type_id id);
+
+/* ---- scalar helpers ---------------------------------------------------- */
+
+/* Integer value of an integer/temporal scalar as 128-bit. */
+qvk_i128 qvk_scalar_i128(const qv_scalar *s);
+qvk_i128 qvk_dec_get(const void *p); /* 16 little-endian bytes */
+void qvk_dec_put(void *p, qvk_i128 v);
+extern const qvk_i128 qvk_pow10_i128[39];
+
+/* ---- kernels (eval.c dispatches to these) ------------------------------ */
+
+/* Every op kernel reads the evaluated args of node e and sets *out. */
+typedef qv_status (*qvk_op_fn)(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out);
+
+/* compare.c: a op b over n rows -> bool array.  a and b are scalars or
+ * arrays (dense or read through their idx). */
+qv_status qvk_compare(qv_op op, uint8_t float_order, const qvk_datum *a, const qvk_datum *b,
+                      int64_t n, qv_array **out, qv_error *err);
+qv_status qvk_op_compare(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out);
+qv_status qvk_op_between(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out);
+
+/* compare_float.c: float32/float64 columns (and widened float32). */
+qv_status qvk_compare_float(qv_op op, uint8_t order, const qvk_datum *a, const qvk_datum *b,
+                            int64_t n, uint64_t *out, qv_error *err);
+qv_status qvk_between_float(uint8_t order, const qvk_datum *x, double lo, double hi, int64_t n,
+                            uint64_t *out);
+qv_status qvk_op_isnan(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out);
+/* Key whose signed integer order is the float order (TOTAL/POLARS/JAVA). */
+int64_t qvk_float_key(double x, uint8_t order);
+
+/* compare_scaled.c: decimal and temporal comparisons across scales/units. */
+qv_status qvk_compare_scaled(qv_op op, const qvk_datum *a, const qvk_datum *b, int64_t n,
+                             uint64_t *out, qv_error *err);
+bool qvk_is_scaled(const qv_datatype *t);
+/* Internal: integer compare of one type, exposed to compare_scaled.c. */
+void qvk_cmp_int_vs(qv_type_id id, qv_op op, const void *vals, const uint32_t *idx, qvk_i128 s,
+                    int64_t n, uint64_t *out);
+void qvk_cmp_i128_vv(qv_op op, const qvk_i128 *a, const qvk_i128 *b, int64_t n, uint64_t *out);
+
+/* boolean.c */
+qv_status qvk_op_logic(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out);
+qv_status qvk_op_truth(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out);
+/* Kleene AND/OR of two bool datums (n rows) into a new bool array. */
+qv_status qvk_kleene(qv_op op, const qvk_datum *a, const qvk_datum *b, int64_t n, qv_array **out,
+                     qv_error *err);
+
+/* in.c */
+qv_status qvk_op_in(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out);
+/* A hash set of the non-null values among items, for IN and array_has_any. */
+typedef struct qvk_set qvk_set;
+qv_status qvk_set_build(const qv_datatype *probe_type, uint8_t float_order,
+                        const qv_scalar *const *items, int64_t n_items, qvk_set **out,
+                        qv_error *err);
+/* Sets bit i of out when row i of probe (non-null) is in the set. */
+qv_status qvk_set_probe(const qvk_set *s, const qvk_datum *probe, int64_t n, uint64_t *out,
+                        qv_error *err);
+bool qvk_set_has_null(const qvk_set *s);
+void qvk_set_destroy(qvk_set *s);
+
+/* string.c, like.c, regex.c */
+qv_status qvk_op_str_match(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out);
+qv_status qvk_op_case(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out);
+qv_status qvk_op_length(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out);
+qv_status qvk_op_like(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out);
+qv_status qvk_op_regex(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out);
+
+/* arith.c, arith_decimal.c */
+qv_status qvk_op_arith(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out);
+qv_status qvk_op_neg_abs(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out);
+qv_status qvk_decimal_arith(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out);
+
+/* cast.c, cast_string.c */
+qv_status qvk_op_cast(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out);
+/* Casts a dense array to type (strict: errors name the value; else null). */
+qv_status qvk_cast_array(qv_array *a, const qv_datatype *to, bool strict, qv_array **out,
+                         qv_error *err);
+qv_status qvk_cast_to_string(qv_array *a, const qv_datatype *to, bool strict, qv_array **out,
+                             qv_error *err);
+qv_status qvk_cast_from_string(qv_array *a, const qv_datatype *to, bool strict, qv_array **out,
+                               qv_error *err);
+
+/* Casts d to type `to` (strict) unless it already has it; scalars stay
+ * scalars. */
+qv_status qvk_coerce(qvk_ctx *c, qvk_datum *d, const qv_datatype *to);
+
+/* temporal.c */
+qv_status qvk_op_date_part(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out);
+qv_status qvk_op_date_trunc(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out);
+/* Offset east of UTC, in seconds, of a timestamp zone we handle (UTC or a
+ * fixed offset); QV_ERR_UNSUPPORTED for named zones. */
+qv_status qvk_tz_offset(const char *tz, int64_t *seconds, qv_error *err);
+/* Units per second of a time unit (1, 1e3, 1e6, 1e9). */
+int64_t qvk_unit_per_second(qv_time_unit u);
+static inline int64_t qvk_floor_div(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+
+/* list.c */
+qv_status qvk_op_array(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out);
+qv_status qvk_op_field(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out);
+qv_status qvk_op_list_literal(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out);
+
+/* coalesce.c */
+qv_status qvk_op_coalesce(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out);
+
+/* The result type of e: its bound type, or NULL when unbound. */
+static inline const qv_datatype *qvk_bound_type(const qv_expr *e) {
+  return e->type.id == QV_TYPE_NULL ? NULL : &e->type;
+}
+
+#endif

@@ -1,2 +1,0 @@
-/* compute layer: placeholder so the layer library has a translation unit until its first file lands. */
-typedef int qv_compute_placeholder_;

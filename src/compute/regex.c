@@ -1,0 +1,125 @@
+/* Regular expressions through PCRE2: compiled once per evaluation (UTF and
+ * Unicode properties for strings, bytes for binary), JIT-compiled when the
+ * platform allows, matched with one reusable match block.  regexp_like and
+ * regexp_match both answer "does the pattern match somewhere in the
+ * string".  A bad pattern fails with QV_ERR_INVALID carrying PCRE2's message
+ * and the offset; so does a subject that is not valid UTF-8 or a match that
+ * exceeds PCRE2's backtracking limit. */
+#include "compute/regex_int.h"
+
+qv_status qvk_regex_compile(const uint8_t *pat, size_t len, uint32_t options, const char *what,
+                            qvk_regex *re, qv_error *err) {
+  re->code = NULL;
+  re->md = NULL;
+  int code = 0;
+  PCRE2_SIZE at = 0;
+  re->code = pcre2_compile((PCRE2_SPTR)pat, len, options, &code, &at, NULL);
+  if (!re->code) {
+    PCRE2_UCHAR msg[256];
+    if (pcre2_get_error_message(code, msg, sizeof msg) < 0) snprintf((char *)msg, sizeof msg, "error %d", code);
+    return qv_error_set(err, QV_ERR_INVALID, "%s: invalid pattern at offset %zu: %s", what, (size_t)at, (char *)msg);
+  }
+  /* The interpreter is the fallback where JIT is unavailable. */
+  (void)pcre2_jit_compile(re->code, PCRE2_JIT_COMPLETE);
+  re->md = pcre2_match_data_create_from_pattern(re->code, NULL);
+  if (!re->md) {
+    qvk_regex_free(re);
+    return qv_error_set(err, QV_ERR_NOMEM, "%s: out of memory", what);
+  }
+  return QV_OK;
+}
+
+void qvk_regex_free(qvk_regex *re) {
+  pcre2_match_data_free(re->md);
+  pcre2_code_free(re->code);
+  re->md = NULL;
+  re->code = NULL;
+}
+
+qv_status qvk_regex_error(int rc, const char *what, int64_t row, qv_error *err) {
+  PCRE2_UCHAR msg[256];
+  if (pcre2_get_error_message(rc, msg, sizeof msg) < 0) snprintf((char *)msg, sizeof msg, "error %d", rc);
+  return qv_error_set(err, QV_ERR_INVALID, "%s: row %lld: %s", what, (long long)row, (char *)msg);
+}
+
+/* Options from a flags string ("i", "ims", ...). */
+static qv_status parse_flags(const qv_scalar *f, uint32_t *opts, qv_error *err) {
+  for (int64_t k = 0; k < f->len; k++) {
+    switch (f->bytes[k]) {
+      case 'i': *opts |= PCRE2_CASELESS; break;
+      case 'c': *opts &= ~(uint32_t)PCRE2_CASELESS; break;
+      case 'm': *opts |= PCRE2_MULTILINE; break;
+      case 's': *opts |= PCRE2_DOTALL; break;
+      case 'x': *opts |= PCRE2_EXTENDED; break;
+      default:
+        return qv_error_set(err, QV_ERR_INVALID, "regexp: unknown flag '%c' (expected i, c, m, s or x)",
+                            f->bytes[k] >= 0x20 && f->bytes[k] < 0x7f ? f->bytes[k] : '?');
+    }
+  }
+  return QV_OK;
+}
+
+qv_status qvk_op_regex(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out) {
+  const char *what = qv_op_name(e->op);
+  if (e->n_args != 2 && e->n_args != 3)
+    return qv_error_set(c->err, QV_ERR_INVALID, "%s takes 2 or 3 arguments, got %d", what, (int)e->n_args);
+  qvk_datum *x = &args[0];
+  for (int k = 0; k < e->n_args; k++) {
+    qv_type_id id = qvk_datum_type(&args[k])->id;
+    if (id != QV_TYPE_STRING && id != QV_TYPE_NULL && !(k == 0 && id == QV_TYPE_BINARY)) {
+      char tb[64];
+      return qv_error_set(c->err, QV_ERR_TYPE, "%s: argument %d must be a string, got %s", what, k + 1,
+                          qvk_type_name(qvk_datum_type(&args[k]), tb, sizeof tb));
+    }
+    if (k > 0 && !args[k].scalar)
+      return qv_error_set(c->err, QV_ERR_UNSUPPORTED, "%s: the %s must be a constant", what,
+                          k == 1 ? "pattern" : "flags");
+  }
+  int64_t n = c->n;
+  qv_datatype bt = qv_datatype_simple(QV_TYPE_BOOL);
+  qv_array *r = NULL;
+  bool null_args = qvk_datum_all_null(&args[1]) || (e->n_args == 3 && qvk_datum_all_null(&args[2]));
+  if (qvk_datum_all_null(x) || null_args) {
+    QV_RETURN_NOT_OK(qvk_null_result(&bt, n, &r, c->err));
+    qvk_datum_set_array(out, r);
+    return QV_OK;
+  }
+  if (x->scalar) QV_RETURN_NOT_OK(qvk_datum_array(c, x));
+  bool binary = x->array->type.id == QV_TYPE_BINARY;
+  uint32_t opts = binary ? 0 : (PCRE2_UTF | PCRE2_UCP);
+  if (e->n_args == 3) QV_RETURN_NOT_OK(parse_flags(args[2].scalar, &opts, c->err));
+  const qv_scalar *p = args[1].scalar;
+  qvk_regex re;
+  QV_RETURN_NOT_OK(qvk_regex_compile(p->bytes ? p->bytes : (const uint8_t *)"", (size_t)p->len, opts, what, &re, c->err));
+  qv_bytes *values = qvk_bytes(qvk_words(n) * 8, c->err), *validity = NULL;
+  qv_status st = values ? QV_OK : QV_ERR_NOMEM;
+  if (st == QV_OK) {
+    uint64_t *o = (uint64_t *)qv_bytes_mutable(values);
+    const qv_array *a = x->array;
+    const int32_t *off = qv_array_offsets(a);
+    const uint8_t *d = a->buffers[2] ? a->buffers[2]->data : (const uint8_t *)"";
+    for (int64_t i = 0; i < n && st == QV_OK; i++) {
+      int64_t row = qvk_row(x, i);
+      if (!qv_array_is_valid(a, row)) continue;
+      int rc = pcre2_match(re.code, (PCRE2_SPTR)(d + off[row]), (PCRE2_SIZE)(off[row + 1] - off[row]), 0, 0, re.md, NULL);
+      if (rc >= 0) o[i >> 6] |= (uint64_t)1 << (i & 63);
+      else if (rc != PCRE2_ERROR_NOMATCH) st = qvk_regex_error(rc, what, row, c->err);
+    }
+  }
+  qvk_regex_free(&re);
+  if (st == QV_OK) {
+    validity = qvk_bytes(qvk_words(n) * 8, c->err);
+    if (!validity) st = QV_ERR_NOMEM;
+    else if (!qvk_validity_words(x, n, (uint64_t *)qv_bytes_mutable(validity))) {
+      qv_bytes_release(validity);
+      validity = NULL;
+    }
+  }
+  if (st != QV_OK) {
+    qv_bytes_release(values);
+    return st;
+  }
+  QV_RETURN_NOT_OK(qvk_bool_result(n, values, validity, &r, c->err));
+  qvk_datum_set_array(out, r);
+  return QV_OK;
+}
