@@ -22,7 +22,7 @@ extern "C" {
 #define QV_FORMAT_VERSION 1
 
 typedef enum qv_compression {
-  QV_COMPRESSION_AUTO = 0, /* zstd where it saves at least 1/8 of the page, else none */
+  QV_COMPRESSION_AUTO = 0, /* zstd where it saves at least 1/4 of the page, else raw (partially readable) */
   QV_COMPRESSION_NONE,
   QV_COMPRESSION_ZSTD,
   QV_COMPRESSION_LZ4
@@ -52,9 +52,13 @@ typedef struct qv_write_options {
                                QV_COMPRESSION_AUTO, 0, true, NULL, NULL}
 
 /* Writes every batch of reader as a new version of the dataset at path
- * (mode as in opts).  All or nothing: on any error no version is published
- * and files already written for it are removed.  *out_version (nullable)
- * receives the new version number. */
+ * (mode as in opts; opts NULL = defaults).  The reader is read to its end,
+ * not destroyed (the caller still owns it).  All or nothing: on any error
+ * no version is published and files already written for it are removed.
+ * QV_ERR_EXISTS: CREATE where a dataset is; QV_ERR_TYPE: APPEND with
+ * another schema; QV_ERR_CONFLICT: another writer published the same
+ * version first (retry).  *out_version (nullable) receives the new
+ * version number. */
 qv_status qv_dataset_write(const char *path, qv_batch_reader *reader, const qv_write_options *opts,
                            int64_t *out_version, qv_error *err);
 
@@ -112,6 +116,9 @@ typedef struct qv_page_info {
 
 typedef struct qv_fragment_reader qv_fragment_reader;
 
+/* Opens fragment i of ds (checked against the manifest: schema, rows,
+ * deletion file); it does not refer to ds afterwards.  A reader keeps per-column
+ * state (the last decoded page, scratch, counters): use one per thread. */
 qv_status qv_fragment_open(const qv_dataset *ds, int32_t fragment, qv_fragment_reader **out, qv_error *err);
 void qv_fragment_close(qv_fragment_reader *r); /* NULL-safe */
 
@@ -152,7 +159,8 @@ void qv_fragment_counters(const qv_fragment_reader *r, int32_t column, qv_io_cou
 
 /* Commits a new version marking rows deleted.  deleted[i] is a bitmap of
  * fragment i's rows (NULL = no new deletes there); merged with existing
- * deletions.  Fails with QV_ERR_CONFLICT if ds is not the latest version. */
+ * deletions.  Fails with QV_ERR_CONFLICT if ds is not the latest version.
+ * A fragment left with no live row is not part of the new version. */
 qv_status qv_dataset_delete_rows(qv_dataset *ds, const uint8_t *const *deleted, int64_t *out_version,
                                  qv_error *err);
 

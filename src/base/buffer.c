@@ -58,6 +58,7 @@ qv_status qv_buffer_reserve(qv_buffer *b, int64_t additional) {
 }
 
 qv_status qv_buffer_append(qv_buffer *b, const void *src, int64_t n) {
+  if (n == 0) return QV_OK;
   QV_RETURN_NOT_OK(qv_buffer_reserve(b, n));
   if (n) memcpy(b->data + b->size, src, (size_t)n);
   b->size += n;
@@ -65,6 +66,7 @@ qv_status qv_buffer_append(qv_buffer *b, const void *src, int64_t n) {
 }
 
 qv_status qv_buffer_append_zeros(qv_buffer *b, int64_t n) {
+  if (n == 0) return QV_OK; /* b->data may still be NULL */
   QV_RETURN_NOT_OK(qv_buffer_reserve(b, n));
   memset(b->data + b->size, 0, (size_t)n);
   b->size += n;

@@ -1,0 +1,184 @@
+/* Versions and commits.  A version exists exactly when
+ * _versions/<n>.manifest exists; it is published by link()ing a fully
+ * written and fsynced temp file to that name, which fails when the name is
+ * taken, so two writers racing for version n cannot both win and a reader
+ * never sees a partial manifest. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "storage/storage_int.h"
+
+void (*qvs_commit_hook)(const char *step) = NULL;
+
+void qvs_commit_step(const char *step) {
+  if (qvs_commit_hook) qvs_commit_hook(step);
+}
+
+/* "<n>.manifest" with n a positive decimal without leading zeros. */
+static bool parse_version_name(const char *s, int64_t *out) {
+  int64_t v = 0;
+  int digits = 0;
+  if (*s == '0') return false;
+  for (; *s >= '0' && *s <= '9'; s++, digits++) {
+    if (digits >= 18) return false;
+    v = v * 10 + (*s - '0');
+  }
+  if (digits == 0 || strcmp(s, ".manifest") != 0) return false;
+  *out = v;
+  return true;
+}
+
+static int cmp_i64(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
+
+qv_status qvs_list_versions(const char *path, int64_t **out, int64_t *n, qv_error *err) {
+  *out = NULL;
+  *n = 0;
+  char *dir = qvs_path_join(path, "_versions");
+  if (!dir) return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+  DIR *d = opendir(dir);
+  if (!d) {
+    int e = errno;
+    qv_free(dir);
+    if (e == ENOENT || e == ENOTDIR) return QV_OK;
+    return qv_error_set(err, QV_ERR_IO, "%s/_versions: cannot list: %s", path, strerror(e));
+  }
+  qv_status st = QV_OK;
+  int64_t *v = NULL, count = 0, cap = 0;
+  struct dirent *e;
+  while ((e = readdir(d)) != NULL) {
+    int64_t ver;
+    if (!parse_version_name(e->d_name, &ver)) continue;
+    if (count == cap) {
+      int64_t ncap = cap ? cap * 2 : 16;
+      int64_t *nv = qv_realloc(v, (size_t)ncap * sizeof *nv);
+      if (!nv) {
+        st = qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+        goto cleanup;
+      }
+      v = nv;
+      cap = ncap;
+    }
+    v[count++] = ver;
+  }
+  if (count) qsort(v, (size_t)count, sizeof *v, cmp_i64);
+  *out = v;
+  *n = count;
+  v = NULL;
+cleanup:
+  closedir(d);
+  qv_free(dir);
+  qv_free(v);
+  return st;
+}
+
+qv_status qvs_latest_version(const char *path, int64_t *out, qv_error *err) {
+  int64_t *v = NULL, n = 0;
+  QV_RETURN_NOT_OK(qvs_list_versions(path, &v, &n, err));
+  *out = n ? v[n - 1] : 0;
+  qv_free(v);
+  return QV_OK;
+}
+
+qv_status qvs_ensure_layout(const char *path, qv_error *err) {
+  static const char *const subdirs[] = {"_versions", "data", "_deletions", "_indices"};
+  struct stat sb;
+  bool created_root = stat(path, &sb) != 0;
+  QV_RETURN_NOT_OK(qvs_mkdir(path, err));
+  bool created = false;
+  for (size_t i = 0; i < sizeof subdirs / sizeof subdirs[0]; i++) {
+    char *p = qvs_path_join(path, subdirs[i]);
+    if (!p) return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+    if (stat(p, &sb) != 0) created = true;
+    qv_status st = qvs_mkdir(p, err);
+    qv_free(p);
+    QV_RETURN_NOT_OK(st);
+  }
+  /* New directory entries must be durable before a manifest refers to
+   * what is inside them. */
+  if (created) QV_RETURN_NOT_OK(qvs_fsync_dir(path, err));
+  if (created_root) {
+    char *parent = qv_strdup(path);
+    if (!parent) return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+    char *slash = strrchr(parent, '/');
+    qv_status st = QV_OK;
+    if (!slash) st = qvs_fsync_dir(".", err);
+    else if (slash == parent) st = qvs_fsync_dir("/", err);
+    else {
+      *slash = '\0';
+      st = qvs_fsync_dir(parent, err);
+    }
+    qv_free(parent);
+    QV_RETURN_NOT_OK(st);
+  }
+  return QV_OK;
+}
+
+/* link() refuses to replace; file systems without hard links get the same
+ * guarantee from renameat2(RENAME_NOREPLACE). */
+static int publish_noreplace(const char *tmp, const char *final) {
+  if (link(tmp, final) == 0) return 0;
+  if (errno != EPERM && errno != ENOSYS && errno != EOPNOTSUPP) return -1;
+#ifdef RENAME_NOREPLACE
+  return renameat2(AT_FDCWD, tmp, AT_FDCWD, final, RENAME_NOREPLACE);
+#else
+  return -1;
+#endif
+}
+
+qv_status qvs_publish_manifest(const char *path, const qvs_manifest *m, qv_error *err) {
+  qv_buffer bytes = QV_BUFFER_INIT;
+  char *dir = NULL, *tmp = NULL, *final = NULL;
+  char name[64], tmpname[64], hex[17];
+  bool tmp_written = false;
+  qv_status st = qvs_manifest_encode(m, &bytes, err);
+  if (st != QV_OK) goto cleanup;
+  st = qvs_random_hex(hex, 8, err);
+  if (st != QV_OK) goto cleanup;
+  snprintf(name, sizeof name, "_versions/%lld.manifest", (long long)m->version);
+  snprintf(tmpname, sizeof tmpname, "_versions/.tmp-%s.manifest", hex);
+  dir = qvs_path_join(path, "_versions");
+  tmp = qvs_path_join(path, tmpname);
+  final = qvs_path_join(path, name);
+  if (!dir || !tmp || !final) {
+    st = qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+    goto cleanup;
+  }
+  st = qvs_write_new_file(tmp, tmpname, bytes.data, bytes.size, err);
+  if (st != QV_OK) goto cleanup;
+  tmp_written = true;
+  qvs_commit_step("manifest-written");
+  qvs_commit_step("before-publish");
+  if (publish_noreplace(tmp, final) != 0) {
+    if (errno == EEXIST)
+      st = qv_error_set(err, QV_ERR_CONFLICT, "%s: version %lld was committed by another writer first", path,
+                        (long long)m->version);
+    else
+      st = qv_error_set(err, QV_ERR_IO, "%s: cannot publish: %s", name, strerror(errno));
+    goto cleanup;
+  }
+  qvs_commit_step("published");
+  unlink(tmp); /* fails harmlessly after the renameat2 path */
+  tmp_written = false;
+  st = qvs_fsync_dir(dir, err);
+  if (st != QV_OK) {
+    /* Not durable: take it back rather than report a commit that a crash
+     * could lose. */
+    unlink(final);
+    goto cleanup;
+  }
+cleanup:
+  if (tmp_written) unlink(tmp);
+  qv_buffer_reset(&bytes);
+  qv_free(dir);
+  qv_free(tmp);
+  qv_free(final);
+  return st;
+}

@@ -1,0 +1,225 @@
+/* Writing a data file: pages are encoded, compressed when that pays, and
+ * appended as they come; their descriptors collect per column and become
+ * the footer when the file is finished (fsynced before it may be
+ * published in a manifest).  Layout: datafile_read.c and docs/format.md. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "storage/storage_int.h"
+
+struct qvs_file_writer {
+  int fd;
+  char *path;
+  char name[64];
+  int64_t pos;
+  int64_t rows;
+  const qv_schema *schema;
+  qv_write_options opts;
+  qvs_wbuf *desc;     /* per column: the page descriptors so far */
+  int32_t *n_pages;   /* per column */
+  int64_t *col_rows;  /* per column */
+  qvs_page_out po;
+  qv_buffer comp;
+  void *zctx;
+  qvs_dict_scratch dict;
+};
+
+static qv_status nomem(qv_error *err) { return qv_error_set(err, QV_ERR_NOMEM, "out of memory"); }
+
+qv_status qvs_file_writer_open(const char *path, const qv_schema *schema, const qv_write_options *opts,
+                               qvs_file_writer **out, qv_error *err) {
+  *out = NULL;
+  qvs_file_writer *w = qv_calloc(1, sizeof *w);
+  if (!w) return nomem(err);
+  w->fd = -1;
+  w->schema = schema;
+  w->opts = *opts;
+  int32_t nc = schema->n_fields;
+  qv_status st = QV_OK;
+  w->desc = qv_calloc((size_t)nc + 1, sizeof *w->desc);
+  w->n_pages = qv_calloc((size_t)nc + 1, sizeof *w->n_pages);
+  w->col_rows = qv_calloc((size_t)nc + 1, sizeof *w->col_rows);
+  if (!w->desc || !w->n_pages || !w->col_rows) {
+    st = nomem(err);
+    goto fail;
+  }
+  char hex[33];
+  if ((st = qvs_random_hex(hex, 16, err)) != QV_OK) goto fail;
+  snprintf(w->name, sizeof w->name, "data/%s.qvf", hex);
+  if (!(w->path = qvs_path_join(path, w->name))) {
+    st = nomem(err);
+    goto fail;
+  }
+  w->fd = open(w->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (w->fd < 0) {
+    st = qv_error_set(err, QV_ERR_IO, "%s: cannot create: %s", w->name, strerror(errno));
+    qv_free(w->path);
+    w->path = NULL; /* nothing of ours to remove */
+    goto fail;
+  }
+  uint8_t head[QVS_DATA_HEADER];
+  memcpy(head, QVS_DATA_MAGIC, 4);
+  qv_store_u32le(head + 4, QV_FORMAT_VERSION);
+  if ((st = qvs_write_full(w->fd, head, sizeof head, w->name, err)) != QV_OK) goto fail;
+  w->pos = QVS_DATA_HEADER;
+  *out = w;
+  return QV_OK;
+fail:
+  qvs_file_writer_destroy(w, false);
+  return st;
+}
+
+const char *qvs_file_writer_name(const qvs_file_writer *w) { return w->name; }
+int64_t qvs_file_writer_rows(const qvs_file_writer *w) { return w->rows; }
+
+void qvs_file_writer_destroy(qvs_file_writer *w, bool keep) {
+  if (!w) return;
+  if (w->fd >= 0) close(w->fd);
+  if (!keep && w->path) unlink(w->path);
+  for (int32_t i = 0; w->desc && i < w->schema->n_fields; i++) qv_buffer_reset(&w->desc[i].buf);
+  qv_free(w->desc);
+  qv_free(w->n_pages);
+  qv_free(w->col_rows);
+  qv_free(w->path);
+  qvs_page_out_reset(&w->po);
+  qv_buffer_reset(&w->comp);
+  if (w->zctx) qvs_compress_free(w->zctx);
+  qvs_dict_scratch_reset(&w->dict);
+  qv_free(w);
+}
+
+/* Picks the stored form: compressed when the codec pays.  AUTO asks more of
+ * zstd than "smaller": a raw page can be read in part (a few 4 KiB blocks for
+ * a handful of selected rows), a compressed one only whole, so a page stays
+ * raw unless compression saves at least a quarter of it.  High-entropy
+ * payloads (hashes, random text) then stay partially readable, while text,
+ * repetitive and low-cardinality data still compress. */
+static qv_status compress_page(qvs_file_writer *w, const uint8_t **stored, int64_t *stored_len, uint8_t *codec,
+                               qv_error *err) {
+  int64_t raw = w->po.raw.size;
+  *stored = w->po.raw.data;
+  *stored_len = raw;
+  *codec = QV_COMPRESSION_NONE;
+  qv_compression want = w->opts.compression;
+  if (want == QV_COMPRESSION_NONE || raw == 0) return QV_OK;
+  int c = want == QV_COMPRESSION_AUTO ? QV_COMPRESSION_ZSTD : (int)want;
+  QV_RETURN_NOT_OK(qvs_compress(c, w->opts.compression_level, &w->zctx, w->po.raw.data, raw, &w->comp, err));
+  bool use = want == QV_COMPRESSION_AUTO ? w->comp.size <= raw - raw / 4 : w->comp.size < raw;
+  if (use) {
+    *stored = w->comp.data;
+    *stored_len = w->comp.size;
+    *codec = (uint8_t)c;
+  }
+  return QV_OK;
+}
+
+qv_status qvs_file_writer_page(qvs_file_writer *w, int32_t col, const qv_array *a, int64_t start, int64_t n,
+                               qv_error *err) {
+  qvs_stats st;
+  qvs_stats_compute(a, start, n, &st);
+  qvs_page_out *po = &w->po;
+  qvs_page_out_clear(po);
+  bool used = false;
+  qv_type_id id = a->type.id;
+  if ((id == QV_TYPE_STRING || id == QV_TYPE_BINARY) && w->opts.dictionary)
+    QV_RETURN_NOT_OK(qvs_encode_dict(a, start, n, st.null_count, &w->dict, po, &used, err));
+  else if (qv_type_is_integer(id) || qv_type_is_temporal(id))
+    QV_RETURN_NOT_OK(qvs_encode_bitpack(a, start, n, st.null_count, &st, po, &used, err));
+  if (!used) {
+    qvs_page_out_clear(po);
+    QV_RETURN_NOT_OK(qvs_encode_plain(a, start, n, st.null_count, po, err));
+  }
+  if (po->raw.size > QVS_MAX_PAGE_BYTES)
+    return qv_error_set(err, QV_ERR_UNSUPPORTED, "column `%s`: a page of %lld bytes is larger than 2 GiB; use "
+                        "fewer page_rows", w->schema->fields[col].name, (long long)po->raw.size);
+  const uint8_t *stored;
+  int64_t stored_len;
+  uint8_t codec;
+  QV_RETURN_NOT_OK(compress_page(w, &stored, &stored_len, &codec, err));
+  QV_RETURN_NOT_OK(qvs_write_full(w->fd, stored, stored_len, w->name, err));
+
+  qvs_wbuf *d = &w->desc[col];
+  qvs_put_u64(d, (uint64_t)w->pos);
+  qvs_put_u64(d, (uint64_t)stored_len);
+  qvs_put_u64(d, (uint64_t)po->raw.size);
+  qvs_put_u64(d, (uint64_t)w->col_rows[col]);
+  qvs_put_u32(d, (uint32_t)n);
+  qvs_put_u8(d, po->encoding);
+  qvs_put_u8(d, codec);
+  qvs_put_u8(d, po->bit_width);
+  qvs_put_u8(d, st.has_minmax ? 1 : 0);
+  qvs_put_u64(d, (uint64_t)st.null_count);
+  qvs_put_u64(d, (uint64_t)st.nan_count);
+  qvs_put_u64(d, po->reference);
+  qvs_put_u32(d, (uint32_t)po->dict_count);
+  qvs_put_u32(d, (uint32_t)po->n_buffers);
+  const qvs_buf *bufs = (const qvs_buf *)po->bufs.data;
+  for (int32_t b = 0; b < po->n_buffers; b++) {
+    qvs_put_u64(d, (uint64_t)bufs[b].offset);
+    qvs_put_u64(d, (uint64_t)bufs[b].length);
+  }
+  if (st.has_minmax) {
+    qvs_put_stat_value(d, id, &st.min);
+    qvs_put_stat_value(d, id, &st.max);
+  }
+  for (int64_t k = 0; k * QVS_BLOCK < stored_len; k++) {
+    int64_t len = stored_len - k * QVS_BLOCK < QVS_BLOCK ? stored_len - k * QVS_BLOCK : QVS_BLOCK;
+    qvs_put_u32(d, qv_crc32c(0, stored + k * QVS_BLOCK, (size_t)len));
+  }
+  if (d->status != QV_OK) return nomem(err);
+  w->pos += stored_len;
+  w->n_pages[col]++;
+  w->col_rows[col] += n;
+  if (col == 0) w->rows += n;
+  return QV_OK;
+}
+
+qv_status qvs_file_writer_finish(qvs_file_writer *w, qv_error *err) {
+  qvs_wbuf f = {QV_BUFFER_INIT, QV_OK};
+  qv_status st = QV_OK;
+  int32_t nc = w->schema->n_fields;
+  for (int32_t i = 0; i < nc; i++)
+    if (w->col_rows[i] != w->rows) {
+      st = qv_error_set(err, QV_ERR_INVALID, "%s: column `%s` has %lld rows, column 0 has %lld", w->name,
+                        w->schema->fields[i].name, (long long)w->col_rows[i], (long long)w->rows);
+      goto cleanup;
+    }
+  qvs_put_u32(&f, QV_FORMAT_VERSION);
+  qvs_put_u64(&f, (uint64_t)w->rows);
+  qvs_put_u32(&f, (uint32_t)w->opts.page_rows);
+  qvs_put_u32(&f, (uint32_t)nc);
+  for (int32_t i = 0; i < nc; i++) {
+    qvs_put_field(&f, &w->schema->fields[i]);
+    qvs_put_u32(&f, (uint32_t)w->n_pages[i]);
+    qvs_put_bytes(&f, w->desc[i].buf.data, w->desc[i].buf.size);
+  }
+  if (f.status != QV_OK) {
+    st = nomem(err);
+    goto cleanup;
+  }
+  int64_t flen = f.buf.size;
+  uint32_t crc = qv_crc32c(0, f.buf.data, (size_t)flen);
+  qvs_put_u64(&f, (uint64_t)flen);
+  qvs_put_u32(&f, crc);
+  qvs_put_bytes(&f, QVS_DATA_MAGIC, 4);
+  if (f.status != QV_OK) {
+    st = nomem(err);
+    goto cleanup;
+  }
+  if ((st = qvs_write_full(w->fd, f.buf.data, f.buf.size, w->name, err)) != QV_OK) goto cleanup;
+  if (fsync(w->fd) != 0) {
+    st = qv_error_set(err, QV_ERR_IO, "%s: fsync failed: %s", w->name, strerror(errno));
+    goto cleanup;
+  }
+  if (close(w->fd) != 0) {
+    w->fd = -1;
+    st = qv_error_set(err, QV_ERR_IO, "%s: close failed: %s", w->name, strerror(errno));
+    goto cleanup;
+  }
+  w->fd = -1;
+cleanup:
+  qv_buffer_reset(&f.buf);
+  return st;
+}

@@ -1,0 +1,314 @@
+/* qv_dataset_write: batches in, a new version out.  Rows are cut into
+ * pages of page_rows (row-aligned across columns, also when a page spans
+ * batches) and fragments of max_rows_per_file; finished data files are
+ * fsynced, then the manifest is published.  All or nothing: on any error
+ * every file written for this version is removed and nothing is published. */
+#include <stdio.h>
+
+#include "storage/storage_int.h"
+
+typedef struct pending {
+  qv_batch *batch;
+  int64_t start; /* first row not yet written */
+} pending;
+
+typedef struct write_state {
+  const char *path;
+  const qv_schema *schema;
+  qv_write_options opts;
+  pending *queue;
+  int32_t q_len, q_cap;
+  int64_t queued_rows;
+  qvs_file_writer *cur; /* the fragment being written */
+  int64_t cur_rows;
+  qvs_fragment_meta *done; /* finished fragments (ids assigned at commit) */
+  int32_t n_done, cap_done;
+} write_state;
+
+static qv_status nomem(qv_error *err) { return qv_error_set(err, QV_ERR_NOMEM, "out of memory"); }
+
+static qv_status check_options(const qv_write_options *o, qv_error *err) {
+  if (o->version < 1 || o->version > QV_WRITE_OPTIONS_VERSION)
+    return qv_error_set(err, QV_ERR_INVALID, "write options: unknown version %d", o->version);
+  if (o->mode < QV_WRITE_CREATE || o->mode > QV_WRITE_OVERWRITE)
+    return qv_error_set(err, QV_ERR_INVALID, "write options: unknown mode %d", (int)o->mode);
+  if (o->page_rows < 1 || o->page_rows > QVS_MAX_PAGE_ROWS)
+    return qv_error_set(err, QV_ERR_INVALID, "write options: page_rows %lld is outside 1..%d",
+                        (long long)o->page_rows, QVS_MAX_PAGE_ROWS);
+  if (o->max_rows_per_file < 1 || o->max_rows_per_file > QVS_MAX_FRAGMENT_ROWS)
+    return qv_error_set(err, QV_ERR_INVALID, "write options: max_rows_per_file %lld is outside 1..%lld",
+                        (long long)o->max_rows_per_file, (long long)QVS_MAX_FRAGMENT_ROWS);
+  if (o->compression < QV_COMPRESSION_AUTO || o->compression > QV_COMPRESSION_LZ4)
+    return qv_error_set(err, QV_ERR_INVALID, "write options: unknown compression %d", (int)o->compression);
+  return QV_OK;
+}
+
+/* Says how two schemas differ, for the append error. */
+static void describe_mismatch(const qv_schema *data, const qv_schema *ds, char *buf, size_t size) {
+  if (data->n_fields != ds->n_fields) {
+    snprintf(buf, size, "the data has %d columns, the dataset %d", data->n_fields, ds->n_fields);
+    return;
+  }
+  for (int32_t i = 0; i < ds->n_fields; i++) {
+    const qv_field *a = &data->fields[i], *b = &ds->fields[i];
+    if (strcmp(a->name, b->name) != 0) {
+      snprintf(buf, size, "column %d is `%s` in the data, `%s` in the dataset", i, a->name, b->name);
+      return;
+    }
+    if (!qv_datatype_equal(&a->type, &b->type)) {
+      char ta[128], tb[128];
+      qv_datatype_format(&a->type, ta, sizeof ta);
+      qv_datatype_format(&b->type, tb, sizeof tb);
+      snprintf(buf, size, "column `%s` is %s in the data, %s in the dataset", a->name, ta, tb);
+      return;
+    }
+  }
+  snprintf(buf, size, "they differ");
+}
+
+static qv_status finish_fragment(write_state *ws, qv_error *err) {
+  if (!ws->cur) return QV_OK;
+  QV_RETURN_NOT_OK(qvs_file_writer_finish(ws->cur, err));
+  if (ws->n_done == ws->cap_done) {
+    int32_t cap = ws->cap_done ? ws->cap_done * 2 : 8;
+    qvs_fragment_meta *d = qv_realloc(ws->done, (size_t)cap * sizeof *d);
+    if (!d) return nomem(err);
+    ws->done = d;
+    ws->cap_done = cap;
+  }
+  qvs_fragment_meta *f = &ws->done[ws->n_done];
+  memset(f, 0, sizeof *f);
+  f->data_file = qv_strdup(qvs_file_writer_name(ws->cur));
+  if (!f->data_file) return nomem(err);
+  f->num_rows = qvs_file_writer_rows(ws->cur);
+  ws->n_done++;
+  qvs_commit_step("fragment-written");
+  qvs_file_writer_destroy(ws->cur, true);
+  ws->cur = NULL;
+  ws->cur_rows = 0;
+  return QV_OK;
+}
+
+/* Column col's rows for the next page of k rows: the first queued batch
+ * directly when it holds them all, else the pieces gathered into one. */
+static qv_status page_source(write_state *ws, int32_t col, int64_t k, qv_array **out, int64_t *start,
+                             qv_error *err) {
+  pending *p = &ws->queue[0];
+  if (p->batch->num_rows - p->start >= k) {
+    *out = qv_array_retain(p->batch->columns[col]);
+    *start = p->start;
+    return QV_OK;
+  }
+  *start = 0;
+  const qv_datatype *t = &ws->schema->fields[col].type;
+  if (!qvs_is_nested(t->id)) {
+    qvs_acc acc;
+    QV_RETURN_NOT_OK(qvs_acc_init(&acc, t, k, err));
+    int64_t left = k;
+    for (int32_t i = 0; left > 0; i++) {
+      pending *q = &ws->queue[i];
+      int64_t take = q->batch->num_rows - q->start < left ? q->batch->num_rows - q->start : left;
+      qv_status st = qvs_acc_append(&acc, q->batch->columns[col], NULL, q->start, take, err);
+      if (st != QV_OK) {
+        qvs_acc_reset(&acc);
+        return st;
+      }
+      left -= take;
+    }
+    return qvs_acc_finish(&acc, out, err);
+  }
+  /* nested: slices concatenated (the builder's slower path) */
+  qv_array **parts = qv_calloc((size_t)ws->q_len, sizeof *parts);
+  if (!parts) return nomem(err);
+  int32_t n = 0;
+  qv_status st = QV_OK;
+  int64_t left = k;
+  for (int32_t i = 0; left > 0; i++) {
+    pending *q = &ws->queue[i];
+    int64_t take = q->batch->num_rows - q->start < left ? q->batch->num_rows - q->start : left;
+    if ((st = qv_array_slice(q->batch->columns[col], q->start, take, &parts[n], err)) != QV_OK) goto cleanup;
+    n++;
+    left -= take;
+  }
+  st = qv_array_concat(parts, n, out, err);
+cleanup:
+  for (int32_t j = 0; j < n; j++) qv_array_release(parts[j]);
+  qv_free(parts);
+  return st;
+}
+
+static qv_status emit_page(write_state *ws, int64_t k, qv_error *err) {
+  if (!ws->cur) QV_RETURN_NOT_OK(qvs_file_writer_open(ws->path, ws->schema, &ws->opts, &ws->cur, err));
+  for (int32_t c = 0; c < ws->schema->n_fields; c++) {
+    qv_array *a = NULL;
+    int64_t start = 0;
+    QV_RETURN_NOT_OK(page_source(ws, c, k, &a, &start, err));
+    qv_status st = qvs_file_writer_page(ws->cur, c, a, start, k, err);
+    qv_array_release(a);
+    QV_RETURN_NOT_OK(st);
+  }
+  /* consume k rows from the queue */
+  int64_t left = k;
+  while (left > 0) {
+    pending *q = &ws->queue[0];
+    int64_t avail = q->batch->num_rows - q->start;
+    if (avail > left) {
+      q->start += left;
+      left = 0;
+    } else {
+      left -= avail;
+      qv_batch_release(q->batch);
+      memmove(ws->queue, ws->queue + 1, (size_t)(ws->q_len - 1) * sizeof *ws->queue);
+      ws->q_len--;
+    }
+  }
+  ws->queued_rows -= k;
+  ws->cur_rows += k;
+  if (ws->cur_rows == ws->opts.max_rows_per_file) QV_RETURN_NOT_OK(finish_fragment(ws, err));
+  return QV_OK;
+}
+
+/* Writes pages while a full one is queued (all remaining rows when flush). */
+static qv_status drain(write_state *ws, bool flush, qv_error *err) {
+  for (;;) {
+    int64_t room = ws->opts.max_rows_per_file - ws->cur_rows;
+    int64_t k = ws->opts.page_rows < room ? ws->opts.page_rows : room;
+    if (ws->queued_rows < k) {
+      if (!flush || ws->queued_rows == 0) return QV_OK;
+      k = ws->queued_rows;
+    }
+    QV_RETURN_NOT_OK(emit_page(ws, k, err));
+  }
+}
+
+static qv_status enqueue(write_state *ws, qv_batch *b, qv_error *err) {
+  if (ws->q_len == ws->q_cap) {
+    int32_t cap = ws->q_cap ? ws->q_cap * 2 : 8;
+    pending *q = qv_realloc(ws->queue, (size_t)cap * sizeof *q);
+    if (!q) return nomem(err);
+    ws->queue = q;
+    ws->q_cap = cap;
+  }
+  ws->queue[ws->q_len].batch = b;
+  ws->queue[ws->q_len].start = 0;
+  ws->q_len++;
+  ws->queued_rows += b->num_rows;
+  return QV_OK;
+}
+
+static qv_status check_schema(const qv_schema *s, qv_error *err) {
+  if (s->n_fields == 0) return qv_error_set(err, QV_ERR_INVALID, "write: the schema has no columns");
+  for (int32_t i = 0; i < s->n_fields; i++)
+    if (!qvs_type_supported(&s->fields[i].type, 0))
+      return qv_error_set(err, QV_ERR_UNSUPPORTED, "write: column `%s` has a type the format cannot hold",
+                          s->fields[i].name);
+  return QV_OK;
+}
+
+qv_status qv_dataset_write(const char *path, qv_batch_reader *reader, const qv_write_options *opts,
+                           int64_t *out_version, qv_error *err) {
+  qv_write_options defaults = QV_WRITE_OPTIONS_INIT;
+  if (!opts) opts = &defaults;
+  if (!path || !reader) return qv_error_set(err, QV_ERR_INVALID, "write: path and reader are required");
+  QV_RETURN_NOT_OK(check_options(opts, err));
+  const qv_schema *schema = reader->schema(reader);
+  QV_RETURN_NOT_OK(check_schema(schema, err));
+
+  write_state ws;
+  memset(&ws, 0, sizeof ws);
+  ws.path = path;
+  ws.schema = schema;
+  ws.opts = *opts;
+  qvs_manifest base, next;
+  qvs_manifest_init(&base);
+  qvs_manifest_init(&next);
+  qv_status st = QV_OK;
+  int64_t latest = 0, rows_done = 0;
+
+  if ((st = qvs_latest_version(path, &latest, err)) != QV_OK) goto cleanup;
+  if (latest > 0 && opts->mode == QV_WRITE_CREATE) {
+    st = qv_error_set(err, QV_ERR_EXISTS, "%s: a dataset already exists here (version %lld)", path,
+                      (long long)latest);
+    goto cleanup;
+  }
+  if (latest > 0 && (st = qvs_manifest_read(path, latest, &base, err)) != QV_OK) goto cleanup;
+  if (latest > 0 && opts->mode == QV_WRITE_APPEND && !qv_schema_equal(schema, &base.schema)) {
+    char why[512];
+    describe_mismatch(schema, &base.schema, why, sizeof why);
+    st = qv_error_set(err, QV_ERR_TYPE, "%s: cannot append: the schema differs from the dataset's: %s", path, why);
+    goto cleanup;
+  }
+  if ((st = qvs_ensure_layout(path, err)) != QV_OK) goto cleanup;
+
+  for (;;) {
+    qv_batch *b = NULL;
+    if ((st = reader->next(reader, &b, err)) != QV_OK) goto cleanup;
+    if (!b) break;
+    if (b->schema.n_fields != schema->n_fields || !qv_schema_equal(&b->schema, schema)) {
+      qv_batch_release(b);
+      st = qv_error_set(err, QV_ERR_TYPE, "write: a batch's schema differs from the reader's schema");
+      goto cleanup;
+    }
+    if (b->num_rows == 0) {
+      qv_batch_release(b);
+      continue;
+    }
+    rows_done += b->num_rows;
+    if ((st = enqueue(&ws, b, err)) != QV_OK) {
+      qv_batch_release(b);
+      goto cleanup;
+    }
+    if ((st = drain(&ws, false, err)) != QV_OK) goto cleanup;
+    if (opts->progress) opts->progress(opts->progress_ctx, rows_done);
+  }
+  if ((st = drain(&ws, true, err)) != QV_OK) goto cleanup;
+  if ((st = finish_fragment(&ws, err)) != QV_OK) goto cleanup;
+  if (ws.n_done) {
+    char *data_dir = qvs_path_join(path, "data");
+    if (!data_dir) {
+      st = nomem(err);
+      goto cleanup;
+    }
+    st = qvs_fsync_dir(data_dir, err);
+    qv_free(data_dir);
+    if (st != QV_OK) goto cleanup;
+  }
+  qvs_commit_step("data-written");
+
+  /* the new manifest */
+  next.version = latest + 1;
+  next.timestamp_ms = qvs_now_ms();
+  snprintf(next.operation, sizeof next.operation, "%s",
+           latest == 0 ? "create" : opts->mode == QV_WRITE_OVERWRITE ? "overwrite" : "append");
+  if (qv_schema_copy(opts->mode == QV_WRITE_APPEND && latest > 0 ? &base.schema : schema, &next.schema) != QV_OK) {
+    st = nomem(err);
+    goto cleanup;
+  }
+  next.next_fragment_id = base.next_fragment_id;
+  if (opts->mode == QV_WRITE_APPEND)
+    for (int32_t i = 0; i < base.n_fragments; i++)
+      if ((st = qvs_manifest_add_fragment(&next, &base.fragments[i], err)) != QV_OK) goto cleanup;
+  for (int32_t i = 0; i < ws.n_done; i++) {
+    ws.done[i].id = next.next_fragment_id++;
+    if ((st = qvs_manifest_add_fragment(&next, &ws.done[i], err)) != QV_OK) goto cleanup;
+  }
+  if ((st = qvs_publish_manifest(path, &next, err)) != QV_OK) goto cleanup;
+  if (out_version) *out_version = next.version;
+
+cleanup:
+  if (st != QV_OK) {
+    qvs_file_writer_destroy(ws.cur, false);
+    for (int32_t i = 0; i < ws.n_done; i++) {
+      char *p = qvs_path_join(path, ws.done[i].data_file);
+      if (p) remove(p);
+      qv_free(p);
+    }
+  }
+  for (int32_t i = 0; i < ws.n_done; i++) qv_free(ws.done[i].data_file);
+  qv_free(ws.done);
+  for (int32_t i = 0; i < ws.q_len; i++) qv_batch_release(ws.queue[i].batch);
+  qv_free(ws.queue);
+  qvs_manifest_reset(&base);
+  qvs_manifest_reset(&next);
+  return st;
+}

@@ -1,0 +1,223 @@
+/* Building flat arrays row by row without a per-value builder: the output
+ * of take, of reads that span pages, and of writer pages that span
+ * batches.  Buffers are sized once from the known row count. */
+#include "columnar/columnar_int.h"
+#include "storage/storage_int.h"
+
+qv_array *qvs_array_new(const qv_datatype *type, int64_t length, int32_t n_children) {
+  qv_array *a = qv_array_new(type, length);
+  if (a && qv_array_alloc_children(a, n_children) != QV_OK) {
+    qv_array_release(a);
+    return NULL;
+  }
+  return a;
+}
+
+qv_bytes *qvs_bytes_uninit(int64_t size) {
+  if (size < 0) return NULL;
+  int64_t cap = (size + 64) & ~(int64_t)63;
+  uint8_t *data = qv_malloc((size_t)cap);
+  if (!data) return NULL;
+  memset(data + size, 0, (size_t)(cap - size));
+  qv_bytes *b = qv_bytes_wrap(data, size, cap);
+  if (!b) qv_free(data);
+  return b;
+}
+
+static qv_status nomem(qv_error *err) { return qv_error_set(err, QV_ERR_NOMEM, "out of memory"); }
+
+qv_status qvs_acc_init(qvs_acc *acc, const qv_datatype *type, int64_t cap, qv_error *err) {
+  memset(acc, 0, sizeof *acc);
+  acc->type = type;
+  acc->cap = cap;
+  qv_type_id id = type->id;
+  if (qvs_is_nested(id)) return qv_error_set(err, QV_ERR_INVALID, "gather: nested type");
+  if (id == QV_TYPE_NULL) {
+    acc->width = -2;
+    return QV_OK;
+  }
+  acc->width = qv_type_byte_width(id);
+  int64_t bytes = acc->width > 0 ? cap * acc->width : acc->width == 0 ? qv_bitmap_bytes(cap) : (cap + 1) * 4;
+  acc->values = qv_bytes_alloc(bytes);
+  if (!acc->values) return nomem(err);
+  return QV_OK;
+}
+
+void qvs_acc_reset(qvs_acc *acc) {
+  qv_bytes_release(acc->validity);
+  qv_bytes_release(acc->values);
+  qv_buffer_reset(&acc->data);
+  memset(acc, 0, sizeof *acc);
+}
+
+static qv_status ensure_validity(qvs_acc *acc, qv_error *err) {
+  if (acc->validity) return QV_OK;
+  acc->validity = qv_bytes_alloc(qv_bitmap_bytes(acc->cap));
+  if (!acc->validity) return nomem(err);
+  uint8_t *bits = qv_bytes_mutable(acc->validity);
+  memset(bits, 0xFF, (size_t)(acc->pos >> 3));
+  for (int64_t i = acc->pos & ~(int64_t)7; i < acc->pos; i++) qv_bit_set(bits, i);
+  return QV_OK;
+}
+
+qv_status qvs_acc_null(qvs_acc *acc, qv_error *err) {
+  if (acc->width != -2) QV_RETURN_NOT_OK(ensure_validity(acc, err));
+  if (acc->width == -1) {
+    int32_t *o = (int32_t *)qv_bytes_mutable(acc->values);
+    o[acc->pos + 1] = o[acc->pos];
+  }
+  acc->pos++;
+  acc->null_count++;
+  return QV_OK;
+}
+
+qv_status qvs_acc_bytes(qvs_acc *acc, const uint8_t *p, int64_t len, qv_error *err) {
+  if (acc->data.size + len > INT32_MAX)
+    return qv_error_set(err, QV_ERR_OVERFLOW, "%lld bytes of strings exceed one array's 2 GiB",
+                        (long long)(acc->data.size + len));
+  if (qv_buffer_append(&acc->data, p, len) != QV_OK) return nomem(err);
+  int32_t *o = (int32_t *)qv_bytes_mutable(acc->values);
+  o[acc->pos + 1] = (int32_t)acc->data.size;
+  if (acc->validity) qv_bit_set(qv_bytes_mutable(acc->validity), acc->pos);
+  acc->pos++;
+  return QV_OK;
+}
+
+qv_status qvs_acc_append(qvs_acc *acc, const qv_array *a, const uint32_t *rows, int64_t start, int64_t n,
+                         qv_error *err) {
+  if (acc->pos + n > acc->cap) return qv_error_set(err, QV_ERR_INVALID, "gather: more rows than reserved");
+  if (acc->width == -2) {
+    acc->pos += n;
+    acc->null_count += n;
+    return QV_OK;
+  }
+  const uint8_t *vb = a->null_count && a->buffers[0] ? a->buffers[0]->data : NULL;
+  int64_t base = a->offset;
+  int64_t p0 = acc->pos;
+  /* validity first: the value loops below then ignore it */
+  if (vb) {
+    QV_RETURN_NOT_OK(ensure_validity(acc, err));
+    uint8_t *dst = qv_bytes_mutable(acc->validity);
+    int64_t nulls = 0;
+    if (rows) {
+      for (int64_t k = 0; k < n; k++) {
+        bool ok = qv_bit_get(vb, base + rows[k]);
+        qv_bit_put(dst, p0 + k, ok);
+        nulls += !ok;
+      }
+    } else {
+      qv_bitmap_copy(dst, p0, vb, base + start, n);
+      nulls = n - qv_bitmap_count(vb, base + start, n);
+    }
+    acc->null_count += nulls;
+  } else if (acc->validity) {
+    uint8_t *dst = qv_bytes_mutable(acc->validity);
+    for (int64_t k = 0; k < n; k++) qv_bit_set(dst, p0 + k);
+  }
+  int w = acc->width;
+  if (w > 0) {
+    uint8_t *dst = qv_bytes_mutable(acc->values) + p0 * w;
+    const uint8_t *src = a->buffers[1]->data + base * w;
+    if (!rows) {
+      memcpy(dst, src + start * w, (size_t)(n * w));
+    } else {
+      switch (w) {
+        case 1: for (int64_t k = 0; k < n; k++) dst[k] = src[rows[k]]; break;
+        case 2: for (int64_t k = 0; k < n; k++) memcpy(dst + 2 * k, src + 2 * (int64_t)rows[k], 2); break;
+        case 4: for (int64_t k = 0; k < n; k++) memcpy(dst + 4 * k, src + 4 * (int64_t)rows[k], 4); break;
+        case 8: for (int64_t k = 0; k < n; k++) memcpy(dst + 8 * k, src + 8 * (int64_t)rows[k], 8); break;
+        default: for (int64_t k = 0; k < n; k++) memcpy(dst + w * k, src + w * (int64_t)rows[k], (size_t)w); break;
+      }
+    }
+  } else if (w == 0) {
+    uint8_t *dst = qv_bytes_mutable(acc->values);
+    const uint8_t *src = a->buffers[1]->data;
+    if (!rows) qv_bitmap_copy(dst, p0, src, base + start, n);
+    else
+      for (int64_t k = 0; k < n; k++) qv_bit_put(dst, p0 + k, qv_bit_get(src, base + rows[k]));
+  } else {
+    const int32_t *off = (const int32_t *)a->buffers[1]->data + base;
+    const uint8_t *chars = a->buffers[2] ? a->buffers[2]->data : NULL;
+    int32_t *o = (int32_t *)qv_bytes_mutable(acc->values);
+    int64_t total = 0;
+    if (rows)
+      for (int64_t k = 0; k < n; k++) total += off[rows[k] + 1] - off[rows[k]];
+    else
+      total = off[start + n] - off[start];
+    if (acc->data.size + total > INT32_MAX)
+      return qv_error_set(err, QV_ERR_OVERFLOW, "%lld bytes of strings exceed one array's 2 GiB",
+                          (long long)(acc->data.size + total));
+    if (qv_buffer_reserve(&acc->data, total) != QV_OK) return nomem(err);
+    uint8_t *d = acc->data.data;
+    int32_t pos = (int32_t)acc->data.size;
+    if (rows) {
+      for (int64_t k = 0; k < n; k++) {
+        int32_t s = off[rows[k]], len = off[rows[k] + 1] - s;
+        memcpy(d + pos, chars + s, (size_t)len);
+        pos += len;
+        o[p0 + k + 1] = pos;
+      }
+    } else {
+      int32_t s0 = off[start];
+      if (total) memcpy(d + pos, chars + s0, (size_t)total);
+      for (int64_t k = 0; k < n; k++) o[p0 + k + 1] = pos + (off[start + k + 1] - s0);
+      pos += (int32_t)total;
+    }
+    acc->data.size = pos;
+  }
+  acc->pos += n;
+  return QV_OK;
+}
+
+qv_status qvs_acc_finish(qvs_acc *acc, qv_array **out, qv_error *err) {
+  *out = NULL;
+  if (acc->width == -2) {
+    qv_status st = qv_array_make_null(acc->type, acc->pos, out, err);
+    qvs_acc_reset(acc);
+    return st;
+  }
+  qv_array *a = qvs_array_new(acc->type, acc->pos, 0);
+  if (!a) {
+    qvs_acc_reset(acc);
+    return nomem(err);
+  }
+  if (acc->width == -1) {
+    qv_bytes *d = NULL;
+    if (qv_buffer_finish(&acc->data, &d) != QV_OK) {
+      qv_array_release(a);
+      qvs_acc_reset(acc);
+      return nomem(err);
+    }
+    a->buffers[2] = d;
+  }
+  a->null_count = acc->null_count;
+  if (acc->null_count) {
+    a->buffers[0] = acc->validity;
+    acc->validity = NULL;
+  }
+  a->buffers[1] = acc->values;
+  acc->values = NULL;
+  qvs_acc_reset(acc);
+  *out = a;
+  return QV_OK;
+}
+
+qv_status qvs_concat(qv_array *const *arrays, int32_t n, qv_array **out, qv_error *err) {
+  if (n == 1) {
+    *out = qv_array_retain(arrays[0]);
+    return QV_OK;
+  }
+  if (n < 1 || qvs_is_nested(arrays[0]->type.id)) return qv_array_concat(arrays, n, out, err);
+  int64_t total = 0;
+  for (int32_t i = 0; i < n; i++) total += arrays[i]->length;
+  qvs_acc acc;
+  QV_RETURN_NOT_OK(qvs_acc_init(&acc, &arrays[0]->type, total, err));
+  for (int32_t i = 0; i < n; i++) {
+    qv_status st = qvs_acc_append(&acc, arrays[i], NULL, 0, arrays[i]->length, err);
+    if (st != QV_OK) {
+      qvs_acc_reset(&acc);
+      return st;
+    }
+  }
+  return qvs_acc_finish(&acc, out, err);
+}

@@ -1,0 +1,498 @@
+/* Internals shared by the storage layer's files (and its tests and fuzz
+ * targets).  docs/format.md describes the bytes these functions read and
+ * write; keep the two in step. */
+#ifndef QUIVER_STORAGE_INT_H
+#define QUIVER_STORAGE_INT_H
+
+#include <string.h>
+
+#include "quiver/storage.h"
+
+/* ---- format constants ------------------------------------------------- */
+
+#define QVS_DATA_MAGIC "QVF1"     /* first and last 4 bytes of a .qvf */
+#define QVS_MANIFEST_MAGIC "QVM1" /* first 4 bytes of a .manifest */
+#define QVS_DELETION_MAGIC "QVD1" /* first 4 bytes of a .del */
+#define QVS_DATA_HEADER 8         /* magic + u32 format version */
+#define QVS_DATA_TRAILER 16       /* u64 footer length, u32 footer crc, magic */
+
+#define QVS_BLOCK 4096                 /* checksum block of a page's stored bytes */
+#define QVS_MAX_PAGE_ROWS (1 << 16)    /* bound on rows per page (writer option and reader) */
+#define QVS_MAX_FRAGMENT_ROWS (INT64_C(1) << 32)
+#define QVS_MAX_DEPTH 32               /* nesting of types */
+#define QVS_MAX_NAME 4096              /* bytes of a field name, time zone, file name */
+#define QVS_MAX_DICT 65536             /* dictionary entries */
+#define QVS_MAX_BITS 56                /* widest bit-packed value (one unaligned 64-bit load) */
+#define QVS_PACK_PAD 8                 /* zero bytes after packed bits, for that load */
+#define QVS_SLACK 64                   /* zeroed bytes after a page's bytes in memory (over-reads) */
+#define QVS_STAT_PREFIX 64             /* bytes of a string statistic kept */
+#define QVS_MAX_PAGE_BYTES (INT64_C(1) << 31) /* a page's decoded bytes (int32 offsets) */
+#define QVS_MAX_MANIFEST_BYTES (INT64_C(1) << 30)
+
+/* ---- test hook ---------------------------------------------------------- */
+
+/* Called at named points of a commit when non-NULL: "fragment-written"
+ * (after each data file is complete), "data-written" (all data files and
+ * the data directory fsynced), "manifest-written" (temp manifest fsynced),
+ * "before-publish", "published" (linked, before the directory fsync).  The
+ * crash test sets it to a function that raises SIGKILL at one of them. */
+extern void (*qvs_commit_hook)(const char *step);
+void qvs_commit_step(const char *step);
+
+/* Checksums are verified unless a fuzz target turns this off to reach the
+ * parsers and decoders with mutated bytes (never in the library itself). */
+extern bool qvs_verify_checksums;
+
+/* ---- bounded little-endian cursor over untrusted bytes ------------------ */
+
+/* Reads advance pos; the first failure sets status and a message naming the
+ * file and the absolute file offset, and every later read fails too, so a
+ * parser may check once at the end of a group of reads. */
+typedef struct qvs_cursor {
+  const uint8_t *data;
+  int64_t size;
+  int64_t pos;
+  int64_t base;     /* file offset of data[0], for messages */
+  const char *file; /* for messages */
+  qv_error *err;
+  qv_status status;
+} qvs_cursor;
+
+void qvs_cursor_init(qvs_cursor *c, const uint8_t *data, int64_t size, int64_t base, const char *file,
+                     qv_error *err);
+/* Sets a CORRUPT error at the cursor's position (first failure wins). */
+bool qvs_cursor_fail(qvs_cursor *c, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+static inline bool qvs_get_bytes(qvs_cursor *c, int64_t n, const uint8_t **out, const char *what) {
+  *out = NULL;
+  if (c->status != QV_OK) return false;
+  if (n < 0 || n > c->size - c->pos) return qvs_cursor_fail(c, "truncated %s (%lld bytes needed, %lld left)",
+                                                              what, (long long)n, (long long)(c->size - c->pos));
+  *out = c->data + c->pos;
+  c->pos += n;
+  return true;
+}
+static inline bool qvs_get_u8(qvs_cursor *c, uint8_t *v, const char *what) {
+  const uint8_t *p;
+  if (!qvs_get_bytes(c, 1, &p, what)) return false;
+  *v = p[0];
+  return true;
+}
+static inline bool qvs_get_u32(qvs_cursor *c, uint32_t *v, const char *what) {
+  const uint8_t *p;
+  if (!qvs_get_bytes(c, 4, &p, what)) return false;
+  *v = qv_load_u32le(p);
+  return true;
+}
+static inline bool qvs_get_u64(qvs_cursor *c, uint64_t *v, const char *what) {
+  const uint8_t *p;
+  if (!qvs_get_bytes(c, 8, &p, what)) return false;
+  *v = qv_load_u64le(p);
+  return true;
+}
+/* A u64 that must lie in [lo, hi] (as a signed count or offset). */
+bool qvs_get_range(qvs_cursor *c, int64_t lo, int64_t hi, int64_t *v, const char *what);
+/* u32 length + bytes (at most max_len); *out is a qv_malloc'd NUL-terminated
+ * copy; embedded NUL bytes are refused (names are C strings). */
+bool qvs_get_string(qvs_cursor *c, int64_t max_len, char **out, const char *what);
+
+/* ---- writing little-endian bytes ---------------------------------------- */
+
+/* Appends to a qv_buffer; the status is sticky like the cursor's. */
+typedef struct qvs_writer_buf {
+  qv_buffer buf;
+  qv_status status;
+} qvs_wbuf;
+
+void qvs_put_bytes(qvs_wbuf *w, const void *p, int64_t n);
+void qvs_put_u8(qvs_wbuf *w, uint8_t v);
+void qvs_put_u32(qvs_wbuf *w, uint32_t v);
+void qvs_put_u64(qvs_wbuf *w, uint64_t v);
+void qvs_put_string(qvs_wbuf *w, const char *s);
+
+/* ---- schemas on disk (schema_codec.c) ----------------------------------- */
+
+void qvs_put_field(qvs_wbuf *w, const qv_field *f);
+void qvs_put_schema(qvs_wbuf *w, const qv_schema *s);
+/* Parses a field; on failure the cursor holds the error and *out is reset. */
+bool qvs_get_field(qvs_cursor *c, qv_field *out, int depth);
+bool qvs_get_schema(qvs_cursor *c, qv_schema *out);
+/* Whether the storage layer can write the type (every type it knows). */
+bool qvs_type_supported(const qv_datatype *t, int depth);
+
+/* ---- files (fileio.c) ----------------------------------------------------- */
+
+char *qvs_path_join(const char *a, const char *b); /* qv_malloc'd "a/b"; NULL on OOM */
+qv_status qvs_pread_full(int fd, void *buf, int64_t n, int64_t off, const char *name, qv_error *err);
+qv_status qvs_write_full(int fd, const void *buf, int64_t n, const char *name, qv_error *err);
+/* Whole file into a qv_malloc'd buffer; QV_ERR_CORRUPT when larger than
+ * max_size (a hostile or wrong file), QV_ERR_NOT_FOUND when absent. */
+qv_status qvs_read_file(const char *path, const char *name, int64_t max_size, uint8_t **out, int64_t *size,
+                        qv_error *err);
+/* Writes bytes to path (O_EXCL), fsyncs it; removes it again on failure. */
+qv_status qvs_write_new_file(const char *path, const char *name, const void *data, int64_t size, qv_error *err);
+qv_status qvs_fsync_dir(const char *dir, qv_error *err);
+qv_status qvs_mkdir(const char *path, qv_error *err); /* ok when it exists */
+/* n random bytes as 2n lowercase hex characters + NUL into out. */
+qv_status qvs_random_hex(char *out, int n, qv_error *err);
+int64_t qvs_now_ms(void);
+
+/* ---- manifest (manifest.c) ------------------------------------------------ */
+
+typedef struct qvs_fragment_meta {
+  int64_t id;
+  char *data_file;     /* "data/<hex>.qvf", relative to the dataset */
+  int64_t num_rows;
+  char *deletion_file; /* "_deletions/<id>-<version>.del" or NULL */
+  int64_t num_deleted;
+} qvs_fragment_meta;
+
+typedef struct qvs_manifest {
+  uint32_t format_version;
+  int64_t version;
+  int64_t timestamp_ms;
+  char operation[32];
+  qv_schema schema;
+  int64_t next_fragment_id;
+  int32_t n_fragments;
+  qvs_fragment_meta *fragments;
+} qvs_manifest;
+
+void qvs_manifest_init(qvs_manifest *m);
+void qvs_manifest_reset(qvs_manifest *m);
+qv_status qvs_manifest_encode(const qvs_manifest *m, qv_buffer *out, qv_error *err);
+/* Validates everything (checksum, names, counts, schema); name is used in
+ * messages. */
+qv_status qvs_manifest_decode(const uint8_t *data, int64_t size, const char *name, qvs_manifest *out,
+                              qv_error *err);
+/* Reads _versions/<version>.manifest of the dataset at path. */
+qv_status qvs_manifest_read(const char *path, int64_t version, qvs_manifest *out, qv_error *err);
+/* Appends a deep copy of f. */
+qv_status qvs_manifest_add_fragment(qvs_manifest *m, const qvs_fragment_meta *f, qv_error *err);
+bool qvs_valid_data_file_name(const char *s);
+bool qvs_valid_deletion_file_name(const char *s);
+
+/* An open version of a dataset (dataset.c). */
+struct qv_dataset {
+  char *path;
+  qvs_manifest manifest;
+};
+
+/* ---- versions and commits (commit.c) ------------------------------------- */
+
+/* Published version numbers of the dataset, ascending (qv_malloc'd; may be
+ * NULL with *n == 0).  A missing _versions directory gives zero versions. */
+qv_status qvs_list_versions(const char *path, int64_t **out, int64_t *n, qv_error *err);
+qv_status qvs_latest_version(const char *path, int64_t *out, qv_error *err); /* 0 when none */
+/* Creates the dataset's directories (those that are missing). */
+qv_status qvs_ensure_layout(const char *path, qv_error *err);
+/* Publishes m as _versions/<m->version>.manifest: temp file, fsync, link
+ * (never replaces), fsync the directory.  QV_ERR_CONFLICT when that version
+ * was published by someone else first. */
+qv_status qvs_publish_manifest(const char *path, const qvs_manifest *m, qv_error *err);
+
+/* ---- deletion files (deletion.c) ----------------------------------------- */
+
+qv_status qvs_deletion_encode(int64_t fragment_id, int64_t num_rows, const uint8_t *bits, int64_t count,
+                              qv_buffer *out, qv_error *err);
+/* Decodes into a qv_malloc'd bitmap of num_rows bits; checks the fragment id,
+ * row count and deleted count against what the manifest says. */
+qv_status qvs_deletion_decode(const uint8_t *data, int64_t size, const char *name, int64_t fragment_id,
+                              int64_t num_rows, int64_t num_deleted, uint8_t **out_bits, qv_error *err);
+qv_status qvs_deletion_load(const char *path, const qvs_fragment_meta *f, uint8_t **out_bits, qv_error *err);
+
+/* ---- statistics values (page_stats.c) ------------------------------------ */
+
+/* A min or max kept without allocation: numbers in the union, strings as a
+ * (truncated) prefix. */
+typedef struct qvs_stat_value {
+  union {
+    int64_t i;
+    uint64_t u;
+    double f;
+    bool b;
+    struct {
+      uint64_t lo;
+      int64_t hi;
+    } dec;
+  } v;
+  int32_t len; /* string / binary */
+  uint8_t bytes[QVS_STAT_PREFIX + 8];
+} qvs_stat_value;
+
+typedef struct qvs_stats {
+  int64_t null_count;
+  int64_t nan_count;
+  bool has_minmax;
+  qvs_stat_value min, max;
+} qvs_stats;
+
+/* Statistics of rows [start, start+n) of a (offset applied). */
+void qvs_stats_compute(const qv_array *a, int64_t start, int64_t n, qvs_stats *out);
+bool qvs_type_has_minmax(qv_type_id id);
+void qvs_put_stat_value(qvs_wbuf *w, qv_type_id id, const qvs_stat_value *v);
+bool qvs_get_stat_value(qvs_cursor *c, qv_type_id id, qvs_stat_value *v);
+/* The value as a scalar of the given type (type copied). */
+qv_status qvs_stat_to_scalar(const qv_datatype *type, const qvs_stat_value *v, qv_scalar *out);
+
+/* ---- pages in data files -------------------------------------------------- */
+
+typedef struct qvs_buf {
+  int64_t offset; /* within the page's decoded (raw) bytes */
+  int64_t length;
+} qvs_buf;
+
+/* A page as the footer describes it. */
+typedef struct qvs_page {
+  int64_t offset;     /* of its stored bytes in the file */
+  int64_t stored_len; /* bytes in the file */
+  int64_t raw_len;    /* bytes after decompression (== stored_len when raw) */
+  int64_t row_start;
+  int64_t row_count;
+  int64_t null_count;
+  int64_t nan_count;
+  uint8_t encoding;    /* QV_ENCODING_* */
+  uint8_t compression; /* QV_COMPRESSION_NONE/ZSTD/LZ4 */
+  uint8_t bit_width;   /* bitpack-for deltas, dictionary indices */
+  uint64_t reference;  /* bitpack-for: the frame of reference (minimum) */
+  int64_t dict_count;  /* dictionary: entries */
+  int32_t n_buffers;
+  qvs_buf *buffers;        /* into the column's buffer pool */
+  const uint8_t *crcs;     /* ceil(stored_len / QVS_BLOCK) u32 LE, into the footer bytes */
+  bool has_minmax;
+  qvs_stat_value min, max; /* when has_minmax */
+  qv_page_stats stats;     /* scalars built on open */
+} qvs_page;
+
+typedef struct qvs_column {
+  qv_field field;
+  int32_t n_pages;
+  qvs_page *pages;
+  qvs_buf *buffer_pool;
+} qvs_column;
+
+/* An open data file: the parsed and validated footer, and the descriptor. */
+typedef struct qvs_datafile {
+  int fd;
+  bool own_fd;
+  char *name; /* "data/<hex>.qvf" (messages) */
+  int64_t file_size;
+  uint8_t *footer; /* the footer bytes (page crc tables point into it) */
+  int64_t footer_offset;
+  int64_t footer_len;
+  int64_t num_rows;
+  int32_t page_rows; /* as written (informational) */
+  int32_t n_columns;
+  qvs_column *columns;
+} qvs_datafile;
+
+/* Opens a data file at path (name for messages) and validates its footer. */
+qv_status qvs_datafile_open(const char *path, const char *name, qvs_datafile **out, qv_error *err);
+/* Same over an open descriptor (own_fd: close it in qvs_datafile_close). */
+qv_status qvs_datafile_open_fd(int fd, bool own_fd, const char *name, qvs_datafile **out, qv_error *err);
+void qvs_datafile_close(qvs_datafile *df);
+/* Fragment reader over a data file without a dataset (fuzz targets):
+ * takes ownership of df; no deletions, no schema check. */
+qv_status qvs_fragment_from_datafile(qvs_datafile *df, qv_fragment_reader **out, qv_error *err);
+
+/* Buffers a page of this type and encoding has (-1: never valid). */
+int32_t qvs_layout_buffers(const qv_datatype *t, int encoding);
+/* Checks a page's buffer table against its type, encoding and counts
+ * (fixed-size buffers exactly; variable ones within raw_len). */
+qv_status qvs_check_layout(const qvs_datafile *df, int32_t col, int32_t page, qv_error *err);
+
+/* ---- loading a page's bytes (page_view.c) --------------------------------- */
+
+/* A page's decoded bytes, loaded whole or block by block.  For a raw page
+ * only the 4096-byte blocks the decoder asks for are read and verified. */
+typedef struct qvs_view {
+  qvs_datafile *df;
+  int32_t col, page;
+  const qvs_page *pg;
+  uint8_t *raw;         /* raw_len (+ padding) bytes; valid where loaded */
+  uint8_t *state;       /* per block: 0 untouched, 1 wanted, 2 loaded; NULL when all loaded */
+  int64_t n_blocks;
+  qv_io_counters *counters;
+} qvs_view;
+
+/* Per-column scratch a reader keeps so that pages reuse memory. */
+typedef struct qvs_scratch {
+  qv_buffer io;    /* stored bytes of a compressed page */
+  qv_buffer raw;   /* decoded page bytes */
+  qv_buffer state; /* block states */
+  void *zstd;      /* ZSTD_DCtx, created on first use */
+} qvs_scratch;
+
+void qvs_scratch_reset(qvs_scratch *s);
+/* Loads the whole page (reads, verifies every block, decompresses). */
+qv_status qvs_view_full(qvs_datafile *df, int32_t col, int32_t page, qvs_scratch *s, qv_io_counters *ctr,
+                        qvs_view *out, qv_error *err);
+/* Prepares a page for partial loading (raw pages only). */
+qv_status qvs_view_partial(qvs_datafile *df, int32_t col, int32_t page, qvs_scratch *s, qv_io_counters *ctr,
+                           qvs_view *out, qv_error *err);
+/* Marks bytes [off, off+len) of buffer b as needed (within its length). */
+static inline void qvs_view_want(qvs_view *v, int32_t b, int64_t off, int64_t len) {
+  if (!v->state || len <= 0) return;
+  int64_t start = v->pg->buffers[b].offset + off;
+  int64_t first = start / QVS_BLOCK, last = (start + len - 1) / QVS_BLOCK;
+  for (int64_t k = first; k <= last; k++)
+    if (v->state[k] == 0) v->state[k] = 1;
+}
+/* Reads and verifies every wanted block not yet loaded. */
+qv_status qvs_view_fetch(qvs_view *v, qv_error *err);
+static inline const uint8_t *qvs_view_buf(const qvs_view *v, int32_t b) {
+  return v->raw + v->pg->buffers[b].offset;
+}
+static inline int64_t qvs_view_len(const qvs_view *v, int32_t b) { return v->pg->buffers[b].length; }
+/* "data/x.qvf: column `c` page 3: " style error. */
+qv_status qvs_page_error(const qvs_datafile *df, int32_t col, int32_t page, qv_status code, qv_error *err,
+                         const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 6, 7)))
+#endif
+    ;
+
+/* ---- compression (compress.c) --------------------------------------------- */
+
+/* Compresses src with codec (ZSTD or LZ4) into dst (emptied first);
+ * *zstd_ctx caches a ZSTD_CCtx between calls (free with qvs_compress_free). */
+qv_status qvs_compress(int codec, int level, void **zstd_ctx, const uint8_t *src, int64_t n, qv_buffer *dst,
+                       qv_error *err);
+void qvs_compress_free(void *zstd_ctx);
+void qvs_decompress_free(void *zstd_ctx);
+/* Decompresses exactly raw_len bytes; anything else is corruption. */
+qv_status qvs_decompress(int codec, void **zstd_ctx, const uint8_t *src, int64_t n, uint8_t *dst,
+                         int64_t raw_len, qv_error *err);
+/* The content size a zstd frame declares, or -1 when it declares none. */
+int64_t qvs_zstd_frame_size(const uint8_t *src, int64_t n);
+/* Largest raw_len a stored page of n bytes could honestly decode to. */
+int64_t qvs_decompress_bound(int codec, int64_t n);
+
+/* ---- building arrays (gather.c) ------------------------------------------- */
+
+/* Accumulates rows of a flat column (not list/struct/fixed_size_list) into
+ * new buffers: the output of take, of reads across pages, and the writer's
+ * pages that span batches. */
+typedef struct qvs_acc {
+  const qv_datatype *type;
+  int width; /* bytes per value; 0 bool; -1 string/binary; -2 null */
+  int64_t cap, pos, null_count;
+  qv_bytes *validity; /* allocated on the first null, bits before it set */
+  qv_bytes *values;   /* values, bits, or int32 offsets (cap + 1) */
+  qv_buffer data;     /* string bytes */
+} qvs_acc;
+
+qv_status qvs_acc_init(qvs_acc *acc, const qv_datatype *type, int64_t cap, qv_error *err);
+void qvs_acc_reset(qvs_acc *acc);
+/* Appends a null (validity allocated on demand); values left zero. */
+qv_status qvs_acc_null(qvs_acc *acc, qv_error *err);
+/* Appends rows rows[0..n) of a (NULL rows: the range [start, start+n)). */
+qv_status qvs_acc_append(qvs_acc *acc, const qv_array *a, const uint32_t *rows, int64_t start, int64_t n,
+                         qv_error *err);
+/* Appends string bytes (the slot is valid). */
+qv_status qvs_acc_bytes(qvs_acc *acc, const uint8_t *p, int64_t len, qv_error *err);
+qv_status qvs_acc_finish(qvs_acc *acc, qv_array **out, qv_error *err);
+static inline bool qvs_is_nested(qv_type_id id) {
+  return id == QV_TYPE_LIST || id == QV_TYPE_STRUCT || id == QV_TYPE_FIXED_SIZE_LIST;
+}
+/* A buffer of size bytes that the caller overwrites entirely: unlike
+ * qv_bytes_alloc only the padding up to 64 bytes is zeroed. */
+qv_bytes *qvs_bytes_uninit(int64_t size);
+/* A new array of the type with refcount 1 (buffers/children to be set). */
+qv_array *qvs_array_new(const qv_datatype *type, int64_t length, int32_t n_children);
+/* Concatenates arrays (any type; flat types without the per-value builder). */
+qv_status qvs_concat(qv_array *const *arrays, int32_t n, qv_array **out, qv_error *err);
+
+/* ---- encodings ------------------------------------------------------------- */
+
+/* A page being built by the writer. */
+typedef struct qvs_page_out {
+  qv_buffer raw;  /* buffers, each starting at a multiple of 8 */
+  qv_buffer bufs; /* qvs_buf entries */
+  int32_t n_buffers;
+  uint8_t encoding;
+  uint8_t bit_width;
+  uint64_t reference;
+  int64_t dict_count;
+} qvs_page_out;
+
+/* qv_buffer_append_zeros that is a no-op for n == 0 (the base version
+ * passes a NULL pointer to memset for an empty buffer). */
+static inline qv_status qvs_zeros(qv_buffer *b, int64_t n) { return n > 0 ? qv_buffer_append_zeros(b, n) : QV_OK; }
+
+void qvs_page_out_clear(qvs_page_out *po);
+void qvs_page_out_reset(qvs_page_out *po);
+/* Starts a new buffer in the page (8-aligned) and returns where it starts. */
+qv_status qvs_page_begin_buffer(qvs_page_out *po, int64_t *start);
+qv_status qvs_page_end_buffer(qvs_page_out *po, int64_t start);
+/* Appends a whole buffer. */
+qv_status qvs_page_add_buffer(qvs_page_out *po, const void *p, int64_t n);
+/* The validity bits of rows [start, start+n) of a (empty when no nulls). */
+qv_status qvs_page_add_validity(qvs_page_out *po, const qv_array *a, int64_t start, int64_t n, bool any_nulls);
+
+/* plain (encoding_plain.c): every type; nested ones as preorder buffers. */
+qv_status qvs_encode_plain(const qv_array *a, int64_t start, int64_t n, int64_t null_count, qvs_page_out *po,
+                           qv_error *err);
+/* Decodes a whole plain page. */
+qv_status qvs_decode_plain(const qvs_view *v, const qv_datatype *type, qv_array **out, qv_error *err);
+/* Appends rows[0..n) (page-relative) of a raw plain flat page. */
+qv_status qvs_take_plain(qvs_view *v, const qv_datatype *type, const uint32_t *rows, int64_t n, qvs_acc *acc,
+                         qv_error *err);
+
+/* dictionary (encoding_dict.c): *used false when the page does not qualify. */
+typedef struct qvs_dict_scratch {
+  uint32_t *slots; /* hash table of entry index + 1 */
+  int64_t n_slots;
+  uint32_t *codes; /* per row */
+  int64_t codes_cap;
+  int32_t *entries; /* row of each entry's first occurrence */
+} qvs_dict_scratch;
+void qvs_dict_scratch_reset(qvs_dict_scratch *s);
+qv_status qvs_encode_dict(const qv_array *a, int64_t start, int64_t n, int64_t null_count, qvs_dict_scratch *s,
+                          qvs_page_out *po, bool *used, qv_error *err);
+qv_status qvs_decode_dict(const qvs_view *v, const qv_datatype *type, qv_array **out, qv_error *err);
+qv_status qvs_take_dict(qvs_view *v, const qv_datatype *type, const uint32_t *rows, int64_t n, qvs_acc *acc,
+                        qv_error *err);
+
+/* bit-packed frame of reference (encoding_bitpack.c). */
+int qvs_bits_needed(uint64_t range);
+static inline int64_t qvs_packed_len(int64_t n, int w) { return (n * w + 7) / 8 + QVS_PACK_PAD; }
+/* Packs n values (already minus the reference) of w bits. */
+void qvs_pack(const uint64_t *vals, int64_t n, int w, uint8_t *out);
+static inline uint64_t qvs_unpack_one(const uint8_t *packed, int w, int64_t i) {
+  int64_t bit = i * w;
+  uint64_t word = qv_load_u64le(packed + (bit >> 3));
+  return w == 0 ? 0 : (word >> (bit & 7)) & (w == 64 ? ~(uint64_t)0 : ((uint64_t)1 << w) - 1);
+}
+qv_status qvs_encode_bitpack(const qv_array *a, int64_t start, int64_t n, int64_t null_count,
+                             const qvs_stats *st, qvs_page_out *po, bool *used, qv_error *err);
+qv_status qvs_decode_bitpack(const qvs_view *v, const qv_datatype *type, qv_array **out, qv_error *err);
+qv_status qvs_take_bitpack(qvs_view *v, const qv_datatype *type, const uint32_t *rows, int64_t n, qvs_acc *acc,
+                           qv_error *err);
+
+/* Validity of a page being decoded whole: a fresh copy of the bits (NULL
+ * when the page has none) after checking their count of nulls. */
+qv_status qvs_decode_validity(const qvs_view *v, int32_t b, int64_t n, int64_t expect_nulls, qv_bytes **out,
+                              int64_t *nulls, qv_error *err);
+
+/* ---- data file writer (datafile_write.c) ----------------------------------- */
+
+typedef struct qvs_file_writer qvs_file_writer;
+
+/* Creates data/<random hex>.qvf under the dataset at path. */
+qv_status qvs_file_writer_open(const char *path, const qv_schema *schema, const qv_write_options *opts,
+                               qvs_file_writer **out, qv_error *err);
+/* Encodes rows [start, start+n) of column col's array as its next page. */
+qv_status qvs_file_writer_page(qvs_file_writer *w, int32_t col, const qv_array *a, int64_t start, int64_t n,
+                               qv_error *err);
+/* Writes the footer and fsyncs; the file is complete. */
+qv_status qvs_file_writer_finish(qvs_file_writer *w, qv_error *err);
+const char *qvs_file_writer_name(const qvs_file_writer *w); /* "data/<hex>.qvf" */
+int64_t qvs_file_writer_rows(const qvs_file_writer *w);
+/* Closes; removes the file unless keep (a finished file being published). */
+void qvs_file_writer_destroy(qvs_file_writer *w, bool keep);
+
+#endif

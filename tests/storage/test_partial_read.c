@@ -1,0 +1,149 @@
+/* Partial reads: a take of a few rows of a big raw page reads only the
+ * 4096-byte blocks holding them (counted by qv_io_counters), verifies
+ * them, and returns the right values; a full read reads the whole page. */
+#include "storage/storage_test_util.h"
+
+enum { ROWS = 8192 };
+
+static char *g_dir, *g_path;
+static qv_array *g_cols[4];
+
+static int setup(void **state) {
+  (void)state;
+  g_dir = make_tmpdir();
+  g_path = join2(g_dir, "ds");
+  qv_error err;
+  qv_schema s = QV_SCHEMA_INIT;
+  const char *names[] = {"payload", "big", "small", "cat"};
+  qv_type_id types[] = {QV_TYPE_STRING, QV_TYPE_INT64, QV_TYPE_INT32, QV_TYPE_STRING};
+  qv_builder b[4];
+  for (int c = 0; c < 4; c++) {
+    qv_field f = make_field(names[c], qv_datatype_simple(types[c]));
+    assert_int_equal(qv_schema_add(&s, &f, &err), QV_OK);
+    qv_field_reset(&f);
+    assert_int_equal(qv_builder_init(&b[c], &s.fields[c].type, &err), QV_OK);
+  }
+  uint64_t rng = 11;
+  for (int i = 0; i < ROWS; i++) {
+    char pay[257];
+    for (int k = 0; k < 256; k++) pay[k] = (char)('!' + rng_next(&rng) % 90);
+    assert_int_equal(qv_builder_append_bytes(&b[0], pay, 256), QV_OK);
+    assert_int_equal(qv_builder_append_int(&b[1], (int64_t)rng_next(&rng)), QV_OK);
+    if (i % 100 == 7) assert_int_equal(qv_builder_append_null(&b[2]), QV_OK);
+    else assert_int_equal(qv_builder_append_int(&b[2], (int64_t)(rng_next(&rng) % 5000)), QV_OK);
+    char cat[40];
+    snprintf(cat, sizeof cat, "category number %d", (int)(rng_next(&rng) % 300));
+    assert_int_equal(qv_builder_append_cstr(&b[3], cat), QV_OK);
+  }
+  for (int c = 0; c < 4; c++) assert_int_equal(qv_builder_finish(&b[c], &g_cols[c], &err), QV_OK);
+  qv_batch **batches;
+  int nb = split_batches(&s, g_cols, ROWS, 1000, &batches);
+  qv_write_options o = QV_WRITE_OPTIONS_INIT;
+  o.page_rows = ROWS;
+  o.compression = QV_COMPRESSION_NONE;
+  assert_int_equal(write_batches(g_path, &s, batches, nb, &o, NULL, &err), QV_OK);
+  free_batches(batches, nb);
+  qv_schema_reset(&s);
+  return 0;
+}
+
+static int teardown(void **state) {
+  (void)state;
+  for (int c = 0; c < 4; c++) qv_array_release(g_cols[c]);
+  rm_rf(g_dir);
+  free(g_dir);
+  free(g_path);
+  return 0;
+}
+
+static const int64_t take_rows[8] = {3, 1000, 1001, 2500, 4096, 6000, 8000, 8191};
+
+static void check_take(int32_t col, int expect_encoding, int64_t max_bytes) {
+  qv_dataset *ds;
+  qv_fragment_reader *r;
+  qv_error err;
+  assert_int_equal(qv_dataset_open(g_path, 0, &ds, &err), QV_OK);
+  assert_int_equal(qv_fragment_open(ds, 0, &r, &err), QV_OK);
+  qv_page_info info;
+  qv_fragment_page(r, col, 0, &info);
+  assert_int_equal(info.encoding, expect_encoding);
+  assert_int_equal(info.compression, QV_COMPRESSION_NONE);
+  assert_int_equal(info.row_count, ROWS);
+  qv_array *a;
+  assert_int_equal(qv_fragment_take(r, col, take_rows, 8, &a, &err), QV_OK);
+  for (int k = 0; k < 8; k++) assert_arrays_equal(a, k, g_cols[col], take_rows[k], 1);
+  qv_array_release(a);
+  qv_io_counters io;
+  qv_fragment_counters(r, col, &io);
+  print_message("column %d (%s): page %lld bytes, take of 8 rows read %lld bytes\n", col,
+                qv_encoding_name(info.encoding), (long long)info.byte_size, (long long)io.bytes_read);
+  assert_int_equal(io.pages_read, 1);
+  assert_true(io.bytes_read > 0);
+  assert_true(io.bytes_read <= max_bytes);
+  /* a full read of the page reads it all, once */
+  assert_int_equal(qv_fragment_read(r, col, 0, ROWS, &a, &err), QV_OK);
+  assert_arrays_equal(a, 0, g_cols[col], 0, ROWS);
+  qv_array_release(a);
+  qv_io_counters io2;
+  qv_fragment_counters(r, col, &io2);
+  assert_int_equal(io2.bytes_read - io.bytes_read, info.byte_size);
+  assert_int_equal(io2.pages_read, 2);
+  /* and a take after it is served from the decoded page: no more I/O */
+  assert_int_equal(qv_fragment_take(r, col, take_rows, 8, &a, &err), QV_OK);
+  for (int k = 0; k < 8; k++) assert_arrays_equal(a, k, g_cols[col], take_rows[k], 1);
+  qv_array_release(a);
+  qv_fragment_counters(r, col, &io);
+  assert_int_equal(io.bytes_read, io2.bytes_read);
+  qv_fragment_close(r);
+  qv_dataset_close(ds);
+}
+
+static void test_plain_strings(void **state) {
+  (void)state;
+  /* 8 rows: <= 2 offset blocks + 2 data blocks each; the page is 2 MiB */
+  check_take(0, QV_ENCODING_PLAIN, 8 * 4 * 4096);
+}
+
+static void test_plain_fixed(void **state) {
+  (void)state;
+  check_take(1, QV_ENCODING_PLAIN, 8 * 4096);
+}
+
+static void test_bitpacked(void **state) {
+  (void)state;
+  check_take(2, QV_ENCODING_BITPACK_FOR, 8 * 2 * 4096);
+}
+
+static void test_dictionary(void **state) {
+  (void)state;
+  check_take(3, QV_ENCODING_DICTIONARY, 8 * 4 * 4096);
+}
+
+/* Far below the page: assert the headline ratio for the 256-byte strings. */
+static void test_ratio(void **state) {
+  (void)state;
+  qv_dataset *ds;
+  qv_fragment_reader *r;
+  qv_error err;
+  assert_int_equal(qv_dataset_open(g_path, 0, &ds, &err), QV_OK);
+  assert_int_equal(qv_fragment_open(ds, 0, &r, &err), QV_OK);
+  qv_page_info info;
+  qv_fragment_page(r, 0, 0, &info);
+  qv_array *a;
+  assert_int_equal(qv_fragment_take(r, 0, take_rows, 8, &a, &err), QV_OK);
+  qv_array_release(a);
+  qv_io_counters io;
+  qv_fragment_counters(r, 0, &io);
+  assert_true(info.byte_size > ROWS * 256);
+  assert_true(io.bytes_read * 20 < info.byte_size);
+  qv_fragment_close(r);
+  qv_dataset_close(ds);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_plain_strings), cmocka_unit_test(test_plain_fixed), cmocka_unit_test(test_bitpacked),
+      cmocka_unit_test(test_dictionary),    cmocka_unit_test(test_ratio),
+  };
+  return cmocka_run_group_tests(tests, setup, teardown);
+}
