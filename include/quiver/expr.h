@@ -1,6 +1,6 @@
 /* quiver expr layer: the expression IR, its builders, printer and binder, and
- * the front ends that produce it (the Lance SQL filter language; Polars
- * expressions come later).  Touches no storage. */
+ * the front ends that produce it (the Lance SQL filter language, Polars
+ * expressions as Python text and as Polars' JSON).  Touches no storage. */
 #ifndef QUIVER_EXPR_H
 #define QUIVER_EXPR_H
 
@@ -48,6 +48,43 @@ typedef enum qv_op {
   QV_OP_DATE_PART,  /* (part string literal, temporal) -> int64 */
   QV_OP_DATE_TRUNC, /* (part string literal, temporal) -> same type */
   QV_OP_LIST,       /* list literal built from args (all literals) */
+  /* ---- Polars operators (qv_polars_parse / qv_polars_from_json) ----
+   * Appended so that the values above never change.  Where a Polars
+   * construct means exactly what an op above means it reuses that op (NOT,
+   * IS_NULL, IN, CAST, ABS, COALESCE, ISNAN, STARTS_WITH, LOWER, LENGTH for
+   * str.len_chars, CONTAINS for str.contains(literal=True), REGEXP_MATCH
+   * for the regex form, ARRAY_HAS for list.contains, ARRAY_LENGTH for
+   * list.len, FIELD for struct.field); Polars nodes carry Polars semantics
+   * in sem, and DIV from Polars is true division (QV_EXPR_F_TRUE_DIV). */
+  QV_OP_FLOORDIV,  /* a // b */
+  QV_OP_POW,       /* a ** b */
+  QV_OP_ROUND,     /* (x); param = decimals; name = mode ("half_to_even", "half_away_from_zero") */
+  QV_OP_SQRT, QV_OP_LN, QV_OP_LOG10, QV_OP_CBRT, /* 1 arg */
+  QV_OP_LOG,       /* (x, base): a base other than e or 10 */
+  QV_OP_IS_NOT_NAN, QV_OP_IS_FINITE, QV_OP_IS_INFINITE, /* 1 arg (is_nan is ISNAN) */
+  QV_OP_EQ_MISSING, QV_OP_NE_MISSING, /* 2 args; null == null is true, never null */
+  QV_OP_FILL_NULL, /* (x, value), or (x) with name = strategy and param = limit (-1: none) */
+  QV_OP_WHEN,      /* (p1, t1, p2, t2, ..., otherwise): always an odd count >= 3 */
+  QV_OP_MIN_HORIZONTAL, QV_OP_MAX_HORIZONTAL, /* n args */
+  QV_OP_ALL_HORIZONTAL, QV_OP_ANY_HORIZONTAL, /* 1 arg only; 2 or more become AND / OR */
+  QV_OP_CONCAT_STR, /* n args; name = separator; QV_EXPR_F_IGNORE_NULLS */
+  QV_OP_STR_SLICE,  /* (s, offset, length or null literal) */
+  QV_OP_STRIP_CHARS, /* (s, chars or null literal: whitespace) */
+  QV_OP_REPLACE,    /* (s, pattern, value); param = n; QV_EXPR_F_LITERAL */
+  QV_OP_CONTAINS_ANY, /* (s, patterns list literal); QV_EXPR_F_ASCII_CI */
+  QV_OP_TITLECASE, QV_OP_LEN_BYTES, /* 1 arg */
+  QV_OP_DT_PART,    /* (temporal); name = Polars part: year month day hour minute second
+                       weekday (ISO, Monday 1) ordinal_day ... */
+  QV_OP_DT_EPOCH,   /* (temporal); name = "ns" | "us" | "ms" */
+  QV_OP_DT_TRUNCATE, /* (temporal, every: string literal such as "1d") */
+  QV_OP_DT_DATE,    /* (temporal) -> date32 */
+  QV_OP_LIST_GET,   /* (list, index); QV_EXPR_F_NULL_ON_OOB */
+  QV_OP_DROP_NULLS, /* 1 arg */
+  /* A construct this front end does not know (another Polars version, an
+   * aggregation, an alias...): name holds the Polars node or function name,
+   * args whatever inputs could be read.  Never evaluated by translation:
+   * the engine evaluates such a tree locally or reports it unsupported. */
+  QV_OP_UNKNOWN,
   QV_OP__COUNT
 } qv_op;
 
@@ -83,6 +120,9 @@ typedef struct qv_semantics {
 
 /* The semantics of the Lance SQL filter language (DataFusion). */
 #define QV_SEMANTICS_LANCE {QV_FLOAT_TOTAL, QV_DIV_TRUNC, QV_OVERFLOW_ERROR, false, true, false}
+/* The semantics of Polars expressions (cast_strict and in_nulls_equal are
+ * then set per expression). */
+#define QV_SEMANTICS_POLARS {QV_FLOAT_POLARS, QV_DIV_FLOOR, QV_OVERFLOW_WRAP, false, true, false}
 
 typedef struct qv_expr {
   qv_expr_kind kind;
@@ -95,7 +135,19 @@ typedef struct qv_expr {
   int32_t column;        /* bound column index, -1 until bound */
   qv_semantics sem;
   int32_t pos;           /* 1-based source column of the node, 0 if unknown */
+  /* Added with the Polars front ends; zero for every Lance node. */
+  uint32_t flags;        /* QV_EXPR_F_* */
+  int64_t param;         /* an integer option of the op (see the op) */
 } qv_expr;
+
+/* qv_expr.flags */
+#define QV_EXPR_F_DYNAMIC 0x1u      /* literal: a Polars "dynamic" Python int/float that takes the other side's type */
+#define QV_EXPR_F_TRUE_DIV 0x2u     /* DIV: true division (the result is float for integers) */
+#define QV_EXPR_F_LITERAL 0x4u      /* REPLACE: the pattern is plain text, not a regex */
+#define QV_EXPR_F_LENIENT 0x8u      /* REGEXP_MATCH: an invalid regex gives null (Polars strict=False) */
+#define QV_EXPR_F_NULL_ON_OOB 0x10u /* LIST_GET: an index out of bounds gives null (else an error) */
+#define QV_EXPR_F_ASCII_CI 0x20u    /* CONTAINS_ANY: ASCII case-insensitive */
+#define QV_EXPR_F_IGNORE_NULLS 0x40u /* CONCAT_STR: nulls are skipped (else a null makes the row null) */
 
 /* ---- building and freeing ------------------------------------------- */
 
@@ -138,6 +190,23 @@ int32_t qv_expr_conjuncts(const qv_expr *e, const qv_expr **out, int32_t cap);
 /* Parses the Lance SQL filter language into an unbound tree.  Errors:
  * QV_ERR_PARSE with "filter: expected X at column N" (1-based). */
 qv_status qv_lance_filter_parse(const char *text, qv_expr **out, qv_error *err);
+
+/* Parses a Polars expression written as in Python (`pl.col("a") > 1`,
+ * `pl.when(...).then(...).otherwise(...)`, method chains with the .str,
+ * .dt, .list and .struct namespaces) into an unbound tree with Polars
+ * semantics.  The tree is the one qv_polars_from_json builds from the
+ * JSON Polars serializes for the same expression.  Errors: QV_ERR_PARSE
+ * with "expression: expected X at column N" (1-based, in characters). */
+qv_status qv_polars_parse(const char *text, qv_expr **out, qv_error *err);
+
+/* Reads the JSON that Polars writes with Expr.meta.serialize(format="json")
+ * (pinned Polars 2.1.0) into an unbound tree.  json need not be
+ * NUL-terminated.  Node kinds and functions it does not know become
+ * QV_OP_UNKNOWN nodes (so the tree can still be evaluated locally where
+ * possible), not errors.  Errors: QV_ERR_PARSE "polars json: ... at byte N"
+ * for malformed or over-deep JSON, and for known nodes whose contents do
+ * not have the expected shape. */
+qv_status qv_polars_from_json(const char *json, size_t len, qv_expr **out, qv_error *err);
 
 #ifdef __cplusplus
 }

@@ -78,6 +78,8 @@ qv_expr *qv_expr_clone(const qv_expr *src) {
   e->column = src->column;
   e->sem = src->sem;
   e->pos = src->pos;
+  e->flags = src->flags;
+  e->param = src->param;
   if ((src->name && !(e->name = qv_strdup(src->name))) ||
       qv_scalar_copy(&src->value, &e->value) != QV_OK ||
       qv_datatype_copy(&src->type, &e->type) != QV_OK)
@@ -153,6 +155,39 @@ const char *qv_op_name(qv_op op) {
     case QV_OP_DATE_PART: return "date_part";
     case QV_OP_DATE_TRUNC: return "date_trunc";
     case QV_OP_LIST: return "list";
+    case QV_OP_FLOORDIV: return "//";
+    case QV_OP_POW: return "**";
+    case QV_OP_ROUND: return "round";
+    case QV_OP_SQRT: return "sqrt";
+    case QV_OP_LN: return "ln";
+    case QV_OP_LOG10: return "log10";
+    case QV_OP_CBRT: return "cbrt";
+    case QV_OP_LOG: return "log";
+    case QV_OP_IS_NOT_NAN: return "is_not_nan";
+    case QV_OP_IS_FINITE: return "is_finite";
+    case QV_OP_IS_INFINITE: return "is_infinite";
+    case QV_OP_EQ_MISSING: return "eq_missing";
+    case QV_OP_NE_MISSING: return "ne_missing";
+    case QV_OP_FILL_NULL: return "fill_null";
+    case QV_OP_WHEN: return "when";
+    case QV_OP_MIN_HORIZONTAL: return "min_horizontal";
+    case QV_OP_MAX_HORIZONTAL: return "max_horizontal";
+    case QV_OP_ALL_HORIZONTAL: return "all_horizontal";
+    case QV_OP_ANY_HORIZONTAL: return "any_horizontal";
+    case QV_OP_CONCAT_STR: return "concat_str";
+    case QV_OP_STR_SLICE: return "str.slice";
+    case QV_OP_STRIP_CHARS: return "str.strip_chars";
+    case QV_OP_REPLACE: return "str.replace";
+    case QV_OP_CONTAINS_ANY: return "str.contains_any";
+    case QV_OP_TITLECASE: return "str.to_titlecase";
+    case QV_OP_LEN_BYTES: return "str.len_bytes";
+    case QV_OP_DT_PART: return "dt.part";
+    case QV_OP_DT_EPOCH: return "dt.epoch";
+    case QV_OP_DT_TRUNCATE: return "dt.truncate";
+    case QV_OP_DT_DATE: return "dt.date";
+    case QV_OP_LIST_GET: return "list.get";
+    case QV_OP_DROP_NULLS: return "drop_nulls";
+    case QV_OP_UNKNOWN: return "unknown";
     case QV_OP__COUNT: break;
   }
   return "?";
