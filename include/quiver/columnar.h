@@ -159,18 +159,8 @@ qv_status qv_array_validate(const qv_array *a, qv_error *err);
 static inline bool qv_array_is_valid(const qv_array *a, int64_t i) {
   return a->buffers[0] == NULL || qv_bit_get(a->buffers[0]->data, a->offset + i);
 }
-/* Typed value pointer at element 0 (offset applied); fixed-width types. */
-static inline const void *qv_array_values(const qv_array *a) {
-  int w = 0;
-  switch (a->type.id) {
-    case QV_TYPE_INT8: case QV_TYPE_UINT8: w = 1; break;
-    case QV_TYPE_INT16: case QV_TYPE_UINT16: w = 2; break;
-    case QV_TYPE_INT32: case QV_TYPE_UINT32: case QV_TYPE_FLOAT32: case QV_TYPE_DATE32: w = 4; break;
-    case QV_TYPE_DECIMAL128: w = 16; break;
-    default: w = 8; break;
-  }
-  return a->buffers[1]->data + a->offset * w;
-}
+/* Typed value pointer at element 0 (offset applied) of a fixed-width array. */
+const void *qv_array_values(const qv_array *a);
 static inline const int32_t *qv_array_offsets(const qv_array *a) {
   return (const int32_t *)a->buffers[1]->data + a->offset;
 }

@@ -120,8 +120,11 @@ bool qv_parse_datetime(const char *s, size_t n, int64_t *seconds, int32_t *nanos
 }
 
 int qv_format_datetime(int64_t seconds, int32_t nanos, int frac_digits, char *buf, size_t size) {
-  int64_t days = seconds >= 0 ? seconds / 86400 : -((-seconds + 86399) / 86400);
-  int64_t rem = seconds - days * 86400;
+  int64_t days = seconds / 86400, rem = seconds % 86400; /* floor division without overflow at INT64_MIN */
+  if (rem < 0) {
+    rem += 86400;
+    days -= 1;
+  }
   int64_t y;
   unsigned m, d;
   qv_civil_from_days(days, &y, &m, &d);

@@ -43,6 +43,11 @@ qv_status qv_array_from_buffers(const qv_datatype *type, int64_t length, qv_byte
   return QV_OK;
 }
 
+const void *qv_array_values(const qv_array *a) {
+  int w = qv_type_byte_width(a->type.id); /* bool (bits) and variable width: no element offset */
+  return a->buffers[1]->data + a->offset * (w > 0 ? w : 0);
+}
+
 qv_array *qv_array_retain(qv_array *a) {
   if (a) a->refcount++;
   return a;

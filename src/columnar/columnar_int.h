@@ -11,4 +11,12 @@ qv_status qv_array_alloc_children(qv_array *a, int32_t n);
 /* Checks that every string of a string array is valid UTF-8. */
 qv_status qv_utf8_validate_offsets(const qv_array *a, qv_error *err);
 
+/* snprintf-style append at buf + *n that keeps counting past the end of
+ * buf (the snprintf contract across several appends). */
+void qv_textf(char *buf, size_t size, int *n, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
 #endif

@@ -1,6 +1,7 @@
 /* Data types, fields and schemas: construction, copying, comparison, and
  * the text form used by the command line, CSV overrides and error messages. */
 #include "quiver/columnar.h"
+#include "columnar/columnar_int.h"
 
 #include <ctype.h>
 #include <stdarg.h>
@@ -166,15 +167,7 @@ const char *qv_time_unit_name(qv_time_unit u) {
   return "?";
 }
 
-/* snprintf-style appends that keep counting past the end of buf. */
-static void put(char *buf, size_t size, int *n, const char *fmt, ...) {
-  size_t off = (size_t)*n;
-  va_list ap;
-  va_start(ap, fmt);
-  int k = vsnprintf(off < size ? buf + off : NULL, off < size ? size - off : 0, fmt, ap);
-  va_end(ap);
-  if (k > 0) *n += k;
-}
+#define put qv_textf
 
 static void put_type(char *buf, size_t size, int *n, const qv_datatype *t) {
   size_t off = (size_t)*n;

@@ -1,5 +1,6 @@
 /* Text forms of values and batches, for the command line and tests. */
 #include "quiver/columnar.h"
+#include "columnar/columnar_int.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -7,9 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* snprintf that keeps counting past the end of buf (the C99 contract
- * across several appends). */
-static void put(char *buf, size_t size, int *n, const char *fmt, ...) {
+void qv_textf(char *buf, size_t size, int *n, const char *fmt, ...) {
   size_t off = (size_t)*n;
   va_list ap;
   va_start(ap, fmt);
@@ -17,6 +16,8 @@ static void put(char *buf, size_t size, int *n, const char *fmt, ...) {
   va_end(ap);
   if (k > 0) *n += k;
 }
+
+#define put qv_textf
 
 static void put_value(char *buf, size_t size, int *n, const qv_array *a, int64_t i) {
   size_t off = (size_t)*n;

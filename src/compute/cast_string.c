@@ -293,7 +293,7 @@ qv_status qvk_cast_from_string(qv_array *a, const qv_datatype *to, bool strict, 
       break;
     default: break;
   }
-  int w = qvk_width(y);
+  int w = qv_type_byte_width(y);
   qv_status st = QV_OK;
   for (int64_t i = 0; i < n && st == QV_OK; i++) {
     if (!qv_array_is_valid(a, i)) continue;

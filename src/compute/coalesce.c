@@ -24,7 +24,7 @@ qv_status qvk_op_coalesce(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_dat
   }
   qv_datatype rtype = QV_DATATYPE_INIT;
   if (qv_datatype_copy(rt, &rtype) != QV_OK) return qv_error_set(c->err, QV_ERR_NOMEM, "out of memory");
-  int w = qvk_width(rtype.id);
+  int w = qv_type_byte_width(rtype.id);
   bool bytes = rtype.id == QV_TYPE_STRING || rtype.id == QV_TYPE_BINARY;
   qv_status st = QV_OK;
   if (w < 0 && !bytes) {

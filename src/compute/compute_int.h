@@ -240,7 +240,6 @@ qv_status qvk_broadcast(const qv_scalar *s, int64_t n, qv_array **out, qv_error 
 const char *qvk_type_name(const qv_datatype *t, char *buf, size_t size);
 
 /* Byte width of a fixed-width physical type, 0 for bool, -1 otherwise. */
-int qvk_width(qv_type_id id);
 
 /* ---- scalar helpers ---------------------------------------------------- */
 

@@ -187,22 +187,9 @@ qv_status qvk_bool_result(int64_t n, qv_bytes *values, qv_bytes *validity, qv_ar
   return QV_OK;
 }
 
-int qvk_width(qv_type_id id) {
-  switch (id) {
-    case QV_TYPE_BOOL: return 0;
-    case QV_TYPE_INT8: case QV_TYPE_UINT8: return 1;
-    case QV_TYPE_INT16: case QV_TYPE_UINT16: return 2;
-    case QV_TYPE_INT32: case QV_TYPE_UINT32: case QV_TYPE_FLOAT32: case QV_TYPE_DATE32: return 4;
-    case QV_TYPE_INT64: case QV_TYPE_UINT64: case QV_TYPE_FLOAT64: case QV_TYPE_TIMESTAMP:
-    case QV_TYPE_TIME64: case QV_TYPE_DURATION: return 8;
-    case QV_TYPE_DECIMAL128: return 16;
-    default: return -1;
-  }
-}
-
 qv_status qvk_fixed_result(const qv_datatype *type, int64_t n, bool with_validity,
                            qv_array **out, qv_error *err) {
-  int w = qvk_width(type->id);
+  int w = qv_type_byte_width(type->id);
   if (w < 0) return qv_error_set(err, QV_ERR_UNSUPPORTED, "compute: not a fixed-width type");
   qv_array *a = NULL;
   QV_RETURN_NOT_OK(qvk_array_new(type, n, &a, err));
@@ -243,7 +230,7 @@ static void put_fixed(uint8_t *dst, int w, const qv_scalar *s) {
 qv_status qvk_broadcast(const qv_scalar *s, int64_t n, qv_array **out, qv_error *err) {
   if (s->is_null || s->type.id == QV_TYPE_NULL) return qvk_null_result(&s->type, n, out, err);
   qv_type_id id = s->type.id;
-  int w = qvk_width(id);
+  int w = qv_type_byte_width(id);
   qv_array *a = NULL;
   if (w == 0) {
     QV_RETURN_NOT_OK(qvk_fixed_result(&s->type, n, false, &a, err));

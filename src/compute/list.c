@@ -132,7 +132,7 @@ static qv_status array_length(qvk_ctx *c, const qv_expr *e, qvk_datum *l, qvk_da
   qv_array *r = NULL;
   QV_RETURN_NOT_OK(qvk_fixed_result(rt, n, false, &r, c->err));
   uint8_t *dst = qv_bytes_mutable(r->buffers[1]);
-  int w = qvk_width(rt->id);
+  int w = qv_type_byte_width(rt->id);
   for (int64_t i = 0; i < n; i++) {
     int64_t b, en;
     range_of(l->array, qvk_row(l, i), &b, &en);

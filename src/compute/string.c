@@ -222,7 +222,7 @@ qv_status qvk_op_length(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum
   const int32_t *off = qv_array_offsets(a);
   const uint8_t *d = chars_of(a);
   bool chars = a->type.id == QV_TYPE_STRING;
-  int w = qvk_width(rt->id);
+  int w = qv_type_byte_width(rt->id);
   uint8_t *dst = qv_bytes_mutable(r->buffers[1]);
   for (int64_t i = 0; i < n; i++) {
     int64_t row = qvk_row(x, i), len = off[row + 1] - off[row], count = len;
