@@ -387,10 +387,13 @@ typedef struct qv_csv_options {
   int64_t batch_rows;   /* rows per output batch (default 65536) */
   const qv_csv_column_type *column_types; /* overrides, n_column_types of them */
   int32_t n_column_types;
+  /* When non-NULL, kept up to date with the input bytes read so far (for
+   * progress bars; file input only). */
+  int64_t *bytes_read;
 } qv_csv_options;
 
 #define QV_CSV_OPTIONS_VERSION 1
-#define QV_CSV_OPTIONS_INIT {QV_CSV_OPTIONS_VERSION, ',', '"', '\0', true, NULL, 1000, 65536, NULL, 0}
+#define QV_CSV_OPTIONS_INIT {QV_CSV_OPTIONS_VERSION, ',', '"', '\0', true, NULL, 1000, 65536, NULL, 0, NULL}
 
 /* Reads CSV from path (or "-" for stdin).  Inferred types: bool, int64,
  * float64, date32, timestamp[us], string.  Errors name the line (and

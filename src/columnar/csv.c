@@ -573,6 +573,7 @@ qv_status qv_csv_open(const char *path, const qv_csv_options *opts, qv_batch_rea
     return st;
   }
   rd->lexer_open = true;
+  rd->lexer.bytes_read = o->bytes_read;
   return finish_open(rd, o, out, err);
 }
 

@@ -55,6 +55,7 @@ typedef struct csv_lexer {
   int64_t chunk_len, pos;
   int64_t limit;      /* first byte that failed UTF-8 validation, else chunk_len */
   int64_t chunk_base; /* input offset of chunk[0] */
+  int64_t *bytes_read; /* the caller's progress counter (options), or NULL */
   bool eof, started;
 
   /* Streaming UTF-8 validator: continuation bytes still expected and the

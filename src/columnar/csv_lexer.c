@@ -162,6 +162,7 @@ static qv_status refill(csv_lexer *lx, bool *got, qv_error *err) {
   }
   lx->chunk_len = n;
   lx->pos = 0;
+  if (lx->bytes_read) *lx->bytes_read = lx->chunk_base + n;
   if (!lx->started) {
     lx->started = true;
     /* The first chunk holds >= 3 bytes unless the input is shorter, since

@@ -2,6 +2,7 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -34,16 +35,30 @@ typedef struct progress {
   bool enabled;
   double start, last;
   const char *what;
+  int64_t total_bytes; /* size of a regular input file, else 0 */
+  int64_t bytes_read;  /* updated by the CSV reader */
 } progress;
 
+/* A bar by bytes when the input's size is known (a CSV file), else a
+ * running count of rows. */
 static void on_progress(void *ctx, int64_t rows) {
   progress *p = ctx;
   double now = qv_now_seconds();
-  if (!p->enabled || now - p->last < 0.2) return;
+  if (!p->enabled || now - p->last < 0.1) return;
   p->last = now;
   double secs = now - p->start;
-  fprintf(stderr, "\rimporting %s: %lld rows, %.1f s, %.0f rows/s   ", p->what, (long long)rows, secs,
-          secs > 0 ? (double)rows / secs : 0.0);
+  if (p->total_bytes > 0) {
+    int pct = (int)(100 * (p->bytes_read < p->total_bytes ? p->bytes_read : p->total_bytes) / p->total_bytes);
+    char bar[21];
+    for (int i = 0; i < 20; i++) bar[i] = i < pct / 5 ? '#' : '.';
+    bar[20] = '\0';
+    /* \033[K clears what a longer previous line left; no trailing spaces, so
+     * the line does not wrap on a narrow terminal. */
+    fprintf(stderr, "\rimporting [%s] %3d%%  %lld rows  %.1f s\033[K", bar, pct, (long long)rows, secs);
+  } else {
+    fprintf(stderr, "\rimporting: %lld rows  %.1f s  %.0f rows/s\033[K", (long long)rows, secs,
+            secs > 0 ? (double)rows / secs : 0.0);
+  }
 }
 
 static bool is_arrow(const char *path) {
@@ -142,11 +157,16 @@ int cmd_import(int argc, char **argv) {
   qv_error err;
   qv_batch_reader *reader = NULL;
   qv_status st;
-  if (is_arrow(src)) st = strcmp(src, "-") ? qv_ipc_read_path(src, &reader, &err) : qv_ipc_read_file(stdin, &reader, &err);
+  progress p = {!quiet && isatty(2), qv_now_seconds(), 0, src, 0, 0};
+  struct stat sb;
+  if (strcmp(src, "-") && stat(src, &sb) == 0 && S_ISREG(sb.st_mode)) p.total_bytes = (int64_t)sb.st_size;
+  co.bytes_read = &p.bytes_read;
+  bool arrow = is_arrow(src);
+  if (arrow) st = strcmp(src, "-") ? qv_ipc_read_path(src, &reader, &err) : qv_ipc_read_file(stdin, &reader, &err);
   else st = qv_csv_open(src, &co, &reader, &err);
   if (st != QV_OK) return cli_fail("import", &err);
 
-  progress p = {!quiet && isatty(2), qv_now_seconds(), 0, src};
+  if (arrow) p.total_bytes = 0; /* the IPC reader reports rows only */
   wo.progress = on_progress;
   wo.progress_ctx = &p;
   int64_t version;
