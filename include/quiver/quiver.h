@@ -7,6 +7,7 @@
 #include "quiver/columnar.h"
 #include "quiver/expr.h"
 #include "quiver/compute.h"
+#include "quiver/pushdown.h"
 #include "quiver/storage.h"
 
 #endif

@@ -107,7 +107,10 @@ typedef struct binder {
   int depth;
 } binder;
 
-#define BIND_MAX_DEPTH (4 * QV_EXPR_MAX_DEPTH)
+/* Parsed trees are at most QV_EXPR_MAX_DEPTH deep; the binder adds a cast
+ * level at most per node.  Kept well under what an 8 MiB stack holds with
+ * sanitizers on (their frames are several KiB here). */
+#define BIND_MAX_DEPTH (2 * QV_EXPR_MAX_DEPTH + 64)
 
 static const char *tn(const qv_datatype *t, char *buf, size_t size) {
   qv_datatype_format(t, buf, size);

@@ -74,5 +74,16 @@ printf 'a\n\xff\n' > badutf8.csv
 run csv-bad-utf8 q import badutf8.csv bad2 --quiet
 run no-half-commit q scan bad
 
+# lance-filter: Polars expression in, Lance SQL filter out (Python repr).
+run lance-filter-issue q lance-filter 'pl.col("cat").str.starts_with("b") & pl.col("id").is_in([1, 2])'
+run lance-filter-none q lance-filter 'pl.col("text").str.slice(0, 2) == "xy"'
+run lance-filter-partial q lance-filter '(pl.col("id") > 5) & (pl.col("text").str.slice(0, 2) == "xy")'
+run lance-filter-explain q lance-filter --explain '(pl.col("id") > 5) & (pl.col("text").str.slice(0, 2) == "xy")'
+run lance-filter-schema q lance-filter --schema "f:float64,a:int64" '(pl.col("f") == 0.0) | (pl.col("a") > 2.5)'
+run lance-filter-quotes q lance-filter --schema "s:string" 'pl.col("s") == "say \"it'"'"'s\""'
+run lance-filter-bad q lance-filter 'pl.col("a") >'
+run lance-filter-bad-schema q lance-filter --schema "a" 'pl.col("a") > 1'
+run lance-filter-help q lance-filter --help
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
