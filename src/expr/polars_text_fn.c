@@ -11,7 +11,7 @@
 /* ---- arguments ------------------------------------------------------------ */
 
 /* The argument at positional index pos, or named kw; NULL when absent. */
-static pv *arg(pt_args *a, int pos, const char *kw) {
+pv *qv_pt_arg(pt_args *a, int pos, const char *kw) {
   int k = 0;
   for (int32_t i = 0; i < a->n; i++) {
     if (a->a[i].kw) {
@@ -29,12 +29,14 @@ static pv *arg(pt_args *a, int pos, const char *kw) {
   return NULL;
 }
 
-/* Every argument was taken, else an error naming the first that was not. */
-static bool all_used(pt *p, pt_args *a, const char *fn) {
+/* Every argument was taken, else an error naming the first that was not
+ * (dot is "." for methods, "" for functions). */
+bool qv_pt_all_used(pt *p, pt_args *a, const char *dot, const char *fn) {
   for (int32_t i = 0; i < a->n; i++) {
     if (a->a[i].used) continue;
-    if (a->a[i].kw) return qv_pt_fail(p, a->a[i].kw->col, "%s() got an unexpected argument '%s'", fn, a->a[i].kw->text);
-    return qv_pt_fail(p, a->a[i].v.col, "%s() got too many arguments", fn);
+    if (a->a[i].kw)
+      return qv_pt_fail(p, a->a[i].kw->col, "%s%s() got an unexpected argument '%s'", dot, fn, a->a[i].kw->text);
+    return qv_pt_fail(p, a->a[i].v.col, "%s%s() got too many arguments", dot, fn);
   }
   return true;
 }
@@ -55,7 +57,7 @@ static bool get_bool(pt *p, pv *v, bool dflt, bool *out) {
   return true;
 }
 
-static bool get_int(pt *p, pv *v, int64_t *out) {
+bool qv_pt_get_int(pt *p, pv *v, int64_t *out) {
   *out = 0;
   if (!v || v->kind != PV_INT) return qv_pt_fail(p, v ? v->col : 0, "expected an integer");
   qv_expr *e = qv_pl_dyn_int_text(v->s, (size_t)v->n);
@@ -65,7 +67,7 @@ static bool get_int(pt *p, pv *v, int64_t *out) {
   return ok ? true : qv_pt_fail(p, v->col, "integer out of range");
 }
 
-static bool get_str(pt *p, pv *v, const char **out) {
+bool qv_pt_get_str(pt *p, pv *v, const char **out) {
   *out = "";
   if (!v || v->kind != PV_STR) return qv_pt_fail(p, v ? v->col : 0, "expected a string");
   *out = v->s;
@@ -112,7 +114,7 @@ static bool unit_arg(pt *p, pv *v, qv_time_unit *u) {
   *u = QV_UNIT_MICRO;
   if (!v) return true;
   const char *s;
-  if (!get_str(p, v, &s)) return false;
+  if (!qv_pt_get_str(p, v, &s)) return false;
   if (!qv_pl_unit_short(s, strlen(s), u)) return qv_pt_fail(p, v->col, "expected a time unit 'ns', 'us' or 'ms'");
   return true;
 }
@@ -125,34 +127,34 @@ static bool dtype_attr(pt *p, const pt_token *name, pt_args *a, bool called, pv 
   if (!called && qv_pl_simple_dtype(n, strlen(n), &t)) return set_dtype(p, out, &t, true, name->col);
   if (strcmp(n, "Datetime") == 0) {
     qv_time_unit u;
-    pv *z = called ? arg(a, 1, "time_zone") : NULL;
+    pv *z = called ? qv_pt_arg(a, 1, "time_zone") : NULL;
     const char *tz = NULL;
-    if (!unit_arg(p, called ? arg(a, 0, "time_unit") : NULL, &u)) return false;
-    if (z && z->kind != PV_NONE && !get_str(p, z, &tz)) return false;
-    if (called && !all_used(p, a, "pl.Datetime")) return false;
+    if (!unit_arg(p, called ? qv_pt_arg(a, 0, "time_unit") : NULL, &u)) return false;
+    if (z && z->kind != PV_NONE && !qv_pt_get_str(p, z, &tz)) return false;
+    if (called && !qv_pt_all_used(p, a, "", "pl.Datetime")) return false;
     if (qv_datatype_timestamp(u, tz, &t, &e2) != QV_OK) return qv_pt_nomem(p);
     return set_dtype(p, out, &t, true, name->col);
   }
   if (strcmp(n, "Duration") == 0) {
     qv_time_unit u;
-    if (!unit_arg(p, called ? arg(a, 0, "time_unit") : NULL, &u)) return false;
-    if (called && !all_used(p, a, "pl.Duration")) return false;
+    if (!unit_arg(p, called ? qv_pt_arg(a, 0, "time_unit") : NULL, &u)) return false;
+    if (called && !qv_pt_all_used(p, a, "", "pl.Duration")) return false;
     t = qv_datatype_duration(u);
     return set_dtype(p, out, &t, true, name->col);
   }
   if (strcmp(n, "Decimal") == 0 && called) {
     int64_t prec = 38, scale = 0;
-    pv *pp = arg(a, 0, "precision"), *ps = arg(a, 1, "scale");
-    if ((pp && pp->kind != PV_NONE && !get_int(p, pp, &prec)) || (ps && !get_int(p, ps, &scale))) return false;
-    if (!all_used(p, a, "pl.Decimal")) return false;
+    pv *pp = qv_pt_arg(a, 0, "precision"), *ps = qv_pt_arg(a, 1, "scale");
+    if ((pp && pp->kind != PV_NONE && !qv_pt_get_int(p, pp, &prec)) || (ps && !qv_pt_get_int(p, ps, &scale))) return false;
+    if (!qv_pt_all_used(p, a, "", "pl.Decimal")) return false;
     if (prec < 1 || prec > 38 || scale < 0 || scale > prec)
       return qv_pt_fail(p, a->col, "decimal precision must be 1..38 and scale 0..precision");
     if (qv_datatype_decimal((int32_t)prec, (int32_t)scale, &t, &e2) != QV_OK) return qv_pt_nomem(p);
     return set_dtype(p, out, &t, true, name->col);
   }
   if (strcmp(n, "List") == 0 && called) {
-    pv *inner = arg(a, 0, "inner");
-    if (!need(p, inner, a, "pl.List", "an inner type") || !all_used(p, a, "pl.List")) return false;
+    pv *inner = qv_pt_arg(a, 0, "inner");
+    if (!need(p, inner, a, "pl.List", "an inner type") || !qv_pt_all_used(p, a, "", "pl.List")) return false;
     if (inner->kind != PV_DTYPE) return qv_pt_fail(p, inner->col, "expected a data type");
     bool ok = inner->dtype_ok;
     if (ok) {
@@ -216,10 +218,10 @@ static bool horizontal(pt *p, const char *fn, pt_args *a, int32_t col, pv *out) 
   bool ignore = false;
   bool concat = strcmp(fn, "concat_str") == 0;
   if (concat) {
-    pv *s = arg(a, -1, "separator");
-    if ((s && !get_str(p, s, &sep)) || !get_bool(p, arg(a, -1, "ignore_nulls"), false, &ignore)) n = -n - 1;
+    pv *s = qv_pt_arg(a, -1, "separator");
+    if ((s && !qv_pt_get_str(p, s, &sep)) || !get_bool(p, qv_pt_arg(a, -1, "ignore_nulls"), false, &ignore)) n = -n - 1;
   }
-  if (n < 0 || !all_used(p, a, fn) || n == 0) {
+  if (n < 0 || !qv_pt_all_used(p, a, "", fn) || n == 0) {
     if (n < 0) n = -n - 1;
     for (int32_t k = 0; k < n; k++) qv_expr_destroy(in[k]);
     qv_free(in);
@@ -246,14 +248,14 @@ bool qv_pt_pl_attr(pt *p, const pt_token *name, pt_args *a, bool called, pv *out
   if (dtype_attr(p, name, a, called, out, &matched) || matched) return p->st == QV_OK;
   if (!called) return qv_pt_fail(p, name->col, "unknown attribute pl.%s", n);
   if (strcmp(n, "col") == 0) {
-    pv *c = arg(a, 0, "name");
+    pv *c = qv_pt_arg(a, 0, "name");
     const char *s;
-    if (!need(p, c, a, "pl.col", "a column name") || !get_str(p, c, &s) || !all_used(p, a, "pl.col")) return false;
+    if (!need(p, c, a, "pl.col", "a column name") || !qv_pt_get_str(p, c, &s) || !qv_pt_all_used(p, a, "", "pl.col")) return false;
     return qv_pt_set_expr(p, out, qv_pl_mark(qv_expr_column(s)), 1, name->col);
   }
   if (strcmp(n, "lit") == 0) {
-    pv *v = arg(a, 0, "value"), *dt = arg(a, 1, "dtype");
-    if (!need(p, v, a, "pl.lit", "a value") || !all_used(p, a, "pl.lit")) return false;
+    pv *v = qv_pt_arg(a, 0, "value"), *dt = qv_pt_arg(a, 1, "dtype");
+    if (!need(p, v, a, "pl.lit", "a value") || !qv_pt_all_used(p, a, "", "pl.lit")) return false;
     if (dt && dt->kind != PV_NONE) return lit_typed(p, v, dt, name->col, out);
     if (is_exprish_kind(v->kind)) return qv_pt_fail(p, v->col, "pl.lit() of an expression");
     qv_expr *e;
@@ -261,10 +263,10 @@ bool qv_pt_pl_attr(pt *p, const pt_token *name, pt_args *a, bool called, pv *out
     return to_expr(p, v, true, &e, &d) && qv_pt_set_expr(p, out, e, d, name->col);
   }
   if (strcmp(n, "when") == 0) {
-    pv *c = arg(a, 0, "predicate");
+    pv *c = qv_pt_arg(a, 0, "predicate");
     qv_expr *e;
     int32_t d;
-    if (!need(p, c, a, "pl.when", "a predicate") || !all_used(p, a, "pl.when") || !to_expr(p, c, false, &e, &d))
+    if (!need(p, c, a, "pl.when", "a predicate") || !qv_pt_all_used(p, a, "", "pl.when") || !to_expr(p, c, false, &e, &d))
       return false;
     qv_expr *pairs = qv_pl_call1(QV_OP_WHEN, e);
     if (!pairs) return qv_pt_nomem(p);
@@ -398,13 +400,13 @@ static bool lit_typed(pt *p, pv *v, pv *dt, int32_t col, pv *out) {
 /* ---- Python constructors ------------------------------------------------- */
 
 static bool int_arg(pt *p, pt_args *a, int pos, const char *kw, int64_t dflt, bool required, int64_t *out) {
-  pv *v = arg(a, pos, kw);
+  pv *v = qv_pt_arg(a, pos, kw);
   if (!v) {
     if (required) return qv_pt_fail(p, a->col, "missing argument '%s'", kw);
     *out = dflt;
     return true;
   }
-  return get_int(p, v, out);
+  return qv_pt_get_int(p, v, out);
 }
 
 bool qv_pt_builtin(pt *p, const pt_token *name, pt_args *a, pv *out) {
@@ -420,7 +422,7 @@ bool qv_pt_builtin(pt *p, const pt_token *name, pt_args *a, pv *out) {
     if (dt && (!int_arg(p, a, 3, "hour", 0, false, &h) || !int_arg(p, a, 4, "minute", 0, false, &mi) ||
                !int_arg(p, a, 5, "second", 0, false, &s) || !int_arg(p, a, 6, "microsecond", 0, false, &us)))
       return false;
-    if (!all_used(p, a, n)) return false;
+    if (!qv_pt_all_used(p, a, "", n)) return false;
     if (!valid_date(y, m, d) || h < 0 || h > 23 || mi < 0 || mi > 59 || s < 0 || s > 59 || us < 0 || us > 999999)
       return qv_pt_fail(p, name->col, "%s() out of range", n);
     int64_t days = days_from_civil(y, m, d);
@@ -432,7 +434,7 @@ bool qv_pt_builtin(pt *p, const pt_token *name, pt_args *a, pv *out) {
     int64_t h, mi, s, us;
     if (!int_arg(p, a, 0, "hour", 0, false, &h) || !int_arg(p, a, 1, "minute", 0, false, &mi) ||
         !int_arg(p, a, 2, "second", 0, false, &s) || !int_arg(p, a, 3, "microsecond", 0, false, &us) ||
-        !all_used(p, a, n))
+        !qv_pt_all_used(p, a, "", n))
       return false;
     if (h < 0 || h > 23 || mi < 0 || mi > 59 || s < 0 || s > 59 || us < 0 || us > 999999)
       return qv_pt_fail(p, name->col, "time() out of range");
@@ -450,14 +452,14 @@ bool qv_pt_builtin(pt *p, const pt_token *name, pt_args *a, pv *out) {
       total += (qv_i128)x * us_per[k];
       if (total > INT64_MAX || total < INT64_MIN) return qv_pt_fail(p, name->col, "timedelta() out of range");
     }
-    if (!all_used(p, a, n)) return false;
+    if (!qv_pt_all_used(p, a, "", n)) return false;
     out->kind = PV_TIMEDELTA;
     out->i = (int64_t)total;
     return true;
   }
   if (strcmp(n, "Decimal") == 0) {
-    pv *v = arg(a, 0, "value");
-    if (!need(p, v, a, n, "a value") || !all_used(p, a, n)) return false;
+    pv *v = qv_pt_arg(a, 0, "value");
+    if (!need(p, v, a, n, "a value") || !qv_pt_all_used(p, a, "", n)) return false;
     const char *s = v->s;
     if (v->kind == PV_INT || v->kind == PV_STR) {
       /* digits with an optional sign and point; the scale is the number of fraction digits */
@@ -474,8 +476,8 @@ bool qv_pt_builtin(pt *p, const pt_token *name, pt_args *a, pv *out) {
     return qv_pt_fail(p, v->col, "Decimal() expects a string or an integer");
   }
   if (strcmp(n, "float") == 0) {
-    pv *v = arg(a, 0, NULL);
-    if (!need(p, v, a, n, "a value") || !all_used(p, a, n)) return false;
+    pv *v = qv_pt_arg(a, 0, NULL);
+    if (!need(p, v, a, n, "a value") || !qv_pt_all_used(p, a, "", n)) return false;
     out->kind = PV_FLOAT;
     if (v->kind == PV_FLOAT) out->f = v->f;
     else if ((v->kind == PV_STR || v->kind == PV_INT) && qv_expr_parse_double(v->s, (size_t)v->n, &out->f)) {

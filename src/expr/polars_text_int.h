@@ -115,4 +115,16 @@ bool qv_pt_builtin(pt *p, const pt_token *name, pt_args *args, pv *out);
 /* recv.<ns>.<name>(args) with ns NULL for plain methods; consumes recv. */
 bool qv_pt_method(pt *p, pv *recv, const pt_token *ns, const pt_token *name, pt_args *args, pv *out);
 
+/* Call arguments (polars_text_fn.c), shared by functions and methods. */
+pv *qv_pt_arg(pt_args *a, int pos, const char *kw);
+bool qv_pt_all_used(pt *p, pt_args *a, const char *dot, const char *fn);
+bool qv_pt_get_int(pt *p, pv *v, int64_t *out);
+bool qv_pt_get_str(pt *p, pv *v, const char **out);
+
+/* Call arguments (polars_text_fn.c), shared by functions and methods. */
+pv *qv_pt_arg(pt_args *a, int pos, const char *kw);
+bool qv_pt_all_used(pt *p, pt_args *a, const char *dot, const char *fn);
+bool qv_pt_get_int(pt *p, pv *v, int64_t *out);
+bool qv_pt_get_str(pt *p, pv *v, const char **out);
+
 #endif

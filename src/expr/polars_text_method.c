@@ -5,33 +5,8 @@
 
 #include "expr/polars_text_int.h"
 
-static pv *arg(pt_args *a, int pos, const char *kw) {
-  int k = 0;
-  for (int32_t i = 0; i < a->n; i++) {
-    if (a->a[i].kw) {
-      if (kw && strcmp(a->a[i].kw->text, kw) == 0) {
-        a->a[i].used = true;
-        return &a->a[i].v;
-      }
-      continue;
-    }
-    if (k++ == pos && pos >= 0) {
-      a->a[i].used = true;
-      return &a->a[i].v;
-    }
-  }
-  return NULL;
-}
-
-static bool all_used(pt *p, pt_args *a, const char *fn) {
-  for (int32_t i = 0; i < a->n; i++) {
-    if (a->a[i].used) continue;
-    if (a->a[i].kw) return qv_pt_fail(p, a->a[i].kw->col, ".%s() got an unexpected argument '%s'", fn, a->a[i].kw->text);
-    return qv_pt_fail(p, a->a[i].v.col, ".%s() got too many arguments", fn);
-  }
-  return true;
-}
-
+/* Unlike the functions' flags, a method flag given as None is an error
+ * (Polars' methods take True/False there). */
 static bool get_bool(pt *p, pv *v, bool dflt, bool *out) {
   *out = dflt;
   if (!v) {
@@ -40,23 +15,6 @@ static bool get_bool(pt *p, pv *v, bool dflt, bool *out) {
   }
   if (v->kind != PV_BOOL) return qv_pt_fail(p, v->col, "expected True or False");
   *out = v->i != 0;
-  return true;
-}
-
-static bool get_int(pt *p, pv *v, int64_t *out) {
-  *out = 0;
-  if (!v || v->kind != PV_INT) return qv_pt_fail(p, v ? v->col : 0, "expected an integer");
-  qv_expr *e = qv_pl_dyn_int_text(v->s, (size_t)v->n);
-  bool ok = e && e->kind == QV_EXPR_LITERAL && e->value.type.id == QV_TYPE_INT64;
-  if (ok) *out = e->value.v.i;
-  qv_expr_destroy(e);
-  return ok ? true : qv_pt_fail(p, v->col, "integer out of range");
-}
-
-static bool get_str(pt *p, pv *v, const char **out) {
-  *out = "";
-  if (!v || v->kind != PV_STR) return qv_pt_fail(p, v ? v->col : 0, "expected a string");
-  *out = v->s;
   return true;
 }
 
@@ -140,11 +98,11 @@ static bool when_chain(pt *p, pv *recv, const pt_token *name, pt_args *a, pv *ou
     if (recv->kind == PV_WHEN) return qv_pt_fail(p, name->col, "expected .then(...) after .when(...)");
     return false;
   }
-  pv *v = arg(a, 0, then ? "statement" : when ? "predicate" : "statement");
+  pv *v = qv_pt_arg(a, 0, then ? "statement" : when ? "predicate" : "statement");
   qv_expr *e;
   int32_t d;
   if (!v) return qv_pt_fail(p, a->col, ".%s() expects an argument", n);
-  if (!all_used(p, a, n) || !qv_pt_to_expr(p, v, false, &e, &d)) return false;
+  if (!qv_pt_all_used(p, a, ".", n) || !qv_pt_to_expr(p, v, false, &e, &d)) return false;
   int32_t depth = (recv->depth > d ? recv->depth : d) + 1;
   qv_expr *pairs = recv->expr;
   recv->expr = NULL;
@@ -173,8 +131,8 @@ static bool when_chain(pt *p, pv *recv, const pt_token *name, pt_args *a, pv *ou
 }
 
 static bool fill_null(pt *p, qv_expr *x, int32_t dx, pt_args *a, int32_t col, pv *out) {
-  pv *val = arg(a, 0, "value"), *strat = arg(a, 1, "strategy"), *lim = arg(a, 2, "limit");
-  if (!all_used(p, a, "fill_null")) goto fail;
+  pv *val = qv_pt_arg(a, 0, "value"), *strat = qv_pt_arg(a, 1, "strategy"), *lim = qv_pt_arg(a, 2, "limit");
+  if (!qv_pt_all_used(p, a, ".", "fill_null")) goto fail;
   if (strat && strat->kind != PV_NONE) {
     static const char *const names[] = {"zero", "one", "min", "max", "mean", "forward", "backward"};
     const char *s;
@@ -183,7 +141,7 @@ static bool fill_null(pt *p, qv_expr *x, int32_t dx, pt_args *a, int32_t col, pv
       qv_pt_fail(p, val->col, "fill_null() takes a value or a strategy, not both");
       goto fail;
     }
-    if (!get_str(p, strat, &s) || (lim && lim->kind != PV_NONE && !get_int(p, lim, &limit))) goto fail;
+    if (!qv_pt_get_str(p, strat, &s) || (lim && lim->kind != PV_NONE && !qv_pt_get_int(p, lim, &limit))) goto fail;
     for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
       if (strcmp(s, names[k]) != 0) continue;
       if (k < 5 && limit >= 0) {
@@ -217,9 +175,9 @@ fail:
 }
 
 static bool epoch(pt *p, qv_expr *x, int32_t dx, pt_args *a, int32_t col, pv *out) {
-  pv *u = arg(a, 0, "time_unit");
+  pv *u = qv_pt_arg(a, 0, "time_unit");
   const char *unit = "us";
-  if (!all_used(p, a, "epoch") || (u && !get_str(p, u, &unit))) {
+  if (!qv_pt_all_used(p, a, ".", "epoch") || (u && !qv_pt_get_str(p, u, &unit))) {
     qv_expr_destroy(x);
     return false;
   }
@@ -248,10 +206,10 @@ static bool epoch(pt *p, qv_expr *x, int32_t dx, pt_args *a, int32_t col, pv *ou
 }
 
 static bool cast(pt *p, qv_expr *x, int32_t dx, pt_args *a, int32_t col, pv *out) {
-  pv *dt = arg(a, 0, "dtype");
+  pv *dt = qv_pt_arg(a, 0, "dtype");
   bool strict, wrap;
-  if (!dt || dt->kind != PV_DTYPE || !get_bool(p, arg(a, 1, "strict"), true, &strict) ||
-      !get_bool(p, arg(a, 2, "wrap_numerical"), false, &wrap) || !all_used(p, a, "cast")) {
+  if (!dt || dt->kind != PV_DTYPE || !get_bool(p, qv_pt_arg(a, 1, "strict"), true, &strict) ||
+      !get_bool(p, qv_pt_arg(a, 2, "wrap_numerical"), false, &wrap) || !qv_pt_all_used(p, a, ".", "cast")) {
     qv_expr_destroy(x);
     return p->st != QV_OK ? false : qv_pt_fail(p, a->col, "cast() expects a data type such as pl.Int32");
   }
@@ -282,18 +240,18 @@ bool qv_pt_method(pt *p, pv *recv, const pt_token *ns, const pt_token *name, pt_
 #define MAXD(a_, b_) ((a_) > (b_) ? (a_) : (b_))
   for (size_t k = 0; k < sizeof unary_methods / sizeof unary_methods[0]; k++)
     if (ns_is(ns, unary_methods[k].ns) && strcmp(n, unary_methods[k].name) == 0) {
-      if (!all_used(p, a, n)) goto fail;
+      if (!qv_pt_all_used(p, a, ".", n)) goto fail;
       return qv_pt_set_expr(p, out, qv_pl_call1(unary_methods[k].op, x), dx + 1, col);
     }
   for (size_t k = 0; k < sizeof binary_methods / sizeof binary_methods[0]; k++)
     if (ns_is(ns, binary_methods[k].ns) && strcmp(n, binary_methods[k].name) == 0) {
-      if (!in_expr(p, a, arg(a, 0, NULL), true, false, "an argument", &y, &dy) || !all_used(p, a, n)) goto fail;
+      if (!in_expr(p, a, qv_pt_arg(a, 0, NULL), true, false, "an argument", &y, &dy) || !qv_pt_all_used(p, a, ".", n)) goto fail;
       return qv_pt_set_expr(p, out, qv_pl_call2(binary_methods[k].op, x, y), MAXD(dx, dy) + 1, col);
     }
   if (ns_is(ns, "dt"))
     for (size_t k = 0; k < sizeof dt_parts / sizeof dt_parts[0]; k++)
       if (strcmp(n, dt_parts[k]) == 0) {
-        if (!all_used(p, a, n)) goto fail;
+        if (!qv_pt_all_used(p, a, ".", n)) goto fail;
         qv_expr *e = qv_pl_call1(QV_OP_DT_PART, x);
         return named(p, e, dt_parts[k]) && qv_pt_set_expr(p, out, e, dx + 1, col);
       }
@@ -302,16 +260,16 @@ bool qv_pt_method(pt *p, pv *recv, const pt_token *ns, const pt_token *name, pt_
     if (strcmp(n, "fill_null") == 0) return fill_null(p, x, dx, a, col, out);
     if (strcmp(n, "is_in") == 0) {
       bool ne;
-      if (!in_expr(p, a, arg(a, 0, "other"), true, false, "a list", &y, &dy) ||
-          !get_bool(p, arg(a, 1, "nulls_equal"), false, &ne) || !all_used(p, a, n))
+      if (!in_expr(p, a, qv_pt_arg(a, 0, "other"), true, false, "a list", &y, &dy) ||
+          !get_bool(p, qv_pt_arg(a, 1, "nulls_equal"), false, &ne) || !qv_pt_all_used(p, a, ".", n))
         goto fail;
       return qv_pt_set_expr(p, out, qv_pl_is_in(x, y, ne), MAXD(dx, dy) + 1, col);
     }
     if (strcmp(n, "round") == 0) {
       int64_t dec = 0;
       const char *mode = "half_to_even";
-      pv *d = arg(a, 0, "decimals"), *m = arg(a, 1, "mode");
-      if ((d && !get_int(p, d, &dec)) || (m && !get_str(p, m, &mode)) || !all_used(p, a, n)) goto fail;
+      pv *d = qv_pt_arg(a, 0, "decimals"), *m = qv_pt_arg(a, 1, "mode");
+      if ((d && !qv_pt_get_int(p, d, &dec)) || (m && !qv_pt_get_str(p, m, &mode)) || !qv_pt_all_used(p, a, ".", n)) goto fail;
       if (strcmp(mode, "half_to_even") != 0 && strcmp(mode, "half_away_from_zero") != 0) {
         qv_pt_fail(p, m->col, "unknown rounding mode '%s'", mode);
         goto fail;
@@ -323,8 +281,8 @@ bool qv_pt_method(pt *p, pv *recv, const pt_token *ns, const pt_token *name, pt_
       return qv_pt_set_expr(p, out, qv_pl_round(x, dec, mode), dx + 1, col);
     }
     if (strcmp(n, "log") == 0 || strcmp(n, "log10") == 0) {
-      pv *b = n[3] ? NULL : arg(a, 0, "base");
-      if (!all_used(p, a, n)) goto fail;
+      pv *b = n[3] ? NULL : qv_pt_arg(a, 0, "base");
+      if (!qv_pt_all_used(p, a, ".", n)) goto fail;
       if (b) {
         if (!qv_pt_to_expr(p, b, true, &y, &dy)) goto fail;
       } else {
@@ -334,16 +292,16 @@ bool qv_pt_method(pt *p, pv *recv, const pt_token *ns, const pt_token *name, pt_
     }
     if (strcmp(n, "alias") == 0) {
       const char *s;
-      if (!get_str(p, arg(a, 0, "name"), &s) || !all_used(p, a, n)) goto fail;
+      if (!qv_pt_get_str(p, qv_pt_arg(a, 0, "name"), &s) || !qv_pt_all_used(p, a, ".", n)) goto fail;
       qv_expr_destroy(x); /* JSON keeps Alias as an unknown node without inputs */
       return qv_pt_set_expr(p, out, qv_pl_unknown("Alias", NULL, 0), 1, col);
     }
   } else if (ns_is(ns, "str")) {
     if (strcmp(n, "contains") == 0) {
       bool lit, strict;
-      if (!in_expr(p, a, arg(a, 0, "pattern"), true, false, "a pattern", &y, &dy) ||
-          !get_bool(p, arg(a, 1, "literal"), false, &lit) || !get_bool(p, arg(a, 2, "strict"), true, &strict) ||
-          !all_used(p, a, n))
+      if (!in_expr(p, a, qv_pt_arg(a, 0, "pattern"), true, false, "a pattern", &y, &dy) ||
+          !get_bool(p, qv_pt_arg(a, 1, "literal"), false, &lit) || !get_bool(p, qv_pt_arg(a, 2, "strict"), true, &strict) ||
+          !qv_pt_all_used(p, a, ".", n))
         goto fail;
       qv_expr *e = lit ? qv_pl_call2(QV_OP_CONTAINS, x, y)
                        : qv_pl_flags(qv_pl_call2(QV_OP_REGEXP_MATCH, x, y), strict ? 0 : QV_EXPR_F_LENIENT, 0);
@@ -351,9 +309,9 @@ bool qv_pt_method(pt *p, pv *recv, const pt_token *ns, const pt_token *name, pt_
     }
     if (strcmp(n, "slice") == 0 || strcmp(n, "strip_chars") == 0) {
       bool slice = n[1] == 'l';
-      if (slice ? !in_expr(p, a, arg(a, 0, "offset"), true, false, "an offset", &y, &dy) : false) goto fail;
-      if (!in_expr(p, a, arg(a, slice ? 1 : 0, slice ? "length" : "characters"), true, true, "", &z, &dz) ||
-          !all_used(p, a, n))
+      if (slice ? !in_expr(p, a, qv_pt_arg(a, 0, "offset"), true, false, "an offset", &y, &dy) : false) goto fail;
+      if (!in_expr(p, a, qv_pt_arg(a, slice ? 1 : 0, slice ? "length" : "characters"), true, true, "", &z, &dz) ||
+          !qv_pt_all_used(p, a, ".", n))
         goto fail;
       qv_expr *e = slice ? qv_pl_call(QV_OP_STR_SLICE, (qv_expr *[]){x, y, z}, 3) : qv_pl_call2(QV_OP_STRIP_CHARS, x, z);
       return qv_pt_set_expr(p, out, e, MAXD(MAXD(dx, dy), dz) + 1, col);
@@ -361,18 +319,18 @@ bool qv_pt_method(pt *p, pv *recv, const pt_token *ns, const pt_token *name, pt_
     if (strcmp(n, "replace") == 0 || strcmp(n, "replace_all") == 0) {
       bool lit;
       int64_t cnt = n[7] ? -1 : 1;
-      pv *c = n[7] ? NULL : arg(a, 3, "n");
-      if (!in_expr(p, a, arg(a, 0, "pattern"), true, false, "a pattern", &y, &dy) ||
-          !in_expr(p, a, arg(a, 1, "value"), true, false, "a replacement", &z, &dz) ||
-          !get_bool(p, arg(a, 2, "literal"), false, &lit) || (c && !get_int(p, c, &cnt)) || !all_used(p, a, n))
+      pv *c = n[7] ? NULL : qv_pt_arg(a, 3, "n");
+      if (!in_expr(p, a, qv_pt_arg(a, 0, "pattern"), true, false, "a pattern", &y, &dy) ||
+          !in_expr(p, a, qv_pt_arg(a, 1, "value"), true, false, "a replacement", &z, &dz) ||
+          !get_bool(p, qv_pt_arg(a, 2, "literal"), false, &lit) || (c && !qv_pt_get_int(p, c, &cnt)) || !qv_pt_all_used(p, a, ".", n))
         goto fail;
       qv_expr *e = qv_pl_flags(qv_pl_call(QV_OP_REPLACE, (qv_expr *[]){x, y, z}, 3), lit ? QV_EXPR_F_LITERAL : 0, cnt);
       return qv_pt_set_expr(p, out, e, MAXD(MAXD(dx, dy), dz) + 1, col);
     }
     if (strcmp(n, "contains_any") == 0) {
       bool ci;
-      if (!in_expr(p, a, arg(a, 0, "patterns"), true, false, "a list of patterns", &y, &dy) ||
-          !get_bool(p, arg(a, 1, "ascii_case_insensitive"), false, &ci) || !all_used(p, a, n))
+      if (!in_expr(p, a, qv_pt_arg(a, 0, "patterns"), true, false, "a list of patterns", &y, &dy) ||
+          !get_bool(p, qv_pt_arg(a, 1, "ascii_case_insensitive"), false, &ci) || !qv_pt_all_used(p, a, ".", n))
         goto fail;
       qv_expr *e = qv_pl_flags(qv_pl_call2(QV_OP_CONTAINS_ANY, x, y), ci ? QV_EXPR_F_ASCII_CI : 0, 0);
       return qv_pt_set_expr(p, out, e, MAXD(dx, dy) + 1, col);
@@ -380,22 +338,22 @@ bool qv_pt_method(pt *p, pv *recv, const pt_token *ns, const pt_token *name, pt_
   } else if (ns_is(ns, "dt")) {
     if (strcmp(n, "epoch") == 0) return epoch(p, x, dx, a, col, out);
     if (strcmp(n, "truncate") == 0) {
-      if (!in_expr(p, a, arg(a, 0, "every"), true, false, "an interval such as '1d'", &y, &dy) || !all_used(p, a, n))
+      if (!in_expr(p, a, qv_pt_arg(a, 0, "every"), true, false, "an interval such as '1d'", &y, &dy) || !qv_pt_all_used(p, a, ".", n))
         goto fail;
       return qv_pt_set_expr(p, out, qv_pl_call2(QV_OP_DT_TRUNCATE, x, y), MAXD(dx, dy) + 1, col);
     }
   } else if (ns_is(ns, "list")) {
     if (strcmp(n, "contains") == 0) {
       bool ne;
-      if (!in_expr(p, a, arg(a, 0, "item"), true, false, "an item", &y, &dy) ||
-          !get_bool(p, arg(a, 1, "nulls_equal"), true, &ne) || !all_used(p, a, n))
+      if (!in_expr(p, a, qv_pt_arg(a, 0, "item"), true, false, "an item", &y, &dy) ||
+          !get_bool(p, qv_pt_arg(a, 1, "nulls_equal"), true, &ne) || !qv_pt_all_used(p, a, ".", n))
         goto fail;
       return qv_pt_set_expr(p, out, qv_pl_list_contains(x, y, ne), MAXD(dx, dy) + 1, col);
     }
     if (strcmp(n, "get") == 0) {
       bool oob;
-      if (!in_expr(p, a, arg(a, 0, "index"), true, false, "an index", &y, &dy) ||
-          !get_bool(p, arg(a, 1, "null_on_oob"), false, &oob) || !all_used(p, a, n))
+      if (!in_expr(p, a, qv_pt_arg(a, 0, "index"), true, false, "an index", &y, &dy) ||
+          !get_bool(p, qv_pt_arg(a, 1, "null_on_oob"), false, &oob) || !qv_pt_all_used(p, a, ".", n))
         goto fail;
       qv_expr *e = qv_pl_flags(qv_pl_call2(QV_OP_LIST_GET, x, y), oob ? QV_EXPR_F_NULL_ON_OOB : 0, 0);
       return qv_pt_set_expr(p, out, e, MAXD(dx, dy) + 1, col);
@@ -403,7 +361,7 @@ bool qv_pt_method(pt *p, pv *recv, const pt_token *ns, const pt_token *name, pt_
   } else if (ns_is(ns, "struct")) {
     if (strcmp(n, "field") == 0) {
       const char *s;
-      if (!get_str(p, arg(a, 0, "name"), &s) || !all_used(p, a, n)) goto fail;
+      if (!qv_pt_get_str(p, qv_pt_arg(a, 0, "name"), &s) || !qv_pt_all_used(p, a, ".", n)) goto fail;
       qv_expr *e = qv_pl_call1(QV_OP_FIELD, x);
       return named(p, e, s) && qv_pt_set_expr(p, out, e, dx + 1, col);
     }
