@@ -51,6 +51,10 @@ run scan-limit q scan ds --limit 2 --offset 1 --select id
 run scan-like q scan ds --filter "name LIKE '%o%'" --select id,name
 run scan-unicode q scan ds --filter "lower(name) = 'zoë'" --select id,name
 run scan-no-pushdown q scan ds --filter "score >= 88.25" --select id --no-pushdown
+run scan-where q scan ds --where 'pl.col("age") > 40' --select name,age
+run scan-where-chain q scan ds --where '(pl.col("score") >= 88.25) & pl.col("city").str.starts_with("New")' --select id,city
+run scan-where-bad q scan ds --where 'pl.col("age") >'
+run scan-where-and-filter q scan ds --where 'pl.col("age") > 1' --filter "age > 1"
 run explain q explain ds --filter "id > 3 AND lower(city) = 'paris'" --select name
 run bad-filter q scan ds --filter "age >> 3"
 run bad-column q scan ds --filter "height > 3"

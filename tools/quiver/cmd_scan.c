@@ -15,6 +15,8 @@ static const char scan_help[] =
     "\n"
     "options:\n"
     "  -f, --filter SQL     keep rows matching a Lance SQL filter, e.g. \"val > 0.999\"\n"
+    "  -w, --where EXPR     keep rows matching a Polars expression (Polars semantics),\n"
+    "                       e.g. 'pl.col(\"val\") > 0.999'\n"
     "  -s, --select COLS    comma-separated columns to output (default: all)\n"
     "  -n, --limit N        at most N rows\n"
     "      --offset N       skip the first N matching rows\n"
@@ -45,6 +47,8 @@ static const char explain_help[] =
 
 typedef struct scan_cli {
   const char *path;
+  const char *where;
+  qv_expr *where_expr;
   qv_scan_options opts;
   char **columns;
   int32_t n_columns;
@@ -53,6 +57,7 @@ typedef struct scan_cli {
 } scan_cli;
 
 static void free_columns(scan_cli *c) {
+  qv_expr_destroy(c->where_expr);
   for (int32_t i = 0; i < c->n_columns; i++) free(c->columns[i]);
   free(c->columns);
 }
@@ -78,6 +83,7 @@ static bool split_columns(scan_cli *c, const char *list) {
 static int parse(const char *cmd, int argc, char **argv, scan_cli *c, bool explain) {
   static const struct option longopts[] = {
       {"filter", required_argument, NULL, 'f'},  {"select", required_argument, NULL, 's'},
+      {"where", required_argument, NULL, 'w'},
       {"limit", required_argument, NULL, 'n'},   {"offset", required_argument, NULL, 'O'},
       {"version", required_argument, NULL, 'v'}, {"format", required_argument, NULL, 'o'},
       {"no-pushdown", no_argument, NULL, 'P'},   {"batch-size", required_argument, NULL, 'b'},
@@ -90,9 +96,10 @@ static int parse(const char *cmd, int argc, char **argv, scan_cli *c, bool expla
   int64_t n;
   optind = 1;
   opterr = 0;
-  while ((ch = getopt_long(argc, argv, "f:s:n:v:o:ah", longopts, NULL)) != -1) {
+  while ((ch = getopt_long(argc, argv, "f:w:s:n:v:o:ah", longopts, NULL)) != -1) {
     switch (ch) {
       case 'f': c->opts.filter = optarg; break;
+      case 'w': c->where = optarg; break;
       case 's':
         if (!split_columns(c, optarg)) return cli_usage(cmd, "--select wants column names separated by commas");
         break;
@@ -130,6 +137,12 @@ static int parse(const char *cmd, int argc, char **argv, scan_cli *c, bool expla
   if (optind >= argc) return cli_usage(cmd, "which dataset? (a directory made by 'quiver import')");
   if (optind + 1 < argc) return cli_usage(cmd, "unexpected argument '%s'", argv[optind + 1]);
   c->path = argv[optind];
+  if (c->where) {
+    if (c->opts.filter) return cli_usage(cmd, "give --filter or --where, not both");
+    qv_error err;
+    if (qv_polars_parse(c->where, &c->where_expr, &err) != QV_OK) return cli_fail(cmd, &err);
+    c->opts.filter_expr = c->where_expr;
+  }
   if (c->columns) {
     c->opts.columns = (const char *const *)c->columns;
     c->opts.n_columns = c->n_columns;
