@@ -345,6 +345,13 @@ static qv_status bind_arith(binder *b, qv_expr *e) {
   lt = (*l)->type.id;
   rt = (*r)->type.id;
   qv_datatype res;
+  /* Polars' `/` is true division: integers divide as float64. */
+  if (e->op == QV_OP_DIV && (e->flags & QV_EXPR_F_TRUE_DIV) && qv_is_int(lt) && qv_is_int(rt)) {
+    QV_RETURN_NOT_OK(coerce_simple(b, l, QV_TYPE_FLOAT64));
+    QV_RETURN_NOT_OK(coerce_simple(b, r, QV_TYPE_FLOAT64));
+    set_simple(e, QV_TYPE_FLOAT64);
+    return QV_OK;
+  }
   if (qv_is_float(lt) || qv_is_float(rt)) {
     qv_type_id c = lt == QV_TYPE_FLOAT64 || rt == QV_TYPE_FLOAT64 ? QV_TYPE_FLOAT64 : QV_TYPE_FLOAT32;
     QV_RETURN_NOT_OK(coerce_simple(b, l, c));

@@ -334,6 +334,26 @@ static void test_polars_expression_filter(void **state) {
     free(tb);
     qv_expr_destroy(e);
   }
+  /* Polars' `/` is true division: 9999 / 2 = 4999.5 passes, where SQL's
+   * integer division (4999) would not. */
+  qv_expr *e;
+  assert_int_equal(qv_polars_parse("(pl.col(\"id\") / 2) > 4999", &e, NULL), QV_OK);
+  qv_scan_options o = QV_SCAN_OPTIONS_INIT;
+  const char *cols[] = {"id"};
+  o.columns = cols;
+  o.n_columns = 1;
+  o.filter_expr = e;
+  char *t = scan_text(&o, NULL, NULL);
+  assert_string_equal(t, "9999\n");
+  free(t);
+  qv_expr_destroy(e);
+  qv_scan_options sql = QV_SCAN_OPTIONS_INIT;
+  sql.columns = cols;
+  sql.n_columns = 1;
+  sql.filter = "id / 2 > 4999";
+  t = scan_text(&sql, NULL, NULL);
+  assert_string_equal(t, "");
+  free(t);
 }
 
 /* Runs last: it commits a new version. */
