@@ -44,6 +44,11 @@ struct qv_scanner {
   int64_t pending_rows;
   qv_selection live, selected;
   qv_scan_counters counters;
+  /* Per dataset column, sized at open: the page's statistics and the arrays
+   * decoded for the current page range. */
+  const qv_page_stats **stats;
+  qv_array **decoded;
+  qv_array **fcol_arrays; /* n_fcols */
 };
 
 static qv_status nomem(qv_error *err) { return qv_error_set(err, QV_ERR_NOMEM, "out of memory"); }
@@ -169,6 +174,14 @@ qv_status qv_scanner_open_dataset(const qv_dataset *ds, const qv_scan_options *o
     return st;
   }
   const qv_schema *dss = qv_dataset_schema(ds);
+  size_t nf = (size_t)(dss->n_fields > 0 ? dss->n_fields : 1);
+  s->stats = qv_calloc(nf, sizeof *s->stats);
+  s->decoded = qv_calloc(nf, sizeof *s->decoded);
+  s->fcol_arrays = qv_calloc((size_t)(s->n_fcols > 0 ? s->n_fcols : 1), sizeof *s->fcol_arrays);
+  if (!s->stats || !s->decoded || !s->fcol_arrays) {
+    qv_scanner_destroy(s);
+    return nomem(err);
+  }
   s->counters.n_columns = dss->n_fields < 64 ? dss->n_fields : 64;
   for (int32_t c = 0; c < s->counters.n_columns; c++)
     snprintf(s->counters.columns[c].name, sizeof s->counters.columns[c].name, "%s", dss->fields[c].name);
@@ -212,6 +225,9 @@ void qv_scanner_destroy(qv_scanner *s) {
   qv_expr_destroy(s->filter_local);
   qv_free(s->conjuncts);
   qv_free(s->fcols);
+  qv_free(s->stats);
+  qv_free(s->decoded);
+  qv_free(s->fcol_arrays);
   qv_free(s->proj);
   qv_schema_reset(&s->filter_schema);
   qv_schema_reset(&s->out_schema);
@@ -239,14 +255,13 @@ void qv_scanner_counters(const qv_scanner *s, qv_scan_counters *out) {
 static bool page_pruned(qv_scanner *s, int64_t rows) {
   if (!s->filter || !s->pushdown) return false;
   const qv_schema *ds = qv_dataset_schema(s->ds);
-  const qv_page_stats *stats[1024];
-  for (int32_t c = 0; c < ds->n_fields && c < 1024; c++) {
+  for (int32_t c = 0; c < ds->n_fields; c++) {
     qv_page_info info;
     qv_fragment_page(s->reader, c, s->page, &info);
-    stats[c] = info.stats;
+    s->stats[c] = info.stats;
   }
   for (int32_t i = 0; i < s->n_conjuncts; i++)
-    if (qv_prune_page(s->conjuncts[i], stats, rows)) return true;
+    if (qv_prune_page(s->conjuncts[i], s->stats, rows)) return true;
   return false;
 }
 
@@ -326,7 +341,7 @@ static qv_status scan_page(qv_scanner *s, qv_batch **out, qv_error *err) {
   bool all_live;
   QV_RETURN_NOT_OK(live_rows(s, start, rows, &all_live));
   const qv_schema *ds = qv_dataset_schema(s->ds);
-  qv_array *decoded[1024] = {0};
+  qv_array **decoded = s->decoded; /* all NULL between page ranges */
   qv_status st = QV_OK;
   const qv_selection *sel = &s->live;
   bool whole = all_live;
@@ -340,7 +355,7 @@ static qv_status scan_page(qv_scanner *s, qv_batch **out, qv_error *err) {
       if (!decoded[s->proj[i]]) st = qv_fragment_read(s->reader, s->proj[i], start, rows, &decoded[s->proj[i]], err);
     qv_batch *fb = NULL;
     if (st == QV_OK) {
-      qv_array *fcols[1024];
+      qv_array **fcols = s->fcol_arrays;
       for (int32_t i = 0; i < s->n_fcols; i++) fcols[i] = qv_array_retain(decoded[s->fcols[i]]);
       st = qv_batch_make(&s->filter_schema, fcols, rows, &fb, err);
     }
@@ -379,7 +394,10 @@ static qv_status scan_page(qv_scanner *s, qv_batch **out, qv_error *err) {
     if (st == QV_OK) s->produced += cut->count;
   }
 done:
-  for (int32_t c = 0; c < ds->n_fields && c < 1024; c++) qv_array_release(decoded[c]);
+  for (int32_t c = 0; c < ds->n_fields; c++) {
+    qv_array_release(decoded[c]);
+    decoded[c] = NULL;
+  }
   return st;
 }
 
