@@ -26,7 +26,7 @@ qv_status qv_batch_make(const qv_schema *schema, qv_array **columns, int64_t num
     qv_free(b);
     goto nomem;
   }
-  memcpy(b->columns, columns, (size_t)schema->n_fields * sizeof *columns);
+  if (schema->n_fields > 0) memcpy(b->columns, columns, (size_t)schema->n_fields * sizeof *columns);
   b->num_rows = num_rows;
   b->refcount = 1;
   *out = b;

@@ -114,7 +114,10 @@ static void put_timestamp(char *buf, size_t size, int *n, int64_t v, qv_time_uni
   }
   int64_t offset = 0;
   bool fixed = tz && zone_offset(tz, &offset);
-  secs += offset;
+  /* Near the ends of int64 the local time is not representable: print UTC. */
+  int64_t local;
+  if (__builtin_add_overflow(secs, offset, &local)) fixed = false;
+  else secs = local;
   static const int digits[] = {0, 3, 6, 9};
   char tmp[64];
   int32_t nanos = (int32_t)(frac * (1000000000 / per));
