@@ -11,21 +11,9 @@
 
 #include "../tests/expr/bound_check.h"
 #include "quiver/expr.h"
+#include "fuzz_expr_common.h"
 
 static qv_schema schema = QV_SCHEMA_INIT;
-
-static void add(const char *name, const char *type) {
-  qv_field f;
-  qv_datatype t;
-  qv_error err;
-  if (qv_datatype_parse(type, &t, &err) != QV_OK || qv_field_init(&f, name, &t, true, &err) != QV_OK ||
-      qv_schema_add(&schema, &f, &err) != QV_OK) {
-    fprintf(stderr, "fuzz schema: %s\n", err.message);
-    abort();
-  }
-  qv_field_reset(&f);
-  qv_datatype_reset(&t);
-}
 
 static void init_schema(void) {
   static const char *const cols[][2] = {
@@ -37,7 +25,7 @@ static void init_schema(void) {
       {"st", "struct<x: int32, y: string, inner: struct<z: float64>>"}, {"Name", "string"},
       {"tm", "time64[us]"}, {"du", "duration[ms]"}, {"nul", "null"},
   };
-  for (size_t k = 0; k < sizeof cols / sizeof cols[0]; k++) add(cols[k][0], cols[k][1]);
+  for (size_t k = 0; k < sizeof cols / sizeof cols[0]; k++) fuzz_schema_add(&schema, cols[k][0], cols[k][1]);
 }
 
 static void check(bool ok, const char *what, const char *text) {

@@ -9,19 +9,12 @@
 #include <string.h>
 
 #include "quiver/expr.h"
+#include "fuzz_expr_common.h"
 
 static void check(bool ok, const char *what, const uint8_t *data, size_t size) {
   if (ok) return;
   fprintf(stderr, "fuzz_polars_json: %s\ninput: %.*s\n", what, (int)(size > 2000 ? 2000 : size), (const char *)data);
   abort();
-}
-
-static bool polars_sem(const qv_expr *e) {
-  if (e->sem.float_order != QV_FLOAT_POLARS || e->sem.int_div != QV_DIV_FLOOR || e->sem.overflow != QV_OVERFLOW_WRAP)
-    return false;
-  for (int32_t i = 0; i < e->n_args; i++)
-    if (!e->args[i] || !polars_sem(e->args[i])) return false;
-  return true;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -43,7 +36,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     free(json);
     return 0;
   }
-  check(polars_sem(e), "a node without Polars semantics", data, size);
+  check(fuzz_polars_sem(e), "a node without Polars semantics", data, size);
   char *s1 = qv_expr_to_string(e);
   check(s1 != NULL, "print failed", data, size);
   qv_expr *c = qv_expr_clone(e);

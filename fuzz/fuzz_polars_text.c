@@ -10,21 +10,9 @@
 #include <string.h>
 
 #include "quiver/expr.h"
+#include "fuzz_expr_common.h"
 
 static qv_schema schema = QV_SCHEMA_INIT;
-
-static void add(const char *name, const char *type) {
-  qv_field f;
-  qv_datatype t;
-  qv_error err;
-  if (qv_datatype_parse(type, &t, &err) != QV_OK || qv_field_init(&f, name, &t, true, &err) != QV_OK ||
-      qv_schema_add(&schema, &f, &err) != QV_OK) {
-    fprintf(stderr, "fuzz schema: %s\n", err.message);
-    abort();
-  }
-  qv_field_reset(&f);
-  qv_datatype_reset(&t);
-}
 
 static void init_schema(void) {
   static const char *const cols[][2] = {
@@ -33,21 +21,13 @@ static void init_schema(void) {
       {"tz", "timestamp[ms, UTC]"}, {"dec", "decimal(10,2)"}, {"flag", "bool"}, {"l", "list<int32>"},
       {"st", "struct<x: int32, y: string>"}, {"tm", "time64[us]"}, {"du", "duration[ms]"},
   };
-  for (size_t k = 0; k < sizeof cols / sizeof cols[0]; k++) add(cols[k][0], cols[k][1]);
+  for (size_t k = 0; k < sizeof cols / sizeof cols[0]; k++) fuzz_schema_add(&schema, cols[k][0], cols[k][1]);
 }
 
 static void check(bool ok, const char *what, const char *text) {
   if (ok) return;
   fprintf(stderr, "fuzz_polars_text: %s\ninput: %s\n", what, text);
   abort();
-}
-
-static bool polars_sem(const qv_expr *e) {
-  if (e->sem.float_order != QV_FLOAT_POLARS || e->sem.int_div != QV_DIV_FLOOR || e->sem.overflow != QV_OVERFLOW_WRAP)
-    return false;
-  for (int32_t i = 0; i < e->n_args; i++)
-    if (!e->args[i] || !polars_sem(e->args[i])) return false;
-  return true;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -69,7 +49,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     free(text);
     return 0;
   }
-  check(polars_sem(e), "a node without Polars semantics", text);
+  check(fuzz_polars_sem(e), "a node without Polars semantics", text);
   char *s1 = qv_expr_to_string(e);
   check(s1 != NULL, "print failed", text);
   qv_expr *c = qv_expr_clone(e);

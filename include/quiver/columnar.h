@@ -143,6 +143,11 @@ typedef struct qv_array {
  * (also on failure).  null_count is computed from validity (may be NULL). */
 qv_status qv_array_from_buffers(const qv_datatype *type, int64_t length, qv_bytes *validity, qv_bytes *values,
                                 qv_bytes *data, qv_array **out, qv_error *err);
+/* A fresh array (type copied, refcount 1) with no buffers and n_children
+ * empty child slots, for decoders that fill buffers[] and children[]
+ * themselves (and must leave it valid: see qv_array_validate).  NULL on
+ * allocation failure. */
+qv_array *qv_array_alloc(const qv_datatype *type, int64_t length, int32_t n_children);
 qv_array *qv_array_retain(qv_array *a);  /* NULL-safe */
 void qv_array_release(qv_array *a);      /* NULL-safe */
 /* Zero-copy slice [offset, offset+length); new reference. */

@@ -25,6 +25,15 @@ qv_status qv_array_alloc_children(qv_array *a, int32_t n) {
   return QV_OK;
 }
 
+qv_array *qv_array_alloc(const qv_datatype *type, int64_t length, int32_t n_children) {
+  qv_array *a = qv_array_new(type, length);
+  if (a && qv_array_alloc_children(a, n_children) != QV_OK) {
+    qv_array_release(a);
+    return NULL;
+  }
+  return a;
+}
+
 qv_status qv_array_from_buffers(const qv_datatype *type, int64_t length, qv_bytes *validity, qv_bytes *values,
                                 qv_bytes *data, qv_array **out, qv_error *err) {
   qv_array *a = type->n_children == 0 ? qv_array_new(type, length) : NULL;
@@ -190,19 +199,74 @@ qv_status qv_array_take(const qv_array *a, const uint32_t *rows, int64_t n, qv_a
   return qv_builder_finish(&b, out, err);
 }
 
+/* Concatenation of flat arrays by whole buffers: values copied with memcpy,
+ * bits with qv_bitmap_copy, string offsets rebased. */
+static qv_status concat_flat(qv_array *const *arrays, int32_t n, int64_t total, qv_array **out, qv_error *err) {
+  const qv_datatype *type = &arrays[0]->type;
+  int w = qv_type_byte_width(type->id);
+  bool nulls = false;
+  int64_t chars = 0;
+  for (int32_t k = 0; k < n; k++) {
+    if (arrays[k]->null_count != 0 && arrays[k]->buffers[0]) nulls = true;
+    if (w < 0) chars += qv_array_offsets(arrays[k])[arrays[k]->length] - qv_array_offsets(arrays[k])[0];
+  }
+  if (chars > INT32_MAX)
+    return qv_error_set(err, QV_ERR_OVERFLOW, "concat: %lld bytes of strings exceed one array's 2 GiB",
+                        (long long)chars);
+  qv_bytes *validity = nulls ? qv_bytes_alloc(qv_bitmap_bytes(total)) : NULL;
+  qv_bytes *values = qv_bytes_alloc(w > 0 ? total * w : w == 0 ? qv_bitmap_bytes(total) : (total + 1) * 4);
+  qv_bytes *data = w < 0 ? qv_bytes_alloc(chars) : NULL;
+  if ((nulls && !validity) || !values || (w < 0 && !data)) {
+    qv_bytes_release(validity);
+    qv_bytes_release(values);
+    qv_bytes_release(data);
+    return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+  }
+  int64_t at = 0, pos = 0;
+  for (int32_t k = 0; k < n; k++) {
+    const qv_array *a = arrays[k];
+    if (nulls) {
+      if (a->buffers[0]) qv_bitmap_copy(qv_bytes_mutable(validity), at, a->buffers[0]->data, a->offset, a->length);
+      else
+        for (int64_t i = 0; i < a->length; i++) qv_bit_set(qv_bytes_mutable(validity), at + i);
+    }
+    if (w > 0) {
+      memcpy(qv_bytes_mutable(values) + at * w, a->buffers[1]->data + a->offset * w, (size_t)(a->length * w));
+    } else if (w == 0) {
+      qv_bitmap_copy(qv_bytes_mutable(values), at, a->buffers[1]->data, a->offset, a->length);
+    } else {
+      const int32_t *o = qv_array_offsets(a);
+      int32_t *dst = (int32_t *)qv_bytes_mutable(values);
+      int32_t len = o[a->length] - o[0];
+      for (int64_t i = 0; i < a->length; i++) dst[at + i] = (int32_t)pos + (o[i] - o[0]);
+      if (len) memcpy(qv_bytes_mutable(data) + pos, a->buffers[2]->data + o[0], (size_t)len);
+      pos += len;
+    }
+    at += a->length;
+  }
+  if (w < 0) ((int32_t *)qv_bytes_mutable(values))[total] = (int32_t)pos;
+  return qv_array_from_buffers(type, total, validity, values, data, out, err);
+}
+
 qv_status qv_array_concat(qv_array *const *arrays, int32_t n, qv_array **out, qv_error *err) {
   if (n <= 0) return qv_error_set(err, QV_ERR_INVALID, "concat of no arrays");
   if (n == 1) {
     *out = qv_array_retain(arrays[0]);
     return QV_OK;
   }
+  int64_t total = 0;
+  for (int32_t k = 0; k < n; k++) {
+    if (!qv_datatype_equal(&arrays[k]->type, &arrays[0]->type))
+      return qv_error_set(err, QV_ERR_TYPE, "concat: array %d has a different type", k);
+    total += arrays[k]->length;
+  }
+  qv_type_id id = arrays[0]->type.id;
+  if (id != QV_TYPE_NULL && id != QV_TYPE_LIST && id != QV_TYPE_STRUCT && id != QV_TYPE_FIXED_SIZE_LIST)
+    return concat_flat(arrays, n, total, out, err);
+  /* Nested types (and null) go value by value through a builder. */
   qv_builder b;
   QV_RETURN_NOT_OK(qv_builder_init(&b, &arrays[0]->type, err));
   for (int32_t k = 0; k < n; k++) {
-    if (!qv_datatype_equal(&arrays[k]->type, &arrays[0]->type)) {
-      qv_builder_reset(&b);
-      return qv_error_set(err, QV_ERR_TYPE, "concat: array %d has a different type", k);
-    }
     for (int64_t i = 0; i < arrays[k]->length; i++) {
       qv_status st = qv_builder_append_from(&b, arrays[k], i);
       if (st != QV_OK) {

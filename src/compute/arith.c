@@ -154,6 +154,27 @@ static qv_status result_validity(const qvk_datum *a, const qvk_datum *b, int64_t
   return QV_OK;
 }
 
+/* Shared ending of the arithmetic kernels: the result's validity is the
+ * inputs' (b may be NULL), then settle() applies the overflow / division
+ * flags fl (freed here); r is released on failure. */
+static qv_status finish(qvk_ctx *c, const qv_expr *e, const qvk_datum *a, const qvk_datum *b, uint8_t *fl,
+                        qv_array *r, const qv_datatype *rt, qvk_datum *out) {
+  uint64_t *valid = (uint64_t *)qv_bytes_mutable(r->buffers[0]);
+  result_validity(a, b, c->n, valid);
+  qv_status st = settle(c, e, a, b, fl, valid, rt);
+  qv_free(fl);
+  if (st != QV_OK) {
+    qv_array_release(r);
+    return st;
+  }
+  qv_bytes *v = r->buffers[0];
+  r->buffers[0] = NULL;
+  qvk_set_validity(r, v);
+  qvk_datum_set_array(out, r);
+  return QV_OK;
+}
+
+
 static bool is_dec(const qv_datatype *t) { return t->id == QV_TYPE_DECIMAL128; }
 
 qv_status qvk_op_arith(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out) {
@@ -215,19 +236,7 @@ qv_status qvk_op_arith(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum 
     default: arith_f64(op, fd, pa, pb, SV(sa, f), SV(sb, f), shape, n, d); break;
   }
 #undef SV
-  uint64_t *valid = (uint64_t *)qv_bytes_mutable(r->buffers[0]);
-  result_validity(a, b, n, valid);
-  qv_status st = settle(c, e, a, b, fl, valid, rt);
-  qv_free(fl);
-  if (st != QV_OK) {
-    qv_array_release(r);
-    return st;
-  }
-  qv_bytes *v = r->buffers[0];
-  r->buffers[0] = NULL;
-  qvk_set_validity(r, v);
-  qvk_datum_set_array(out, r);
-  return QV_OK;
+  return finish(c, e, a, b, fl, r, rt, out);
 }
 
 /* ---- unary minus and abs -------------------------------------------------------- */
@@ -313,17 +322,5 @@ qv_status qvk_op_neg_abs(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datu
       break;
     }
   }
-  uint64_t *valid = (uint64_t *)qv_bytes_mutable(r->buffers[0]);
-  result_validity(a, NULL, n, valid);
-  qv_status st = settle(c, e, a, NULL, fl, valid, t);
-  qv_free(fl);
-  if (st != QV_OK) {
-    qv_array_release(r);
-    return st;
-  }
-  qv_bytes *v = r->buffers[0];
-  r->buffers[0] = NULL;
-  qvk_set_validity(r, v);
-  qvk_datum_set_array(out, r);
-  return QV_OK;
+  return finish(c, e, a, NULL, fl, r, t, out);
 }

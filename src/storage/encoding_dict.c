@@ -197,7 +197,7 @@ qv_status qvs_decode_dict(const qvs_view *v, const qv_datatype *type, qv_array *
     }
     o[i + 1] = pos;
   }
-  if (!(a = qvs_array_new(type, n, 0))) goto nomem;
+  if (!(a = qv_array_alloc(type, n, 0))) goto nomem;
   a->buffers[0] = validity;
   a->buffers[1] = offs;
   a->buffers[2] = data;

@@ -161,7 +161,7 @@ static qv_status dec_node(dec_ctx *c, const qv_datatype *t, int64_t len, bool ne
   int64_t nulls = 0;
   QV_RETURN_NOT_OK(qvs_decode_validity(c->v, vb, len, expect_nulls, &validity, &nulls, c->err));
   int32_t nchild = id == QV_TYPE_STRUCT ? t->n_children : qvs_is_nested(id) ? 1 : 0;
-  qv_array *a = qvs_array_new(t, len, nchild);
+  qv_array *a = qv_array_alloc(t, len, nchild);
   if (!a) {
     qv_bytes_release(validity);
     return nomem(c->err);

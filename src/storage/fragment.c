@@ -226,7 +226,7 @@ qv_status qv_fragment_read(qv_fragment_reader *r, int32_t column, int64_t row_st
     parts[0] = NULL;
     got = 0;
   } else {
-    st = qvs_concat(parts, got, out, err);
+    st = qv_array_concat(parts, got, out, err);
   }
 cleanup:
   for (int32_t i = 0; i < got; i++) qv_array_release(parts[i]);

@@ -1,17 +1,7 @@
 /* Building flat arrays row by row without a per-value builder: the output
  * of take, of reads that span pages, and of writer pages that span
  * batches.  Buffers are sized once from the known row count. */
-#include "columnar/columnar_int.h"
 #include "storage/storage_int.h"
-
-qv_array *qvs_array_new(const qv_datatype *type, int64_t length, int32_t n_children) {
-  qv_array *a = qv_array_new(type, length);
-  if (a && qv_array_alloc_children(a, n_children) != QV_OK) {
-    qv_array_release(a);
-    return NULL;
-  }
-  return a;
-}
 
 qv_bytes *qvs_bytes_uninit(int64_t size) {
   if (size < 0) return NULL;
@@ -176,7 +166,7 @@ qv_status qvs_acc_finish(qvs_acc *acc, qv_array **out, qv_error *err) {
     qvs_acc_reset(acc);
     return st;
   }
-  qv_array *a = qvs_array_new(acc->type, acc->pos, 0);
+  qv_array *a = qv_array_alloc(acc->type, acc->pos, 0);
   if (!a) {
     qvs_acc_reset(acc);
     return nomem(err);
@@ -200,24 +190,4 @@ qv_status qvs_acc_finish(qvs_acc *acc, qv_array **out, qv_error *err) {
   qvs_acc_reset(acc);
   *out = a;
   return QV_OK;
-}
-
-qv_status qvs_concat(qv_array *const *arrays, int32_t n, qv_array **out, qv_error *err) {
-  if (n == 1) {
-    *out = qv_array_retain(arrays[0]);
-    return QV_OK;
-  }
-  if (n < 1 || qvs_is_nested(arrays[0]->type.id)) return qv_array_concat(arrays, n, out, err);
-  int64_t total = 0;
-  for (int32_t i = 0; i < n; i++) total += arrays[i]->length;
-  qvs_acc acc;
-  QV_RETURN_NOT_OK(qvs_acc_init(&acc, &arrays[0]->type, total, err));
-  for (int32_t i = 0; i < n; i++) {
-    qv_status st = qvs_acc_append(&acc, arrays[i], NULL, 0, arrays[i]->length, err);
-    if (st != QV_OK) {
-      qvs_acc_reset(&acc);
-      return st;
-    }
-  }
-  return qvs_acc_finish(&acc, out, err);
 }

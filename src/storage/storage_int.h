@@ -401,10 +401,6 @@ static inline bool qvs_is_nested(qv_type_id id) {
 /* A buffer of size bytes that the caller overwrites entirely: unlike
  * qv_bytes_alloc only the padding up to 64 bytes is zeroed. */
 qv_bytes *qvs_bytes_uninit(int64_t size);
-/* A new array of the type with refcount 1 (buffers/children to be set). */
-qv_array *qvs_array_new(const qv_datatype *type, int64_t length, int32_t n_children);
-/* Concatenates arrays (any type; flat types without the per-value builder). */
-qv_status qvs_concat(qv_array *const *arrays, int32_t n, qv_array **out, qv_error *err);
 
 /* ---- encodings ------------------------------------------------------------- */
 

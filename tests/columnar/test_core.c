@@ -225,6 +225,57 @@ static void test_batch_print(void **state) {
   qv_schema_reset(&s);
 }
 
+/* Concatenation keeps values, nulls and slice offsets for every flat layout. */
+static void test_concat(void **state) {
+  (void)state;
+  const char *types[] = {"string", "bool", "int16", "decimal(10,2)"};
+  for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
+    qv_datatype dt;
+    assert_int_equal(qv_datatype_parse(types[t], &dt, NULL), QV_OK);
+    qv_builder b;
+    qv_array *a, *c, *parts[3], *out;
+    qv_builder_init(&b, &dt, NULL);
+    for (int i = 0; i < 11; i++) {
+      if (i % 4 == 1) qv_builder_append_null(&b);
+      else if (dt.id == QV_TYPE_STRING) {
+        char buf[16];
+        snprintf(buf, sizeof buf, "s%d", i);
+        qv_builder_append_cstr(&b, buf);
+      } else if (dt.id == QV_TYPE_BOOL) qv_builder_append_bool(&b, i % 3 == 0);
+      else if (dt.id == QV_TYPE_DECIMAL128) qv_builder_append_decimal(&b, (uint64_t)(i * 7), 0);
+      else qv_builder_append_int(&b, i - 5);
+    }
+    assert_int_equal(qv_builder_finish(&b, &a, NULL), QV_OK);
+    qv_builder_init(&b, &dt, NULL); /* no validity bitmap at all */
+    if (dt.id == QV_TYPE_STRING) qv_builder_append_cstr(&b, "z");
+    else if (dt.id == QV_TYPE_BOOL) qv_builder_append_bool(&b, true);
+    else if (dt.id == QV_TYPE_DECIMAL128) qv_builder_append_decimal(&b, 5, 0);
+    else qv_builder_append_int(&b, 42);
+    assert_int_equal(qv_builder_finish(&b, &c, NULL), QV_OK);
+    assert_int_equal(qv_array_slice(a, 3, 7, &parts[0], NULL), QV_OK); /* odd bit offset */
+    parts[1] = c;
+    assert_int_equal(qv_array_slice(a, 0, 2, &parts[2], NULL), QV_OK);
+    assert_int_equal(qv_array_concat(parts, 3, &out, NULL), QV_OK);
+    assert_int_equal(out->length, 10);
+    assert_int_equal(qv_array_validate(out, NULL), QV_OK);
+    int64_t nulls = 0;
+    for (int p = 0, at = 0; p < 3; p++)
+      for (int64_t i = 0; i < parts[p]->length; i++, at++) {
+        char x[64], y[64];
+        qv_array_format_value(parts[p], i, x, sizeof x);
+        qv_array_format_value(out, at, y, sizeof y);
+        assert_string_equal(x, y);
+        nulls += !qv_array_is_valid(out, at);
+      }
+    assert_int_equal(out->null_count, nulls);
+    assert_true(nulls > 0);
+    for (int p = 0; p < 3; p++) qv_array_release(parts[p]);
+    qv_array_release(out);
+    qv_array_release(a);
+    qv_datatype_reset(&dt);
+  }
+}
+
 static void test_calendar(void **state) {
   (void)state;
   int64_t days, secs;
@@ -255,7 +306,7 @@ int main(void) {
       cmocka_unit_test(test_type_text_round_trip), cmocka_unit_test(test_type_parse_errors),
       cmocka_unit_test(test_builder_ints_with_nulls), cmocka_unit_test(test_values_print),
       cmocka_unit_test(test_nested), cmocka_unit_test(test_validate_rejects_bad_offsets),
-      cmocka_unit_test(test_batch_print), cmocka_unit_test(test_calendar),
+      cmocka_unit_test(test_batch_print), cmocka_unit_test(test_calendar), cmocka_unit_test(test_concat),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
