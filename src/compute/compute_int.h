@@ -351,4 +351,11 @@ static inline const qv_datatype *qvk_bound_type(const qv_expr *e) {
   return e->type.id == QV_TYPE_NULL ? NULL : &e->type;
 }
 
+/* Operators only the Polars front ends produce: polars_math.c takes the
+ * numeric and logical ones and hands the rest to polars_text.c (strings,
+ * temporal parts, lists), which reports "eval: operator X is not
+ * supported" for anything it does not know either. */
+qv_status qvk_op_polars(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out);
+qv_status qvk_op_polars_text(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out);
+
 #endif

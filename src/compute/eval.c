@@ -56,7 +56,7 @@ static qv_status dispatch(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_dat
     case QV_OP_LIST: return qvk_op_list_literal(c, e, args, out);
     default: break;
   }
-  return qv_error_set(c->err, QV_ERR_UNSUPPORTED, "eval: operator %s is not supported", qv_op_name(e->op));
+  return qvk_op_polars(c, e, args, out);
 }
 
 static qv_status eval_call(qvk_ctx *c, const qv_expr *e, qvk_datum *out) {

@@ -99,33 +99,22 @@
 #include <string.h>
 #include <strings.h>
 
-#include "expr/expr_int.h"
+#include "expr/bind_int.h"
 
-typedef struct binder {
-  const qv_schema *schema;
-  qv_error *err;
-  int depth;
-} binder;
 
 /* Parsed trees are at most QV_EXPR_MAX_DEPTH deep; the binder adds a cast
  * level at most per node.  Kept well under what an 8 MiB stack holds with
  * sanitizers on (their frames are several KiB here). */
 #define BIND_MAX_DEPTH (2 * QV_EXPR_MAX_DEPTH + 64)
 
-static const char *tn(const qv_datatype *t, char *buf, size_t size) {
+const char *qv_bind_tn(const qv_datatype *t, char *buf, size_t size) {
   qv_datatype_format(t, buf, size);
   return buf;
 }
-#define TN(t) tn((t), (char[128]){0}, 128)
 /* A user-given name, clipped for messages. */
 #define NM(s) qv_expr_clip((s) ? (s) : "", (s) ? strlen(s) : 0, (char[80]){0}, 80)
 
-static qv_status bind_error(binder *b, qv_status code, int32_t pos, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 4, 5)))
-#endif
-    ;
-static qv_status bind_error(binder *b, qv_status code, int32_t pos, const char *fmt, ...) {
+qv_status qv_bind_error(qv_binder *b, qv_status code, int32_t pos, const char *fmt, ...) {
   char msg[800];
   va_list ap;
   va_start(ap, fmt);
@@ -135,18 +124,18 @@ static qv_status bind_error(binder *b, qv_status code, int32_t pos, const char *
   return qv_error_set(b->err, code, "filter: %s", msg);
 }
 
-static qv_status nomem(binder *b) { return qv_error_set(b->err, QV_ERR_NOMEM, "filter: out of memory"); }
+qv_status qv_bind_nomem(qv_binder *b) { return qv_error_set(b->err, QV_ERR_NOMEM, "filter: out of memory"); }
 
-static qv_status set_type(binder *b, qv_expr *e, const qv_datatype *t) {
+qv_status qv_bind_set_type(qv_binder *b, qv_expr *e, const qv_datatype *t) {
   qv_datatype_reset(&e->type);
-  return qv_datatype_copy(t, &e->type) == QV_OK ? QV_OK : nomem(b);
+  return qv_datatype_copy(t, &e->type) == QV_OK ? QV_OK : qv_bind_nomem(b);
 }
-static void set_simple(qv_expr *e, qv_type_id id) {
+void qv_bind_set_simple(qv_expr *e, qv_type_id id) {
   qv_datatype_reset(&e->type);
   e->type = qv_datatype_simple(id);
 }
 
-static bool literal_like(const qv_expr *e) {
+bool qv_bind_literal_like(const qv_expr *e) {
   return e->kind == QV_EXPR_LITERAL || (e->kind == QV_EXPR_CALL && e->op == QV_OP_LIST);
 }
 
@@ -154,7 +143,7 @@ static bool literal_like(const qv_expr *e) {
 
 /* Whether literal-like e can become type `to` unchanged in meaning; with
  * apply, it does. */
-static qv_status try_convert(binder *b, qv_expr *e, const qv_datatype *to, bool apply, bool *ok) {
+qv_status qv_bind_try_convert(qv_binder *b, qv_expr *e, const qv_datatype *to, bool apply, bool *ok) {
   *ok = false;
   if (e->kind == QV_EXPR_LITERAL) {
     qv_scalar out;
@@ -166,7 +155,7 @@ static qv_status try_convert(binder *b, qv_expr *e, const qv_datatype *to, bool 
     }
     qv_scalar_reset(&e->value);
     e->value = out;
-    return set_type(b, e, to);
+    return qv_bind_set_type(b, e, to);
   }
   /* A list literal becomes a list, or a fixed_size_list of its length, of
    * the target's item type when every element converts. */
@@ -174,43 +163,43 @@ static qv_status try_convert(binder *b, qv_expr *e, const qv_datatype *to, bool 
     return QV_OK;
   const qv_datatype *item = &to->children[0].type;
   for (int32_t i = 0; i < e->n_args; i++) {
-    QV_RETURN_NOT_OK(try_convert(b, e->args[i], item, false, ok));
+    QV_RETURN_NOT_OK(qv_bind_try_convert(b, e->args[i], item, false, ok));
     if (!*ok) return QV_OK;
   }
   *ok = true;
   if (!apply) return QV_OK;
-  for (int32_t i = 0; i < e->n_args; i++) QV_RETURN_NOT_OK(try_convert(b, e->args[i], item, true, ok));
-  return set_type(b, e, to);
+  for (int32_t i = 0; i < e->n_args; i++) QV_RETURN_NOT_OK(qv_bind_try_convert(b, e->args[i], item, true, ok));
+  return qv_bind_set_type(b, e, to);
 }
 
-static qv_status wrap_cast(binder *b, qv_expr **slot, const qv_datatype *to) {
+static qv_status wrap_cast(qv_binder *b, qv_expr **slot, const qv_datatype *to) {
   qv_expr *inner = *slot;
   int32_t pos = inner->pos;
   qv_semantics sem = inner->sem;
   *slot = NULL; /* the builder owns inner from here, also on failure */
   qv_expr *c = qv_expr_unary(QV_OP_CAST, inner);
-  if (!c) return nomem(b);
+  if (!c) return qv_bind_nomem(b);
   *slot = c;
   c->pos = pos;
   c->sem = sem;
   c->sem.cast_strict = true;
-  return set_type(b, c, to);
+  return qv_bind_set_type(b, c, to);
 }
 
 /* Makes *slot of type `to`: a literal is converted, anything else cast. */
-static qv_status coerce_to(binder *b, qv_expr **slot, const qv_datatype *to) {
+qv_status qv_bind_coerce_to(qv_binder *b, qv_expr **slot, const qv_datatype *to) {
   if (qv_datatype_equal(&(*slot)->type, to)) return QV_OK;
-  if (literal_like(*slot)) {
+  if (qv_bind_literal_like(*slot)) {
     bool ok;
-    QV_RETURN_NOT_OK(try_convert(b, *slot, to, true, &ok));
+    QV_RETURN_NOT_OK(qv_bind_try_convert(b, *slot, to, true, &ok));
     if (ok) return QV_OK;
   }
   return wrap_cast(b, slot, to);
 }
 
-static qv_status coerce_simple(binder *b, qv_expr **slot, qv_type_id id) {
+qv_status qv_bind_coerce_simple(qv_binder *b, qv_expr **slot, qv_type_id id) {
   qv_datatype t = qv_datatype_simple(id);
-  return coerce_to(b, slot, &t);
+  return qv_bind_coerce_to(b, slot, &t);
 }
 
 /* ---- unification ------------------------------------------------------------- */
@@ -220,21 +209,21 @@ typedef struct unifier {
   bool have, mixed;
 } unifier;
 
-static qv_status combine(binder *b, unifier *u, const qv_datatype *t, qv_common_mode mode, const char *what,
+static qv_status combine(qv_binder *b, unifier *u, const qv_datatype *t, qv_common_mode mode, const char *what,
                          int32_t pos) {
   if (!u->have) {
     u->have = true;
-    return qv_datatype_copy(t, &u->c) == QV_OK ? QV_OK : nomem(b);
+    return qv_datatype_copy(t, &u->c) == QV_OK ? QV_OK : qv_bind_nomem(b);
   }
   qv_datatype nc;
   bool m = false;
   qv_common_result r = qv_bind_common_type(&u->c, t, mode, &nc, &m);
   if (r != QV_COMMON_FOUND) {
     qv_datatype_reset(&nc);
-    if (r == QV_COMMON_NOMEM) return nomem(b);
+    if (r == QV_COMMON_NOMEM) return qv_bind_nomem(b);
     if (!strcmp(what, "compare"))
-      return bind_error(b, QV_ERR_TYPE, pos, "cannot compare %s with %s", TN(&u->c), TN(t));
-    return bind_error(b, QV_ERR_TYPE, pos, "%s cannot combine %s with %s", what, TN(&u->c), TN(t));
+      return qv_bind_error(b, QV_ERR_TYPE, pos, "cannot compare %s with %s", TN(&u->c), TN(t));
+    return qv_bind_error(b, QV_ERR_TYPE, pos, "%s cannot combine %s with %s", what, TN(&u->c), TN(t));
   }
   qv_datatype_reset(&u->c);
   u->c = nc;
@@ -244,12 +233,12 @@ static qv_status combine(binder *b, unifier *u, const qv_datatype *t, qv_common_
 
 /* Brings slots[0..n) to one type (see the top of the file); *out gets it
  * (int64 when the operands stay mixed int64/uint64). */
-static qv_status unify(binder *b, qv_expr **slots, int32_t n, qv_common_mode mode, const char *what, int32_t pos,
+qv_status qv_bind_unify(qv_binder *b, qv_expr **slots, int32_t n, qv_common_mode mode, const char *what, int32_t pos,
                        qv_datatype *out) {
   unifier u = {QV_DATATYPE_INIT, false, false};
   qv_status st = QV_OK;
   for (int32_t i = 0; i < n && st == QV_OK; i++)
-    if (!literal_like(slots[i])) st = combine(b, &u, &slots[i]->type, mode, what, pos);
+    if (!qv_bind_literal_like(slots[i])) st = combine(b, &u, &slots[i]->type, mode, what, pos);
   /* Text compared with a date or timestamp is read as one. */
   if (st == QV_OK && u.have && qv_is_datetime(u.c.id)) {
     for (int32_t i = 0; i < n && st == QV_OK; i++) {
@@ -260,20 +249,20 @@ static qv_status unify(binder *b, qv_expr **slots, int32_t n, qv_common_mode mod
       if (st != QV_OK) break;
       qv_scalar_reset(&e->value);
       e->value = t;
-      st = set_type(b, e, &t.type);
+      st = qv_bind_set_type(b, e, &t.type);
     }
   }
   for (int32_t i = 0; i < n && st == QV_OK; i++) {
-    if (!literal_like(slots[i])) continue;
+    if (!qv_bind_literal_like(slots[i])) continue;
     bool ok = false;
-    if (u.have && !u.mixed) st = try_convert(b, slots[i], &u.c, false, &ok);
+    if (u.have && !u.mixed) st = qv_bind_try_convert(b, slots[i], &u.c, false, &ok);
     if (st == QV_OK && !ok) st = combine(b, &u, &slots[i]->type, mode, what, pos);
   }
   for (int32_t i = 0; i < n && st == QV_OK; i++) {
     qv_type_id id = slots[i]->type.id;
-    if (u.mixed && qv_is_int(id)) st = coerce_simple(b, &slots[i], qv_is_uint(id) ? QV_TYPE_UINT64 : QV_TYPE_INT64);
-    else if (u.mixed && id == QV_TYPE_NULL) st = coerce_simple(b, &slots[i], QV_TYPE_INT64);
-    else st = coerce_to(b, &slots[i], &u.c);
+    if (u.mixed && qv_is_int(id)) st = qv_bind_coerce_simple(b, &slots[i], qv_is_uint(id) ? QV_TYPE_UINT64 : QV_TYPE_INT64);
+    else if (u.mixed && id == QV_TYPE_NULL) st = qv_bind_coerce_simple(b, &slots[i], QV_TYPE_INT64);
+    else st = qv_bind_coerce_to(b, &slots[i], &u.c);
   }
   if (st != QV_OK) {
     qv_datatype_reset(&u.c);
@@ -285,32 +274,32 @@ static qv_status unify(binder *b, qv_expr **slots, int32_t n, qv_common_mode mod
 
 /* ---- operands ------------------------------------------------------------------ */
 
-static qv_status want_bool(binder *b, qv_expr *e, int32_t i, const char *what) {
+qv_status qv_bind_want_bool(qv_binder *b, qv_expr *e, int32_t i, const char *what) {
   qv_type_id id = e->args[i]->type.id;
   if (id == QV_TYPE_BOOL) return QV_OK;
-  if (id == QV_TYPE_NULL) return coerce_simple(b, &e->args[i], QV_TYPE_BOOL);
-  return bind_error(b, QV_ERR_TYPE, e->pos, "%s expects boolean operands, got %s", what, TN(&e->args[i]->type));
+  if (id == QV_TYPE_NULL) return qv_bind_coerce_simple(b, &e->args[i], QV_TYPE_BOOL);
+  return qv_bind_error(b, QV_ERR_TYPE, e->pos, "%s expects boolean operands, got %s", what, TN(&e->args[i]->type));
 }
 
-static qv_status want_string(binder *b, qv_expr *e, int32_t i, const char *what) {
+qv_status qv_bind_want_string(qv_binder *b, qv_expr *e, int32_t i, const char *what) {
   qv_type_id id = e->args[i]->type.id;
   if (id == QV_TYPE_STRING) return QV_OK;
-  if (id == QV_TYPE_NULL) return coerce_simple(b, &e->args[i], QV_TYPE_STRING);
-  return bind_error(b, QV_ERR_TYPE, e->pos, "%s expects string arguments, got %s (argument %d)", what,
+  if (id == QV_TYPE_NULL) return qv_bind_coerce_simple(b, &e->args[i], QV_TYPE_STRING);
+  return qv_bind_error(b, QV_ERR_TYPE, e->pos, "%s expects string arguments, got %s (argument %d)", what,
                     TN(&e->args[i]->type), (int)i + 1);
 }
 
-static qv_status want_list(binder *b, qv_expr *e, int32_t i, const char *what) {
+qv_status qv_bind_want_list(qv_binder *b, qv_expr *e, int32_t i, const char *what) {
   qv_type_id id = e->args[i]->type.id;
   if (qv_is_listlike(id)) return QV_OK;
   if (id == QV_TYPE_NULL) {
     qv_datatype nt = qv_datatype_simple(QV_TYPE_NULL), lt;
-    if (qv_bind_list_of(&nt, &lt) != QV_OK) return nomem(b);
-    qv_status st = coerce_to(b, &e->args[i], &lt);
+    if (qv_bind_list_of(&nt, &lt) != QV_OK) return qv_bind_nomem(b);
+    qv_status st = qv_bind_coerce_to(b, &e->args[i], &lt);
     qv_datatype_reset(&lt);
     return st;
   }
-  return bind_error(b, QV_ERR_TYPE, e->pos, "%s expects a list, got %s (argument %d)", what,
+  return qv_bind_error(b, QV_ERR_TYPE, e->pos, "%s expects a list, got %s (argument %d)", what,
                     TN(&e->args[i]->type), (int)i + 1);
 }
 
@@ -321,68 +310,68 @@ static bool nonneg_int_literal(const qv_expr *e) {
          (qv_is_uint(e->value.type.id) || e->value.v.i >= 0);
 }
 
-static qv_status bind_arith(binder *b, qv_expr *e) {
+static qv_status bind_arith(qv_binder *b, qv_expr *e) {
   qv_expr **l = &e->args[0], **r = &e->args[1];
   const char *op = qv_op_name(e->op);
   qv_type_id lt = (*l)->type.id, rt = (*r)->type.id;
   if (lt == QV_TYPE_NULL && rt == QV_TYPE_NULL) {
-    QV_RETURN_NOT_OK(coerce_simple(b, l, QV_TYPE_INT64));
-    QV_RETURN_NOT_OK(coerce_simple(b, r, QV_TYPE_INT64));
+    QV_RETURN_NOT_OK(qv_bind_coerce_simple(b, l, QV_TYPE_INT64));
+    QV_RETURN_NOT_OK(qv_bind_coerce_simple(b, r, QV_TYPE_INT64));
   } else if (lt == QV_TYPE_NULL && qv_is_num(rt)) {
-    QV_RETURN_NOT_OK(coerce_to(b, l, &(*r)->type));
+    QV_RETURN_NOT_OK(qv_bind_coerce_to(b, l, &(*r)->type));
   } else if (rt == QV_TYPE_NULL && qv_is_num(lt)) {
-    QV_RETURN_NOT_OK(coerce_to(b, r, &(*l)->type));
+    QV_RETURN_NOT_OK(qv_bind_coerce_to(b, r, &(*l)->type));
   }
   lt = (*l)->type.id;
   rt = (*r)->type.id;
   if (!qv_is_num(lt) || !qv_is_num(rt))
-    return bind_error(b, QV_ERR_TYPE, e->pos, "cannot apply %s to %s and %s", op, TN(&(*l)->type),
+    return qv_bind_error(b, QV_ERR_TYPE, e->pos, "cannot apply %s to %s and %s", op, TN(&(*l)->type),
                       TN(&(*r)->type));
   if (lt == QV_TYPE_UINT64 && rt != QV_TYPE_UINT64 && nonneg_int_literal(*r))
-    QV_RETURN_NOT_OK(coerce_simple(b, r, QV_TYPE_UINT64));
+    QV_RETURN_NOT_OK(qv_bind_coerce_simple(b, r, QV_TYPE_UINT64));
   if (rt == QV_TYPE_UINT64 && lt != QV_TYPE_UINT64 && nonneg_int_literal(*l))
-    QV_RETURN_NOT_OK(coerce_simple(b, l, QV_TYPE_UINT64));
+    QV_RETURN_NOT_OK(qv_bind_coerce_simple(b, l, QV_TYPE_UINT64));
   lt = (*l)->type.id;
   rt = (*r)->type.id;
   qv_datatype res;
   /* Polars' `/` is true division: integers divide as float64. */
   if (e->op == QV_OP_DIV && (e->flags & QV_EXPR_F_TRUE_DIV) && qv_is_int(lt) && qv_is_int(rt)) {
-    QV_RETURN_NOT_OK(coerce_simple(b, l, QV_TYPE_FLOAT64));
-    QV_RETURN_NOT_OK(coerce_simple(b, r, QV_TYPE_FLOAT64));
-    set_simple(e, QV_TYPE_FLOAT64);
+    QV_RETURN_NOT_OK(qv_bind_coerce_simple(b, l, QV_TYPE_FLOAT64));
+    QV_RETURN_NOT_OK(qv_bind_coerce_simple(b, r, QV_TYPE_FLOAT64));
+    qv_bind_set_simple(e, QV_TYPE_FLOAT64);
     return QV_OK;
   }
   if (qv_is_float(lt) || qv_is_float(rt)) {
     qv_type_id c = lt == QV_TYPE_FLOAT64 || rt == QV_TYPE_FLOAT64 ? QV_TYPE_FLOAT64 : QV_TYPE_FLOAT32;
-    QV_RETURN_NOT_OK(coerce_simple(b, l, c));
-    QV_RETURN_NOT_OK(coerce_simple(b, r, c));
-    set_simple(e, c);
+    QV_RETURN_NOT_OK(qv_bind_coerce_simple(b, l, c));
+    QV_RETURN_NOT_OK(qv_bind_coerce_simple(b, r, c));
+    qv_bind_set_simple(e, c);
     return QV_OK;
   }
   if (qv_is_int(lt) && qv_is_int(rt)) {
     bool m;
     if (qv_bind_common_type(&(*l)->type, &(*r)->type, QV_COMMON_UNION, &res, &m) != QV_COMMON_FOUND)
-      return nomem(b); /* integers always have one; only memory can fail */
-    QV_RETURN_NOT_OK(coerce_to(b, l, &res));
-    QV_RETURN_NOT_OK(coerce_to(b, r, &res));
+      return qv_bind_nomem(b); /* integers always have one; only memory can fail */
+    QV_RETURN_NOT_OK(qv_bind_coerce_to(b, l, &res));
+    QV_RETURN_NOT_OK(qv_bind_coerce_to(b, r, &res));
     if (res.id != QV_TYPE_DECIMAL128) {
-      set_simple(e, res.id);
+      qv_bind_set_simple(e, res.id);
       return QV_OK;
     }
   } else {
     if (qv_is_int(lt)) {
       qv_datatype d = qv_bind_int_as_decimal(lt);
-      QV_RETURN_NOT_OK(coerce_to(b, l, &d));
+      QV_RETURN_NOT_OK(qv_bind_coerce_to(b, l, &d));
     }
     if (qv_is_int(rt)) {
       qv_datatype d = qv_bind_int_as_decimal(rt);
-      QV_RETURN_NOT_OK(coerce_to(b, r, &d));
+      QV_RETURN_NOT_OK(qv_bind_coerce_to(b, r, &d));
     }
   }
   if (!qv_bind_decimal_result(e->op, &(*l)->type, &(*r)->type, &res))
-    return bind_error(b, QV_ERR_TYPE, e->pos, "%s * %s needs a scale above 38", TN(&(*l)->type),
+    return qv_bind_error(b, QV_ERR_TYPE, e->pos, "%s * %s needs a scale above 38", TN(&(*l)->type),
                       TN(&(*r)->type));
-  return set_type(b, e, &res);
+  return qv_bind_set_type(b, e, &res);
 }
 
 /* ---- names --------------------------------------------------------------------------- */
@@ -414,20 +403,20 @@ static void name_list(const qv_field *fields, int32_t n, char *buf, size_t size)
   }
 }
 
-static qv_status set_name(binder *b, qv_expr *e, const char *name) {
+static qv_status set_name(qv_binder *b, qv_expr *e, const char *name) {
   if (!strcmp(e->name, name)) return QV_OK;
   char *s = qv_strdup(name);
-  if (!s) return nomem(b);
+  if (!s) return qv_bind_nomem(b);
   qv_free(e->name);
   e->name = s;
   return QV_OK;
 }
 
-static qv_status bind_column(binder *b, qv_expr *e) {
+static qv_status bind_column(qv_binder *b, qv_expr *e) {
   const qv_schema *s = b->schema;
   int32_t i = find_name(s->fields, s->n_fields, e->name ? e->name : "");
   if (i == -2)
-    return bind_error(b, QV_ERR_INVALID, e->pos, "column name `%s` is ambiguous (it matches several columns "
+    return qv_bind_error(b, QV_ERR_INVALID, e->pos, "column name `%s` is ambiguous (it matches several columns "
                       "when case is ignored; quote the exact spelling)", NM(e->name));
   if (i < 0) {
     char names[600];
@@ -437,60 +426,60 @@ static qv_status bind_column(binder *b, qv_expr *e) {
   }
   e->column = i;
   QV_RETURN_NOT_OK(set_name(b, e, s->fields[i].name));
-  return set_type(b, e, &s->fields[i].type);
+  return qv_bind_set_type(b, e, &s->fields[i].type);
 }
 
-static qv_status bind_field(binder *b, qv_expr *e) {
+static qv_status bind_field(qv_binder *b, qv_expr *e) {
   const qv_datatype *st = &e->args[0]->type;
   if (st->id != QV_TYPE_STRUCT)
-    return bind_error(b, QV_ERR_TYPE, e->pos, "cannot read field `%s` of %s", NM(e->name), TN(st));
+    return qv_bind_error(b, QV_ERR_TYPE, e->pos, "cannot read field `%s` of %s", NM(e->name), TN(st));
   int32_t i = find_name(st->children, st->n_children, e->name ? e->name : "");
-  if (i == -2) return bind_error(b, QV_ERR_INVALID, e->pos, "field name `%s` is ambiguous", NM(e->name));
+  if (i == -2) return qv_bind_error(b, QV_ERR_INVALID, e->pos, "field name `%s` is ambiguous", NM(e->name));
   if (i < 0) {
     char names[600];
     name_list(st->children, st->n_children, names, sizeof names);
-    return bind_error(b, QV_ERR_NOT_FOUND, e->pos, "struct has no field `%s` (fields: %s)", NM(e->name),
+    return qv_bind_error(b, QV_ERR_NOT_FOUND, e->pos, "struct has no field `%s` (fields: %s)", NM(e->name),
                       names);
   }
   QV_RETURN_NOT_OK(set_name(b, e, st->children[i].name));
-  return set_type(b, e, &st->children[i].type);
+  return qv_bind_set_type(b, e, &st->children[i].type);
 }
 
 /* ---- functions ------------------------------------------------------------------------- */
 
-static qv_status bind_array_has(binder *b, qv_expr *e) {
+static qv_status bind_array_has(qv_binder *b, qv_expr *e) {
   const char *what = qv_op_name(e->op);
-  QV_RETURN_NOT_OK(want_list(b, e, 0, what));
+  QV_RETURN_NOT_OK(qv_bind_want_list(b, e, 0, what));
   qv_status st = QV_OK;
   if (e->op == QV_OP_ARRAY_HAS) {
     const qv_datatype *t = &e->args[0]->type.children[0].type;
     bool ok = false;
-    if (literal_like(e->args[1])) QV_RETURN_NOT_OK(try_convert(b, e->args[1], t, true, &ok));
+    if (qv_bind_literal_like(e->args[1])) QV_RETURN_NOT_OK(qv_bind_try_convert(b, e->args[1], t, true, &ok));
     if (!ok) {
       qv_datatype c, lc = QV_DATATYPE_INIT;
       bool m;
       qv_common_result r = qv_bind_common_type(t, &e->args[1]->type, QV_COMMON_UNION, &c, &m);
       if (r != QV_COMMON_FOUND) {
         qv_datatype_reset(&c);
-        if (r == QV_COMMON_NOMEM) return nomem(b);
-        return bind_error(b, QV_ERR_TYPE, e->pos, "%s cannot look for %s in %s", what, TN(&e->args[1]->type),
+        if (r == QV_COMMON_NOMEM) return qv_bind_nomem(b);
+        return qv_bind_error(b, QV_ERR_TYPE, e->pos, "%s cannot look for %s in %s", what, TN(&e->args[1]->type),
                           TN(&e->args[0]->type));
       }
       if (!qv_datatype_equal(&c, t)) {
-        st = qv_bind_list_of(&c, &lc) == QV_OK ? QV_OK : nomem(b);
-        if (st == QV_OK) st = coerce_to(b, &e->args[0], &lc);
+        st = qv_bind_list_of(&c, &lc) == QV_OK ? QV_OK : qv_bind_nomem(b);
+        if (st == QV_OK) st = qv_bind_coerce_to(b, &e->args[0], &lc);
         qv_datatype_reset(&lc);
       }
-      if (st == QV_OK) st = coerce_to(b, &e->args[1], &c);
+      if (st == QV_OK) st = qv_bind_coerce_to(b, &e->args[1], &c);
       qv_datatype_reset(&c);
     }
   } else {
-    QV_RETURN_NOT_OK(want_list(b, e, 1, what));
+    QV_RETURN_NOT_OK(qv_bind_want_list(b, e, 1, what));
     const qv_datatype *t = &e->args[0]->type.children[0].type;
     qv_datatype lt;
     bool ok = false;
-    if (qv_bind_list_of(t, &lt) != QV_OK) return nomem(b);
-    if (literal_like(e->args[1])) st = try_convert(b, e->args[1], &lt, true, &ok);
+    if (qv_bind_list_of(t, &lt) != QV_OK) return qv_bind_nomem(b);
+    if (qv_bind_literal_like(e->args[1])) st = qv_bind_try_convert(b, e->args[1], &lt, true, &ok);
     qv_datatype_reset(&lt);
     if (st == QV_OK && !ok) {
       qv_datatype c;
@@ -498,83 +487,83 @@ static qv_status bind_array_has(binder *b, qv_expr *e) {
       qv_common_result r = qv_bind_common_type(&e->args[0]->type, &e->args[1]->type, QV_COMMON_UNION, &c, &m);
       if (r != QV_COMMON_FOUND) {
         qv_datatype_reset(&c);
-        if (r == QV_COMMON_NOMEM) return nomem(b);
-        return bind_error(b, QV_ERR_TYPE, e->pos, "%s cannot compare %s with %s", what, TN(&e->args[0]->type),
+        if (r == QV_COMMON_NOMEM) return qv_bind_nomem(b);
+        return qv_bind_error(b, QV_ERR_TYPE, e->pos, "%s cannot compare %s with %s", what, TN(&e->args[0]->type),
                           TN(&e->args[1]->type));
       }
-      st = coerce_to(b, &e->args[0], &c);
-      if (st == QV_OK) st = coerce_to(b, &e->args[1], &c);
+      st = qv_bind_coerce_to(b, &e->args[0], &c);
+      if (st == QV_OK) st = qv_bind_coerce_to(b, &e->args[1], &c);
       qv_datatype_reset(&c);
     }
   }
-  if (st == QV_OK) set_simple(e, QV_TYPE_BOOL);
+  if (st == QV_OK) qv_bind_set_simple(e, QV_TYPE_BOOL);
   return st;
 }
 
-static qv_status bind_function(binder *b, qv_expr *e) {
+static qv_status bind_function(qv_binder *b, qv_expr *e) {
   const char *what = qv_op_name(e->op);
   qv_datatype c;
   switch (e->op) {
     case QV_OP_STARTS_WITH: case QV_OP_ENDS_WITH: case QV_OP_CONTAINS:
     case QV_OP_REGEXP_LIKE: case QV_OP_REGEXP_MATCH:
-      for (int32_t i = 0; i < e->n_args; i++) QV_RETURN_NOT_OK(want_string(b, e, i, what));
-      set_simple(e, QV_TYPE_BOOL);
+      for (int32_t i = 0; i < e->n_args; i++) QV_RETURN_NOT_OK(qv_bind_want_string(b, e, i, what));
+      qv_bind_set_simple(e, QV_TYPE_BOOL);
       return QV_OK;
     case QV_OP_LOWER: case QV_OP_UPPER:
-      QV_RETURN_NOT_OK(want_string(b, e, 0, what));
-      set_simple(e, QV_TYPE_STRING);
+      QV_RETURN_NOT_OK(qv_bind_want_string(b, e, 0, what));
+      qv_bind_set_simple(e, QV_TYPE_STRING);
       return QV_OK;
     case QV_OP_LENGTH:
-      QV_RETURN_NOT_OK(want_string(b, e, 0, what));
-      set_simple(e, QV_TYPE_INT32);
+      QV_RETURN_NOT_OK(qv_bind_want_string(b, e, 0, what));
+      qv_bind_set_simple(e, QV_TYPE_INT32);
       return QV_OK;
     case QV_OP_ABS: {
       qv_type_id id = e->args[0]->type.id;
       if (!qv_is_num(id) && id != QV_TYPE_NULL)
-        return bind_error(b, QV_ERR_TYPE, e->pos, "abs expects a number, got %s", TN(&e->args[0]->type));
-      return set_type(b, e, &e->args[0]->type);
+        return qv_bind_error(b, QV_ERR_TYPE, e->pos, "abs expects a number, got %s", TN(&e->args[0]->type));
+      return qv_bind_set_type(b, e, &e->args[0]->type);
     }
     case QV_OP_ISNAN: {
       qv_type_id id = e->args[0]->type.id;
       if (qv_is_int(id) || id == QV_TYPE_DECIMAL128 || id == QV_TYPE_NULL)
-        QV_RETURN_NOT_OK(coerce_simple(b, &e->args[0], QV_TYPE_FLOAT64));
+        QV_RETURN_NOT_OK(qv_bind_coerce_simple(b, &e->args[0], QV_TYPE_FLOAT64));
       else if (!qv_is_float(id))
-        return bind_error(b, QV_ERR_TYPE, e->pos, "isnan expects a number, got %s", TN(&e->args[0]->type));
-      set_simple(e, QV_TYPE_BOOL);
+        return qv_bind_error(b, QV_ERR_TYPE, e->pos, "isnan expects a number, got %s", TN(&e->args[0]->type));
+      qv_bind_set_simple(e, QV_TYPE_BOOL);
       return QV_OK;
     }
     case QV_OP_COALESCE:
-      QV_RETURN_NOT_OK(unify(b, e->args, e->n_args, QV_COMMON_UNION, "coalesce", e->pos, &c));
+      QV_RETURN_NOT_OK(qv_bind_unify(b, e->args, e->n_args, QV_COMMON_UNION, "coalesce", e->pos, &c));
       qv_datatype_reset(&e->type);
       e->type = c;
       return QV_OK;
     case QV_OP_ARRAY_HAS: case QV_OP_ARRAY_HAS_ANY: case QV_OP_ARRAY_HAS_ALL:
       return bind_array_has(b, e);
     case QV_OP_ARRAY_LENGTH:
-      QV_RETURN_NOT_OK(want_list(b, e, 0, what));
-      set_simple(e, QV_TYPE_UINT64);
+      QV_RETURN_NOT_OK(qv_bind_want_list(b, e, 0, what));
+      qv_bind_set_simple(e, QV_TYPE_UINT64);
       return QV_OK;
     case QV_OP_DATE_PART: case QV_OP_DATE_TRUNC: {
-      QV_RETURN_NOT_OK(want_string(b, e, 0, what));
+      QV_RETURN_NOT_OK(qv_bind_want_string(b, e, 0, what));
       const qv_datatype *t = &e->args[1]->type;
       if (!qv_is_datetime(t->id) && t->id != QV_TYPE_NULL)
-        return bind_error(b, QV_ERR_TYPE, e->pos, "%s expects a date or timestamp, got %s", what, TN(t));
+        return qv_bind_error(b, QV_ERR_TYPE, e->pos, "%s expects a date or timestamp, got %s", what, TN(t));
       if (e->op == QV_OP_DATE_PART) {
-        set_simple(e, QV_TYPE_INT64);
+        qv_bind_set_simple(e, QV_TYPE_INT64);
         return QV_OK;
       }
-      return set_type(b, e, t);
+      return qv_bind_set_type(b, e, t);
     }
     default:
-      return bind_error(b, QV_ERR_INVALID, e->pos, "operator %s cannot be bound", what);
+      return qv_bind_polars(b, e);
   }
 }
 
 /* ---- the walk ---------------------------------------------------------------------------- */
 
-static qv_status bind_node(binder *b, qv_expr **slot);
+static qv_status bind_node(qv_binder *b, qv_expr **slot);
 
-static qv_status bind_call(binder *b, qv_expr *e) {
+static qv_status bind_call(qv_binder *b, qv_expr *e) {
   for (int32_t i = 0; i < e->n_args; i++) QV_RETURN_NOT_OK(bind_node(b, &e->args[i]));
   const char *what = qv_op_name(e->op);
   qv_datatype c;
@@ -582,27 +571,27 @@ static qv_status bind_call(binder *b, qv_expr *e) {
     case QV_OP_EQ: case QV_OP_NE: case QV_OP_LT: case QV_OP_LE: case QV_OP_GT: case QV_OP_GE:
     case QV_OP_IN: case QV_OP_BETWEEN:
       if (e->n_args < 1) break;
-      QV_RETURN_NOT_OK(unify(b, e->args, e->n_args, QV_COMMON_COMPARE, "compare", e->pos, &c));
+      QV_RETURN_NOT_OK(qv_bind_unify(b, e->args, e->n_args, QV_COMMON_COMPARE, "compare", e->pos, &c));
       qv_datatype_reset(&c);
-      set_simple(e, QV_TYPE_BOOL);
+      qv_bind_set_simple(e, QV_TYPE_BOOL);
       return QV_OK;
     case QV_OP_AND: case QV_OP_OR: case QV_OP_XOR: case QV_OP_NOT:
     case QV_OP_IS_TRUE: case QV_OP_IS_NOT_TRUE: case QV_OP_IS_FALSE: case QV_OP_IS_NOT_FALSE:
-      for (int32_t i = 0; i < e->n_args; i++) QV_RETURN_NOT_OK(want_bool(b, e, i, what));
-      set_simple(e, QV_TYPE_BOOL);
+      for (int32_t i = 0; i < e->n_args; i++) QV_RETURN_NOT_OK(qv_bind_want_bool(b, e, i, what));
+      qv_bind_set_simple(e, QV_TYPE_BOOL);
       return QV_OK;
     case QV_OP_IS_NULL: case QV_OP_IS_NOT_NULL:
-      set_simple(e, QV_TYPE_BOOL);
+      qv_bind_set_simple(e, QV_TYPE_BOOL);
       return QV_OK;
     case QV_OP_LIKE:
       for (int32_t i = 0; i < e->n_args; i++)
-        QV_RETURN_NOT_OK(want_string(b, e, i, e->sem.case_insensitive ? "ILIKE" : "LIKE"));
-      set_simple(e, QV_TYPE_BOOL);
+        QV_RETURN_NOT_OK(qv_bind_want_string(b, e, i, e->sem.case_insensitive ? "ILIKE" : "LIKE"));
+      qv_bind_set_simple(e, QV_TYPE_BOOL);
       return QV_OK;
     case QV_OP_CAST:
       if (e->n_args != 1) break;
       if (!qv_bind_castable(&e->args[0]->type, &e->type))
-        return bind_error(b, QV_ERR_TYPE, e->pos, "cannot cast %s to %s", TN(&e->args[0]->type), TN(&e->type));
+        return qv_bind_error(b, QV_ERR_TYPE, e->pos, "cannot cast %s to %s", TN(&e->args[0]->type), TN(&e->type));
       return QV_OK;
     case QV_OP_ADD: case QV_OP_SUB: case QV_OP_MUL: case QV_OP_DIV: case QV_OP_MOD:
       if (e->n_args != 2) break;
@@ -611,8 +600,8 @@ static qv_status bind_call(binder *b, qv_expr *e) {
       if (e->n_args != 1) break;
       qv_type_id id = e->args[0]->type.id;
       if (qv_is_uint(id) || !(qv_is_num(id) || id == QV_TYPE_NULL))
-        return bind_error(b, QV_ERR_TYPE, e->pos, "cannot negate %s", TN(&e->args[0]->type));
-      return set_type(b, e, &e->args[0]->type);
+        return qv_bind_error(b, QV_ERR_TYPE, e->pos, "cannot negate %s", TN(&e->args[0]->type));
+      return qv_bind_set_type(b, e, &e->args[0]->type);
     }
     case QV_OP_FIELD:
       if (e->n_args != 1) break;
@@ -622,9 +611,9 @@ static qv_status bind_call(binder *b, qv_expr *e) {
       if (e->n_args == 0) {
         c = qv_datatype_simple(QV_TYPE_NULL);
       } else {
-        QV_RETURN_NOT_OK(unify(b, e->args, e->n_args, QV_COMMON_UNION, "a list", e->pos, &c));
+        QV_RETURN_NOT_OK(qv_bind_unify(b, e->args, e->n_args, QV_COMMON_UNION, "a list", e->pos, &c));
       }
-      qv_status st = qv_bind_list_of(&c, &lt) == QV_OK ? QV_OK : nomem(b);
+      qv_status st = qv_bind_list_of(&c, &lt) == QV_OK ? QV_OK : qv_bind_nomem(b);
       qv_datatype_reset(&c);
       if (st == QV_OK) {
         qv_datatype_reset(&e->type);
@@ -635,20 +624,20 @@ static qv_status bind_call(binder *b, qv_expr *e) {
     default:
       return bind_function(b, e);
   }
-  return bind_error(b, QV_ERR_INVALID, e->pos, "%s has %d arguments", what, (int)e->n_args);
+  return qv_bind_error(b, QV_ERR_INVALID, e->pos, "%s has %d arguments", what, (int)e->n_args);
 }
 
-static qv_status bind_node(binder *b, qv_expr **slot) {
+static qv_status bind_node(qv_binder *b, qv_expr **slot) {
   qv_expr *e = *slot;
-  if (!e) return bind_error(b, QV_ERR_INVALID, 0, "missing expression node");
+  if (!e) return qv_bind_error(b, QV_ERR_INVALID, 0, "missing expression node");
   if (++b->depth > BIND_MAX_DEPTH) {
     b->depth--;
-    return bind_error(b, QV_ERR_INVALID, e->pos, "expression nested too deeply (limit %d)", BIND_MAX_DEPTH);
+    return qv_bind_error(b, QV_ERR_INVALID, e->pos, "expression nested too deeply (limit %d)", BIND_MAX_DEPTH);
   }
   qv_status st = QV_OK;
   switch (e->kind) {
     case QV_EXPR_COLUMN: st = bind_column(b, e); break;
-    case QV_EXPR_LITERAL: st = set_type(b, e, &e->value.type); break;
+    case QV_EXPR_LITERAL: st = qv_bind_set_type(b, e, &e->value.type); break;
     case QV_EXPR_CALL: st = bind_call(b, e); break;
   }
   b->depth--;
@@ -657,7 +646,7 @@ static qv_status bind_node(binder *b, qv_expr **slot) {
 
 qv_status qv_expr_bind(qv_expr *e, const qv_schema *schema, qv_error *err) {
   if (!e || !schema) return qv_error_set(err, QV_ERR_INVALID, "filter: nothing to bind");
-  binder b = {schema, err, 0};
+  qv_binder b = {schema, err, 0};
   qv_expr *root = e;
   qv_status st = bind_node(&b, &root);
   /* Casts wrap operands, never the root, so the caller's pointer holds. */

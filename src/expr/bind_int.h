@@ -1,0 +1,60 @@
+/* Internals of the binder shared by its files: bind.c walks the tree and
+ * binds the Lance filter language's operators, bind_polars.c the numeric
+ * and logical operators only the Polars front ends produce, and
+ * bind_polars_text.c their string, temporal and list operators.  Every
+ * helper reports errors as "filter: ... at column N". */
+#ifndef QUIVER_BIND_INT_H
+#define QUIVER_BIND_INT_H
+
+#include "expr/expr_int.h"
+
+typedef struct qv_binder {
+  const qv_schema *schema;
+  qv_error *err;
+  int depth;
+} qv_binder;
+
+/* A type's name for messages, written to buf. */
+const char *qv_bind_tn(const qv_datatype *t, char *buf, size_t size);
+#define TN(t) qv_bind_tn((t), (char[128]){0}, 128)
+
+qv_status qv_bind_error(qv_binder *b, qv_status code, int32_t pos, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+qv_status qv_bind_nomem(qv_binder *b);
+
+/* Sets e's result type (a copy of t / a parameterless type). */
+qv_status qv_bind_set_type(qv_binder *b, qv_expr *e, const qv_datatype *t);
+void qv_bind_set_simple(qv_expr *e, qv_type_id id);
+
+/* A literal or a list literal: converted in place rather than cast. */
+bool qv_bind_literal_like(const qv_expr *e);
+/* Whether literal-like e can become type `to` unchanged in meaning; with
+ * apply, it does. */
+qv_status qv_bind_try_convert(qv_binder *b, qv_expr *e, const qv_datatype *to, bool apply, bool *ok);
+/* Makes *slot of type `to`: a literal is converted, anything else wrapped
+ * in a strict CAST. */
+qv_status qv_bind_coerce_to(qv_binder *b, qv_expr **slot, const qv_datatype *to);
+qv_status qv_bind_coerce_simple(qv_binder *b, qv_expr **slot, qv_type_id id);
+/* Coerces n operands to their common type (written to *out) under mode;
+ * "cannot <what> X with Y at column pos" when there is none. */
+qv_status qv_bind_unify(qv_binder *b, qv_expr **slots, int32_t n, qv_common_mode mode, const char *what,
+                        int32_t pos, qv_datatype *out);
+
+/* Argument i of e must be boolean / a string / a list (null literals are
+ * coerced); the error names what. */
+qv_status qv_bind_want_bool(qv_binder *b, qv_expr *e, int32_t i, const char *what);
+qv_status qv_bind_want_string(qv_binder *b, qv_expr *e, int32_t i, const char *what);
+qv_status qv_bind_want_list(qv_binder *b, qv_expr *e, int32_t i, const char *what);
+
+/* Operators of the Polars front ends, called for every operator bind.c
+ * does not know, after e's arguments are bound.  qv_bind_polars handles
+ * the numeric and logical ones and hands the rest to
+ * qv_bind_polars_text (strings, temporal parts, lists), which reports
+ * "operator X cannot be bound" for anything it does not know either. */
+qv_status qv_bind_polars(qv_binder *b, qv_expr *e);
+qv_status qv_bind_polars_text(qv_binder *b, qv_expr *e);
+
+#endif
