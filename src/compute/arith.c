@@ -1,4 +1,4 @@
-/* Arithmetic on integers and floats: + - * / %, unary minus and abs.
+/* Arithmetic on integers and floats: + - * / // %, unary minus and abs.
  *
  * Integers (both operands are first cast to the node's result type):
  * - overflow follows sem.overflow: WRAP gives the two's complement result,
@@ -11,8 +11,10 @@
  * - sem.int_div: TRUNC rounds the quotient toward zero and % takes the
  *   dividend's sign (SQL, C); FLOOR rounds toward -inf and % takes the
  *   divisor's sign (Python, Polars).
+ * - // (Polars) is / with FLOOR.
  * Floats: IEEE 754 (x / 0 is +-inf or NaN, never an error); % is fmod
- * under TRUNC and fmod shifted to the divisor's sign under FLOOR.
+ * under TRUNC and, under FLOOR, x - y * floor(x / y) as Polars computes it
+ * (so 0.5 % inf is NaN, not 0.5); // is floor(x / y).
  * Only rows where both operands are valid can fail.  Decimals are in
  * arith_decimal.c. */
 #include <inttypes.h>
@@ -35,7 +37,7 @@ enum { F_OVF = 1, F_DIV0 = 2 };
     case QV_OP_MUL:                                                               \
       for (int64_t i = 0; i < n; i++) fl[i] = (uint8_t)__builtin_mul_overflow(LA, LB, &d[i]); \
       break;                                                                      \
-    case QV_OP_DIV:                                                               \
+    case QV_OP_DIV: case QV_OP_FLOORDIV:                                          \
       for (int64_t i = 0; i < n; i++) {                                           \
         T x = LA, y = LB;                                                         \
         bool z = y == 0, o = SIGNED && x == TMIN && y == (T)-1;                   \
@@ -83,34 +85,38 @@ DEF_INT_ARITH(uint16_t, u16, 0, 0, NEG_U)
 DEF_INT_ARITH(uint32_t, u32, 0, 0, NEG_U)
 DEF_INT_ARITH(uint64_t, u64, 0, 0, NEG_U)
 
-#define FLT_ARITH(T, FMOD, LA, LB)                                                \
+#define FLT_ARITH(T, FMOD, FLOOR, LA, LB)                                         \
   switch (op) {                                                                  \
     case QV_OP_ADD: for (int64_t i = 0; i < n; i++) d[i] = (LA) + (LB); break;   \
     case QV_OP_SUB: for (int64_t i = 0; i < n; i++) d[i] = (LA) - (LB); break;   \
     case QV_OP_MUL: for (int64_t i = 0; i < n; i++) d[i] = (LA) * (LB); break;   \
     case QV_OP_DIV: for (int64_t i = 0; i < n; i++) d[i] = (LA) / (LB); break;   \
+    case QV_OP_FLOORDIV: for (int64_t i = 0; i < n; i++) d[i] = FLOOR((LA) / (LB)); break; \
     default:                                                                     \
-      for (int64_t i = 0; i < n; i++) {                                          \
-        T x = LA, y = LB, r = FMOD(x, y);                                        \
-        if (floor_div && r != 0 && ((r < 0) != (y < 0))) r += y;                 \
-        d[i] = r;                                                                \
+      if (floor_div) {                                                           \
+        for (int64_t i = 0; i < n; i++) {                                        \
+          T x = LA, y = LB;                                                      \
+          d[i] = x - y * FLOOR(x / y);                                           \
+        }                                                                        \
+      } else {                                                                   \
+        for (int64_t i = 0; i < n; i++) d[i] = FMOD(LA, LB);                     \
       }                                                                          \
       break;                                                                     \
   }
 
-#define DEF_FLT_ARITH(T, NAME, FMOD)                                                             \
+#define DEF_FLT_ARITH(T, NAME, FMOD, FLOOR)                                                      \
   static void arith_##NAME(qv_op op, bool floor_div, const T *a, const T *b, T sa, T sb, int shape, \
                            int64_t n, T *d) {                                                    \
     if (shape == 0) {                                                                            \
-      FLT_ARITH(T, FMOD, a[i], b[i])                                                             \
+      FLT_ARITH(T, FMOD, FLOOR, a[i], b[i])                                                      \
     } else if (shape == 1) {                                                                     \
-      FLT_ARITH(T, FMOD, a[i], sb)                                                               \
+      FLT_ARITH(T, FMOD, FLOOR, a[i], sb)                                                        \
     } else {                                                                                     \
-      FLT_ARITH(T, FMOD, sa, b[i])                                                               \
+      FLT_ARITH(T, FMOD, FLOOR, sa, b[i])                                                        \
     }                                                                                            \
   }
-DEF_FLT_ARITH(float, f32, fmodf)
-DEF_FLT_ARITH(double, f64, fmod)
+DEF_FLT_ARITH(float, f32, fmodf, floorf)
+DEF_FLT_ARITH(double, f64, fmod, floor)
 
 static const char *op_sym(qv_op op) { return qv_op_name(op); }
 

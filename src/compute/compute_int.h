@@ -343,8 +343,16 @@ qv_status qvk_op_array(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum 
 qv_status qvk_op_field(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out);
 qv_status qvk_op_list_literal(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out);
 
-/* coalesce.c */
+/* coalesce.c: rt may be NULL (the first non-null argument's type) */
 qv_status qvk_op_coalesce(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out);
+qv_status qvk_coalesce(qvk_ctx *c, qvk_datum *args, int32_t na, const qv_datatype *rt, qvk_datum *out);
+
+/* pick.c: row i of *out is row i of args[src[i]] cast to rt, null where
+ * src[i] is QVK_PICK_NONE or that row is null.  Makes args dense. */
+#define QVK_PICK_NONE 255
+#define QVK_PICK_MAX 254
+qv_status qvk_pick(qvk_ctx *c, qvk_datum *args, int32_t na, const uint8_t *src, const qv_datatype *rt,
+                   qv_array **out);
 
 /* The result type of e: its bound type, or NULL when unbound. */
 static inline const qv_datatype *qvk_bound_type(const qv_expr *e) {

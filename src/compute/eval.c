@@ -264,6 +264,8 @@ qv_status qv_eval_filter(const qv_expr *e, const qv_batch *batch, const qv_selec
     if (st != QV_OK) break;
     qvk_datum d = QVK_DATUM_INIT;
     st = eval_node(&c, conj[k], &d);
+    /* A bare boolean column is still a view through the rows alive. */
+    if (st == QV_OK) st = qvk_datum_dense(&c, &d);
     int nxt = cur == 0 ? 1 : 0;
     qv_selection *dst = k == nc - 1 ? out : &bufs[nxt];
     if (st == QV_OK) st = keep_true(&d, rows, n, dst, err);

@@ -593,9 +593,12 @@ static qv_status bind_call(qv_binder *b, qv_expr *e) {
       if (!qv_bind_castable(&e->args[0]->type, &e->type))
         return qv_bind_error(b, QV_ERR_TYPE, e->pos, "cannot cast %s to %s", TN(&e->args[0]->type), TN(&e->type));
       return QV_OK;
-    case QV_OP_ADD: case QV_OP_SUB: case QV_OP_MUL: case QV_OP_DIV: case QV_OP_MOD:
+    case QV_OP_ADD: case QV_OP_SUB: case QV_OP_MUL: case QV_OP_DIV: case QV_OP_MOD: {
       if (e->n_args != 2) break;
-      return bind_arith(b, e);
+      bool numeric = false;
+      if (qv_bind_is_polars(e)) QV_RETURN_NOT_OK(qv_bind_polars_arith(b, e, &numeric));
+      return numeric ? QV_OK : bind_arith(b, e);
+    }
     case QV_OP_NEG: {
       if (e->n_args != 1) break;
       qv_type_id id = e->args[0]->type.id;

@@ -55,6 +55,11 @@ qv_status qv_bind_want_list(qv_binder *b, qv_expr *e, int32_t i, const char *wha
  * qv_bind_polars_text (strings, temporal parts, lists), which reports
  * "operator X cannot be bound" for anything it does not know either. */
 qv_status qv_bind_polars(qv_binder *b, qv_expr *e);
+/* + - * / % on a Polars node with Polars' result types; *numeric false
+ * (nothing changed) when an operand is not a number. */
+qv_status qv_bind_polars_arith(qv_binder *b, qv_expr *e, bool *numeric);
+/* Whether e came from a Polars front end (they mark every node). */
+static inline bool qv_bind_is_polars(const qv_expr *e) { return e->sem.float_order == QV_FLOAT_POLARS; }
 qv_status qv_bind_polars_text(qv_binder *b, qv_expr *e);
 
 #endif

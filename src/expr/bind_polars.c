@@ -1,10 +1,329 @@
 /* Binding of the numeric and logical operators only the Polars front ends
- * produce.  Result types follow Polars 2.1.0; anything else goes on to
- * bind_polars_text.c. */
+ * produce, and Polars' arithmetic typing for + - * / // %.
+ *
+ * Result types follow Polars 2.1.0 (measured with it, see
+ * tests/expr/test_bind_polars.c), because in Polars the type decides the
+ * rows: integer arithmetic wraps in the result type, so `i8 * 100 > 50`
+ * keeps a row with i8 = 2 only if the product is computed in Int8.
+ * - Two typed operands take Polars' supertype: the wider of two same-sign
+ *   integers; a signed and an unsigned integer the signed type wider than
+ *   the unsigned one (Int128 for UInt64, which quiver does not have: an
+ *   error); Float32 with an integer of at most 16 bits, else Float64.
+ * - A Python int or float literal ("dynamic") takes the other side's type
+ *   when its value fits, else the smallest wider type of the same family
+ *   (Int8 + 1000 is Int16, UInt8 + 1000 UInt16, UInt8 + -1 Int16, UInt64 +
+ *   -1 Int64); a float literal makes integers Float64.  Literals alone are
+ *   Int32 when they fit, else Int64, and Float64.
+ * Anything else goes on to bind_polars_text.c. */
+#include <string.h>
+
 #include "expr/bind_int.h"
+
+/* ---- Polars numeric typing --------------------------------------------------------------- */
+
+static int int_bits(qv_type_id id) {
+  switch (id) {
+    case QV_TYPE_INT8: case QV_TYPE_UINT8: return 8;
+    case QV_TYPE_INT16: case QV_TYPE_UINT16: return 16;
+    case QV_TYPE_INT32: case QV_TYPE_UINT32: return 32;
+    default: return 64;
+  }
+}
+
+static qv_type_id int_of(bool is_signed, int bits) {
+  static const qv_type_id s[] = {QV_TYPE_INT8, QV_TYPE_INT16, QV_TYPE_INT32, QV_TYPE_INT64};
+  static const qv_type_id u[] = {QV_TYPE_UINT8, QV_TYPE_UINT16, QV_TYPE_UINT32, QV_TYPE_UINT64};
+  int k = bits <= 8 ? 0 : bits <= 16 ? 1 : bits <= 32 ? 2 : 3;
+  return is_signed ? s[k] : u[k];
+}
+
+/* Polars' supertype of two numeric types; false when it is Int128. */
+static bool pl_supertype(qv_type_id a, qv_type_id b, qv_type_id *out) {
+  if (a == b) {
+    *out = a;
+  } else if (qv_is_float(a) || qv_is_float(b)) {
+    qv_type_id other = qv_is_float(a) ? b : a;
+    bool f32 = (a == QV_TYPE_FLOAT32 || b == QV_TYPE_FLOAT32) && a != QV_TYPE_FLOAT64 && b != QV_TYPE_FLOAT64;
+    *out = f32 && (qv_is_float(other) || int_bits(other) <= 16) ? QV_TYPE_FLOAT32 : QV_TYPE_FLOAT64;
+  } else if (qv_is_sint(a) == qv_is_sint(b)) {
+    *out = int_bits(a) >= int_bits(b) ? a : b;
+  } else {
+    qv_type_id s = qv_is_sint(a) ? a : b, u = qv_is_sint(a) ? b : a;
+    if (int_bits(u) < int_bits(s)) *out = s;
+    else if (int_bits(u) == 64) return false;
+    else *out = int_of(true, 2 * int_bits(u));
+  }
+  return true;
+}
+
+static bool is_dynamic(const qv_expr *e) {
+  return e->kind == QV_EXPR_LITERAL && (e->flags & QV_EXPR_F_DYNAMIC) && !e->value.is_null &&
+         (qv_is_int(e->value.type.id) || qv_is_float(e->value.type.id));
+}
+
+static bool fits(qv_type_id id, bool neg, uint64_t mag) {
+  int bits = int_bits(id);
+  if (qv_is_uint(id)) return !neg && (bits == 64 || mag < ((uint64_t)1 << bits));
+  uint64_t lim = (uint64_t)1 << (bits - 1); /* -lim .. lim - 1 */
+  return neg ? mag <= lim : mag < lim;
+}
+
+/* The type a dynamic literal takes next to an operand of type `other`
+ * (QV_TYPE_NULL: next to nothing typed); false when only Int128 holds it. */
+static bool pl_dynamic_type(const qv_scalar *v, qv_type_id other, qv_type_id *out) {
+  if (qv_is_float(v->type.id)) {
+    *out = qv_is_float(other) ? other : QV_TYPE_FLOAT64;
+    return true;
+  }
+  /* (a literal already bound holds its value in the type it was given) */
+  bool neg = qv_is_sint(v->type.id) && v->v.i < 0;
+  uint64_t mag = neg ? 0 - (uint64_t)v->v.i : qv_is_uint(v->type.id) ? v->v.u : (uint64_t)v->v.i;
+  if (qv_is_float(other)) {
+    *out = other;
+    return true;
+  }
+  if (!qv_is_int(other)) { /* alone: Int32, else Int64, else UInt64 */
+    *out = fits(QV_TYPE_INT32, neg, mag) ? QV_TYPE_INT32 : fits(QV_TYPE_INT64, neg, mag) ? QV_TYPE_INT64 : QV_TYPE_UINT64;
+    return true;
+  }
+  bool is_signed = qv_is_sint(other) || neg;
+  int bits = qv_is_sint(other) || !neg ? int_bits(other) : 2 * int_bits(other);
+  for (; bits <= 64; bits *= 2) {
+    qv_type_id t = int_of(is_signed, bits);
+    if (fits(t, neg, mag)) {
+      *out = t;
+      return true;
+    }
+  }
+  if (neg && !qv_is_sint(other)) { /* UInt64 next to a negative literal: Int64 */
+    *out = QV_TYPE_INT64;
+    return true;
+  }
+  return false;
+}
+
+static bool is_null_literal(const qv_expr *e) {
+  return e->kind == QV_EXPR_LITERAL && (e->value.is_null || e->value.type.id == QV_TYPE_NULL);
+}
+
+/* Binds n numeric operands to Polars' common type (typed operands first,
+ * then each dynamic literal next to it), coercing them; *out gets it
+ * (QV_TYPE_NULL when every operand is a null literal).  *numeric is false,
+ * and nothing changed, when some operand is not a number. */
+static qv_status pl_unify_numeric(qv_binder *b, qv_expr *e, qv_expr **slots, int32_t n, bool *numeric,
+                                  qv_type_id *out) {
+  qv_type_id t = QV_TYPE_NULL;
+  *numeric = false;
+  for (int32_t i = 0; i < n; i++) {
+    qv_type_id id = slots[i]->type.id;
+    if (!qv_is_int(id) && !qv_is_float(id) && id != QV_TYPE_NULL && !is_null_literal(slots[i])) return QV_OK;
+  }
+  *numeric = true;
+  for (int32_t i = 0; i < n; i++) {
+    qv_expr *s = slots[i];
+    if (is_null_literal(s) || is_dynamic(s)) continue;
+    qv_type_id id = s->type.id;
+    if (id == QV_TYPE_NULL) continue;
+    if (t == QV_TYPE_NULL) t = id;
+    else if (!pl_supertype(t, id, &t))
+      return qv_bind_error(b, QV_ERR_UNSUPPORTED, e->pos,
+                           "%s of %s and %s needs Polars' Int128, which quiver does not have", qv_op_name(e->op),
+                           TN(&slots[0]->type), TN(&s->type));
+  }
+  /* Literals alone: floats win, then the widest integer. */
+  qv_type_id alone = QV_TYPE_NULL;
+  for (int32_t i = 0; i < n; i++) {
+    if (!is_dynamic(slots[i])) continue;
+    qv_type_id d;
+    if (t != QV_TYPE_NULL) {
+      if (!pl_dynamic_type(&slots[i]->value, t, &d))
+        return qv_bind_error(b, QV_ERR_UNSUPPORTED, slots[i]->pos,
+                             "a literal that needs Polars' Int128 next to %s, which quiver does not have",
+                             TN(&slots[0]->type));
+      t = d;
+    } else {
+      pl_dynamic_type(&slots[i]->value, QV_TYPE_NULL, &d);
+      if (alone == QV_TYPE_NULL || qv_is_float(d) || (!qv_is_float(alone) && int_bits(d) > int_bits(alone)))
+        alone = d;
+    }
+  }
+  if (t == QV_TYPE_NULL) t = alone;
+  for (int32_t i = 0; i < n && t != QV_TYPE_NULL; i++) QV_RETURN_NOT_OK(qv_bind_coerce_simple(b, &slots[i], t));
+  *out = t;
+  return QV_OK;
+}
+
+/* Common type of n value operands (when/then branches, fill_null,
+ * min/max_horizontal): Polars' numeric typing, else the union rule. */
+static qv_status pl_unify(qv_binder *b, qv_expr *e, qv_expr **slots, int32_t n, const char *what) {
+  qv_type_id t;
+  bool numeric;
+  QV_RETURN_NOT_OK(pl_unify_numeric(b, e, slots, n, &numeric, &t));
+  if (numeric) {
+    qv_bind_set_simple(e, t);
+    return QV_OK;
+  }
+  qv_datatype c;
+  QV_RETURN_NOT_OK(qv_bind_unify(b, slots, n, QV_COMMON_UNION, what, e->pos, &c));
+  qv_datatype_reset(&e->type);
+  e->type = c;
+  return QV_OK;
+}
+
+qv_status qv_bind_polars_arith(qv_binder *b, qv_expr *e, bool *numeric) {
+  qv_type_id t;
+  QV_RETURN_NOT_OK(pl_unify_numeric(b, e, e->args, 2, numeric, &t));
+  if (!*numeric) return QV_OK;
+  if (t == QV_TYPE_NULL) { /* null op null */
+    t = QV_TYPE_INT32;
+    for (int32_t i = 0; i < 2; i++) QV_RETURN_NOT_OK(qv_bind_coerce_simple(b, &e->args[i], t));
+  }
+  if (e->op == QV_OP_DIV && (e->flags & QV_EXPR_F_TRUE_DIV) && !qv_is_float(t)) {
+    t = QV_TYPE_FLOAT64;
+    for (int32_t i = 0; i < 2; i++) QV_RETURN_NOT_OK(qv_bind_coerce_simple(b, &e->args[i], t));
+  }
+  qv_bind_set_simple(e, t);
+  return QV_OK;
+}
+
+/* ---- operators --------------------------------------------------------------------------- */
+
+static qv_status want_number(qv_binder *b, qv_expr *e, int32_t i) {
+  qv_type_id id = e->args[i]->type.id;
+  if (qv_is_int(id) || qv_is_float(id)) return QV_OK;
+  if (id == QV_TYPE_NULL) return qv_bind_coerce_simple(b, &e->args[i], QV_TYPE_FLOAT64);
+  return qv_bind_error(b, QV_ERR_TYPE, e->pos, "%s expects a number, got %s", qv_op_name(e->op),
+                       TN(&e->args[i]->type));
+}
+
+static qv_status arity(qv_binder *b, const qv_expr *e, int32_t lo, int32_t hi) {
+  if (e->n_args >= lo && e->n_args <= hi) return QV_OK;
+  return qv_bind_error(b, QV_ERR_INVALID, e->pos, "%s has %d arguments", qv_op_name(e->op), (int)e->n_args);
+}
+
+/* a ** b: integers stay in the base's type (wrapping) with the exponent
+ * read as UInt32; otherwise the floats' common type. */
+static qv_status bind_pow(qv_binder *b, qv_expr *e) {
+  QV_RETURN_NOT_OK(arity(b, e, 2, 2));
+  QV_RETURN_NOT_OK(want_number(b, e, 0));
+  QV_RETURN_NOT_OK(want_number(b, e, 1));
+  qv_expr *x = e->args[0], *y = e->args[1];
+  bool int_base = qv_is_int(x->type.id) && !(is_dynamic(x) && qv_is_float(x->value.type.id));
+  bool int_exp = qv_is_int(y->type.id) && !(is_dynamic(y) && qv_is_float(y->value.type.id));
+  if (!int_base || !int_exp) {
+    QV_RETURN_NOT_OK(pl_unify(b, e, e->args, 2, "**"));
+    return QV_OK;
+  }
+  if (y->kind == QV_EXPR_LITERAL && !y->value.is_null &&
+      ((y->value.type.id == QV_TYPE_UINT64 && y->value.v.u > UINT32_MAX) ||
+       (y->value.type.id != QV_TYPE_UINT64 && (y->value.v.i < 0 || y->value.v.i > UINT32_MAX))))
+    return qv_bind_error(b, QV_ERR_INVALID, y->pos, "an integer power needs an exponent in 0..4294967295");
+  qv_type_id base = x->type.id;
+  if (is_dynamic(x)) pl_dynamic_type(&x->value, QV_TYPE_NULL, &base);
+  QV_RETURN_NOT_OK(qv_bind_coerce_simple(b, &e->args[0], base));
+  QV_RETURN_NOT_OK(qv_bind_coerce_simple(b, &e->args[1], QV_TYPE_UINT32));
+  qv_bind_set_simple(e, base);
+  return QV_OK;
+}
+
+/* sqrt, ln, log10, cbrt, log(x, base): integers become Float64. */
+static qv_status bind_float_fn(qv_binder *b, qv_expr *e) {
+  QV_RETURN_NOT_OK(arity(b, e, e->op == QV_OP_LOG ? 2 : 1, e->op == QV_OP_LOG ? 2 : 1));
+  for (int32_t i = 0; i < e->n_args; i++) QV_RETURN_NOT_OK(want_number(b, e, i));
+  qv_type_id t = e->args[0]->type.id == QV_TYPE_FLOAT32 ? QV_TYPE_FLOAT32 : QV_TYPE_FLOAT64;
+  for (int32_t i = 0; i < e->n_args; i++) QV_RETURN_NOT_OK(qv_bind_coerce_simple(b, &e->args[i], t));
+  qv_bind_set_simple(e, t);
+  return QV_OK;
+}
+
+static qv_status bind_fill_null(qv_binder *b, qv_expr *e) {
+  QV_RETURN_NOT_OK(arity(b, e, 1, 2));
+  if (e->n_args == 2) return pl_unify(b, e, e->args, 2, "fill_null");
+  const char *s = e->name ? e->name : "";
+  if (strcmp(s, "zero") != 0 && strcmp(s, "one") != 0)
+    return qv_bind_error(b, QV_ERR_UNSUPPORTED, e->pos,
+                         "fill_null(strategy='%s') reads the whole column, and quiver evaluates a filter batch by "
+                         "batch",
+                         s);
+  qv_type_id id = e->args[0]->type.id;
+  if (!qv_is_int(id) && !qv_is_float(id) && id != QV_TYPE_BOOL && id != QV_TYPE_NULL)
+    return qv_bind_error(b, QV_ERR_TYPE, e->pos, "fill_null(strategy='%s') expects a number, got %s", s,
+                         TN(&e->args[0]->type));
+  return qv_bind_set_type(b, e, &e->args[0]->type);
+}
+
+/* when(p1).then(t1)...otherwise(f): predicates boolean, values unified. */
+static qv_status bind_when(qv_binder *b, qv_expr *e) {
+  int32_t n = e->n_args;
+  if (n < 3 || n % 2 == 0) return arity(b, e, 3, 2);
+  for (int32_t i = 0; i + 1 < n; i += 2) QV_RETURN_NOT_OK(qv_bind_want_bool(b, e, i, "when"));
+  qv_expr **vals = qv_malloc((size_t)(n / 2 + 1) * sizeof *vals);
+  if (!vals) return qv_bind_nomem(b);
+  int32_t nv = 0;
+  for (int32_t i = 1; i < n; i += 2) vals[nv++] = e->args[i];
+  vals[nv++] = e->args[n - 1];
+  qv_status st = pl_unify(b, e, vals, nv, "when/then");
+  /* pl_unify may have wrapped values in casts (or, failing, left them
+   * detached): put them back either way. */
+  nv = 0;
+  for (int32_t i = 1; i < n; i += 2) e->args[i] = vals[nv++];
+  e->args[n - 1] = vals[nv];
+  qv_free(vals);
+  return st;
+}
+
+static qv_status bind_horizontal(qv_binder *b, qv_expr *e) {
+  QV_RETURN_NOT_OK(arity(b, e, 1, INT32_MAX));
+  QV_RETURN_NOT_OK(pl_unify(b, e, e->args, e->n_args, qv_op_name(e->op)));
+  qv_type_id id = e->type.id;
+  if (qv_is_int(id) || qv_is_float(id) || qv_is_datetime(id) || id == QV_TYPE_NULL) return QV_OK;
+  return qv_bind_error(b, QV_ERR_UNSUPPORTED, e->pos, "%s of %s is not supported", qv_op_name(e->op), TN(&e->type));
+}
 
 qv_status qv_bind_polars(qv_binder *b, qv_expr *e) {
   switch (e->op) {
+    case QV_OP_FLOORDIV: {
+      QV_RETURN_NOT_OK(arity(b, e, 2, 2));
+      bool numeric;
+      QV_RETURN_NOT_OK(qv_bind_polars_arith(b, e, &numeric));
+      if (numeric) return QV_OK;
+      return qv_bind_error(b, QV_ERR_TYPE, e->pos, "cannot apply // to %s and %s", TN(&e->args[0]->type),
+                           TN(&e->args[1]->type));
+    }
+    case QV_OP_POW: return bind_pow(b, e);
+    case QV_OP_ROUND:
+      QV_RETURN_NOT_OK(arity(b, e, 1, 1));
+      QV_RETURN_NOT_OK(want_number(b, e, 0));
+      return qv_bind_set_type(b, e, &e->args[0]->type);
+    case QV_OP_SQRT: case QV_OP_LN: case QV_OP_LOG10: case QV_OP_CBRT: case QV_OP_LOG:
+      return bind_float_fn(b, e);
+    case QV_OP_IS_NOT_NAN: case QV_OP_IS_FINITE: case QV_OP_IS_INFINITE:
+      QV_RETURN_NOT_OK(arity(b, e, 1, 1));
+      QV_RETURN_NOT_OK(want_number(b, e, 0));
+      qv_bind_set_simple(e, QV_TYPE_BOOL);
+      return QV_OK;
+    case QV_OP_EQ_MISSING: case QV_OP_NE_MISSING: {
+      QV_RETURN_NOT_OK(arity(b, e, 2, 2));
+      qv_datatype c;
+      QV_RETURN_NOT_OK(qv_bind_unify(b, e->args, 2, QV_COMMON_COMPARE, "compare", e->pos, &c));
+      qv_datatype_reset(&c);
+      qv_bind_set_simple(e, QV_TYPE_BOOL);
+      return QV_OK;
+    }
+    case QV_OP_FILL_NULL: return bind_fill_null(b, e);
+    case QV_OP_WHEN: return bind_when(b, e);
+    case QV_OP_MIN_HORIZONTAL: case QV_OP_MAX_HORIZONTAL: return bind_horizontal(b, e);
+    case QV_OP_ALL_HORIZONTAL: case QV_OP_ANY_HORIZONTAL:
+      QV_RETURN_NOT_OK(arity(b, e, 1, 1));
+      QV_RETURN_NOT_OK(qv_bind_want_bool(b, e, 0, qv_op_name(e->op)));
+      qv_bind_set_simple(e, QV_TYPE_BOOL);
+      return QV_OK;
+    case QV_OP_DROP_NULLS:
+      return qv_bind_error(b, QV_ERR_UNSUPPORTED, e->pos,
+                           "drop_nulls changes the number of rows, so it cannot be part of a filter");
+    case QV_OP_UNKNOWN:
+      return qv_bind_error(b, QV_ERR_UNSUPPORTED, e->pos, "the Polars construct %s is not supported by quiver",
+                           e->name ? e->name : "?");
     default:
       return qv_bind_polars_text(b, e);
   }

@@ -96,6 +96,24 @@ static inline int tu_each_line(const char *name, void (*fn)(const char *line, vo
   return count;
 }
 
+/* op:type(children...), columns as name#index:type, literals as lit:type. */
+static inline void tu_typed(tu_text *out, const qv_expr *e) {
+  char buf[300], ty[200];
+  qv_datatype_format(&e->type, ty, sizeof ty);
+  if (e->kind == QV_EXPR_COLUMN) snprintf(buf, sizeof buf, "%s#%d:%s", e->name, (int)e->column, ty);
+  else if (e->kind == QV_EXPR_LITERAL) snprintf(buf, sizeof buf, "lit:%s", ty);
+  else if (e->op == QV_OP_FIELD) snprintf(buf, sizeof buf, ".%s:%s", e->name, ty);
+  else snprintf(buf, sizeof buf, "%s:%s", qv_op_name(e->op), ty);
+  tu_put(out, buf);
+  if (e->n_args == 0) return;
+  tu_put(out, "(");
+  for (int32_t i = 0; i < e->n_args; i++) {
+    if (i) tu_put(out, " ");
+    tu_typed(out, e->args[i]);
+  }
+  tu_put(out, ")");
+}
+
 static inline void tu_add_field(qv_schema *s, const char *name, const char *type) {
   qv_field f;
   qv_datatype t;

@@ -27,24 +27,6 @@ static int teardown(void **state) {
   return 0;
 }
 
-/* op:type(children...), columns as name#index:type, literals as lit:type. */
-static void typed(tu_text *out, const qv_expr *e) {
-  char buf[300], ty[200];
-  qv_datatype_format(&e->type, ty, sizeof ty);
-  if (e->kind == QV_EXPR_COLUMN) snprintf(buf, sizeof buf, "%s#%d:%s", e->name, (int)e->column, ty);
-  else if (e->kind == QV_EXPR_LITERAL) snprintf(buf, sizeof buf, "lit:%s", ty);
-  else if (e->op == QV_OP_FIELD) snprintf(buf, sizeof buf, ".%s:%s", e->name, ty);
-  else snprintf(buf, sizeof buf, "%s:%s", qv_op_name(e->op), ty);
-  tu_put(out, buf);
-  if (e->n_args == 0) return;
-  tu_put(out, "(");
-  for (int32_t i = 0; i < e->n_args; i++) {
-    if (i) tu_put(out, " ");
-    typed(out, e->args[i]);
-  }
-  tu_put(out, ")");
-}
-
 static void bind_line(const char *line, void *ud) {
   tu_text *out = ud;
   qv_expr *e = NULL;
@@ -65,7 +47,7 @@ static void bind_line(const char *line, void *ud) {
     tu_put(out, "out:   ");
     tu_put(out, s);
     tu_put(out, "\ntypes: ");
-    typed(out, e);
+    tu_typed(out, e);
     tu_put(out, "\n");
     /* Binding is idempotent: a bound tree binds to itself. */
     assert_int_equal(qv_expr_bind(e, &schema, &err), QV_OK);
