@@ -116,13 +116,17 @@ typedef struct qv_semantics {
   bool in_nulls_equal;      /* IN: a NULL value matches a NULL in the list */
   bool cast_strict;         /* CAST fails on a bad value (else the row is null) */
   bool case_insensitive;    /* LIKE -> ILIKE */
+  /* IN without in_nulls_equal: false (SQL) makes a value not found in a
+   * list holding a NULL unknown (NULL); true (Polars is_in) ignores the
+   * NULL in the list, so the value is simply not found (false). */
+  bool in_list_nulls_ignored;
 } qv_semantics;
 
 /* The semantics of the Lance SQL filter language (DataFusion). */
-#define QV_SEMANTICS_LANCE {QV_FLOAT_TOTAL, QV_DIV_TRUNC, QV_OVERFLOW_ERROR, false, true, false}
+#define QV_SEMANTICS_LANCE {QV_FLOAT_TOTAL, QV_DIV_TRUNC, QV_OVERFLOW_ERROR, false, true, false, false}
 /* The semantics of Polars expressions (cast_strict and in_nulls_equal are
  * then set per expression). */
-#define QV_SEMANTICS_POLARS {QV_FLOAT_POLARS, QV_DIV_FLOOR, QV_OVERFLOW_WRAP, false, true, false}
+#define QV_SEMANTICS_POLARS {QV_FLOAT_POLARS, QV_DIV_FLOOR, QV_OVERFLOW_WRAP, false, true, false, true}
 
 typedef struct qv_expr {
   qv_expr_kind kind;

@@ -11,9 +11,11 @@
  *   NaN); POLARS folds -0.0 and all NaNs together; JAVA folds all NaNs;
  * - strings and binary: the bytes.
  * Null semantics: SQL by default (x IN (..., NULL) is NULL when x is not
- * found; NULL IN (...) is NULL); with sem.in_nulls_equal (Polars' is_in
- * with nulls_equal) a null x is found exactly when the list holds a null,
- * and the result is never null.
+ * found; NULL IN (...) is NULL); with sem.in_list_nulls_ignored (Polars'
+ * is_in) a NULL in the list is ignored (x not found is false; NULL x is
+ * still NULL); with sem.in_nulls_equal (is_in with nulls_equal) a null x
+ * is found exactly when the list holds a null, and the result is never
+ * null.
  * Fixed-width keys hash with inlined XXH3 (the function behind qv_hash64),
  * byte keys with qv_hash64. */
 #include <math.h>
@@ -462,7 +464,7 @@ qv_status qvk_op_in(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *ou
       m[w] = ~(uint64_t)0;
     } else {
       v[w] = found;
-      if (set->has_null) m[w] &= found;
+      if (set->has_null && !e->sem.in_list_nulls_ignored) m[w] &= found;
     }
   }
   if (n & 63) {

@@ -10,6 +10,7 @@ qv_expr *qv_pl_mark(qv_expr *e) {
   e->sem.float_order = QV_FLOAT_POLARS;
   e->sem.int_div = QV_DIV_FLOOR;
   e->sem.overflow = QV_OVERFLOW_WRAP;
+  e->sem.in_list_nulls_ignored = true;
   if (e->kind == QV_EXPR_CALL && e->op == QV_OP_DIV) e->flags |= QV_EXPR_F_TRUE_DIV;
   return e;
 }

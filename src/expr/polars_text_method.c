@@ -63,7 +63,11 @@ static const unary_method binary_methods[] = {
     {NULL, "lt", QV_OP_LT},                 {NULL, "le", QV_OP_LE},
     {NULL, "gt", QV_OP_GT},                 {NULL, "ge", QV_OP_GE},
     {NULL, "pow", QV_OP_POW},               {"str", "starts_with", QV_OP_STARTS_WITH},
-    {"str", "ends_with", QV_OP_ENDS_WITH},
+    {"str", "ends_with", QV_OP_ENDS_WITH},  {NULL, "xor", QV_OP_XOR},
+    {NULL, "and_", QV_OP_AND},              {NULL, "or_", QV_OP_OR},
+    {NULL, "add", QV_OP_ADD},               {NULL, "sub", QV_OP_SUB},
+    {NULL, "mul", QV_OP_MUL},               {NULL, "truediv", QV_OP_DIV},
+    {NULL, "floordiv", QV_OP_FLOORDIV},     {NULL, "mod", QV_OP_MOD},
 };
 
 static const char *const dt_parts[] = {"year",   "month",   "day",         "hour",    "minute",

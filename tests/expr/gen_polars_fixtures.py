@@ -36,6 +36,8 @@ CASES = [
     ("arith", "both", '(pl.col("a") + 1 - 2) * 3 / 4 // 5 % 6'),
     ("pow", "both", 'pl.col("a") ** 2 > 10'),
     ("pow_method", "both", 'pl.col("a").pow(0.5)'),
+    ("logic_methods", "both", '(pl.col("a") > 0).xor(pl.col("b")).and_(pl.col("c")).or_(pl.col("d"))'),
+    ("arith_methods", "both", 'pl.col("a").add(1).sub(2).mul(3).truediv(4).floordiv(5).mod(6) > 0'),
     ("neg_col", "both", '-pl.col("a") < -1'),
     ("neg_float", "both", 'pl.col("a") > -2.5e-3'),
     ("reflected_cmp", "both", '1 < pl.col("a")'),
