@@ -10,7 +10,8 @@
  *   them (so log10(1000) is 2.9999999999999996, as in Polars).
  * - min/max_horizontal skip nulls and NaN (NaN only when every value is
  *   NaN); between equal values the later argument wins, so -0.0 vs 0.0
- *   gives the later one.
+ *   gives the later one.  The same operators from Lance (least, greatest)
+ *   skip nulls and order floats totally (NaN greatest, -0.0 < 0.0).
  * - eq_missing / ne_missing: null equals null, never null.
  * - when/then/otherwise: the first branch whose predicate is true (a null
  *   predicate is false), else otherwise. */
@@ -332,6 +333,20 @@ static qv_status op_when(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datu
     }                                                                                   \
   }
 #define NO_NAN(v) 0
+/* The same under a total order (Lance's least/greatest): NaN sorts
+ * greatest and -0.0 below 0.0, through the comparison keys. */
+#define HFOLD_KEYED(T)                                                                   \
+  for (int64_t i = 0; i < n; i++) {                                                      \
+    if (!qvk_datum_valid(a, i)) continue;                                               \
+    T v = ((const T *)x)[i], *s = (T *)acc + i;                                         \
+    if (!qv_bit_get(have, i)) {                                                         \
+      *s = v;                                                                           \
+      qv_bit_set(have, i);                                                              \
+    } else {                                                                            \
+      int64_t ks = qvk_float_key((double)*s, order), kv = qvk_float_key((double)v, order); \
+      if (is_max ? kv > ks : kv < ks) *s = v;                                           \
+    }                                                                                   \
+  }
 
 static qv_status op_horizontal(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out) {
   const qv_datatype *rt = qvk_bound_type(e);
@@ -354,6 +369,8 @@ static qv_status op_horizontal(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qv
   uint8_t *have = qv_bytes_mutable(r->buffers[0]);
   void *acc = (void *)qv_bytes_mutable(r->buffers[1]);
   bool is_max = e->op == QV_OP_MAX_HORIZONTAL;
+  uint8_t order = e->sem.float_order;
+  bool total = order != QV_FLOAT_POLARS;
   qv_status st = QV_OK;
   for (int32_t k = 0; k < e->n_args && st == QV_OK; k++) {
     qvk_datum *a = &args[k];
@@ -369,8 +386,12 @@ static qv_status op_horizontal(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qv
       case QV_TYPE_UINT16: HFOLD(uint16_t, NO_NAN) break;
       case QV_TYPE_UINT32: HFOLD(uint32_t, NO_NAN) break;
       case QV_TYPE_UINT64: HFOLD(uint64_t, NO_NAN) break;
-      case QV_TYPE_FLOAT32: HFOLD(float, isnan) break;
-      case QV_TYPE_FLOAT64: HFOLD(double, isnan) break;
+      case QV_TYPE_FLOAT32:
+        if (total) HFOLD_KEYED(float) else HFOLD(float, isnan)
+        break;
+      case QV_TYPE_FLOAT64:
+        if (total) HFOLD_KEYED(double) else HFOLD(double, isnan)
+        break;
       default: HFOLD(int64_t, NO_NAN) break; /* int64, timestamps */
     }
   }
@@ -385,6 +406,7 @@ static qv_status op_horizontal(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qv
   return QV_OK;
 }
 #undef HFOLD
+#undef HFOLD_KEYED
 #undef NO_NAN
 
 /* ---- dispatch -------------------------------------------------------------------------------- */

@@ -274,10 +274,18 @@ static qv_status bind_when(qv_binder *b, qv_expr *e) {
 
 static qv_status bind_horizontal(qv_binder *b, qv_expr *e) {
   QV_RETURN_NOT_OK(arity(b, e, 1, INT32_MAX));
-  QV_RETURN_NOT_OK(pl_unify(b, e, e->args, e->n_args, qv_op_name(e->op)));
+  if (qv_bind_is_polars(e)) {
+    QV_RETURN_NOT_OK(pl_unify(b, e, e->args, e->n_args, qv_op_name(e->op)));
+  } else { /* least / greatest from a Lance filter */
+    qv_datatype c;
+    QV_RETURN_NOT_OK(qv_bind_unify(b, e->args, e->n_args, QV_COMMON_UNION, qv_op_name(e->op), e->pos, &c));
+    qv_datatype_reset(&e->type);
+    e->type = c;
+  }
   qv_type_id id = e->type.id;
   if (qv_is_int(id) || qv_is_float(id) || qv_is_datetime(id) || id == QV_TYPE_NULL) return QV_OK;
-  return qv_bind_error(b, QV_ERR_UNSUPPORTED, e->pos, "%s of %s is not supported", qv_op_name(e->op), TN(&e->type));
+  const char *name = qv_bind_is_polars(e) ? qv_op_name(e->op) : e->op == QV_OP_MIN_HORIZONTAL ? "least" : "greatest";
+  return qv_bind_error(b, QV_ERR_UNSUPPORTED, e->pos, "%s of %s is not supported", name, TN(&e->type));
 }
 
 qv_status qv_bind_polars(qv_binder *b, qv_expr *e) {

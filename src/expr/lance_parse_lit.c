@@ -339,6 +339,8 @@ static const lance_function functions[] = {
     {"date_trunc", QV_OP_DATE_TRUNC, 2, 2},
     {"datetrunc", QV_OP_DATE_TRUNC, 2, 2},
     {"is_valid", QV_OP_IS_NOT_NULL, 1, 1},
+    {"least", QV_OP_MIN_HORIZONTAL, 1, -1},
+    {"greatest", QV_OP_MAX_HORIZONTAL, 1, -1},
 };
 
 const lance_function *qv_lance_function(const char *name, size_t len) {

@@ -706,12 +706,29 @@ static qv_expr *parse_is(lp *p, qv_expr *left, int32_t col, int *depth) {
     neg = true;
   }
   qv_op op;
+  if (at_word(p, "distinct")) { /* a IS [NOT] DISTINCT FROM b: null-safe (in)equality */
+    next(p);
+    if (!at_word(p, "from")) {
+      qv_expr_destroy(left);
+      return expected(p, "FROM after IS DISTINCT");
+    }
+    next(p);
+    int d = 0;
+    qv_expr *right = parse_expr(p, 17, &d);
+    if (!right) {
+      qv_expr_destroy(left);
+      return NULL;
+    }
+    *depth = max_depth(*depth, d) + 1;
+    return binary(p, neg ? QV_OP_EQ_MISSING : QV_OP_NE_MISSING, left, right, col);
+  }
   if (at_word(p, "null")) op = neg ? QV_OP_IS_NOT_NULL : QV_OP_IS_NULL;
   else if (at_word(p, "true")) op = neg ? QV_OP_IS_NOT_TRUE : QV_OP_IS_TRUE;
   else if (at_word(p, "false")) op = neg ? QV_OP_IS_NOT_FALSE : QV_OP_IS_FALSE;
   else {
     qv_expr_destroy(left);
-    return expected(p, neg ? "NULL, TRUE or FALSE after IS NOT" : "NULL, TRUE, FALSE or NOT after IS");
+    return expected(p, neg ? "NULL, TRUE, FALSE or DISTINCT FROM after IS NOT"
+                           : "NULL, TRUE, FALSE, DISTINCT FROM or NOT after IS");
   }
   next(p);
   ++*depth;

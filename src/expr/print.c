@@ -340,6 +340,12 @@ static void call(sb *b, const qv_expr *e) {
         return;
       }
       break;
+    case QV_OP_EQ_MISSING: case QV_OP_NE_MISSING:
+      if (n == 2) {
+        infix(b, e, e->op == QV_OP_EQ_MISSING ? "IS NOT DISTINCT FROM" : "IS DISTINCT FROM");
+        return;
+      }
+      break;
     case QV_OP_NOT:
       if (n == 1) {
         puts_(b, "(NOT ");
@@ -429,8 +435,9 @@ static void call(sb *b, const qv_expr *e) {
     default:
       break;
   }
-  /* Functions, and any operator with an unexpected argument count. */
-  puts_(b, qv_op_name(e->op));
+  /* Functions, and any operator with an unexpected argument count.
+   * min/max_horizontal print in their SQL spelling, which reads back. */
+  puts_(b, e->op == QV_OP_MIN_HORIZONTAL ? "least" : e->op == QV_OP_MAX_HORIZONTAL ? "greatest" : qv_op_name(e->op));
   puts_(b, "(");
   args_list(b, e, 0);
   puts_(b, ")");

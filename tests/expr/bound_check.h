@@ -44,7 +44,7 @@ static inline const char *bc_check(const qv_expr *e, const qv_schema *schema) {
   qv_type_id t = e->type.id;
   switch (e->op) {
     case QV_OP_EQ: case QV_OP_NE: case QV_OP_LT: case QV_OP_LE: case QV_OP_GT: case QV_OP_GE:
-    case QV_OP_IN: case QV_OP_BETWEEN:
+    case QV_OP_IN: case QV_OP_BETWEEN: case QV_OP_EQ_MISSING: case QV_OP_NE_MISSING:
       if (t != QV_TYPE_BOOL) return "comparison not bool";
       return bc_same_or_mixed(e, 0) ? NULL : "comparison operands differ";
     case QV_OP_AND: case QV_OP_OR: case QV_OP_XOR: case QV_OP_NOT:
@@ -68,7 +68,7 @@ static inline const char *bc_check(const qv_expr *e, const qv_schema *schema) {
                  : "arithmetic operands differ from the result";
     case QV_OP_NEG: case QV_OP_ABS:
       return qv_datatype_equal(&e->args[0]->type, &e->type) ? NULL : "neg/abs type";
-    case QV_OP_COALESCE:
+    case QV_OP_COALESCE: case QV_OP_MIN_HORIZONTAL: case QV_OP_MAX_HORIZONTAL:
       for (int32_t i = 0; i < e->n_args; i++)
         if (!qv_datatype_equal(&e->args[i]->type, &e->type)) return "coalesce operand differs";
       return NULL;

@@ -77,7 +77,7 @@ static void test_errors(void **state) {
   expect_error("a IN 1", QV_ERR_PARSE, "filter: expected '(' after IN at column 6, found \"1\"");
   expect_error("x BETWEEN 1 OR 2", QV_ERR_PARSE, "filter: expected AND in BETWEEN at column 13, found \"OR\"");
   expect_error("x IS 5", QV_ERR_PARSE,
-               "filter: expected NULL, TRUE, FALSE or NOT after IS at column 6, found \"5\"");
+               "filter: expected NULL, TRUE, FALSE, DISTINCT FROM or NOT after IS at column 6, found \"5\"");
   expect_error("nosuch(a) = 1", QV_ERR_PARSE, "filter: unknown function `nosuch` at column 1");
   expect_error("a = lower(s, t)", QV_ERR_PARSE, "filter: lower takes 1 argument, got 2 at column 5");
   expect_error("regexp_like(s)", QV_ERR_PARSE, "filter: regexp_like takes 2 to 3 arguments, got 1 at column 1");
