@@ -19,7 +19,7 @@ run() {
   out=$("$@" 2>&1; echo "[exit $?]")
   out=${out//$work/WORK}
   # Times and dates vary from run to run.
-  out=$(printf '%s\n' "$out" | sed -E 's/\([0-9]+\.[0-9]+ s\)/(T s)/; s/[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}  /YYYY-MM-DD HH:MM:SS  /; s/time: [0-9.]+ s/time: T s/')
+  out=$(printf '%s\n' "$out" | sed -E 's/\([0-9]+\.[0-9]+ s\)/(T s)/; s/[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}  /YYYY-MM-DD HH:MM:SS  /; s/time: [0-9.]+ s/time: T s/; s/peak_rss_kib=[0-9-]+/peak_rss_kib=K/')
   local golden="$here/golden/$name.out"
   if [ "${UPDATE_GOLDEN:-}" = 1 ]; then
     printf '%s\n' "$out" > "$golden"

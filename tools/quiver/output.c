@@ -6,6 +6,21 @@
 
 #include "cli.h"
 
+/* This process's peak resident set (VmHWM), for --format stats; -1 where
+ * /proc is not there.  Read from /proc rather than getrusage because
+ * ru_maxrss also counts the memory of the process that forked us, which
+ * for a benchmark driver in Python is larger than the scan. */
+static long long peak_rss_kib(void) {
+  FILE *f = fopen("/proc/self/status", "r");
+  if (!f) return -1;
+  char line[256];
+  long long kib = -1;
+  while (fgets(line, sizeof line, f))
+    if (sscanf(line, "VmHWM: %lld kB", &kib) == 1) break;
+  fclose(f);
+  return kib;
+}
+
 bool cli_parse_format(const char *text, cli_format *out) {
   static const struct { const char *name; cli_format f; } names[] = {
       {"table", FMT_TABLE}, {"csv", FMT_CSV}, {"json", FMT_JSON}, {"arrow", FMT_ARROW}, {"stats", FMT_STATS}};
@@ -292,9 +307,10 @@ int cli_write_scan(const char *cmd, qv_scanner *sc, cli_format fmt, int64_t *row
       read += c.columns[i].bytes_read;
       decoded += c.columns[i].bytes_decoded;
     }
-    printf("rows=%lld pages=%lld pages_pruned=%lld rows_scanned=%lld bytes_read=%lld bytes_decoded=%lld\n",
+    printf("rows=%lld pages=%lld pages_pruned=%lld rows_scanned=%lld bytes_read=%lld bytes_decoded=%lld "
+           "peak_rss_kib=%lld\n",
            (long long)*rows, (long long)c.pages_total, (long long)c.pages_pruned, (long long)c.rows_scanned,
-           (long long)read, (long long)decoded);
+           (long long)read, (long long)decoded, peak_rss_kib());
   }
 done:
   for (int32_t k = 0; k < t.n_held; k++) qv_batch_release(t.held[k]);
