@@ -172,12 +172,24 @@ def scan(
             fallback=None,
         )
         last_scan = report
+        # Polars' contract (polars/io/plugins.py, checked with 2.1.0): once the
+        # predicate deserialized, the source must apply it and n_rows itself;
+        # Polars re-applies neither (it does re-select the projection).
+        if predicate is None:
+            scanner = Scanner(ds_path, columns=with_columns, limit=n_rows, **options)
+            report.explain = scanner.explain()
+            yield from _frames(scanner, report)
+            report.counters = scanner.counters()
+            return
         yielded = 0
-        if predicate is not None:
+        try:
+            predicate_json = _expr_json(predicate)
+        except Exception as err:  # e.g. a Python UDF, which has no JSON form
+            report.pushed = False
+            report.fallback = f"the predicate has no JSON form: {err}"
+        else:
             try:
-                scanner = Scanner(
-                    ds_path, columns=with_columns, polars_json=_expr_json(predicate), limit=n_rows, **options
-                )
+                scanner = Scanner(ds_path, columns=with_columns, polars_json=predicate_json, limit=n_rows, **options)
                 report.explain = scanner.explain()
                 for df in _frames(scanner, report):
                     yielded += df.height
@@ -189,12 +201,6 @@ def scan(
                     raise
                 report.pushed = False
                 report.fallback = str(err)
-        else:
-            scanner = Scanner(ds_path, columns=with_columns, limit=n_rows, **options)
-            report.explain = scanner.explain()
-            yield from _frames(scanner, report)
-            report.counters = scanner.counters()
-            return
         yield from _fallback(ds_path, with_columns, predicate, n_rows, yielded, options, report)
 
     return register_io_source(

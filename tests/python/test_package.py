@@ -291,6 +291,17 @@ def test_projection_and_limit_go_to_the_scanner(dataset):
     assert lf.select(pl.len()).collect().item() == ROWS + 1000
 
 
+def test_polars_plan_shows_the_quiver_scan(dataset):
+    path, _, _ = dataset
+    plan = quiver.scan(path).filter(pl.col("id") > 5).select("cat").explain().splitlines()
+    assert [line.strip() for line in plan[1:]] == [
+        "PYTHON[quiver] SCAN []",
+        "PROJECT 2/5 COLUMNS",
+        'SELECTION: col("id") > 5',
+        "INFO: %s version 2" % path,
+    ]
+
+
 def test_pushdown_switch_changes_the_work_not_the_rows(dataset):
     path, _, v2 = dataset
     pred = pl.col("id") < 100
