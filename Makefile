@@ -8,7 +8,7 @@ PREFIX   ?= /usr/local
 CMAKE_FLAGS ?=
 JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all deps build demo pyenv test test-c test-python asan install bench fuzz clean
+.PHONY: all deps build demo pyenv pypackage test test-c test-python asan install bench fuzz clean
 
 all: build
 
@@ -27,12 +27,19 @@ demo: build
 pyenv:
 	@scripts/pyenv.sh
 
+# The Python package quiver (pyproject.toml, python/) built by pip with the
+# project's CMake and installed into .venv; its build tree (build-py/) is kept,
+# so a second run rebuilds only what changed.  CMAKE_ARGS passes CMAKE_FLAGS
+# (e.g. -DQV_WERROR=ON in CI) to that build.
+pypackage: pyenv
+	CMAKE_ARGS="$(CMAKE_FLAGS)" CMAKE_BUILD_PARALLEL_LEVEL=$(JOBS) .venv/bin/pip install --quiet --disable-pip-version-check --no-build-isolation --no-deps .
+
 test: build pyenv test-c test-python
 
 test-c: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
-test-python: build pyenv
+test-python: build pypackage
 	QV_BUILD_DIR=$(abspath $(BUILD)) .venv/bin/python -m pytest -q tests/python
 
 # The whole C suite again under AddressSanitizer + UndefinedBehaviorSanitizer.
@@ -55,4 +62,4 @@ fuzz:
 	cmake --build build-fuzz -j $(JOBS)
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) build-fuzz
+	rm -rf $(BUILD) $(ASAN_BUILD) build-fuzz build-py

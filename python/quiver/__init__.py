@@ -1,0 +1,259 @@
+"""quiver: scan quiver datasets from Polars, with the work pushed into C.
+
+    >>> import polars as pl, quiver
+    >>> lf = quiver.scan("my-ds")                      # a real pl.LazyFrame
+    >>> lf.filter(pl.col("val") > 0.999).select("id").head(10).collect()
+    >>> quiver.to_lance_filter(pl.col("cat").str.starts_with("b") & pl.col("id").is_in([1, 2]))
+    LanceFilter(sql="(starts_with(`cat`, 'b') AND (`id` IN (1, 2)))", exact=True)
+
+The C extension ``quiver._quiver`` runs libquiver: the projection, the
+predicate and the row limit that Polars' optimizer hands to the scan go into
+libquiver's scanner (page pruning, filter-first evaluation with Polars
+semantics, late materialization), and its batches cross into Polars through
+the Arrow C stream interface (PyCapsule ``__arrow_c_stream__``), sharing the
+buffers instead of copying them.  This module is only the glue Polars needs
+(``polars.io.plugins.register_io_source``) and the conversion of Polars
+objects (expressions serialized to JSON, schemas as empty DataFrames).
+
+Temporary fallback: a predicate that libquiver cannot run yet (the binder
+says "operator X cannot be bound", or the evaluator reports an operator as
+unsupported) is not pushed: the scan then runs without a filter in C and
+Polars applies the predicate to every batch, so the answer stays right.
+``quiver.last_scan`` (a ``ScanReport``) records for the most recent scan
+whether the predicate was pushed and, if not, why.  This goes away once
+libquiver binds every Polars operator.
+
+Errors reported by libquiver raise ``quiver.QuiverError`` (a ValueError)
+with the C message; ``e.status`` names the status ("not found", "parse
+error", ...).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+import polars as pl
+from polars.io.plugins import register_io_source
+
+from quiver._quiver import LIBQUIVER_VERSION, Batch, Dataset, LanceFilter, QuiverError, Scanner
+from quiver._quiver import explain_lance_filter as _explain_lance_filter
+from quiver._quiver import to_lance_filter as _to_lance_filter
+
+__all__ = [
+    "Batch",
+    "Dataset",
+    "LanceFilter",
+    "QuiverError",
+    "ScanReport",
+    "Scanner",
+    "explain_lance_filter",
+    "last_scan",
+    "scan",
+    "to_lance_filter",
+]
+__version__ = LIBQUIVER_VERSION
+
+
+@dataclasses.dataclass
+class ScanReport:
+    """What one scan of a ``quiver.scan`` LazyFrame did (see ``quiver.last_scan``)."""
+
+    path: str
+    version: int
+    columns: list[str] | None  # the projection Polars pushed (None: every column)
+    predicate: str | None  # the predicate Polars pushed, as Polars prints it
+    limit: int | None  # the row limit Polars pushed
+    pushed: bool  # the predicate ran in libquiver
+    fallback: str | None  # why Polars evaluated the predicate instead (temporary)
+    batches: int = 0
+    rows: int = 0
+    explain: str | None = None  # libquiver's plan of the scan
+    counters: dict[str, int] | None = None  # libquiver's counters at the end
+
+
+last_scan: ScanReport | None = None
+
+
+def _schema_source(schema: Any) -> pl.DataFrame | None:
+    """An empty DataFrame whose Arrow stream carries the column types."""
+    if schema is None:
+        return None
+    if isinstance(schema, pl.DataFrame):
+        return schema.clear()
+    if isinstance(schema, (pl.Schema, Mapping)):
+        return pl.DataFrame(schema=pl.Schema(schema))
+    msg = f"schema must be a dict of column name -> Polars dtype, a pl.Schema or None, not {type(schema).__name__}"
+    raise TypeError(msg)
+
+
+def _expr_json(expr: pl.Expr) -> str:
+    if not isinstance(expr, pl.Expr):
+        msg = f"expected a polars Expr, not {type(expr).__name__}"
+        raise TypeError(msg)
+    return expr.meta.serialize(format="json")
+
+
+def to_lance_filter(expr: pl.Expr, schema: Any = None) -> LanceFilter | None:
+    """Translates a Polars expression into a Lance SQL filter.
+
+    Returns ``LanceFilter(sql, exact)`` (exact=False: the filter keeps a
+    superset of the rows, the caller must re-apply the expression) or None
+    when nothing translates.  ``schema`` (a dict name -> dtype or a
+    pl.Schema) gives the column types; without it only what is safe for
+    every column type translates.
+    """
+    return _to_lance_filter(_expr_json(expr), _schema_source(schema))
+
+
+def explain_lance_filter(expr: pl.Expr, schema: Any = None) -> str:
+    """Why parts of ``expr`` do not translate: one line per node that declined
+    (or conjunct that was dropped) with the reason, or "nothing declined"."""
+    return _explain_lance_filter(_expr_json(expr), _schema_source(schema))
+
+
+def _not_bindable_yet(err: QuiverError) -> bool:
+    """True for the errors the temporary fallback covers."""
+    return "cannot be bound" in str(err) or getattr(err, "status", None) == "unsupported"
+
+
+def _frames(scanner: Scanner, report: ScanReport) -> Iterator[pl.DataFrame]:
+    for batch in scanner:
+        df = pl.DataFrame(batch)  # through batch.__arrow_c_stream__: buffers shared
+        report.batches += 1
+        report.rows += df.height
+        yield df
+
+
+def scan(
+    path: str | os.PathLike[str],
+    *,
+    predicate_pushdown: bool = True,
+    use_scalar_index: bool = True,
+    version: int | None = None,
+) -> pl.LazyFrame:
+    """A lazy scan of the quiver dataset at ``path`` as a ``pl.LazyFrame``.
+
+    The version is fixed when ``scan`` is called: ``version`` (None = the
+    latest at that moment).  Projection, predicate and row limit chosen by
+    Polars' optimizer run in libquiver's scanner; ``predicate_pushdown=False``
+    makes it decode every needed column in full and filter afterwards (for
+    measurement), ``use_scalar_index`` is passed to the scanner.  A missing
+    dataset or version raises QuiverError here.
+    """
+    ds = Dataset(os.fspath(path), 0 if version is None else version)
+    ds_path, ds_version = ds.path, ds.version
+    schema = pl.Schema(ds)  # through ds.__arrow_c_schema__
+    del ds
+
+    def source(
+        with_columns: list[str] | None,
+        predicate: pl.Expr | None,
+        n_rows: int | None,
+        batch_size: int | None,
+    ) -> Iterator[pl.DataFrame]:
+        global last_scan
+        options = {
+            "predicate_pushdown": predicate_pushdown,
+            "use_scalar_index": use_scalar_index,
+            "version": ds_version,
+        }
+        if batch_size:
+            options["batch_size"] = batch_size
+        report = ScanReport(
+            path=ds_path,
+            version=ds_version,
+            columns=with_columns,
+            predicate=None if predicate is None else str(predicate),
+            limit=n_rows,
+            pushed=predicate is not None,
+            fallback=None,
+        )
+        last_scan = report
+        # Polars' contract (polars/io/plugins.py, checked with 2.1.0): once the
+        # predicate deserialized, the source must apply it and n_rows itself;
+        # Polars re-applies neither (it does re-select the projection).
+        if predicate is None:
+            scanner = Scanner(ds_path, columns=with_columns, limit=n_rows, **options)
+            report.explain = scanner.explain()
+            yield from _frames(scanner, report)
+            report.counters = scanner.counters()
+            return
+        yielded = 0
+        try:
+            predicate_json = _expr_json(predicate)
+        except Exception as err:  # e.g. a Python UDF, which has no JSON form
+            report.pushed = False
+            report.fallback = f"the predicate has no JSON form: {err}"
+        else:
+            try:
+                scanner = Scanner(ds_path, columns=with_columns, polars_json=predicate_json, limit=n_rows, **options)
+                report.explain = scanner.explain()
+                for df in _frames(scanner, report):
+                    yielded += df.height
+                    yield df
+                report.counters = scanner.counters()
+                return
+            except QuiverError as err:
+                if not _not_bindable_yet(err):
+                    raise
+                report.pushed = False
+                report.fallback = str(err)
+        yield from _fallback(ds_path, with_columns, predicate, n_rows, yielded, options, report)
+
+    return register_io_source(
+        source,
+        schema=schema,
+        explain_name="quiver",
+        explain_detail=f"{ds_path} version {ds_version}",
+    )
+
+
+def _fallback(
+    path: str,
+    with_columns: list[str] | None,
+    predicate: pl.Expr,
+    n_rows: int | None,
+    skip: int,
+    options: dict[str, Any],
+    report: ScanReport,
+) -> Iterator[pl.DataFrame]:
+    """The temporary fallback: scan unfiltered in C, filter with Polars.
+
+    ``skip`` rows were already produced by a pushed scan that failed midway;
+    both scans keep the dataset's row order, so the first ``skip`` matching
+    rows are dropped here.
+    """
+    columns = None
+    if with_columns is not None:
+        needed = set(with_columns) | set(predicate.meta.root_names())
+        columns = [c for c in _schema_names(path, options["version"]) if c in needed]
+    scanner = Scanner(path, columns=columns, **options)
+    report.explain = scanner.explain()
+    remaining = None if n_rows is None else n_rows - skip
+    report.batches = 0
+    report.rows = skip
+    for batch in scanner:
+        if remaining is not None and remaining <= 0:
+            break
+        df = pl.DataFrame(batch).filter(predicate)
+        if skip:
+            dropped = min(skip, df.height)
+            df = df.slice(dropped)
+            skip -= dropped
+        if with_columns is not None:
+            df = df.select(with_columns)
+        if remaining is not None:
+            df = df.head(remaining)
+            remaining -= df.height
+        report.batches += 1
+        report.rows += df.height
+        yield df
+    report.counters = scanner.counters()
+
+
+def _schema_names(path: str, version: int) -> list[str]:
+    """The dataset's column names in schema order."""
+    return pl.Schema(Dataset(path, version)).names()

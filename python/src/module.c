@@ -1,0 +1,229 @@
+/* quiver._quiver: the module, its exception, and the Arrow C Data plumbing
+ * every type of the extension shares (the lock around libquiver's reference
+ * counts, stream and schema capsules). */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pyquiver.h"
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+void qvpy_lock(void) { pthread_mutex_lock(&lock); }
+void qvpy_unlock(void) { pthread_mutex_unlock(&lock); }
+
+PyObject *qvpy_error_type = NULL;
+
+PyObject *qvpy_raise(const qv_error *err) {
+  const char *msg = err->message[0] ? err->message : qv_status_string(err->code);
+  /* Messages quote user input, which need not be valid UTF-8. */
+  PyObject *text = PyUnicode_DecodeUTF8(msg, (Py_ssize_t)strlen(msg), "replace");
+  PyObject *exc = text ? PyObject_CallOneArg(qvpy_error_type, text) : NULL;
+  Py_XDECREF(text);
+  if (!exc) return NULL;
+  PyObject *code = PyLong_FromLong((long)err->code);
+  PyObject *status = PyUnicode_FromString(qv_status_string(err->code));
+  if (code && status && PyObject_SetAttrString(exc, "code", code) == 0 &&
+      PyObject_SetAttrString(exc, "status", status) == 0)
+    PyErr_SetObject(qvpy_error_type, exc);
+  Py_XDECREF(code);
+  Py_XDECREF(status);
+  Py_DECREF(exc);
+  return NULL;
+}
+
+/* ---- streams and arrays that take the lock ------------------------------ */
+
+static void locked_array_release(struct ArrowArray *a) {
+  struct ArrowArray *held = a->private_data;
+  qvpy_lock();
+  if (held->release) held->release(held);
+  qvpy_unlock();
+  free(held);
+  a->release = NULL;
+}
+
+static int ls_get_schema(struct ArrowArrayStream *s, struct ArrowSchema *out) {
+  struct ArrowArrayStream *inner = s->private_data;
+  qvpy_lock();
+  int rc = inner->get_schema(inner, out);
+  qvpy_unlock();
+  return rc;
+}
+
+static int ls_get_next(struct ArrowArrayStream *s, struct ArrowArray *out) {
+  struct ArrowArrayStream *inner = s->private_data;
+  qvpy_lock();
+  int rc = inner->get_next(inner, out);
+  qvpy_unlock();
+  if (rc != 0 || !out->release) return rc;
+  /* Move the producer's array behind a release that takes the lock; the
+   * buffer and child pointers stay what the producer exported. */
+  struct ArrowArray *held = malloc(sizeof *held);
+  if (!held) {
+    qvpy_lock();
+    out->release(out);
+    qvpy_unlock();
+    return ENOMEM;
+  }
+  *held = *out;
+  out->private_data = held;
+  out->release = locked_array_release;
+  return 0;
+}
+
+static const char *ls_get_last_error(struct ArrowArrayStream *s) {
+  struct ArrowArrayStream *inner = s->private_data;
+  return inner->get_last_error(inner);
+}
+
+static void ls_release(struct ArrowArrayStream *s) {
+  struct ArrowArrayStream *inner = s->private_data;
+  qvpy_lock();
+  if (inner->release) inner->release(inner);
+  qvpy_unlock();
+  free(inner);
+  s->release = NULL;
+}
+
+int qvpy_locked_stream(struct ArrowArrayStream *inner, struct ArrowArrayStream *out) {
+  struct ArrowArrayStream *held = malloc(sizeof *held);
+  if (!held) {
+    qvpy_lock();
+    inner->release(inner);
+    qvpy_unlock();
+    return 0;
+  }
+  *held = *inner;
+  inner->release = NULL;
+  out->get_schema = ls_get_schema;
+  out->get_next = ls_get_next;
+  out->get_last_error = ls_get_last_error;
+  out->release = ls_release;
+  out->private_data = held;
+  return 1;
+}
+
+/* ---- capsules ------------------------------------------------------------ */
+
+static void stream_capsule_free(PyObject *capsule) {
+  struct ArrowArrayStream *s = PyCapsule_GetPointer(capsule, "arrow_array_stream");
+  if (!s) {
+    PyErr_Clear();
+    return;
+  }
+  if (s->release) s->release(s); /* nobody consumed it */
+  free(s);
+}
+
+PyObject *qvpy_stream_capsule(struct ArrowArrayStream *stream) {
+  struct ArrowArrayStream *heap = malloc(sizeof *heap);
+  if (!heap) {
+    stream->release(stream);
+    return PyErr_NoMemory();
+  }
+  *heap = *stream;
+  stream->release = NULL;
+  PyObject *cap = PyCapsule_New(heap, "arrow_array_stream", stream_capsule_free);
+  if (!cap) {
+    heap->release(heap);
+    free(heap);
+  }
+  return cap;
+}
+
+static void schema_capsule_free(PyObject *capsule) {
+  struct ArrowSchema *s = PyCapsule_GetPointer(capsule, "arrow_schema");
+  if (!s) {
+    PyErr_Clear();
+    return;
+  }
+  if (s->release) s->release(s);
+  free(s);
+}
+
+PyObject *qvpy_schema_capsule(const qv_schema *schema) {
+  struct ArrowSchema *heap = calloc(1, sizeof *heap);
+  if (!heap) return PyErr_NoMemory();
+  qv_error err = {0};
+  if (qv_export_schema(schema, heap, &err) != QV_OK) {
+    free(heap);
+    return qvpy_raise(&err);
+  }
+  PyObject *cap = PyCapsule_New(heap, "arrow_schema", schema_capsule_free);
+  if (!cap) {
+    heap->release(heap);
+    free(heap);
+  }
+  return cap;
+}
+
+int qvpy_schema_from_stream_object(PyObject *obj, qv_schema *out) {
+  PyObject *cap = PyObject_CallMethod(obj, "__arrow_c_stream__", NULL);
+  if (!cap) return -1;
+  struct ArrowArrayStream *s = PyCapsule_GetPointer(cap, "arrow_array_stream");
+  if (!s) {
+    Py_DECREF(cap);
+    return -1;
+  }
+  if (!s->release) {
+    Py_DECREF(cap);
+    PyErr_SetString(PyExc_ValueError, "schema: the Arrow stream was already consumed");
+    return -1;
+  }
+  /* qv_import_stream moves the stream (also on failure, when it releases
+   * it), so the capsule's destructor finds it released. */
+  qv_error err = {0};
+  qv_batch_reader *reader = NULL;
+  qv_status st = qv_import_stream(s, &reader, &err);
+  Py_DECREF(cap);
+  if (st == QV_OK) st = qv_schema_copy(reader->schema(reader), out);
+  qv_batch_reader_destroy(reader);
+  if (st != QV_OK) {
+    if (!err.message[0]) qv_error_set(&err, st, "schema: out of memory");
+    qvpy_raise(&err);
+    return -1;
+  }
+  return 0;
+}
+
+/* ---- the module ---------------------------------------------------------- */
+
+static PyMethodDef module_methods[] = {
+    {"to_lance_filter", (PyCFunction)(void (*)(void))qvpy_to_lance_filter, METH_VARARGS | METH_KEYWORDS,
+     "to_lance_filter(polars_json, schema=None) -> LanceFilter | None\n\n"
+     "Translates the JSON of Expr.meta.serialize(format='json') into a Lance SQL filter.\n"
+     "schema: an object with __arrow_c_stream__ whose schema gives the column types\n"
+     "(e.g. an empty Polars DataFrame), or None for schema-less translation."},
+    {"explain_lance_filter", (PyCFunction)(void (*)(void))qvpy_explain_lance_filter, METH_VARARGS | METH_KEYWORDS,
+     "explain_lance_filter(polars_json, schema=None) -> str\n\n"
+     "One line per node that declined (or conjunct that was dropped), with the reason."},
+    {NULL, NULL, 0, NULL}};
+
+static struct PyModuleDef module_def = {
+    PyModuleDef_HEAD_INIT, "quiver._quiver",
+    "The C core of the quiver package: libquiver's scanner and Lance translator.", -1, module_methods,
+    NULL, NULL, NULL, NULL};
+
+PyMODINIT_FUNC PyInit__quiver(void) {
+  PyTypeObject *types[] = {&qvpy_dataset_type, &qvpy_scanner_type, &qvpy_batch_type, &qvpy_lance_filter_type};
+  for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
+    if (PyType_Ready(types[i]) < 0) return NULL;
+  PyObject *m = PyModule_Create(&module_def);
+  if (!m) return NULL;
+  qvpy_error_type = PyErr_NewExceptionWithDoc(
+      "quiver.QuiverError",
+      "An error reported by libquiver.  str(e) is the C message; e.code the status number and "
+      "e.status its name (\"not found\", \"parse error\", ...).",
+      PyExc_ValueError, NULL);
+  if (!qvpy_error_type || PyModule_AddObjectRef(m, "QuiverError", qvpy_error_type) < 0) goto fail;
+  const char *names[] = {"Dataset", "Scanner", "Batch", "LanceFilter"};
+  for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
+    if (PyModule_AddObjectRef(m, names[i], (PyObject *)types[i]) < 0) goto fail;
+  if (PyModule_AddStringConstant(m, "LIBQUIVER_VERSION", QV_VERSION_STRING) < 0) goto fail;
+  return m;
+fail:
+  Py_DECREF(m);
+  return NULL;
+}

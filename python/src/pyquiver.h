@@ -1,0 +1,56 @@
+/* Internals shared by the files of the CPython extension quiver._quiver.
+ *
+ * The extension is a client of libquiver's public API only (like the
+ * `quiver` command).  Two rules hold it together:
+ *
+ *  - Every libquiver call that can retain or release a shared buffer runs
+ *    with qvpy_lock held and, where it may take time, with the GIL released.
+ *    libquiver's reference counts are plain integers, and batches exported
+ *    to Polars are released by whichever Polars thread drops them last, so
+ *    the extension serializes those calls itself.  A thread holding the lock
+ *    never waits for the GIL, so the two cannot deadlock.
+ *  - Errors from libquiver become quiver.QuiverError with the C message and
+ *    the status (code and name) as attributes. */
+#ifndef QUIVER_PYQUIVER_H
+#define QUIVER_PYQUIVER_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <quiver/quiver.h>
+#include <quiver/scan.h> /* not (yet) in the umbrella header */
+
+void qvpy_lock(void);
+void qvpy_unlock(void);
+
+/* The exception type quiver.QuiverError (a ValueError). */
+extern PyObject *qvpy_error_type;
+
+/* Raises QuiverError from err; returns NULL for `return qvpy_raise(&err);`. */
+PyObject *qvpy_raise(const qv_error *err);
+
+/* Wraps a producer's stream so that every call into it, and the release of
+ * every array it hands out, runs under qvpy_lock.  Moves *inner (its release
+ * is set to NULL) into *out.  Returns false (inner released) when out of
+ * memory. */
+int qvpy_locked_stream(struct ArrowArrayStream *inner, struct ArrowArrayStream *out);
+
+/* A PyCapsule "arrow_array_stream" owning a heap copy of *stream (moved);
+ * the capsule's destructor releases a stream nobody consumed. */
+PyObject *qvpy_stream_capsule(struct ArrowArrayStream *stream);
+/* A PyCapsule "arrow_schema" owning an export of schema. */
+PyObject *qvpy_schema_capsule(const qv_schema *schema);
+
+/* Reads the schema of any object with __arrow_c_stream__ (a Polars DataFrame,
+ * a pyarrow table...) into *out.  Returns 0, or -1 with an exception set. */
+int qvpy_schema_from_stream_object(PyObject *obj, qv_schema *out);
+
+/* Type and function tables of the other files, joined by the module. */
+extern PyTypeObject qvpy_dataset_type;
+extern PyTypeObject qvpy_scanner_type;
+extern PyTypeObject qvpy_batch_type;
+extern PyTypeObject qvpy_lance_filter_type;
+PyObject *qvpy_to_lance_filter(PyObject *self, PyObject *args, PyObject *kwargs);
+PyObject *qvpy_explain_lance_filter(PyObject *self, PyObject *args, PyObject *kwargs);
+
+#endif

@@ -1,0 +1,424 @@
+/* quiver._quiver.Dataset, Scanner and Batch: opening a dataset version,
+ * running a scan with projection, filter, limit and pushdown switches in
+ * libquiver's scanner, and handing its batches to Arrow consumers (Polars,
+ * pyarrow) through the Arrow C stream interface without copying. */
+#include "pyquiver.h"
+
+#include <structmember.h>
+
+/* ---- Dataset ---------------------------------------------------------------- */
+
+typedef struct {
+  PyObject_HEAD
+  qv_dataset *ds;
+} dataset_obj;
+
+static PyObject *dataset_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
+  static char *kw[] = {"path", "version", NULL};
+  PyObject *path_obj;
+  long long version = 0;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O&|L:Dataset", kw, PyUnicode_FSConverter, &path_obj, &version))
+    return NULL;
+  dataset_obj *self = (dataset_obj *)type->tp_alloc(type, 0);
+  if (!self) {
+    Py_DECREF(path_obj);
+    return NULL;
+  }
+  qv_error err = {0};
+  qv_status st;
+  const char *path = PyBytes_AS_STRING(path_obj);
+  Py_BEGIN_ALLOW_THREADS
+  st = qv_dataset_open(path, (int64_t)version, &self->ds, &err);
+  Py_END_ALLOW_THREADS
+  Py_DECREF(path_obj);
+  if (st != QV_OK) {
+    Py_DECREF(self);
+    return qvpy_raise(&err);
+  }
+  return (PyObject *)self;
+}
+
+static void dataset_dealloc(dataset_obj *self) {
+  qvpy_lock();
+  qv_dataset_close(self->ds);
+  qvpy_unlock();
+  Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *dataset_version(dataset_obj *self, void *closure) {
+  return PyLong_FromLongLong(qv_dataset_version(self->ds));
+}
+static PyObject *dataset_num_rows(dataset_obj *self, void *closure) {
+  return PyLong_FromLongLong(qv_dataset_count_rows(self->ds));
+}
+static PyObject *dataset_num_fragments(dataset_obj *self, void *closure) {
+  return PyLong_FromLong(qv_dataset_num_fragments(self->ds));
+}
+static PyObject *dataset_path(dataset_obj *self, void *closure) {
+  return PyUnicode_DecodeFSDefault(qv_dataset_path(self->ds));
+}
+static PyObject *dataset_schema_capsule(dataset_obj *self, PyObject *unused) {
+  return qvpy_schema_capsule(qv_dataset_schema(self->ds));
+}
+
+static PyGetSetDef dataset_getset[] = {
+    {"version", (getter)dataset_version, NULL, "the version this object has open", NULL},
+    {"num_rows", (getter)dataset_num_rows, NULL, "rows of this version, deleted rows excluded", NULL},
+    {"num_fragments", (getter)dataset_num_fragments, NULL, "fragments of this version", NULL},
+    {"path", (getter)dataset_path, NULL, "the dataset directory", NULL},
+    {NULL, NULL, NULL, NULL, NULL}};
+
+static PyMethodDef dataset_methods[] = {
+    {"__arrow_c_schema__", (PyCFunction)dataset_schema_capsule, METH_NOARGS,
+     "The dataset schema as a PyCapsule 'arrow_schema' (Arrow PyCapsule interface)."},
+    {NULL, NULL, 0, NULL}};
+
+PyTypeObject qvpy_dataset_type = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "quiver.Dataset",
+    .tp_basicsize = sizeof(dataset_obj),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Dataset(path, version=0): one version (0 = the latest) of a quiver dataset, opened.",
+    .tp_new = dataset_new,
+    .tp_dealloc = (destructor)dataset_dealloc,
+    .tp_getset = dataset_getset,
+    .tp_methods = dataset_methods,
+};
+
+/* ---- Batch -------------------------------------------------------------------- */
+
+typedef struct {
+  PyObject_HEAD
+  qv_batch *b;
+} batch_obj;
+
+static void batch_dealloc(batch_obj *self) {
+  qvpy_lock();
+  qv_batch_release(self->b);
+  qvpy_unlock();
+  Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *batch_wrap(qv_batch *b) {
+  batch_obj *self = PyObject_New(batch_obj, &qvpy_batch_type);
+  if (!self) {
+    qvpy_lock();
+    qv_batch_release(b);
+    qvpy_unlock();
+    return NULL;
+  }
+  self->b = b;
+  return (PyObject *)self;
+}
+
+static PyObject *batch_num_rows(batch_obj *self, void *closure) { return PyLong_FromLongLong(self->b->num_rows); }
+static PyObject *batch_num_columns(batch_obj *self, void *closure) {
+  return PyLong_FromLong(self->b->schema.n_fields);
+}
+
+/* The batch as a one-batch stream: Polars' and pyarrow's constructors take
+ * any object with __arrow_c_stream__ and keep the exported buffers. */
+static PyObject *batch_stream(batch_obj *self, PyObject *args, PyObject *kwargs) {
+  static char *kw[] = {"requested_schema", NULL};
+  PyObject *requested = Py_None;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|O:__arrow_c_stream__", kw, &requested)) return NULL;
+  qv_error err = {0};
+  qv_batch_reader *reader = NULL;
+  struct ArrowArrayStream inner = {0}, outer = {0};
+  qvpy_lock();
+  qv_status st = qv_batch_reader_from_batches(&self->b->schema, &self->b, 1, &reader, &err);
+  if (st == QV_OK) st = qv_export_stream(reader, &inner, &err);
+  qvpy_unlock();
+  if (st != QV_OK) return qvpy_raise(&err);
+  if (!qvpy_locked_stream(&inner, &outer)) return PyErr_NoMemory();
+  return qvpy_stream_capsule(&outer);
+}
+
+static PyObject *batch_schema_capsule(batch_obj *self, PyObject *unused) {
+  return qvpy_schema_capsule(&self->b->schema);
+}
+
+/* Address of column i's first value (offset applied), for checking that a
+ * consumer shares the memory instead of copying it.  Fixed-width columns
+ * only. */
+static PyObject *batch_values_address(batch_obj *self, PyObject *arg) {
+  long i = PyLong_AsLong(arg);
+  if (i == -1 && PyErr_Occurred()) return NULL;
+  if (i < 0 || i >= self->b->schema.n_fields) {
+    PyErr_Format(PyExc_IndexError, "values_address: no column %ld (the batch has %d)", i, self->b->schema.n_fields);
+    return NULL;
+  }
+  const qv_array *a = self->b->columns[i];
+  if (qv_type_byte_width(a->type.id) <= 0) {
+    PyErr_Format(PyExc_TypeError, "values_address: column %ld is not of a fixed-width type", i);
+    return NULL;
+  }
+  return PyLong_FromVoidPtr((void *)qv_array_values(a));
+}
+
+static PyGetSetDef batch_getset[] = {
+    {"num_rows", (getter)batch_num_rows, NULL, "rows in the batch", NULL},
+    {"num_columns", (getter)batch_num_columns, NULL, "columns in the batch", NULL},
+    {NULL, NULL, NULL, NULL, NULL}};
+
+static PyMethodDef batch_methods[] = {
+    {"__arrow_c_stream__", (PyCFunction)(void (*)(void))batch_stream, METH_VARARGS | METH_KEYWORDS,
+     "The batch as a one-batch PyCapsule 'arrow_array_stream' (its buffers are shared, not copied)."},
+    {"__arrow_c_schema__", (PyCFunction)batch_schema_capsule, METH_NOARGS,
+     "The batch schema as a PyCapsule 'arrow_schema'."},
+    {"values_address", (PyCFunction)batch_values_address, METH_O,
+     "values_address(i) -> int: address of fixed-width column i's first value."},
+    {NULL, NULL, 0, NULL}};
+
+PyTypeObject qvpy_batch_type = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "quiver.Batch",
+    .tp_basicsize = sizeof(batch_obj),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "One record batch of a scan; pl.DataFrame(batch) takes it without copying.",
+    .tp_dealloc = (destructor)batch_dealloc,
+    .tp_getset = batch_getset,
+    .tp_methods = batch_methods,
+};
+
+/* ---- Scanner ------------------------------------------------------------------ */
+
+typedef struct {
+  PyObject_HEAD
+  qv_scanner *sc;   /* NULL once handed to an Arrow stream */
+  qv_schema schema; /* output schema, kept for after the hand-over */
+  bool busy;        /* a next() is running with the GIL released */
+} scanner_obj;
+
+/* columns: a sequence of str (or None) -> names borrowed from the list's
+ * strings, which the caller keeps alive. */
+static int column_names(PyObject *columns, PyObject **seq, const char ***names, int32_t *n) {
+  *seq = NULL;
+  *names = NULL;
+  *n = 0;
+  if (columns == Py_None) return 0;
+  *seq = PySequence_Fast(columns, "columns must be a sequence of str or None");
+  if (!*seq) return -1;
+  Py_ssize_t len = PySequence_Fast_GET_SIZE(*seq);
+  if (len > INT32_MAX) {
+    PyErr_SetString(PyExc_ValueError, "columns: too many");
+    return -1;
+  }
+  *names = PyMem_Calloc((size_t)len + 1, sizeof **names);
+  if (!*names) {
+    PyErr_NoMemory();
+    return -1;
+  }
+  for (Py_ssize_t i = 0; i < len; i++) {
+    PyObject *item = PySequence_Fast_GET_ITEM(*seq, i);
+    if (!PyUnicode_Check(item)) {
+      PyErr_Format(PyExc_TypeError, "columns[%zd] must be str, not %.100s", i, Py_TYPE(item)->tp_name);
+      return -1;
+    }
+    if (!((*names)[i] = PyUnicode_AsUTF8(item))) return -1;
+  }
+  *n = (int32_t)len;
+  return 0;
+}
+
+static PyObject *scanner_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
+  static char *kw[] = {"path",       "columns",        "filter",           "polars_json",
+                       "limit",      "offset",         "batch_size",       "predicate_pushdown",
+                       "use_scalar_index", "version",  "with_row_id",      NULL};
+  PyObject *path_obj = NULL, *columns = Py_None, *seq = NULL, *limit_obj = Py_None, *self_obj = NULL;
+  const char *filter = NULL, *json = NULL;
+  Py_ssize_t json_len = 0;
+  long long offset = 0, batch_size = 8192, version = 0;
+  int pushdown = 1, use_index = 1, row_id = 0;
+  const char **names = NULL;
+  qv_expr *where = NULL;
+  qv_scan_options o = QV_SCAN_OPTIONS_INIT;
+  qv_error err = {0};
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O&|$Ozz#OLLppLp:Scanner", kw, PyUnicode_FSConverter, &path_obj,
+                                   &columns, &filter, &json, &json_len, &limit_obj, &offset, &batch_size,
+                                   &pushdown, &use_index, &version, &row_id))
+    return NULL;
+  if (column_names(columns, &seq, &names, &o.n_columns) < 0) goto cleanup;
+  o.columns = names;
+  if (limit_obj != Py_None) {
+    o.limit = PyLong_AsLongLong(limit_obj);
+    if (o.limit == -1 && PyErr_Occurred()) goto cleanup;
+    if (o.limit < 0) {
+      PyErr_SetString(PyExc_ValueError, "limit must be >= 0 or None");
+      goto cleanup;
+    }
+  }
+  o.offset = offset;
+  o.batch_size = batch_size;
+  o.predicate_pushdown = pushdown;
+  o.use_scalar_index = use_index;
+  o.dataset_version = version;
+  o.with_row_id = row_id;
+  o.filter = filter;
+  if (json) {
+    if (qv_polars_from_json(json, (size_t)json_len, &where, &err) != QV_OK) {
+      qvpy_raise(&err);
+      goto cleanup;
+    }
+    o.filter_expr = where;
+  }
+  scanner_obj *self = (scanner_obj *)type->tp_alloc(type, 0);
+  if (!self) goto cleanup;
+  self_obj = (PyObject *)self;
+  qv_status st;
+  const char *path = PyBytes_AS_STRING(path_obj);
+  Py_BEGIN_ALLOW_THREADS
+  qvpy_lock();
+  st = qv_scanner_open(path, &o, &self->sc, &err);
+  if (st == QV_OK && qv_schema_copy(qv_scanner_schema(self->sc), &self->schema) != QV_OK)
+    st = qv_error_set(&err, QV_ERR_NOMEM, "scanner: out of memory");
+  qvpy_unlock();
+  Py_END_ALLOW_THREADS
+  if (st != QV_OK) {
+    Py_CLEAR(self_obj);
+    qvpy_raise(&err);
+  }
+cleanup:
+  qv_expr_destroy(where);
+  PyMem_Free(names);
+  Py_XDECREF(seq);
+  Py_XDECREF(path_obj);
+  return self_obj;
+}
+
+static void scanner_dealloc(scanner_obj *self) {
+  qvpy_lock();
+  qv_scanner_destroy(self->sc);
+  qvpy_unlock();
+  qv_schema_reset(&self->schema);
+  Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static int scanner_usable(scanner_obj *self, const char *what) {
+  if (!self->sc) {
+    PyErr_Format(PyExc_RuntimeError, "Scanner.%s: the scanner was handed to an Arrow stream", what);
+    return 0;
+  }
+  if (self->busy) {
+    PyErr_Format(PyExc_RuntimeError, "Scanner.%s: another thread is reading this scanner", what);
+    return 0;
+  }
+  return 1;
+}
+
+static PyObject *scanner_next(scanner_obj *self) {
+  if (!scanner_usable(self, "__next__")) return NULL;
+  qv_batch *b = NULL;
+  qv_error err = {0};
+  qv_status st;
+  self->busy = true;
+  Py_BEGIN_ALLOW_THREADS
+  qvpy_lock();
+  st = qv_scanner_next(self->sc, &b, &err);
+  qvpy_unlock();
+  Py_END_ALLOW_THREADS
+  self->busy = false;
+  if (st != QV_OK) return qvpy_raise(&err);
+  return b ? batch_wrap(b) : NULL; /* NULL without an exception: StopIteration */
+}
+
+/* The rest of the scan as one stream; the scanner moves into it. */
+static PyObject *scanner_stream(scanner_obj *self, PyObject *args, PyObject *kwargs) {
+  static char *kw[] = {"requested_schema", NULL};
+  PyObject *requested = Py_None;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|O:__arrow_c_stream__", kw, &requested)) return NULL;
+  if (!scanner_usable(self, "__arrow_c_stream__")) return NULL;
+  qv_error err = {0};
+  qv_batch_reader *reader = NULL;
+  struct ArrowArrayStream inner = {0}, outer = {0};
+  qvpy_lock();
+  qv_status st = qv_scanner_reader(self->sc, &reader, &err); /* takes the scanner, also on failure */
+  self->sc = NULL;
+  if (st == QV_OK) st = qv_export_stream(reader, &inner, &err);
+  qvpy_unlock();
+  if (st != QV_OK) return qvpy_raise(&err);
+  if (!qvpy_locked_stream(&inner, &outer)) return PyErr_NoMemory();
+  return qvpy_stream_capsule(&outer);
+}
+
+static PyObject *scanner_schema_capsule(scanner_obj *self, PyObject *unused) {
+  return qvpy_schema_capsule(&self->schema);
+}
+
+static PyObject *scanner_explain(scanner_obj *self, PyObject *args, PyObject *kwargs) {
+  static char *kw[] = {"counters", NULL};
+  int counters = 0;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|p:explain", kw, &counters)) return NULL;
+  if (!scanner_usable(self, "explain")) return NULL;
+  qvpy_lock();
+  char *text = qv_scanner_explain(self->sc, counters);
+  qvpy_unlock();
+  PyObject *result = text ? PyUnicode_FromString(text) : PyErr_NoMemory();
+  qv_free(text);
+  return result;
+}
+
+static int put_count(PyObject *d, const char *key, int64_t v) {
+  PyObject *n = PyLong_FromLongLong(v);
+  int rc = n ? PyDict_SetItemString(d, key, n) : -1;
+  Py_XDECREF(n);
+  return rc;
+}
+
+static PyObject *scanner_counters(scanner_obj *self, PyObject *unused) {
+  if (!scanner_usable(self, "counters")) return NULL;
+  qv_scan_counters c;
+  qvpy_lock();
+  qv_scanner_counters(self->sc, &c);
+  qvpy_unlock();
+  PyObject *d = PyDict_New();
+  if (!d || put_count(d, "fragments", c.fragments) < 0 || put_count(d, "pages_total", c.pages_total) < 0 ||
+      put_count(d, "pages_pruned", c.pages_pruned) < 0 || put_count(d, "rows_scanned", c.rows_scanned) < 0 ||
+      put_count(d, "rows_selected", c.rows_selected) < 0 || put_count(d, "rows_returned", c.rows_returned) < 0) {
+    Py_XDECREF(d);
+    return NULL;
+  }
+  return d;
+}
+
+static PyObject *scanner_column_names(scanner_obj *self, void *closure) {
+  PyObject *list = PyList_New(self->schema.n_fields);
+  for (int32_t i = 0; list && i < self->schema.n_fields; i++) {
+    PyObject *name = PyUnicode_FromString(self->schema.fields[i].name);
+    if (!name) Py_CLEAR(list);
+    else PyList_SET_ITEM(list, i, name);
+  }
+  return list;
+}
+
+static PyGetSetDef scanner_getset[] = {
+    {"column_names", (getter)scanner_column_names, NULL, "the output columns, in order", NULL},
+    {NULL, NULL, NULL, NULL, NULL}};
+
+static PyMethodDef scanner_methods[] = {
+    {"__arrow_c_stream__", (PyCFunction)(void (*)(void))scanner_stream, METH_VARARGS | METH_KEYWORDS,
+     "The rest of the scan as a PyCapsule 'arrow_array_stream'; the scanner moves into the stream."},
+    {"__arrow_c_schema__", (PyCFunction)scanner_schema_capsule, METH_NOARGS,
+     "The output schema as a PyCapsule 'arrow_schema'."},
+    {"explain", (PyCFunction)(void (*)(void))scanner_explain, METH_VARARGS | METH_KEYWORDS,
+     "explain(counters=False) -> str: the scan plan (with the counters so far)."},
+    {"counters", (PyCFunction)scanner_counters, METH_NOARGS,
+     "counters() -> dict: fragments, pages_total, pages_pruned, rows_scanned, rows_selected, rows_returned."},
+    {NULL, NULL, 0, NULL}};
+
+PyTypeObject qvpy_scanner_type = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "quiver.Scanner",
+    .tp_basicsize = sizeof(scanner_obj),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Scanner(path, *, columns=None, filter=None, polars_json=None, limit=None, offset=0,\n"
+              "        batch_size=8192, predicate_pushdown=True, use_scalar_index=True, version=0,\n"
+              "        with_row_id=False)\n\n"
+              "A scan run by libquiver.  filter is Lance SQL text, polars_json the JSON of\n"
+              "Expr.meta.serialize(format='json'); errors in either are raised here, before any\n"
+              "data is read.  Iterating yields Batch objects; __arrow_c_stream__ hands the rest\n"
+              "of the scan to an Arrow consumer.",
+    .tp_new = scanner_new,
+    .tp_dealloc = (destructor)scanner_dealloc,
+    .tp_iter = PyObject_SelfIter,
+    .tp_iternext = (iternextfunc)scanner_next,
+    .tp_getset = scanner_getset,
+    .tp_methods = scanner_methods,
+};
