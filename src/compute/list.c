@@ -6,8 +6,9 @@
  * order), then asks per row whether any bit in its element range is set.
  * array_has_any probes the elements against a hash set of the literal
  * list's values (in.c); array_has_all does one pass per value.
- * Nulls: a null list or a null needle gives null; null elements never
- * match; null values in the literal list are ignored (so has_all over only
+ * Nulls: a null list or a null needle gives null (except on a Polars node
+ * with nulls_equal, where a null needle finds null elements); null elements
+ * never match a value; null values in the literal list are ignored (so has_all over only
  * nulls is true, has_any false).  An empty literal list gives has_any
  * false and has_all true.
  * Field access returns the struct's child, zero-copy: the same buffers at
@@ -153,6 +154,25 @@ static qv_status array_length(qvk_ctx *c, const qv_expr *e, qvk_datum *l, qvk_da
   return QV_OK;
 }
 
+/* Polars' list.contains(None) with nulls_equal: whether the list holds a
+ * null element (null for a null list). */
+static qv_status has_null_element(qvk_ctx *c, qvk_datum *l, qvk_datum *out) {
+  if (l->scalar) QV_RETURN_NOT_OK(qvk_datum_array(c, l));
+  int64_t n = c->n;
+  qv_bytes *values = qvk_bytes(qvk_words(n) * 8, c->err);
+  if (!values) return QV_ERR_NOMEM;
+  uint64_t *o = (uint64_t *)qv_bytes_mutable(values);
+  const qv_array *la = l->array, *ch = la->children[0];
+  for (int64_t i = 0; i < n; i++) {
+    int64_t b, en;
+    range_of(la, qvk_row(l, i), &b, &en);
+    bool hit = false;
+    for (int64_t k = b; k < en && !hit; k++) hit = !qv_array_is_valid(ch, k);
+    if (hit) o[i >> 6] |= (uint64_t)1 << (i & 63);
+  }
+  return bool_out(c, out, values, l, NULL);
+}
+
 qv_status qvk_op_array(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out) {
   const char *fn = qv_op_name(e->op);
   int want = e->op == QV_OP_ARRAY_LENGTH ? 1 : 2;
@@ -162,6 +182,9 @@ qv_status qvk_op_array(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum 
   qvk_datum *l = &args[0];
   const qv_datatype *lt = qvk_datum_type(l);
   int64_t n = c->n;
+  if (e->op == QV_OP_ARRAY_HAS && e->sem.in_nulls_equal && is_list(lt) && args[1].scalar &&
+      qvk_datum_all_null(&args[1]))
+    return has_null_element(c, l, out);
   if (lt->id == QV_TYPE_NULL || (want == 2 && qvk_datum_all_null(&args[1]))) {
     qv_datatype rt = qv_datatype_simple(e->op == QV_OP_ARRAY_LENGTH ? QV_TYPE_INT64 : QV_TYPE_BOOL);
     qv_array *r = NULL;

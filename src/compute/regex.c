@@ -3,8 +3,9 @@
  * platform allows, matched with one reusable match block.  regexp_like and
  * regexp_match both answer "does the pattern match somewhere in the
  * string".  A bad pattern fails with QV_ERR_INVALID carrying PCRE2's message
- * and the offset; so does a subject that is not valid UTF-8 or a match that
- * exceeds PCRE2's backtracking limit. */
+ * and the offset (or, for a Polars node marked QV_EXPR_F_LENIENT, makes
+ * every row null, as str.contains(strict=False)); so does a subject that is
+ * not valid UTF-8 or a match that exceeds PCRE2's backtracking limit. */
 #include "compute/regex_int.h"
 
 qv_status qvk_regex_compile(const uint8_t *pat, size_t len, uint32_t options, const char *what,
@@ -90,7 +91,18 @@ qv_status qvk_op_regex(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum 
   if (e->n_args == 3) QV_RETURN_NOT_OK(parse_flags(args[2].scalar, &opts, c->err));
   const qv_scalar *p = args[1].scalar;
   qvk_regex re;
-  QV_RETURN_NOT_OK(qvk_regex_compile(p->bytes ? p->bytes : (const uint8_t *)"", (size_t)p->len, opts, what, &re, c->err));
+  qv_status cs = qvk_regex_compile(p->bytes ? p->bytes : (const uint8_t *)"", (size_t)p->len, opts, what, &re, c->err);
+  if (cs == QV_ERR_INVALID && (e->flags & QV_EXPR_F_LENIENT)) {
+    /* Polars' str.contains(strict=False): a bad pattern gives null */
+    if (c->err) {
+      c->err->code = QV_OK;
+      c->err->message[0] = '\0';
+    }
+    QV_RETURN_NOT_OK(qvk_null_result(&bt, n, &r, c->err));
+    qvk_datum_set_array(out, r);
+    return QV_OK;
+  }
+  QV_RETURN_NOT_OK(cs);
   qv_bytes *values = qvk_bytes(qvk_words(n) * 8, c->err), *validity = NULL;
   qv_status st = values ? QV_OK : QV_ERR_NOMEM;
   if (st == QV_OK) {

@@ -1,0 +1,222 @@
+#!/usr/bin/env python3
+"""Writes what the pinned Polars answers for the string, temporal and list
+expressions quiver evaluates itself (tests/data/polars_eval/), for
+tests/compute/test_polars_text.c.
+
+table.arrow   the input table (Arrow IPC file written by pyarrow): strings
+              with nulls, "" and non-ASCII text, Unicode whitespace; ints
+              with negatives; dates and timestamps around the epoch and
+              leap days; lists of ints with nulls and empty lists.
+expected.txt  one line per case: name, TAB, the Python text of the
+              expression, TAB, then either the result type (quiver's
+              spelling) TAB the values, or "error" TAB Polars' message.
+              Values are printed as value_text() below prints them (the C
+              test prints its results the same way): null, integers,
+              true/false, strings in double quotes with \\ \" and \\uXXXX
+              for control characters, dates as days and datetimes as their
+              integer value since the epoch.
+
+Run with the project's venv after changing the cases or the pinned Polars:
+
+    .venv/bin/python tests/expr/gen_polars_eval.py
+"""
+import os
+import sys
+from datetime import date, datetime
+
+import polars as pl
+import pyarrow as pa
+import pyarrow.ipc as ipc
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+OUT = os.path.join(HERE, "..", "data", "polars_eval")
+
+STRINGS = ["abc", None, "", "héllo wörld", "  \u00a0x\u2003 ", "ß straße ΣΑΣ", "ǆx ﬀ İ",
+           "a,b;c  a", "aaa", "日本語 テキスト\t"]
+INTS = [1, None, -3, 4, 0, 6, -1, 2, 100, -7]
+BOOLS = [True, None, False, True, False, True, True, False, None, True]
+DATES = [date(1970, 1, 1), None, date(1969, 12, 31), date(2024, 2, 29), date(2000, 2, 29),
+         date(1900, 3, 1), date(2021, 1, 3), date(1968, 2, 29), date(2023, 12, 31), date(1600, 1, 1)]
+TIMES = [datetime(1970, 1, 1), None, datetime(1969, 12, 31, 23, 59, 59, 999999),
+         datetime(2024, 2, 29, 13, 45, 30, 123456), datetime(2000, 2, 29, 23, 59, 59),
+         datetime(1900, 3, 1, 12, 0, 0, 1), datetime(2021, 1, 3, 0, 0, 1), datetime(1968, 2, 29, 6, 7, 8, 900000),
+         datetime(2023, 12, 31, 23, 0), datetime(1969, 12, 29, 0, 0)]
+LISTS = [[1, 2, 3], [], None, [None, 4], [5], [6, 7], [-1], [0, 0, 0, 0], [8], None]
+
+
+def table():
+    return pa.table({
+        "s": pa.array(STRINGS, pa.string()),
+        "i": pa.array(INTS, pa.int64()),
+        "b": pa.array(BOOLS, pa.bool_()),
+        "d": pa.array(DATES, pa.date32()),
+        "ts": pa.array(TIMES, pa.timestamp("us")),
+        "tn": pa.array(TIMES, pa.timestamp("ns")),
+        "tz": pa.array(TIMES, pa.timestamp("us", tz="UTC")),
+        "l": pa.array(LISTS, pa.list_(pa.int64())),
+    })
+
+
+S = 'pl.col("s")'
+CASES = [
+    # str.slice
+    ("slice_1_2", S + ".str.slice(1, 2)"),
+    ("slice_neg3", S + ".str.slice(-3)"),
+    ("slice_neg20_2", S + ".str.slice(-20, 2)"),
+    ("slice_neg3_2", S + ".str.slice(-3, 2)"),
+    ("slice_0", S + ".str.slice(0)"),
+    ("slice_2_0", S + ".str.slice(2, 0)"),
+    ("slice_100", S + ".str.slice(100, 1)"),
+    ("slice_col", S + '.str.slice(pl.col("i"), 2)'),
+    ("slice_eq", S + '.str.slice(0, 2) == "ab"'),
+    # str.strip_chars
+    ("strip_ws", S + ".str.strip_chars()"),
+    ("strip_set", S + '.str.strip_chars("a ")'),
+    ("strip_unicode", S + '.str.strip_chars("ßΣ\u0130")'),
+    ("strip_empty", S + '.str.strip_chars("")'),
+    ("strip_none", S + ".str.strip_chars(None)"),
+    # concat_str
+    ("concat_int", 'pl.concat_str([pl.col("s"), pl.col("i")], separator="-")'),
+    ("concat_ignore", 'pl.concat_str([pl.col("s"), pl.col("i")], separator="-", ignore_nulls=True)'),
+    ("concat_bool", 'pl.concat_str([pl.col("i"), pl.col("b"), pl.lit("x")], separator="")'),
+    ("concat_date", 'pl.concat_str([pl.col("d"), pl.col("s")], separator=" | ")'),
+    ("concat_one", 'pl.concat_str([pl.col("s")])'),
+    # str.replace / replace_all
+    ("replace_l", S + '.str.replace("l", "L")'),
+    ("replace_all_l", S + '.str.replace_all("l", "L")'),
+    ("replace_group", S + '.str.replace("(l+)", "<$1>")'),
+    ("replace_literal_dollar", S + '.str.replace("l", "$0", literal=True)'),
+    ("replace_n2", S + '.str.replace("a", "X", n=2)'),
+    ("replace_all_star", S + '.str.replace_all("a*", "-")'),
+    ("replace_all_empty_lit", S + '.str.replace_all("", "|", literal=True)'),
+    ("replace_named", S + '.str.replace_all("(?P<v>[aeiou])", "${v}${v}")'),
+    ("replace_ws", S + '.str.replace_all("\\\\s+", "_")'),
+    ("replace_end", S + '.str.replace("$", "!")'),
+    ("replace_dollar_name", S + '.str.replace_all("(a)", "$1x")'),
+    ("replace_unicode", S + '.str.replace_all("[ßö]", "?")'),
+    ("replace_dot_lit", S + '.str.replace_all(",", ";", literal=True)'),
+    # str.contains_any
+    ("contains_any", S + '.str.contains_any(["AB", "ö"])'),
+    ("contains_any_ci", S + '.str.contains_any(["AB", "ö"], ascii_case_insensitive=True)'),
+    ("contains_any_empty_pat", S + '.str.contains_any([""])'),
+    ("contains_any_ci_nonascii", S + '.str.contains_any(["SS", "Ö"], ascii_case_insensitive=True)'),
+    # case, lengths
+    ("titlecase", S + ".str.to_titlecase()"),
+    ("upper", S + ".str.to_uppercase()"),
+    ("lower", S + ".str.to_lowercase()"),
+    ("len_chars", S + ".str.len_chars()"),
+    ("len_bytes", S + ".str.len_bytes()"),
+    # reused string predicates on Polars nodes
+    ("contains_lenient", S + '.str.contains("(", strict=False)'),
+    ("contains_regex", S + '.str.contains("b|ö")'),
+    ("contains_literal", S + '.str.contains(".", literal=True)'),
+    ("contains_class", S + '.str.contains("^\\\\p{Lu}")'),
+    ("starts_with", S + '.str.starts_with("a")'),
+    ("ends_with", S + '.str.ends_with("a")'),
+    # list
+    ("list_get_0", 'pl.col("l").list.get(0)'),
+    ("list_get_0_oob", 'pl.col("l").list.get(0, null_on_oob=True)'),
+    ("list_get_neg1", 'pl.col("l").list.get(-1, null_on_oob=True)'),
+    ("list_get_5", 'pl.col("l").list.get(5, null_on_oob=True)'),
+    ("list_get_col", 'pl.col("l").list.get(pl.col("i"), null_on_oob=True)'),
+    ("list_get_neg5", 'pl.col("l").list.get(-5, null_on_oob=True)'),
+    ("list_len", 'pl.col("l").list.len()'),
+    ("list_contains", 'pl.col("l").list.contains(4)'),
+    ("list_contains_0", 'pl.col("l").list.contains(0)'),
+    ("list_contains_null", 'pl.col("l").list.contains(None)'),
+    ("list_contains_null_ne", 'pl.col("l").list.contains(None, nulls_equal=False)'),
+]
+
+PARTS = ["year", "quarter", "month", "week", "day", "weekday", "ordinal_day", "hour", "minute",
+         "second", "millisecond", "microsecond", "nanosecond"]
+for col in ["d", "ts", "tn", "tz"]:
+    for p in PARTS:
+        if col == "d" and p in ("hour", "minute", "second", "millisecond", "microsecond", "nanosecond"):
+            continue
+        CASES.append((f"{col}_{p}", f'pl.col("{col}").dt.{p}()'))
+    for u in ["ns", "us", "ms", "s", "d"]:
+        CASES.append((f"{col}_epoch_{u}", f'pl.col("{col}").dt.epoch("{u}")'))
+    CASES.append((f"{col}_date", f'pl.col("{col}").dt.date()'))
+    for ev in ["1d", "2d", "3d", "2h", "1mo", "3mo", "5mo", "1y", "2y", "1w", "2w", "15m", "90s", "1d2h", "1q",
+               "7ns", "1500us", "1h30m"]:
+        if col == "d" and ev in ("1d2h",):
+            continue
+        CASES.append((f"{col}_trunc_{ev}", f'pl.col("{col}").dt.truncate("{ev}")'))
+CASES.append(("d_trunc_1d2h", 'pl.col("d").dt.truncate("1d2h")'))
+CASES.append(("d_year_filter", 'pl.col("d").dt.year() < 1970'))
+
+
+def esc(s):
+    out = []
+    for ch in s:
+        o = ord(ch)
+        if ch == '"':
+            out.append('\\"')
+        elif ch == "\\":
+            out.append("\\\\")
+        elif o < 0x20 or o == 0x7F:
+            out.append("\\u%04x" % o)
+        else:
+            out.append(ch)
+    return '"' + "".join(out) + '"'
+
+
+def value_text(v):
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, str):
+        return esc(v)
+    raise TypeError(f"unexpected value {v!r}")
+
+
+def type_text(dt):
+    simple = {pl.Int8: "int8", pl.Int16: "int16", pl.Int32: "int32", pl.Int64: "int64", pl.UInt8: "uint8",
+              pl.UInt16: "uint16", pl.UInt32: "uint32", pl.UInt64: "uint64", pl.String: "string",
+              pl.Boolean: "bool", pl.Date: "date32"}
+    for k, v in simple.items():
+        if dt == k:
+            return v
+    if isinstance(dt, pl.Datetime):
+        return f"timestamp[{dt.time_unit}, {dt.time_zone}]" if dt.time_zone else f"timestamp[{dt.time_unit}]"
+    if isinstance(dt, pl.List):
+        return f"list<{type_text(dt.inner)}>"
+    raise TypeError(f"unexpected type {dt}")
+
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    t = table()
+    with ipc.new_file(os.path.join(OUT, "table.arrow"), t.schema) as w:
+        w.write_table(t)
+    df = pl.from_arrow(t)
+    lines = [f"# Polars {pl.__version__}, written by tests/expr/gen_polars_eval.py"]
+    names = set()
+    for name, text in CASES:
+        assert name not in names, name
+        names.add(name)
+        assert "\t" not in text and "\n" not in text
+        try:
+            r = df.select(eval(text).alias("r"))["r"]
+        except Exception as ex:  # Polars refuses: quiver must refuse too
+            msg = str(ex).splitlines()[0]
+            lines.append(f"{name}\t{text}\terror\t{msg}")
+            continue
+        tt = type_text(r.dtype)
+        if r.dtype == pl.Date:
+            vals = r.cast(pl.Int32).to_list()
+        elif isinstance(r.dtype, pl.Datetime):
+            vals = r.cast(pl.Int64).to_list()
+        else:
+            vals = r.to_list()
+        lines.append(f"{name}\t{text}\t{tt}\t[" + ", ".join(value_text(v) for v in vals) + "]")
+    with open(os.path.join(OUT, "expected.txt"), "w", encoding="utf-8") as f:
+        f.write("\n".join(lines) + "\n")
+    print(f"{len(CASES)} cases, Polars {pl.__version__}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
