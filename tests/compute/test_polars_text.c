@@ -4,7 +4,8 @@
  * tests/expr/gen_polars_eval.py).  Each expression is parsed from its
  * Python text (qv_polars_parse), bound against the table's schema,
  * evaluated with the public compute API on every row and again through a
- * selection, and compared value for value and type for type; a case Polars
+ * selection, and read again from the JSON Polars serializes for it
+ * (qv_polars_from_json, json.txt), and compared value for value and type for type; a case Polars
  * refuses must fail here too.  Bind errors are checked by message. */
 #include "compute/compute_test.h"
 
@@ -141,14 +142,38 @@ static const char *pending_why(const char *name) {
   return NULL;
 }
 
-static run_stage run(const char *expr, const qv_batch *b, const qv_selection *sel, qv_array **out, qv_error *err) {
+/* Parses expr (Python text, or Polars' JSON when json), binds it to b's
+ * schema and evaluates it on sel. */
+static run_stage run_as(const char *expr, bool json, const qv_batch *b, const qv_selection *sel, qv_array **out,
+                        qv_error *err) {
   qv_expr *e = NULL;
-  if (qv_polars_parse(expr, &e, err) != QV_OK) return RUN_PARSE;
+  qv_status ps = json ? qv_polars_from_json(expr, strlen(expr), &e, err) : qv_polars_parse(expr, &e, err);
+  if (ps != QV_OK) return RUN_PARSE;
   run_stage st = RUN_OK;
   if (qv_expr_bind(e, &b->schema, err) != QV_OK) st = RUN_BIND;
   else if (qv_eval(e, b, sel, out, err) != QV_OK) st = RUN_EVAL;
   qv_expr_destroy(e);
   return st;
+}
+
+static run_stage run(const char *expr, const qv_batch *b, const qv_selection *sel, qv_array **out, qv_error *err) {
+  return run_as(expr, false, b, sel, out, err);
+}
+
+/* The JSON of case `name` in json.txt (malloc'd), or NULL. */
+static char *json_of(const char *name) {
+  FILE *f = fopen(EVAL_DIR "/json.txt", "r");
+  assert_non_null(f);
+  static char line[65536];
+  char *found = NULL;
+  size_t ln = strlen(name);
+  while (!found && fgets(line, sizeof line, f)) {
+    if (strncmp(line, name, ln) != 0 || line[ln] != '\t') continue;
+    line[strcspn(line, "\n")] = '\0';
+    found = strdup(line + ln + 1);
+  }
+  fclose(f);
+  return found;
 }
 
 static void test_against_polars(void **state) {
@@ -208,6 +233,24 @@ static void test_against_polars(void **state) {
     char *g = result_text(got, NULL, n);
     if (strcmp(g, want) != 0) {
       print_error("%s: %s\n   want %s\n   got  %s\n", name, expr, want, g);
+      FAIL();
+    }
+    free(g);
+    qv_array_release(got);
+    /* the same from the JSON Polars serializes */
+    char *js = json_of(name);
+    if (!js) fail_msg("%s: no JSON in json.txt", name);
+    got = NULL;
+    st = run_as(js, true, b, NULL, &got, &err);
+    free(js);
+    if (st != RUN_OK) {
+      print_error("%s (json): fails: %s\n", name, err.message);
+      FAIL();
+      continue;
+    }
+    g = result_text(got, NULL, n);
+    if (strcmp(g, want) != 0) {
+      print_error("%s (json): %s\n   want %s\n   got  %s\n", name, expr, want, g);
       FAIL();
     }
     free(g);

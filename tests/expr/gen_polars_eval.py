@@ -7,6 +7,9 @@ table.arrow   the input table (Arrow IPC file written by pyarrow): strings
               with nulls, "" and non-ASCII text, Unicode whitespace; ints
               with negatives; dates and timestamps around the epoch and
               leap days; lists of ints with nulls and empty lists.
+json.txt      name TAB the JSON Polars serializes for the expression
+              (Expr.meta.serialize(format="json")), read by
+              qv_polars_from_json and held to the same answers.
 expected.txt  one line per case: name, TAB, the Python text of the
               expression, TAB, then either the result type (quiver's
               spelling) TAB the values, or "error" TAB Polars' message.
@@ -41,6 +44,10 @@ TIMES = [datetime(1970, 1, 1), None, datetime(1969, 12, 31, 23, 59, 59, 999999),
          datetime(2024, 2, 29, 13, 45, 30, 123456), datetime(2000, 2, 29, 23, 59, 59),
          datetime(1900, 3, 1, 12, 0, 0, 1), datetime(2021, 1, 3, 0, 0, 1), datetime(1968, 2, 29, 6, 7, 8, 900000),
          datetime(2023, 12, 31, 23, 0), datetime(1969, 12, 29, 0, 0)]
+CASED = ["hello-world it's a1b 3rd x_y", "ΣΑΣ ΣΑΣa ΑΣ.ΑΣ Σ", "ﬁne ǲx ŉa ΐx", "aİb İx", "a\u0345b a\u0307b",
+         "ΑΣ\u0301x ΑΣ\u0301", "ΑΣ'Σ xΣ", "ᾳx ᾼ ﬀ", "ⓐⓑ xⒶ aⅫb", None]
+STRUCTS = [{"a": 1, "b": "x"}, None, {"a": None, "b": "straße"}, {"a": -4, "b": None}, {"a": 5, "b": ""},
+           {"a": 6, "b": "ǆ"}, None, {"a": 8, "b": "h"}, {"a": 9, "b": "i"}, {"a": 10, "b": "j"}]
 LISTS = [[1, 2, 3], [], None, [None, 4], [5], [6, 7], [-1], [0, 0, 0, 0], [8], None]
 
 
@@ -54,6 +61,8 @@ def table():
         "tn": pa.array(TIMES, pa.timestamp("ns")),
         "tz": pa.array(TIMES, pa.timestamp("us", tz="UTC")),
         "l": pa.array(LISTS, pa.list_(pa.int64())),
+        "u": pa.array(CASED, pa.string()),
+        "st": pa.array(STRUCTS, pa.struct([("a", pa.int64()), ("b", pa.string())])),
     })
 
 
@@ -69,6 +78,8 @@ CASES = [
     ("slice_100", S + ".str.slice(100, 1)"),
     ("slice_col", S + '.str.slice(pl.col("i"), 2)'),
     ("slice_eq", S + '.str.slice(0, 2) == "ab"'),
+    ("slice_none_len", S + ".str.slice(1, None)"),
+    ("slice_col_len", S + '.str.slice(1, pl.col("i").abs())'),
     # str.strip_chars
     ("strip_ws", S + ".str.strip_chars()"),
     ("strip_set", S + '.str.strip_chars("a ")'),
@@ -81,6 +92,7 @@ CASES = [
     ("concat_bool", 'pl.concat_str([pl.col("i"), pl.col("b"), pl.lit("x")], separator="")'),
     ("concat_date", 'pl.concat_str([pl.col("d"), pl.col("s")], separator=" | ")'),
     ("concat_one", 'pl.concat_str([pl.col("s")])'),
+    ("concat_ts", 'pl.concat_str([pl.col("ts"), pl.col("s")], separator="@")'),
     # str.replace / replace_all
     ("replace_l", S + '.str.replace("l", "L")'),
     ("replace_all_l", S + '.str.replace_all("l", "L")'),
@@ -95,6 +107,12 @@ CASES = [
     ("replace_dollar_name", S + '.str.replace_all("(a)", "$1x")'),
     ("replace_unicode", S + '.str.replace_all("[ßö]", "?")'),
     ("replace_dot_lit", S + '.str.replace_all(",", ";", literal=True)'),
+    ("replace_dollar_dollar", S + '.str.replace_all("a", "$$")'),
+    ("replace_braced", S + '.str.replace_all("(b)", "${1}1")'),
+    ("replace_missing_group", S + '.str.replace_all("(b)", "[$9]")'),
+    ("replace_n0", S + '.str.replace("a", "X", n=0)'),
+    ("replace_n_lit", S + '.str.replace("a", "X", literal=True, n=2)'),
+    ("replace_ci", S + '.str.replace_all("(?i)A", "_")'),
     # str.contains_any
     ("contains_any", S + '.str.contains_any(["AB", "ö"])'),
     ("contains_any_ci", S + '.str.contains_any(["AB", "ö"], ascii_case_insensitive=True)'),
@@ -106,6 +124,11 @@ CASES = [
     ("lower", S + ".str.to_lowercase()"),
     ("len_chars", S + ".str.len_chars()"),
     ("len_bytes", S + ".str.len_bytes()"),
+    ("u_titlecase", 'pl.col("u").str.to_titlecase()'),
+    ("u_upper", 'pl.col("u").str.to_uppercase()'),
+    ("u_lower", 'pl.col("u").str.to_lowercase()'),
+    ("u_len_chars", 'pl.col("u").str.len_chars()'),
+    ("u_upper_eq", 'pl.col("u").str.to_uppercase() == "ΑΣ\'Σ XΣ"'),
     # reused string predicates on Polars nodes
     ("contains_lenient", S + '.str.contains("(", strict=False)'),
     ("contains_regex", S + '.str.contains("b|ö")'),
@@ -113,6 +136,13 @@ CASES = [
     ("contains_class", S + '.str.contains("^\\\\p{Lu}")'),
     ("starts_with", S + '.str.starts_with("a")'),
     ("ends_with", S + '.str.ends_with("a")'),
+    ("ends_with_greek", S + '.str.ends_with("ΣΑΣ")'),
+    ("contains_ci_regex", S + '.str.contains("(?i)É")'),
+    ("contains_digit", S + '.str.contains("\\d")'),
+    # struct
+    ("struct_a", 'pl.col("st").struct.field("a")'),
+    ("struct_b_upper", 'pl.col("st").struct.field("b").str.to_uppercase()'),
+    ("struct_a_gt", 'pl.col("st").struct.field("a") > 4'),
     # list
     ("list_get_0", 'pl.col("l").list.get(0)'),
     ("list_get_0_oob", 'pl.col("l").list.get(0, null_on_oob=True)'),
@@ -194,11 +224,15 @@ def main():
         w.write_table(t)
     df = pl.from_arrow(t)
     lines = [f"# Polars {pl.__version__}, written by tests/expr/gen_polars_eval.py"]
+    jlines = [f"# Polars {pl.__version__}: Expr.meta.serialize(format='json') of each case"]
     names = set()
     for name, text in CASES:
         assert name not in names, name
         names.add(name)
         assert "\t" not in text and "\n" not in text
+        js = eval(text).meta.serialize(format="json")
+        assert "\n" not in js
+        jlines.append(f"{name}\t{js}")
         try:
             r = df.select(eval(text).alias("r"))["r"]
         except Exception as ex:  # Polars refuses: quiver must refuse too
@@ -215,6 +249,8 @@ def main():
         lines.append(f"{name}\t{text}\t{tt}\t[" + ", ".join(value_text(v) for v in vals) + "]")
     with open(os.path.join(OUT, "expected.txt"), "w", encoding="utf-8") as f:
         f.write("\n".join(lines) + "\n")
+    with open(os.path.join(OUT, "json.txt"), "w", encoding="utf-8") as f:
+        f.write("\n".join(jlines) + "\n")
     print(f"{len(CASES)} cases, Polars {pl.__version__}", file=sys.stderr)
 
 
