@@ -14,7 +14,8 @@
  *   whitespace (char::is_whitespace), otherwise every character of chars.
  * - str.replace / replace_all: param n is how many matches to replace
  *   (-1: all).  Literal patterns are found with memmem; regexes with PCRE2,
- *   the replacement read as Rust's regex crate reads it: $N and ${N} are
+ *   $ only at the very end as in Rust's regex crate, and the replacement
+ *   read as that crate reads it: $N and ${N} are
  *   groups, $name / ${name} named groups (the longest [_0-9A-Za-z]+ after
  *   $), $$ is $, a group that does not exist is empty.  Empty matches
  *   advance one character, never twice at one position.
@@ -351,7 +352,7 @@ static qv_status replace(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datu
   qvk_regex re = {NULL, NULL};
   if (!literal)
     QV_RETURN_NOT_OK(qvk_regex_compile(pat->bytes ? pat->bytes : (const uint8_t *)"", (size_t)pat->len,
-                                       PCRE2_UTF | PCRE2_UCP, what, &re, c->err));
+                                       PCRE2_UTF | PCRE2_UCP | PCRE2_DOLLAR_ENDONLY, what, &re, c->err));
   const uint8_t *pb = pat->bytes ? pat->bytes : (const uint8_t *)"";
   qvk_sview v;
   qvk_sview_init(&v, &args[0]);

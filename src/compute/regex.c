@@ -88,6 +88,9 @@ qv_status qvk_op_regex(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum 
   if (x->scalar) QV_RETURN_NOT_OK(qvk_datum_array(c, x));
   bool binary = x->array->type.id == QV_TYPE_BINARY;
   uint32_t opts = binary ? 0 : (PCRE2_UTF | PCRE2_UCP);
+  /* Rust's regex (Polars): $ matches only at the very end, never before a
+   * final newline as Perl's does */
+  if (qvk_polars_node(e)) opts |= PCRE2_DOLLAR_ENDONLY;
   if (e->n_args == 3) QV_RETURN_NOT_OK(parse_flags(args[2].scalar, &opts, c->err));
   const qv_scalar *p = args[1].scalar;
   qvk_regex re;

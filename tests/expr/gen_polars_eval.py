@@ -35,7 +35,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "..", "data", "polars_eval")
 
 STRINGS = ["abc", None, "", "héllo wörld", "  \u00a0x\u2003 ", "ß straße ΣΑΣ", "ǆx ﬀ İ",
-           "a,b;c  a", "aaa", "日本語 テキスト\t"]
+           "a,b;c  a", "aaa", "日本語 テキスト\t\n"]
 INTS = [1, None, -3, 4, 0, 6, -1, 2, 100, -7]
 BOOLS = [True, None, False, True, False, True, True, False, None, True]
 DATES = [date(1970, 1, 1), None, date(1969, 12, 31), date(2024, 2, 29), date(2000, 2, 29),
@@ -62,6 +62,7 @@ def table():
         "tz": pa.array(TIMES, pa.timestamp("us", tz="UTC")),
         "l": pa.array(LISTS, pa.list_(pa.int64())),
         "u": pa.array(CASED, pa.string()),
+        "tm": pa.array([t.time() if t else None for t in TIMES], pa.time64("us")),
         "st": pa.array(STRUCTS, pa.struct([("a", pa.int64()), ("b", pa.string())])),
     })
 
@@ -139,6 +140,10 @@ CASES = [
     ("ends_with_greek", S + '.str.ends_with("ΣΑΣ")'),
     ("contains_ci_regex", S + '.str.contains("(?i)É")'),
     ("contains_digit", S + '.str.contains("\\d")'),
+    ("contains_dollar", S + '.str.contains("t$")'),
+    ("contains_dollar_nl", S + '.str.contains("\\n$")'),
+    ("contains_ta_dollar", S + '.str.contains("\\t$")'),
+    ("contains_multiline", S + '.str.contains("(?m)ト$")'),
     # struct
     ("struct_a", 'pl.col("st").struct.field("a")'),
     ("struct_b_upper", 'pl.col("st").struct.field("b").str.to_uppercase()'),
@@ -172,6 +177,8 @@ for col in ["d", "ts", "tn", "tz"]:
         if col == "d" and ev in ("1d2h",):
             continue
         CASES.append((f"{col}_trunc_{ev}", f'pl.col("{col}").dt.truncate("{ev}")'))
+for p in PARTS[PARTS.index("hour"):]:
+    CASES.append((f"tm_{p}", f'pl.col("tm").dt.{p}()'))
 CASES.append(("d_trunc_1d2h", 'pl.col("d").dt.truncate("1d2h")'))
 CASES.append(("d_year_filter", 'pl.col("d").dt.year() < 1970'))
 
