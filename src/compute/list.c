@@ -3,7 +3,8 @@
  *
  * array_has compares the list's elements with the needle in one vectorized
  * pass over the child array (the compare kernels, under the node's float
- * order), then asks per row whether any bit in its element range is set.
+ * order), then asks per row whether any bit in its element range is set; a
+ * needle that varies per row is first spread over the elements by a take.
  * array_has_any probes the elements against a hash set of the literal
  * list's values (in.c); array_has_all does one pass per value.
  * Nulls: a null list or a null needle gives null (except on a Polars node
@@ -173,6 +174,81 @@ static qv_status has_null_element(qvk_ctx *c, qvk_datum *l, qvk_datum *out) {
   return bool_out(c, out, values, l, NULL);
 }
 
+/* array_has with a needle per row (Polars' list.contains(pl.col(...))):
+ * the needle is spread over the child elements of its row with one take,
+ * compared with them in one vectorized pass, and each row asks whether a
+ * bit of its range is set.  A null needle finds null elements under
+ * nulls_equal and is null otherwise. */
+static qv_status has_per_row(qvk_ctx *c, const qv_expr *e, qvk_datum *l, qvk_datum *needle, qvk_datum *out) {
+  QV_RETURN_NOT_OK(qvk_datum_array(c, l));
+  QV_RETURN_NOT_OK(qvk_datum_array(c, needle));
+  int64_t n = c->n, lo, hi;
+  const qv_array *la = l->array, *na = needle->array;
+  used_range(la, n, &lo, &hi);
+  int64_t m = hi - lo;
+  uint32_t *map = qv_malloc((size_t)(m ? m : 1) * sizeof *map);
+  qv_bytes *values = qvk_bytes(qvk_words(n) * 8, c->err), *validity = qvk_bytes(qvk_words(n) * 8, c->err);
+  qv_array *slice = NULL, *spread = NULL, *eq = NULL;
+  uint64_t *w = NULL;
+  qv_status st = map && values && validity ? QV_OK : qv_error_set(c->err, QV_ERR_NOMEM, "array_has: out of memory");
+  for (int64_t i = 0; i < n && st == QV_OK; i++) {
+    int64_t b, en;
+    range_of(la, i, &b, &en);
+    for (int64_t k = b; k < en; k++) map[k - lo] = (uint32_t)i;
+  }
+  if (st == QV_OK && m > 0) st = qv_array_take(na, map, m, &spread, c->err);
+  if (st == QV_OK && m > 0) st = qv_array_slice(la->children[0], lo, m, &slice, c->err);
+  if (st == QV_OK && m > 0) {
+    qvk_datum ch = QVK_DATUM_INIT, nd = QVK_DATUM_INIT;
+    ch.array = slice;
+    nd.array = spread;
+    st = qvk_compare(QV_OP_EQ, e->sem.float_order, &ch, &nd, m, &eq, c->err);
+  }
+  if (st == QV_OK) {
+    w = qv_calloc((size_t)(qvk_words(m) ? qvk_words(m) : 1), 8);
+    if (!w) st = qv_error_set(c->err, QV_ERR_NOMEM, "array_has: out of memory");
+  }
+  if (st == QV_OK && m > 0) {
+    qvk_datum ed = QVK_DATUM_INIT;
+    ed.array = eq;
+    qvk_bool_words(&ed, m, w);
+    qvk_and_validity(&ed, m, w);
+  }
+  if (st == QV_OK) {
+    uint64_t *o = (uint64_t *)qv_bytes_mutable(values), *v = (uint64_t *)qv_bytes_mutable(validity);
+    const qv_array *ch = la->children[0];
+    for (int64_t i = 0; i < n; i++) {
+      if (!qv_array_is_valid(la, i)) continue;
+      int64_t b, en;
+      range_of(la, i, &b, &en);
+      bool hit;
+      if (qv_array_is_valid(na, i)) {
+        hit = any_bit(w, b - lo, en - lo);
+      } else {
+        if (!e->sem.in_nulls_equal) continue;
+        hit = false;
+        for (int64_t k = b; k < en && !hit; k++) hit = !qv_array_is_valid(ch, k);
+      }
+      v[i >> 6] |= (uint64_t)1 << (i & 63);
+      if (hit) o[i >> 6] |= (uint64_t)1 << (i & 63);
+    }
+  }
+  qv_free(map);
+  qv_free(w);
+  qv_array_release(slice);
+  qv_array_release(spread);
+  qv_array_release(eq);
+  qv_array *r = NULL;
+  if (st == QV_OK) {
+    st = qvk_bool_result(n, values, validity, &r, c->err);
+    values = validity = NULL;
+  }
+  qv_bytes_release(values);
+  qv_bytes_release(validity);
+  if (st == QV_OK) qvk_datum_set_array(out, r);
+  return st;
+}
+
 qv_status qvk_op_array(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out) {
   const char *fn = qv_op_name(e->op);
   int want = e->op == QV_OP_ARRAY_LENGTH ? 1 : 2;
@@ -185,7 +261,8 @@ qv_status qvk_op_array(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum 
   if (e->op == QV_OP_ARRAY_HAS && e->sem.in_nulls_equal && is_list(lt) && args[1].scalar &&
       qvk_datum_all_null(&args[1]))
     return has_null_element(c, l, out);
-  if (lt->id == QV_TYPE_NULL || (want == 2 && qvk_datum_all_null(&args[1]))) {
+  bool per_row_nulls = e->op == QV_OP_ARRAY_HAS && e->sem.in_nulls_equal && !args[1].scalar;
+  if (lt->id == QV_TYPE_NULL || (want == 2 && !per_row_nulls && qvk_datum_all_null(&args[1]))) {
     qv_datatype rt = qv_datatype_simple(e->op == QV_OP_ARRAY_LENGTH ? QV_TYPE_INT64 : QV_TYPE_BOOL);
     qv_array *r = NULL;
     QV_RETURN_NOT_OK(qvk_null_result(qvk_bound_type(e) ? &e->type : &rt, n, &r, c->err));
@@ -220,7 +297,7 @@ qv_status qvk_op_array(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum 
   if (e->op == QV_OP_ARRAY_HAS) {
     if (!needle->scalar) {
       qv_bytes_release(values);
-      return qv_error_set(c->err, QV_ERR_UNSUPPORTED, "array_has: the needle must be a constant");
+      return has_per_row(c, e, l, needle, out);
     }
     uint64_t *w = NULL;
     st = child_eq(la, lo, hi, needle->scalar, e->sem.float_order, &w, c->err);

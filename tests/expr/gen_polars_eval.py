@@ -160,6 +160,9 @@ CASES = [
     ("list_contains_0", 'pl.col("l").list.contains(0)'),
     ("list_contains_null", 'pl.col("l").list.contains(None)'),
     ("list_contains_null_ne", 'pl.col("l").list.contains(None, nulls_equal=False)'),
+    ("list_contains_col", 'pl.col("l").list.contains(pl.col("i"))'),
+    ("list_contains_col_ne", 'pl.col("l").list.contains(pl.col("i"), nulls_equal=False)'),
+    ("list_contains_col_expr", 'pl.col("l").list.contains(pl.col("i") + 1)'),
 ]
 
 PARTS = ["year", "quarter", "month", "week", "day", "weekday", "ordinal_day", "hour", "minute",
