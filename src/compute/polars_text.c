@@ -11,7 +11,8 @@
  *   to the string (so slice(-20, 2) of "abc" is ""); a null length runs to
  *   the end; a null offset gives null.
  * - str.strip_chars(chars): a null chars strips Rust's Unicode
- *   whitespace (char::is_whitespace), otherwise every character of chars.
+ *   whitespace (char::is_whitespace), otherwise every character of chars
+ *   (which may vary per row).
  * - str.replace / replace_all: param n is how many matches to replace
  *   (-1: all).  Literal patterns are found with memmem; regexes with PCRE2,
  *   $ only at the very end as in Rust's regex crate, and the replacement
@@ -213,10 +214,59 @@ static bool in_list(const int32_t *set, int64_t n, int32_t cp) {
   return false;
 }
 
+/* Whether cp is one of the characters of the UTF-8 text cs[0..n). */
+static bool in_text(const uint8_t *cs, int64_t n, int32_t cp) {
+  for (int64_t k = 0; k < n;) {
+    int used;
+    if (qvk_utf8_next(cs + k, n - k, &used) == cp) return true;
+    k += used;
+  }
+  return false;
+}
+
+/* strip_chars with characters that vary per row (a null row: whitespace). */
+static qv_status strip_per_row(qvk_ctx *c, qvk_datum *args, qvk_datum *out) {
+  const char *what = "str.strip_chars";
+  qvk_sview v, cv;
+  qvk_sview_init(&v, &args[0]);
+  qvk_sview_init(&cv, &args[1]);
+  qvk_sout o;
+  qv_status st = qvk_sout_init(&o, c->n, c->err);
+  for (int64_t i = 0; i < c->n && st == QV_OK; i++) {
+    qvk_sout_row(&o, i);
+    const uint8_t *p, *cs = NULL;
+    int64_t len, nc = 0;
+    if (!qvk_sview_get(&v, i, &p, &len)) continue;
+    bool ws = !qvk_sview_get(&cv, i, &cs, &nc);
+#define IN_ROW_SET(cp) (ws ? qvk_is_white_space(cp) : in_text(cs, nc, (cp)))
+    int64_t b = 0, e = len;
+    while (b < e) {
+      int used;
+      int32_t cp = qvk_utf8_next(p + b, e - b, &used);
+      if (!IN_ROW_SET(cp)) break;
+      b += used;
+    }
+    while (e > b) {
+      const uint8_t *q = qvk_utf8_prev(p + b, p + e);
+      int used;
+      int32_t cp = qvk_utf8_next(q, p + e - q, &used);
+      if (!IN_ROW_SET(cp)) break;
+      e = q - p;
+    }
+#undef IN_ROW_SET
+    st = qvk_sout_add(&o, p + b, e - b, what, c->err);
+    qvk_sout_valid(&o, i);
+  }
+  if (st != QV_OK) {
+    qvk_sout_reset(&o);
+    return st;
+  }
+  return qvk_sout_finish(&o, out, what, c->err);
+}
+
 static qv_status strip_chars(qvk_ctx *c, qvk_datum *args, qvk_datum *out) {
   const char *what = "str.strip_chars";
-  if (!args[1].scalar)
-    return qv_error_set(c->err, QV_ERR_UNSUPPORTED, "%s: the characters must be a constant", what);
+  if (!args[1].scalar) return strip_per_row(c, args, out);
   const qv_scalar *cs = args[1].scalar;
   bool ws = cs->is_null || cs->type.id == QV_TYPE_NULL;
   /* The set: ASCII in a bitmap, the rest as a short list of code points. */

@@ -87,6 +87,8 @@ CASES = [
     ("strip_unicode", S + '.str.strip_chars("ßΣ\u0130")'),
     ("strip_empty", S + '.str.strip_chars("")'),
     ("strip_none", S + ".str.strip_chars(None)"),
+    ("strip_col", S + '.str.strip_chars(pl.col("u"))'),
+    ("strip_col_self", S + '.str.strip_chars(pl.col("s").str.slice(0, 1))'),
     # concat_str
     ("concat_int", 'pl.concat_str([pl.col("s"), pl.col("i")], separator="-")'),
     ("concat_ignore", 'pl.concat_str([pl.col("s"), pl.col("i")], separator="-", ignore_nulls=True)'),
