@@ -15,7 +15,7 @@
  * (no w/mo/q/y) truncate on the grid of multiples counted from
  * 1970-01-01 00:00; weeks on the grid counted from Monday 1970-01-05;
  * months, quarters and years on the calendar (n months counted from
- * January of year 0).  Months cannot be mixed with other units, nor weeks
+ * January 1970).  Months cannot be mixed with other units, nor weeks
  * with days or smaller units ("1d2h" is one 26-hour step), as Polars.  A
  * Date is a midnight: sub-daily steps leave it unchanged and mixing days
  * with sub-daily units is an error there.  Zoned timestamps truncate in
@@ -327,10 +327,11 @@ static qv_status dt_truncate(qvk_ctx *c, qvk_datum *x, const qvk_datum *ed, qvk_
         unsigned m, d;
         split_day(v, off, per, date, &days, &tod);
         qv_civil_from_days(days, &y, &m, &d);
-        qvk_i128 mi = (qvk_i128)y * 12 + (m - 1);
+        qvk_i128 mi = (qvk_i128)(y - 1970) * 12 + (m - 1); /* months since 1970-01 */
         mi -= ((mi % ev.months) + ev.months) % ev.months;
         int64_t ty = (int64_t)(mi >= 0 ? mi / 12 : (mi - 11) / 12);
         unsigned tm = (unsigned)(mi - (qvk_i128)ty * 12) + 1;
+        ty += 1970;
         t = (qvk_i128)qv_days_from_civil(ty, tm, 1) * day;
       } else {
         qvk_i128 o = (qvk_i128)origin * day;

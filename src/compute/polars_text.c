@@ -14,7 +14,8 @@
  *   whitespace (char::is_whitespace), otherwise every character of chars
  *   (which may vary per row).
  * - str.replace / replace_all: param n is how many matches to replace
- *   (-1: all).  Literal patterns are found with memmem; regexes with PCRE2,
+ *   (negative: all; 0: none, but the first for a pattern with regex
+ *   syntax; above 1 refused for a pattern with regex syntax, as Polars).  Literal patterns are found with memmem; regexes with PCRE2,
  *   $ only at the very end as in Rust's regex crate, and the replacement
  *   read as that crate reads it: $N and ${N} are
  *   groups, $name / ${name} named groups (the longest [_0-9A-Za-z]+ after
@@ -385,6 +386,15 @@ static qv_status expand(qvk_sout *o, const qv_scalar *tpl, const qvk_regex *re, 
   return QV_OK;
 }
 
+/* Whether the pattern uses a character the regex crate treats as syntax
+ * (regex_syntax::is_meta_character); Polars treats the others as text. */
+static bool has_regex_syntax(const qv_scalar *pat) {
+  static const char meta[] = "\\.+*?()|[]{}^$#&-~";
+  for (int64_t k = 0; k < pat->len; k++)
+    if (pat->bytes[k] && strchr(meta, pat->bytes[k])) return true;
+  return false;
+}
+
 static qv_status replace(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out) {
   const char *what = e->param < 0 ? "str.replace_all" : "str.replace";
   if (!args[1].scalar || !args[2].scalar)
@@ -398,7 +408,14 @@ static qv_status replace(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datu
     return QV_OK;
   }
   bool literal = (e->flags & QV_EXPR_F_LITERAL) != 0;
-  int64_t limit = e->param < 0 ? INT64_MAX : e->param;
+  /* How many matches Polars replaces: all for n < 0; for n = 0 none,
+   * except that a pattern with regex syntax replaces its first match; a
+   * pattern with regex syntax and n > 1 is refused. */
+  bool syntax = !literal && has_regex_syntax(pat);
+  int64_t limit = e->param < 0 ? INT64_MAX : e->param == 0 ? (syntax ? 1 : 0) : e->param;
+  if (syntax && e->param > 1)
+    return qv_error_set(c->err, QV_ERR_UNSUPPORTED,
+                        "%s: a regex replacement with n > 1 is not supported (Polars refuses it too)", what);
   qvk_regex re = {NULL, NULL};
   if (!literal)
     QV_RETURN_NOT_OK(qvk_regex_compile(pat->bytes ? pat->bytes : (const uint8_t *)"", (size_t)pat->len,

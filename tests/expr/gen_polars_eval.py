@@ -114,6 +114,10 @@ CASES = [
     ("replace_braced", S + '.str.replace_all("(b)", "${1}1")'),
     ("replace_missing_group", S + '.str.replace_all("(b)", "[$9]")'),
     ("replace_n0", S + '.str.replace("a", "X", n=0)'),
+    ("replace_n0_regex", S + '.str.replace("(a)", "X", n=0)'),
+    ("replace_n_neg2", S + '.str.replace("(a)", "X", n=-2)'),
+    ("replace_n2_regex", S + '.str.replace("(a)", "X", n=2)'),
+    ("replace_n2_plain_expand", S + '.str.replace("a", "${0}x", n=2)'),
     ("replace_n_lit", S + '.str.replace("a", "X", literal=True, n=2)'),
     ("replace_ci", S + '.str.replace_all("(?i)A", "_")'),
     # str.contains_any
@@ -177,7 +181,7 @@ for col in ["d", "ts", "tn", "tz"]:
     for u in ["ns", "us", "ms", "s", "d"]:
         CASES.append((f"{col}_epoch_{u}", f'pl.col("{col}").dt.epoch("{u}")'))
     CASES.append((f"{col}_date", f'pl.col("{col}").dt.date()'))
-    for ev in ["1d", "2d", "3d", "2h", "1mo", "3mo", "5mo", "1y", "2y", "1w", "2w", "15m", "90s", "1d2h", "1q",
+    for ev in ["1d", "2d", "3d", "2h", "1mo", "2mo", "3mo", "5mo", "7mo", "1y", "2y", "3y", "1w", "2w", "15m", "90s", "1d2h", "1q",
                "7ns", "1500us", "1h30m"]:
         if col == "d" and ev in ("1d2h",):
             continue
@@ -186,6 +190,103 @@ for p in PARTS[PARTS.index("hour"):]:
     CASES.append((f"tm_{p}", f'pl.col("tm").dt.{p}()'))
 CASES.append(("d_trunc_1d2h", 'pl.col("d").dt.truncate("1d2h")'))
 CASES.append(("d_year_filter", 'pl.col("d").dt.year() < 1970'))
+
+
+# Random compositions (fixed seed): chains of string methods with offsets,
+# lengths, patterns and replacements drawn from small pools of awkward
+# values; truncations followed by parts; list indexes.
+PATTERNS = ["a", "l", "ß", "Σ", "", " ", "(a)", "[aeiou]+", "\\s", "^.", ".$", "a|b", "(?i)S", "x*", "é", "\\d+",
+            "(?P<w>\\w+)"]
+VALUES = ["", "-", "$1", "<$0>", "$$", "${1}X", "é", "${w}!"]
+CHARS = [None, "a", " a", "ßΣ", "\u00a0 x", "aeiou"]
+EVERY = ["1d", "2d", "5d", "1h", "3h", "45m", "1w", "3w", "1mo", "2mo", "7mo", "1q", "1y", "3y", "10s", "250ms",
+         "1d12h"]
+PARTS_R = ["year", "month", "day", "weekday", "week", "ordinal_day", "quarter", "hour", "minute", "second",
+           "microsecond"]
+
+
+def lit(v):
+    return "None" if v is None else '"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def random_string_expr(r):
+    e = r.choice(['pl.col("s")', 'pl.col("u")', 'pl.col("st").struct.field("b")'])
+    for _ in range(r.randint(1, 3)):
+        k = r.randrange(7)
+        if k == 0:
+            e += r.choice([".str.to_uppercase()", ".str.to_lowercase()", ".str.to_titlecase()"])
+        elif k == 1:
+            e += f".str.strip_chars({lit(r.choice(CHARS))})"
+        elif k == 2:
+            ln = r.choice([None, 0, 1, 2, 3, 5, 8])
+            e += f".str.slice({r.randint(-12, 12)}{'' if ln is None and r.random() < 0.5 else ', ' + str(ln)})"
+        elif k == 3:
+            pat, val = r.choice(PATTERNS), r.choice(VALUES)
+            if "(?P<w>" not in pat and "${w}" in val:
+                val = "$1"
+            lit_flag = r.random() < 0.3
+            if r.random() < 0.5:
+                e += f".str.replace_all({lit(pat)}, {lit(val)}{', literal=True' if lit_flag else ''})"
+            else:
+                e += f".str.replace({lit(pat)}, {lit(val)}{', literal=True' if lit_flag else ''}, n={r.randint(0, 3)})"
+        elif k == 4:
+            e = f'pl.concat_str([{e}, pl.col("i")], separator={lit(r.choice(["", "-", "ß"]))}' + \
+                (", ignore_nulls=True)" if r.random() < 0.5 else ")")
+        else:
+            e += r.choice([".str.to_uppercase()", ".str.strip_chars()", ".str.slice(-3)"])
+    k = r.randrange(8)
+    if k == 0:
+        return e + f".str.starts_with({lit(r.choice(['a', 'A', 'ß', 'S', '', ' ']))})"
+    if k == 1:
+        return e + f".str.contains({lit(r.choice(PATTERNS))})"
+    if k == 2:
+        return e + f".str.contains({lit(r.choice(['a', '.', ' ', 'ß']))}, literal=True)"
+    if k == 3:
+        return e + f".str.contains_any([{lit(r.choice(['a', 'SS', 'é']))}, {lit(r.choice(['x', 'Σ', 'B']))}]" + \
+            (", ascii_case_insensitive=True)" if r.random() < 0.5 else ")")
+    if k == 4:
+        return e + f".str.len_bytes() > {r.randint(0, 8)}"
+    return e
+
+
+def random_temporal_expr(r):
+    c = r.choice(["d", "ts", "tn", "tz"])
+    e = f'pl.col("{c}")'
+    if r.random() < 0.7:
+        every = r.choice(EVERY)
+        if c == "d" and every == "1d12h":
+            every = "1d"
+        e += f'.dt.truncate("{every}")'
+    k = r.randrange(4)
+    if k == 0:
+        parts = PARTS_R[:7] if c == "d" else PARTS_R
+        return e + f".dt.{r.choice(parts)}()"
+    if k == 1:
+        return e + f'.dt.epoch("{r.choice(["ms", "us", "ns"])}")'
+    if k == 2:
+        return e + ".dt.date()"
+    return e + f".dt.{r.choice(PARTS_R[:7])}() == {r.randint(1, 12)}"
+
+
+def random_list_expr(r):
+    e = f'pl.col("l").list.get({r.randint(-5, 5)}, null_on_oob=True)'
+    return e + r.choice(["", " > 0", " + 1", ".is_null()"])
+
+
+def random_cases(n, seed=2026):
+    r = __import__("random").Random(seed)
+    out, seen = [], set()
+    while len(out) < n:
+        k = r.random()
+        text = random_string_expr(r) if k < 0.6 else random_temporal_expr(r) if k < 0.9 else random_list_expr(r)
+        if text in seen:
+            continue
+        seen.add(text)
+        out.append((f"random_{len(out):03d}", text))
+    return out
+
+
+CASES += random_cases(300)
 
 
 def esc(s):
