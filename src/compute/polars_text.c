@@ -16,8 +16,8 @@
  * - str.replace / replace_all: param n is how many matches to replace
  *   (negative: all; 0: none, but the first for a pattern with regex
  *   syntax; above 1 refused for a pattern with regex syntax, as Polars).  Literal patterns are found with memmem; regexes with PCRE2,
- *   $ only at the very end as in Rust's regex crate, and the replacement
- *   read as that crate reads it: $N and ${N} are
+ *   Rust's regex syntax (qvk_regex_compile_rust), and the replacement read
+ *   as that crate reads it: $N and ${N} are
  *   groups, $name / ${name} named groups (the longest [_0-9A-Za-z]+ after
  *   $), $$ is $, a group that does not exist is empty.  Empty matches
  *   advance one character, never twice at one position.
@@ -418,8 +418,8 @@ static qv_status replace(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datu
                         "%s: a regex replacement with n > 1 is not supported (Polars refuses it too)", what);
   qvk_regex re = {NULL, NULL};
   if (!literal)
-    QV_RETURN_NOT_OK(qvk_regex_compile(pat->bytes ? pat->bytes : (const uint8_t *)"", (size_t)pat->len,
-                                       PCRE2_UTF | PCRE2_UCP | PCRE2_DOLLAR_ENDONLY, what, &re, c->err));
+    QV_RETURN_NOT_OK(qvk_regex_compile_rust(pat->bytes ? pat->bytes : (const uint8_t *)"", (size_t)pat->len, what, &re,
+                                            c->err));
   const uint8_t *pb = pat->bytes ? pat->bytes : (const uint8_t *)"";
   qvk_sview v;
   qvk_sview_init(&v, &args[0]);

@@ -6,6 +6,8 @@
  * and the offset (or, for a Polars node marked QV_EXPR_F_LENIENT, makes
  * every row null, as str.contains(strict=False)); so does a subject that is
  * not valid UTF-8 or a match that exceeds PCRE2's backtracking limit. */
+#include <string.h>
+
 #include "compute/regex_int.h"
 
 qv_status qvk_regex_compile(const uint8_t *pat, size_t len, uint32_t options, const char *what,
@@ -28,6 +30,78 @@ qv_status qvk_regex_compile(const uint8_t *pat, size_t len, uint32_t options, co
     return qv_error_set(err, QV_ERR_NOMEM, "%s: out of memory", what);
   }
   return QV_OK;
+}
+
+/* Rust's regex crate: a word character (UTS #18's \w), and its boundary. */
+#define RUST_WORD "\\p{Alphabetic}\\p{M}\\p{Nd}\\p{Pc}\\p{Join_Control}"
+#define RUST_BOUNDARY "(?:(?<=[" RUST_WORD "])(?![" RUST_WORD "])|(?<![" RUST_WORD "])(?=[" RUST_WORD "]))"
+#define RUST_NOT_BOUNDARY "(?:(?<=[" RUST_WORD "])(?=[" RUST_WORD "])|(?<![" RUST_WORD "])(?![" RUST_WORD "]))"
+
+qv_status qvk_regex_compile_rust(const uint8_t *pat, size_t len, const char *what, qvk_regex *re, qv_error *err) {
+  const uint32_t opts = PCRE2_UTF | PCRE2_UCP | PCRE2_DOLLAR_ENDONLY;
+  /* Syntax errors are reported against the pattern as written. */
+  QV_RETURN_NOT_OK(qvk_regex_compile(pat, len, opts, what, re, err));
+  bool needed = false;
+  for (size_t k = 0; k + 1 < len && !needed; k++)
+    if (pat[k] == '\\') {
+      uint8_t c = pat[k + 1];
+      needed = c == 'w' || c == 'W' || c == 'b' || c == 'B' || c == 's' || c == 'S';
+      k++;
+    }
+  if (!needed) return QV_OK;
+  qvk_regex_free(re);
+  qv_buffer out = QV_BUFFER_INIT;
+  qv_status st = QV_OK;
+  int depth = 0; /* inside a character class (nested classes count) */
+  for (size_t k = 0; k < len && st == QV_OK; k++) {
+    uint8_t c = pat[k];
+    const char *rep = NULL;
+    if (c == '\\' && k + 1 < len) {
+      uint8_t n = pat[++k];
+      switch (n) {
+        case 'w': rep = depth ? RUST_WORD : "[" RUST_WORD "]"; break;
+        case 'W':
+          if (depth) {
+            st = qv_error_set(err, QV_ERR_UNSUPPORTED, "%s: \\W inside a character class is not supported", what);
+            break;
+          }
+          rep = "[^" RUST_WORD "]";
+          break;
+        case 's': rep = "\\p{White_Space}"; break;
+        case 'S': rep = "\\P{White_Space}"; break;
+        case 'b': rep = depth ? NULL : RUST_BOUNDARY; break;
+        case 'B': rep = depth ? NULL : RUST_NOT_BOUNDARY; break;
+        default: break;
+      }
+      if (st != QV_OK) break;
+      if (rep) {
+        if (qv_buffer_append(&out, rep, (int64_t)strlen(rep)) != QV_OK) st = QV_ERR_NOMEM;
+      } else if (qv_buffer_append(&out, pat + k - 1, 2) != QV_OK) {
+        st = QV_ERR_NOMEM;
+      }
+      continue;
+    }
+    if (c == '[') {
+      depth++;
+      /* a ']' right after '[' or '[^' is a literal */
+      if (qv_buffer_append(&out, &c, 1) != QV_OK) st = QV_ERR_NOMEM;
+      if (k + 1 < len && pat[k + 1] == '^') {
+        if (qv_buffer_append(&out, "^", 1) != QV_OK) st = QV_ERR_NOMEM;
+        k++;
+      }
+      if (k + 1 < len && pat[k + 1] == ']') {
+        if (qv_buffer_append(&out, "]", 1) != QV_OK) st = QV_ERR_NOMEM;
+        k++;
+      }
+      continue;
+    }
+    if (c == ']' && depth > 0) depth--;
+    if (qv_buffer_append(&out, &c, 1) != QV_OK) st = QV_ERR_NOMEM;
+  }
+  if (st == QV_ERR_NOMEM) st = qv_error_set(err, QV_ERR_NOMEM, "%s: out of memory", what);
+  if (st == QV_OK) st = qvk_regex_compile(out.data ? out.data : (const uint8_t *)"", (size_t)out.size, opts, what, re, err);
+  qv_buffer_reset(&out);
+  return st;
 }
 
 void qvk_regex_free(qvk_regex *re) {
@@ -88,13 +162,14 @@ qv_status qvk_op_regex(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum 
   if (x->scalar) QV_RETURN_NOT_OK(qvk_datum_array(c, x));
   bool binary = x->array->type.id == QV_TYPE_BINARY;
   uint32_t opts = binary ? 0 : (PCRE2_UTF | PCRE2_UCP);
-  /* Rust's regex (Polars): $ matches only at the very end, never before a
-   * final newline as Perl's does */
-  if (qvk_polars_node(e)) opts |= PCRE2_DOLLAR_ENDONLY;
   if (e->n_args == 3) QV_RETURN_NOT_OK(parse_flags(args[2].scalar, &opts, c->err));
   const qv_scalar *p = args[1].scalar;
+  const uint8_t *pb = p->bytes ? p->bytes : (const uint8_t *)"";
   qvk_regex re;
-  qv_status cs = qvk_regex_compile(p->bytes ? p->bytes : (const uint8_t *)"", (size_t)p->len, opts, what, &re, c->err);
+  /* Polars patterns are Rust regex syntax */
+  bool rust = qvk_polars_node(e) && !binary && e->n_args == 2;
+  qv_status cs = rust ? qvk_regex_compile_rust(pb, (size_t)p->len, what, &re, c->err)
+                      : qvk_regex_compile(pb, (size_t)p->len, opts, what, &re, c->err);
   if (cs == QV_ERR_INVALID && (e->flags & QV_EXPR_F_LENIENT)) {
     /* Polars' str.contains(strict=False): a bad pattern gives null */
     if (c->err) {

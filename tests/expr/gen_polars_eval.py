@@ -150,6 +150,15 @@ CASES = [
     ("contains_dollar_nl", S + '.str.contains("\\n$")'),
     ("contains_ta_dollar", S + '.str.contains("\\t$")'),
     ("contains_multiline", S + '.str.contains("(?m)ト$")'),
+    # Rust's regex classes (Unicode \w includes marks and Other_Alphabetic)
+    ("regex_word", 'pl.col("u").str.replace_all("\\\\w", ".")'),
+    ("regex_nonword", 'pl.col("u").str.replace_all("\\\\W", "_")'),
+    ("regex_boundary", 'pl.col("u").str.replace_all("\\\\b", "|")'),
+    ("regex_nonboundary", 'pl.col("u").str.replace_all("\\\\B", "|")'),
+    ("regex_class_word", 'pl.col("u").str.replace_all("[\\\\w\']+", "W")'),
+    ("regex_space", S + '.str.replace_all("\\\\s", "_")'),
+    ("regex_nonspace", S + '.str.replace_all("\\\\S+", "_")'),
+    ("contains_boundary", 'pl.col("u").str.contains("\\\\bX")'),
     # struct
     ("struct_a", 'pl.col("st").struct.field("a")'),
     ("struct_b_upper", 'pl.col("st").struct.field("b").str.to_uppercase()'),
