@@ -48,6 +48,7 @@ CASED = ["hello-world it's a1b 3rd x_y", "ΣΑΣ ΣΑΣa ΑΣ.ΑΣ Σ", "ﬁne �
          "ΑΣ\u0301x ΑΣ\u0301", "ΑΣ'Σ xΣ", "ᾳx ᾼ ﬀ", "ⓐⓑ xⒶ aⅫb", None]
 STRUCTS = [{"a": 1, "b": "x"}, None, {"a": None, "b": "straße"}, {"a": -4, "b": None}, {"a": 5, "b": ""},
            {"a": 6, "b": "ǆ"}, None, {"a": 8, "b": "h"}, {"a": 9, "b": "i"}, {"a": 10, "b": "j"}]
+FLOATS = [1.5, 1e20, 0.1, 100.0, float("nan"), float("inf"), -0.0, 1e-7, 123456789.123, None]
 LISTS = [[1, 2, 3], [], None, [None, 4], [5], [6, 7], [-1], [0, 0, 0, 0], [8], None]
 
 
@@ -62,6 +63,8 @@ def table():
         "tz": pa.array(TIMES, pa.timestamp("us", tz="UTC")),
         "l": pa.array(LISTS, pa.list_(pa.int64())),
         "u": pa.array(CASED, pa.string()),
+        "f": pa.array(FLOATS, pa.float64()),
+        "g": pa.array(FLOATS, pa.float32()),
         "tm": pa.array([t.time() if t else None for t in TIMES], pa.time64("us")),
         "st": pa.array(STRUCTS, pa.struct([("a", pa.int64()), ("b", pa.string())])),
     })
@@ -95,6 +98,9 @@ CASES = [
     ("concat_bool", 'pl.concat_str([pl.col("i"), pl.col("b"), pl.lit("x")], separator="")'),
     ("concat_date", 'pl.concat_str([pl.col("d"), pl.col("s")], separator=" | ")'),
     ("concat_one", 'pl.concat_str([pl.col("s")])'),
+    ("concat_f64", 'pl.concat_str([pl.col("f")])'),
+    ("concat_f32", 'pl.concat_str([pl.col("g")])'),
+    ("concat_lit_float", 'pl.concat_str([pl.col("s"), pl.lit(2.0), pl.lit(-1e-5)], separator=",")'),
     ("concat_ts", 'pl.concat_str([pl.col("ts"), pl.col("s")], separator="@")'),
     # str.replace / replace_all
     ("replace_l", S + '.str.replace("l", "L")'),
