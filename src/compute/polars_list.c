@@ -39,9 +39,9 @@ qv_status qvk_op_polars_list(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_
     qvk_datum_set_array(out, r);
     return QV_OK;
   }
-  if (l->scalar) QV_RETURN_NOT_OK(qvk_datum_array(c, l));
-  const qv_array *la = l->array;
-  const qv_array *child = la->children[0];
+  /* A constant list is one range [0, length) of its items on every row. */
+  const qv_array *la = l->scalar ? NULL : l->array;
+  const qv_array *child = la ? la->children[0] : l->scalar->list;
   uint32_t *pos = qv_malloc((size_t)(n ? n : 1) * sizeof *pos);
   qv_bytes *validity = qvk_bytes(qvk_words(n) * 8, c->err);
   if (!pos || !validity) {
@@ -55,8 +55,8 @@ qv_status qvk_op_polars_list(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_
   int64_t any = 0;
   for (int64_t i = 0; i < n; i++) {
     pos[i] = 0;
-    int64_t row = qvk_row(l, i);
-    if (!qv_array_is_valid(la, row)) continue;
+    int64_t row = la ? qvk_row(l, i) : 0;
+    if (la && !qv_array_is_valid(la, row)) continue;
     int64_t k;
     if (ix->scalar) {
       k = ix->scalar->v.i;
@@ -65,8 +65,8 @@ qv_status qvk_op_polars_list(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_
       if (!qv_array_is_valid(ix->array, ir)) continue;
       k = iv[ir];
     }
-    int64_t b, en;
-    list_range(la, row, &b, &en);
+    int64_t b = 0, en = child ? child->length : 0;
+    if (la) list_range(la, row, &b, &en);
     int64_t len = en - b, at = k < 0 ? len + k : k;
     if (at < 0 || at >= len) {
       if (oob_null) continue;

@@ -258,6 +258,15 @@ static void test_against_polars(void **state) {
     }
     free(g);
     qv_array_release(got);
+    /* no rows at all */
+    qv_selection none = {sel.rows, 0, sel.capacity};
+    got = NULL;
+    st = run(expr, b, &none, &got, &err);
+    if (st != RUN_OK || got->length != 0) {
+      print_error("%s: fails on no rows: %s\n", name, st != RUN_OK ? err.message : "rows returned");
+      FAIL();
+    }
+    qv_array_release(got);
     /* the same through the selection: the expected values permuted */
     got = NULL;
     st = run(expr, b, &sel, &got, &err);

@@ -203,6 +203,16 @@ for col in ["d", "ts", "tn", "tz"]:
         CASES.append((f"{col}_trunc_{ev}", f'pl.col("{col}").dt.truncate("{ev}")'))
 for p in PARTS[PARTS.index("hour"):]:
     CASES.append((f"tm_{p}", f'pl.col("tm").dt.{p}()'))
+# constant inputs (folded once per evaluation)
+CASES += [
+    ("lit_lower_eq", 'pl.lit("ΑΣ\'Σ XΣ").str.to_lowercase() == pl.col("u").str.to_lowercase()'),
+    ("lit_concat", 'pl.concat_str([pl.lit("ß"), pl.col("s"), pl.lit(None)], separator="/", ignore_nulls=True)'),
+    ("lit_date_trunc", 'pl.lit(date(2024, 2, 29)).dt.truncate("1mo") == pl.col("d")'),
+    ("lit_list_get", 'pl.lit([10, 20, 30]).list.get(pl.col("i"), null_on_oob=True)'),
+    ("lit_slice_col", 'pl.lit("abcdef").str.slice(pl.col("i"), 2)'),
+    ("lit_replace", 'pl.col("s").str.replace_all(pl.lit("a"), pl.lit("+"))'),
+    ("lit_titlecase", 'pl.lit("ǆemal ßtraße").str.to_titlecase() == pl.col("s")'),
+]
 CASES.append(("d_trunc_1d2h", 'pl.col("d").dt.truncate("1d2h")'))
 CASES.append(("d_year_filter", 'pl.col("d").dt.year() < 1970'))
 
