@@ -158,11 +158,17 @@ static qv_status array_length(qvk_ctx *c, const qv_expr *e, qvk_datum *l, qvk_da
 /* Polars' list.contains(None) with nulls_equal: whether the list holds a
  * null element (null for a null list). */
 static qv_status has_null_element(qvk_ctx *c, qvk_datum *l, qvk_datum *out) {
-  if (l->scalar) QV_RETURN_NOT_OK(qvk_datum_array(c, l));
   int64_t n = c->n;
   qv_bytes *values = qvk_bytes(qvk_words(n) * 8, c->err);
   if (!values) return QV_ERR_NOMEM;
   uint64_t *o = (uint64_t *)qv_bytes_mutable(values);
+  if (l->scalar) { /* a constant list: the same answer on every row */
+    const qv_array *items = l->scalar->list;
+    bool hit = false;
+    for (int64_t k = 0; items && k < items->length && !hit; k++) hit = !qv_array_is_valid(items, k);
+    qvk_fill(o, n, hit);
+    return bool_out(c, out, values, l, NULL);
+  }
   const qv_array *la = l->array, *ch = la->children[0];
   for (int64_t i = 0; i < n; i++) {
     int64_t b, en;
@@ -179,7 +185,71 @@ static qv_status has_null_element(qvk_ctx *c, qvk_datum *l, qvk_datum *out) {
  * compared with them in one vectorized pass, and each row asks whether a
  * bit of its range is set.  A null needle finds null elements under
  * nulls_equal and is null otherwise. */
+/* array_has of one constant list and a needle per row: one vectorized
+ * comparison of the needles per element of the list. */
+static qv_status const_list_has(qvk_ctx *c, const qv_expr *e, const qvk_datum *l, qvk_datum *needle, qvk_datum *out) {
+  int64_t n = c->n;
+  const qv_array *items = l->scalar->list;
+  int64_t k = items ? items->length : 0;
+  qv_bytes *values = qvk_bytes(qvk_words(n) * 8, c->err), *validity = qvk_bytes(qvk_words(n) * 8, c->err);
+  uint64_t *w = qv_calloc((size_t)(qvk_words(n) ? qvk_words(n) : 1), 8);
+  qv_status st = values && validity && w ? QV_OK : qv_error_set(c->err, QV_ERR_NOMEM, "array_has: out of memory");
+  uint64_t *o = st == QV_OK ? (uint64_t *)qv_bytes_mutable(values) : NULL;
+  uint64_t *v = st == QV_OK ? (uint64_t *)qv_bytes_mutable(validity) : NULL;
+  bool has_null = false;
+  for (int64_t j = 0; j < k && st == QV_OK; j++) {
+    if (!qv_array_is_valid(items, j)) {
+      has_null = true;
+      continue;
+    }
+    qv_scalar item = QV_SCALAR_INIT;
+    qv_array *eq = NULL;
+    st = qv_scalar_from_array(items, j, &item, c->err);
+    if (st == QV_OK) {
+      qvk_datum id = QVK_DATUM_INIT;
+      id.scalar = &item;
+      st = qvk_compare(QV_OP_EQ, e->sem.float_order, needle, &id, n, &eq, c->err);
+    }
+    if (st == QV_OK) {
+      qvk_datum ed = QVK_DATUM_INIT;
+      ed.array = eq;
+      qvk_bool_words(&ed, n, w);
+      qvk_and_validity(&ed, n, w);
+      for (int64_t x = 0; x < qvk_words(n); x++) o[x] |= w[x];
+    }
+    qv_array_release(eq);
+    qv_scalar_reset(&item);
+  }
+  if (st == QV_OK) {
+    /* a null needle: null, or under nulls_equal whether the list holds null */
+    if (!qvk_validity_words(needle, n, v)) qvk_fill(v, n, true);
+    if (e->sem.in_nulls_equal) {
+      for (int64_t x = 0; x < qvk_words(n); x++) {
+        uint64_t nulls = ~v[x];
+        if (has_null) o[x] |= nulls;
+        v[x] = ~(uint64_t)0;
+      }
+      int64_t tail = n & 63;
+      if (tail) {
+        o[qvk_words(n) - 1] &= ((uint64_t)1 << tail) - 1;
+        v[qvk_words(n) - 1] &= ((uint64_t)1 << tail) - 1;
+      }
+    }
+  }
+  qv_free(w);
+  qv_array *r = NULL;
+  if (st == QV_OK) {
+    st = qvk_bool_result(n, values, validity, &r, c->err);
+    values = validity = NULL;
+  }
+  qv_bytes_release(values);
+  qv_bytes_release(validity);
+  if (st == QV_OK) qvk_datum_set_array(out, r);
+  return st;
+}
+
 static qv_status has_per_row(qvk_ctx *c, const qv_expr *e, qvk_datum *l, qvk_datum *needle, qvk_datum *out) {
+  if (l->scalar) return const_list_has(c, e, l, needle, out);
   QV_RETURN_NOT_OK(qvk_datum_array(c, l));
   QV_RETURN_NOT_OK(qvk_datum_array(c, needle));
   int64_t n = c->n, lo, hi;
@@ -273,6 +343,7 @@ qv_status qvk_op_array(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum 
     char tb[64];
     return qv_error_set(c->err, QV_ERR_TYPE, "%s: expected a list, got %s", fn, qvk_type_name(lt, tb, sizeof tb));
   }
+  if (l->scalar && e->op == QV_OP_ARRAY_HAS && !args[1].scalar) return const_list_has(c, e, l, &args[1], out);
   if (l->scalar) QV_RETURN_NOT_OK(qvk_datum_array(c, l));
   if (e->op == QV_OP_ARRAY_LENGTH) return array_length(c, e, l, out);
   const qv_array *la = l->array;
