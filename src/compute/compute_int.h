@@ -359,11 +359,20 @@ static inline const qv_datatype *qvk_bound_type(const qv_expr *e) {
   return e->type.id == QV_TYPE_NULL ? NULL : &e->type;
 }
 
+/* Whether e came from a Polars front end (its semantics are Polars'): the
+ * operators it shares with Lance (lower, upper, contains...) then follow
+ * Polars where the two differ. */
+static inline bool qvk_polars_node(const qv_expr *e) { return e->sem.float_order == QV_FLOAT_POLARS; }
+
 /* Operators only the Polars front ends produce: polars_math.c takes the
  * numeric and logical ones and hands the rest to polars_text.c (strings,
  * temporal parts, lists), which reports "eval: operator X is not
  * supported" for anything it does not know either. */
 qv_status qvk_op_polars(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out);
 qv_status qvk_op_polars_text(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out);
+/* polars_temporal.c (dt.<part>, dt.epoch, dt.truncate, dt.date) and
+ * polars_list.c (list.get), reached through qvk_op_polars_text. */
+qv_status qvk_op_polars_temporal(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out);
+qv_status qvk_op_polars_list(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out);
 
 #endif

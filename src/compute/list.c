@@ -3,11 +3,13 @@
  *
  * array_has compares the list's elements with the needle in one vectorized
  * pass over the child array (the compare kernels, under the node's float
- * order), then asks per row whether any bit in its element range is set.
+ * order), then asks per row whether any bit in its element range is set; a
+ * needle that varies per row is first spread over the elements by a take.
  * array_has_any probes the elements against a hash set of the literal
  * list's values (in.c); array_has_all does one pass per value.
- * Nulls: a null list or a null needle gives null; null elements never
- * match; null values in the literal list are ignored (so has_all over only
+ * Nulls: a null list or a null needle gives null (except on a Polars node
+ * with nulls_equal, where a null needle finds null elements); null elements
+ * never match a value; null values in the literal list are ignored (so has_all over only
  * nulls is true, has_any false).  An empty literal list gives has_any
  * false and has_all true.
  * Field access returns the struct's child, zero-copy: the same buffers at
@@ -153,6 +155,170 @@ static qv_status array_length(qvk_ctx *c, const qv_expr *e, qvk_datum *l, qvk_da
   return QV_OK;
 }
 
+/* Polars' list.contains(None) with nulls_equal: whether the list holds a
+ * null element (null for a null list). */
+static qv_status has_null_element(qvk_ctx *c, qvk_datum *l, qvk_datum *out) {
+  int64_t n = c->n;
+  qv_bytes *values = qvk_bytes(qvk_words(n) * 8, c->err);
+  if (!values) return QV_ERR_NOMEM;
+  uint64_t *o = (uint64_t *)qv_bytes_mutable(values);
+  if (l->scalar) { /* a constant list: the same answer on every row */
+    const qv_array *items = l->scalar->list;
+    bool hit = false;
+    for (int64_t k = 0; items && k < items->length && !hit; k++) hit = !qv_array_is_valid(items, k);
+    qvk_fill(o, n, hit);
+    return bool_out(c, out, values, l, NULL);
+  }
+  const qv_array *la = l->array, *ch = la->children[0];
+  for (int64_t i = 0; i < n; i++) {
+    int64_t b, en;
+    range_of(la, qvk_row(l, i), &b, &en);
+    bool hit = false;
+    for (int64_t k = b; k < en && !hit; k++) hit = !qv_array_is_valid(ch, k);
+    if (hit) o[i >> 6] |= (uint64_t)1 << (i & 63);
+  }
+  return bool_out(c, out, values, l, NULL);
+}
+
+/* array_has with a needle per row (Polars' list.contains(pl.col(...))):
+ * the needle is spread over the child elements of its row with one take,
+ * compared with them in one vectorized pass, and each row asks whether a
+ * bit of its range is set.  A null needle finds null elements under
+ * nulls_equal and is null otherwise. */
+/* array_has of one constant list and a needle per row: one vectorized
+ * comparison of the needles per element of the list. */
+static qv_status const_list_has(qvk_ctx *c, const qv_expr *e, const qvk_datum *l, qvk_datum *needle, qvk_datum *out) {
+  int64_t n = c->n;
+  const qv_array *items = l->scalar->list;
+  int64_t k = items ? items->length : 0;
+  qv_bytes *values = qvk_bytes(qvk_words(n) * 8, c->err), *validity = qvk_bytes(qvk_words(n) * 8, c->err);
+  uint64_t *w = qv_calloc((size_t)(qvk_words(n) ? qvk_words(n) : 1), 8);
+  qv_status st = values && validity && w ? QV_OK : qv_error_set(c->err, QV_ERR_NOMEM, "array_has: out of memory");
+  uint64_t *o = st == QV_OK ? (uint64_t *)qv_bytes_mutable(values) : NULL;
+  uint64_t *v = st == QV_OK ? (uint64_t *)qv_bytes_mutable(validity) : NULL;
+  bool has_null = false;
+  for (int64_t j = 0; j < k && st == QV_OK; j++) {
+    if (!qv_array_is_valid(items, j)) {
+      has_null = true;
+      continue;
+    }
+    qv_scalar item = QV_SCALAR_INIT;
+    qv_array *eq = NULL;
+    st = qv_scalar_from_array(items, j, &item, c->err);
+    if (st == QV_OK) {
+      qvk_datum id = QVK_DATUM_INIT;
+      id.scalar = &item;
+      st = qvk_compare(QV_OP_EQ, e->sem.float_order, needle, &id, n, &eq, c->err);
+    }
+    if (st == QV_OK) {
+      qvk_datum ed = QVK_DATUM_INIT;
+      ed.array = eq;
+      qvk_bool_words(&ed, n, w);
+      qvk_and_validity(&ed, n, w);
+      for (int64_t x = 0; x < qvk_words(n); x++) o[x] |= w[x];
+    }
+    qv_array_release(eq);
+    qv_scalar_reset(&item);
+  }
+  if (st == QV_OK) {
+    /* a null needle: null, or under nulls_equal whether the list holds null */
+    if (!qvk_validity_words(needle, n, v)) qvk_fill(v, n, true);
+    if (e->sem.in_nulls_equal) {
+      for (int64_t x = 0; x < qvk_words(n); x++) {
+        uint64_t nulls = ~v[x];
+        if (has_null) o[x] |= nulls;
+        v[x] = ~(uint64_t)0;
+      }
+      int64_t tail = n & 63;
+      if (tail) {
+        o[qvk_words(n) - 1] &= ((uint64_t)1 << tail) - 1;
+        v[qvk_words(n) - 1] &= ((uint64_t)1 << tail) - 1;
+      }
+    }
+  }
+  qv_free(w);
+  qv_array *r = NULL;
+  if (st == QV_OK) {
+    st = qvk_bool_result(n, values, validity, &r, c->err);
+    values = validity = NULL;
+  }
+  qv_bytes_release(values);
+  qv_bytes_release(validity);
+  if (st == QV_OK) qvk_datum_set_array(out, r);
+  return st;
+}
+
+static qv_status has_per_row(qvk_ctx *c, const qv_expr *e, qvk_datum *l, qvk_datum *needle, qvk_datum *out) {
+  if (l->scalar) return const_list_has(c, e, l, needle, out);
+  QV_RETURN_NOT_OK(qvk_datum_array(c, l));
+  QV_RETURN_NOT_OK(qvk_datum_array(c, needle));
+  int64_t n = c->n, lo, hi;
+  const qv_array *la = l->array, *na = needle->array;
+  used_range(la, n, &lo, &hi);
+  int64_t m = hi - lo;
+  uint32_t *map = qv_malloc((size_t)(m ? m : 1) * sizeof *map);
+  qv_bytes *values = qvk_bytes(qvk_words(n) * 8, c->err), *validity = qvk_bytes(qvk_words(n) * 8, c->err);
+  qv_array *slice = NULL, *spread = NULL, *eq = NULL;
+  uint64_t *w = NULL;
+  qv_status st = map && values && validity ? QV_OK : qv_error_set(c->err, QV_ERR_NOMEM, "array_has: out of memory");
+  for (int64_t i = 0; i < n && st == QV_OK; i++) {
+    int64_t b, en;
+    range_of(la, i, &b, &en);
+    for (int64_t k = b; k < en; k++) map[k - lo] = (uint32_t)i;
+  }
+  if (st == QV_OK && m > 0) st = qv_array_take(na, map, m, &spread, c->err);
+  if (st == QV_OK && m > 0) st = qv_array_slice(la->children[0], lo, m, &slice, c->err);
+  if (st == QV_OK && m > 0) {
+    qvk_datum ch = QVK_DATUM_INIT, nd = QVK_DATUM_INIT;
+    ch.array = slice;
+    nd.array = spread;
+    st = qvk_compare(QV_OP_EQ, e->sem.float_order, &ch, &nd, m, &eq, c->err);
+  }
+  if (st == QV_OK) {
+    w = qv_calloc((size_t)(qvk_words(m) ? qvk_words(m) : 1), 8);
+    if (!w) st = qv_error_set(c->err, QV_ERR_NOMEM, "array_has: out of memory");
+  }
+  if (st == QV_OK && m > 0) {
+    qvk_datum ed = QVK_DATUM_INIT;
+    ed.array = eq;
+    qvk_bool_words(&ed, m, w);
+    qvk_and_validity(&ed, m, w);
+  }
+  if (st == QV_OK) {
+    uint64_t *o = (uint64_t *)qv_bytes_mutable(values), *v = (uint64_t *)qv_bytes_mutable(validity);
+    const qv_array *ch = la->children[0];
+    for (int64_t i = 0; i < n; i++) {
+      if (!qv_array_is_valid(la, i)) continue;
+      int64_t b, en;
+      range_of(la, i, &b, &en);
+      bool hit;
+      if (qv_array_is_valid(na, i)) {
+        hit = any_bit(w, b - lo, en - lo);
+      } else {
+        if (!e->sem.in_nulls_equal) continue;
+        hit = false;
+        for (int64_t k = b; k < en && !hit; k++) hit = !qv_array_is_valid(ch, k);
+      }
+      v[i >> 6] |= (uint64_t)1 << (i & 63);
+      if (hit) o[i >> 6] |= (uint64_t)1 << (i & 63);
+    }
+  }
+  qv_free(map);
+  qv_free(w);
+  qv_array_release(slice);
+  qv_array_release(spread);
+  qv_array_release(eq);
+  qv_array *r = NULL;
+  if (st == QV_OK) {
+    st = qvk_bool_result(n, values, validity, &r, c->err);
+    values = validity = NULL;
+  }
+  qv_bytes_release(values);
+  qv_bytes_release(validity);
+  if (st == QV_OK) qvk_datum_set_array(out, r);
+  return st;
+}
+
 qv_status qvk_op_array(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out) {
   const char *fn = qv_op_name(e->op);
   int want = e->op == QV_OP_ARRAY_LENGTH ? 1 : 2;
@@ -162,7 +328,11 @@ qv_status qvk_op_array(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum 
   qvk_datum *l = &args[0];
   const qv_datatype *lt = qvk_datum_type(l);
   int64_t n = c->n;
-  if (lt->id == QV_TYPE_NULL || (want == 2 && qvk_datum_all_null(&args[1]))) {
+  if (e->op == QV_OP_ARRAY_HAS && e->sem.in_nulls_equal && is_list(lt) && args[1].scalar &&
+      qvk_datum_all_null(&args[1]))
+    return has_null_element(c, l, out);
+  bool per_row_nulls = e->op == QV_OP_ARRAY_HAS && e->sem.in_nulls_equal && !args[1].scalar;
+  if (lt->id == QV_TYPE_NULL || (want == 2 && !per_row_nulls && qvk_datum_all_null(&args[1]))) {
     qv_datatype rt = qv_datatype_simple(e->op == QV_OP_ARRAY_LENGTH ? QV_TYPE_INT64 : QV_TYPE_BOOL);
     qv_array *r = NULL;
     QV_RETURN_NOT_OK(qvk_null_result(qvk_bound_type(e) ? &e->type : &rt, n, &r, c->err));
@@ -173,6 +343,7 @@ qv_status qvk_op_array(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum 
     char tb[64];
     return qv_error_set(c->err, QV_ERR_TYPE, "%s: expected a list, got %s", fn, qvk_type_name(lt, tb, sizeof tb));
   }
+  if (l->scalar && e->op == QV_OP_ARRAY_HAS && !args[1].scalar) return const_list_has(c, e, l, &args[1], out);
   if (l->scalar) QV_RETURN_NOT_OK(qvk_datum_array(c, l));
   if (e->op == QV_OP_ARRAY_LENGTH) return array_length(c, e, l, out);
   const qv_array *la = l->array;
@@ -197,7 +368,7 @@ qv_status qvk_op_array(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum 
   if (e->op == QV_OP_ARRAY_HAS) {
     if (!needle->scalar) {
       qv_bytes_release(values);
-      return qv_error_set(c->err, QV_ERR_UNSUPPORTED, "array_has: the needle must be a constant");
+      return has_per_row(c, e, l, needle, out);
     }
     uint64_t *w = NULL;
     st = child_eq(la, lo, hi, needle->scalar, e->sem.float_order, &w, c->err);

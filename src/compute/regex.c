@@ -2,9 +2,12 @@
  * Unicode properties for strings, bytes for binary), JIT-compiled when the
  * platform allows, matched with one reusable match block.  regexp_like and
  * regexp_match both answer "does the pattern match somewhere in the
- * string".  A bad pattern fails with QV_ERR_INVALID carrying PCRE2's message
- * and the offset; so does a subject that is not valid UTF-8 or a match that
- * exceeds PCRE2's backtracking limit. */
+ * string"; the pattern may also vary per row (compiled when it changes).  A bad pattern fails with QV_ERR_INVALID carrying PCRE2's message
+ * and the offset (or, for a Polars node marked QV_EXPR_F_LENIENT, makes
+ * every row null, as str.contains(strict=False)); so does a subject that is
+ * not valid UTF-8 or a match that exceeds PCRE2's backtracking limit. */
+#include <string.h>
+
 #include "compute/regex_int.h"
 
 qv_status qvk_regex_compile(const uint8_t *pat, size_t len, uint32_t options, const char *what,
@@ -27,6 +30,78 @@ qv_status qvk_regex_compile(const uint8_t *pat, size_t len, uint32_t options, co
     return qv_error_set(err, QV_ERR_NOMEM, "%s: out of memory", what);
   }
   return QV_OK;
+}
+
+/* Rust's regex crate: a word character (UTS #18's \w), and its boundary. */
+#define RUST_WORD "\\p{Alphabetic}\\p{M}\\p{Nd}\\p{Pc}\\p{Join_Control}"
+#define RUST_BOUNDARY "(?:(?<=[" RUST_WORD "])(?![" RUST_WORD "])|(?<![" RUST_WORD "])(?=[" RUST_WORD "]))"
+#define RUST_NOT_BOUNDARY "(?:(?<=[" RUST_WORD "])(?=[" RUST_WORD "])|(?<![" RUST_WORD "])(?![" RUST_WORD "]))"
+
+qv_status qvk_regex_compile_rust(const uint8_t *pat, size_t len, const char *what, qvk_regex *re, qv_error *err) {
+  const uint32_t opts = PCRE2_UTF | PCRE2_UCP | PCRE2_DOLLAR_ENDONLY;
+  /* Syntax errors are reported against the pattern as written. */
+  QV_RETURN_NOT_OK(qvk_regex_compile(pat, len, opts, what, re, err));
+  bool needed = false;
+  for (size_t k = 0; k + 1 < len && !needed; k++)
+    if (pat[k] == '\\') {
+      uint8_t c = pat[k + 1];
+      needed = c == 'w' || c == 'W' || c == 'b' || c == 'B' || c == 's' || c == 'S';
+      k++;
+    }
+  if (!needed) return QV_OK;
+  qvk_regex_free(re);
+  qv_buffer out = QV_BUFFER_INIT;
+  qv_status st = QV_OK;
+  int depth = 0; /* inside a character class (nested classes count) */
+  for (size_t k = 0; k < len && st == QV_OK; k++) {
+    uint8_t c = pat[k];
+    const char *rep = NULL;
+    if (c == '\\' && k + 1 < len) {
+      uint8_t n = pat[++k];
+      switch (n) {
+        case 'w': rep = depth ? RUST_WORD : "[" RUST_WORD "]"; break;
+        case 'W':
+          if (depth) {
+            st = qv_error_set(err, QV_ERR_UNSUPPORTED, "%s: \\W inside a character class is not supported", what);
+            break;
+          }
+          rep = "[^" RUST_WORD "]";
+          break;
+        case 's': rep = "\\p{White_Space}"; break;
+        case 'S': rep = "\\P{White_Space}"; break;
+        case 'b': rep = depth ? NULL : RUST_BOUNDARY; break;
+        case 'B': rep = depth ? NULL : RUST_NOT_BOUNDARY; break;
+        default: break;
+      }
+      if (st != QV_OK) break;
+      if (rep) {
+        if (qv_buffer_append(&out, rep, (int64_t)strlen(rep)) != QV_OK) st = QV_ERR_NOMEM;
+      } else if (qv_buffer_append(&out, pat + k - 1, 2) != QV_OK) {
+        st = QV_ERR_NOMEM;
+      }
+      continue;
+    }
+    if (c == '[') {
+      depth++;
+      /* a ']' right after '[' or '[^' is a literal */
+      if (qv_buffer_append(&out, &c, 1) != QV_OK) st = QV_ERR_NOMEM;
+      if (k + 1 < len && pat[k + 1] == '^') {
+        if (qv_buffer_append(&out, "^", 1) != QV_OK) st = QV_ERR_NOMEM;
+        k++;
+      }
+      if (k + 1 < len && pat[k + 1] == ']') {
+        if (qv_buffer_append(&out, "]", 1) != QV_OK) st = QV_ERR_NOMEM;
+        k++;
+      }
+      continue;
+    }
+    if (c == ']' && depth > 0) depth--;
+    if (qv_buffer_append(&out, &c, 1) != QV_OK) st = QV_ERR_NOMEM;
+  }
+  if (st == QV_ERR_NOMEM) st = qv_error_set(err, QV_ERR_NOMEM, "%s: out of memory", what);
+  if (st == QV_OK) st = qvk_regex_compile(out.data ? out.data : (const uint8_t *)"", (size_t)out.size, opts, what, re, err);
+  qv_buffer_reset(&out);
+  return st;
 }
 
 void qvk_regex_free(qvk_regex *re) {
@@ -59,6 +134,67 @@ static qv_status parse_flags(const qv_scalar *f, uint32_t *opts, qv_error *err) 
   return QV_OK;
 }
 
+/* A pattern per row (Polars' str.contains(pl.col(...))): each distinct
+ * pattern is compiled when it first differs from the previous row's, so a
+ * column of few patterns costs few compilations.  A null pattern gives
+ * null; an invalid one fails, or gives null under QV_EXPR_F_LENIENT. */
+static qv_status regex_per_row(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out) {
+  const char *what = qv_op_name(e->op);
+  int64_t n = c->n;
+  QV_RETURN_NOT_OK(qvk_datum_array(c, &args[0]));
+  QV_RETURN_NOT_OK(qvk_datum_array(c, &args[1]));
+  const qv_array *a = args[0].array, *pa = args[1].array;
+  bool binary = a->type.id == QV_TYPE_BINARY, rust = qvk_polars_node(e) && !binary;
+  uint32_t opts = binary ? 0 : (PCRE2_UTF | PCRE2_UCP);
+  if (e->n_args == 3) QV_RETURN_NOT_OK(parse_flags(args[2].scalar, &opts, c->err));
+  qv_bytes *values = qvk_bytes(qvk_words(n) * 8, c->err), *validity = qvk_bytes(qvk_words(n) * 8, c->err);
+  qv_status st = values && validity ? QV_OK : QV_ERR_NOMEM;
+  qvk_regex re = {NULL, NULL};
+  const uint8_t *cur = NULL; /* the pattern re holds (bytes in pa) */
+  int32_t cur_len = -1;
+  bool cur_bad = false;
+  uint64_t *o = st == QV_OK ? (uint64_t *)qv_bytes_mutable(values) : NULL;
+  uint64_t *v = st == QV_OK ? (uint64_t *)qv_bytes_mutable(validity) : NULL;
+  bool all_null = a->type.id == QV_TYPE_NULL || pa->type.id == QV_TYPE_NULL;
+  for (int64_t i = 0; i < n && st == QV_OK && !all_null; i++) {
+    if (!qv_array_is_valid(a, i) || !qv_array_is_valid(pa, i)) continue;
+    int32_t pl, sl;
+    const uint8_t *p = qv_array_str(pa, i, &pl), *sp = qv_array_str(a, i, &sl);
+    if (pl != cur_len || memcmp(p, cur, (size_t)pl) != 0) {
+      qvk_regex_free(&re);
+      cur = p;
+      cur_len = pl;
+      cur_bad = false;
+      st = rust ? qvk_regex_compile_rust(p, (size_t)pl, what, &re, c->err)
+                : qvk_regex_compile(p, (size_t)pl, opts, what, &re, c->err);
+      if (st == QV_ERR_INVALID && (e->flags & QV_EXPR_F_LENIENT)) {
+        st = QV_OK;
+        cur_bad = true;
+        if (c->err) {
+          c->err->code = QV_OK;
+          c->err->message[0] = '\0';
+        }
+      }
+      if (st != QV_OK) break;
+    }
+    if (cur_bad) continue;
+    v[i >> 6] |= (uint64_t)1 << (i & 63);
+    int rc = pcre2_match(re.code, (PCRE2_SPTR)sp, (PCRE2_SIZE)sl, 0, 0, re.md, NULL);
+    if (rc >= 0) o[i >> 6] |= (uint64_t)1 << (i & 63);
+    else if (rc != PCRE2_ERROR_NOMATCH) st = qvk_regex_error(rc, what, i, c->err);
+  }
+  qvk_regex_free(&re);
+  qv_array *r = NULL;
+  if (st == QV_OK) {
+    st = qvk_bool_result(n, values, validity, &r, c->err);
+    values = validity = NULL;
+  }
+  qv_bytes_release(values);
+  qv_bytes_release(validity);
+  if (st == QV_OK) qvk_datum_set_array(out, r);
+  return st;
+}
+
 qv_status qvk_op_regex(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out) {
   const char *what = qv_op_name(e->op);
   if (e->n_args != 2 && e->n_args != 3)
@@ -71,10 +207,10 @@ qv_status qvk_op_regex(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum 
       return qv_error_set(c->err, QV_ERR_TYPE, "%s: argument %d must be a string, got %s", what, k + 1,
                           qvk_type_name(qvk_datum_type(&args[k]), tb, sizeof tb));
     }
-    if (k > 0 && !args[k].scalar)
-      return qv_error_set(c->err, QV_ERR_UNSUPPORTED, "%s: the %s must be a constant", what,
-                          k == 1 ? "pattern" : "flags");
+    if (k > 1 && !args[k].scalar)
+      return qv_error_set(c->err, QV_ERR_UNSUPPORTED, "%s: the flags must be a constant", what);
   }
+  if (!args[1].scalar) return regex_per_row(c, e, args, out);
   int64_t n = c->n;
   qv_datatype bt = qv_datatype_simple(QV_TYPE_BOOL);
   qv_array *r = NULL;
@@ -89,8 +225,23 @@ qv_status qvk_op_regex(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum 
   uint32_t opts = binary ? 0 : (PCRE2_UTF | PCRE2_UCP);
   if (e->n_args == 3) QV_RETURN_NOT_OK(parse_flags(args[2].scalar, &opts, c->err));
   const qv_scalar *p = args[1].scalar;
+  const uint8_t *pb = p->bytes ? p->bytes : (const uint8_t *)"";
   qvk_regex re;
-  QV_RETURN_NOT_OK(qvk_regex_compile(p->bytes ? p->bytes : (const uint8_t *)"", (size_t)p->len, opts, what, &re, c->err));
+  /* Polars patterns are Rust regex syntax */
+  bool rust = qvk_polars_node(e) && !binary && e->n_args == 2;
+  qv_status cs = rust ? qvk_regex_compile_rust(pb, (size_t)p->len, what, &re, c->err)
+                      : qvk_regex_compile(pb, (size_t)p->len, opts, what, &re, c->err);
+  if (cs == QV_ERR_INVALID && (e->flags & QV_EXPR_F_LENIENT)) {
+    /* Polars' str.contains(strict=False): a bad pattern gives null */
+    if (c->err) {
+      c->err->code = QV_OK;
+      c->err->message[0] = '\0';
+    }
+    QV_RETURN_NOT_OK(qvk_null_result(&bt, n, &r, c->err));
+    qvk_datum_set_array(out, r);
+    return QV_OK;
+  }
+  QV_RETURN_NOT_OK(cs);
   qv_bytes *values = qvk_bytes(qvk_words(n) * 8, c->err), *validity = NULL;
   qv_status st = values ? QV_OK : QV_ERR_NOMEM;
   if (st == QV_OK) {

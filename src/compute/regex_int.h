@@ -17,6 +17,12 @@ typedef struct qvk_regex {
  * (QV_ERR_INVALID) name `what`, PCRE2's message and the offset. */
 qv_status qvk_regex_compile(const uint8_t *pat, size_t len, uint32_t options, const char *what,
                             qvk_regex *re, qv_error *err);
+/* Compiles a pattern written for Rust's regex crate (Polars): \w, \b, \B
+ * and \s take that crate's Unicode meanings (Alphabetic, marks, decimal
+ * digits, connector punctuation and joiners are word characters; White_Space
+ * is space) and $ matches only at the very end.  Errors as above, with
+ * offsets into pat. */
+qv_status qvk_regex_compile_rust(const uint8_t *pat, size_t len, const char *what, qvk_regex *re, qv_error *err);
 void qvk_regex_free(qvk_regex *re);
 /* Error for a failed pcre2_match (not NOMATCH) on a row. */
 qv_status qvk_regex_error(int rc, const char *what, int64_t row, qv_error *err);

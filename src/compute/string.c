@@ -1,9 +1,10 @@
 /* String kernels: starts_with, ends_with, contains (memmem), lower and upper
  * (utf8proc's simple per-code-point case mappings, with an ASCII fast
- * path), and length in characters (bytes for binary). */
+ * path; Polars nodes take Rust's full mappings in polars_case.c), and
+ * length in characters (bytes for binary). */
 #include <utf8proc.h>
 
-#include "compute/compute_int.h"
+#include "compute/polars_str_int.h"
 
 static bool is_bytes_type(qv_type_id id) { return id == QV_TYPE_STRING || id == QV_TYPE_BINARY; }
 
@@ -120,6 +121,8 @@ qv_status qvk_op_case(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *
     return qv_error_set(c->err, QV_ERR_INVALID, "%s takes 1 argument, got %d", qv_op_name(e->op), (int)e->n_args);
   QV_RETURN_NOT_OK(want_string(e, &args[0], 0, c->err));
   qvk_datum *x = &args[0];
+  /* Polars maps case fully (Rust's str::to_uppercase: 'ß' -> "SS") */
+  if (qvk_polars_node(e) && qvk_datum_type(x)->id != QV_TYPE_BINARY) return qvk_polars_case(c, e, args, out);
   QV_RETURN_NOT_OK(qvk_datum_array(c, x));
   const qv_array *a = x->array;
   int64_t n = c->n;
