@@ -513,9 +513,9 @@ static qv_status bind_function(qv_binder *b, qv_expr *e) {
       QV_RETURN_NOT_OK(qv_bind_want_string(b, e, 0, what));
       qv_bind_set_simple(e, QV_TYPE_STRING);
       return QV_OK;
-    case QV_OP_LENGTH:
+    case QV_OP_LENGTH: /* Polars' str.len_chars is UInt32 */
       QV_RETURN_NOT_OK(qv_bind_want_string(b, e, 0, what));
-      qv_bind_set_simple(e, QV_TYPE_INT32);
+      qv_bind_set_simple(e, qv_bind_is_polars(e) ? QV_TYPE_UINT32 : QV_TYPE_INT32);
       return QV_OK;
     case QV_OP_ABS: {
       qv_type_id id = e->args[0]->type.id;
@@ -539,9 +539,9 @@ static qv_status bind_function(qv_binder *b, qv_expr *e) {
       return QV_OK;
     case QV_OP_ARRAY_HAS: case QV_OP_ARRAY_HAS_ANY: case QV_OP_ARRAY_HAS_ALL:
       return bind_array_has(b, e);
-    case QV_OP_ARRAY_LENGTH:
+    case QV_OP_ARRAY_LENGTH: /* Polars' list.len is UInt32 */
       QV_RETURN_NOT_OK(qv_bind_want_list(b, e, 0, what));
-      qv_bind_set_simple(e, QV_TYPE_UINT64);
+      qv_bind_set_simple(e, qv_bind_is_polars(e) ? QV_TYPE_UINT32 : QV_TYPE_UINT64);
       return QV_OK;
     case QV_OP_DATE_PART: case QV_OP_DATE_TRUNC: {
       QV_RETURN_NOT_OK(qv_bind_want_string(b, e, 0, what));

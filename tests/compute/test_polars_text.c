@@ -128,9 +128,6 @@ typedef enum { RUN_OK, RUN_PARSE, RUN_BIND, RUN_EVAL } run_stage;
 static const struct {
   const char *suffix, *why;
 } pending[] = {
-    {"len_chars", "bind.c types LENGTH as int32; Polars' len_chars is uint32"},
-    {"list_len", "bind.c types ARRAY_LENGTH as uint64; Polars' list.len is uint32"},
-    {"_epoch_s", "dt.epoch(\"s\") is epoch(\"ms\") // 1000 and // is bound in bind_polars.c"},
     {"concat_f64", "CAST float -> string (cast_string.c) prints 1e-07 where Polars prints 1e-7"},
     {"concat_f32", "CAST float32 -> string prints 1.2345679e+08 where Polars prints 123456790.0"},
     {"concat_lit_float", "a float literal cast to string: Polars prints -1e-5 as -0.00001"},

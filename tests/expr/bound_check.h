@@ -58,7 +58,10 @@ static inline const char *bc_check(const qv_expr *e, const qv_schema *schema) {
     case QV_OP_LOWER: case QV_OP_UPPER:
       return t == QV_TYPE_STRING && bc_all(e, 0, QV_TYPE_STRING) ? NULL : "lower/upper types";
     case QV_OP_LENGTH:
-      return t == QV_TYPE_INT32 && bc_all(e, 0, QV_TYPE_STRING) ? NULL : "length types";
+      return (t == QV_TYPE_INT32 || (t == QV_TYPE_UINT32 && e->sem.float_order == QV_FLOAT_POLARS)) &&
+                     bc_all(e, 0, QV_TYPE_STRING)
+                 ? NULL
+                 : "length types";
     case QV_OP_ADD: case QV_OP_SUB: case QV_OP_MUL: case QV_OP_DIV: case QV_OP_MOD:
       if (t == QV_TYPE_DECIMAL128)
         return bc_all(e, 0, QV_TYPE_DECIMAL128) ? NULL : "decimal arithmetic over non-decimals";
@@ -88,7 +91,9 @@ static inline const char *bc_check(const qv_expr *e, const qv_schema *schema) {
         return "array_has_any over non-lists";
       return qv_datatype_equal(&l->children[0].type, &r->children[0].type) ? NULL : "array_has_any items differ";
     }
-    case QV_OP_ARRAY_LENGTH: return t == QV_TYPE_UINT64 ? NULL : "array_length type";
+    case QV_OP_ARRAY_LENGTH: /* Polars' list.len is UInt32 */
+      return t == QV_TYPE_UINT64 || (t == QV_TYPE_UINT32 && e->sem.float_order == QV_FLOAT_POLARS) ? NULL
+                                                                                             : "array_length type";
     case QV_OP_DATE_PART: return t == QV_TYPE_INT64 ? NULL : "date_part type";
     case QV_OP_DATE_TRUNC: return qv_datatype_equal(&e->args[1]->type, &e->type) ? NULL : "date_trunc type";
     case QV_OP_LIST:
