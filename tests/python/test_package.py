@@ -251,8 +251,8 @@ def test_fallback_is_visible(dataset):
     assert_frame_equal(got, v2.filter(pred))
     report = quiver.last_scan
     assert report.pushed is False
-    # "unknown": the JSON reader keeps an operator it does not know as such.
-    assert report.fallback == "filter: operator unknown cannot be bound"
+    # The JSON reader keeps an operator it does not know as such, by name.
+    assert report.fallback == "filter: the Polars construct StringExpr.Reverse is not supported by quiver"
     assert report.explain.splitlines()[0].startswith("Scan %s version 2" % path)
     assert "Filter" not in report.explain  # nothing was filtered in C
     assert report.rows == got.height
