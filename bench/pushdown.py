@@ -55,6 +55,10 @@ QUERIES = {
 PAYLOAD_BYTES = 256
 
 
+def filter_column(name: str) -> str:
+    return QUERIES[name][0].split('"')[1]
+
+
 def query_text(name: str, rows: int) -> str:
     """The query's Polars text with ROWS spelled out (the CLI reads literals)."""
     text = QUERIES[name][0]
@@ -174,8 +178,9 @@ def child(system: str, path: str, query: str, rows: int, pushdown: bool, index: 
 def run_cli(quiver: str, path: str, query: str, rows: int, pushdown: bool) -> dict:
     cols = QUERIES[query][1]
     args = [quiver, "scan", path, "--where", query_text(query, rows), "--format", "stats"]
-    if cols:
-        args += ["--select", ",".join(cols)]
+    # select(pl.len()) projects nothing; the command needs one column, so the
+    # filter's own (already decoded) column stands in.
+    args += ["--select", ",".join(cols) if cols else filter_column(query)]
     if not pushdown:
         args.append("--no-pushdown")
     started = time.perf_counter()
@@ -213,7 +218,7 @@ def measure(opts, system: str, path: str, query: str, pushdown: bool, index: boo
 # ---- the whole run -------------------------------------------------------------------
 
 
-def systems_available(quiver: str) -> list[str]:
+def systems_available(quiver_cmd: str) -> list[str]:
     out = []
     try:
         import lance  # noqa: F401
@@ -228,7 +233,7 @@ def systems_available(quiver: str) -> list[str]:
         out.append("quiver-py")
     except ImportError as exc:
         print(f"!!! the quiver Python package is not importable: {exc}; quiver-py is SKIPPED !!!")
-    if os.path.exists(quiver):
+    if os.path.exists(quiver_cmd):
         out.append("quiver-cli")
     return out
 
