@@ -195,6 +195,20 @@ static qv_status regex_per_row(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qv
   return st;
 }
 
+/* Whether pattern p matches exactly the strings that contain it as plain
+ * text, in PCRE2 and in Rust's regex syntax alike: letters, digits, bytes of
+ * non-ASCII characters and punctuation that is never special. */
+static bool plain_literal(const uint8_t *p, int64_t n) {
+  static const char plain[] = " _-,:/@!%&=<>'\"~;#";
+  for (int64_t i = 0; i < n; i++) {
+    uint8_t ch = p[i];
+    bool ok = ch >= 0x80 || (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+              (ch != 0 && strchr(plain, ch) != NULL);
+    if (!ok) return false;
+  }
+  return true;
+}
+
 qv_status qvk_op_regex(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out) {
   const char *what = qv_op_name(e->op);
   if (e->n_args != 2 && e->n_args != 3)
@@ -226,6 +240,13 @@ qv_status qvk_op_regex(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum 
   if (e->n_args == 3) QV_RETURN_NOT_OK(parse_flags(args[2].scalar, &opts, c->err));
   const qv_scalar *p = args[1].scalar;
   const uint8_t *pb = p->bytes ? p->bytes : (const uint8_t *)"";
+  if (e->n_args == 2 && !binary && plain_literal(pb, p->len)) {
+    /* A pattern without special characters is a substring search: the
+     * contains kernel (memchr-driven) instead of a regex per row. */
+    qv_expr lit = *e;
+    lit.op = QV_OP_CONTAINS;
+    return qvk_op_str_match(c, &lit, args, out);
+  }
   qvk_regex re;
   /* Polars patterns are Rust regex syntax */
   bool rust = qvk_polars_node(e) && !binary && e->n_args == 2;

@@ -221,6 +221,13 @@ SAME_ROWS = [
     'pl.col("p").is_null() | pl.col("x").is_nan()',
     'pl.col("p").not_()',
     '(pl.col("a") > 0).xor(pl.col("p"))',
+    # regex patterns without special characters run as substring searches
+    'pl.col("s").str.contains("a")',
+    'pl.col("s").str.contains("é")',
+    'pl.col("s").str.contains("")',
+    'pl.col("s").str.contains("a|b")',
+    'pl.col("s").str.contains("^a$")',
+    '~pl.col("s").str.contains("b")',
 ]
 
 
