@@ -407,7 +407,10 @@ qv_status qvk_op_cast(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *
     return qv_error_set(c->err, QV_ERR_INVALID, "CAST: the node has no target type");
   QV_RETURN_NOT_OK(qvk_datum_array(c, &args[0]));
   qv_array *r = NULL;
-  QV_RETURN_NOT_OK(qvk_cast_array(args[0].array, &e->type, e->sem.cast_strict, &r, c->err));
+  if (qvk_polars_node(e) && qv_type_is_floating(args[0].array->type.id) && e->type.id == QV_TYPE_STRING)
+    QV_RETURN_NOT_OK(qvk_cast_to_string_polars(args[0].array, &e->type, e->sem.cast_strict, &r, c->err));
+  else
+    QV_RETURN_NOT_OK(qvk_cast_array(args[0].array, &e->type, e->sem.cast_strict, &r, c->err));
   qvk_datum_set_array(out, r);
   return QV_OK;
 }

@@ -64,7 +64,72 @@ static qv_status bad_string(const qv_array *a, int64_t i, const qv_datatype *to,
                       len > shown ? "..." : "", qvk_type_name(to, t, sizeof t), why, (long long)i);
 }
 
+/* Polars' text for a float: the shortest digits that read back as x, laid
+ * out as the ryu crate does (positional when the decimal point falls in
+ * (-5, 16] for doubles, (-6, 13] for floats, else d.ddde±X), with Polars'
+ * '+' on positive exponents and NaN / inf / -inf.  Returns the length. */
+static int polars_float_text(double x, bool f32, char *out, size_t size) {
+  if (isnan(x)) return snprintf(out, size, "NaN");
+  if (isinf(x)) return snprintf(out, size, x < 0 ? "-inf" : "inf");
+  if (x == 0) return snprintf(out, size, signbit(x) ? "-0.0" : "0.0");
+  char sci[40];
+  int max_p = f32 ? 9 : 17;
+  for (int p = 1; p <= max_p; p++) {
+    snprintf(sci, sizeof sci, "%.*e", p - 1, x);
+    if (f32 ? strtof(sci, NULL) == (float)x : strtod(sci, NULL) == x) break;
+  }
+  /* sci is [-]d[.ddd]e±XX: its digits and the point's position kk */
+  char digits[24];
+  int nd = 0;
+  const char *q = sci + (sci[0] == '-');
+  for (; *q && *q != 'e'; q++)
+    if (*q >= '0' && *q <= '9') digits[nd++] = *q;
+  while (nd > 1 && digits[nd - 1] == '0') nd--;
+  int kk = atoi(q + 1) + 1;
+  int hi = f32 ? 13 : 16, lo = f32 ? -6 : -5;
+  char *o = out, *end = out + size - 1;
+#define PUT(ch) (o < end ? (void)(*o++ = (ch)) : (void)0)
+  if (x < 0) PUT('-');
+  if (kk >= nd && kk <= hi) {
+    for (int i = 0; i < nd; i++) PUT(digits[i]);
+    for (int i = nd; i < kk; i++) PUT('0');
+    PUT('.');
+    PUT('0');
+  } else if (kk > 0 && kk <= hi) {
+    for (int i = 0; i < nd; i++) {
+      if (i == kk) PUT('.');
+      PUT(digits[i]);
+    }
+  } else if (kk > lo && kk <= 0) {
+    PUT('0');
+    PUT('.');
+    for (int i = kk; i < 0; i++) PUT('0');
+    for (int i = 0; i < nd; i++) PUT(digits[i]);
+  } else {
+    PUT(digits[0]);
+    if (nd > 1) PUT('.');
+    for (int i = 1; i < nd; i++) PUT(digits[i]);
+    o += snprintf(o, (size_t)(end - o + 1), "e%+d", kk - 1);
+  }
+#undef PUT
+  *o = '\0';
+  return (int)(o - out);
+}
+
+static qv_status to_string(qv_array *a, const qv_datatype *to, bool strict, bool polars, qv_array **out,
+                           qv_error *err);
+
 qv_status qvk_cast_to_string(qv_array *a, const qv_datatype *to, bool strict, qv_array **out, qv_error *err) {
+  return to_string(a, to, strict, false, out, err);
+}
+
+qv_status qvk_cast_to_string_polars(qv_array *a, const qv_datatype *to, bool strict, qv_array **out,
+                                    qv_error *err) {
+  return to_string(a, to, strict, true, out, err);
+}
+
+static qv_status to_string(qv_array *a, const qv_datatype *to, bool strict, bool polars, qv_array **out,
+                           qv_error *err) {
   int64_t n = a->length;
   bool from_bytes = a->type.id == QV_TYPE_STRING || a->type.id == QV_TYPE_BINARY;
   if (from_bytes && (to->id == QV_TYPE_BINARY || a->type.id == QV_TYPE_STRING)) {
@@ -102,7 +167,13 @@ qv_status qvk_cast_to_string(qv_array *a, const qv_datatype *to, bool strict, qv
       continue;
     }
     char buf[128];
-    int k = qv_array_format_value(a, i, buf, sizeof buf);
+    int k;
+    if (polars && a->type.id == QV_TYPE_FLOAT64)
+      k = polars_float_text(((const double *)qv_array_values(a))[i], false, buf, sizeof buf);
+    else if (polars && a->type.id == QV_TYPE_FLOAT32)
+      k = polars_float_text((double)((const float *)qv_array_values(a))[i], true, buf, sizeof buf);
+    else
+      k = qv_array_format_value(a, i, buf, sizeof buf);
     if (k < 0 || k >= (int)sizeof buf) {
       st = qv_error_set(err, QV_ERR_INVALID, "CAST: value of row %lld does not format", (long long)i);
       break;

@@ -318,6 +318,9 @@ qv_status qvk_cast_array(qv_array *a, const qv_datatype *to, bool strict, qv_arr
                          qv_error *err);
 qv_status qvk_cast_to_string(qv_array *a, const qv_datatype *to, bool strict, qv_array **out,
                              qv_error *err);
+/* The same with Polars' text for floats (1e-7, 0.00001, 1.5e+16). */
+qv_status qvk_cast_to_string_polars(qv_array *a, const qv_datatype *to, bool strict, qv_array **out,
+                                    qv_error *err);
 qv_status qvk_cast_from_string(qv_array *a, const qv_datatype *to, bool strict, qv_array **out,
                                qv_error *err);
 

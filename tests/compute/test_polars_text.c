@@ -123,25 +123,6 @@ static int64_t split_values(const char *s, const char **starts, int64_t *lens, i
 
 typedef enum { RUN_OK, RUN_PARSE, RUN_BIND, RUN_EVAL } run_stage;
 
-/* Cases that differ from Polars in code other sessions own: reported
- * loudly on every run, not counted as failures until their owners land. */
-static const struct {
-  const char *suffix, *why;
-} pending[] = {
-    {"concat_f64", "CAST float -> string (cast_string.c) prints 1e-07 where Polars prints 1e-7"},
-    {"concat_f32", "CAST float32 -> string prints 1.2345679e+08 where Polars prints 123456790.0"},
-    {"concat_lit_float", "a float literal cast to string: Polars prints -1e-5 as -0.00001"},
-};
-
-static const char *pending_why(const char *name) {
-  size_t ln = strlen(name);
-  for (size_t k = 0; k < sizeof pending / sizeof pending[0]; k++) {
-    size_t ls = strlen(pending[k].suffix);
-    if (ln >= ls && strcmp(name + ln - ls, pending[k].suffix) == 0) return pending[k].why;
-  }
-  return NULL;
-}
-
 /* Parses expr (Python text, or Polars' JSON when json), binds it to b's
  * schema and evaluates it on sel. */
 static run_stage run_as(const char *expr, bool json, const qv_batch *b, const qv_selection *sel, qv_array **out,
@@ -194,9 +175,8 @@ static void test_against_polars(void **state) {
       sel.rows[sel.count++] = (uint32_t)r;
     }
   char line[16384];
-  int cases = 0, failures = 0, pend = 0;
-  const char *why = NULL;
-#define FAIL() (why ? (print_message("   pending: %s\n", why), pend++) : failures++)
+  int cases = 0, failures = 0;
+#define FAIL() (failures++)
   while (fgets(line, sizeof line, f)) {
     if (line[0] == '#' || line[0] == '\n') continue;
     line[strcspn(line, "\n")] = '\0';
@@ -207,7 +187,6 @@ static void test_against_polars(void **state) {
     assert_non_null(want);
     *want++ = '\0';
     cases++;
-    why = pending_why(name);
     qv_error err = {0};
     qv_array *got = NULL;
     run_stage st = run(expr, b, NULL, &got, &err);
@@ -297,7 +276,7 @@ static void test_against_polars(void **state) {
   qv_selection_reset(&sel);
   qv_batch_release(b);
 #undef FAIL
-  print_message("%d cases against Polars, %d failures, %d pending mismatches\n", cases, failures, pend);
+  print_message("%d cases against Polars, %d failures\n", cases, failures);
   assert_true(cases >= 200);
   assert_int_equal(failures, 0);
 }

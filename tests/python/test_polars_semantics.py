@@ -214,6 +214,9 @@ SAME_ROWS = [
     'pl.col("p").cast(pl.Int8) == 1',
     'pl.col("i8").cast(pl.String) == "-1"',
     'pl.col("x").cast(pl.String) == "2.5"',
+    'pl.col("x").cast(pl.String).is_in(["-0.0", "NaN", "inf", "-inf", "1e+308", "1.005", "0.5"])',
+    'pl.col("f").cast(pl.String).is_in(["3.25", "-0.0", "NaN", "100.0", "inf"])',
+    'pl.concat_str(pl.col("x"), pl.col("s"), separator="|") == "0.5|a"',
     # logic with nulls
     'pl.col("p") ^ (pl.col("a") > 0)',
     '~pl.col("p")',
