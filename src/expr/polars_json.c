@@ -470,6 +470,12 @@ static qv_expr *known_function(pj *p, const char *group, const char *fname, cons
   int64_t iv = 0;
   if (strcmp(full, "Boolean.IsIn") == 0 && n == 2 && get_bool(opts, "nulls_equal", &f1))
     return chk(p, qv_pl_is_in(in[0], in[1], f1));
+  if (strcmp(full, "Boolean.IsBetween") == 0 && n == 3 && opts->type == QV_JSON_OBJECT) {
+    const qv_json *cl = qv_json_get(opts, "closed");
+    static const char *const closed[][2] = {{"Both", "both"}, {"Left", "left"}, {"Right", "right"}, {"None", "none"}};
+    for (size_t k = 0; cl && cl->type == QV_JSON_STRING && k < sizeof closed / sizeof closed[0]; k++)
+      if (strcmp(cl->str, closed[k][0]) == 0) return chk(p, qv_pl_is_between(in[0], in[1], in[2], closed[k][1]));
+  }
   if (strcmp(full, "ListExpr.Contains") == 0 && n == 2 && get_bool(opts, "nulls_equal", &f1))
     return chk(p, qv_pl_list_contains(in[0], in[1], f1));
   if (strcmp(full, "ListExpr.Get") == 0 && n == 2 && (opts->type == QV_JSON_TRUE || opts->type == QV_JSON_FALSE))

@@ -269,6 +269,20 @@ bool qv_pt_method(pt *p, pv *recv, const pt_token *ns, const pt_token *name, pt_
         goto fail;
       return qv_pt_set_expr(p, out, qv_pl_is_in(x, y, ne), MAXD(dx, dy) + 1, col);
     }
+    if (strcmp(n, "is_between") == 0) {
+      const char *closed = "both";
+      pv *cl = qv_pt_arg(a, 2, "closed");
+      if (!in_expr(p, a, qv_pt_arg(a, 0, "lower_bound"), false, false, "a lower bound", &y, &dy) ||
+          !in_expr(p, a, qv_pt_arg(a, 1, "upper_bound"), false, false, "an upper bound", &z, &dz) ||
+          (cl && !qv_pt_get_str(p, cl, &closed)) || !qv_pt_all_used(p, a, ".", n))
+        goto fail;
+      if (strcmp(closed, "both") != 0 && strcmp(closed, "left") != 0 && strcmp(closed, "right") != 0 &&
+          strcmp(closed, "none") != 0) {
+        qv_pt_fail(p, cl->col, "closed must be 'both', 'left', 'right' or 'none', not '%s'", closed);
+        goto fail;
+      }
+      return qv_pt_set_expr(p, out, qv_pl_is_between(x, y, z, closed), MAXD(dx, MAXD(dy, dz)) + 2, col);
+    }
     if (strcmp(n, "round") == 0) {
       int64_t dec = 0;
       const char *mode = "half_to_even";

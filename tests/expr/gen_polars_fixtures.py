@@ -36,6 +36,8 @@ CASES = [
     ("arith", "both", '(pl.col("a") + 1 - 2) * 3 / 4 // 5 % 6'),
     ("pow", "both", 'pl.col("a") ** 2 > 10'),
     ("pow_method", "both", 'pl.col("a").pow(0.5)'),
+    ("is_between", "both", 'pl.col("a").is_between(1, 5)'),
+    ("is_between_closed", "both", 'pl.col("a").is_between(pl.col("b"), 5.5, closed="left") | pl.col("a").is_between(0, 1, closed="right") | pl.col("a").is_between(0, 1, closed="none")'),
     ("logic_methods", "both", '(pl.col("a") > 0).xor(pl.col("b")).and_(pl.col("c")).or_(pl.col("d"))'),
     ("arith_methods", "both", 'pl.col("a").add(1).sub(2).mul(3).truediv(4).floordiv(5).mod(6) > 0'),
     ("neg_col", "both", '-pl.col("a") < -1'),

@@ -224,6 +224,12 @@ SAME_ROWS = [
     'pl.col("p").is_null() | pl.col("x").is_nan()',
     'pl.col("p").not_()',
     '(pl.col("a") > 0).xor(pl.col("p"))',
+    # is_between, every closed=
+    'pl.col("x").is_between(0.0, 2.5)',
+    'pl.col("x").is_between(-0.0, 1e308, closed="left")',
+    'pl.col("x").is_between(0.5, float("nan"), closed="right")',
+    'pl.col("a").is_between(pl.col("b"), 7, closed="none")',
+    '~pl.col("i8").is_between(-1, 3)',
     # regex patterns without special characters run as substring searches
     'pl.col("s").str.contains("a")',
     'pl.col("s").str.contains("é")',
