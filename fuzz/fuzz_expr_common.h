@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "quiver/expr.h"
 
@@ -20,6 +21,17 @@ static inline void fuzz_schema_add(qv_schema *s, const char *name, const char *t
   }
   qv_field_reset(&f);
   qv_datatype_reset(&t);
+}
+
+/* The input as a NUL-terminated string (malloc'd), or NULL when it is
+ * longer than max bytes (not interesting) or memory runs out. */
+static inline char *fuzz_text(const uint8_t *data, size_t size, size_t max) {
+  if (size > max) return NULL;
+  char *text = malloc(size + 1);
+  if (!text) return NULL;
+  memcpy(text, data, size);
+  text[size] = '\0';
+  return text;
 }
 
 static inline bool fuzz_polars_sem(const qv_expr *e) {

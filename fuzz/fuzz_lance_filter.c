@@ -36,11 +36,8 @@ static void check(bool ok, const char *what, const char *text) {
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (schema.n_fields == 0) init_schema();
-  if (size > 8192) return 0;
-  char *text = malloc(size + 1);
+  char *text = fuzz_text(data, size, 8192);
   if (!text) return 0;
-  memcpy(text, data, size);
-  text[size] = '\0';
 
   qv_expr *e = NULL, *e2 = NULL, *c = NULL;
   qv_error err;

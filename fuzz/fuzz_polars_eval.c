@@ -108,11 +108,8 @@ static void eval_once(const qv_expr *e, const qv_selection *sel, int64_t rows, c
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (!batch) init_batch();
-  if (size > 4096) return 0;
-  char *text = malloc(size + 1);
+  char *text = fuzz_text(data, size, 4096);
   if (!text) return 0;
-  memcpy(text, data, size);
-  text[size] = '\0';
   qv_expr *e = NULL;
   qv_error err;
   if (qv_polars_parse(text, &e, &err) == QV_OK && qv_expr_bind(e, &batch->schema, &err) == QV_OK) {
