@@ -173,9 +173,7 @@ static qv_status finish(qvk_ctx *c, const qv_expr *e, const qvk_datum *a, const 
     qv_array_release(r);
     return st;
   }
-  qv_bytes *v = r->buffers[0];
-  r->buffers[0] = NULL;
-  qvk_set_validity(r, v);
+  qvk_finish_validity(r);
   qvk_datum_set_array(out, r);
   return QV_OK;
 }

@@ -171,9 +171,7 @@ qv_status qvk_decimal_arith(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_d
                         qv_op_name(op), ys, qvk_type_name(&rt, ts, sizeof ts), (long long)i);
       goto cleanup;
     }
-    qv_bytes *v = r->buffers[0];
-    r->buffers[0] = NULL;
-    qvk_set_validity(r, v);
+    qvk_finish_validity(r);
   }
 done:
   if (st == QV_OK) {

@@ -250,9 +250,7 @@ static qv_status num_cast(const qv_array *a, const qv_datatype *to, bool strict,
     qv_array_release(r);
     return st;
   }
-  qv_bytes *v = r->buffers[0];
-  r->buffers[0] = NULL;
-  qvk_set_validity(r, v);
+  qvk_finish_validity(r);
   *out = r;
   return QV_OK;
 }
@@ -301,9 +299,7 @@ static qv_status temporal_map(const qv_array *a, const qv_datatype *to, bool str
     qv_array_release(r);
     return st;
   }
-  qv_bytes *v = r->buffers[0];
-  r->buffers[0] = NULL;
-  qvk_set_validity(r, v);
+  qvk_finish_validity(r);
   *out = r;
   return QV_OK;
 }

@@ -228,6 +228,10 @@ qv_status qvk_bool_result(int64_t n, qv_bytes *values, qv_bytes *validity, qv_ar
 /* Sets a's validity from words (taken; NULL = none), counting nulls; drops
  * an all-valid bitmap. */
 void qvk_set_validity(qv_array *a, qv_bytes *validity);
+/* For a result whose validity bitmap was written in place in buffers[0]
+ * (qvk_fixed_result with_validity): counts its nulls and drops it when
+ * every row is valid. */
+void qvk_finish_validity(qv_array *a);
 /* Fixed-width array of type with n elements: allocates values (zeroed) and,
  * if with_validity, an all-zero validity bitmap the caller fills. */
 qv_status qvk_fixed_result(const qv_datatype *type, int64_t n, bool with_validity,

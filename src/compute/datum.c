@@ -166,6 +166,12 @@ void qvk_set_validity(qv_array *a, qv_bytes *validity) {
   a->null_count = a->length - valid;
 }
 
+void qvk_finish_validity(qv_array *a) {
+  qv_bytes *v = a->buffers[0];
+  a->buffers[0] = NULL;
+  qvk_set_validity(a, v);
+}
+
 qv_status qvk_bool_result(int64_t n, qv_bytes *values, qv_bytes *validity, qv_array **out,
                           qv_error *err) {
   qv_datatype t = qv_datatype_simple(QV_TYPE_BOOL);

@@ -63,9 +63,7 @@ static qv_status op_pow(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum
   uint64_t *valid = (uint64_t *)qv_bytes_mutable(r->buffers[0]);
   if (!qvk_validity_words(&args[0], c->n, valid)) qvk_fill(valid, c->n, true);
   qvk_and_validity(&args[1], c->n, valid);
-  qv_bytes *vb = r->buffers[0];
-  r->buffers[0] = NULL;
-  qvk_set_validity(r, vb);
+  qvk_finish_validity(r);
   const void *pa = qv_array_values(args[0].array), *pb = qv_array_values(args[1].array);
   void *d = qv_bytes_mutable(r->buffers[1]);
   int64_t n = c->n;
@@ -399,9 +397,7 @@ static qv_status op_horizontal(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qv
     qv_array_release(r);
     return st;
   }
-  qv_bytes *v = r->buffers[0];
-  r->buffers[0] = NULL;
-  qvk_set_validity(r, v);
+  qvk_finish_validity(r);
   qvk_datum_set_array(out, r);
   return QV_OK;
 }
