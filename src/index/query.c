@@ -181,7 +181,9 @@ qv_status qvi_file_estimate(qvi_file *f, const qvi_ask *a, int64_t *rows, qv_err
   int64_t est = 0, nonnull_rows = f->num_rows - f->null_count;
   if (f->type != QV_INDEX_BTREE) QV_RETURN_NOT_OK(qvi_file_dict(f, err));
   switch (a->mode) {
-    case QVI_NULLS: est = f->null_count; break;
+    case QVI_NULLS: /* negated: every non-null row */
+      *rows = (a->negate ? nonnull_rows : f->null_count) + (a->add_nulls ? f->null_count : 0);
+      return QV_OK;
     case QVI_RANGES: case QVI_ANY_KEY:
       for (int32_t i = 0; i < a->n; i++) {
         const qvi_range *r = &a->ranges[i];
