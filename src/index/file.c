@@ -175,7 +175,8 @@ static qv_status parse_footer(qvi_file *f, int64_t base, int64_t expect_fragment
   for (uint32_t i = 0; i < n; i++) {
     qvi_chunk *ch = &f->chunks[i];
     if (!qvs_get_range(&c, QVI_HEADER, base, &ch->offset, "chunk offset") ||
-        !qvs_get_range(&c, 0, base - ch->offset, &ch->length, "chunk length") || !qvs_get_u32(&c, &ch->crc, "chunk crc"))
+        !qvs_get_range(&c, 0, base - ch->offset < QVI_MAX_CHUNK ? base - ch->offset : QVI_MAX_CHUNK, &ch->length,
+                       "chunk length") || !qvs_get_u32(&c, &ch->crc, "chunk crc"))
       return c.status;
     f->n_chunks = (int32_t)i + 1;
   }
