@@ -164,17 +164,53 @@ qv_status qvi_file_query(qvi_file *f, const qvi_ask *a, roaring_bitmap_t *out, q
 
 /* ---- estimates ------------------------------------------------------------ */
 
+/* A key as a number in [0, 1) relative to the bytes after skip: keys that
+ * share the page's common prefix are told apart by the next 7 bytes. */
+static double key_pos(const uint8_t *k, int32_t len, int32_t skip, uint8_t pad) {
+  double v = 0, w = 1.0 / 256;
+  for (int32_t i = skip; i < skip + 7; i++, w /= 256) v += (i < len ? k[i] : pad) * w;
+  return v;
+}
+
+/* The fraction of a page's entries inside the range, interpolating between
+ * its first and last key (the histogram assumes values spread evenly). */
+static double page_fraction(const qvi_page_ref *pg, const qvi_range *r) {
+  int32_t skip = 0;
+  while (skip < pg->first_len && skip < pg->last_len && pg->first[skip] == pg->last[skip]) skip++;
+  double a = key_pos(pg->first, pg->first_len, skip, 0), b = key_pos(pg->last, pg->last_len, skip, 0);
+  if (b <= a) return 0.5;
+  double lo = a, hi = b;
+  if (r->has_lo) {
+    double x = qvi_key_cmp(r->lo, r->lo_len, pg->first, pg->first_len) <= 0 ? a : key_pos(r->lo, r->lo_len, skip, 0);
+    if (x > lo) lo = x;
+  }
+  if (r->prefix || r->has_hi) {
+    const uint8_t *h = r->prefix ? r->lo : r->hi;
+    int32_t hl = r->prefix ? r->lo_len : r->hi_len;
+    double y = qvi_key_cmp(h, hl, pg->last, pg->last_len) >= 0 && !r->prefix ? b : key_pos(h, hl, skip, r->prefix ? 0xFF : 0);
+    if (y < hi) hi = y;
+  }
+  double f = (hi - lo) / (b - a);
+  return f < 0 ? 0 : f > 1 ? 1 : f;
+}
+
 static int64_t btree_estimate(const qvi_file *f, const qvi_range *r) {
   int64_t full = 0, partial = 0;
+  double part_est = 0;
   for (int32_t p = first_page(f, r); p < f->n_pages; p++) {
     const qvi_page_ref *pg = &f->pages[p];
     if (above(r, pg->first, pg->first_len)) break;
-    if (inside(r, pg->first, pg->first_len) && inside(r, pg->last, pg->last_len)) full += pg->count;
-    else partial += pg->count;
+    if (inside(r, pg->first, pg->first_len) && inside(r, pg->last, pg->last_len)) {
+      full += pg->count;
+    } else {
+      partial += pg->count;
+      part_est += page_fraction(pg, r) * (double)pg->count;
+    }
   }
   int64_t per_value = f->distinct ? (f->entries + f->distinct - 1) / f->distinct : 0;
   if (is_point(r)) return full + (partial < per_value ? partial : per_value);
-  return full + partial / 2;
+  int64_t est = full + (int64_t)(part_est + 0.5);
+  return est > 0 || partial == 0 ? est : 1; /* a range touching a page may hold a row */
 }
 
 qv_status qvi_file_estimate(qvi_file *f, const qvi_ask *a, int64_t *rows, qv_error *err) {
@@ -197,14 +233,20 @@ qv_status qvi_file_estimate(qvi_file *f, const qvi_ask *a, int64_t *rows, qv_err
         }
       }
       break;
-    case QVI_ALL_KEYS:
+    case QVI_ALL_KEYS: {
+      /* Labels: independent, so fractions multiply.  Trigrams of one
+       * needle overlap and go together: the rarest bounds the answer. */
+      double frac = 1.0;
       est = nonnull_rows;
       for (int32_t i = 0; i < a->n && !a->all_nonnull; i++) {
         int64_t k = first_key(f, &a->ranges[i]), c = 0;
         if (k < f->n_keys && inside(&a->ranges[i], f->dict[k].key, f->dict[k].key_len)) c = f->dict[k].card;
         if (c < est) est = c;
+        frac *= nonnull_rows ? (double)c / (double)nonnull_rows : 0.0;
       }
+      if (f->type == QV_INDEX_LABEL_LIST && !a->all_nonnull) est = (int64_t)(frac * (double)nonnull_rows + 0.5);
       break;
+    }
   }
   if (est > nonnull_rows) est = nonnull_rows;
   if (a->negate) est = nonnull_rows - est;

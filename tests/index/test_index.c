@@ -71,12 +71,13 @@ static void check_cases(const qv_dataset *ds, const char *index, const tcase *ca
       roaring_bitmap_free(want);
     }
     /* estimates: within the covered rows; posting counts are exact for
-     * one value, an upper bound for a union (estimates of BTREE ranges are
+     * one value, an upper bound for a union (array_has_all multiplies
+     * fractions, so it may fall below; estimates of BTREE ranges are
      * checked in test_stats) */
     if (cases[k].want != QV_INDEX_NO) {
       assert_true(est.rows >= 0 && est.rows <= est.covered_rows);
       if (cases[k].want == QV_INDEX_EXACT && strchr(index, '_') && strstr(index, "btree") == NULL &&
-          strstr(cases[k].filter, "NOT") == NULL && est.rows < truth)
+          strstr(cases[k].filter, "NOT") == NULL && !strstr(cases[k].filter, "has_all") && est.rows < truth)
         fail_msg("%s on %s: estimate %lld is below the true count %lld", cases[k].filter, index,
                  (long long)est.rows, (long long)truth);
     }
