@@ -409,7 +409,41 @@ static qv_status scan_page(qv_scanner *s, qv_batch **out, qv_error *err) {
     fcols_idx = s->refine.cols;
   }
 
-  if (s->filter && fexpr) {
+  if (s->filter && fexpr && by_index && s->live.count == 0) {
+    s->selected.count = 0;
+    sel = &s->selected;
+    whole = false;
+  } else if (s->filter && fexpr && by_index && s->live.count * 8 < rows) {
+    /* Few rows left by the indices: fetch just those rows of the filter
+     * columns (reading only the blocks they live in) and evaluate there. */
+    int64_t n = s->live.count;
+    int64_t *frows = qv_malloc((size_t)(n ? n : 1) * sizeof *frows);
+    qv_array **fcols = s->fcol_arrays;
+    int32_t got = 0;
+    qv_batch *fb = NULL;
+    qv_selection local = QV_SELECTION_INIT;
+    if (!frows) st = nomem(err);
+    for (int64_t k = 0; k < n && st == QV_OK; k++) frows[k] = start + s->live.rows[k];
+    for (; got < n_fcols && st == QV_OK; got++)
+      st = qv_fragment_take(s->reader, fcols_idx[got], frows, n, &fcols[got], err);
+    if (st == QV_OK) st = qv_batch_make(fschema, fcols, n, &fb, err);
+    else
+      for (int32_t i = 0; i < got; i++) qv_array_release(fcols[i]);
+    if (st == QV_OK) st = qv_eval_filter(fexpr, fb, NULL, &local, err);
+    if (st == QV_OK && qv_selection_reserve(&s->selected, local.count) != QV_OK) st = nomem(err);
+    if (st == QV_OK) {
+      for (int64_t k = 0; k < local.count; k++) s->selected.rows[k] = s->live.rows[local.rows[k]];
+      s->selected.count = local.count;
+    }
+    qv_batch_release(fb);
+    qv_selection_reset(&local);
+    qv_free(frows);
+    if (st != QV_OK) goto done;
+    s->counters.rows_scanned += n;
+    s->counters.rows_selected += s->selected.count;
+    sel = &s->selected;
+    whole = false;
+  } else if (s->filter && fexpr) {
     /* Decode the filter columns (and, with pushdown off, every projected
      * column too: the engine then sees all rows, as without pushdown). */
     for (int32_t i = 0; i < n_fcols && st == QV_OK; i++)
