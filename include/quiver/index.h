@@ -115,6 +115,10 @@ qv_status qv_index_estimate_rows(qv_index *ix, const qv_expr *conjunct, qv_index
 qv_status qv_index_query(qv_index *ix, const qv_expr *conjunct, int64_t fragment_id, roaring_bitmap_t *out,
                          bool *exact, qv_error *err);
 
+/* Chunks (pages, posting lists, dictionaries, null rows) and bytes read
+ * from the index's files so far, over every open file. */
+void qv_index_counters(const qv_index *ix, qv_io_counters *out);
+
 #ifdef __cplusplus
 }
 #endif

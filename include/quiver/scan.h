@@ -58,6 +58,7 @@ typedef struct qv_scan_counters {
   qv_scan_column_counters columns[64]; /* per dataset column, first 64 */
   int64_t index_rows;          /* rows the scalar indices kept (before deletes) */
   int64_t pages_index_skipped; /* page ranges with no row the indices kept */
+  int64_t index_bytes_read;    /* from index files (footers not counted) */
 } qv_scan_counters;
 
 typedef struct qv_scanner qv_scanner;

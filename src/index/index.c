@@ -372,3 +372,12 @@ qv_status qv_index_query(qv_index *ix, const qv_expr *conjunct, int64_t fragment
   qvi_ask_reset(&a);
   return st;
 }
+
+void qv_index_counters(const qv_index *ix, qv_io_counters *out) {
+  memset(out, 0, sizeof *out);
+  for (int32_t i = 0; i < ix->entry.n_files; i++) {
+    if (!ix->files[i]) continue;
+    out->bytes_read += ix->files[i]->io.bytes_read;
+    out->pages_read += ix->files[i]->io.pages_read;
+  }
+}

@@ -121,8 +121,8 @@ char *qv_scanner_explain(const qv_scanner *s, bool with_counters) {
     add(&t, "  rows: %lld scanned, %lld selected, %lld returned\n", (long long)c.rows_scanned,
         (long long)c.rows_selected, (long long)c.rows_returned);
     if (v.index_plan && qv_index_plan_any(v.index_plan))
-      add(&t, "  index: %lld rows kept, %lld page ranges skipped\n", (long long)c.index_rows,
-          (long long)c.pages_index_skipped);
+      add(&t, "  index: %lld rows kept, %lld page ranges skipped, %lld bytes read\n", (long long)c.index_rows,
+          (long long)c.pages_index_skipped, (long long)c.index_bytes_read);
     add(&t, "  %-24s %14s %14s %8s\n", "column", "bytes read", "bytes decoded", "pages");
     for (int32_t i = 0; i < c.n_columns; i++)
       add(&t, "  %-24s %14lld %14lld %8lld\n", c.columns[i].name, (long long)c.columns[i].bytes_read,

@@ -216,3 +216,13 @@ qv_status qv_index_plan_fragment(const qv_index_plan *p, int64_t frag, roaring_b
   if (one) roaring_bitmap_free(one);
   return st;
 }
+
+void qv_index_plan_io(const qv_index_plan *p, qv_io_counters *out) {
+  memset(out, 0, sizeof *out);
+  for (int32_t i = 0; p && i < p->n_indices; i++) {
+    qv_io_counters io;
+    qv_index_counters(p->indices[i], &io);
+    out->bytes_read += io.bytes_read;
+    out->pages_read += io.pages_read;
+  }
+}

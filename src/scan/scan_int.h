@@ -50,6 +50,9 @@ bool qv_index_plan_any(const qv_index_plan *p);
 qv_status qv_index_plan_fragment(const qv_index_plan *p, int64_t frag, roaring_bitmap_t *rows, bool *active,
                                  bool *full, qv_error *err);
 
+/* Bytes and chunks read from the plan's index files so far. */
+void qv_index_plan_io(const qv_index_plan *p, qv_io_counters *out);
+
 /* ---- filter programs (refine.c) ------------------------------------------- */
 
 /* A filter over a narrow batch: the conjuncts' AND, its columns renumbered

@@ -269,6 +269,9 @@ const qv_schema *qv_scanner_schema(const qv_scanner *s) { return &s->out_schema;
 
 void qv_scanner_counters(const qv_scanner *s, qv_scan_counters *out) {
   *out = s->counters;
+  qv_io_counters iio;
+  qv_index_plan_io(s->iplan, &iio);
+  out->index_bytes_read = iio.bytes_read;
   if (s->reader) { /* include the fragment being read */
     for (int32_t c = 0; c < out->n_columns; c++) {
       qv_io_counters io;

@@ -272,6 +272,38 @@ static void test_label_list(void **state) {
   qv_dataset_close(ds);
 }
 
+/* A point or narrow range lookup reads a page or two of one BTREE file,
+ * not the file: count the chunks read. */
+static void test_btree_reads_few_pages(void **state) {
+  (void)state;
+  qv_dataset *ds;
+  qv_error err;
+  assert_int_equal(qv_dataset_open(g_path, 0, &ds, NULL), QV_OK);
+  qv_index *ix = open_named(ds, "i_btree");
+  qv_index_stats st;
+  assert_int_equal(qv_index_stats_get(ix, &st, &err), QV_OK);
+  qv_io_counters io;
+  qv_index_counters(ix, &io);
+  assert_int_equal(io.pages_read, 0); /* footers only so far */
+  roaring_bitmap_t *got = roaring_bitmap_create();
+  bool exact;
+  static const char *const filters[] = {"i = 17", "i BETWEEN 17 AND 18", "i = 2147483647"};
+  for (size_t k = 0; k < 3; k++) {
+    qv_expr *e = bound(ds, filters[k]);
+    qv_io_counters before, after;
+    qv_index_counters(ix, &before);
+    assert_int_equal(qv_index_query(ix, e, 0, got, &exact, &err), QV_OK);
+    qv_index_counters(ix, &after);
+    int64_t pages = after.pages_read - before.pages_read;
+    if (pages < 1 || pages > 2) fail_msg("%s read %lld pages of a file of %lld entries in pages of 64", filters[k],
+                                         (long long)pages, (long long)(st.entries / 3));
+    qv_expr_destroy(e);
+  }
+  roaring_bitmap_free(got);
+  qv_index_close(ix);
+  qv_dataset_close(ds);
+}
+
 static void test_stats(void **state) {
   (void)state;
   qv_dataset *ds;
@@ -440,6 +472,7 @@ int main(void) {
       cmocka_unit_test(test_btree_uint_float), cmocka_unit_test(test_btree_string),
       cmocka_unit_test(test_bitmap_string_bool), cmocka_unit_test(test_ngram),
       cmocka_unit_test(test_label_list),       cmocka_unit_test(test_stats),
+      cmocka_unit_test(test_btree_reads_few_pages),
       cmocka_unit_test(test_versions),         cmocka_unit_test(test_create_errors),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
