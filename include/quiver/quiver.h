@@ -9,5 +9,7 @@
 #include "quiver/compute.h"
 #include "quiver/pushdown.h"
 #include "quiver/storage.h"
+#include "quiver/index.h"
+#include "quiver/scan.h"
 
 #endif

@@ -30,7 +30,9 @@ typedef struct qv_scan_options {
    * column in full and filter afterwards, as an engine handed all rows
    * would (kept for measurement and as a cross-check). */
   bool predicate_pushdown;
-  bool use_scalar_index;       /* reserved for the index layer */
+  /* On (with pushdown): conjuncts the dataset's scalar indices answer are
+   * looked up there when the estimate says it pays (explain shows which). */
+  bool use_scalar_index;
   int64_t dataset_version;     /* 0 = latest */
 } qv_scan_options;
 
@@ -54,6 +56,9 @@ typedef struct qv_scan_counters {
   int64_t rows_returned;
   int32_t n_columns;
   qv_scan_column_counters columns[64]; /* per dataset column, first 64 */
+  int64_t index_rows;          /* rows the scalar indices kept (before deletes) */
+  int64_t pages_index_skipped; /* page ranges with no row the indices kept */
+  int64_t index_bytes_read;    /* from index files (footers not counted) */
 } qv_scan_counters;
 
 typedef struct qv_scanner qv_scanner;

@@ -155,6 +155,44 @@ typedef struct qv_io_counters {
 } qv_io_counters;
 void qv_fragment_counters(const qv_fragment_reader *r, int32_t column, qv_io_counters *out);
 
+/* ---- indices recorded in the manifest ----------------------------------
+ *
+ * The index layer builds the files; storage records them, versions them
+ * with the dataset and checks their names, sizes and fragments.  An index
+ * covers the fragments it has a file for; the others are scanned. */
+
+/* Index type codes as stored in manifests (index.h names them). */
+enum { QV_INDEX_TYPE_MIN = 1, QV_INDEX_TYPE_MAX = 4 };
+
+typedef struct qv_index_file {
+  int64_t fragment_id; /* the one fragment the file covers */
+  const char *path;    /* "_indices/<hex>.qvi", relative to the dataset */
+  int64_t size;        /* bytes of the file */
+  uint32_t footer_crc; /* the CRC32C of the file's footer: pins the exact file */
+} qv_index_file;
+
+typedef struct qv_index_entry {
+  const char *name;        /* 1..64 of [A-Za-z0-9_.-], unique in a version */
+  const char *column;      /* a top-level column of the schema */
+  int type;                /* QV_INDEX_TYPE_MIN..MAX */
+  int64_t built_version;   /* dataset version the index was created at */
+  int64_t updated_version; /* version of its last change (create or optimize) */
+  int32_t n_files;
+  const qv_index_file *files; /* fragment ids strictly increasing */
+} qv_index_entry;
+
+int32_t qv_dataset_num_indices(const qv_dataset *ds);
+/* Entry i (pointers into ds, valid while it is open); zeroed when out of range. */
+void qv_dataset_index(const qv_dataset *ds, int32_t i, qv_index_entry *out);
+/* Commits a new version with ds's fragments and `indices` as its complete
+ * index list (copied; their files must already be written and fsynced
+ * under _indices/).  operation is the version's operation name (<= 31
+ * bytes).  A built_version or updated_version of 0 means the version this
+ * commit creates.  QV_ERR_CONFLICT when ds is not the latest version; QV_ERR_INVALID
+ * when an entry would not pass the manifest's checks. */
+qv_status qv_dataset_commit_indices(const qv_dataset *ds, const qv_index_entry *indices, int32_t n,
+                                    const char *operation, int64_t *out_version, qv_error *err);
+
 /* ---- deletes --------------------------------------------------------- */
 
 /* Commits a new version marking rows deleted.  deleted[i] is a bitmap of

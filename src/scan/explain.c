@@ -36,6 +36,44 @@ static void add_columns(text *t, const qv_schema *ds, const int32_t *cols, int32
   if (n == 0) add(t, "(none)");
 }
 
+/* Which index answers which conjunct, exact or superset, the estimate
+ * behind the choice, and what is left to evaluate. */
+static void add_indices(text *t, const qv_dataset *ds, const qv_scan_plan_view *v) {
+  if (qv_dataset_num_indices(ds) == 0) return;
+  if (!v->use_index) {
+    add(t, "    scalar indices: off (use_scalar_index is false)\n");
+    return;
+  }
+  bool any = false, listed = false;
+  for (int32_t i = 0; i < v->n_conjuncts; i++) {
+    const qv_index_use *u = qv_index_plan_use(v->index_plan, i);
+    if (!u || !u->candidate) continue;
+    listed = true;
+    add(t, "    index %s answers ", u->how);
+    add_expr(t, v->conjuncts[i]);
+    add(t, ": %s, estimate %lld of %lld rows", u->exact ? "exact" : "superset (re-checked)", (long long)u->estimate,
+        (long long)u->covered_rows);
+    if (u->used) add(t, "\n");
+    else add(t, " -> not used: over %g%% of the rows, scanned instead\n", QV_INDEX_MAX_FRACTION * 100);
+    any |= u->used;
+  }
+  if (!listed) {
+    add(t, "    scalar indices: none answers a conjunct\n");
+    return;
+  }
+  if (!any) return;
+  add(t, "    refine after the index lookup: ");
+  int32_t n = 0;
+  for (int32_t i = 0; i < v->n_conjuncts; i++) {
+    const qv_index_use *u = qv_index_plan_use(v->index_plan, i);
+    if (u->used && u->exact) continue;
+    if (n++) add(t, " AND ");
+    add_expr(t, v->conjuncts[i]);
+  }
+  if (!n) add(t, "nothing (the indices answer the filter exactly)");
+  add(t, "\n    (fragments an index does not cover are filtered in full)\n");
+}
+
 char *qv_scanner_explain(const qv_scanner *s, bool with_counters) {
   text t = {QV_BUFFER_INIT, false};
   qv_scan_plan_view v;
@@ -67,6 +105,7 @@ char *qv_scanner_explain(const qv_scanner *s, bool with_counters) {
         prunable++;
       }
       if (!prunable) add(&t, "    page pruning by statistics: none (no conjunct compares a column with a constant)\n");
+      add_indices(&t, ds, &v);
     } else {
       add(&t, "    pushdown: off (decode every needed column in full, then filter)\n");
     }
@@ -81,6 +120,9 @@ char *qv_scanner_explain(const qv_scanner *s, bool with_counters) {
     add(&t, "  pages: %lld total, %lld pruned\n", (long long)c.pages_total, (long long)c.pages_pruned);
     add(&t, "  rows: %lld scanned, %lld selected, %lld returned\n", (long long)c.rows_scanned,
         (long long)c.rows_selected, (long long)c.rows_returned);
+    if (v.index_plan && qv_index_plan_any(v.index_plan))
+      add(&t, "  index: %lld rows kept, %lld page ranges skipped, %lld bytes read\n", (long long)c.index_rows,
+          (long long)c.pages_index_skipped, (long long)c.index_bytes_read);
     add(&t, "  %-24s %14s %14s %8s\n", "column", "bytes read", "bytes decoded", "pages");
     for (int32_t i = 0; i < c.n_columns; i++)
       add(&t, "  %-24s %14lld %14lld %8lld\n", c.columns[i].name, (long long)c.columns[i].bytes_read,

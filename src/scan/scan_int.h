@@ -2,6 +2,7 @@
 #ifndef QUIVER_SCAN_INT_H
 #define QUIVER_SCAN_INT_H
 
+#include "quiver/index.h"
 #include "quiver/scan.h"
 
 /* Three-way order of two non-null scalars of comparable types: integers of
@@ -19,6 +20,54 @@ bool qv_prune_page(const qv_expr *conjunct, const qv_page_stats *const *stats, i
 /* Whether qv_prune_page can ever prune with this conjunct (for explain). */
 bool qv_prune_applicable(const qv_expr *conjunct);
 
+/* ---- scalar indices (index_plan.c) ---------------------------------------- */
+
+/* A conjunct expected to keep more than this fraction of the rows its
+ * indices cover is scanned instead (see index_plan.c). */
+#define QV_INDEX_MAX_FRACTION 0.05
+
+typedef struct qv_index_use {
+  bool candidate;       /* some index (or combination) can answer the conjunct */
+  bool used;            /* ... and the estimate says it pays */
+  bool exact;
+  int64_t estimate;     /* rows */
+  int64_t covered_rows; /* rows of the fragments its indices cover */
+  char how[256];        /* "cat_idx (bitmap)", "union(a (btree), b (bitmap))" */
+} qv_index_use;
+
+typedef struct qv_index_plan qv_index_plan;
+
+/* Plans index use for the conjuncts (bound against ds's schema); *out is
+ * NULL when ds has no index.  Opens the indices (their footers). */
+qv_status qv_index_plan_make(const qv_dataset *ds, const qv_expr *const *conjuncts, int32_t n, qv_index_plan **out,
+                             qv_error *err);
+void qv_index_plan_destroy(qv_index_plan *p);
+const qv_index_use *qv_index_plan_use(const qv_index_plan *p, int32_t conjunct);
+bool qv_index_plan_any(const qv_index_plan *p);
+/* The rows of fragment frag the used indices keep (intersected) into rows;
+ * *active false when no used index covers the fragment; *full true when
+ * every used one does (only the refine conjuncts remain to evaluate). */
+qv_status qv_index_plan_fragment(const qv_index_plan *p, int64_t frag, roaring_bitmap_t *rows, bool *active,
+                                 bool *full, qv_error *err);
+
+/* Bytes and chunks read from the plan's index files so far. */
+void qv_index_plan_io(const qv_index_plan *p, qv_io_counters *out);
+
+/* ---- filter programs (refine.c) ------------------------------------------- */
+
+/* A filter over a narrow batch: the conjuncts' AND, its columns renumbered
+ * to the batch of the dataset columns cols (ascending). */
+typedef struct qv_filter_prog {
+  qv_expr *expr; /* NULL: nothing to evaluate (every row passes) */
+  qv_schema schema;
+  int32_t n_cols;
+  int32_t *cols;
+} qv_filter_prog;
+
+qv_status qv_filter_prog_build(const qv_schema *ds, const qv_expr *const *conjuncts, int32_t n, qv_filter_prog *out,
+                               qv_error *err);
+void qv_filter_prog_reset(qv_filter_prog *p);
+
 /* What explain needs to see of a scanner's plan (pointers into it). */
 typedef struct qv_scan_plan_view {
   int32_t n_proj;
@@ -28,7 +77,8 @@ typedef struct qv_scan_plan_view {
   const qv_expr *const *conjuncts;
   int32_t n_conjuncts;
   int64_t limit, offset, batch_size;
-  bool pushdown, with_row_id;
+  bool pushdown, with_row_id, use_index;
+  const qv_index_plan *index_plan; /* NULL: no index in the version, or not used */
 } qv_scan_plan_view;
 
 const qv_dataset *qv_scanner_dataset_(const qv_scanner *s);

@@ -32,6 +32,13 @@ struct qv_scanner {
   int32_t *fcols; /* dataset columns the filter reads, ascending */
   const qv_expr **conjuncts;
   int32_t n_conjuncts;
+  /* scalar indices: the plan, the conjuncts left once they answer, and the
+   * rows they keep of the current fragment */
+  bool use_index;
+  qv_index_plan *iplan;
+  qv_filter_prog refine;
+  roaring_bitmap_t *frag_rows;
+  bool frag_active, frag_full;
 
   /* iteration */
   int32_t frag;
@@ -150,6 +157,25 @@ done:
   return st;
 }
 
+/* Which conjuncts indices answer; the refine program of the others. */
+static qv_status plan_indices(qv_scanner *s, const qv_scan_options *o, qv_error *err) {
+  s->use_index = o->use_scalar_index && s->pushdown && s->filter;
+  if (!s->use_index) return QV_OK;
+  QV_RETURN_NOT_OK(qv_index_plan_make(s->ds, s->conjuncts, s->n_conjuncts, &s->iplan, err));
+  if (!qv_index_plan_any(s->iplan)) return QV_OK;
+  const qv_expr **rest = qv_calloc((size_t)s->n_conjuncts, sizeof *rest);
+  if (!rest) return nomem(err);
+  int32_t n = 0;
+  for (int32_t i = 0; i < s->n_conjuncts; i++) {
+    const qv_index_use *u = qv_index_plan_use(s->iplan, i);
+    if (!u->used || !u->exact) rest[n++] = s->conjuncts[i];
+  }
+  qv_status st = qv_filter_prog_build(qv_dataset_schema(s->ds), rest, n, &s->refine, err);
+  qv_free(rest);
+  if (st == QV_OK && !(s->frag_rows = roaring_bitmap_create())) st = nomem(err);
+  return st;
+}
+
 qv_status qv_scanner_open_dataset(const qv_dataset *ds, const qv_scan_options *opts, qv_scanner **out,
                                   qv_error *err) {
   qv_scan_options defaults = QV_SCAN_OPTIONS_INIT;
@@ -169,6 +195,7 @@ qv_status qv_scanner_open_dataset(const qv_dataset *ds, const qv_scan_options *o
   s->pushdown = o->predicate_pushdown;
   qv_status st = plan_projection(s, o, err);
   if (st == QV_OK) st = plan_filter(s, o, err);
+  if (st == QV_OK) st = plan_indices(s, o, err);
   if (st != QV_OK) {
     qv_scanner_destroy(s);
     return st;
@@ -224,6 +251,9 @@ void qv_scanner_destroy(qv_scanner *s) {
   qv_expr_destroy(s->filter);
   qv_expr_destroy(s->filter_local);
   qv_free(s->conjuncts);
+  qv_index_plan_destroy(s->iplan);
+  qv_filter_prog_reset(&s->refine);
+  if (s->frag_rows) roaring_bitmap_free(s->frag_rows);
   qv_free(s->fcols);
   qv_free(s->stats);
   qv_free(s->decoded);
@@ -239,6 +269,9 @@ const qv_schema *qv_scanner_schema(const qv_scanner *s) { return &s->out_schema;
 
 void qv_scanner_counters(const qv_scanner *s, qv_scan_counters *out) {
   *out = s->counters;
+  qv_io_counters iio;
+  qv_index_plan_io(s->iplan, &iio);
+  out->index_bytes_read = iio.bytes_read;
   if (s->reader) { /* include the fragment being read */
     for (int32_t c = 0; c < out->n_columns; c++) {
       qv_io_counters io;
@@ -273,6 +306,22 @@ static qv_status live_rows(qv_scanner *s, int64_t start, int64_t rows, bool *all
   int64_t n = 0;
   for (int64_t r = 0; r < rows; r++)
     if (!del || !qv_bit_get(del, start + r)) s->live.rows[n++] = (uint32_t)r;
+  s->live.count = n;
+  *all_live = n == rows;
+  return QV_OK;
+}
+
+/* The live rows the indices kept of the page (page-relative). */
+static qv_status index_rows(qv_scanner *s, int64_t start, int64_t rows, bool *all_live) {
+  const uint8_t *del = qv_fragment_deleted(s->reader);
+  s->live.count = 0;
+  QV_RETURN_NOT_OK(qv_selection_reserve(&s->live, rows));
+  roaring_uint32_iterator_t it;
+  roaring_init_iterator(s->frag_rows, &it);
+  int64_t n = 0;
+  if (roaring_move_uint32_iterator_equalorlarger(&it, (uint32_t)start))
+    for (; it.has_value && it.current_value < start + rows; roaring_advance_uint32_iterator(&it))
+      if (!del || !qv_bit_get(del, it.current_value)) s->live.rows[n++] = (uint32_t)(it.current_value - start);
   s->live.count = n;
   *all_live = n == rows;
   return QV_OK;
@@ -339,27 +388,78 @@ static qv_status scan_page(qv_scanner *s, qv_batch **out, qv_error *err) {
     return QV_OK;
   }
   bool all_live;
-  QV_RETURN_NOT_OK(live_rows(s, start, rows, &all_live));
+  bool by_index = s->frag_active;
+  if (by_index && roaring_bitmap_range_cardinality(s->frag_rows, (uint64_t)start, (uint64_t)(start + rows)) == 0) {
+    s->counters.pages_index_skipped++;
+    return QV_OK;
+  }
+  QV_RETURN_NOT_OK(by_index ? index_rows(s, start, rows, &all_live) : live_rows(s, start, rows, &all_live));
   const qv_schema *ds = qv_dataset_schema(s->ds);
   qv_array **decoded = s->decoded; /* all NULL between page ranges */
   qv_status st = QV_OK;
   const qv_selection *sel = &s->live;
   bool whole = all_live;
+  /* The filter to evaluate: what the indices left, on a fully covered
+   * fragment; the whole filter otherwise. */
+  const qv_expr *fexpr = s->filter_local;
+  const qv_schema *fschema = &s->filter_schema;
+  int32_t n_fcols = s->n_fcols;
+  const int32_t *fcols_idx = s->fcols;
+  if (by_index && s->frag_full) {
+    fexpr = s->refine.expr;
+    fschema = &s->refine.schema;
+    n_fcols = s->refine.n_cols;
+    fcols_idx = s->refine.cols;
+  }
 
-  if (s->filter) {
+  if (s->filter && fexpr && by_index && s->live.count == 0) {
+    s->selected.count = 0;
+    sel = &s->selected;
+    whole = false;
+  } else if (s->filter && fexpr && by_index && s->live.count * 8 < rows) {
+    /* Few rows left by the indices: fetch just those rows of the filter
+     * columns (reading only the blocks they live in) and evaluate there. */
+    int64_t n = s->live.count;
+    int64_t *frows = qv_malloc((size_t)(n ? n : 1) * sizeof *frows);
+    qv_array **fcols = s->fcol_arrays;
+    int32_t got = 0;
+    qv_batch *fb = NULL;
+    qv_selection local = QV_SELECTION_INIT;
+    if (!frows) st = nomem(err);
+    for (int64_t k = 0; k < n && st == QV_OK; k++) frows[k] = start + s->live.rows[k];
+    for (; got < n_fcols && st == QV_OK; got++)
+      st = qv_fragment_take(s->reader, fcols_idx[got], frows, n, &fcols[got], err);
+    if (st == QV_OK) st = qv_batch_make(fschema, fcols, n, &fb, err);
+    else
+      for (int32_t i = 0; i < got; i++) qv_array_release(fcols[i]);
+    if (st == QV_OK) st = qv_eval_filter(fexpr, fb, NULL, &local, err);
+    if (st == QV_OK && qv_selection_reserve(&s->selected, local.count) != QV_OK) st = nomem(err);
+    if (st == QV_OK) {
+      for (int64_t k = 0; k < local.count; k++) s->selected.rows[k] = s->live.rows[local.rows[k]];
+      s->selected.count = local.count;
+    }
+    qv_batch_release(fb);
+    qv_selection_reset(&local);
+    qv_free(frows);
+    if (st != QV_OK) goto done;
+    s->counters.rows_scanned += n;
+    s->counters.rows_selected += s->selected.count;
+    sel = &s->selected;
+    whole = false;
+  } else if (s->filter && fexpr) {
     /* Decode the filter columns (and, with pushdown off, every projected
      * column too: the engine then sees all rows, as without pushdown). */
-    for (int32_t i = 0; i < s->n_fcols && st == QV_OK; i++)
-      st = qv_fragment_read(s->reader, s->fcols[i], start, rows, &decoded[s->fcols[i]], err);
+    for (int32_t i = 0; i < n_fcols && st == QV_OK; i++)
+      st = qv_fragment_read(s->reader, fcols_idx[i], start, rows, &decoded[fcols_idx[i]], err);
     for (int32_t i = 0; i < s->n_proj && st == QV_OK && !s->pushdown; i++)
       if (!decoded[s->proj[i]]) st = qv_fragment_read(s->reader, s->proj[i], start, rows, &decoded[s->proj[i]], err);
     qv_batch *fb = NULL;
     if (st == QV_OK) {
       qv_array **fcols = s->fcol_arrays;
-      for (int32_t i = 0; i < s->n_fcols; i++) fcols[i] = qv_array_retain(decoded[s->fcols[i]]);
-      st = qv_batch_make(&s->filter_schema, fcols, rows, &fb, err);
+      for (int32_t i = 0; i < n_fcols; i++) fcols[i] = qv_array_retain(decoded[fcols_idx[i]]);
+      st = qv_batch_make(fschema, fcols, rows, &fb, err);
     }
-    if (st == QV_OK) st = qv_eval_filter(s->filter_local, fb, all_live ? NULL : &s->live, &s->selected, err);
+    if (st == QV_OK) st = qv_eval_filter(fexpr, fb, all_live ? NULL : &s->live, &s->selected, err);
     qv_batch_release(fb);
     if (st != QV_OK) goto done;
     s->counters.rows_scanned += s->live.count;
@@ -367,7 +467,7 @@ static qv_status scan_page(qv_scanner *s, qv_batch **out, qv_error *err) {
     sel = &s->selected;
     whole = s->selected.count == rows;
   } else {
-    s->counters.rows_scanned += s->live.count;
+    if (!s->filter) s->counters.rows_scanned += s->live.count;
     s->counters.rows_selected += s->live.count;
     if (!s->pushdown)
       for (int32_t i = 0; i < s->n_proj && st == QV_OK; i++)
@@ -411,6 +511,13 @@ static qv_status next_page(qv_scanner *s, bool *have, qv_error *err) {
       QV_RETURN_NOT_OK(qv_fragment_open(s->ds, s->frag, &s->reader, err));
       s->counters.fragments++;
       s->page = -1;
+      s->frag_active = false;
+      if (s->frag_rows) {
+        qv_fragment_info fi;
+        qv_dataset_fragment(s->ds, s->frag, &fi);
+        QV_RETURN_NOT_OK(qv_index_plan_fragment(s->iplan, fi.id, s->frag_rows, &s->frag_active, &s->frag_full, err));
+        if (s->frag_active) s->counters.index_rows += (int64_t)roaring_bitmap_get_cardinality(s->frag_rows);
+      }
     }
     s->page++;
     if (qv_dataset_schema(s->ds)->n_fields > 0 && s->page < qv_fragment_num_pages(s->reader, 0)) {
@@ -556,4 +663,6 @@ void qv_scanner_plan_(const qv_scanner *s, qv_scan_plan_view *v) {
   v->pushdown = s->pushdown;
   v->with_row_id = s->with_row_id;
   v->batch_size = s->batch_size;
+  v->use_index = s->use_index;
+  v->index_plan = s->iplan;
 }

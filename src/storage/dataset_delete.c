@@ -73,6 +73,9 @@ qv_status qv_dataset_delete_rows(qv_dataset *ds, const uint8_t *const *deleted, 
     qv_free(bits);
     bits = NULL;
   }
+  /* Index files of fragments that are gone are dropped with them; the
+   * others stay valid (the scanner skips deleted rows in any case). */
+  if ((st = qvs_manifest_carry_indices(&next, m, err)) != QV_OK) goto cleanup;
   if (n_written) {
     char *dir = qvs_path_join(ds->path, "_deletions");
     if (!dir) {

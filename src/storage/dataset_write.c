@@ -292,6 +292,9 @@ qv_status qv_dataset_write(const char *path, qv_batch_reader *reader, const qv_w
     ws.done[i].id = next.next_fragment_id++;
     if ((st = qvs_manifest_add_fragment(&next, &ws.done[i], err)) != QV_OK) goto cleanup;
   }
+  /* Appended fragments are not covered until the indices are optimized;
+   * an overwrite starts without indices (its schema may differ). */
+  if (opts->mode == QV_WRITE_APPEND && (st = qvs_manifest_carry_indices(&next, &base, err)) != QV_OK) goto cleanup;
   if ((st = qvs_publish_manifest(path, &next, err)) != QV_OK) goto cleanup;
   if (out_version) *out_version = next.version;
 

@@ -143,7 +143,7 @@ qv_status qvs_acc_append(qvs_acc *acc, const qv_array *a, const uint32_t *rows, 
     if (rows) {
       for (int64_t k = 0; k < n; k++) {
         int32_t s = off[rows[k]], len = off[rows[k] + 1] - s;
-        memcpy(d + pos, chars + s, (size_t)len);
+        if (len) memcpy(d + pos, chars + s, (size_t)len); /* d and chars are NULL when every string is empty */
         pos += len;
         o[p0 + k + 1] = pos;
       }

@@ -6,7 +6,8 @@
  *           u64 next_fragment_id, u32 n_fragments,
  *           n_fragments x { u64 id, string data_file, u64 num_rows,
  *                           u64 num_deleted, string deletion_file ("" = none) },
- *           u32 n_indices (0; reserved for the index layer)
+ *           u32 n_indices, n_indices x index entry (manifest_index.c;
+ *           format version 2 only: a version 1 manifest lists none)
  *   u32 crc32c of every byte before it
  *
  * File names inside are checked against the exact shapes we write, so a
@@ -33,6 +34,8 @@ void qvs_manifest_reset(qvs_manifest *m) {
   qv_schema_reset(&m->schema);
   for (int32_t i = 0; i < m->n_fragments; i++) fragment_reset(&m->fragments[i]);
   qv_free(m->fragments);
+  for (int32_t i = 0; i < m->n_indices; i++) qvs_index_meta_reset(&m->indices[i]);
+  qv_free(m->indices);
   qvs_manifest_init(m);
 }
 
@@ -83,7 +86,7 @@ bool qvs_valid_deletion_file_name(const char *s) {
 qv_status qvs_manifest_encode(const qvs_manifest *m, qv_buffer *out, qv_error *err) {
   qvs_wbuf w = {QV_BUFFER_INIT, QV_OK};
   qvs_put_bytes(&w, QVS_MANIFEST_MAGIC, 4);
-  qvs_put_u32(&w, QV_FORMAT_VERSION);
+  qvs_put_u32(&w, m->n_indices ? QVS_MANIFEST_VERSION_INDICES : 1);
   qvs_put_u64(&w, 0); /* body length, patched below */
   qvs_put_u64(&w, (uint64_t)m->version);
   qvs_put_u64(&w, (uint64_t)m->timestamp_ms);
@@ -99,7 +102,7 @@ qv_status qvs_manifest_encode(const qvs_manifest *m, qv_buffer *out, qv_error *e
     qvs_put_u64(&w, (uint64_t)f->num_deleted);
     qvs_put_string(&w, f->deletion_file ? f->deletion_file : "");
   }
-  qvs_put_u32(&w, 0);
+  qvs_put_indices(&w, m);
   if (w.status != QV_OK) {
     qv_buffer_reset(&w.buf);
     return qv_error_set(err, QV_ERR_NOMEM, "manifest: out of memory");
@@ -160,9 +163,10 @@ qv_status qvs_manifest_decode(const uint8_t *data, int64_t size, const char *nam
   if (memcmp(data, QVS_MANIFEST_MAGIC, 4) != 0)
     return qv_error_set(err, QV_ERR_CORRUPT, "%s: offset 0: not a quiver manifest (bad magic)", name);
   uint32_t fv = qv_load_u32le(data + 4);
-  if (fv == 0 || fv > QV_FORMAT_VERSION)
+  if (fv == 0 || fv > QVS_MANIFEST_VERSION_INDICES)
     return qv_error_set(err, fv == 0 ? QV_ERR_CORRUPT : QV_ERR_UNSUPPORTED,
-                        "%s: offset 4: format version %u (this build reads 1..%d)", name, fv, QV_FORMAT_VERSION);
+                        "%s: offset 4: format version %u (this build reads 1..%d)", name, fv,
+                        QVS_MANIFEST_VERSION_INDICES);
   uint64_t body = qv_load_u64le(data + 8);
   if (body != (uint64_t)(size - MANIFEST_HEADER - 4))
     return qv_error_set(err, QV_ERR_CORRUPT, "%s: offset 8: body length %llu does not match the file size %lld",
@@ -206,11 +210,12 @@ qv_status qvs_manifest_decode(const uint8_t *data, int64_t size, const char *nam
   }
   at = c.pos;
   if (!qvs_get_u32(&c, &nidx, "index count")) goto fail;
-  if (nidx != 0) {
+  if (nidx != 0 && fv < QVS_MANIFEST_VERSION_INDICES) {
     c.pos = at;
     qvs_cursor_fail(&c, "%u indices listed; format version 1 has none", nidx);
     goto fail;
   }
+  if (!qvs_get_indices(&c, out, nidx)) goto fail;
   if (c.pos != c.size) {
     qvs_cursor_fail(&c, "%lld unexpected bytes after the manifest body", (long long)(c.size - c.pos));
     goto fail;

@@ -150,6 +150,21 @@ typedef struct qvs_fragment_meta {
   int64_t num_deleted;
 } qvs_fragment_meta;
 
+typedef struct qvs_index_meta {
+  char *name;
+  char *column;
+  int type;
+  int64_t built_version, updated_version;
+  int32_t n_files;
+  qv_index_file *files; /* paths owned (qv_malloc'd) */
+} qvs_index_meta;
+
+/* Manifest format versions: 1 has no indices; 2 lists them.  A manifest
+ * without indices is written as 1, so older builds still read it. */
+#define QVS_MANIFEST_VERSION_INDICES 2
+#define QVS_MAX_INDEX_NAME 64
+#define QVS_MAX_INDEX_FILE (INT64_C(1) << 40)
+
 typedef struct qvs_manifest {
   uint32_t format_version;
   int64_t version;
@@ -159,6 +174,8 @@ typedef struct qvs_manifest {
   int64_t next_fragment_id;
   int32_t n_fragments;
   qvs_fragment_meta *fragments;
+  int32_t n_indices;
+  qvs_index_meta *indices;
 } qvs_manifest;
 
 void qvs_manifest_init(qvs_manifest *m);
@@ -173,6 +190,18 @@ qv_status qvs_manifest_read(const char *path, int64_t version, qvs_manifest *out
 /* Appends a deep copy of f. */
 qv_status qvs_manifest_add_fragment(qvs_manifest *m, const qvs_fragment_meta *f, qv_error *err);
 bool qvs_valid_data_file_name(const char *s);
+bool qvs_valid_index_file_name(const char *s); /* "_indices/<1..64 hex>.qvi" */
+bool qvs_valid_index_name(const char *s);
+/* Appends a deep copy of e keeping only the files whose fragment is in m
+ * (an entry left without files is still kept: it covers nothing yet). */
+qv_status qvs_manifest_add_index(qvs_manifest *m, const qv_index_entry *e, qv_error *err);
+/* The index entries of base carried into m (call after m's fragments are
+ * in place): what appends and deletes do. */
+qv_status qvs_manifest_carry_indices(qvs_manifest *m, const qvs_manifest *base, qv_error *err);
+void qvs_index_meta_reset(qvs_index_meta *x);
+/* Index entries on disk (manifest_index.c). */
+void qvs_put_indices(qvs_wbuf *w, const qvs_manifest *m);
+bool qvs_get_indices(qvs_cursor *c, qvs_manifest *m, uint32_t n);
 bool qvs_valid_deletion_file_name(const char *s);
 
 /* An open version of a dataset (dataset.c). */

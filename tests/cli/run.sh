@@ -89,5 +89,36 @@ run lance-filter-bad q lance-filter 'pl.col("a") >'
 run lance-filter-bad-schema q lance-filter --schema "a" 'pl.col("a") > 1'
 run lance-filter-help q lance-filter --help
 
+# Scalar indices: create, list, versions, optimize after an append, drop.
+q import "$here/data/people.csv" ix --quiet > /dev/null 2>&1
+run index-help q index --help
+run index-create-btree q index create ix --column age --type btree
+run index-create-bitmap q index create ix --column city --type bitmap --name by_city
+run index-create-ngram q index create ix --column name --type ngram
+run index-create-exists q index create ix --column age --type btree
+run index-bad-type q index create ix --column age --type hash
+run index-bad-column-type q index create ix --column age --type ngram
+run index-no-column q index create ix --column height --type btree
+run index-list q index list ix
+q import "$here/data/people.csv" ix --mode append --quiet > /dev/null 2>&1
+run index-list-after-append q index list ix
+run index-optimize q index optimize ix
+run index-optimize-again q index optimize ix by_city
+run index-list-optimized q index list ix
+run index-drop q index drop ix by_city
+run index-drop-missing q index drop ix by_city
+run index-versions q versions ix
+run index-old-version-scan q scan ix --version 1 --select id --filter "age > 40"
+run index-explain-small q explain ix --filter "age > 40 AND contains(name, 'ace')" --select name
+run index-explain-off q explain ix --filter "age > 40" --no-index
+# 3000 rows: a point lookup keeps few enough rows for the index to pay.
+{ echo "id,grp,word"; seq 1 3000 | awk '{printf "%d,%d,w%05d\n", $1, $1 % 40, ($1 * 7919) % 3000}'; } > big.csv
+q import big.csv big --quiet > /dev/null 2>&1
+q index create big --column id --type btree > /dev/null
+q index create big --column grp --type bitmap > /dev/null
+run index-explain-used q explain --analyze big --filter "id BETWEEN 100 AND 120 AND grp = 25" --select word
+run index-scan-used q scan big --filter "id BETWEEN 100 AND 120 AND grp = 25" --select id,word
+run index-scan-or q scan big --filter "id = 7 OR id = 2999" --select id,word
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -25,6 +25,7 @@ static const char scan_help[] =
     "                       arrow (an Arrow IPC stream on stdout), or stats (a\n"
     "                       one-line summary: rows and counters, no rows printed)\n"
     "      --no-pushdown    decode every needed column in full, then filter\n"
+    "      --no-index       do not look conjuncts up in the dataset's scalar indices\n"
     "      --batch-size N   rows per batch (default 8192)\n"
     "      --with-row-id    add a _rowid column (fragment id << 32 | row)\n"
     "  -h, --help           this help\n"
@@ -37,7 +38,9 @@ static const char explain_help[] =
     "usage: quiver explain DATASET [--analyze] [scan options]\n"
     "\n"
     "Prints the plan of a scan: the projection, the filter as quiver understood it,\n"
-    "whether pushdown is on, and which conjuncts can prune pages by statistics.\n"
+    "whether pushdown is on, which conjuncts can prune pages by statistics, and\n"
+    "which scalar index answers which conjunct (exact or superset, with the row\n"
+    "estimate behind the choice) and what is re-checked after the lookup.\n"
     "With --analyze the scan runs (rows are discarded) and the counters follow:\n"
     "pages total and pruned, rows scanned/selected/returned, and bytes read and\n"
     "decoded per column.\n"
@@ -88,6 +91,7 @@ static int parse(const char *cmd, int argc, char **argv, scan_cli *c, bool expla
       {"version", required_argument, NULL, 'v'}, {"format", required_argument, NULL, 'o'},
       {"no-pushdown", no_argument, NULL, 'P'},   {"batch-size", required_argument, NULL, 'b'},
       {"with-row-id", no_argument, NULL, 'r'},   {"analyze", no_argument, NULL, 'a'},
+      {"no-index", no_argument, NULL, 'I'},
       {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0}};
   qv_scan_options init = QV_SCAN_OPTIONS_INIT;
   c->opts = init;
@@ -120,6 +124,7 @@ static int parse(const char *cmd, int argc, char **argv, scan_cli *c, bool expla
           return cli_usage(cmd, "--format is table, csv, json, arrow or stats, not '%s'", optarg);
         break;
       case 'P': c->opts.predicate_pushdown = false; break;
+      case 'I': c->opts.use_scalar_index = false; break;
       case 'b':
         if (!cli_parse_count(optarg, &n) || n == 0) return cli_usage(cmd, "--batch-size wants a positive number");
         c->opts.batch_size = n;

@@ -18,6 +18,7 @@ static const struct {
     {"schema", cmd_schema, "print a dataset's columns and types"},
     {"versions", cmd_versions, "list a dataset's versions"},
     {"delete", cmd_delete, "delete the rows that match a filter (a new version)"},
+    {"index", cmd_index, "create, list, drop or optimize scalar indices (btree, bitmap, ngram, label_list)"},
     {"lance-filter", cmd_lance_filter, "translate a Polars expression into a Lance SQL filter (--explain, --schema)"},
 };
 

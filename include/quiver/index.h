@@ -1,0 +1,125 @@
+/* quiver index layer: scalar indices over a dataset column (DESIGN.md
+ * decision 7).  An index is one file per covered fragment under _indices/,
+ * recorded in the manifest and versioned with the dataset.
+ *
+ *   BTREE       sorted (value, row) pages plus a page lookup: = != < <= > >=
+ *               BETWEEN IN IS [NOT] NULL starts_with LIKE 'prefix%' (exact)
+ *   BITMAP      a roaring bitmap of rows per distinct value: = != IN IS [NOT]
+ *               NULL (exact); ranges and prefixes too, costed per value
+ *   NGRAM       trigram posting lists: contains, LIKE '%abc%', regexes with a
+ *               literal run of >= 3 bytes (a superset to re-check)
+ *   LABEL_LIST  a bitmap per list element value: array_has, array_has_any,
+ *               array_has_all (exact)
+ *
+ * Row ids are fragment id << 32 | row; a query answers one fragment at a
+ * time with a roaring bitmap of its rows.  An index never decides whether it
+ * is used: the scan layer asks qv_index_estimate and chooses. */
+#ifndef QUIVER_INDEX_H
+#define QUIVER_INDEX_H
+
+#include <roaring/roaring.h>
+
+#include "quiver/base.h"
+#include "quiver/columnar.h"
+#include "quiver/expr.h"
+#include "quiver/storage.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum qv_index_type {
+  QV_INDEX_BTREE = 1,
+  QV_INDEX_BITMAP = 2,
+  QV_INDEX_NGRAM = 3,
+  QV_INDEX_LABEL_LIST = 4
+} qv_index_type;
+
+/* "btree", "bitmap", "ngram", "label_list" ("unknown" otherwise). */
+const char *qv_index_type_name(int type);
+/* Parses those names; false when s is none of them. */
+bool qv_index_type_parse(const char *s, qv_index_type *out);
+
+typedef struct qv_index_options {
+  int version;              /* QV_INDEX_OPTIONS_VERSION */
+  const char *name;         /* NULL: "<column>_idx" */
+  int64_t btree_page_rows;  /* entries per BTREE page (default 4096) */
+} qv_index_options;
+
+#define QV_INDEX_OPTIONS_VERSION 1
+#define QV_INDEX_OPTIONS_INIT {QV_INDEX_OPTIONS_VERSION, NULL, 4096}
+
+/* Builds an index of `type` on `column` over every fragment of the latest
+ * version and commits it as a new version (*out_version, nullable).
+ * QV_ERR_EXISTS: the name is taken; QV_ERR_TYPE: the column's type cannot
+ * have this index; QV_ERR_CONFLICT: another writer committed first.  On
+ * any error nothing is published and the files written are removed. */
+qv_status qv_index_create(const char *path, const char *column, qv_index_type type, const qv_index_options *opts,
+                          int64_t *out_version, qv_error *err);
+/* Commits a version without the index `name` (QV_ERR_NOT_FOUND if absent).
+ * Its files stay: older versions still use them. */
+qv_status qv_index_drop(const char *path, const char *name, int64_t *out_version, qv_error *err);
+/* Builds files for the fragments the index (NULL: every index) does not
+ * cover yet, such as appended ones, and commits.  *out_version (nullable)
+ * is 0 when every index already covered every fragment (nothing committed). */
+qv_status qv_index_optimize(const char *path, const char *name, int64_t *out_version, qv_error *err);
+
+/* ---- reading ----------------------------------------------------------- */
+
+typedef struct qv_index qv_index;
+
+/* Opens index entry i of ds (see qv_dataset_num_indices).  Files are opened
+ * lazily, when a fragment is first asked about.  ds must outlive it. */
+qv_status qv_index_open(const qv_dataset *ds, int32_t i, qv_index **out, qv_error *err);
+void qv_index_close(qv_index *ix); /* NULL-safe */
+
+const char *qv_index_name(const qv_index *ix);
+qv_index_type qv_index_kind(const qv_index *ix);
+int32_t qv_index_column(const qv_index *ix); /* dataset column index */
+bool qv_index_covers(const qv_index *ix, int64_t fragment_id);
+
+/* Statistics kept with the index, summed over its files. */
+typedef struct qv_index_stats {
+  int64_t fragments;  /* covered */
+  int64_t rows;       /* rows of the covered fragments (deleted ones included) */
+  int64_t null_count; /* rows whose value is null */
+  int64_t entries;    /* BTREE: (value, row) entries; others: posting entries */
+  int64_t distinct;   /* distinct keys (values, trigrams, labels), summed per file */
+  int64_t bytes;      /* file bytes */
+} qv_index_stats;
+
+qv_status qv_index_stats_get(qv_index *ix, qv_index_stats *out, qv_error *err);
+
+typedef enum qv_index_answer {
+  QV_INDEX_NO = 0,      /* this index cannot answer the conjunct */
+  QV_INDEX_EXACT,       /* the rows returned are exactly the matching ones */
+  QV_INDEX_SUPERSET     /* every matching row is returned; re-check them */
+} qv_index_answer;
+
+typedef struct qv_index_estimate {
+  qv_index_answer answer;
+  int64_t rows;         /* estimated rows returned over the covered fragments */
+  int64_t covered_rows; /* rows of the covered fragments */
+} qv_index_estimate;
+
+/* Whether the index can answer a conjunct (bound against the dataset's
+ * schema) and how many rows it would return, from its statistics alone
+ * (the page lookup, value counts; no posting list or page is read). */
+qv_status qv_index_estimate_rows(qv_index *ix, const qv_expr *conjunct, qv_index_estimate *out, qv_error *err);
+
+/* The rows of fragment `fragment_id` the conjunct keeps (row numbers within
+ * the fragment; deleted rows are not removed) into out (cleared first),
+ * and whether that is exact.  QV_ERR_INVALID when the index cannot answer
+ * the conjunct or does not cover the fragment; QV_ERR_CORRUPT with the
+ * file, offset and problem when a file is damaged. */
+qv_status qv_index_query(qv_index *ix, const qv_expr *conjunct, int64_t fragment_id, roaring_bitmap_t *out,
+                         bool *exact, qv_error *err);
+
+/* Chunks (pages, posting lists, dictionaries, null rows) and bytes read
+ * from the index's files so far, over every open file. */
+void qv_index_counters(const qv_index *ix, qv_io_counters *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,412 @@
+/* Index files (_indices/<hex>.qvi): checksummed chunks and a footer that
+ * says what they are.
+ *
+ *   "QVI1" u32 format_version
+ *   chunks ...                         each checked by its CRC32C on read
+ *   footer
+ *   u64 footer_length  u32 crc32c(footer)  "QVI1"
+ *
+ * The footer (docs/format.md) is read and validated whole on open; a chunk
+ * is read only when a query needs it, so a point lookup reads the footer
+ * and a page or two.  Nothing from the file is used before it is checked
+ * against the file size and the footer's counts. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "index/index_int.h"
+
+enum { MIN_CHUNK_ENTRY = 8 + 8 + 4, MIN_PAGE_ENTRY = 4 + 8 + 4 + 4, MIN_DICT_ENTRY = 4 + 4 + 8 };
+
+/* ---- writing ------------------------------------------------------------ */
+
+void qvi_writer_init(qvi_writer *w) {
+  memset(w, 0, sizeof *w);
+  qvs_put_bytes(&w->body, QVI_MAGIC, 4);
+  qvs_put_u32(&w->body, QVI_FORMAT_VERSION);
+}
+
+void qvi_writer_reset(qvi_writer *w) {
+  qv_buffer_reset(&w->body.buf);
+  qv_buffer_reset(&w->chunks.buf);
+  memset(w, 0, sizeof *w);
+}
+
+int32_t qvi_writer_chunk(qvi_writer *w, const qv_buffer *bytes) {
+  qvs_put_u64(&w->chunks, (uint64_t)w->body.buf.size);
+  qvs_put_u64(&w->chunks, (uint64_t)bytes->size);
+  qvs_put_u32(&w->chunks, qv_crc32c(0, bytes->data, (size_t)bytes->size));
+  qvs_put_bytes(&w->body, bytes->data, bytes->size);
+  return w->n_chunks++;
+}
+
+qv_status qvi_writer_finish(qvi_writer *w, const qv_buffer *head, const qv_buffer *tail, qv_buffer *out,
+                            uint32_t *footer_crc, qv_error *err) {
+  int64_t start = w->body.buf.size;
+  qvs_put_bytes(&w->body, head->data, head->size);
+  qvs_put_u32(&w->body, (uint32_t)w->n_chunks);
+  qvs_put_bytes(&w->body, w->chunks.buf.data, w->chunks.buf.size);
+  qvs_put_bytes(&w->body, tail->data, tail->size);
+  if (w->body.status != QV_OK || w->chunks.status != QV_OK)
+    return qv_error_set(err, QV_ERR_NOMEM, "index file: out of memory");
+  int64_t flen = w->body.buf.size - start;
+  uint32_t crc = qv_crc32c(0, w->body.buf.data + start, (size_t)flen);
+  qvs_put_u64(&w->body, (uint64_t)flen);
+  qvs_put_u32(&w->body, crc);
+  qvs_put_bytes(&w->body, QVI_MAGIC, 4);
+  if (w->body.status != QV_OK) return qv_error_set(err, QV_ERR_NOMEM, "index file: out of memory");
+  *out = w->body.buf;
+  memset(&w->body, 0, sizeof w->body);
+  *footer_crc = crc;
+  return QV_OK;
+}
+
+/* ---- reading ------------------------------------------------------------ */
+
+static qv_status corrupt(const qvi_file *f, int64_t off, qv_error *err, const char *what) {
+  return qv_error_set(err, QV_ERR_CORRUPT, "%s: offset %lld: %s", f->name, (long long)off, what);
+}
+
+void qvi_file_close(qvi_file *f) {
+  if (!f) return;
+  if (f->fd >= 0) close(f->fd);
+  qv_free(f->name);
+  qv_free(f->footer);
+  qv_free(f->chunks);
+  qv_free(f->pages);
+  qv_free(f->dict_bytes);
+  qv_free(f->dict);
+  if (f->nulls) roaring_bitmap_free(f->nulls);
+  qv_free(f);
+}
+
+static bool get_chunk_ref(qvs_cursor *c, const qvi_file *f, int32_t *out, const char *what) {
+  uint32_t v;
+  int64_t at = c->pos;
+  if (!qvs_get_u32(c, &v, what)) return false;
+  if ((int64_t)v >= f->n_chunks) {
+    c->pos = at;
+    return qvs_cursor_fail(c, "%s %u is not one of the %d chunks", what, v, f->n_chunks);
+  }
+  *out = (int32_t)v;
+  return true;
+}
+
+static bool parse_btree(qvs_cursor *c, qvi_file *f) {
+  uint32_t n;
+  int64_t at = c->pos;
+  if (!qvs_get_u32(c, &n, "page count")) return false;
+  if ((int64_t)n * MIN_PAGE_ENTRY > c->size - c->pos) {
+    c->pos = at;
+    return qvs_cursor_fail(c, "page count %u does not fit in the footer", n);
+  }
+  f->pages = qv_calloc(n ? n : 1, sizeof *f->pages);
+  if (!f->pages) {
+    c->status = qv_error_set(c->err, QV_ERR_NOMEM, "out of memory");
+    return false;
+  }
+  int64_t total = 0;
+  for (uint32_t p = 0; p < n; p++) {
+    qvi_page_ref *pg = &f->pages[p];
+    uint32_t len;
+    const uint8_t *bytes;
+    at = c->pos;
+    if (!get_chunk_ref(c, f, &pg->chunk, "page chunk")) return false;
+    if (!qvs_get_range(c, 1, UINT32_MAX, &pg->count, "page entry count")) return false;
+    if (!qvs_get_u32(c, &len, "first key length") || !qvs_get_bytes(c, len, &bytes, "first key")) return false;
+    pg->first = (uint8_t *)bytes;
+    pg->first_len = (int32_t)len;
+    if (!qvs_get_u32(c, &len, "last key length") || !qvs_get_bytes(c, len, &bytes, "last key")) return false;
+    pg->last = (uint8_t *)bytes;
+    pg->last_len = (int32_t)len;
+    if (qvi_key_cmp(pg->first, pg->first_len, pg->last, pg->last_len) > 0 ||
+        (p && qvi_key_cmp(f->pages[p - 1].last, f->pages[p - 1].last_len, pg->first, pg->first_len) > 0)) {
+      c->pos = at;
+      return qvs_cursor_fail(c, "page %u: keys out of order in the page lookup", p);
+    }
+    total += pg->count;
+    f->n_pages = (int32_t)p + 1;
+  }
+  if (total != f->entries) return qvs_cursor_fail(c, "pages hold %lld entries, the footer says %lld",
+                                                  (long long)total, (long long)f->entries);
+  return true;
+}
+
+/* Validates the footer bytes f->footer[0..footer_len) at file offset base. */
+static qv_status parse_footer(qvi_file *f, int64_t base, int64_t expect_fragment, int expect_type, qv_error *err) {
+  qvs_cursor c;
+  qvs_cursor_init(&c, f->footer, f->footer_len, base, f->name, err);
+  uint8_t type, ktype;
+  const uint8_t *skip;
+  if (!qvs_get_u8(&c, &type, "index type") || !qvs_get_u8(&c, &ktype, "key type") ||
+      !qvs_get_bytes(&c, 2, &skip, "reserved"))
+    return c.status;
+  if (type < QV_INDEX_TYPE_MIN || type > QV_INDEX_TYPE_MAX || (expect_type >= 0 && type != expect_type)) {
+    c.pos = 0;
+    qvs_cursor_fail(&c, "index type %u (expected %d)", type, expect_type);
+    return c.status;
+  }
+  f->type = type;
+  f->key_type = (qv_type_id)ktype;
+  if (!qvs_get_range(&c, 0, INT64_MAX - 1, &f->fragment_id, "fragment id")) return c.status;
+  if (expect_fragment >= 0 && f->fragment_id != expect_fragment) {
+    c.pos -= 8;
+    qvs_cursor_fail(&c, "covers fragment %lld, the manifest says %lld", (long long)f->fragment_id,
+                    (long long)expect_fragment);
+    return c.status;
+  }
+  if (!qvs_get_range(&c, 0, QVS_MAX_FRAGMENT_ROWS, &f->num_rows, "row count") ||
+      !qvs_get_range(&c, 0, f->num_rows, &f->null_count, "null count") ||
+      !qvs_get_range(&c, 0, INT64_MAX / 2, &f->entries, "entry count") ||
+      !qvs_get_range(&c, 0, f->entries, &f->distinct, "distinct count"))
+    return c.status;
+  uint32_t n;
+  int64_t at = c.pos;
+  if (!qvs_get_u32(&c, &n, "chunk count")) return c.status;
+  if ((int64_t)n * MIN_CHUNK_ENTRY > c.size - c.pos) {
+    c.pos = at;
+    qvs_cursor_fail(&c, "chunk count %u does not fit in the footer", n);
+    return c.status;
+  }
+  f->chunks = qv_calloc(n ? n : 1, sizeof *f->chunks);
+  if (!f->chunks) return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+  for (uint32_t i = 0; i < n; i++) {
+    qvi_chunk *ch = &f->chunks[i];
+    if (!qvs_get_range(&c, QVI_HEADER, base, &ch->offset, "chunk offset") ||
+        !qvs_get_range(&c, 0, base - ch->offset < QVI_MAX_CHUNK ? base - ch->offset : QVI_MAX_CHUNK, &ch->length,
+                       "chunk length") || !qvs_get_u32(&c, &ch->crc, "chunk crc"))
+      return c.status;
+    f->n_chunks = (int32_t)i + 1;
+  }
+  if (!get_chunk_ref(&c, f, &f->nulls_chunk, "null rows chunk")) return c.status;
+  if (f->type == QV_INDEX_BTREE) {
+    if (!parse_btree(&c, f)) return c.status;
+  } else {
+    if (!get_chunk_ref(&c, f, &f->dict_chunk, "dictionary chunk")) return c.status;
+    if (!qvs_get_range(&c, 0, f->distinct, &f->n_keys, "key count")) return c.status;
+    if (f->n_keys != f->distinct) {
+      qvs_cursor_fail(&c, "%lld keys but %lld distinct", (long long)f->n_keys, (long long)f->distinct);
+      return c.status;
+    }
+  }
+  if (c.pos != c.size) qvs_cursor_fail(&c, "%lld unexpected bytes at the end of the footer", (long long)(c.size - c.pos));
+  return c.status;
+}
+
+qv_status qvi_file_open_fd(int fd, const char *name, int64_t expect_fragment, int expect_type, qvi_file **out,
+                           qv_error *err) {
+  *out = NULL;
+  qvi_file *f = qv_calloc(1, sizeof *f);
+  if (!f) {
+    close(fd);
+    return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+  }
+  f->fd = fd;
+  f->nulls_chunk = f->dict_chunk = -1;
+  f->name = qv_strdup(name);
+  qv_status st = QV_OK;
+  struct stat sb;
+  if (!f->name) {
+    st = qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+    goto fail;
+  }
+  if (fstat(fd, &sb) != 0) {
+    st = qv_error_set(err, QV_ERR_IO, "%s: cannot stat: %s", name, strerror(errno));
+    goto fail;
+  }
+  f->file_size = (int64_t)sb.st_size;
+  if (f->file_size < QVI_HEADER + QVI_TRAILER) {
+    st = qv_error_set(err, QV_ERR_CORRUPT, "%s: %lld bytes is too short for an index file", name,
+                      (long long)f->file_size);
+    goto fail;
+  }
+  uint8_t head[QVI_HEADER], tail[QVI_TRAILER];
+  if ((st = qvs_pread_full(fd, head, QVI_HEADER, 0, name, err)) != QV_OK) goto fail;
+  if ((st = qvs_pread_full(fd, tail, QVI_TRAILER, f->file_size - QVI_TRAILER, name, err)) != QV_OK) goto fail;
+  if (memcmp(head, QVI_MAGIC, 4) != 0 || memcmp(tail + 12, QVI_MAGIC, 4) != 0) {
+    st = corrupt(f, memcmp(head, QVI_MAGIC, 4) ? 0 : f->file_size - 4, err, "not a quiver index file (bad magic)");
+    goto fail;
+  }
+  uint32_t fv = qv_load_u32le(head + 4);
+  if (fv == 0 || fv > QVI_FORMAT_VERSION) {
+    st = qv_error_set(err, fv ? QV_ERR_UNSUPPORTED : QV_ERR_CORRUPT,
+                      "%s: offset 4: format version %u (this build reads 1..%d)", name, fv, QVI_FORMAT_VERSION);
+    goto fail;
+  }
+  uint64_t flen = qv_load_u64le(tail);
+  if (flen > (uint64_t)(f->file_size - QVI_HEADER - QVI_TRAILER) || flen > (uint64_t)QVI_MAX_FOOTER || flen == 0) {
+    st = corrupt(f, f->file_size - QVI_TRAILER, err, "footer length does not fit in the file");
+    goto fail;
+  }
+  f->footer_len = (int64_t)flen;
+  int64_t base = f->file_size - QVI_TRAILER - f->footer_len;
+  if (!(f->footer = qv_malloc((size_t)f->footer_len))) {
+    st = qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+    goto fail;
+  }
+  if ((st = qvs_pread_full(fd, f->footer, f->footer_len, base, name, err)) != QV_OK) goto fail;
+  f->footer_crc = qv_load_u32le(tail + 8);
+  uint32_t got = qv_crc32c(0, f->footer, (size_t)f->footer_len);
+  if (got != f->footer_crc && qvs_verify_checksums) {
+    st = qv_error_set(err, QV_ERR_CORRUPT, "%s: offset %lld: footer checksum mismatch (stored %08x, computed %08x)",
+                      name, (long long)base, f->footer_crc, got);
+    goto fail;
+  }
+  if ((st = parse_footer(f, base, expect_fragment, expect_type, err)) != QV_OK) goto fail;
+  *out = f;
+  return QV_OK;
+fail:
+  qvi_file_close(f);
+  return st;
+}
+
+qv_status qvi_file_open(const char *path, const char *name, int64_t expect_fragment, int expect_type,
+                        qvi_file **out, qv_error *err) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return qv_error_set(err, errno == ENOENT ? QV_ERR_NOT_FOUND : QV_ERR_IO, "%s: cannot open: %s", name,
+                        strerror(errno));
+  return qvi_file_open_fd(fd, name, expect_fragment, expect_type, out, err);
+}
+
+qv_status qvi_file_chunk(qvi_file *f, int32_t i, const char *what, uint8_t **out, qv_error *err) {
+  *out = NULL;
+  const qvi_chunk *ch = &f->chunks[i];
+  uint8_t *buf = qv_malloc((size_t)ch->length + 1);
+  if (!buf) return qv_error_set(err, QV_ERR_NOMEM, "%s: out of memory reading %s", f->name, what);
+  qv_status st = qvs_pread_full(f->fd, buf, ch->length, ch->offset, f->name, err);
+  if (st == QV_OK && qvs_verify_checksums && qv_crc32c(0, buf, (size_t)ch->length) != ch->crc)
+    st = qv_error_set(err, QV_ERR_CORRUPT, "%s: offset %lld: %s: checksum mismatch", f->name, (long long)ch->offset,
+                      what);
+  if (st != QV_OK) {
+    qv_free(buf);
+    return st;
+  }
+  f->io.bytes_read += ch->length;
+  f->io.pages_read++;
+  *out = buf;
+  return QV_OK;
+}
+
+static qv_status read_bitmap(qvi_file *f, int32_t chunk, const char *what, roaring_bitmap_t **out, qv_error *err) {
+  uint8_t *b = NULL;
+  QV_RETURN_NOT_OK(qvi_file_chunk(f, chunk, what, &b, err));
+  const char *why = NULL;
+  *out = qvi_get_roaring(b, f->chunks[chunk].length, (uint64_t)f->num_rows, &why);
+  qv_free(b);
+  if (!*out) return qv_error_set(err, QV_ERR_CORRUPT, "%s: offset %lld: %s: %s", f->name,
+                                 (long long)f->chunks[chunk].offset, what, why);
+  return QV_OK;
+}
+
+qv_status qvi_file_nulls(qvi_file *f, const roaring_bitmap_t **out, qv_error *err) {
+  if (!f->nulls) {
+    QV_RETURN_NOT_OK(read_bitmap(f, f->nulls_chunk, "null rows", &f->nulls, err));
+    if ((int64_t)roaring_bitmap_get_cardinality(f->nulls) != f->null_count) {
+      roaring_bitmap_free(f->nulls);
+      f->nulls = NULL;
+      return corrupt(f, f->chunks[f->nulls_chunk].offset, err, "null rows do not match the footer's null count");
+    }
+  }
+  *out = f->nulls;
+  return QV_OK;
+}
+
+qv_status qvi_file_dict(qvi_file *f, qv_error *err) {
+  if (f->dict || f->type == QV_INDEX_BTREE) return QV_OK;
+  uint8_t *b = NULL;
+  QV_RETURN_NOT_OK(qvi_file_chunk(f, f->dict_chunk, "dictionary", &b, err));
+  qvs_cursor c;
+  const qvi_chunk *ch = &f->chunks[f->dict_chunk];
+  qvs_cursor_init(&c, b, ch->length, ch->offset, f->name, err);
+  qvi_dict_entry *d = NULL;
+  if (f->n_keys * MIN_DICT_ENTRY > ch->length) {
+    qvs_cursor_fail(&c, "dictionary of %lld keys does not fit in %lld bytes", (long long)f->n_keys,
+                    (long long)ch->length);
+    goto fail;
+  }
+  if (!(d = qv_calloc((size_t)(f->n_keys ? f->n_keys : 1), sizeof *d))) {
+    qv_free(b);
+    return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+  }
+  for (int64_t k = 0; k < f->n_keys; k++) {
+    uint32_t len;
+    const uint8_t *key;
+    int64_t at = c.pos;
+    if (!qvs_get_u32(&c, &len, "key length") || !qvs_get_bytes(&c, len, &key, "key")) goto fail;
+    d[k].key = key;
+    d[k].key_len = (int32_t)len;
+    if (k && qvi_key_cmp(d[k - 1].key, d[k - 1].key_len, key, d[k].key_len) >= 0) {
+      c.pos = at;
+      qvs_cursor_fail(&c, "dictionary key %lld is not above the previous one", (long long)k);
+      goto fail;
+    }
+    if (!get_chunk_ref(&c, f, &d[k].chunk, "posting chunk")) goto fail;
+    if (!qvs_get_range(&c, 1, f->num_rows, &d[k].card, "posting count")) goto fail;
+  }
+  if (c.pos != c.size) {
+    qvs_cursor_fail(&c, "%lld unexpected bytes after the dictionary", (long long)(c.size - c.pos));
+    goto fail;
+  }
+  f->dict = d;
+  f->dict_bytes = b;
+  return QV_OK;
+fail:
+  qv_free(d);
+  qv_free(b);
+  return c.status;
+}
+
+qv_status qvi_file_posting(qvi_file *f, int64_t k, roaring_bitmap_t **out, qv_error *err) {
+  QV_RETURN_NOT_OK(read_bitmap(f, f->dict[k].chunk, "posting list", out, err));
+  if ((int64_t)roaring_bitmap_get_cardinality(*out) != f->dict[k].card) {
+    roaring_bitmap_free(*out);
+    *out = NULL;
+    return corrupt(f, f->chunks[f->dict[k].chunk].offset, err, "posting list size does not match the dictionary");
+  }
+  return QV_OK;
+}
+
+qv_status qvi_file_page(qvi_file *f, int32_t p, qvi_page *out, qv_error *err) {
+  memset(out, 0, sizeof *out);
+  const qvi_page_ref *ref = &f->pages[p];
+  const qvi_chunk *ch = &f->chunks[ref->chunk];
+  uint8_t *b = NULL;
+  char what[48];
+  snprintf(what, sizeof what, "page %d", p);
+  QV_RETURN_NOT_OK(qvi_file_chunk(f, ref->chunk, what, &b, err));
+  int64_t n = ref->count, len = ch->length;
+  /* u64 count, (n + 1) u32 offsets, key bytes, n u32 rows */
+  if (len < 8 || qv_load_u64le(b) != (uint64_t)n || (n + 1) * 4 + n * 4 > len - 8) goto bad;
+  const uint8_t *offs = b + 8;
+  int64_t key_bytes = len - 8 - (n + 1) * 4 - n * 4;
+  if (qv_load_u32le(offs) != 0 || (int64_t)qv_load_u32le(offs + 4 * n) != key_bytes) goto bad;
+  for (int64_t i = 0; i < n; i++)
+    if (qv_load_u32le(offs + 4 * i) > qv_load_u32le(offs + 4 * (i + 1))) goto bad;
+  out->bytes = b;
+  out->count = n;
+  out->offsets = offs;
+  out->keys = offs + (n + 1) * 4;
+  out->rows = out->keys + key_bytes;
+  int32_t pl = 0, kl;
+  const uint8_t *prev = NULL;
+  for (int64_t i = 0; i < n; i++) {
+    const uint8_t *k = qvi_page_key(out, i, &kl);
+    if ((int64_t)qvi_page_row(out, i) >= f->num_rows) goto bad;
+    if (prev && qvi_key_cmp(prev, pl, k, kl) > 0) goto bad;
+    prev = k;
+    pl = kl;
+  }
+  int32_t fl;
+  const uint8_t *first = qvi_page_key(out, 0, &fl);
+  if (qvi_key_cmp(first, fl, ref->first, ref->first_len) != 0 || qvi_key_cmp(prev, pl, ref->last, ref->last_len) != 0)
+    goto bad;
+  return QV_OK;
+bad:
+  qv_free(b);
+  memset(out, 0, sizeof *out);
+  return qv_error_set(err, QV_ERR_CORRUPT, "%s: offset %lld: %s: entries, offsets or keys are inconsistent", f->name,
+                      (long long)ch->offset, what);
+}

@@ -1,0 +1,368 @@
+/* Reading a bound conjunct as a question an index can answer: which
+ * column, which values (as key ranges, trigrams or labels), negated or
+ * not, exact or a superset.  Anything not understood is "cannot answer";
+ * the scanner then evaluates the conjunct itself.
+ *
+ * Nulls: every comparison, IN, BETWEEN, LIKE, starts_with and array_has*
+ * is null (so not kept) where the column is null, and is true or false
+ * elsewhere.  That is what lets NOT be answered as "the non-null rows not
+ * in the answer" -- and why IN with a null under nulls-equal semantics,
+ * whose NOT is not of that shape, is not negated. */
+#include "index/index_int.h"
+
+void qvi_ask_reset(qvi_ask *a) {
+  for (int32_t i = 0; i < a->n; i++) {
+    qv_free(a->ranges[i].lo);
+    qv_free(a->ranges[i].hi);
+  }
+  qv_free(a->ranges);
+  memset(a, 0, sizeof *a);
+}
+
+static qvi_range *add_range(qvi_ask *a, qv_error *err) {
+  qvi_range *r = qv_realloc(a->ranges, (size_t)(a->n + 1) * sizeof *r);
+  if (!r) {
+    qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+    return NULL;
+  }
+  a->ranges = r;
+  memset(&r[a->n], 0, sizeof *r);
+  return &r[a->n++];
+}
+
+static bool widens(const qv_datatype *from, const qv_datatype *to) {
+  if (from->id == QV_TYPE_FLOAT32 && to->id == QV_TYPE_FLOAT64) return true;
+  if (!qv_type_is_integer(from->id) || !qv_type_is_integer(to->id)) return false;
+  int wf = qv_type_byte_width(from->id), wt = qv_type_byte_width(to->id);
+  if (qv_type_is_signed(from->id) == qv_type_is_signed(to->id)) return wt >= wf;
+  return !qv_type_is_signed(from->id) && wt > wf;
+}
+
+/* The column an operand reads, seeing through the lossless widening casts
+ * the binder inserts; -1 for anything else. */
+static int32_t column_of(const qv_expr *e) {
+  if (e->kind == QV_EXPR_COLUMN) return e->column;
+  if (e->kind == QV_EXPR_CALL && e->op == QV_OP_CAST && e->args[0]->kind == QV_EXPR_COLUMN &&
+      widens(&e->args[0]->type, &e->type))
+    return e->args[0]->column;
+  return -1;
+}
+
+static bool is_lit(const qv_expr *e) { return e->kind == QV_EXPR_LITERAL; }
+
+typedef struct ctx {
+  qv_index_type type;
+  int32_t column;
+  const qv_datatype *ctype; /* the column's type (label list: the element type) */
+  qv_error *err;
+  qv_status st;
+} ctx;
+
+/* A key for a literal; false when it does not compare in key order. */
+static bool key_of(ctx *c, const qv_scalar *s, uint8_t **key, int32_t *len) {
+  bool ok;
+  *key = qvi_key_of_scalar(s, c->ctype, len, &ok);
+  return ok;
+}
+
+static bool floats_ok(const ctx *c, const qv_expr *e) {
+  return c->ctype->id != QV_TYPE_FLOAT32 && c->ctype->id != QV_TYPE_FLOAT64 ? true
+                                                                           : e->sem.float_order == QV_FLOAT_TOTAL;
+}
+
+static bool point(ctx *c, qvi_ask *a, const qv_scalar *s) {
+  uint8_t *k;
+  int32_t len;
+  if (!key_of(c, s, &k, &len)) return false;
+  qvi_range *r = add_range(a, c->err);
+  if (!r) {
+    qv_free(k);
+    c->st = QV_ERR_NOMEM;
+    return false;
+  }
+  r->has_lo = r->has_hi = r->lo_inc = r->hi_inc = true;
+  r->lo = k;
+  r->lo_len = len;
+  r->hi = qv_malloc((size_t)len + 1);
+  if (!r->hi) {
+    c->st = qv_error_set(c->err, QV_ERR_NOMEM, "out of memory");
+    return false;
+  }
+  if (len) memcpy(r->hi, k, (size_t)len);
+  r->hi_len = len;
+  return true;
+}
+
+static bool bound(ctx *c, qvi_ask *a, qv_op op, const qv_scalar *s) {
+  uint8_t *k;
+  int32_t len;
+  if (!key_of(c, s, &k, &len)) return false;
+  qvi_range *r = add_range(a, c->err);
+  if (!r) {
+    qv_free(k);
+    c->st = QV_ERR_NOMEM;
+    return false;
+  }
+  if (op == QV_OP_LT || op == QV_OP_LE) {
+    r->has_hi = true;
+    r->hi_inc = op == QV_OP_LE;
+    r->hi = k;
+    r->hi_len = len;
+  } else {
+    r->has_lo = true;
+    r->lo_inc = op == QV_OP_GE;
+    r->lo = k;
+    r->lo_len = len;
+  }
+  return true;
+}
+
+static bool prefix(ctx *c, qvi_ask *a, const uint8_t *p, int64_t n) {
+  if (c->ctype->id != QV_TYPE_STRING && c->ctype->id != QV_TYPE_BINARY) return false;
+  qvi_range *r = add_range(a, c->err);
+  if (!r || !(r->lo = qv_malloc((size_t)n + 1))) {
+    c->st = qv_error_set(c->err, QV_ERR_NOMEM, "out of memory");
+    return false;
+  }
+  if (n) memcpy(r->lo, p, (size_t)n);
+  r->lo_len = (int32_t)n;
+  r->has_lo = r->lo_inc = r->prefix = true;
+  return true;
+}
+
+static qv_op flip(qv_op op) {
+  switch (op) {
+    case QV_OP_LT: return QV_OP_GT;
+    case QV_OP_LE: return QV_OP_GE;
+    case QV_OP_GT: return QV_OP_LT;
+    case QV_OP_GE: return QV_OP_LE;
+    default: return op;
+  }
+}
+
+static bool str_lit(const qv_expr *e) {
+  return is_lit(e) && !e->value.is_null && (e->value.type.id == QV_TYPE_STRING || e->value.type.id == QV_TYPE_BINARY);
+}
+
+/* The LIKE escape character: args[2] ('' = none) or '\' by default. */
+static bool like_escape(const qv_expr *e, int *esc) {
+  *esc = '\\';
+  if (e->n_args < 3) return true;
+  if (!str_lit(e->args[2]) || e->args[2]->value.len > 1) return false;
+  *esc = e->args[2]->value.len ? e->args[2]->value.bytes[0] : -1;
+  return true;
+}
+
+static bool trigrams(ctx *c, qvi_ask *a, const qvi_runs *runs) {
+  a->mode = QVI_ALL_KEYS;
+  for (int32_t i = 0; i < runs->n; i++) {
+    const uint8_t *t = runs->text.data + runs->off[i];
+    for (int64_t k = 0; k + 3 <= runs->len[i]; k++) {
+      qvi_range *r = add_range(a, c->err);
+      if (!r || !(r->lo = qv_malloc(4)) || !(r->hi = qv_malloc(4))) {
+        c->st = qv_error_set(c->err, QV_ERR_NOMEM, "out of memory");
+        return false;
+      }
+      memcpy(r->lo, t + k, 3);
+      memcpy(r->hi, t + k, 3);
+      r->lo_len = r->hi_len = 3;
+      r->has_lo = r->has_hi = r->lo_inc = r->hi_inc = true;
+    }
+  }
+  return a->n > 0;
+}
+
+static bool match_ngram(ctx *c, const qv_expr *e, qvi_ask *a) {
+  if (e->kind != QV_EXPR_CALL || e->n_args < 2 || column_of(e->args[0]) != c->column || !str_lit(e->args[1]))
+    return false;
+  qvi_runs runs;
+  memset(&runs, 0, sizeof runs);
+  bool ok = false;
+  const uint8_t *p = e->args[1]->value.bytes;
+  int64_t n = e->args[1]->value.len;
+  switch (e->op) {
+    case QV_OP_CONTAINS: case QV_OP_STARTS_WITH: case QV_OP_ENDS_WITH:
+      if (e->n_args != 2 || qv_buffer_append(&runs.text, p, n) != QV_OK) break;
+      runs.n = 1;
+      runs.off[0] = 0;
+      runs.len[0] = n;
+      ok = trigrams(c, a, &runs);
+      /* one trigram is the whole needle: its posting list is the answer */
+      a->exact = ok && e->op == QV_OP_CONTAINS && n == 3;
+      break;
+    case QV_OP_LIKE: {
+      int esc;
+      if (e->sem.case_insensitive || !like_escape(e, &esc) || !qvi_like_runs(p, n, esc, &runs)) break;
+      ok = trigrams(c, a, &runs);
+      break;
+    }
+    case QV_OP_REGEXP_MATCH: case QV_OP_REGEXP_LIKE:
+      if (e->n_args == 3 && !(str_lit(e->args[2]) && e->args[2]->value.len == 0)) break; /* flags: give up */
+      qvi_regex_runs(p, n, &runs);
+      ok = trigrams(c, a, &runs);
+      break;
+    default: break;
+  }
+  qvi_runs_reset(&runs);
+  return ok;
+}
+
+/* Items of a list literal (a literal list scalar or a LIST call of literals). */
+static bool list_items(ctx *c, const qv_expr *l, qvi_ask *a) {
+  if (l->kind == QV_EXPR_CALL && l->op == QV_OP_LIST) {
+    for (int32_t i = 0; i < l->n_args; i++) {
+      if (!is_lit(l->args[i])) return false;
+      if (l->args[i]->value.is_null) continue;
+      if (!point(c, a, &l->args[i]->value)) return false;
+    }
+    return true;
+  }
+  if (!is_lit(l) || l->value.is_null || l->value.type.id != QV_TYPE_LIST) return false;
+  const qv_array *items = l->value.list;
+  for (int64_t k = 0; items && k < items->length; k++) {
+    qv_scalar s = QV_SCALAR_INIT;
+    if (qv_scalar_from_array(items, k, &s, c->err) != QV_OK) {
+      c->st = QV_ERR_NOMEM;
+      return false;
+    }
+    bool ok = s.is_null || point(c, a, &s);
+    qv_scalar_reset(&s);
+    if (!ok) return false;
+  }
+  return true;
+}
+
+static bool match_label(ctx *c, const qv_expr *e, qvi_ask *a) {
+  if (e->kind != QV_EXPR_CALL || e->n_args != 2 || e->args[0]->kind != QV_EXPR_COLUMN ||
+      e->args[0]->column != c->column || !floats_ok(c, e))
+    return false;
+  a->exact = true;
+  switch (e->op) {
+    case QV_OP_ARRAY_HAS:
+      a->mode = QVI_ANY_KEY;
+      return is_lit(e->args[1]) && !e->args[1]->value.is_null && point(c, a, &e->args[1]->value);
+    case QV_OP_ARRAY_HAS_ANY:
+      a->mode = QVI_ANY_KEY;
+      return list_items(c, e->args[1], a);
+    case QV_OP_ARRAY_HAS_ALL:
+      a->mode = QVI_ALL_KEYS;
+      if (!list_items(c, e->args[1], a)) return false;
+      a->all_nonnull = a->n == 0;
+      return true;
+    default: return false;
+  }
+}
+
+static bool match_value(ctx *c, const qv_expr *e, qvi_ask *a) {
+  if (e->kind != QV_EXPR_CALL || e->n_args < 1) return false;
+  a->mode = QVI_RANGES;
+  a->exact = true;
+  switch (e->op) {
+    case QV_OP_EQ: case QV_OP_NE: case QV_OP_LT: case QV_OP_LE: case QV_OP_GT: case QV_OP_GE: {
+      const qv_expr *col = e->args[0], *lit = e->args[1];
+      qv_op op = e->op;
+      if (column_of(col) != c->column) {
+        col = e->args[1];
+        lit = e->args[0];
+        op = flip(op);
+      }
+      if (column_of(col) != c->column || !is_lit(lit) || lit->value.is_null || !floats_ok(c, e)) return false;
+      if (op == QV_OP_EQ || op == QV_OP_NE) {
+        a->negate = op == QV_OP_NE;
+        return point(c, a, &lit->value);
+      }
+      return bound(c, a, op, &lit->value);
+    }
+    case QV_OP_BETWEEN: {
+      if (e->n_args != 3 || column_of(e->args[0]) != c->column || !is_lit(e->args[1]) || !is_lit(e->args[2]) ||
+          e->args[1]->value.is_null || e->args[2]->value.is_null || !floats_ok(c, e))
+        return false;
+      uint8_t *lo, *hi;
+      int32_t ll, hl;
+      if (!key_of(c, &e->args[1]->value, &lo, &ll)) return false;
+      if (!key_of(c, &e->args[2]->value, &hi, &hl)) {
+        qv_free(lo);
+        return false;
+      }
+      qvi_range *r = add_range(a, c->err);
+      if (!r) {
+        qv_free(lo);
+        qv_free(hi);
+        c->st = QV_ERR_NOMEM;
+        return false;
+      }
+      *r = (qvi_range){true, true, true, true, false, ll, hl, lo, hi};
+      return true;
+    }
+    case QV_OP_IN: {
+      if (column_of(e->args[0]) != c->column || !floats_ok(c, e)) return false;
+      for (int32_t i = 1; i < e->n_args; i++) {
+        if (!is_lit(e->args[i])) return false;
+        if (e->args[i]->value.is_null) {
+          a->add_nulls |= e->sem.in_nulls_equal;
+          continue;
+        }
+        if (!point(c, a, &e->args[i]->value)) return false;
+      }
+      return true;
+    }
+    case QV_OP_IS_NULL: case QV_OP_IS_NOT_NULL:
+      if (column_of(e->args[0]) != c->column) return false;
+      a->mode = QVI_NULLS;
+      a->negate = e->op == QV_OP_IS_NOT_NULL;
+      return true;
+    case QV_OP_STARTS_WITH:
+      if (e->n_args != 2 || column_of(e->args[0]) != c->column || !str_lit(e->args[1])) return false;
+      return prefix(c, a, e->args[1]->value.bytes, e->args[1]->value.len);
+    case QV_OP_LIKE: {
+      int esc;
+      qvi_runs runs;
+      if (e->n_args < 2 || column_of(e->args[0]) != c->column || !str_lit(e->args[1]) || e->sem.case_insensitive ||
+          !like_escape(e, &esc) || !qvi_like_runs(e->args[1]->value.bytes, e->args[1]->value.len, esc, &runs))
+        return false;
+      bool ok = false;
+      if (runs.literal) { /* no wildcard: equality with the unescaped text */
+        qv_scalar s = QV_SCALAR_INIT;
+        s.type = c->ctype->id == QV_TYPE_BINARY ? qv_datatype_simple(QV_TYPE_BINARY) : qv_datatype_simple(QV_TYPE_STRING);
+        s.is_null = false;
+        s.bytes = runs.text.data;
+        s.len = runs.text.size;
+        ok = c->ctype->id == s.type.id && point(c, a, &s);
+      } else if (runs.starts && runs.n >= 1) {
+        ok = prefix(c, a, runs.text.data + runs.off[0], runs.len[0]);
+        a->exact = runs.only_prefix;
+      }
+      qvi_runs_reset(&runs);
+      return ok;
+    }
+    default: return false;
+  }
+}
+
+static bool match(ctx *c, const qv_expr *e, qvi_ask *a) {
+  if (e->kind == QV_EXPR_CALL && e->op == QV_OP_NOT && e->n_args == 1) {
+    /* NOT only of an exact answer whose nulls are the column's nulls */
+    if (!match(c, e->args[0], a) || !a->exact || a->add_nulls) return false;
+    a->negate = !a->negate;
+    return true;
+  }
+  switch (c->type) {
+    case QV_INDEX_BTREE: case QV_INDEX_BITMAP: return match_value(c, e, a);
+    case QV_INDEX_NGRAM: return match_ngram(c, e, a);
+    case QV_INDEX_LABEL_LIST: return match_label(c, e, a);
+    default: return false;
+  }
+}
+
+qv_status qvi_match(qv_index_type type, int32_t column, const qv_datatype *ctype, const qv_expr *e, qvi_ask *out,
+                    bool *ok, qv_error *err) {
+  memset(out, 0, sizeof *out);
+  ctx c = {type, column, ctype, err, QV_OK};
+  if (type == QV_INDEX_LABEL_LIST) c.ctype = &ctype->children[0].type;
+  *ok = match(&c, e, out);
+  if (!*ok || c.st != QV_OK) {
+    *ok = false;
+    qvi_ask_reset(out);
+  }
+  return c.st;
+}

@@ -1,0 +1,228 @@
+/* Choosing which conjuncts of a filter the scalar indices answer, and
+ * answering them fragment by fragment (DESIGN.md decision 7).
+ *
+ * For each top-level conjunct the planner asks every index of the version
+ * for an estimate and keeps the one returning the fewest rows (exact before
+ * superset at equal counts).  An OR is answered when both sides are, each
+ * exactly; an AND inside an OR when all its parts are, exactly; NOT only
+ * as the index layer answers it (exactly, on one column).  A conjunct whose
+ * estimate exceeds QV_INDEX_MAX_FRACTION of the rows its indices cover is
+ * left to the scan: touching most rows through an index costs more than
+ * reading the column in page order.  The rows indices return for a
+ * fragment are intersected; conjuncts answered as supersets, conjuncts no
+ * index answers and every conjunct of a fragment some chosen index does not
+ * cover are evaluated on those rows as usual. */
+#include <stdio.h>
+#include <string.h>
+
+#include "scan/scan_int.h"
+
+typedef struct inode {
+  int kind; /* 0 leaf, 1 AND, 2 OR */
+  qv_index *ix;
+  const qv_expr *expr;
+  struct inode *kids;
+  int32_t n_kids;
+  bool exact;
+  int64_t est, covered;
+} inode;
+
+struct qv_index_plan {
+  qv_index **indices;
+  int32_t n_indices;
+  qv_index_use *uses; /* one per conjunct */
+  inode *trees;       /* one per conjunct (kind -1 when none) */
+  int32_t n_conjuncts;
+};
+
+static void node_reset(inode *n) {
+  for (int32_t i = 0; i < n->n_kids; i++) node_reset(&n->kids[i]);
+  qv_free(n->kids);
+  memset(n, 0, sizeof *n);
+  n->kind = -1;
+}
+
+void qv_index_plan_destroy(qv_index_plan *p) {
+  if (!p) return;
+  for (int32_t i = 0; i < p->n_conjuncts; i++) node_reset(&p->trees[i]);
+  for (int32_t i = 0; i < p->n_indices; i++) qv_index_close(p->indices[i]);
+  qv_free(p->indices);
+  qv_free(p->uses);
+  qv_free(p->trees);
+  qv_free(p);
+}
+
+/* The best single index for e (exact only when need_exact). */
+static qv_status best_leaf(qv_index_plan *p, const qv_expr *e, bool need_exact, inode *out, bool *found,
+                           qv_error *err) {
+  *found = false;
+  for (int32_t i = 0; i < p->n_indices; i++) {
+    qv_index_estimate est;
+    QV_RETURN_NOT_OK(qv_index_estimate_rows(p->indices[i], e, &est, err));
+    if (est.answer == QV_INDEX_NO || (need_exact && est.answer != QV_INDEX_EXACT)) continue;
+    bool exact = est.answer == QV_INDEX_EXACT;
+    if (*found && (est.rows > out->est || (est.rows == out->est && (out->exact || !exact)))) continue;
+    *out = (inode){0, p->indices[i], e, NULL, 0, exact, est.rows, est.covered_rows};
+    *found = true;
+  }
+  return QV_OK;
+}
+
+static qv_status plan_expr(qv_index_plan *p, const qv_expr *e, bool need_exact, inode *out, bool *found,
+                           qv_error *err) {
+  QV_RETURN_NOT_OK(best_leaf(p, e, need_exact, out, found, err));
+  if (*found || e->kind != QV_EXPR_CALL || (e->op != QV_OP_OR && e->op != QV_OP_AND) || e->n_args != 2)
+    return QV_OK;
+  inode kids[2];
+  memset(kids, 0, sizeof kids);
+  bool f0 = false, f1 = false;
+  qv_status st = plan_expr(p, e->args[0], true, &kids[0], &f0, err);
+  if (st == QV_OK && f0) st = plan_expr(p, e->args[1], true, &kids[1], &f1, err);
+  if (st != QV_OK || !f0 || !f1) {
+    if (f0) node_reset(&kids[0]);
+    if (f1) node_reset(&kids[1]);
+    return st;
+  }
+  inode *k = qv_malloc(sizeof kids);
+  if (!k) {
+    node_reset(&kids[0]);
+    node_reset(&kids[1]);
+    return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+  }
+  memcpy(k, kids, sizeof kids);
+  bool is_or = e->op == QV_OP_OR;
+  int64_t est = is_or ? kids[0].est + kids[1].est : (kids[0].est < kids[1].est ? kids[0].est : kids[1].est);
+  int64_t cov = kids[0].covered > kids[1].covered ? kids[0].covered : kids[1].covered;
+  *out = (inode){is_or ? 2 : 1, NULL, e, k, 2, true, est < cov ? est : cov, cov};
+  *found = true;
+  return QV_OK;
+}
+
+static void describe(const inode *n, char *buf, size_t size) {
+  size_t len = strlen(buf);
+  if (n->kind == 0) {
+    snprintf(buf + len, size - len, "%s (%s)", qv_index_name(n->ix), qv_index_type_name(qv_index_kind(n->ix)));
+    return;
+  }
+  snprintf(buf + len, size - len, "%s(", n->kind == 2 ? "union" : "intersection");
+  for (int32_t i = 0; i < n->n_kids; i++) {
+    if (i) {
+      len = strlen(buf);
+      snprintf(buf + len, size - len, ", ");
+    }
+    describe(&n->kids[i], buf, size);
+  }
+  len = strlen(buf);
+  snprintf(buf + len, size - len, ")");
+}
+
+qv_status qv_index_plan_make(const qv_dataset *ds, const qv_expr *const *conjuncts, int32_t n, qv_index_plan **out,
+                             qv_error *err) {
+  *out = NULL;
+  int32_t ni = qv_dataset_num_indices(ds);
+  if (ni == 0 || n == 0) return QV_OK;
+  qv_index_plan *p = qv_calloc(1, sizeof *p);
+  if (!p) return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+  p->indices = qv_calloc((size_t)ni, sizeof *p->indices);
+  p->uses = qv_calloc((size_t)n, sizeof *p->uses);
+  p->trees = qv_calloc((size_t)n, sizeof *p->trees);
+  qv_status st = p->indices && p->uses && p->trees ? QV_OK : qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+  for (int32_t i = 0; i < ni && st == QV_OK; i++) {
+    st = qv_index_open(ds, i, &p->indices[p->n_indices], err);
+    if (st == QV_OK) p->n_indices++;
+  }
+  for (int32_t c = 0; c < n && st == QV_OK; c++) {
+    p->trees[c].kind = -1;
+    p->n_conjuncts = c + 1;
+    bool found = false;
+    inode node;
+    if ((st = plan_expr(p, conjuncts[c], false, &node, &found, err)) != QV_OK || !found) continue;
+    qv_index_use *u = &p->uses[c];
+    u->candidate = true;
+    u->exact = node.exact;
+    u->estimate = node.est;
+    u->covered_rows = node.covered;
+    describe(&node, u->how, sizeof u->how);
+    u->used = node.covered > 0 && (double)node.est <= QV_INDEX_MAX_FRACTION * (double)node.covered;
+    if (u->used) p->trees[c] = node;
+    else node_reset(&node);
+  }
+  if (st != QV_OK) {
+    qv_index_plan_destroy(p);
+    return qv_error_prefix(err, st, "index planning");
+  }
+  *out = p;
+  return QV_OK;
+}
+
+const qv_index_use *qv_index_plan_use(const qv_index_plan *p, int32_t conjunct) {
+  return p && conjunct < p->n_conjuncts ? &p->uses[conjunct] : NULL;
+}
+
+bool qv_index_plan_any(const qv_index_plan *p) {
+  for (int32_t i = 0; p && i < p->n_conjuncts; i++)
+    if (p->uses[i].used) return true;
+  return false;
+}
+
+static bool covers(const inode *n, int64_t frag) {
+  if (n->kind == 0) return qv_index_covers(n->ix, frag);
+  for (int32_t i = 0; i < n->n_kids; i++)
+    if (!covers(&n->kids[i], frag)) return false;
+  return true;
+}
+
+static qv_status answer(const inode *n, int64_t frag, roaring_bitmap_t *out, qv_error *err) {
+  if (n->kind == 0) {
+    bool exact;
+    return qv_index_query(n->ix, n->expr, frag, out, &exact, err);
+  }
+  QV_RETURN_NOT_OK(answer(&n->kids[0], frag, out, err));
+  roaring_bitmap_t *other = roaring_bitmap_create();
+  if (!other) return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+  qv_status st = QV_OK;
+  for (int32_t i = 1; i < n->n_kids && st == QV_OK; i++) {
+    st = answer(&n->kids[i], frag, other, err);
+    if (st == QV_OK && n->kind == 2) roaring_bitmap_or_inplace(out, other);
+    else if (st == QV_OK) roaring_bitmap_and_inplace(out, other);
+  }
+  roaring_bitmap_free(other);
+  return st;
+}
+
+qv_status qv_index_plan_fragment(const qv_index_plan *p, int64_t frag, roaring_bitmap_t *rows, bool *active,
+                                 bool *full, qv_error *err) {
+  *active = false;
+  *full = true;
+  roaring_bitmap_t *one = NULL;
+  qv_status st = QV_OK;
+  for (int32_t c = 0; c < p->n_conjuncts && st == QV_OK; c++) {
+    if (!p->uses[c].used) continue;
+    if (!covers(&p->trees[c], frag)) {
+      *full = false;
+      continue;
+    }
+    if (!*active) {
+      st = answer(&p->trees[c], frag, rows, err);
+      *active = true;
+      continue;
+    }
+    if (!one && !(one = roaring_bitmap_create())) {
+      st = qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+      break;
+    }
+    if ((st = answer(&p->trees[c], frag, one, err)) == QV_OK) roaring_bitmap_and_inplace(rows, one);
+  }
+  if (one) roaring_bitmap_free(one);
+  return st;
+}
+
+void qv_index_plan_io(const qv_index_plan *p, qv_io_counters *out) {
+  memset(out, 0, sizeof *out);
+  for (int32_t i = 0; p && i < p->n_indices; i++) {
+    qv_io_counters io;
+    qv_index_counters(p->indices[i], &io);
+    out->bytes_read += io.bytes_read;
+    out->pages_read += io.pages_read;
+  }
+}

@@ -1,0 +1,75 @@
+/* Filter programs: a subset of a bound filter's conjuncts, ANDed and
+ * renumbered onto the narrow batch of just the columns they read.  The
+ * scanner keeps two: the whole filter, and the refine part left once the
+ * indices have answered the rest. */
+#include <string.h>
+
+#include "scan/scan_int.h"
+
+void qv_filter_prog_reset(qv_filter_prog *p) {
+  qv_expr_destroy(p->expr);
+  qv_schema_reset(&p->schema);
+  qv_free(p->cols);
+  memset(p, 0, sizeof *p);
+}
+
+static void renumber(qv_expr *e, const int32_t *cols, int32_t n) {
+  if (e->kind == QV_EXPR_COLUMN)
+    for (int32_t i = 0; i < n; i++)
+      if (cols[i] == e->column) {
+        e->column = i;
+        break;
+      }
+  for (int32_t i = 0; i < e->n_args; i++) renumber(e->args[i], cols, n);
+}
+
+qv_status qv_filter_prog_build(const qv_schema *ds, const qv_expr *const *conjuncts, int32_t n, qv_filter_prog *out,
+                               qv_error *err) {
+  memset(out, 0, sizeof *out);
+  qv_expr *all = NULL;
+  for (int32_t i = 0; i < n; i++) {
+    qv_expr *c = qv_expr_clone(conjuncts[i]);
+    if (!c) goto nomem;
+    if (!all) {
+      all = c;
+      continue;
+    }
+    qv_expr *and = qv_expr_binary(QV_OP_AND, all, c);
+    if (!and) {
+      all = NULL;
+      goto nomem;
+    }
+    and->type = qv_datatype_simple(QV_TYPE_BOOL);
+    all = and;
+  }
+  if (!all) return QV_OK;
+  int32_t cols[1024];
+  int32_t nc = qv_expr_columns(all, cols, 1024);
+  if (nc > 1024) {
+    qv_expr_destroy(all);
+    return qv_error_set(err, QV_ERR_UNSUPPORTED, "filter: reads more than 1024 columns");
+  }
+  for (int32_t i = 1; i < nc; i++)
+    for (int32_t j = i; j > 0 && cols[j - 1] > cols[j]; j--) {
+      int32_t t = cols[j];
+      cols[j] = cols[j - 1];
+      cols[j - 1] = t;
+    }
+  out->cols = qv_calloc((size_t)(nc > 0 ? nc : 1), sizeof *out->cols);
+  if (!out->cols) goto nomem;
+  memcpy(out->cols, cols, (size_t)nc * sizeof *cols);
+  out->n_cols = nc;
+  for (int32_t i = 0; i < nc; i++)
+    if (qv_schema_add(&out->schema, &ds->fields[cols[i]], err) != QV_OK) {
+      qv_expr_destroy(all);
+      qv_filter_prog_reset(out);
+      return QV_ERR_NOMEM;
+    }
+  renumber(all, out->cols, nc);
+  out->expr = all;
+  return QV_OK;
+nomem:
+  qv_expr_destroy(all);
+  qv_filter_prog_reset(out);
+  return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+}

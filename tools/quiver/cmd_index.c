@@ -1,0 +1,117 @@
+/* quiver index create / list / drop / optimize: scalar indices of a dataset. */
+#include <getopt.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char help[] =
+    "usage: quiver index create DATASET --column C --type btree|bitmap|ngram|label_list [--name N]\n"
+    "       quiver index list DATASET\n"
+    "       quiver index drop DATASET NAME\n"
+    "       quiver index optimize DATASET [NAME]\n\n"
+    "Scalar indices answer filters without reading the column: btree (= < <= > >=\n"
+    "BETWEEN IN IS NULL starts_with LIKE 'prefix%'), bitmap (= IN IS NULL, for few\n"
+    "distinct values), ngram (contains, LIKE '%abc%', regexes with a literal of 3+\n"
+    "characters; rows are re-checked), label_list (array_has, array_has_any,\n"
+    "array_has_all on list columns).  Each change commits a new version; older\n"
+    "versions keep theirs.  optimize indexes fragments appended since the build.\n"
+    "The default name is <column>_idx.\n";
+
+static int create(int argc, char **argv) {
+  static const struct option longopts[] = {{"column", required_argument, NULL, 'c'},
+                                           {"type", required_argument, NULL, 't'},
+                                           {"name", required_argument, NULL, 'n'},
+                                           {"help", no_argument, NULL, 'h'},
+                                           {NULL, 0, NULL, 0}};
+  const char *column = NULL, *type_text = NULL;
+  qv_index_options o = QV_INDEX_OPTIONS_INIT;
+  int ch;
+  optind = 1;
+  opterr = 0;
+  while ((ch = getopt_long(argc, argv, "c:t:n:h", longopts, NULL)) != -1) {
+    switch (ch) {
+      case 'c': column = optarg; break;
+      case 't': type_text = optarg; break;
+      case 'n': o.name = optarg; break;
+      case 'h': fputs(help, stdout); return 0;
+      default: return cli_usage("index", "unknown option '%s'", argv[optind - 1]);
+    }
+  }
+  if (optind >= argc) return cli_usage("index", "which dataset?");
+  if (optind + 1 < argc) return cli_usage("index", "unexpected argument '%s'", argv[optind + 1]);
+  if (!column) return cli_usage("index", "create wants --column");
+  qv_index_type type;
+  if (!type_text) return cli_usage("index", "create wants --type btree|bitmap|ngram|label_list");
+  if (!qv_index_type_parse(type_text, &type))
+    return cli_usage("index", "unknown index type '%s' (btree, bitmap, ngram, label_list)", type_text);
+  qv_error err;
+  int64_t version = 0;
+  if (qv_index_create(argv[optind], column, type, &o, &version, &err) != QV_OK) return cli_fail("index", &err);
+  printf("created %s index on `%s`: version %lld\n", qv_index_type_name(type), column, (long long)version);
+  return 0;
+}
+
+static int list(const char *path) {
+  qv_dataset *ds;
+  qv_error err;
+  if (qv_dataset_open(path, 0, &ds, &err) != QV_OK) return cli_fail("index", &err);
+  int32_t n = qv_dataset_num_indices(ds);
+  if (n == 0) printf("no indices\n");
+  else
+    printf("%-20s %-10s %-16s %9s %12s %10s %7s %7s\n", "name", "type", "column", "fragments", "rows", "distinct",
+           "built", "updated");
+  for (int32_t i = 0; i < n; i++) {
+    qv_index *ix;
+    qv_index_stats st;
+    if (qv_index_open(ds, i, &ix, &err) != QV_OK || qv_index_stats_get(ix, &st, &err) != QV_OK) {
+      qv_index_close(ix);
+      qv_dataset_close(ds);
+      return cli_fail("index", &err);
+    }
+    qv_index_entry e;
+    qv_dataset_index(ds, i, &e);
+    char frags[32];
+    snprintf(frags, sizeof frags, "%d/%d", e.n_files, qv_dataset_num_fragments(ds));
+    printf("%-20s %-10s %-16s %9s %12lld %10lld %7lld %7lld\n", e.name, qv_index_type_name(e.type), e.column, frags,
+           (long long)st.rows, (long long)st.distinct, (long long)e.built_version, (long long)e.updated_version);
+    qv_index_close(ix);
+  }
+  qv_dataset_close(ds);
+  return 0;
+}
+
+int cmd_index(int argc, char **argv) {
+  if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+    fputs(help, argc < 2 ? stderr : stdout);
+    return argc < 2 ? 2 : 0;
+  }
+  const char *sub = argv[1];
+  if (!strcmp(sub, "create")) return create(argc - 1, argv + 1);
+  for (int i = 2; i < argc; i++)
+    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+      fputs(help, stdout);
+      return 0;
+    } else if (argv[i][0] == '-') {
+      return cli_usage("index", "unknown option '%s'", argv[i]);
+    }
+  qv_error err;
+  int64_t version = 0;
+  if (!strcmp(sub, "list")) {
+    if (argc != 3) return cli_usage("index", "list wants DATASET");
+    return list(argv[2]);
+  }
+  if (!strcmp(sub, "drop")) {
+    if (argc != 4) return cli_usage("index", "drop wants DATASET NAME");
+    if (qv_index_drop(argv[2], argv[3], &version, &err) != QV_OK) return cli_fail("index", &err);
+    printf("dropped index `%s`: version %lld\n", argv[3], (long long)version);
+    return 0;
+  }
+  if (!strcmp(sub, "optimize")) {
+    if (argc != 3 && argc != 4) return cli_usage("index", "optimize wants DATASET [NAME]");
+    if (qv_index_optimize(argv[2], argc == 4 ? argv[3] : NULL, &version, &err) != QV_OK) return cli_fail("index", &err);
+    if (version) printf("optimized: version %lld\n", (long long)version);
+    else printf("nothing to do: every index covers every fragment\n");
+    return 0;
+  }
+  return cli_usage("index", "unknown subcommand '%s' (create, list, drop, optimize)", sub);
+}
