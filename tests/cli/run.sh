@@ -89,5 +89,21 @@ run lance-filter-bad q lance-filter 'pl.col("a") >'
 run lance-filter-bad-schema q lance-filter --schema "a" 'pl.col("a") > 1'
 run lance-filter-help q lance-filter --help
 
+# bigquery-filter: Polars expression in, BigQuery row_restriction out.
+run bigquery-filter-help q bigquery-filter --help
+run bigquery-filter-schema q bigquery-filter --schema "$here/data/bq_schema.json" '(pl.col("score") > 0.5) & pl.col("city").str.starts_with("New") & (pl.col("born") >= pl.lit(date(2000, 1, 1)))'
+run bigquery-filter-partial q bigquery-filter --schema "$here/data/bq_schema.json" --explain '(pl.col("id") > 5) & (pl.col("city").str.slice(0, 2) == "xy")'
+run bigquery-filter-none q bigquery-filter --schema "$here/data/bq_schema.json" 'pl.col("id") + 1 > 2'
+run bigquery-filter-when q bigquery-filter --schema "id:int64,a:bool,b:bool" 'pl.when(pl.col("id") > 1).then(pl.col("a")).otherwise(pl.col("b"))'
+run bigquery-filter-inline-tz q bigquery-filter --schema "t:timestamp[us, UTC],n:int64" 'pl.col("t") < pl.lit(datetime(2024, 1, 2), dtype=pl.Datetime("ms", "UTC"))'
+run bigquery-filter-table q bigquery-filter --schema "$here/data/bq_table.json" '(pl.col("_PARTITIONDATE") >= pl.lit(date(2024, 1, 1))) & (pl.col("kind") == "it'"'"'s")'
+run bigquery-filter-json q bigquery-filter --json --select id,city --schema "$here/data/bq_schema.json" '(pl.col("score") > 0.5) & pl.col("city").drop_nulls().str.contains("^N")'
+run bigquery-filter-json-none q bigquery-filter --json --schema "$here/data/bq_schema.json" 'pl.col("id") * 2 > 1'
+run bigquery-filter-bad-name q bigquery-filter 'pl.col("a.b") > 1'
+run bigquery-filter-bad-schema-file q bigquery-filter --schema nowhere.json 'pl.col("a") > 1'
+run bigquery-filter-bad-schema-json q bigquery-filter --schema '[{"name": "a", "type": "FLOAT32"}]' 'pl.col("a") > 1'
+run bigquery-filter-bad-expr q bigquery-filter 'pl.col("a") >'
+run bigquery-filter-select-without-json q bigquery-filter --select a 'pl.col("a") > 1'
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
