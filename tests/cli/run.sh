@@ -103,6 +103,8 @@ run bigquery-filter-bad-name q bigquery-filter 'pl.col("a.b") > 1'
 run bigquery-filter-bad-schema-file q bigquery-filter --schema nowhere.json 'pl.col("a") > 1'
 run bigquery-filter-bad-schema-json q bigquery-filter --schema '[{"name": "a", "type": "FLOAT32"}]' 'pl.col("a") > 1'
 run bigquery-filter-bad-expr q bigquery-filter 'pl.col("a") >'
+run bigquery-filter-polars-json q bigquery-filter --schema "a:int64,b:int64,flag:bool,ok:bool" --polars-json "$(cat "$here/../data/pushdown/bigquery_json/when_multi_predicate.json")"
+run bigquery-filter-polars-json-bad q bigquery-filter --polars-json '{"Column": 3}'
 run bigquery-filter-select-without-json q bigquery-filter --select a 'pl.col("a") > 1'
 
 echo "$pass passed, $fail failed"

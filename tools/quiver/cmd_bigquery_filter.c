@@ -190,12 +190,13 @@ static int print_json(const char *cmd, const qv_bigquery_filter *f, const qv_exp
 
 int cmd_bigquery_filter(int argc, char **argv) {
   const char *cmd = "bigquery-filter";
-  bool explain = false, json = false;
+  bool explain = false, json = false, polars_json = false;
   const char *schema_arg = NULL, *text = NULL;
   char *select = NULL;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-      printf("usage: quiver bigquery-filter [--explain] [--json [--select a,b]] [--schema SCHEMA] 'EXPR'\n\n"
+      printf("usage: quiver bigquery-filter [--explain] [--json [--select a,b]] [--schema SCHEMA]\n"
+             "                              [--polars-json] 'EXPR'\n\n"
              "Translates a Polars expression (Python syntax) into a BigQuery Storage Read API\n"
              "row_restriction and prints BigQueryFilter(sql=..., exact=...) or None.  When\n"
              "exact is False the restriction keeps a superset: filter the streamed rows again.\n\n"
@@ -206,11 +207,13 @@ int cmd_bigquery_filter(int argc, char **argv) {
              "                   column type translates.\n"
              "  --explain        also list every node that declined, and why\n"
              "  --json           print {\"row_restriction\", \"exact\", \"selected_fields\"} for a\n"
-             "                   ReadSession; --select adds projected columns first\n");
+             "                   ReadSession; --select adds projected columns first\n"
+             "  --polars-json    EXPR is the JSON of Expr.meta.serialize(format=\"json\")\n");
       return 0;
     }
     if (!strcmp(argv[i], "--explain")) explain = true;
     else if (!strcmp(argv[i], "--json")) json = true;
+    else if (!strcmp(argv[i], "--polars-json")) polars_json = true;
     else if (!strcmp(argv[i], "--schema") && i + 1 < argc) schema_arg = argv[++i];
     else if (!strcmp(argv[i], "--select") && i + 1 < argc) select = argv[++i];
     else if (argv[i][0] == '-' && argv[i][1] == '-') return cli_usage(cmd, "unknown option '%s'", argv[i]);
@@ -226,7 +229,7 @@ int cmd_bigquery_filter(int argc, char **argv) {
   char *why = NULL;
   int rc = 0;
   const qv_schema *sp = schema_arg ? &schema : NULL;
-  if ((schema_arg && load_schema(schema_arg, &schema, &err) != QV_OK) || qv_polars_parse(text, &e, &err) != QV_OK ||
+  if ((schema_arg && load_schema(schema_arg, &schema, &err) != QV_OK) || (polars_json ? qv_polars_from_json(text, strlen(text), &e, &err) : qv_polars_parse(text, &e, &err)) != QV_OK ||
       qv_to_bigquery_filter(e, sp, &f, &err) != QV_OK || (explain && qv_bigquery_filter_explain(e, sp, &why, &err) != QV_OK)) {
     rc = cli_fail(cmd, &err);
     goto cleanup;
