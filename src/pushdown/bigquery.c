@@ -188,6 +188,22 @@ static qv_type_id type_of(const bq *t, const qv_expr *e) {
   return r;
 }
 
+/* 1 date, 2 naive timestamp (DATETIME), 3 zoned timestamp (TIMESTAMP), 0
+ * anything else or unknown.  BigQuery compares these kinds only with
+ * themselves, where Polars converts a date to midnight. */
+static int temporal_kind(const bq *t, const qv_expr *e) {
+  const qv_datatype *d = e->kind == QV_EXPR_LITERAL ? &e->value.type : column_type(t, e);
+  if (!d || (e->kind == QV_EXPR_LITERAL && e->value.is_null)) return 0;
+  if (d->id == QV_TYPE_DATE32) return 1;
+  if (d->id == QV_TYPE_TIMESTAMP) return d->timezone ? 3 : 2;
+  return 0;
+}
+
+static bool temporal_clash(const bq *t, const qv_expr *x, const qv_expr *y) {
+  int kx = temporal_kind(t, x), ky = temporal_kind(t, y);
+  return kx && ky && kx != ky;
+}
+
 /* Could the value be a float (NaN)?  Unknown types could. */
 static bool maybe_float(const bq *t, const qv_expr *e) {
   qv_type_id id = type_of(t, e);
@@ -356,6 +372,10 @@ static bool compare(bq *t, const qv_expr *e, res *r) {
   ok = val(t, y, &b) && ok;
   if (!ok) goto done;
   const char *op = cmp_sql(e->op);
+  if (temporal_clash(t, x, y)) {
+    ok = decline(t, e, "a date, a DATETIME and a TIMESTAMP compare only with their own kind in BigQuery");
+    goto done;
+  }
   if (!is_lit(x) && !is_lit(y)) {
     if (maybe_float(t, x) || maybe_float(t, y)) {
       ok = decline(t, e, "two sides that may be floats: Polars has NaN == NaN and NaN above all, BigQuery IEEE rules");
@@ -490,6 +510,8 @@ static bool val_when(bq *t, const qv_expr *e, res *r) {
 static bool in_list(bq *t, const qv_expr *e, res *r) {
   if (e->sem.in_nulls_equal) return decline(t, e, "is_in(nulls_equal=True): SQL IN never matches NULL");
   if (is_null_lit(e->args[0])) return decline(t, e, "is_in of a bare NULL literal");
+  if (e->n_args > 1 && temporal_clash(t, e->args[0], e->args[1]))
+    return decline(t, e, "a date, a DATETIME and a TIMESTAMP compare only with their own kind in BigQuery");
   res a = {0};
   if (!val(t, e->args[0], &a)) return false;
   char why[200];

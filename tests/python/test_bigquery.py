@@ -267,6 +267,17 @@ def polars_rows(df, text):
     return e, set(out["__row"].to_list())
 
 
+def verdict(want, got):
+    """How a restriction's rows compare with Polars' rows."""
+    if got is None:
+        return "declines"
+    if not want <= got:
+        return "LOSES rows %s" % sorted(want - got)
+    if got == want:
+        return "keeps exactly Polars' rows"
+    return "keeps a superset (+%d rows)" % len(got - want)
+
+
 def test_property_superset_and_exact():
     df = frame()
     rows = df.to_dicts()
@@ -298,12 +309,13 @@ def test_property_superset_and_exact():
         stats["evaluated"] += 1
         r = quiver_filter(text)
         sql = r["row_restriction"]
+        q_rows = None
         if sql is None:
             stats["declined"] += 1
         else:
             stats["translated"] += 1
             stats["exact" if r["exact"] else "inexact"] += 1
-            got = kept_rows(sql, rows)
+            got = q_rows = kept_rows(sql, rows)
             if not want <= got:
                 failures.append("LOSES ROWS %s\n  polars %s\n  sql %s keeps %s" % (text, sorted(want), sql, sorted(got)))
             elif r["exact"] and got != want:
@@ -328,10 +340,11 @@ def test_property_superset_and_exact():
             except Exception as exc:
                 reference["error"] += 1
                 continue
+            ref_rows = None
             if ref:
                 reference["translated"] += 1
                 try:
-                    ref_got = kept_rows(ref, rows)
+                    ref_got = ref_rows = kept_rows(ref, rows)
                 except Unsupported as exc:
                     reference["error"] += 1
                     continue
@@ -344,7 +357,10 @@ def test_property_superset_and_exact():
             if (ref or None) == sql:
                 reference["same_sql"] += 1
             elif len(reference["different_sql"]) < 2000:
-                reference["different_sql"].append({"expr": text, "reference": ref or None, "quiver": sql})
+                reference["different_sql"].append({
+                    "expr": text, "reference": ref or None, "quiver": sql, "quiver_exact": r["exact"],
+                    "polars_rows": sorted(want), "reference_verdict": verdict(want, ref_rows),
+                    "quiver_verdict": verdict(want, q_rows)})
     report = {"stats": stats, "reference": reference}
     try:
         with open(os.path.join(BUILD, "bigquery_property_report.json"), "w") as fh:
