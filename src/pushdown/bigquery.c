@@ -81,6 +81,8 @@ static void take_extras(bq *t, res *dst, res *src) {
   for (int32_t i = 0; i < src->n_extra; i++) add_extra(t, dst, src->extra[i]);
 }
 
+static bool is_over(const bq *t, const qv_expr *e);
+
 static const char *node_name(const qv_expr *e) {
   if (e->kind == QV_EXPR_COLUMN) return "column";
   if (e->kind == QV_EXPR_LITERAL) return "literal";
@@ -100,6 +102,11 @@ static bool decline(bq *t, const qv_expr *e, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(reason, sizeof reason, fmt, ap);
   va_end(ap);
+  if (is_over(t, e)) {
+    /* The subtree may be as deep and wide as the caller could build: not printed. */
+    qv_bq_f(&t->why, "declined %s: %s\n", node_name(e), reason);
+    return false;
+  }
   char *text = qv_expr_to_string(e);
   if (!text) t->oom = true;
   qv_bq_f(&t->why, "declined %s", node_name(e));
@@ -138,8 +145,13 @@ static const qv_datatype *column_type(const bq *t, const qv_expr *e) {
 }
 
 /* A node's type where it can be told without binding; QV_TYPE_NULL when
- * unknown (schema-less columns and what is built from them). */
-static qv_type_id type_of(const bq *t, const qv_expr *e) {
+ * unknown (schema-less columns and what is built from them, and anything
+ * more than 64 levels down: the answer only ever makes a check stricter). */
+static qv_type_id type_of_d(const bq *t, const qv_expr *e, int depth);
+static qv_type_id type_of(const bq *t, const qv_expr *e) { return type_of_d(t, e, 0); }
+
+static qv_type_id type_of_d(const bq *t, const qv_expr *e, int depth) {
+  if (depth > 64) return QV_TYPE_NULL;
   if (e->kind == QV_EXPR_LITERAL) return e->value.type.id;
   if (e->kind == QV_EXPR_COLUMN) {
     const qv_datatype *d = column_type(t, e);
@@ -153,7 +165,7 @@ static qv_type_id type_of(const bq *t, const qv_expr *e) {
       return QV_TYPE_BOOL;
     case QV_OP_AND: case QV_OP_OR: case QV_OP_XOR: case QV_OP_NOT:
       for (int32_t i = 0; i < e->n_args; i++)
-        if (type_of(t, e->args[i]) != QV_TYPE_BOOL) return QV_TYPE_NULL;
+        if (type_of_d(t, e->args[i], depth + 1) != QV_TYPE_BOOL) return QV_TYPE_NULL;
       return QV_TYPE_BOOL;
     case QV_OP_LOWER: case QV_OP_UPPER: return QV_TYPE_STRING;
     case QV_OP_WHEN: case QV_OP_COALESCE: case QV_OP_FILL_NULL: case QV_OP_DROP_NULLS:
@@ -174,7 +186,7 @@ static qv_type_id type_of(const bq *t, const qv_expr *e) {
       dyn_float = dyn_float || qv_type_is_floating(a->value.type.id);
       continue;
     }
-    qv_type_id ai = type_of(t, a);
+    qv_type_id ai = type_of_d(t, a, depth + 1);
     if (ai == QV_TYPE_NULL) return QV_TYPE_NULL;
     if (r == QV_TYPE_NULL) {
       r = ai;
@@ -513,7 +525,10 @@ static bool in_list(bq *t, const qv_expr *e, res *r) {
   if (e->n_args > 1 && temporal_clash(t, e->args[0], e->args[1]))
     return decline(t, e, "a date, a DATETIME and a TIMESTAMP compare only with their own kind in BigQuery");
   res a = {0};
-  if (!val(t, e->args[0], &a)) return false;
+  if (!val(t, e->args[0], &a)) {
+    res_free(&a);
+    return false;
+  }
   char why[200];
   bool oom = false;
   qv_bq_sb items = {0};
@@ -883,6 +898,7 @@ static bool shed(bq *t, const qv_expr *e, qv_bq_sb *out, bool *exact) {
     res c = {0};
     if (!pos(t, v[i].e, v[i].neg, &c)) {
       *exact = false;
+      res_free(&c);
       continue;
     }
     if (fold_fits(out, c.sql.p, c.sql.n)) {
