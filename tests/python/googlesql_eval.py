@@ -223,8 +223,29 @@ def _re2(pattern):
     rules), and [[:alpha:]]-style classes are ASCII ranges."""
     if pattern not in _RE2_CACHE:
         p = re.sub(r"\[:(\w+):\]", lambda m: _POSIX.get(m.group(1), m.group(0)), pattern)
+        if "(?m" not in p:
+            p = _dollar_is_end(p)
         _RE2_CACHE[pattern] = re.compile(p, 0 if "(?i" in p else re.ASCII)
     return _RE2_CACHE[pattern]
+
+
+def _dollar_is_end(p):
+    """RE2's $ (without the m flag) matches only at the end of the text;
+    Python's also before a final newline: spell it \\Z."""
+    out, i, in_class = [], 0, False
+    while i < len(p):
+        c = p[i]
+        if c == "\\":
+            out.append(p[i:i + 2])
+            i += 2
+            continue
+        if c == "[" and not in_class:
+            in_class = True
+        elif c == "]" and in_class:
+            in_class = False
+        out.append("\\Z" if c == "$" and not in_class else c)
+        i += 1
+    return "".join(out)
 
 
 def _num(v):

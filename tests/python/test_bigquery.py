@@ -119,7 +119,7 @@ def frame():
         (2, 1, -1e-300, 0.0, "it's", "it", False, True, datetime.date(1999, 12, 31), datetime.datetime(1999, 12, 31, 23, 59)),
         (-5, 5, 2.0, -inf, "a.c", "aXc", True, False, datetime.date(2024, 1, 2), datetime.datetime(2024, 1, 2, 0, 0, 1)),
         (4, None, nan, 2.0, "aXc", "a.c", None, None, datetime.date(2023, 12, 31), datetime.datetime(2023, 12, 31)),
-        (2**53 + 1, 9, 9007199254740992.0, None, "Ab\ncd", "ab", False, True, datetime.date(2024, 2, 29), datetime.datetime(2024, 2, 29)),
+        (2**53 + 1, 9, 9007199254740992.0, None, "Ab\ncd", "abc\n", False, True, datetime.date(2024, 2, 29), datetime.datetime(2024, 2, 29)),
         (-2**53 - 1, 0, -0.0, -0.0, "ǅ", "ǆ", True, True, datetime.date(1900, 1, 1), datetime.datetime(1900, 1, 1)),
     ]
     cols = list(zip(*rows))
@@ -398,5 +398,6 @@ def test_evaluator_reads_regexes_as_re2():
     rows = [{"s": "٣"}, {"s": "3"}, {"s": "b"}]
     assert kept_rows("REGEXP_CONTAINS(`s`, '\\\\d')", rows) == {1}
     assert kept_rows("REGEXP_CONTAINS(`s`, '[[:alpha:]]')", rows) == {2}
+    assert kept_rows("REGEXP_CONTAINS(`s`, 'c$')", [{"s": "abc\n"}, {"s": "abc"}]) == {1}
     assert set(pl.DataFrame({"s": ["٣", "3", "b"]}).with_row_index().filter(
         pl.col("s").str.contains("\\d"))["index"].to_list()) == {0, 1}
