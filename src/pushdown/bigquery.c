@@ -832,6 +832,7 @@ static bool pos(bq *t, const qv_expr *e, bool neg, res *r) {
       return st == W_OK;
     }
   }
+  if (is_null_lit(e)) return decline(t, e, "a bare NULL literal as a filter");
   return neg ? val_not(t, e, r) : val(t, e, r);
 }
 
