@@ -18,10 +18,8 @@
  * Arithmetic and casts do not translate: BigQuery raises on division by
  * zero, overflow and bad strict casts where Polars gives null or wraps.
  *
- * Limits of the Storage Read API: trees over QV_BQ_MAX_NODES nodes (in
- * breadth-first order, as the reference counts) and levels deeper than
- * QV_BQ_MAX_DEPTH degrade to local filtering node by node; a restriction
- * over QV_BQ_MAX_SQL bytes sheds conjuncts until it fits. */
+ * The limits of the Storage Read API (node budget, 1 MB) and the public
+ * entry points are in bigquery_restriction.c. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -31,24 +29,13 @@
 
 #include "pushdown/bigquery_int.h"
 
-typedef struct bq {
-  const qv_schema *schema;
-  qv_bq_sb why; /* explain lines */
-  bool oom;
-  const qv_expr **over; /* nodes degraded by the budget, sorted */
-  int32_t n_over;
-} bq;
+/* The context and piece types (qv_bq, qv_bq_res) live in bigquery_int.h,
+ * shared with bigquery_restriction.c, which owns the budget and the whole
+ * restriction. */
+typedef qv_bq bq;
+typedef qv_bq_res res;
 
-/* A translated piece: its SQL, whether it is exact, and the top-level
- * conjuncts it needs ((x IS NOT NULL) for x.drop_nulls()). */
-typedef struct res {
-  qv_bq_sb sql;
-  bool exact;
-  char **extra;
-  int32_t n_extra, cap_extra;
-} res;
-
-static void res_free(res *r) {
+void qv_bq_res_free(res *r) {
   qv_bq_sb_free(&r->sql);
   for (int32_t i = 0; i < r->n_extra; i++) qv_free(r->extra[i]);
   qv_free(r->extra);
@@ -77,11 +64,10 @@ static void add_extra(bq *t, res *r, const char *s) {
 }
 
 /* Moves src's extras into dst. */
-static void take_extras(bq *t, res *dst, res *src) {
+void qv_bq_take_extras(bq *t, res *dst, res *src) {
   for (int32_t i = 0; i < src->n_extra; i++) add_extra(t, dst, src->extra[i]);
 }
 
-static bool is_over(const bq *t, const qv_expr *e);
 
 static const char *node_name(const qv_expr *e) {
   if (e->kind == QV_EXPR_COLUMN) return "column";
@@ -102,7 +88,7 @@ static bool decline(bq *t, const qv_expr *e, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(reason, sizeof reason, fmt, ap);
   va_end(ap);
-  if (is_over(t, e)) {
+  if (qv_bq_is_over(t, e)) {
     /* The subtree may be as deep and wide as the caller could build: not printed. */
     qv_bq_f(&t->why, "declined %s: %s\n", node_name(e), reason);
     return false;
@@ -222,92 +208,20 @@ static bool maybe_float(const bq *t, const qv_expr *e) {
   return id == QV_TYPE_NULL || qv_type_is_floating(id);
 }
 /* Known not to be a boolean (Polars' & | ~ are then bitwise). */
-static bool known_non_bool(const bq *t, const qv_expr *e) {
+bool qv_bq_known_non_bool(const bq *t, const qv_expr *e) {
   qv_type_id id = type_of(t, e);
   return id != QV_TYPE_NULL && id != QV_TYPE_BOOL;
-}
-
-/* ---- the budget ------------------------------------------------------- */
-
-static int cmp_ptr(const void *a, const void *b) {
-  uintptr_t x = (uintptr_t) * (const qv_expr *const *)a, y = (uintptr_t) * (const qv_expr *const *)b;
-  return x < y ? -1 : x > y;
-}
-
-static bool is_over(const bq *t, const qv_expr *e) {
-  return t->n_over && bsearch(&e, t->over, (size_t)t->n_over, sizeof *t->over, cmp_ptr) != NULL;
-}
-
-/* Walks the tree breadth-first as the reference does: a node whose
- * children would pass the node budget, or lie deeper than the depth
- * budget, is degraded (translates to nothing) instead of the whole tree.
- * An is_in list counts as one node, as Polars holds it.  Checks every
- * column name met on the way. */
-static qv_status budget(bq *t, const qv_expr *root, qv_error *err) {
-  typedef struct item {
-    const qv_expr *e;
-    int32_t depth;
-  } item;
-  int32_t cap = 64, head = 0, tail = 0, over_cap = 0;
-  int64_t count = 1;
-  qv_status st = QV_OK;
-  item *q = qv_malloc((size_t)cap * sizeof *q);
-  if (!q) return qv_error_set(err, QV_ERR_NOMEM, "to_bigquery_filter: out of memory");
-  q[tail++] = (item){root, 1};
-  while (head < tail && st == QV_OK) {
-    item it = q[head++];
-    const qv_expr *e = it.e;
-    if (e->kind == QV_EXPR_COLUMN) {
-      st = qv_bq_check_name(e->name, err);
-      continue;
-    }
-    if (e->kind != QV_EXPR_CALL) continue;
-    int32_t kids = e->op == QV_OP_IN ? (e->n_args > 0 ? 1 : 0) : e->n_args;
-    int32_t counted = e->op == QV_OP_IN ? 2 : e->n_args;
-    if (count + counted > QV_BQ_MAX_NODES || it.depth + 1 > QV_BQ_MAX_DEPTH) {
-      if (t->n_over == over_cap) {
-        over_cap = over_cap ? over_cap * 2 : 16;
-        const qv_expr **v = qv_realloc(t->over, (size_t)over_cap * sizeof *v);
-        if (!v) {
-          st = qv_error_set(err, QV_ERR_NOMEM, "to_bigquery_filter: out of memory");
-          break;
-        }
-        t->over = v;
-      }
-      t->over[t->n_over++] = e;
-      continue;
-    }
-    count += counted;
-    if (tail + kids > cap) {
-      /* Compact the consumed head, then grow. */
-      memmove(q, q + head, (size_t)(tail - head) * sizeof *q);
-      tail -= head;
-      head = 0;
-      while (tail + kids > cap) cap *= 2;
-      item *nq = qv_realloc(q, (size_t)cap * sizeof *nq);
-      if (!nq) {
-        st = qv_error_set(err, QV_ERR_NOMEM, "to_bigquery_filter: out of memory");
-        break;
-      }
-      q = nq;
-    }
-    for (int32_t i = 0; i < kids; i++) q[tail++] = (item){e->args[i], it.depth + 1};
-  }
-  qv_free(q);
-  if (t->n_over > 1) qsort(t->over, (size_t)t->n_over, sizeof *t->over, cmp_ptr);
-  return st;
 }
 
 /* ---- value context ---------------------------------------------------- */
 
 static bool val(bq *t, const qv_expr *e, res *r);
-static bool pos(bq *t, const qv_expr *e, bool neg, res *r);
 
 /* Appends c's SQL to r and takes its extras. */
 static void put(bq *t, res *r, res *c) {
   qv_bq_add(&r->sql, c->sql.p ? c->sql.p : "", c->sql.n);
   if (c->sql.oom) r->sql.oom = true;
-  take_extras(t, r, c);
+  qv_bq_take_extras(t, r, c);
 }
 
 static bool column(bq *t, const qv_expr *e, res *r) {
@@ -343,7 +257,7 @@ static bool call_fn(bq *t, const qv_expr *e, const char *fn, res *r) {
     }
     qv_bq_s(&r->sql, ")");
   }
-  for (int32_t i = 0; i < e->n_args; i++) res_free(&parts[i]);
+  for (int32_t i = 0; i < e->n_args; i++) qv_bq_res_free(&parts[i]);
   return ok;
 }
 
@@ -405,63 +319,63 @@ static bool compare(bq *t, const qv_expr *e, res *r) {
       /* Polars keeps NaN rows here (NaN is above everything and unequal
        * to every number); BigQuery's IEEE comparison would drop them. */
       qv_bq_f(&r->sql, "((%s %s %s) OR IS_NAN(%s))", a.sql.p, op, b.sql.p, is_lit(x) ? b.sql.p : a.sql.p);
-      take_extras(t, r, &a);
-      take_extras(t, r, &b);
+      qv_bq_take_extras(t, r, &a);
+      qv_bq_take_extras(t, r, &b);
       goto done;
     }
   }
   qv_bq_f(&r->sql, "(%s %s %s)", a.sql.p, op, b.sql.p);
-  take_extras(t, r, &a);
-  take_extras(t, r, &b);
+  qv_bq_take_extras(t, r, &a);
+  qv_bq_take_extras(t, r, &b);
 done:
-  res_free(&a);
-  res_free(&b);
+  qv_bq_res_free(&a);
+  qv_bq_res_free(&b);
   return ok;
 }
 
 /* NOT x in value context: (NOT x), with ~(a | b) as ((NOT a) AND (NOT b)). */
 static bool val_not(bq *t, const qv_expr *x, res *r) {
   if (is_null_lit(x)) return decline(t, x, "NOT of a bare NULL literal");
-  if (known_non_bool(t, x)) return decline(t, x, "~ of a non-boolean is bitwise in Polars");
-  if (x->kind == QV_EXPR_CALL && x->op == QV_OP_OR && x->n_args == 2 && !is_over(t, x)) {
+  if (qv_bq_known_non_bool(t, x)) return decline(t, x, "~ of a non-boolean is bitwise in Polars");
+  if (x->kind == QV_EXPR_CALL && x->op == QV_OP_OR && x->n_args == 2 && !qv_bq_is_over(t, x)) {
     res a = {0}, b = {0};
     bool ok = val_not(t, x->args[0], &a);
     ok = val_not(t, x->args[1], &b) && ok;
     if (ok) {
       qv_bq_f(&r->sql, "(%s AND %s)", a.sql.p, b.sql.p);
-      take_extras(t, r, &a);
-      take_extras(t, r, &b);
+      qv_bq_take_extras(t, r, &a);
+      qv_bq_take_extras(t, r, &b);
     }
-    res_free(&a);
-    res_free(&b);
+    qv_bq_res_free(&a);
+    qv_bq_res_free(&b);
     return ok;
   }
   res a = {0};
   bool ok = val(t, x, &a);
   if (ok) {
     qv_bq_f(&r->sql, "(NOT %s)", a.sql.p);
-    take_extras(t, r, &a);
+    qv_bq_take_extras(t, r, &a);
   }
-  res_free(&a);
+  qv_bq_res_free(&a);
   return ok;
 }
 
 static bool logic(bq *t, const qv_expr *e, res *r) {
   for (int32_t i = 0; i < e->n_args; i++)
-    if (known_non_bool(t, e->args[i])) return decline(t, e, "on non-booleans Polars' %s is bitwise", qv_op_name(e->op));
+    if (qv_bq_known_non_bool(t, e->args[i])) return decline(t, e, "on non-booleans Polars' %s is bitwise", qv_op_name(e->op));
   if (e->op == QV_OP_NOT) return val_not(t, e->args[0], r);
   res a = {0}, b = {0};
   bool ok = val(t, e->args[0], &a);
   ok = val(t, e->args[1], &b) && ok;
   if (ok) {
     qv_bq_f(&r->sql, "(%s %s %s)", a.sql.p, e->op == QV_OP_AND ? "AND" : "OR", b.sql.p);
-    take_extras(t, r, &a);
-    take_extras(t, r, &b);
+    qv_bq_take_extras(t, r, &a);
+    qv_bq_take_extras(t, r, &b);
   } else {
     qv_bq_f(&t->why, "declined %s: an operand does not translate exactly\n", qv_op_name(e->op));
   }
-  res_free(&a);
-  res_free(&b);
+  qv_bq_res_free(&a);
+  qv_bq_res_free(&b);
   return ok;
 }
 
@@ -486,7 +400,7 @@ static bool val_when(bq *t, const qv_expr *e, res *r) {
   for (int32_t i = 0; i < n; i++) {
     bool pred = i < n - 1 && i % 2 == 0;
     if (pred) {
-      if (!pos(t, e->args[i], false, &parts[i])) ok = false;
+      if (!qv_bq_pos(t, e->args[i], false, &parts[i])) ok = false;
       else if (!parts[i].exact) ok = decline(t, e->args[i], "a when predicate that translates only as a superset");
     } else if (!val(t, e->args[i], &parts[i])) {
       ok = false;
@@ -514,7 +428,7 @@ static bool val_when(bq *t, const qv_expr *e, res *r) {
     }
     qv_bq_s(&r->sql, " END");
   }
-  for (int32_t i = 0; i < n; i++) res_free(&parts[i]);
+  for (int32_t i = 0; i < n; i++) qv_bq_res_free(&parts[i]);
   qv_free(parts);
   return ok;
 }
@@ -526,7 +440,7 @@ static bool in_list(bq *t, const qv_expr *e, res *r) {
     return decline(t, e, "a date, a DATETIME and a TIMESTAMP compare only with their own kind in BigQuery");
   res a = {0};
   if (!val(t, e->args[0], &a)) {
-    res_free(&a);
+    qv_bq_res_free(&a);
     return false;
   }
   char why[200];
@@ -536,12 +450,12 @@ static bool in_list(bq *t, const qv_expr *e, res *r) {
   if (oom) t->oom = true;
   if (ok) {
     qv_bq_f(&r->sql, "(%s IN (%s))", a.sql.p, items.p);
-    take_extras(t, r, &a);
+    qv_bq_take_extras(t, r, &a);
   } else {
     decline(t, e, "%s", why);
   }
   qv_bq_sb_free(&items);
-  res_free(&a);
+  qv_bq_res_free(&a);
   return ok;
 }
 
@@ -560,9 +474,9 @@ static bool nan_test(bq *t, const qv_expr *e, res *r) {
       case QV_OP_IS_INFINITE: qv_bq_f(&r->sql, "IS_INF(%s)", x); break;
       default: qv_bq_f(&r->sql, "(NOT IS_INF(%s) AND NOT IS_NAN(%s))", x, x); break;
     }
-    take_extras(t, r, &a);
+    qv_bq_take_extras(t, r, &a);
   }
-  res_free(&a);
+  qv_bq_res_free(&a);
   return ok;
 }
 
@@ -590,9 +504,9 @@ static bool fill_null(bq *t, const qv_expr *e, res *r) {
   bool ok = val(t, e->args[0], &a);
   if (ok) {
     qv_bq_f(&r->sql, "IFNULL(%s, %s)", a.sql.p, v);
-    take_extras(t, r, &a);
+    qv_bq_take_extras(t, r, &a);
   }
-  res_free(&a);
+  qv_bq_res_free(&a);
   return ok;
 }
 
@@ -610,9 +524,9 @@ static bool val_call(bq *t, const qv_expr *e, res *r) {
       bool ok = val(t, e->args[0], &a);
       if (ok) {
         qv_bq_f(&r->sql, "(%s %s)", a.sql.p, e->op == QV_OP_IS_NULL ? "IS NULL" : "IS NOT NULL");
-        take_extras(t, r, &a);
+        qv_bq_take_extras(t, r, &a);
       }
-      res_free(&a);
+      qv_bq_res_free(&a);
       return ok;
     }
     case QV_OP_DROP_NULLS: {
@@ -629,7 +543,7 @@ static bool val_call(bq *t, const qv_expr *e, res *r) {
         else add_extra(t, r, c.p);
         qv_bq_sb_free(&c);
       }
-      res_free(&a);
+      qv_bq_res_free(&a);
       return ok;
     }
     case QV_OP_IN: return in_list(t, e, r);
@@ -651,10 +565,10 @@ static bool val_call(bq *t, const qv_expr *e, res *r) {
       bool ok = val(t, e->args[0], &a) && val(t, p, &b);
       if (ok) {
         qv_bq_f(&r->sql, "(STRPOS(%s, %s) > 0)", a.sql.p, b.sql.p);
-        take_extras(t, r, &a);
+        qv_bq_take_extras(t, r, &a);
       }
-      res_free(&a);
-      res_free(&b);
+      qv_bq_res_free(&a);
+      qv_bq_res_free(&b);
       return ok;
     }
     case QV_OP_REGEXP_MATCH: {
@@ -679,7 +593,7 @@ static bool val_call(bq *t, const qv_expr *e, res *r) {
 
 static bool val(bq *t, const qv_expr *e, res *r) {
   r->exact = true;
-  if (is_over(t, e))
+  if (qv_bq_is_over(t, e))
     return decline(t, e, "past the budget of %d nodes or %d levels: filtered locally", QV_BQ_MAX_NODES, QV_BQ_MAX_DEPTH);
   bool ok;
   if (e->kind == QV_EXPR_COLUMN) {
@@ -696,7 +610,7 @@ static bool val(bq *t, const qv_expr *e, res *r) {
     ok = val_call(t, e, r);
   }
   if (ok && r->sql.n > QV_BQ_MAX_SQL) {
-    res_free(r);
+    qv_bq_res_free(r);
     return decline(t, e, "longer than the %d-byte row_restriction limit", QV_BQ_MAX_SQL);
   }
   return ok;
@@ -711,8 +625,8 @@ static int and_pieces(bq *t, bool oka, res *a, bool okb, res *b, res *r, const c
   if (oka && okb) {
     qv_bq_f(&r->sql, "(%s AND %s)", a->sql.p, b->sql.p);
     r->exact = a->exact && b->exact;
-    take_extras(t, r, a);
-    take_extras(t, r, b);
+    qv_bq_take_extras(t, r, a);
+    qv_bq_take_extras(t, r, b);
     return W_OK;
   }
   if (!oka && !okb) return W_FAIL;
@@ -732,7 +646,7 @@ static int pos_when(bq *t, const qv_expr *e, int32_t i, res *r) {
   if (i == n - 1) {
     const qv_expr *f = e->args[i];
     if (is_null_lit(f) || is_false_lit(f)) return W_NEVER;
-    return pos(t, f, false, r) ? W_OK : W_FAIL;
+    return qv_bq_pos(t, f, false, r) ? W_OK : W_FAIL;
   }
   const qv_expr *p = e->args[i], *th = e->args[i + 1];
   if (is_null_lit(p)) {
@@ -740,8 +654,8 @@ static int pos_when(bq *t, const qv_expr *e, int32_t i, res *r) {
     return W_FAIL;
   }
   res pr = {0}, tr = {0}, rest = {0}, arm1 = {0}, arm2 = {0};
-  bool okp = pos(t, p, false, &pr);
-  int ts = (is_null_lit(th) || is_false_lit(th)) ? W_NEVER : (pos(t, th, false, &tr) ? W_OK : W_FAIL);
+  bool okp = qv_bq_pos(t, p, false, &pr);
+  int ts = (is_null_lit(th) || is_false_lit(th)) ? W_NEVER : (qv_bq_pos(t, th, false, &tr) ? W_OK : W_FAIL);
   int rs = pos_when(t, e, i + 2, &rest);
   int a1 = W_NEVER, a2 = W_NEVER, out = W_FAIL;
   arm1.exact = arm2.exact = true;
@@ -753,7 +667,7 @@ static int pos_when(bq *t, const qv_expr *e, int32_t i, res *r) {
     g.exact = true;
     if (guard) qv_bq_f(&g.sql, "(NOT COALESCE(%s, FALSE))", pr.sql.p);
     a2 = and_pieces(t, guard, &g, rs == W_OK, &rest, &arm2, "a condition of when/otherwise");
-    res_free(&g);
+    qv_bq_res_free(&g);
   }
   if (a1 == W_FAIL || a2 == W_FAIL) {
     decline(t, e, "a branch of when/then/otherwise has nothing to push");
@@ -767,65 +681,65 @@ static int pos_when(bq *t, const qv_expr *e, int32_t i, res *r) {
   } else {
     qv_bq_f(&r->sql, "(%s OR %s)", arm1.sql.p, arm2.sql.p);
     r->exact = arm1.exact && arm2.exact;
-    take_extras(t, r, &arm1);
-    take_extras(t, r, &arm2);
+    qv_bq_take_extras(t, r, &arm1);
+    qv_bq_take_extras(t, r, &arm2);
     out = W_OK;
   }
   if (out == W_OK && r->sql.n > QV_BQ_MAX_SQL) {
     decline(t, e, "longer than the %d-byte row_restriction limit", QV_BQ_MAX_SQL);
     out = W_FAIL;
   }
-  res_free(&pr);
-  res_free(&tr);
-  res_free(&rest);
-  res_free(&arm1);
-  res_free(&arm2);
+  qv_bq_res_free(&pr);
+  qv_bq_res_free(&tr);
+  qv_bq_res_free(&rest);
+  qv_bq_res_free(&arm1);
+  qv_bq_res_free(&arm2);
   return out;
 }
 
 /* e (or NOT e when neg) as a filter: r keeps at least Polars' rows;
  * r->exact when exactly them. */
-static bool pos(bq *t, const qv_expr *e, bool neg, res *r) {
+bool qv_bq_pos(bq *t, const qv_expr *e, bool neg, res *r) {
   r->exact = true;
-  if (is_over(t, e))
+  if (qv_bq_is_over(t, e))
     return decline(t, e, "past the budget of %d nodes or %d levels: filtered locally", QV_BQ_MAX_NODES, QV_BQ_MAX_DEPTH);
   if (e->kind == QV_EXPR_CALL) {
     bool and_like = (e->op == QV_OP_AND && !neg) || (e->op == QV_OP_OR && neg);
     if (and_like && e->n_args == 2) {
-      if (known_non_bool(t, e->args[0]) || known_non_bool(t, e->args[1]))
+      if (qv_bq_known_non_bool(t, e->args[0]) || qv_bq_known_non_bool(t, e->args[1]))
         return decline(t, e, "on non-booleans Polars' %s is bitwise", qv_op_name(e->op));
       res a = {0}, b = {0};
-      bool oka = pos(t, e->args[0], neg, &a);
-      bool okb = pos(t, e->args[1], neg, &b);
+      bool oka = qv_bq_pos(t, e->args[0], neg, &a);
+      bool okb = qv_bq_pos(t, e->args[1], neg, &b);
       int st = and_pieces(t, oka, &a, okb, &b, r, "a conjunct of AND");
-      res_free(&a);
-      res_free(&b);
+      qv_bq_res_free(&a);
+      qv_bq_res_free(&b);
       return st == W_OK;
     }
     if (e->op == QV_OP_OR && !neg && e->n_args == 2) {
-      if (known_non_bool(t, e->args[0]) || known_non_bool(t, e->args[1]))
+      if (qv_bq_known_non_bool(t, e->args[0]) || qv_bq_known_non_bool(t, e->args[1]))
         return decline(t, e, "on non-booleans Polars' | is bitwise");
       res a = {0}, b = {0};
-      bool oka = pos(t, e->args[0], false, &a);
-      bool okb = pos(t, e->args[1], false, &b);
+      bool oka = qv_bq_pos(t, e->args[0], false, &a);
+      bool okb = qv_bq_pos(t, e->args[1], false, &b);
       bool ok = oka && okb && a.exact && b.exact;
       if (ok) {
         qv_bq_f(&r->sql, "(%s OR %s)", a.sql.p, b.sql.p);
-        take_extras(t, r, &a);
-        take_extras(t, r, &b);
+        qv_bq_take_extras(t, r, &a);
+        qv_bq_take_extras(t, r, &b);
       } else {
         qv_bq_s(&t->why, "declined OR: every branch must translate exactly\n");
       }
-      res_free(&a);
-      res_free(&b);
+      qv_bq_res_free(&a);
+      qv_bq_res_free(&b);
       return ok;
     }
     if (e->op == QV_OP_NOT && !neg && e->n_args == 1) {
-      if (known_non_bool(t, e->args[0])) return decline(t, e, "~ of a non-boolean is bitwise in Polars");
-      return pos(t, e->args[0], true, r);
+      if (qv_bq_known_non_bool(t, e->args[0])) return decline(t, e, "~ of a non-boolean is bitwise in Polars");
+      return qv_bq_pos(t, e->args[0], true, r);
     }
     if ((e->op == QV_OP_ALL_HORIZONTAL || e->op == QV_OP_ANY_HORIZONTAL) && e->n_args == 1)
-      return pos(t, e->args[0], neg, r);
+      return qv_bq_pos(t, e->args[0], neg, r);
     if (e->op == QV_OP_WHEN && !neg && e->n_args >= 3 && e->n_args % 2 == 1) {
       int st = pos_when(t, e, 0, r);
       if (st == W_NEVER) return decline(t, e, "no branch can be true");
@@ -834,171 +748,4 @@ static bool pos(bq *t, const qv_expr *e, bool neg, res *r) {
   }
   if (is_null_lit(e)) return decline(t, e, "a bare NULL literal as a filter");
   return neg ? val_not(t, e, r) : val(t, e, r);
-}
-
-/* ---- the whole restriction -------------------------------------------- */
-
-/* Top-level conjuncts of e as a filter (flattening AND, and OR under NOT). */
-typedef struct conj {
-  const qv_expr *e;
-  bool neg;
-} conj;
-
-static void conjuncts(bq *t, const qv_expr *e, bool neg, conj **v, int32_t *n, int32_t *cap) {
-  if (!is_over(t, e) && e->kind == QV_EXPR_CALL && e->n_args == 2 &&
-      ((e->op == QV_OP_AND && !neg) || (e->op == QV_OP_OR && neg)) && !known_non_bool(t, e->args[0]) &&
-      !known_non_bool(t, e->args[1])) {
-    conjuncts(t, e->args[0], neg, v, n, cap);
-    conjuncts(t, e->args[1], neg, v, n, cap);
-    return;
-  }
-  if (!is_over(t, e) && e->kind == QV_EXPR_CALL && e->n_args == 1 &&
-      ((e->op == QV_OP_NOT && !neg && !known_non_bool(t, e->args[0])) || e->op == QV_OP_ALL_HORIZONTAL ||
-       e->op == QV_OP_ANY_HORIZONTAL)) {
-    conjuncts(t, e->args[0], e->op == QV_OP_NOT ? true : neg, v, n, cap);
-    return;
-  }
-  if (*n == *cap) {
-    int32_t c = *cap ? *cap * 2 : 16;
-    conj *nv = qv_realloc(*v, (size_t)c * sizeof *nv);
-    if (!nv) {
-      t->oom = true;
-      return;
-    }
-    *v = nv;
-    *cap = c;
-  }
-  (*v)[(*n)++] = (conj){e, neg};
-}
-
-/* Appends piece to acc as (acc AND piece) if the result fits the limit. */
-static bool fold_fits(qv_bq_sb *acc, const char *piece, size_t len) {
-  size_t want = acc->n ? acc->n + len + 7 : len;
-  if (want > QV_BQ_MAX_SQL) return false;
-  if (!acc->n) {
-    qv_bq_add(acc, piece, len);
-    return true;
-  }
-  qv_bq_sb b = {0};
-  qv_bq_f(&b, "(%s AND %s)", acc->p, piece);
-  qv_bq_sb_free(acc);
-  *acc = b;
-  return true;
-}
-
-/* The restriction folded conjunct by conjunct, shedding those that would
- * pass the size limit (each shed one makes the result inexact). */
-static bool shed(bq *t, const qv_expr *e, qv_bq_sb *out, bool *exact) {
-  conj *v = NULL;
-  int32_t n = 0, cap = 0;
-  conjuncts(t, e, false, &v, &n, &cap);
-  res extras = {0};
-  *exact = true;
-  bool any = false;
-  for (int32_t i = 0; i < n && !t->oom; i++) {
-    res c = {0};
-    if (!pos(t, v[i].e, v[i].neg, &c)) {
-      *exact = false;
-      res_free(&c);
-      continue;
-    }
-    if (fold_fits(out, c.sql.p, c.sql.n)) {
-      any = true;
-      if (!c.exact) *exact = false;
-      take_extras(t, &extras, &c);
-    } else {
-      *exact = false;
-      qv_bq_s(&t->why, "shed a conjunct: the restriction would pass the 1 MB limit\n");
-    }
-    res_free(&c);
-  }
-  for (int32_t i = 0; i < extras.n_extra; i++)
-    if (any && !fold_fits(out, extras.extra[i], strlen(extras.extra[i]))) {
-      *exact = false;
-      qv_bq_s(&t->why, "shed a conjunct: the restriction would pass the 1 MB limit\n");
-    }
-  res_free(&extras);
-  qv_free(v);
-  return any;
-}
-
-/* Runs the translation; *sql gets the restriction (or NULL). */
-static qv_status translate(bq *t, const qv_expr *e, char **sql, bool *exact, qv_error *err) {
-  *sql = NULL;
-  *exact = false;
-  qv_status st = budget(t, e, err);
-  if (st != QV_OK) return st;
-  res r = {0};
-  bool ok = pos(t, e, false, &r);
-  qv_bq_sb out = {0};
-  if (ok) {
-    qv_bq_add(&out, r.sql.p, r.sql.n);
-    for (int32_t i = 0; i < r.n_extra; i++) {
-      qv_bq_sb b = {0};
-      qv_bq_f(&b, "(%s AND %s)", out.p, r.extra[i]);
-      qv_bq_sb_free(&out);
-      out = b;
-    }
-    *exact = r.exact;
-    if (out.n > QV_BQ_MAX_SQL) {
-      qv_bq_sb_free(&out);
-      ok = shed(t, e, &out, exact);
-    }
-  }
-  res_free(&r);
-  if (out.oom || t->why.oom || t->oom) {
-    qv_bq_sb_free(&out);
-    return qv_error_set(err, QV_ERR_NOMEM, "to_bigquery_filter: out of memory");
-  }
-  if (ok) *sql = out.p;
-  else qv_bq_sb_free(&out);
-  return QV_OK;
-}
-
-qv_status qv_to_bigquery_filter(const qv_expr *e, const qv_schema *schema, qv_bigquery_filter **out, qv_error *err) {
-  if (!out || !e) return qv_error_set(err, QV_ERR_INVALID, "to_bigquery_filter: NULL expression or output");
-  *out = NULL;
-  bq t = {schema, {0}, false, NULL, 0};
-  char *sql = NULL;
-  bool exact = false;
-  qv_status st = translate(&t, e, &sql, &exact, err);
-  if (st == QV_OK && sql) {
-    qv_bigquery_filter *f = qv_calloc(1, sizeof *f);
-    if (!f) {
-      qv_free(sql);
-      st = qv_error_set(err, QV_ERR_NOMEM, "to_bigquery_filter: out of memory");
-    } else {
-      f->sql = sql;
-      f->exact = exact;
-      *out = f;
-    }
-  }
-  qv_bq_sb_free(&t.why);
-  qv_free(t.over);
-  return st;
-}
-
-void qv_bigquery_filter_free(qv_bigquery_filter *f) {
-  if (!f) return;
-  qv_free(f->sql);
-  qv_free(f);
-}
-
-qv_status qv_bigquery_filter_explain(const qv_expr *e, const qv_schema *schema, char **out, qv_error *err) {
-  if (!out || !e) return qv_error_set(err, QV_ERR_INVALID, "bigquery_filter_explain: NULL expression or output");
-  *out = NULL;
-  bq t = {schema, {0}, false, NULL, 0};
-  char *sql = NULL;
-  bool exact = false;
-  qv_status st = translate(&t, e, &sql, &exact, err);
-  qv_free(sql);
-  qv_free(t.over);
-  if (st == QV_OK && !t.why.p) qv_bq_s(&t.why, "nothing declined\n");
-  if (st == QV_OK && t.why.oom) st = qv_error_set(err, QV_ERR_NOMEM, "bigquery_filter_explain: out of memory");
-  if (st != QV_OK) {
-    qv_bq_sb_free(&t.why);
-    return st;
-  }
-  *out = t.why.p;
-  return QV_OK;
 }

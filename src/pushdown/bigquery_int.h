@@ -60,4 +60,36 @@ bool qv_bq_in_items(const qv_expr *const *items, int32_t n, qv_bq_sb *o, char *w
  * same way; else a static reason. */
 const char *qv_bq_regex_incompatible(const char *pattern, size_t n);
 
+/* ---- the translator (bigquery.c, bigquery_restriction.c) --------------- */
+
+/* One translation's context. */
+typedef struct qv_bq {
+  const qv_schema *schema;
+  qv_bq_sb why; /* explain lines */
+  bool oom;
+  const qv_expr **over; /* nodes degraded by the budget, sorted by address */
+  int32_t n_over;
+} qv_bq;
+
+/* A translated piece: its SQL, whether it is exact, and the top-level
+ * conjuncts it needs ((x IS NOT NULL) for x.drop_nulls()). */
+typedef struct qv_bq_res {
+  qv_bq_sb sql;
+  bool exact;
+  char **extra;
+  int32_t n_extra, cap_extra;
+} qv_bq_res;
+
+void qv_bq_res_free(qv_bq_res *r);
+/* Adds src's extra conjuncts to dst (each once). */
+void qv_bq_take_extras(qv_bq *t, qv_bq_res *dst, qv_bq_res *src);
+/* e was degraded by the budget. */
+bool qv_bq_is_over(const qv_bq *t, const qv_expr *e);
+/* e's type is known and is not boolean (Polars' & | ~ are then bitwise). */
+bool qv_bq_known_non_bool(const qv_bq *t, const qv_expr *e);
+/* e (or NOT e when neg) in filter context: r keeps at least Polars' rows,
+ * r->exact when exactly them; false (reasons in t->why) when nothing
+ * translates. */
+bool qv_bq_pos(qv_bq *t, const qv_expr *e, bool neg, qv_bq_res *r);
+
 #endif
