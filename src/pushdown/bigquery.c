@@ -290,6 +290,41 @@ static qv_op flip(qv_op op) {
   }
 }
 
+static bool is_number_type(qv_type_id id) { return qv_type_is_integer(id) || id == QV_TYPE_FLOAT64; }
+
+/* Two expressions, at least one a float, compared with Polars' order (NaN
+ * equal to NaN and above every number) in IEEE BigQuery.  Each form gives
+ * Polars' TRUE/FALSE/NULL on every row (a NULL side keeps the result NULL):
+ *   x = y   ((x = y) OR (IS_NAN(x) AND IS_NAN(y)))
+ *   x != y  ((x != y) AND (NOT (IS_NAN(x) AND IS_NAN(y))))
+ *   x > y   ((x > y) OR (IS_NAN(x) AND (NOT IS_NAN(y))))
+ *   x >= y  ((x >= y) OR (IS_NAN(x) AND (y IS NOT NULL)))
+ * and x < y, x <= y as y > x, y >= x in the guard.  Both types must be known
+ * numbers: IS_NAN of anything else is an error in BigQuery. */
+static bool float_pair(bq *t, const qv_expr *e, res *a, res *b, res *r) {
+  qv_type_id xt = type_of(t, e->args[0]), yt = type_of(t, e->args[1]);
+  if (!is_number_type(xt) || !is_number_type(yt))
+    return decline(t, e, xt == QV_TYPE_FLOAT32 || yt == QV_TYPE_FLOAT32
+                             ? "a float32 side: BigQuery has only FLOAT64"
+                             : "two sides that may be floats and are not both known numbers: NaN is ordered "
+                               "differently by Polars and BigQuery, and IS_NAN needs numbers");
+  const char *x = a->sql.p, *y = b->sql.p;
+  bool swap = e->op == QV_OP_LT || e->op == QV_OP_LE;
+  const char *p = swap ? y : x, *q = swap ? x : y; /* the side that is greater when NaN */
+  const char *op = cmp_sql(e->op);
+  switch (e->op) {
+    case QV_OP_EQ: qv_bq_f(&r->sql, "((%s = %s) OR (IS_NAN(%s) AND IS_NAN(%s)))", x, y, x, y); break;
+    case QV_OP_NE: qv_bq_f(&r->sql, "((%s != %s) AND (NOT (IS_NAN(%s) AND IS_NAN(%s))))", x, y, x, y); break;
+    case QV_OP_GT: case QV_OP_LT:
+      qv_bq_f(&r->sql, "((%s %s %s) OR (IS_NAN(%s) AND (NOT IS_NAN(%s))))", x, op, y, p, q);
+      break;
+    default: qv_bq_f(&r->sql, "((%s %s %s) OR (IS_NAN(%s) AND (%s IS NOT NULL)))", x, op, y, p, q); break;
+  }
+  qv_bq_take_extras(t, r, a);
+  qv_bq_take_extras(t, r, b);
+  return true;
+}
+
 static bool compare(bq *t, const qv_expr *e, res *r) {
   const qv_expr *x = e->args[0], *y = e->args[1];
   if (!no_null_args(t, e)) return false;
@@ -304,7 +339,7 @@ static bool compare(bq *t, const qv_expr *e, res *r) {
   }
   if (!is_lit(x) && !is_lit(y)) {
     if (maybe_float(t, x) || maybe_float(t, y)) {
-      ok = decline(t, e, "two sides that may be floats: Polars has NaN == NaN and NaN above all, BigQuery IEEE rules");
+      ok = float_pair(t, e, &a, &b, r);
       goto done;
     }
   } else if (is_lit(x) != is_lit(y)) {

@@ -380,8 +380,8 @@ def test_property_superset_and_exact():
     assert not failures, "\n".join(failures[:20])
     assert stats["evaluated"] >= 500
     # The generator must exercise every outcome, or the test proves little.
-    assert stats["exact"] >= N_EXPRESSIONS // 4 and stats["inexact"] >= N_EXPRESSIONS // 20, stats
-    assert stats["declined"] >= N_EXPRESSIONS // 20, stats
+    assert stats["exact"] >= N_EXPRESSIONS // 4 and stats["inexact"] >= N_EXPRESSIONS // 50, stats
+    assert stats["declined"] >= N_EXPRESSIONS // 50, stats
 
 
 def test_evaluator_semantics():
