@@ -382,16 +382,6 @@ bool qv_bq_in_items(const qv_expr *const *items, int32_t n, qv_bq_sb *o, char *w
       return false;
     }
   }
-  int64_t size = ipc_size(items, n, oom);
-  if (size < 0) {
-    snprintf(why, why_size, "is_in list could not be measured as an Arrow IPC Series");
-    return false;
-  }
-  if (size > QV_BQ_MAX_IN_IPC) {
-    snprintf(why, why_size, "is_in list is %lld bytes as an Arrow IPC Series: at most %d push", (long long)size,
-             QV_BQ_MAX_IN_IPC);
-    return false;
-  }
   qv_bq_sb items_sql = {0};
   for (int32_t i = 0; i < n; i++) {
     const char *reason = NULL;
@@ -401,6 +391,18 @@ bool qv_bq_in_items(const qv_expr *const *items, int32_t n, qv_bq_sb *o, char *w
       qv_bq_sb_free(&items_sql);
       return false;
     }
+  }
+  int64_t size = ipc_size(items, n, oom);
+  if (size < 0) {
+    snprintf(why, why_size, "is_in list could not be measured as an Arrow IPC Series");
+    qv_bq_sb_free(&items_sql);
+    return false;
+  }
+  if (size > QV_BQ_MAX_IN_IPC) {
+    snprintf(why, why_size, "is_in list is %lld bytes as an Arrow IPC Series: at most %d push", (long long)size,
+             QV_BQ_MAX_IN_IPC);
+    qv_bq_sb_free(&items_sql);
+    return false;
   }
   if (items_sql.oom) *oom = true;
   else qv_bq_add(o, items_sql.p, items_sql.n);
