@@ -14,7 +14,9 @@
  * Floats: BigQuery compares by IEEE rules (NaN is unordered, never equal),
  * Polars orders NaN above everything and equal to itself.  So x > c,
  * x >= c and x != c against a number get a guard `OR IS_NAN(x)` when x may
- * be a float, and two expressions that may be floats are not compared.
+ * be a float, and two expressions of which one is a float compare through
+ * IS_NAN guards that keep Polars' order and NULLs (float_pair); without
+ * known numeric types they do not push.
  * Arithmetic and casts do not translate: BigQuery raises on division by
  * zero, overflow and bad strict casts where Polars gives null or wraps.
  *
