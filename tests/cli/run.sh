@@ -119,6 +119,23 @@ q index create big --column grp --type bitmap > /dev/null
 run index-explain-used q explain --analyze big --filter "id BETWEEN 100 AND 120 AND grp = 25" --select word
 run index-scan-used q scan big --filter "id BETWEEN 100 AND 120 AND grp = 25" --select id,word
 run index-scan-or q scan big --filter "id = 7 OR id = 2999" --select id,word
+# bigquery-filter: Polars expression in, BigQuery row_restriction out.
+run bigquery-filter-help q bigquery-filter --help
+run bigquery-filter-schema q bigquery-filter --schema "$here/data/bq_schema.json" '(pl.col("score") > 0.5) & pl.col("city").str.starts_with("New") & (pl.col("born") >= pl.lit(date(2000, 1, 1)))'
+run bigquery-filter-partial q bigquery-filter --schema "$here/data/bq_schema.json" --explain '(pl.col("id") > 5) & (pl.col("city").str.slice(0, 2) == "xy")'
+run bigquery-filter-none q bigquery-filter --schema "$here/data/bq_schema.json" 'pl.col("id") + 1 > 2'
+run bigquery-filter-when q bigquery-filter --schema "id:int64,a:bool,b:bool" 'pl.when(pl.col("id") > 1).then(pl.col("a")).otherwise(pl.col("b"))'
+run bigquery-filter-inline-tz q bigquery-filter --schema "t:timestamp[us, UTC],n:int64" 'pl.col("t") < pl.lit(datetime(2024, 1, 2), dtype=pl.Datetime("ms", "UTC"))'
+run bigquery-filter-table q bigquery-filter --schema "$here/data/bq_table.json" '(pl.col("_PARTITIONDATE") >= pl.lit(date(2024, 1, 1))) & (pl.col("kind") == "it'"'"'s")'
+run bigquery-filter-json q bigquery-filter --json --select id,city --schema "$here/data/bq_schema.json" '(pl.col("score") > 0.5) & pl.col("city").drop_nulls().str.contains("^N")'
+run bigquery-filter-json-none q bigquery-filter --json --schema "$here/data/bq_schema.json" 'pl.col("id") * 2 > 1'
+run bigquery-filter-bad-name q bigquery-filter 'pl.col("a.b") > 1'
+run bigquery-filter-bad-schema-file q bigquery-filter --schema nowhere.json 'pl.col("a") > 1'
+run bigquery-filter-bad-schema-json q bigquery-filter --schema '[{"name": "a", "type": "FLOAT32"}]' 'pl.col("a") > 1'
+run bigquery-filter-bad-expr q bigquery-filter 'pl.col("a") >'
+run bigquery-filter-polars-json q bigquery-filter --schema "a:int64,b:int64,flag:bool,ok:bool" --polars-json "$(cat "$here/../data/pushdown/bigquery_json/when_multi_predicate.json")"
+run bigquery-filter-polars-json-bad q bigquery-filter --polars-json '{"Column": 3}'
+run bigquery-filter-select-without-json q bigquery-filter --select a 'pl.col("a") > 1'
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -20,6 +20,7 @@ static const struct {
     {"delete", cmd_delete, "delete the rows that match a filter (a new version)"},
     {"index", cmd_index, "create, list, drop or optimize scalar indices (btree, bitmap, ngram, label_list)"},
     {"lance-filter", cmd_lance_filter, "translate a Polars expression into a Lance SQL filter (--explain, --schema)"},
+    {"bigquery-filter", cmd_bigquery_filter, "translate a Polars expression into a BigQuery row_restriction (--schema, --json)"},
 };
 
 static void usage(FILE *f) {
@@ -29,7 +30,7 @@ static void usage(FILE *f) {
           "datasets (directories of versioned, checksummed columnar files).\n\n"
           "commands:\n");
   for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-    fprintf(f, "  %-12s %s\n", commands[i].name, commands[i].summary);
+    fprintf(f, "  %-15s %s\n", commands[i].name, commands[i].summary);
   fprintf(f,
           "\n'quiver <command> --help' describes each one.\n"
           "Filters use the Lance SQL filter language, e.g. \"val > 0.999 AND cat IN ('c1', 'c2')\".\n");

@@ -1,0 +1,95 @@
+/* Internals shared by the BigQuery translator's files: bigquery.c (the
+ * tree walk: contexts, AND/OR/NOT, when/then, functions), bigquery_literal.c
+ * (literals, bounds, string escaping, column names, is_in lists) and
+ * bigquery_regex.c (which Polars regexes mean the same under RE2). */
+#ifndef QUIVER_PUSHDOWN_BIGQUERY_INT_H
+#define QUIVER_PUSHDOWN_BIGQUERY_INT_H
+
+#include <stdbool.h>
+
+#include "quiver/pushdown.h"
+
+/* The Storage Read API's limits (and the reference translator's). */
+#define QV_BQ_MAX_NODES 10000        /* expression nodes compiled as a whole */
+#define QV_BQ_MAX_DEPTH 400          /* levels below which a subtree degrades (bounds recursion) */
+#define QV_BQ_MAX_SQL 1000000        /* bytes of row_restriction ("1 MB") */
+#define QV_BQ_MAX_IN_VALUES 10000    /* values of one is_in list */
+#define QV_BQ_MAX_IN_IPC (1 << 20)   /* bytes of that list as an Arrow IPC stream */
+#define QV_BQ_MAX_NAME_CHARS 300     /* characters of a column name */
+
+/* Growable text; oom is sticky and checked once at the end. */
+typedef struct qv_bq_sb {
+  char *p;
+  size_t n, cap;
+  bool oom;
+} qv_bq_sb;
+
+void qv_bq_add(qv_bq_sb *b, const char *s, size_t n);
+void qv_bq_s(qv_bq_sb *b, const char *s);
+void qv_bq_f(qv_bq_sb *b, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+void qv_bq_sb_free(qv_bq_sb *b);
+
+/* Writes a literal's GoogleSQL spelling to o.  false (o untouched) with
+ * *why set to a static reason when it has none with Polars' meaning: NULL
+ * (callers that allow NULL check first), NaN/inf, unsigned above int64,
+ * dates and timestamps outside BigQuery's range, units other than ms/us
+ * (and ns divisible by 1000), decimals, binary, time, duration. */
+bool qv_bq_literal(const qv_scalar *v, qv_bq_sb *o, const char **why);
+/* A single-quoted string literal with \ ' \n \r \t and other control
+ * characters escaped. */
+void qv_bq_string(const uint8_t *s, int64_t n, qv_bq_sb *o);
+/* A finite double as Python's repr() spells it (the reference's spelling). */
+void qv_bq_double(double v, char *buf, size_t size);
+
+/* Checks a column name against BigQuery's standard and flexible column
+ * name rules; QV_ERR_INVALID naming the offending character otherwise. */
+qv_status qv_bq_check_name(const char *name, qv_error *err);
+
+/* is_in items args[from..n): a non-empty homogeneous list of at most
+ * QV_BQ_MAX_IN_VALUES non-null, non-NaN literals that serializes to at
+ * most QV_BQ_MAX_IN_IPC bytes as an Arrow IPC stream.  Writes
+ * "v1, v2, ..." to o, or returns false with a reason in why (a buffer of
+ * why_size bytes).  *oom is set on allocation failure. */
+bool qv_bq_in_items(const qv_expr *const *items, int32_t n, qv_bq_sb *o, char *why, size_t why_size, bool *oom);
+
+/* NULL when Polars (Rust regex) and BigQuery (RE2) read the pattern the
+ * same way; else a static reason. */
+const char *qv_bq_regex_incompatible(const char *pattern, size_t n);
+
+/* ---- the translator (bigquery.c, bigquery_restriction.c) --------------- */
+
+/* One translation's context. */
+typedef struct qv_bq {
+  const qv_schema *schema;
+  qv_bq_sb why; /* explain lines */
+  bool oom;
+  const qv_expr **over; /* nodes degraded by the budget, sorted by address */
+  int32_t n_over;
+} qv_bq;
+
+/* A translated piece: its SQL, whether it is exact, and the top-level
+ * conjuncts it needs ((x IS NOT NULL) for x.drop_nulls()). */
+typedef struct qv_bq_res {
+  qv_bq_sb sql;
+  bool exact;
+  char **extra;
+  int32_t n_extra, cap_extra;
+} qv_bq_res;
+
+void qv_bq_res_free(qv_bq_res *r);
+/* Adds src's extra conjuncts to dst (each once). */
+void qv_bq_take_extras(qv_bq *t, qv_bq_res *dst, qv_bq_res *src);
+/* e was degraded by the budget. */
+bool qv_bq_is_over(const qv_bq *t, const qv_expr *e);
+/* e's type is known and is not boolean (Polars' & | ~ are then bitwise). */
+bool qv_bq_known_non_bool(const qv_bq *t, const qv_expr *e);
+/* e (or NOT e when neg) in filter context: r keeps at least Polars' rows,
+ * r->exact when exactly them; false (reasons in t->why) when nothing
+ * translates. */
+bool qv_bq_pos(qv_bq *t, const qv_expr *e, bool neg, qv_bq_res *r);
+
+#endif
