@@ -295,11 +295,9 @@ qv_expr *qv_pl_is_between(qv_expr *x, qv_expr *lo, qv_expr *hi, const char *clos
   }
   bool lo_in = strcmp(closed, "both") == 0 || strcmp(closed, "left") == 0;
   bool hi_in = strcmp(closed, "both") == 0 || strcmp(closed, "right") == 0;
-  if (lo_in && hi_in) {
-    qv_expr *args[3] = {x, lo, hi};
-    return qv_pl_call(QV_OP_BETWEEN, args, 3);
-  }
-  /* Polars evaluates x >= lo & x < hi (and so on): the same tree. */
+  /* Polars evaluates x >= lo & x <= hi (and so on): the same tree, which
+   * every translator and the evaluator already take (no BETWEEN node with
+   * Polars semantics to teach each of them). */
   qv_expr *x2 = qv_expr_clone(x);
   qv_expr *a = qv_pl_call2(lo_in ? QV_OP_GE : QV_OP_GT, x, lo);
   qv_expr *b = x2 ? qv_pl_call2(hi_in ? QV_OP_LE : QV_OP_LT, x2, hi) : (qv_expr_destroy(hi), NULL);

@@ -50,8 +50,8 @@ qv_expr *qv_pl_when(qv_expr *pred, qv_expr *then, qv_expr *otherwise);
 /* is_in(x, other): IN(x, items...) when other is a list literal (LIST of
  * flat literals), else UNKNOWN "is_in". */
 qv_expr *qv_pl_is_in(qv_expr *x, qv_expr *other, bool nulls_equal);
-/* x.is_between(lo, hi, closed): closed is "both" (BETWEEN), "left",
- * "right" or "none" (two comparisons joined by AND).  Takes ownership. */
+/* x.is_between(lo, hi, closed): closed is "both", "left", "right" or
+ * "none"; two comparisons joined by AND.  Takes ownership. */
 qv_expr *qv_pl_is_between(qv_expr *x, qv_expr *lo, qv_expr *hi, const char *closed);
 /* all_horizontal / any_horizontal: a left-deep AND / OR of two or more
  * inputs, or the unary op for one. */
