@@ -5,6 +5,8 @@
     >>> lf.filter(pl.col("val") > 0.999).select("id").head(10).collect()
     >>> quiver.to_lance_filter(pl.col("cat").str.starts_with("b") & pl.col("id").is_in([1, 2]))
     LanceFilter(sql="(starts_with(`cat`, 'b') AND (`id` IN (1, 2)))", exact=True)
+    >>> quiver.to_bigquery_filter(pl.col("score") > 0.5, [{"name": "score", "type": "FLOAT64"}])
+    BigQueryFilter(sql='((`score` > 0.5) OR IS_NAN(`score`))', exact=True)
 
 The C extension ``quiver._quiver`` runs libquiver: the projection, the
 predicate and the row limit that Polars' optimizer hands to the scan go into
@@ -15,13 +17,13 @@ buffers instead of copying them.  This module is only the glue Polars needs
 (``polars.io.plugins.register_io_source``) and the conversion of Polars
 objects (expressions serialized to JSON, schemas as empty DataFrames).
 
-Temporary fallback: a predicate that libquiver cannot run yet (the binder
-says "operator X cannot be bound", or the evaluator reports an operator as
-unsupported) is not pushed: the scan then runs without a filter in C and
-Polars applies the predicate to every batch, so the answer stays right.
-``quiver.last_scan`` (a ``ScanReport``) records for the most recent scan
-whether the predicate was pushed and, if not, why.  This goes away once
-libquiver binds every Polars operator.
+Fallback: a predicate libquiver cannot run (a Polars construct it does not
+know, such as an aggregation or a newer Polars' function; fill_null
+strategies that read the whole column; drop_nulls) is not pushed: the scan
+then runs without a filter in C and Polars applies the predicate to every
+batch, so the answer stays right.  ``quiver.last_scan`` (a ``ScanReport``)
+records for the most recent scan whether the predicate was pushed and, if
+not, why.
 
 Errors reported by libquiver raise ``quiver.QuiverError`` (a ValueError)
 with the C message; ``e.status`` names the status ("not found", "parse
@@ -31,6 +33,7 @@ error", ...).
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 from collections.abc import Iterator, Mapping
 from typing import Any
@@ -38,20 +41,25 @@ from typing import Any
 import polars as pl
 from polars.io.plugins import register_io_source
 
-from quiver._quiver import LIBQUIVER_VERSION, Batch, Dataset, LanceFilter, QuiverError, Scanner
+from quiver._quiver import LIBQUIVER_VERSION, Batch, BigQueryFilter, Dataset, LanceFilter, QuiverError, Scanner
+from quiver._quiver import explain_bigquery_filter as _explain_bigquery_filter
 from quiver._quiver import explain_lance_filter as _explain_lance_filter
+from quiver._quiver import to_bigquery_filter as _to_bigquery_filter
 from quiver._quiver import to_lance_filter as _to_lance_filter
 
 __all__ = [
     "Batch",
+    "BigQueryFilter",
     "Dataset",
     "LanceFilter",
     "QuiverError",
     "ScanReport",
     "Scanner",
+    "explain_bigquery_filter",
     "explain_lance_filter",
     "last_scan",
     "scan",
+    "to_bigquery_filter",
     "to_lance_filter",
 ]
 __version__ = LIBQUIVER_VERSION
@@ -112,6 +120,36 @@ def explain_lance_filter(expr: pl.Expr, schema: Any = None) -> str:
     """Why parts of ``expr`` do not translate: one line per node that declined
     (or conjunct that was dropped) with the reason, or "nothing declined"."""
     return _explain_lance_filter(_expr_json(expr), _schema_source(schema))
+
+
+def _bigquery_schema_source(schema: Any) -> str | pl.DataFrame | None:
+    """A BigQuery table schema (JSON text, or the list of field dicts that
+    `bq show --schema` prints, or {"fields": [...]}) as JSON text; anything
+    else as for the Lance translator."""
+    if isinstance(schema, str):
+        return schema
+    if isinstance(schema, list) or (isinstance(schema, Mapping) and "fields" in schema):
+        return json.dumps(schema)
+    return _schema_source(schema)
+
+
+def to_bigquery_filter(expr: pl.Expr, schema: Any = None) -> BigQueryFilter | None:
+    """Translates a Polars expression into a BigQuery Storage Read API
+    ``row_restriction``.
+
+    Returns ``BigQueryFilter(sql, exact)`` (exact=False: a superset; re-apply
+    ``expr`` to the streamed batches, which is always safe) or None when
+    nothing translates.  ``schema``: a BigQuery table schema (JSON text, a
+    list of {"name", "type", "mode"} dicts, or {"fields": [...]}), a dict
+    name -> Polars dtype, a pl.Schema, or None (schema-less).
+    """
+    return _to_bigquery_filter(_expr_json(expr), _bigquery_schema_source(schema))
+
+
+def explain_bigquery_filter(expr: pl.Expr, schema: Any = None) -> str:
+    """Why parts of ``expr`` do not reach BigQuery: one line per node that
+    declined (or conjunct that was dropped), or "nothing declined"."""
+    return _explain_bigquery_filter(_expr_json(expr), _bigquery_schema_source(schema))
 
 
 def _not_bindable_yet(err: QuiverError) -> bool:

@@ -199,15 +199,25 @@ static PyMethodDef module_methods[] = {
     {"explain_lance_filter", (PyCFunction)(void (*)(void))qvpy_explain_lance_filter, METH_VARARGS | METH_KEYWORDS,
      "explain_lance_filter(polars_json, schema=None) -> str\n\n"
      "One line per node that declined (or conjunct that was dropped), with the reason."},
+    {"to_bigquery_filter", (PyCFunction)(void (*)(void))qvpy_to_bigquery_filter, METH_VARARGS | METH_KEYWORDS,
+     "to_bigquery_filter(polars_json, schema=None) -> BigQueryFilter | None\n\n"
+     "Translates the JSON of Expr.meta.serialize(format='json') into a BigQuery Storage Read API\n"
+     "row_restriction.  schema: a BigQuery table schema as JSON text, an object with\n"
+     "__arrow_c_stream__ whose schema gives the column types, or None (schema-less)."},
+    {"explain_bigquery_filter", (PyCFunction)(void (*)(void))qvpy_explain_bigquery_filter,
+     METH_VARARGS | METH_KEYWORDS,
+     "explain_bigquery_filter(polars_json, schema=None) -> str\n\n"
+     "One line per node that declined (or conjunct that was dropped), with the reason."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module_def = {
     PyModuleDef_HEAD_INIT, "quiver._quiver",
-    "The C core of the quiver package: libquiver's scanner and Lance translator.", -1, module_methods,
+    "The C core of the quiver package: libquiver's scanner and its Lance and BigQuery translators.", -1, module_methods,
     NULL, NULL, NULL, NULL};
 
 PyMODINIT_FUNC PyInit__quiver(void) {
-  PyTypeObject *types[] = {&qvpy_dataset_type, &qvpy_scanner_type, &qvpy_batch_type, &qvpy_lance_filter_type};
+  PyTypeObject *types[] = {&qvpy_dataset_type, &qvpy_scanner_type, &qvpy_batch_type, &qvpy_lance_filter_type,
+                           &qvpy_bigquery_filter_type};
   for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
     if (PyType_Ready(types[i]) < 0) return NULL;
   PyObject *m = PyModule_Create(&module_def);
@@ -218,7 +228,7 @@ PyMODINIT_FUNC PyInit__quiver(void) {
       "e.status its name (\"not found\", \"parse error\", ...).",
       PyExc_ValueError, NULL);
   if (!qvpy_error_type || PyModule_AddObjectRef(m, "QuiverError", qvpy_error_type) < 0) goto fail;
-  const char *names[] = {"Dataset", "Scanner", "Batch", "LanceFilter"};
+  const char *names[] = {"Dataset", "Scanner", "Batch", "LanceFilter", "BigQueryFilter"};
   for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
     if (PyModule_AddObjectRef(m, names[i], (PyObject *)types[i]) < 0) goto fail;
   if (PyModule_AddStringConstant(m, "LIBQUIVER_VERSION", QV_VERSION_STRING) < 0) goto fail;

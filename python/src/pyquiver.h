@@ -52,5 +52,8 @@ extern PyTypeObject qvpy_batch_type;
 extern PyTypeObject qvpy_lance_filter_type;
 PyObject *qvpy_to_lance_filter(PyObject *self, PyObject *args, PyObject *kwargs);
 PyObject *qvpy_explain_lance_filter(PyObject *self, PyObject *args, PyObject *kwargs);
+extern PyTypeObject qvpy_bigquery_filter_type;
+PyObject *qvpy_to_bigquery_filter(PyObject *self, PyObject *args, PyObject *kwargs);
+PyObject *qvpy_explain_bigquery_filter(PyObject *self, PyObject *args, PyObject *kwargs);
 
 #endif

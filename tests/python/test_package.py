@@ -149,6 +149,53 @@ def test_to_lance_filter_errors():
         quiver.to_lance_filter(pl.col("a") > 1, schema={"a": pl.Object})
 
 
+# ---- BigQuery ---------------------------------------------------------------------------
+
+BQ_SCHEMA = [
+    {"name": "id", "type": "INT64", "mode": "REQUIRED"},
+    {"name": "x", "type": "FLOAT64"},
+    {"name": "cat", "type": "STRING"},
+    {"name": "text", "type": "STRING"},
+    {"name": "d", "type": "DATE"},
+]
+
+
+@pytest.mark.parametrize("text", CROSS_CHECK)
+def test_bigquery_same_answer_as_the_command(text, tmp_path):
+    import json
+
+    expr = eval(text, {"pl": pl, "datetime": datetime})
+    schema_file = tmp_path / "schema.json"
+    schema_file.write_text(json.dumps(BQ_SCHEMA))
+    want = cli("bigquery-filter", "--schema", str(schema_file), text).stdout
+    for schema in (BQ_SCHEMA, json.dumps(BQ_SCHEMA), {"fields": BQ_SCHEMA}):
+        assert repr(quiver.to_bigquery_filter(expr, schema)) + "\n" == want
+    # (the text front end knows where each node is; Polars' JSON does not)
+    import re
+
+    want_explain = cli("bigquery-filter", "--explain", "--schema", str(schema_file), text).stdout
+    want_explain = re.sub(r" at column \d+", "", want_explain)
+    assert want_explain.startswith(repr(quiver.to_bigquery_filter(expr, BQ_SCHEMA)) + "\n")
+    assert want_explain.endswith(quiver.explain_bigquery_filter(expr, BQ_SCHEMA))
+
+
+def test_bigquery_filter_object_and_errors():
+    f = quiver.to_bigquery_filter((pl.col("id") > 5) & (pl.col("text").str.slice(0, 2) == "xy"), BQ_SCHEMA)
+    assert isinstance(f, quiver.BigQueryFilter)
+    assert repr(f) == "BigQueryFilter(sql='(`id` > 5)', exact=False)"
+    assert f == quiver.BigQueryFilter("(`id` > 5)", False)
+    assert f != quiver.LanceFilter("(`id` > 5)", False)
+    assert quiver.to_bigquery_filter(pl.col("text").str.slice(0, 2) == "xy") is None
+    # a Polars schema works too
+    assert repr(quiver.to_bigquery_filter(pl.col("id") > 5, {"id": pl.Int64})) == (
+        "BigQueryFilter(sql='(`id` > 5)', exact=True)"
+    )
+    with pytest.raises(quiver.QuiverError):
+        quiver.to_bigquery_filter(pl.col("a.b") > 1)
+    with pytest.raises(quiver.QuiverError):
+        quiver.to_bigquery_filter(pl.col("a") > 1, '[{"name": "a", "type": "FLOAT32"}]')
+
+
 # ---- scans ----------------------------------------------------------------------------
 
 ROWS = 30000
