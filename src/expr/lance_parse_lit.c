@@ -285,22 +285,27 @@ int qv_expr_format_date(int64_t days, char *buf, size_t size) {
   return snprintf(buf, size, "%s-%02u-%02u", year, m, d);
 }
 
-static int64_t floor_div(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
+/* q = floor(a / b) and r = a - q * b in [0, b), for b > 0, without the
+ * overflow a - q * b would hit near INT64_MIN. */
+static void floor_divmod(int64_t a, int64_t b, int64_t *q, int64_t *r) {
+  *q = a / b;
+  *r = a % b;
+  if (*r < 0) {
+    *r += b;
+    *q -= 1;
+  }
 }
 
 int qv_expr_format_timestamp(int64_t v, qv_time_unit unit, char *buf, size_t size) {
-  int64_t per = qv_unit_per_second(unit);
-  int64_t sec = floor_div(v, per);
-  int64_t nanos = (v - sec * per) * (1000000000 / per);
-  int64_t days = floor_div(sec, 86400), rem = sec - days * 86400;
-  char date[48], frac[16] = "";
+  int64_t per = qv_unit_per_second(unit), sec, sub, days, rem;
+  floor_divmod(v, per, &sec, &sub);
+  floor_divmod(sec, 86400, &days, &rem);
+  int64_t nanos = sub * (1000000000 / per);
+  char date[48], frac[24] = "";
   qv_expr_format_date(days, date, sizeof date);
-  if (nanos) {
-    snprintf(frac, sizeof frac, ".%09lld", (long long)nanos);
-    size_t k = strlen(frac);
-    while (frac[k - 1] == '0') frac[--k] = '\0';
+  if (nanos > 0 && nanos < 1000000000) {
+    int k = snprintf(frac, sizeof frac, ".%09lld", (long long)nanos);
+    while (k > 1 && frac[k - 1] == '0') frac[--k] = '\0';
   }
   return snprintf(buf, size, "%s %02d:%02d:%02d%s", date, (int)(rem / 3600), (int)(rem / 60 % 60),
                   (int)(rem % 60), frac);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "expr/expr_int.h"
 #include "expr/expr_test_util.h"
 #include "quiver/expr.h"
 
@@ -189,6 +190,34 @@ static void test_list_scalar(void **state) {
   assert_prints(lit(v), "[1, NULL, -3]");
 }
 
+/* Timestamps at the ends of int64 in every unit (numpy's datetime64 gives
+ * the same texts); the arithmetic must not overflow on the way. */
+static void test_timestamp_extremes(void **state) {
+  (void)state;
+  static const struct {
+    int64_t v;
+    qv_time_unit unit;
+    const char *want;
+  } cases[] = {
+      {INT64_MAX, QV_UNIT_SECOND, "292277026596-12-04 15:30:07"},
+      {-INT64_MAX, QV_UNIT_SECOND, "-292277022657-01-27 08:29:53"},
+      {INT64_MAX, QV_UNIT_MILLI, "292278994-08-17 07:12:55.807"},
+      {-INT64_MAX, QV_UNIT_MILLI, "-292275055-05-16 16:47:04.193"},
+      {INT64_MIN, QV_UNIT_MILLI, "-292275055-05-16 16:47:04.192"},
+      {INT64_MAX, QV_UNIT_MICRO, "294247-01-10 04:00:54.775807"},
+      {-INT64_MAX, QV_UNIT_MICRO, "-290308-12-21 19:59:05.224193"},
+      {INT64_MAX, QV_UNIT_NANO, "2262-04-11 23:47:16.854775807"},
+      {INT64_MIN, QV_UNIT_NANO, "1677-09-21 00:12:43.145224192"},
+      {-1, QV_UNIT_NANO, "1969-12-31 23:59:59.999999999"},
+      {-1, QV_UNIT_SECOND, "1969-12-31 23:59:59"},
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    char buf[96];
+    qv_expr_format_timestamp(cases[k].v, cases[k].unit, buf, sizeof buf);
+    assert_string_equal(buf, cases[k].want);
+  }
+}
+
 static void test_operators(void **state) {
   (void)state;
   assert_prints_rt(bin2(QV_OP_AND, bin2(QV_OP_OR, col("a"), col("b")), qv_expr_unary(QV_OP_NOT, col("c"))),
@@ -279,7 +308,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_identifiers), cmocka_unit_test(test_numbers),
       cmocka_unit_test(test_typed_literals), cmocka_unit_test(test_strings),
-      cmocka_unit_test(test_list_scalar), cmocka_unit_test(test_operators),
+      cmocka_unit_test(test_list_scalar), cmocka_unit_test(test_timestamp_extremes), cmocka_unit_test(test_operators),
       cmocka_unit_test(test_round_trip_all_inputs),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
