@@ -263,11 +263,19 @@ bool qv_pt_pl_attr(pt *p, const pt_token *name, pt_args *a, bool called, pv *out
     return to_expr(p, v, true, &e, &d) && qv_pt_set_expr(p, out, e, d, name->col);
   }
   if (strcmp(n, "when") == 0) {
-    pv *c = qv_pt_arg(a, 0, "predicate");
     qv_expr *e;
     int32_t d;
-    if (!need(p, c, a, "pl.when", "a predicate") || !qv_pt_all_used(p, a, "", "pl.when") || !to_expr(p, c, false, &e, &d))
-      return false;
+    if (a->n > 1) { /* pl.when(p1, p2, ...): Polars combines them with all_horizontal */
+      pv all;
+      if (!horizontal(p, "all_horizontal", a, name->col, &all)) return false;
+      e = all.expr;
+      d = all.depth;
+    } else {
+      pv *c = qv_pt_arg(a, 0, "predicate");
+      if (!need(p, c, a, "pl.when", "a predicate") || !qv_pt_all_used(p, a, "", "pl.when") ||
+          !to_expr(p, c, false, &e, &d))
+        return false;
+    }
     qv_expr *pairs = qv_pl_call1(QV_OP_WHEN, e);
     if (!pairs) return qv_pt_nomem(p);
     out->kind = PV_WHEN;

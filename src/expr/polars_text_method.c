@@ -102,11 +102,32 @@ static bool when_chain(pt *p, pv *recv, const pt_token *name, pt_args *a, pv *ou
     if (recv->kind == PV_WHEN) return qv_pt_fail(p, name->col, "expected .then(...) after .when(...)");
     return false;
   }
-  pv *v = qv_pt_arg(a, 0, then ? "statement" : when ? "predicate" : "statement");
   qv_expr *e;
   int32_t d;
-  if (!v) return qv_pt_fail(p, a->col, ".%s() expects an argument", n);
-  if (!qv_pt_all_used(p, a, ".", n) || !qv_pt_to_expr(p, v, false, &e, &d)) return false;
+  if (when && a->n > 1) { /* .when(p1, p2, ...): Polars combines them with all_horizontal */
+    qv_expr **in = qv_calloc((size_t)a->n, sizeof *in);
+    if (!in) return qv_pt_nomem(p);
+    int32_t k = 0, dk;
+    d = 0;
+    for (; k < a->n; k++) {
+      pv *v = qv_pt_arg(a, k, NULL);
+      if (!v || !qv_pt_to_expr(p, v, false, &in[k], &dk)) break;
+      if (dk > d) d = dk;
+    }
+    if (k < a->n || !qv_pt_all_used(p, a, ".", n)) {
+      for (int32_t i = 0; i < k; i++) qv_expr_destroy(in[i]);
+      qv_free(in);
+      return p->st != QV_OK ? false : qv_pt_fail(p, a->col, ".when() takes predicates as positional arguments");
+    }
+    e = qv_pl_horizontal(true, in, a->n);
+    qv_free(in);
+    if (!e) return qv_pt_nomem(p);
+    d += a->n;
+  } else {
+    pv *v = qv_pt_arg(a, 0, then ? "statement" : when ? "predicate" : "statement");
+    if (!v) return qv_pt_fail(p, a->col, ".%s() expects an argument", n);
+    if (!qv_pt_all_used(p, a, ".", n) || !qv_pt_to_expr(p, v, false, &e, &d)) return false;
+  }
   int32_t depth = (recv->depth > d ? recv->depth : d) + 1;
   qv_expr *pairs = recv->expr;
   recv->expr = NULL;
