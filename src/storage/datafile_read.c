@@ -12,7 +12,8 @@
  *             u8 flags (bit 0: min/max present), u64 null_count,
  *             u64 nan_count, u64 reference, u32 dict_count, u32 n_buffers,
  *             n_buffers x { u64 offset, u64 length } (within the raw bytes),
- *             [min, max], ceil(stored_len / 4096) x u32 block crc32c */
+ *             [min, max], [ceil(raw_len / 16384) x u32 frame length when
+ *             framed], ceil(stored_len / 4096) x u32 block crc32c */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -161,7 +162,11 @@ static bool parse_page(qvs_cursor *c, qvs_datafile *df, qvs_column *col, int32_t
                                              : pg->raw_len > qvs_decompress_bound(pg->compression, pg->stored_len))
     return qvs_cursor_fail(c, "column `%s` page %d: raw length %lld does not fit stored length %lld",
                            col->field.name, pi, (long long)pg->raw_len, (long long)pg->stored_len);
-  if (flags > 1) return qvs_cursor_fail(c, "column `%s` page %d: unknown flags 0x%x", col->field.name, pi, flags);
+  uint8_t known = df->version >= 2 ? (QVS_PAGE_MINMAX | QVS_PAGE_FRAMED) : QVS_PAGE_MINMAX;
+  if (flags & ~known) return qvs_cursor_fail(c, "column `%s` page %d: unknown flags 0x%x", col->field.name, pi, flags);
+  pg->framed = flags & QVS_PAGE_FRAMED;
+  if (pg->framed && (pg->compression == QV_COMPRESSION_NONE || pg->raw_len == 0))
+    return qvs_cursor_fail(c, "column `%s` page %d: framed but not compressed", col->field.name, pi);
   if (!qvs_get_range(c, 0, row_count, &pg->null_count, "null count")) return false;
   if (!qvs_get_u64(c, &nan_count, "NaN count")) return false;
   if (nan_count > (uint64_t)(row_count - pg->null_count) || (nan_count && !qv_type_is_floating(t->id)))
@@ -188,11 +193,28 @@ static bool parse_page(qvs_cursor *c, qvs_datafile *df, qvs_column *col, int32_t
         !qvs_get_range(c, 0, pg->raw_len - pg->buffers[b].offset, &pg->buffers[b].length, "buffer length"))
       return false;
   }
-  pg->has_minmax = flags & 1;
+  pg->has_minmax = flags & QVS_PAGE_MINMAX;
   if (pg->has_minmax) {
     if (!qvs_type_has_minmax(t->id) || pg->null_count == row_count)
       return qvs_cursor_fail(c, "column `%s` page %d: min/max where there can be none", col->field.name, pi);
     if (!qvs_get_stat_value(c, t->id, &pg->min) || !qvs_get_stat_value(c, t->id, &pg->max)) return false;
+  }
+  if (pg->framed) {
+    /* each frame's stored length: together exactly the stored bytes, and
+     * each able to hold its raw bytes */
+    int64_t nframes = (pg->raw_len + QVS_FRAME - 1) / QVS_FRAME, sum = 0;
+    if (!qvs_get_bytes(c, nframes * 4, &pg->frames, "frame lengths")) return false;
+    for (int64_t k = 0; k < nframes; k++) {
+      int64_t len = qv_load_u32le(pg->frames + 4 * k);
+      int64_t raw = pg->raw_len - k * QVS_FRAME < QVS_FRAME ? pg->raw_len - k * QVS_FRAME : QVS_FRAME;
+      if (len == 0 || raw > qvs_decompress_bound(pg->compression, len))
+        return qvs_cursor_fail(c, "column `%s` page %d: frame %lld of %lld stored bytes cannot hold %lld raw bytes",
+                               col->field.name, pi, (long long)k, (long long)len, (long long)raw);
+      sum += len;
+    }
+    if (sum != pg->stored_len)
+      return qvs_cursor_fail(c, "column `%s` page %d: frames hold %lld bytes, the page %lld", col->field.name, pi,
+                             (long long)sum, (long long)pg->stored_len);
   }
   int64_t nblocks = (pg->stored_len + QVS_BLOCK - 1) / QVS_BLOCK;
   return qvs_get_bytes(c, nblocks * 4, &pg->crcs, "page checksums");
@@ -284,9 +306,9 @@ static qv_status parse_footer(qvs_datafile *df, qv_error *err) {
   qvs_cursor_init(&c, df->footer, df->footer_len, df->footer_offset, df->name, err);
   uint32_t fv, page_rows, ncols;
   if (!qvs_get_u32(&c, &fv, "footer format version")) return c.status;
-  if (fv == 0 || fv > QV_FORMAT_VERSION) {
+  if (fv != df->version) {
     c.pos = 0;
-    qvs_cursor_fail(&c, "footer format version %u (this build reads 1..%d)", fv, QV_FORMAT_VERSION);
+    qvs_cursor_fail(&c, "footer format version %u, the header says %u", fv, df->version);
     return c.status;
   }
   if (!qvs_get_range(&c, 0, QVS_MAX_FRAGMENT_ROWS, &df->num_rows, "row count") ||
@@ -367,11 +389,12 @@ qv_status qvs_datafile_open_fd(int fd, bool own_fd, const char *name, qvs_datafi
     goto fail;
   }
   uint32_t fv = qv_load_u32le(head + 4);
-  if (fv == 0 || fv > QV_FORMAT_VERSION) {
+  if (fv == 0 || fv > QVS_DATAFILE_VERSION) {
     st = qv_error_set(err, fv == 0 ? QV_ERR_CORRUPT : QV_ERR_UNSUPPORTED,
-                      "%s: offset 4: format version %u (this build reads 1..%d)", name, fv, QV_FORMAT_VERSION);
+                      "%s: offset 4: format version %u (this build reads 1..%d)", name, fv, QVS_DATAFILE_VERSION);
     goto fail;
   }
+  df->version = fv;
   uint64_t flen = qv_load_u64le(tail);
   if (flen > (uint64_t)(df->file_size - QVS_DATA_HEADER - QVS_DATA_TRAILER)) {
     st = qv_error_set(err, QV_ERR_CORRUPT, "%s: offset %lld: footer length %llu exceeds the file", name,

@@ -22,6 +22,8 @@ struct qvs_file_writer {
   int64_t *col_rows;  /* per column */
   qvs_page_out po;
   qv_buffer comp;
+  qv_buffer frame; /* one compressed frame */
+  qv_buffer frame_lens; /* u32 LE stored length of each frame of the page */
   void *zctx;
   qvs_dict_scratch dict;
 };
@@ -61,7 +63,7 @@ qv_status qvs_file_writer_open(const char *path, const qv_schema *schema, const 
   }
   uint8_t head[QVS_DATA_HEADER];
   memcpy(head, QVS_DATA_MAGIC, 4);
-  qv_store_u32le(head + 4, QV_FORMAT_VERSION);
+  qv_store_u32le(head + 4, QVS_DATAFILE_VERSION);
   if ((st = qvs_write_full(w->fd, head, sizeof head, w->name, err)) != QV_OK) goto fail;
   w->pos = QVS_DATA_HEADER;
   *out = w;
@@ -85,17 +87,20 @@ void qvs_file_writer_destroy(qvs_file_writer *w, bool keep) {
   qv_free(w->path);
   qvs_page_out_reset(&w->po);
   qv_buffer_reset(&w->comp);
+  qv_buffer_reset(&w->frame);
+  qv_buffer_reset(&w->frame_lens);
   if (w->zctx) qvs_compress_free(w->zctx);
   qvs_dict_scratch_reset(&w->dict);
   qv_free(w);
 }
 
-/* Picks the stored form: compressed when the codec pays.  AUTO asks more of
- * zstd than "smaller": a raw page can be read in part (a few 4 KiB blocks for
- * a handful of selected rows), a compressed one only whole, so a page stays
- * raw unless compression saves at least a quarter of it.  High-entropy
- * payloads (hashes, random text) then stay partially readable, while text,
- * repetitive and low-cardinality data still compress. */
+/* Picks the stored form: compressed when the codec pays.  A compressed page
+ * is stored as independent frames of QVS_FRAME raw bytes, so that a take
+ * of a few rows decompresses only the frames holding them (a raw page is
+ * read by 4 KiB block).  AUTO still asks more of zstd than "smaller": a
+ * page stays raw unless compression saves at least a quarter of it, since
+ * a raw page's blocks are cheaper to take from than frames to decompress.
+ * *codec is the codec used (NONE: stored raw). */
 static qv_status compress_page(qvs_file_writer *w, const uint8_t **stored, int64_t *stored_len, uint8_t *codec,
                                qv_error *err) {
   int64_t raw = w->po.raw.size;
@@ -105,7 +110,17 @@ static qv_status compress_page(qvs_file_writer *w, const uint8_t **stored, int64
   qv_compression want = w->opts.compression;
   if (want == QV_COMPRESSION_NONE || raw == 0) return QV_OK;
   int c = want == QV_COMPRESSION_AUTO ? QV_COMPRESSION_ZSTD : (int)want;
-  QV_RETURN_NOT_OK(qvs_compress(c, w->opts.compression_level, &w->zctx, w->po.raw.data, raw, &w->comp, err));
+  w->comp.size = 0;
+  w->frame_lens.size = 0;
+  for (int64_t off = 0; off < raw; off += QVS_FRAME) {
+    int64_t n = raw - off < QVS_FRAME ? raw - off : QVS_FRAME;
+    QV_RETURN_NOT_OK(qvs_compress(c, w->opts.compression_level, &w->zctx, w->po.raw.data + off, n, &w->frame, err));
+    uint8_t len[4];
+    qv_store_u32le(len, (uint32_t)w->frame.size);
+    if (qv_buffer_append(&w->comp, w->frame.data, w->frame.size) != QV_OK ||
+        qv_buffer_append(&w->frame_lens, len, 4) != QV_OK)
+      return nomem(err);
+  }
   bool use = want == QV_COMPRESSION_AUTO ? w->comp.size <= raw - raw / 4 : w->comp.size < raw;
   if (use) {
     *stored = w->comp.data;
@@ -149,7 +164,7 @@ qv_status qvs_file_writer_page(qvs_file_writer *w, int32_t col, const qv_array *
   qvs_put_u8(d, po->encoding);
   qvs_put_u8(d, codec);
   qvs_put_u8(d, po->bit_width);
-  qvs_put_u8(d, st.has_minmax ? 1 : 0);
+  qvs_put_u8(d, (uint8_t)((st.has_minmax ? QVS_PAGE_MINMAX : 0) | (codec != QV_COMPRESSION_NONE ? QVS_PAGE_FRAMED : 0)));
   qvs_put_u64(d, (uint64_t)st.null_count);
   qvs_put_u64(d, (uint64_t)st.nan_count);
   qvs_put_u64(d, po->reference);
@@ -164,6 +179,7 @@ qv_status qvs_file_writer_page(qvs_file_writer *w, int32_t col, const qv_array *
     qvs_put_stat_value(d, id, &st.min);
     qvs_put_stat_value(d, id, &st.max);
   }
+  if (codec != QV_COMPRESSION_NONE) qvs_put_bytes(d, w->frame_lens.data, w->frame_lens.size);
   for (int64_t k = 0; k * QVS_BLOCK < stored_len; k++) {
     int64_t len = stored_len - k * QVS_BLOCK < QVS_BLOCK ? stored_len - k * QVS_BLOCK : QVS_BLOCK;
     qvs_put_u32(d, qv_crc32c(0, stored + k * QVS_BLOCK, (size_t)len));
@@ -186,7 +202,7 @@ qv_status qvs_file_writer_finish(qvs_file_writer *w, qv_error *err) {
                         w->schema->fields[i].name, (long long)w->col_rows[i], (long long)w->rows);
       goto cleanup;
     }
-  qvs_put_u32(&f, QV_FORMAT_VERSION);
+  qvs_put_u32(&f, QVS_DATAFILE_VERSION);
   qvs_put_u64(&f, (uint64_t)w->rows);
   qvs_put_u32(&f, (uint32_t)w->opts.page_rows);
   qvs_put_u32(&f, (uint32_t)nc);

@@ -17,6 +17,13 @@
 #define QVS_DATA_TRAILER 16       /* u64 footer length, u32 footer crc, magic */
 
 #define QVS_BLOCK 4096                 /* checksum block of a page's stored bytes */
+/* Compressed pages are stored as independent frames of this many raw bytes
+ * (the last shorter), so a take of a few rows decompresses only the frames
+ * holding them.  Data files with framed pages have format version 2. */
+#define QVS_FRAME 16384
+#define QVS_DATAFILE_VERSION 2
+#define QVS_PAGE_MINMAX 0x1u /* page flags: min and max follow */
+#define QVS_PAGE_FRAMED 0x2u /* page flags: compressed in QVS_FRAME frames (version 2) */
 #define QVS_MAX_PAGE_ROWS (1 << 16)    /* bound on rows per page (writer option and reader) */
 #define QVS_MAX_FRAGMENT_ROWS (INT64_C(1) << 32)
 #define QVS_MAX_DEPTH 32               /* nesting of types */
@@ -291,6 +298,8 @@ typedef struct qvs_page {
   int32_t n_buffers;
   qvs_buf *buffers;        /* into the column's buffer pool */
   const uint8_t *crcs;     /* ceil(stored_len / QVS_BLOCK) u32 LE, into the footer bytes */
+  bool framed;             /* compressed in frames of QVS_FRAME raw bytes */
+  const uint8_t *frames;   /* framed: ceil(raw_len / QVS_FRAME) u32 LE stored lengths, into the footer */
   bool has_minmax;
   qvs_stat_value min, max; /* when has_minmax */
   qv_page_stats stats;     /* scalars built on open */
@@ -313,6 +322,7 @@ typedef struct qvs_datafile {
   int64_t footer_offset;
   int64_t footer_len;
   int64_t num_rows;
+  uint32_t version;  /* the file's format version (1, or 2 with framed pages) */
   int32_t page_rows; /* as written (informational) */
   int32_t n_columns;
   qvs_column *columns;
@@ -342,8 +352,11 @@ typedef struct qvs_view {
   int32_t col, page;
   const qvs_page *pg;
   uint8_t *raw;         /* raw_len (+ padding) bytes; valid where loaded */
-  uint8_t *state;       /* per block: 0 untouched, 1 wanted, 2 loaded; NULL when all loaded */
-  int64_t n_blocks;
+  uint8_t *state;       /* per unit: 0 untouched, 1 wanted, 2 loaded; NULL when all loaded */
+  int64_t n_blocks;     /* units: QVS_BLOCK bytes of a raw page, QVS_FRAME raw bytes of a framed one */
+  int64_t unit;
+  uint8_t *io;          /* framed: the page's stored bytes, where loaded */
+  void **zstd;          /* framed: the scratch's decompression context */
   qv_io_counters *counters;
 } qvs_view;
 
@@ -359,14 +372,15 @@ void qvs_scratch_reset(qvs_scratch *s);
 /* Loads the whole page (reads, verifies every block, decompresses). */
 qv_status qvs_view_full(qvs_datafile *df, int32_t col, int32_t page, qvs_scratch *s, qv_io_counters *ctr,
                         qvs_view *out, qv_error *err);
-/* Prepares a page for partial loading (raw pages only). */
+/* Prepares a page for partial loading (raw and framed pages; any other
+ * page is loaded whole). */
 qv_status qvs_view_partial(qvs_datafile *df, int32_t col, int32_t page, qvs_scratch *s, qv_io_counters *ctr,
                            qvs_view *out, qv_error *err);
 /* Marks bytes [off, off+len) of buffer b as needed (within its length). */
 static inline void qvs_view_want(qvs_view *v, int32_t b, int64_t off, int64_t len) {
   if (!v->state || len <= 0) return;
   int64_t start = v->pg->buffers[b].offset + off;
-  int64_t first = start / QVS_BLOCK, last = (start + len - 1) / QVS_BLOCK;
+  int64_t first = start / v->unit, last = (start + len - 1) / v->unit;
   for (int64_t k = first; k <= last; k++)
     if (v->state[k] == 0) v->state[k] = 1;
 }

@@ -1,17 +1,20 @@
 /* Partial reads: a take of a few rows of a big raw page reads only the
  * 4096-byte blocks holding them (counted by qv_io_counters), verifies
- * them, and returns the right values; a full read reads the whole page. */
+ * them, and returns the right values; a full read reads the whole page.
+ * The same data written with zstd: a take reads and decompresses only the
+ * 16 KiB frames holding its rows. */
 #include "storage/storage_test_util.h"
 
 enum { ROWS = 8192 };
 
-static char *g_dir, *g_path;
+static char *g_dir, *g_path, *g_zpath;
 static qv_array *g_cols[4];
 
 static int setup(void **state) {
   (void)state;
   g_dir = make_tmpdir();
   g_path = join2(g_dir, "ds");
+  g_zpath = join2(g_dir, "zds");
   qv_error err;
   qv_schema s = QV_SCHEMA_INIT;
   const char *names[] = {"payload", "big", "small", "cat"};
@@ -42,6 +45,8 @@ static int setup(void **state) {
   o.page_rows = ROWS;
   o.compression = QV_COMPRESSION_NONE;
   assert_int_equal(write_batches(g_path, &s, batches, nb, &o, NULL, &err), QV_OK);
+  o.compression = QV_COMPRESSION_ZSTD;
+  assert_int_equal(write_batches(g_zpath, &s, batches, nb, &o, NULL, &err), QV_OK);
   free_batches(batches, nb);
   qv_schema_reset(&s);
   return 0;
@@ -53,21 +58,25 @@ static int teardown(void **state) {
   rm_rf(g_dir);
   free(g_dir);
   free(g_path);
+  free(g_zpath);
   return 0;
 }
 
 static const int64_t take_rows[8] = {3, 1000, 1001, 2500, 4096, 6000, 8000, 8191};
 
-static void check_take(int32_t col, int expect_encoding, int64_t max_bytes) {
+/* Takes 8 rows of column col's page in the dataset at path: right values,
+ * at most max_bytes read and max_decoded decoded; then a full read. */
+static void check_take_in(const char *path, int32_t col, int expect_encoding, int expect_compression,
+                          int64_t max_bytes, int64_t max_decoded) {
   qv_dataset *ds;
   qv_fragment_reader *r;
   qv_error err;
-  assert_int_equal(qv_dataset_open(g_path, 0, &ds, &err), QV_OK);
+  assert_int_equal(qv_dataset_open(path, 0, &ds, &err), QV_OK);
   assert_int_equal(qv_fragment_open(ds, 0, &r, &err), QV_OK);
   qv_page_info info;
   qv_fragment_page(r, col, 0, &info);
   assert_int_equal(info.encoding, expect_encoding);
-  assert_int_equal(info.compression, QV_COMPRESSION_NONE);
+  assert_int_equal(info.compression, expect_compression);
   assert_int_equal(info.row_count, ROWS);
   qv_array *a;
   assert_int_equal(qv_fragment_take(r, col, take_rows, 8, &a, &err), QV_OK);
@@ -75,11 +84,13 @@ static void check_take(int32_t col, int expect_encoding, int64_t max_bytes) {
   qv_array_release(a);
   qv_io_counters io;
   qv_fragment_counters(r, col, &io);
-  print_message("column %d (%s): page %lld bytes, take of 8 rows read %lld bytes\n", col,
-                qv_encoding_name(info.encoding), (long long)info.byte_size, (long long)io.bytes_read);
+  print_message("column %d (%s%s): page %lld bytes, take of 8 rows read %lld bytes, decoded %lld\n", col,
+                qv_encoding_name(info.encoding), expect_compression == QV_COMPRESSION_NONE ? "" : ", zstd",
+                (long long)info.byte_size, (long long)io.bytes_read, (long long)io.bytes_decoded);
   assert_int_equal(io.pages_read, 1);
   assert_true(io.bytes_read > 0);
   assert_true(io.bytes_read <= max_bytes);
+  assert_true(io.bytes_decoded <= max_decoded);
   /* a full read of the page reads it all, once */
   assert_int_equal(qv_fragment_read(r, col, 0, ROWS, &a, &err), QV_OK);
   assert_arrays_equal(a, 0, g_cols[col], 0, ROWS);
@@ -96,6 +107,10 @@ static void check_take(int32_t col, int expect_encoding, int64_t max_bytes) {
   assert_int_equal(io.bytes_read, io2.bytes_read);
   qv_fragment_close(r);
   qv_dataset_close(ds);
+}
+
+static void check_take(int32_t col, int expect_encoding, int64_t max_bytes) {
+  check_take_in(g_path, col, expect_encoding, QV_COMPRESSION_NONE, max_bytes, max_bytes);
 }
 
 static void test_plain_strings(void **state) {
@@ -117,6 +132,13 @@ static void test_bitpacked(void **state) {
 static void test_dictionary(void **state) {
   (void)state;
   check_take(3, QV_ENCODING_DICTIONARY, 8 * 4 * 4096);
+}
+
+/* A zstd page: 8 rows touch at most two 16 KiB frames per buffer they read
+ * (validity, offsets, bytes), whatever the 2 MiB page (1.7 MB stored). */
+static void test_framed_strings(void **state) {
+  (void)state;
+  check_take_in(g_zpath, 0, QV_ENCODING_PLAIN, QV_COMPRESSION_ZSTD, 8 * 3 * 2 * 16384, 8 * 3 * 2 * 16384);
 }
 
 /* Far below the page: assert the headline ratio for the 256-byte strings. */
@@ -144,6 +166,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_plain_strings), cmocka_unit_test(test_plain_fixed), cmocka_unit_test(test_bitpacked),
       cmocka_unit_test(test_dictionary),    cmocka_unit_test(test_ratio),
+      cmocka_unit_test(test_framed_strings),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
