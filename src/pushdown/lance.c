@@ -17,7 +17,16 @@
  * -0.0 declines (zero literals with = != < >=, float literals, two
  * expressions), and NaN is assumed to be the positive, canonical NaN
  * (for which the total order agrees with Polars against a non-NaN
- * literal). */
+ * literal).  A computed value (arithmetic, negation) may be a NaN of either
+ * sign even then, so schema-less ordered comparisons of one decline.
+ *
+ * Integer policy.  Both engines wrap on overflow, but Polars in the
+ * operands' type and DataFusion in the type it coerces to (Int64 for a
+ * narrow column against a literal), so literals are cast to the column's
+ * type and unknown or mixed-signedness operands decline; abs of a signed
+ * integer declines (Lance fails the whole query on the most negative
+ * value).  These rules come from tests/peers/, which runs every generated
+ * translation through pylance against Polars' rows. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -137,6 +146,8 @@ static const qv_datatype *col_type(const tr *t, const qv_expr *e) {
   return NULL;
 }
 
+static int int_rank(qv_type_id id);
+
 static qv_type_id type_of(const tr *t, const qv_expr *e) {
   switch (e->kind) {
     case QV_EXPR_LITERAL: return e->value.type.id;
@@ -185,6 +196,9 @@ static qv_type_id type_of(const tr *t, const qv_expr *e) {
         qv_type_id ti = type_of(t, a);
         if (ti == QV_TYPE_NULL) return QV_TYPE_NULL;
         if (r == QV_TYPE_NULL) r = ti;
+        else if (r != ti && qv_type_is_integer(r) && qv_type_is_integer(ti) &&
+                 qv_type_is_signed(r) == qv_type_is_signed(ti) && e->op != QV_OP_POW)
+          r = int_rank(ti) > int_rank(r) ? ti : r; /* both engines widen within a signedness */
         else if (r != ti) return QV_TYPE_NULL;
       }
       if (e->op == QV_OP_POW) return QV_TYPE_NULL == r ? r : (qv_type_is_integer(r) || qv_type_is_floating(r) ? r : QV_TYPE_NULL);
@@ -242,7 +256,9 @@ static bool emit_literal(tr *t, const qv_expr *e, sb *o) {
   switch (v->type.id) {
     case QV_TYPE_BOOL: sb_s(o, v->v.b ? "TRUE" : "FALSE"); return true;
     case QV_TYPE_INT8: case QV_TYPE_INT16: case QV_TYPE_INT32: case QV_TYPE_INT64:
-      sb_f(o, "%lld", (long long)v->v.i);
+      /* Lance reads -9223372036854775808 as minus a float; spell it as a sum. */
+      if (v->v.i == INT64_MIN) sb_s(o, "(-9223372036854775807 - 1)");
+      else sb_f(o, "%lld", (long long)v->v.i);
       return true;
     case QV_TYPE_UINT8: case QV_TYPE_UINT16: case QV_TYPE_UINT32: case QV_TYPE_UINT64:
       sb_f(o, "%llu", (unsigned long long)v->v.u);
@@ -365,9 +381,14 @@ static bool compare_lit(tr *t, const qv_expr *e, qv_op op, const qv_expr *x, con
     ok = decline(t, l, "NaN and infinite literals have no Lance SQL spelling");
     goto done;
   }
+  if (num && qv_type_is_integer(xt) && is_float(l->value.type.id) && fabs(v) > 9.0e18) {
+    /* Past int64 the literal has no integer spelling to round to. */
+    ok = decline(t, e, "a float literal beyond the int64 range against an integer");
+    goto done;
+  }
   if (num && qv_type_is_integer(xt) && is_float(l->value.type.id) && v != floor(v)) {
     /* Lance rejects an integer column against a fractional literal. */
-    if (op == QV_OP_EQ || op == QV_OP_NE || missing || fabs(v) > 9.0e18) {
+    if (op == QV_OP_EQ || op == QV_OP_NE || missing) {
       ok = decline(t, e, "an integer never equals a fractional literal and Lance rejects the comparison");
       goto done;
     }
@@ -381,6 +402,15 @@ static bool compare_lit(tr *t, const qv_expr *e, qv_op op, const qv_expr *x, con
   }
   if (num && (is_float(xt) || xt == QV_TYPE_NULL)) {
     bool known = is_float(xt);
+    bool stored = x->kind == QV_EXPR_COLUMN ||
+                  (x->kind == QV_EXPR_CALL && (x->op == QV_OP_FIELD || x->op == QV_OP_LIST_GET));
+    if (!known && !stored && op != QV_OP_EQ && op != QV_OP_NE && !missing) {
+      /* A stored NaN is assumed positive (see the top of this file), but
+       * arithmetic makes NaNs of either sign and Lance sorts -NaN first. */
+      ok = decline(t, e, "without a schema a computed value may be a float NaN of either sign, which Lance orders "
+                         "by sign and Polars as greatest");
+      goto done;
+    }
     if (!known && is_float(l->value.type.id)) {
       ok = decline(t, e, "without a schema a float literal may meet an integer column (Lance rejects it) or "
                          "a float column's -0.0/NaN (ordered differently)");
@@ -489,6 +519,10 @@ static bool in_list(tr *t, const qv_expr *e, sb *o) {
       ok = decline(t, l, "NaN and infinite literals have no Lance SQL spelling");
       break;
     }
+    if (num && qv_type_is_integer(xt) && is_float(l->value.type.id) && fabs(v) > 9.0e18) {
+      ok = decline(t, l, "a float item beyond the int64 range against an integer");
+      break;
+    }
     if (num && qv_type_is_integer(xt) && is_float(l->value.type.id) && v != floor(v)) continue; /* never equal */
     if (num && xt == QV_TYPE_NULL && is_float(l->value.type.id)) {
       ok = decline(t, e, "without a schema a float item may meet an integer column (Lance rejects it)");
@@ -594,6 +628,8 @@ static bool dt_part(tr *t, const qv_expr *e, sb *o) {
       found = true;
     }
   if (!found) return decline(t, e, "dt.%s has no date_part with the same values", e->name ? e->name : "?");
+  if (type_of(t, e->args[0]) == QV_TYPE_NULL)
+    return decline(t, e, "the type is unknown: a zoned timestamp's parts are local time in Polars, UTC in Lance");
   const qv_datatype *d = col_type(t, e->args[0]);
   if (d && d->id == QV_TYPE_TIMESTAMP && d->timezone)
     return decline(t, e, "a time-zone-aware timestamp: the local-time rules may differ");
@@ -616,6 +652,8 @@ static bool dt_truncate(tr *t, const qv_expr *e, sb *o) {
   for (size_t k = 0; k < sizeof units / sizeof units[0]; k++)
     if (strcmp((const char *)ev->value.bytes, units[k].every) == 0) unit = units[k].unit;
   if (!unit) return decline(t, e, "dt.truncate(\"%s\"): only single units map to date_trunc", (const char *)ev->value.bytes);
+  if (type_of(t, e->args[0]) == QV_TYPE_NULL)
+    return decline(t, e, "the type is unknown: a zoned timestamp truncates in local time in Polars");
   const qv_datatype *d = col_type(t, e->args[0]);
   if (d && d->id == QV_TYPE_TIMESTAMP && d->timezone)
     return decline(t, e, "a time-zone-aware timestamp: the local-time rules may differ");
@@ -638,11 +676,72 @@ static bool field_ref(tr *t, const qv_expr *e, sb *o) {
   return ok;
 }
 
+/* Does the integer literal l hold a value of type id? */
+static bool lit_fits(const qv_expr *l, qv_type_id id) {
+  static const int64_t smin[] = {INT8_MIN, INT16_MIN, INT32_MIN, INT64_MIN};
+  static const int64_t smax[] = {INT8_MAX, INT16_MAX, INT32_MAX, INT64_MAX};
+  static const uint64_t umax[] = {UINT8_MAX, UINT16_MAX, UINT32_MAX, UINT64_MAX};
+  int r = int_rank(id) - 1;
+  if (r < 0 || !is_lit(l) || l->value.is_null || !qv_type_is_integer(l->value.type.id)) return false;
+  bool neg = qv_type_is_signed(l->value.type.id) && l->value.v.i < 0;
+  if (qv_type_is_signed(id)) {
+    if (neg) return l->value.v.i >= smin[r];
+    uint64_t u = qv_type_is_signed(l->value.type.id) ? (uint64_t)l->value.v.i : l->value.v.u;
+    return u <= (uint64_t)smax[r];
+  }
+  if (neg) return false;
+  uint64_t u = qv_type_is_signed(l->value.type.id) ? (uint64_t)l->value.v.i : l->value.v.u;
+  return u <= umax[r];
+}
+
+/* + - * .  Polars computes integers in the operands' (super)type and wraps
+ * on overflow; DataFusion wraps too, but in the type it coerces to, and it
+ * widens a narrow column against an Int64 literal (Polars keeps i8 + 100 an
+ * i8).  So an integer literal is cast to the column's type, and operands of
+ * unknown or mixed-signedness integer types decline.  A float literal
+ * against a Float32 is cast to FLOAT for the same reason (Polars stays in
+ * f32, DataFusion would widen and round differently). */
+static bool arith_binop(tr *t, const qv_expr *e, const char *op, sb *o) {
+  const qv_expr *x = e->args[0], *y = e->args[1];
+  qv_type_id tx = type_of(t, x), ty = type_of(t, y);
+  bool lx = is_lit(x), ly = is_lit(y);
+  if (lx && ly) return binop(t, e, op, o);
+  if ((!lx && tx == QV_TYPE_NULL) || (!ly && ty == QV_TYPE_NULL))
+    return decline(t, e, "an operand of unknown type: integer overflow wraps in Polars' type and in a wider "
+                         "type in Lance");
+  if (!lx && !ly) {
+    if (qv_type_is_integer(tx) && qv_type_is_integer(ty) && qv_type_is_signed(tx) != qv_type_is_signed(ty))
+      return decline(t, e, "integers of mixed signedness: Polars and Lance pick different result types");
+    if (!qv_type_is_numeric(tx) || !qv_type_is_numeric(ty) || tx == QV_TYPE_DECIMAL128 || ty == QV_TYPE_DECIMAL128)
+      return decline(t, e, "arithmetic on non-numeric or decimal values");
+    return binop(t, e, op, o);
+  }
+  const qv_expr *l = lx ? x : y, *v = lx ? y : x;
+  qv_type_id vt = lx ? ty : tx;
+  if (!qv_type_is_numeric(vt) || vt == QV_TYPE_DECIMAL128) return decline(t, e, "arithmetic on non-numeric or decimal values");
+  const char *cast_to = NULL;
+  if (qv_type_is_integer(vt) && qv_type_is_integer(l->value.type.id)) {
+    if (!lit_fits(l, vt)) return decline(t, e, "an integer literal outside the column's type (Polars widens, Lance wraps)");
+    if (vt != QV_TYPE_INT64) cast_to = sql_type(vt); /* Lance's integer literals are already Int64 */
+  } else if (vt == QV_TYPE_FLOAT32 && (qv_type_is_integer(l->value.type.id) || is_float(l->value.type.id))) {
+    cast_to = "FLOAT";
+  }
+  if (!cast_to) return binop(t, e, op, o);
+  sb a = {0}, b = {0};
+  bool ok = value(t, v, &a);
+  ok = emit_literal(t, l, &b) && ok;
+  if (ok && lx) sb_f(o, "(CAST(%s AS %s) %s %s)", b.p, cast_to, op, a.p);
+  else if (ok) sb_f(o, "(%s %s CAST(%s AS %s))", a.p, op, b.p, cast_to);
+  sb_free(&a);
+  sb_free(&b);
+  return ok;
+}
+
 static bool arith(tr *t, const qv_expr *e, sb *o) {
   switch (e->op) {
-    case QV_OP_ADD: return binop(t, e, "+", o);
-    case QV_OP_SUB: return binop(t, e, "-", o);
-    case QV_OP_MUL: return binop(t, e, "*", o);
+    case QV_OP_ADD: return arith_binop(t, e, "+", o);
+    case QV_OP_SUB: return arith_binop(t, e, "-", o);
+    case QV_OP_MUL: return arith_binop(t, e, "*", o);
     case QV_OP_DIV: {
       if (!(e->flags & QV_EXPR_F_TRUE_DIV)) return binop(t, e, "/", o);
       sb a = {0}, b = {0};
@@ -721,9 +820,21 @@ static bool arith(tr *t, const qv_expr *e, sb *o) {
   }
 }
 
+static bool is_logic(const qv_expr *e) {
+  return e->kind == QV_EXPR_CALL &&
+         (e->op == QV_OP_AND || e->op == QV_OP_OR || e->op == QV_OP_XOR || e->op == QV_OP_NOT);
+}
+
 static bool value(tr *t, const qv_expr *e, sb *o) {
   if (e->kind == QV_EXPR_COLUMN) return emit_column(t, e, o);
   if (e->kind == QV_EXPR_LITERAL) return emit_literal(t, e, o);
+  /* Under anything but another logic operator, & | ^ ~ of operands not
+   * known to be boolean may be Polars' bitwise integer operators. */
+  if (!is_logic(e))
+    for (int32_t i = 0; i < e->n_args; i++)
+      if (is_logic(e->args[i]) && type_of(t, e->args[i]) != QV_TYPE_BOOL)
+        return decline(t, e->args[i], "an operand not known to be boolean: Polars' %s may be bitwise",
+                       qv_op_name(e->args[i]->op));
   switch (e->op) {
     case QV_OP_EQ: case QV_OP_NE: case QV_OP_LT: case QV_OP_LE: case QV_OP_GT: case QV_OP_GE:
     case QV_OP_EQ_MISSING: case QV_OP_NE_MISSING:
@@ -753,7 +864,12 @@ static bool value(tr *t, const qv_expr *e, sb *o) {
     case QV_OP_UPPER: return call_fn(t, e, "upper", o);
     case QV_OP_LENGTH: return call_fn(t, e, "character_length", o);
     case QV_OP_LEN_BYTES: return call_fn(t, e, "octet_length", o);
-    case QV_OP_ABS: return call_fn(t, e, "abs", o);
+    case QV_OP_ABS: {
+      qv_type_id id = type_of(t, e->args[0]);
+      if (id == QV_TYPE_NULL || (qv_type_is_integer(id) && qv_type_is_signed(id)))
+        return decline(t, e, "abs of the most negative integer wraps in Polars and fails the whole Lance query");
+      return call_fn(t, e, "abs", o);
+    }
     case QV_OP_COALESCE: return call_fn(t, e, "coalesce", o);
     case QV_OP_FILL_NULL:
       if (e->n_args != 2) return decline(t, e, "fill_null(strategy=...) looks at other rows");
