@@ -367,6 +367,43 @@ static bool lit_number(const qv_expr *l, double *v) {
   return true;
 }
 
+/* x OP timestamp literal: only a naive literal against a column known to
+ * be a naive timestamp, within Lance's nanosecond timestamp range.  Lance
+ * reads `timestamp '...'` as wall-clock time without a zone, which is what
+ * Polars compares a naive column with. */
+static bool timestamp_lit(tr *t, const qv_expr *e, const qv_expr *x, const qv_expr *l, const sb *a, const char *s,
+                          sb *o) {
+  static const int64_t per_second[] = {1, 1000, 1000000, 1000000000};
+  const qv_datatype *d = col_type(t, x);
+  if (!d || d->id != QV_TYPE_TIMESTAMP || d->timezone || l->value.type.timezone)
+    return decline(t, e, "a timestamp literal translates only against a column known to be a naive timestamp");
+  int unit = (int)l->value.type.unit;
+  if (unit < 0 || unit > 3) return decline(t, e, "timestamp unit");
+  int64_t ps = per_second[unit], v = l->value.v.i;
+  int64_t secs = v / ps, frac = v % ps;
+  if (frac < 0) {
+    frac += ps;
+    secs -= 1;
+  }
+  int64_t days = secs / 86400, sod = secs % 86400;
+  if (sod < 0) {
+    sod += 86400;
+    days -= 1;
+  }
+  int64_t y;
+  unsigned m, dd;
+  qv_civil_from_days(days, &y, &m, &dd);
+  if (y < 1678 || y > 2261) return decline(t, e, "a timestamp outside Lance's nanosecond range (years 1678..2261)");
+  sb_f(o, "(%s %s timestamp '%04lld-%02u-%02u %02d:%02d:%02d", a->p, s, (long long)y, m, dd, (int)(sod / 3600),
+       (int)(sod / 60 % 60), (int)(sod % 60));
+  if (frac) {
+    int digits = unit == 1 ? 3 : unit == 2 ? 6 : 9;
+    sb_f(o, ".%0*lld", digits, (long long)frac);
+  }
+  sb_s(o, "')");
+  return true;
+}
+
 /* x OP lit, with x not a literal (op already flipped so x is left). */
 static bool compare_lit(tr *t, const qv_expr *e, qv_op op, const qv_expr *x, const qv_expr *l, sb *o) {
   sb a = {0};
@@ -381,23 +418,29 @@ static bool compare_lit(tr *t, const qv_expr *e, qv_op op, const qv_expr *x, con
     ok = decline(t, l, "NaN and infinite literals have no Lance SQL spelling");
     goto done;
   }
-  if (num && qv_type_is_integer(xt) && is_float(l->value.type.id) && fabs(v) > 9.0e18) {
-    /* Past int64 the literal has no integer spelling to round to. */
-    ok = decline(t, e, "a float literal beyond the int64 range against an integer");
-    goto done;
-  }
-  if (num && qv_type_is_integer(xt) && is_float(l->value.type.id) && v != floor(v)) {
-    /* Lance rejects an integer column against a fractional literal. */
-    if (op == QV_OP_EQ || op == QV_OP_NE || missing) {
-      ok = decline(t, e, "an integer never equals a fractional literal and Lance rejects the comparison");
-      goto done;
-    }
-    if (op == QV_OP_GT || op == QV_OP_GE) sb_f(o, "(%s >= %lld)", a.p, (long long)ceil(v));
-    else sb_f(o, "(%s <= %lld)", a.p, (long long)floor(v));
-    goto done;
-  }
   if (num && qv_type_is_integer(xt) && is_float(l->value.type.id)) {
-    sb_f(o, "(%s %s %lld)", a.p, s, (long long)v); /* integral float literal */
+    /* Polars compares an integer with a float literal as Float64; Lance
+     * rejects the mixed comparison.  Below 2**53 an integral literal, or
+     * the nearest integer for an ordered comparison, keeps the column bare
+     * (an index can serve it) and means the same; otherwise the column is
+     * cast to DOUBLE exactly as Polars does. */
+    const double exact_ints = 9007199254740992.0; /* 2**53 */
+    if (fabs(v) < exact_ints && v == floor(v)) {
+      sb_f(o, "(%s %s %lld)", a.p, s, (long long)v);
+    } else if (fabs(v) < exact_ints && (op == QV_OP_GT || op == QV_OP_GE)) {
+      sb_f(o, "(%s >= %lld)", a.p, (long long)ceil(v));
+    } else if (fabs(v) < exact_ints && (op == QV_OP_LT || op == QV_OP_LE)) {
+      sb_f(o, "(%s <= %lld)", a.p, (long long)floor(v));
+    } else {
+      sb b = {0};
+      ok = emit_literal(t, l, &b);
+      if (ok) sb_f(o, "(CAST(%s AS DOUBLE) %s %s)", a.p, s, b.p);
+      sb_free(&b);
+    }
+    goto done;
+  }
+  if (is_lit(l) && !l->value.is_null && l->value.type.id == QV_TYPE_TIMESTAMP) {
+    ok = timestamp_lit(t, e, x, l, &a, s, o);
     goto done;
   }
   if (num && (is_float(xt) || xt == QV_TYPE_NULL)) {
@@ -433,6 +476,9 @@ static bool compare_lit(tr *t, const qv_expr *e, qv_op op, const qv_expr *x, con
         case QV_OP_LE: sb_f(o, "((%s <= 0.0) AND (NOT isnan(%s)))", a.p, a.p); break;
         case QV_OP_GT: sb_f(o, "((%s > 0.0) OR isnan(%s))", a.p, a.p); break;
         case QV_OP_GE: sb_f(o, "((%s >= -0.0) OR isnan(%s))", a.p, a.p); break;
+        /* IS TRUE: a null row is false (eq_missing) or true (ne_missing), never null. */
+        case QV_OP_EQ_MISSING: sb_f(o, "(((%s = 0.0) OR (%s = -0.0)) IS TRUE)", a.p, a.p); break;
+        case QV_OP_NE_MISSING: sb_f(o, "(((%s = 0.0) OR (%s = -0.0)) IS NOT TRUE)", a.p, a.p); break;
         default: ok = decline(t, e, "eq_missing against zero on a float: -0.0 and 0.0 differ in Lance"); break;
       }
       goto done;
@@ -619,6 +665,7 @@ static bool dt_part(tr *t, const qv_expr *e, sb *o) {
   static const struct { const char *pl, *sql; } parts[] = {
       {"year", "year"}, {"month", "month"}, {"day", "day"}, {"hour", "hour"}, {"minute", "minute"},
       {"quarter", "quarter"}, {"week", "week"}, {"ordinal_day", "doy"}, {"weekday", NULL},
+      {"second", "second"}, /* whole seconds in both (Lance's date_part gives an integer) */
   };
   const char *sql = NULL;
   bool found = false;

@@ -101,7 +101,10 @@ def catalogue():
         '%s >= date(2024, 1, 1)' % c("d"), '%s < date(1970, 1, 1)' % c("d"), '%s == date(2024, 2, 29)' % c("d"),
         '%s != pl.lit(date(1969, 12, 31))' % c("d"))
     add("compare timestamp column with datetime literal",
-        '%s < datetime(2000, 1, 1)' % c("ts"), '%s >= datetime(1970, 1, 1)' % c("ts"))
+        '%s < datetime(2000, 1, 1)' % c("ts"), '%s >= datetime(1970, 1, 1)' % c("ts"),
+        '%s == datetime(1969, 12, 31, 23, 59, 59, 999999)' % c("ts"),
+        '%s > datetime(2024, 1, 1, 12, 30, 15, 250000)' % c("ts"), '%s <= datetime(1900, 1, 1, 6)' % c("ts"),
+        '%s < datetime(1500, 1, 1)' % c("ts"))
     add("compare zoned timestamp with datetime literal",
         '%s < pl.lit(datetime(2024, 1, 1), dtype=pl.Datetime("us", "UTC"))' % c("tz"))
     add("compare with Time or Duration literal",
