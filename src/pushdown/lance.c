@@ -215,19 +215,77 @@ static bool maybe_float(const tr *t, const qv_expr *e) {
   return id == QV_TYPE_NULL || is_float(id);
 }
 static bool is_lit(const qv_expr *e) { return e->kind == QV_EXPR_LITERAL; }
+static bool lit_fits(const qv_expr *l, qv_type_id id);
+
+/* Lance converts an integer literal to the other side's integer type and
+ * fails the whole query when it does not fit (`i8 = 200`, `u8 > -1`).
+ * Polars widens instead.  With the type known, a literal outside it makes
+ * the column compare as BIGINT (*cast_out); without a type only 0..127
+ * fits every integer type.  Returns false (declined) when neither works. */
+static bool int_lit_range(tr *t, const qv_expr *e, qv_type_id xt, const qv_expr *l, bool *cast_out) {
+  *cast_out = false;
+  if (!is_lit(l) || l->value.is_null || !qv_type_is_integer(l->value.type.id)) return true;
+  if (xt == QV_TYPE_NULL) {
+    if (lit_fits(l, QV_TYPE_INT8) && !(qv_type_is_signed(l->value.type.id) && l->value.v.i < 0)) return true;
+    return decline(t, e, "without a schema an integer literal outside 0..127 may not fit the column's type "
+                         "(Lance then fails the query)");
+  }
+  if (!qv_type_is_integer(xt) || lit_fits(l, xt)) return true;
+  if (xt == QV_TYPE_UINT64 || !lit_fits(l, QV_TYPE_INT64))
+    return decline(t, e, "an integer literal outside the column's type and outside BIGINT");
+  *cast_out = true;
+  return true;
+}
 
 /* ---- literals ------------------------------------------------------- */
 
-/* Python repr of a finite double: the shortest digits that round-trip. */
+/* Python repr of a finite double: the shortest digits that round-trip,
+ * positional for 1e-4 <= |v| < 1e16 ("300.0", "0.001"), else scientific
+ * with a two-digit exponent ("1e+19", "5e-324"). */
 static void fmt_double(double v, char *buf, size_t size) {
-  for (int prec = 1; prec <= 17; prec++) {
-    snprintf(buf, size, "%.*g", prec, v);
-    if (strtod(buf, NULL) == v) break;
+  char e[40];
+  for (int prec = 0; prec <= 16; prec++) {
+    snprintf(e, sizeof e, "%.*e", prec, v);
+    if (strtod(e, NULL) == v) break;
   }
-  if (!strpbrk(buf, ".eEn")) {
-    size_t n = strlen(buf);
-    if (n + 3 < size) memcpy(buf + n, ".0", 3);
+  /* e is [-]d[.ddd]e[+-]XX: split into sign, digits and exponent. */
+  const char *p = e;
+  bool neg = *p == '-';
+  if (neg) p++;
+  char digits[24];
+  size_t nd = 0;
+  for (; *p && *p != 'e'; p++)
+    if (*p != '.' && nd + 1 < sizeof digits) digits[nd++] = *p;
+  while (nd > 1 && digits[nd - 1] == '0') nd--;
+  digits[nd] = 0;
+  int exp10 = atoi(p + 1);
+  size_t n = 0;
+  char out[64];
+  if (neg) out[n++] = '-';
+  if (exp10 >= -4 && exp10 < 16) {
+    if (exp10 < 0) {
+      out[n++] = '0';
+      out[n++] = '.';
+      for (int i = -1; i > exp10; i--) out[n++] = '0';
+      for (size_t i = 0; i < nd; i++) out[n++] = digits[i];
+    } else {
+      for (int i = 0; i <= exp10; i++) out[n++] = (size_t)i < nd ? digits[i] : '0';
+      out[n++] = '.';
+      if ((size_t)exp10 + 1 < nd)
+        for (size_t i = (size_t)exp10 + 1; i < nd; i++) out[n++] = digits[i];
+      else
+        out[n++] = '0';
+    }
+    out[n] = 0;
+  } else {
+    out[n++] = digits[0];
+    if (nd > 1) {
+      out[n++] = '.';
+      for (size_t i = 1; i < nd; i++) out[n++] = digits[i];
+    }
+    snprintf(out + n, sizeof out - n, "e%c%02d", exp10 < 0 ? '-' : '+', exp10 < 0 ? -exp10 : exp10);
   }
+  snprintf(buf, size, "%s", out);
 }
 
 static bool emit_string(tr *t, const qv_expr *e, const uint8_t *s, int64_t n, sb *o) {
@@ -404,6 +462,24 @@ static bool timestamp_lit(tr *t, const qv_expr *e, const qv_expr *x, const qv_ex
   return true;
 }
 
+/* The literal compared with a value of type xt.  Polars compares a Float32
+ * with a Python number in Float32; DataFusion's coercion of a Float64
+ * literal against a Float32 column is not the same under every rewrite (a
+ * NOT turns it into a Float64 comparison), so the literal is cast to FLOAT
+ * explicitly.  A literal typed Float64 (pl.lit(x, dtype=pl.Float64))
+ * makes Polars compare in Float64: that declines. */
+static bool float_side_lit(tr *t, const qv_expr *e, qv_type_id xt, const qv_expr *l, sb *b) {
+  bool numeric = !l->value.is_null && (is_float(l->value.type.id) || qv_type_is_integer(l->value.type.id));
+  if (xt != QV_TYPE_FLOAT32 || !numeric) return emit_literal(t, l, b);
+  if (!(l->flags & QV_EXPR_F_DYNAMIC) && l->value.type.id != QV_TYPE_FLOAT32)
+    return decline(t, e, "a typed literal against a Float32 compares in its own type in Polars");
+  sb v = {0};
+  bool ok = emit_literal(t, l, &v);
+  if (ok) sb_f(b, "CAST(%s AS FLOAT)", v.p);
+  sb_free(&v);
+  return ok;
+}
+
 /* x OP lit, with x not a literal (op already flipped so x is left). */
 static bool compare_lit(tr *t, const qv_expr *e, qv_op op, const qv_expr *x, const qv_expr *l, sb *o) {
   sb a = {0};
@@ -418,6 +494,18 @@ static bool compare_lit(tr *t, const qv_expr *e, qv_op op, const qv_expr *x, con
     ok = decline(t, l, "NaN and infinite literals have no Lance SQL spelling");
     goto done;
   }
+  bool widen = false;
+  if (!int_lit_range(t, e, xt, l, &widen)) {
+    ok = false;
+    goto done;
+  }
+  if (widen) {
+    sb b = {0};
+    ok = emit_literal(t, l, &b);
+    if (ok) sb_f(o, "(CAST(%s AS BIGINT) %s %s)", a.p, s, b.p);
+    sb_free(&b);
+    goto done;
+  }
   if (num && qv_type_is_integer(xt) && is_float(l->value.type.id)) {
     /* Polars compares an integer with a float literal as Float64; Lance
      * rejects the mixed comparison.  Below 2**53 an integral literal, or
@@ -425,6 +513,11 @@ static bool compare_lit(tr *t, const qv_expr *e, qv_op op, const qv_expr *x, con
      * (an index can serve it) and means the same; otherwise the column is
      * cast to DOUBLE exactly as Polars does. */
     const double exact_ints = 9007199254740992.0; /* 2**53 */
+    double k = op == QV_OP_GT || op == QV_OP_GE ? ceil(v) : floor(v);
+    qv_expr kl = *l; /* the integer the literal becomes, to ask whether the column's type holds it */
+    kl.value.type.id = QV_TYPE_INT64;
+    kl.value.v.i = (int64_t)(fabs(k) < exact_ints ? k : 0);
+    if (fabs(k) < exact_ints && !lit_fits(&kl, xt)) v = exact_ints; /* outside the type: compare as DOUBLE */
     if (fabs(v) < exact_ints && v == floor(v)) {
       sb_f(o, "(%s %s %lld)", a.p, s, (long long)v);
     } else if (fabs(v) < exact_ints && (op == QV_OP_GT || op == QV_OP_GE)) {
@@ -485,7 +578,11 @@ static bool compare_lit(tr *t, const qv_expr *e, qv_op op, const qv_expr *x, con
     }
     if (known && op != QV_OP_EQ && op != QV_OP_NE && !missing) {
       sb b = {0};
-      emit_literal(t, l, &b);
+      if (!float_side_lit(t, e, xt, l, &b)) {
+        sb_free(&b);
+        ok = false;
+        goto done;
+      }
       if (op == QV_OP_GT || op == QV_OP_GE) sb_f(o, "((%s %s %s) OR isnan(%s))", a.p, s, b.p, a.p);
       else sb_f(o, "((%s %s %s) AND (NOT isnan(%s)))", a.p, s, b.p, a.p);
       sb_free(&b);
@@ -494,7 +591,7 @@ static bool compare_lit(tr *t, const qv_expr *e, qv_op op, const qv_expr *x, con
   }
   {
     sb b = {0};
-    ok = emit_literal(t, l, &b);
+    ok = float_side_lit(t, e, xt, l, &b);
     if (ok) sb_f(o, "(%s %s %s)", a.p, s, b.p);
     sb_free(&b);
   }
@@ -555,7 +652,12 @@ static bool in_list(tr *t, const qv_expr *e, sb *o) {
   qv_type_id xt = type_of(t, e->args[0]);
   sb items = {0};
   int32_t n = 0;
-  bool ok = true;
+  bool ok = true, widen = false;
+  for (int32_t i = 1; i < e->n_args && ok; i++) {
+    bool w;
+    ok = int_lit_range(t, e, xt, e->args[i], &w);
+    widen = widen || w;
+  }
   for (int32_t i = 1; i < e->n_args && ok; i++) {
     const qv_expr *l = e->args[i];
     double v;
@@ -584,7 +686,9 @@ static bool in_list(tr *t, const qv_expr *e, sb *o) {
     if (ok && num && v == 0 && is_float(xt)) sb_s(&items, ", -0.0");
   }
   if (ok && n == 0) ok = decline(t, e, "an empty list has no SQL IN spelling");
-  if (ok) sb_f(o, "(%s IN (%s))", a.p, items.p);
+  if (ok && widen) sb_f(o, "(CAST(%s AS BIGINT) IN (%s))", a.p, items.p);
+  else if (ok && xt == QV_TYPE_FLOAT32) sb_f(o, "(CAST(%s AS DOUBLE) IN (%s))", a.p, items.p); /* Polars: Float64 */
+  else if (ok) sb_f(o, "(%s IN (%s))", a.p, items.p);
   sb_free(&a);
   sb_free(&items);
   return ok;

@@ -2,13 +2,17 @@
 
 Each expression is Python text over the peer table (peer_table.py), valid
 both as `eval(text, NAMESPACE)` for Polars and as the text `quiver
-lance-filter` and `quiver scan --where` read.  Two parts:
+lance-filter` and `quiver scan --where` read.  Three parts:
 
 * the catalogue: every predicate shape of issue 3's translate and decline
   lists, each with a few instances over different columns and edge literals;
-* compositions: catalogue atoms nested under & | ^ ~, drawn by a seeded
+* compositions: catalogue and random atoms nested under & | ^ ~, drawn by a seeded
   random.Random (QV_PEERS_SEED, printed with every failure), so a run is
   reproducible and a failing expression is named by its text.
+
+* random atoms: predicates over random columns, operators and edge literals
+  (same seeded generator), so each rule meets values the catalogue did not
+  pick.
 
 `generate()` returns a list of Case(shape, text); shapes name rows of the
 coverage table in docs/lance-pushdown.md.
@@ -23,6 +27,7 @@ import polars as pl
 
 DEFAULT_SEED = 20261130
 N_COMPOSED = 330
+N_RANDOM_ATOMS = 200
 
 NAMESPACE = {
     "pl": pl,
@@ -237,6 +242,80 @@ def catalogue():
     return out
 
 
+INT_TYPES = {"i8": "pl.Int8", "i16": "pl.Int16", "i32": "pl.Int32", "i64": "pl.Int64", "u8": "pl.UInt8",
+             "u32": "pl.UInt32", "u64": "pl.UInt64"}
+FLOAT_LITS = ["0.0", "-0.0", "0.5", "-2.5", "1e300", "5e-324", "0.1", "3.0", "1e19", "9007199254740993.0", "-1.5"]
+STR_LITS = ['""', '"a"', '"é"', '"x"', '" "', '"ß"', '"日"', '"ab"', '"A"', '"\u00a0"', '"b"', '"it\'s"']
+
+
+def _rand_int_lit(rng, col):
+    return rng.choice(INT_EDGES[col] + [0, 1, -1, 2, 100, 127, 255, 2 ** 31, 2 ** 62, -(2 ** 63), 2 ** 64 - 1])
+
+
+def random_atoms(rng, n):
+    """Predicates over random columns, operators and edge literals, so the
+    rules are tried beyond the catalogue's hand-picked instances."""
+    out = []
+    kinds = ["int cmp", "int arith", "int-int arith", "float cmp", "float arith", "string", "is_in", "date",
+             "timestamp", "cast", "list", "null-safe"]
+    while len(out) < n:
+        kind = rng.choice(kinds)
+        op = rng.choice(CMP)
+        col = rng.choice(INTS)
+        f = rng.choice(FLOATS)
+        if kind == "int cmp":
+            lit = rng.choice([str(_rand_int_lit(rng, col)), rng.choice(FLOAT_LITS)])
+            text = "%s %s %s" % (c(col), op, lit)
+        elif kind == "int arith":
+            text = "(%s %s %d) %s %d" % (c(col), rng.choice("+-*"), rng.choice([1, 2, 3, 100, 127, -1, 2 ** 31, 2 ** 62]),
+                                         op, rng.choice([0, 10, -5, 1]))
+        elif kind == "int-int arith":
+            text = "(%s %s %s) %s 0" % (c(col), rng.choice("+-*"), c(rng.choice(INTS)), op)
+        elif kind == "float cmp":
+            text = "%s %s %s" % (c(f), op, rng.choice(FLOAT_LITS + ["1", "0", "-1"]))
+        elif kind == "float arith":
+            text = rng.choice(["(%s %s %s) %s %s" % (c(f), rng.choice("+-*/"), rng.choice(["2", "0.5", "-1", "0.0"]),
+                                                      op, rng.choice(["0", "1.5", "-0.0"])),
+                               "-%s %s %s" % (c(f), op, rng.choice(["0", "1", "-2.5"])),
+                               "%s.abs() %s %s" % (c(f), op, rng.choice(["0", "1", "0.5"]))])
+        elif kind == "string":
+            lit = rng.choice(STR_LITS)
+            text = rng.choice(["%s %s %s" % (c("s"), op, lit),
+                               "%s.str.%s(%s)" % (c(rng.choice("st")), rng.choice(["starts_with", "ends_with"]), lit),
+                               "%s.str.contains(%s, literal=True)" % (c("s"), lit),
+                               "%s.str.to_%s() == %s" % (c("s"), rng.choice(["lowercase", "uppercase"]), lit),
+                               "%s.str.len_chars() %s %d" % (c("s"), op, rng.choice([0, 1, 2, 3]))])
+        elif kind == "is_in":
+            pool = rng.choice([[str(v) for v in INT_EDGES[col]] + ["0", "1", "None"], STR_LITS + ["None"]])
+            items = ", ".join(rng.sample(pool, rng.randint(1, min(5, len(pool)))))
+            target = c(col) if pool[-2] == "1" else c(rng.choice("st"))
+            text = "%s.is_in([%s])" % (target, items)
+        elif kind == "date":
+            y, m, d = rng.choice([(2024, 1, 1), (1970, 1, 1), (1969, 12, 31), (2024, 2, 29), (2000, 12, 31)])
+            text = rng.choice(["%s %s date(%d, %d, %d)" % (c("d"), op, y, m, d),
+                               "%s.dt.%s() %s %d" % (c(rng.choice(["d", "ts"])),
+                                                     rng.choice(["year", "month", "day", "weekday", "week", "quarter",
+                                                                 "ordinal_day"]), op, rng.choice([1, 2, 7, 31, 2024]))])
+        elif kind == "timestamp":
+            text = "%s %s datetime(%d, %d, %d, %d, %d, %d, %d)" % (
+                c("ts"), op, rng.choice([1969, 1970, 2000, 2024, 1900]), rng.randint(1, 12), rng.randint(1, 28),
+                rng.randint(0, 23), rng.choice([0, 30, 59]), rng.choice([0, 15, 59]), rng.choice([0, 250000, 999999]))
+        elif kind == "cast":
+            to = rng.choice(list(INT_TYPES.values()) + ["pl.Float64", "pl.Float32"])
+            text = "%s.cast(%s%s) %s %s" % (c(rng.choice(INTS + FLOATS)), to, rng.choice(["", ", strict=False"]), op,
+                                           rng.choice(["0", "1", "-1", "0.5"]))
+        elif kind == "list":
+            text = rng.choice(["%s.list.contains(%d)" % (c("l"), rng.choice([1, 0, 5, -1])),
+                               "%s.list.len() %s %d" % (c("l"), op, rng.choice([0, 1, 2])),
+                               "%s.list.get(%d, null_on_oob=True) %s %d" % (c("l"), rng.choice([0, 1, -1, 2]), op,
+                                                                            rng.choice([0, 1, 2, 3]))])
+        else:
+            other = rng.choice([str(_rand_int_lit(rng, col)), "None", c(rng.choice(INTS))])
+            text = "%s.%s(%s)" % (c(col), rng.choice(["eq_missing", "ne_missing"]), other)
+        out.append(("random: " + kind, text))
+    return out
+
+
 # Atoms for compositions: boolean expressions of every kind, declining ones
 # included (an AND may drop them; an OR or NOT must then decline).
 def _atoms(cat):
@@ -270,8 +349,12 @@ def generate(n_composed=N_COMPOSED, rng_seed=None):
     cat = catalogue()
     cases = [Case(shape, text) for shape, texts in cat for text in texts]
     rng = random.Random(seed() if rng_seed is None else rng_seed)
-    atoms = _atoms(cat)
     seen = {case.text for case in cases}
+    for shape, text in random_atoms(rng, N_RANDOM_ATOMS):
+        if text not in seen:
+            seen.add(text)
+            cases.append(Case(shape, text))
+    atoms = _atoms(cat) + [case.text for case in cases if case.shape.startswith("random")]
     made = 0
     while made < n_composed:
         text = _compose(rng, atoms, 3, top=True)
