@@ -137,6 +137,11 @@ static const qv_datatype *col_type(const tr *t, const qv_expr *e) {
     int32_t i = qv_schema_find(t->schema, e->name);
     return i < 0 ? NULL : &t->schema->fields[i].type;
   }
+  if (e->kind == QV_EXPR_CALL && e->op == QV_OP_LIST_GET && e->n_args == 2) {
+    const qv_datatype *l = col_type(t, e->args[0]);
+    if (l && (l->id == QV_TYPE_LIST || l->id == QV_TYPE_FIXED_SIZE_LIST) && l->n_children == 1) return &l->children[0].type;
+    return NULL;
+  }
   if (e->kind == QV_EXPR_CALL && e->op == QV_OP_FIELD && e->n_args == 1) {
     const qv_datatype *s = col_type(t, e->args[0]);
     if (!s || s->id != QV_TYPE_STRUCT) return NULL;
@@ -176,7 +181,7 @@ static qv_type_id type_of(const tr *t, const qv_expr *e) {
     case QV_OP_DT_PART: return QV_TYPE_INT32;
     case QV_OP_DT_DATE: return QV_TYPE_DATE32;
     case QV_OP_DT_TRUNCATE: return type_of(t, e->args[0]);
-    case QV_OP_FIELD: {
+    case QV_OP_FIELD: case QV_OP_LIST_GET: {
       const qv_datatype *d = col_type(t, e);
       return d ? d->id : QV_TYPE_NULL;
     }
@@ -745,6 +750,12 @@ static bool widening(qv_type_id from, qv_type_id to) {
   return from == QV_TYPE_FLOAT32 && to == QV_TYPE_FLOAT64;
 }
 
+/* Float64 -> Float32 rounds to nearest in both engines (out of range is
+ * infinite, NaN stays NaN), strict or not. */
+static bool float_narrowing(qv_type_id from, qv_type_id to) {
+  return from == QV_TYPE_FLOAT64 && to == QV_TYPE_FLOAT32;
+}
+
 static bool cast(tr *t, const qv_expr *e, sb *o) {
   qv_type_id from = type_of(t, e->args[0]), to = e->type.id;
   const char *name = sql_type(to);
@@ -752,7 +763,7 @@ static bool cast(tr *t, const qv_expr *e, sb *o) {
   if (from == QV_TYPE_NULL) return decline(t, e, "the source type is unknown, so the cast may narrow");
   if (!qv_type_is_numeric(from) || from == QV_TYPE_DECIMAL128)
     return decline(t, e, "only numeric casts translate");
-  bool wide = widening(from, to);
+  bool wide = widening(from, to) || float_narrowing(from, to);
   if (!wide && qv_type_is_integer(from) && qv_type_is_integer(to))
     return decline(t, e, "narrowing integer cast: out-of-range values differ");
   if (!wide && !e->sem.cast_strict) return decline(t, e, "a non-strict cast that is not widening nulls values Lance rejects");

@@ -27,7 +27,7 @@ import polars as pl
 
 DEFAULT_SEED = 20261130
 N_COMPOSED = 330
-N_RANDOM_ATOMS = 200
+N_RANDOM_ATOMS = 260
 
 NAMESPACE = {
     "pl": pl,
@@ -257,7 +257,7 @@ def random_atoms(rng, n):
     rules are tried beyond the catalogue's hand-picked instances."""
     out = []
     kinds = ["int cmp", "int arith", "int-int arith", "float cmp", "float arith", "string", "is_in", "date",
-             "timestamp", "cast", "list", "null-safe"]
+             "timestamp", "cast", "list", "null-safe", "fill_null", "struct", "string fn", "horizontal", "truncate"]
     while len(out) < n:
         kind = rng.choice(kinds)
         op = rng.choice(CMP)
@@ -309,6 +309,35 @@ def random_atoms(rng, n):
                                "%s.list.len() %s %d" % (c("l"), op, rng.choice([0, 1, 2])),
                                "%s.list.get(%d, null_on_oob=True) %s %d" % (c("l"), rng.choice([0, 1, -1, 2]), op,
                                                                             rng.choice([0, 1, 2, 3]))])
+        elif kind == "fill_null":
+            target = rng.choice([col, f, "s"])
+            fill = {"s": rng.choice(STR_LITS)}.get(target) or rng.choice(["0", "1", "-1", "0.5", "0.1", "-0.0"])
+            if target in INTS and "." in fill:
+                fill = "0"
+            lit = rng.choice(STR_LITS) if target == "s" else rng.choice(["0", "1", "0.1", "-0.5"] if target in FLOATS
+                                                                       else ["0", "1", "-1"])
+            text = "%s.fill_null(%s) %s %s" % (c(target), fill, op, lit)
+        elif kind == "struct":
+            text = "%s.struct.field(\"x\") %s %s" % (c("st"), op, rng.choice(["0", "1", "-5", "2.5", "None"]))
+        elif kind == "string fn":
+            lit = rng.choice(STR_LITS)
+            text = rng.choice(["%s.str.strip_chars(%s) == %s" % (c("s"), rng.choice(['"x "', '"a"', '" "']), lit),
+                               "%s.str.replace(%s, %s) == %s" % (c("s"), rng.choice(['"a"', '"a+"', '"^."']),
+                                                                 rng.choice(['"b"', '""']), lit),
+                               "%s.str.replace_all(%s, %s) == %s" % (c("s"), rng.choice(['"a"', '"[ab]"']),
+                                                                     rng.choice(['"b"', '"x"']), lit),
+                               "%s.str.contains(%s)" % (c("s"), rng.choice(['"^a"', '"b$"', '"\\\\s"', '"[^a-z]"'])),
+                               "%s.str.len_bytes() %s %d" % (c("s"), op, rng.choice([0, 1, 2, 3]))])
+        elif kind == "horizontal":
+            a2, b2 = rng.sample(INTS, 2)
+            text = "pl.%s_horizontal(%s, %s) %s %d" % (rng.choice(["min", "max"]), c(a2),
+                                                       rng.choice([c(b2), str(rng.choice([0, 1, -1, 5]))]), op,
+                                                       rng.choice([0, 1, -1, 5]))
+        elif kind == "truncate":
+            every = rng.choice(["1d", "1mo", "1y", "1h", "1w", "1q"])
+            target = rng.choice(["d", "ts"])
+            text = "%s.dt.truncate(\"%s\") %s %s" % (c(target), every, op, rng.choice(
+                ["date(2024, 1, 1)", "date(2000, 12, 1)", c(target)] if target == "d" else [c("ts")]))
         else:
             other = rng.choice([str(_rand_int_lit(rng, col)), "None", c(rng.choice(INTS))])
             text = "%s.%s(%s)" % (c(col), rng.choice(["eq_missing", "ne_missing"]), other)
