@@ -982,6 +982,29 @@ static bool arith(tr *t, const qv_expr *e, sb *o) {
   }
 }
 
+/* str.contains_any(["a", "b"]): any pattern occurs as a substring, an
+ * empty pattern always; the same as an OR of contains(). */
+static bool contains_any(tr *t, const qv_expr *e, sb *o) {
+  if (e->flags & QV_EXPR_F_ASCII_CI)
+    return decline(t, e, "contains_any(ascii_case_insensitive=True) has no exact Lance spelling");
+  const qv_expr *l = e->args[1];
+  bool ok = l->kind == QV_EXPR_CALL && l->op == QV_OP_LIST && l->n_args >= 1 && l->n_args <= 256;
+  for (int32_t i = 0; ok && i < l->n_args; i++) ok = str_lit(l->args[i]);
+  if (!ok) return decline(t, e, "contains_any needs a literal list of 1..256 strings without nulls");
+  sb a = {0}, parts = {0};
+  ok = value(t, e->args[0], &a);
+  for (int32_t i = 0; ok && i < l->n_args; i++) {
+    sb p = {0};
+    ok = emit_string(t, l->args[i], l->args[i]->value.bytes, l->args[i]->value.len, &p);
+    if (ok) sb_f(&parts, "%scontains(%s, %s)", i ? " OR " : "", a.p, p.p);
+    sb_free(&p);
+  }
+  if (ok) sb_f(o, l->n_args > 1 ? "(%s)" : "%s", parts.p);
+  sb_free(&a);
+  sb_free(&parts);
+  return ok;
+}
+
 static bool is_logic(const qv_expr *e) {
   return e->kind == QV_EXPR_CALL &&
          (e->op == QV_OP_AND || e->op == QV_OP_OR || e->op == QV_OP_XOR || e->op == QV_OP_NOT);
@@ -1101,9 +1124,7 @@ static bool value(tr *t, const qv_expr *e, sb *o) {
       for (int i = 0; i < 3; i++) sb_free(&parts[i]);
       return ok;
     }
-    case QV_OP_CONTAINS_ANY:
-      return decline(t, e, e->flags & QV_EXPR_F_ASCII_CI ? "contains_any(ascii_case_insensitive=True) has no exact Lance spelling"
-                                                         : "contains_any is not translated yet");
+    case QV_OP_CONTAINS_ANY: return contains_any(t, e, o);
     case QV_OP_TITLECASE: return decline(t, e, "str.to_titlecase has no Lance function with the same word rules");
     case QV_OP_STR_SLICE: return decline(t, e, "str.slice has no Lance spelling with Polars' offsets");
     case QV_OP_ROUND: return decline(t, e, "round: Polars rounds ties to even, Lance away from zero");

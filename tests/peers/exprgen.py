@@ -217,7 +217,8 @@ def catalogue():
     add("str.strip_chars(chars)", '%s.str.strip_chars("x ") == ""' % c("s"), '%s.str.strip_chars("a") == "bc"' % c("s"))
     add("str.replace(literal=True)", '%s.str.replace("a", "b", literal=True) == "bbc"' % c("s"))
     add("str.replace regex", '%s.str.replace("a+", "b") == "b"' % c("s"), '%s.str.replace_all("a", "b") == "bbb"' % c("s"))
-    add("str.contains_any", '%s.str.contains_any(["ab", "é"])' % c("s"))
+    add("str.contains_any", '%s.str.contains_any(["ab", "é"])' % c("s"), '%s.str.contains_any(["", "x"])' % c("t"),
+        '%s.str.contains_any(["X", "ß", "\u00a0"])' % c("s"))
     add("str.contains_any(ascii_case_insensitive=True)",
         '%s.str.contains_any(["ab", "cd"], ascii_case_insensitive=True)' % c("s"))
     add("str.slice", '%s.str.slice(0, 2) == "ab"' % c("s"), '%s.str.slice(1) == "b"' % c("s"))
