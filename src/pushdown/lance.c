@@ -27,87 +27,10 @@
  * integer declines (Lance fails the whole query on the most negative
  * value).  These rules come from tests/peers/, which runs every generated
  * translation through pylance against Polars' rows. */
-#include <math.h>
-#include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+#include "lance_int.h"
 
-#include "quiver/pushdown.h"
-
-typedef struct sb {
-  char *p;
-  size_t n, cap;
-  bool oom;
-} sb;
-
-static void sb_add(sb *b, const char *s, size_t n) {
-  if (b->oom) return;
-  if (b->n + n + 1 > b->cap) {
-    size_t cap = b->cap ? b->cap * 2 : 64;
-    while (cap < b->n + n + 1) cap *= 2;
-    char *q = qv_realloc(b->p, cap);
-    if (!q) {
-      b->oom = true;
-      return;
-    }
-    b->p = q;
-    b->cap = cap;
-  }
-  memcpy(b->p + b->n, s, n);
-  b->n += n;
-  b->p[b->n] = 0;
-}
-static void sb_s(sb *b, const char *s) { sb_add(b, s, strlen(s)); }
-static void sb_f(sb *b, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-static void sb_f(sb *b, const char *fmt, ...) {
-  char buf[256];
-  va_list ap, ap2;
-  va_start(ap, fmt);
-  va_copy(ap2, ap);
-  int n = vsnprintf(buf, sizeof buf, fmt, ap);
-  va_end(ap);
-  if (n < 0) {
-    va_end(ap2);
-    return;
-  }
-  if ((size_t)n < sizeof buf) {
-    sb_add(b, buf, (size_t)n);
-  } else {
-    /* Long pieces (operands are whole subtrees): format into the heap. */
-    char *big = qv_malloc((size_t)n + 1);
-    if (!big) b->oom = true;
-    else {
-      vsnprintf(big, (size_t)n + 1, fmt, ap2);
-      sb_add(b, big, (size_t)n);
-      qv_free(big);
-    }
-  }
-  va_end(ap2);
-}
-static void sb_free(sb *b) {
-  qv_free(b->p);
-  b->p = NULL;
-  b->n = b->cap = 0;
-}
-
-typedef struct tr {
-  const qv_schema *schema;
-  sb why; /* explain lines */
-  bool oom;
-} tr;
-
-/* Records why e declines; returns false so callers can `return decline(...)`. */
-static bool decline(tr *t, const qv_expr *e, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-static bool decline(tr *t, const qv_expr *e, const char *fmt, ...) {
+/* Records why e declines; returns false so callers can `return qv_lsql_decline(...)`. */
+bool qv_lsql_decline(tr *t, const qv_expr *e, const char *fmt, ...) {
   char reason[400];
   va_list ap;
   va_start(ap, fmt);
@@ -131,19 +54,19 @@ static bool decline(tr *t, const qv_expr *e, const char *fmt, ...) {
 
 /* A node's type where it can be told without binding; QV_TYPE_NULL when
  * unknown (schema-less columns, and anything built from them). */
-static const qv_datatype *col_type(const tr *t, const qv_expr *e) {
+const qv_datatype *qv_lsql_col_type(const tr *t, const qv_expr *e) {
   if (!t->schema) return NULL;
   if (e->kind == QV_EXPR_COLUMN) {
     int32_t i = qv_schema_find(t->schema, e->name);
     return i < 0 ? NULL : &t->schema->fields[i].type;
   }
   if (e->kind == QV_EXPR_CALL && e->op == QV_OP_LIST_GET && e->n_args == 2) {
-    const qv_datatype *l = col_type(t, e->args[0]);
+    const qv_datatype *l = qv_lsql_col_type(t, e->args[0]);
     if (l && (l->id == QV_TYPE_LIST || l->id == QV_TYPE_FIXED_SIZE_LIST) && l->n_children == 1) return &l->children[0].type;
     return NULL;
   }
   if (e->kind == QV_EXPR_CALL && e->op == QV_OP_FIELD && e->n_args == 1) {
-    const qv_datatype *s = col_type(t, e->args[0]);
+    const qv_datatype *s = qv_lsql_col_type(t, e->args[0]);
     if (!s || s->id != QV_TYPE_STRUCT) return NULL;
     for (int32_t k = 0; k < s->n_children; k++)
       if (e->name && strcmp(s->children[k].name, e->name) == 0) return &s->children[k].type;
@@ -151,13 +74,11 @@ static const qv_datatype *col_type(const tr *t, const qv_expr *e) {
   return NULL;
 }
 
-static int int_rank(qv_type_id id);
-
-static qv_type_id type_of(const tr *t, const qv_expr *e) {
+qv_type_id qv_lsql_type_of(const tr *t, const qv_expr *e) {
   switch (e->kind) {
     case QV_EXPR_LITERAL: return e->value.type.id;
     case QV_EXPR_COLUMN: {
-      const qv_datatype *d = col_type(t, e);
+      const qv_datatype *d = qv_lsql_col_type(t, e);
       return d ? d->id : QV_TYPE_NULL;
     }
     default: break;
@@ -171,7 +92,7 @@ static qv_type_id type_of(const tr *t, const qv_expr *e) {
       return QV_TYPE_BOOL;
     case QV_OP_AND: case QV_OP_OR: case QV_OP_XOR: case QV_OP_NOT: {
       for (int32_t i = 0; i < e->n_args; i++)
-        if (type_of(t, e->args[i]) != QV_TYPE_BOOL) return QV_TYPE_NULL;
+        if (qv_lsql_type_of(t, e->args[i]) != QV_TYPE_BOOL) return QV_TYPE_NULL;
       return QV_TYPE_BOOL;
     }
     case QV_OP_CAST: return e->type.id;
@@ -180,9 +101,9 @@ static qv_type_id type_of(const tr *t, const qv_expr *e) {
     case QV_OP_LENGTH: case QV_OP_LEN_BYTES: case QV_OP_ARRAY_LENGTH: return QV_TYPE_UINT32;
     case QV_OP_DT_PART: return QV_TYPE_INT32;
     case QV_OP_DT_DATE: return QV_TYPE_DATE32;
-    case QV_OP_DT_TRUNCATE: return type_of(t, e->args[0]);
+    case QV_OP_DT_TRUNCATE: return qv_lsql_type_of(t, e->args[0]);
     case QV_OP_FIELD: case QV_OP_LIST_GET: {
-      const qv_datatype *d = col_type(t, e);
+      const qv_datatype *d = qv_lsql_col_type(t, e);
       return d ? d->id : QV_TYPE_NULL;
     }
     case QV_OP_ADD: case QV_OP_SUB: case QV_OP_MUL: case QV_OP_ABS: case QV_OP_NEG: case QV_OP_POW:
@@ -198,12 +119,12 @@ static qv_type_id type_of(const tr *t, const qv_expr *e) {
           }
           continue;
         }
-        qv_type_id ti = type_of(t, a);
+        qv_type_id ti = qv_lsql_type_of(t, a);
         if (ti == QV_TYPE_NULL) return QV_TYPE_NULL;
         if (r == QV_TYPE_NULL) r = ti;
         else if (r != ti && qv_type_is_integer(r) && qv_type_is_integer(ti) &&
                  qv_type_is_signed(r) == qv_type_is_signed(ti) && e->op != QV_OP_POW)
-          r = int_rank(ti) > int_rank(r) ? ti : r; /* both engines widen within a signedness */
+          r = qv_lsql_int_rank(ti) > qv_lsql_int_rank(r) ? ti : r; /* both engines widen within a signedness */
         else if (r != ti) return QV_TYPE_NULL;
       }
       if (e->op == QV_OP_POW) return QV_TYPE_NULL == r ? r : (qv_type_is_integer(r) || qv_type_is_floating(r) ? r : QV_TYPE_NULL);
@@ -213,148 +134,10 @@ static qv_type_id type_of(const tr *t, const qv_expr *e) {
   }
 }
 
-static bool is_float(qv_type_id id) { return qv_type_is_floating(id); }
-/* Could the value be a float?  Unknown types could. */
-static bool maybe_float(const tr *t, const qv_expr *e) {
-  qv_type_id id = type_of(t, e);
-  return id == QV_TYPE_NULL || is_float(id);
-}
-static bool is_lit(const qv_expr *e) { return e->kind == QV_EXPR_LITERAL; }
-static bool lit_fits(const qv_expr *l, qv_type_id id);
-
-/* Lance converts an integer literal to the other side's integer type and
- * fails the whole query when it does not fit (`i8 = 200`, `u8 > -1`).
- * Polars widens instead.  With the type known, a literal outside it makes
- * the column compare as BIGINT (*cast_out); without a type only 0..127
- * fits every integer type.  Returns false (declined) when neither works. */
-static bool int_lit_range(tr *t, const qv_expr *e, qv_type_id xt, const qv_expr *l, bool *cast_out) {
-  *cast_out = false;
-  if (!is_lit(l) || l->value.is_null || !qv_type_is_integer(l->value.type.id)) return true;
-  if (xt == QV_TYPE_NULL) {
-    if (lit_fits(l, QV_TYPE_INT8) && !(qv_type_is_signed(l->value.type.id) && l->value.v.i < 0)) return true;
-    return decline(t, e, "without a schema an integer literal outside 0..127 may not fit the column's type "
-                         "(Lance then fails the query)");
-  }
-  if (!qv_type_is_integer(xt) || lit_fits(l, xt)) return true;
-  if (xt == QV_TYPE_UINT64 || !lit_fits(l, QV_TYPE_INT64))
-    return decline(t, e, "an integer literal outside the column's type and outside BIGINT");
-  *cast_out = true;
-  return true;
-}
-
-/* ---- literals ------------------------------------------------------- */
-
-/* Python repr of a finite double: the shortest digits that round-trip,
- * positional for 1e-4 <= |v| < 1e16 ("300.0", "0.001"), else scientific
- * with a two-digit exponent ("1e+19", "5e-324"). */
-static void fmt_double(double v, char *buf, size_t size) {
-  char e[40];
-  for (int prec = 0; prec <= 16; prec++) {
-    snprintf(e, sizeof e, "%.*e", prec, v);
-    if (strtod(e, NULL) == v) break;
-  }
-  /* e is [-]d[.ddd]e[+-]XX: split into sign, digits and exponent. */
-  const char *p = e;
-  bool neg = *p == '-';
-  if (neg) p++;
-  char digits[24];
-  size_t nd = 0;
-  for (; *p && *p != 'e'; p++)
-    if (*p != '.' && nd + 1 < sizeof digits) digits[nd++] = *p;
-  while (nd > 1 && digits[nd - 1] == '0') nd--;
-  digits[nd] = 0;
-  int exp10 = atoi(p + 1);
-  size_t n = 0;
-  char out[64];
-  if (neg) out[n++] = '-';
-  if (exp10 >= -4 && exp10 < 16) {
-    if (exp10 < 0) {
-      out[n++] = '0';
-      out[n++] = '.';
-      for (int i = -1; i > exp10; i--) out[n++] = '0';
-      for (size_t i = 0; i < nd; i++) out[n++] = digits[i];
-    } else {
-      for (int i = 0; i <= exp10; i++) out[n++] = (size_t)i < nd ? digits[i] : '0';
-      out[n++] = '.';
-      if ((size_t)exp10 + 1 < nd)
-        for (size_t i = (size_t)exp10 + 1; i < nd; i++) out[n++] = digits[i];
-      else
-        out[n++] = '0';
-    }
-    out[n] = 0;
-  } else {
-    out[n++] = digits[0];
-    if (nd > 1) {
-      out[n++] = '.';
-      for (size_t i = 1; i < nd; i++) out[n++] = digits[i];
-    }
-    snprintf(out + n, sizeof out - n, "e%c%02d", exp10 < 0 ? '-' : '+', exp10 < 0 ? -exp10 : exp10);
-  }
-  snprintf(buf, size, "%s", out);
-}
-
-static bool emit_string(tr *t, const qv_expr *e, const uint8_t *s, int64_t n, sb *o) {
-  if (memchr(s, 0, (size_t)n)) return decline(t, e, "a NUL character has no Lance SQL string spelling");
-  /* Whether Lance's SQL dialect reads backslash escapes is not pinned down
-   * here; a string that holds one declines rather than risk it. */
-  if (memchr(s, '\\', (size_t)n)) return decline(t, e, "a backslash in a string literal may be read as an escape");
-  sb_s(o, "'");
-  for (int64_t i = 0; i < n; i++) {
-    if (s[i] == '\'') sb_s(o, "''");
-    else sb_add(o, (const char *)s + i, 1);
-  }
-  sb_s(o, "'");
-  return true;
-}
-
-static bool emit_literal(tr *t, const qv_expr *e, sb *o) {
-  const qv_scalar *v = &e->value;
-  if (v->is_null) {
-    if (v->type.id == QV_TYPE_TIME64 || v->type.id == QV_TYPE_DURATION)
-      return decline(t, e, "Time and Duration literals have no Lance SQL spelling with Polars' meaning");
-    sb_s(o, "NULL");
-    return true;
-  }
-  char buf[64];
-  switch (v->type.id) {
-    case QV_TYPE_BOOL: sb_s(o, v->v.b ? "TRUE" : "FALSE"); return true;
-    case QV_TYPE_INT8: case QV_TYPE_INT16: case QV_TYPE_INT32: case QV_TYPE_INT64:
-      /* Lance reads -9223372036854775808 as minus a float; spell it as a sum. */
-      if (v->v.i == INT64_MIN) sb_s(o, "(-9223372036854775807 - 1)");
-      else sb_f(o, "%lld", (long long)v->v.i);
-      return true;
-    case QV_TYPE_UINT8: case QV_TYPE_UINT16: case QV_TYPE_UINT32: case QV_TYPE_UINT64:
-      sb_f(o, "%llu", (unsigned long long)v->v.u);
-      return true;
-    case QV_TYPE_FLOAT32: case QV_TYPE_FLOAT64:
-      if (!isfinite(v->v.f)) return decline(t, e, "NaN and infinite literals have no Lance SQL spelling");
-      fmt_double(v->v.f, buf, sizeof buf);
-      sb_s(o, buf);
-      return true;
-    case QV_TYPE_STRING: return emit_string(t, e, v->bytes, v->len, o);
-    case QV_TYPE_DATE32: {
-      int64_t y;
-      unsigned m, d;
-      qv_civil_from_days(v->v.i, &y, &m, &d);
-      if (y < 1 || y > 9999) return decline(t, e, "date outside years 1..9999");
-      sb_f(o, "date '%04lld-%02u-%02u'", (long long)y, m, d);
-      return true;
-    }
-    case QV_TYPE_TIME64: case QV_TYPE_DURATION:
-      return decline(t, e, "Time and Duration literals have no Lance SQL spelling with Polars' meaning");
-    case QV_TYPE_TIMESTAMP:
-      return decline(t, e, "timestamp literals are not translated yet (unit and time zone must match the column)");
-    case QV_TYPE_DECIMAL128: return decline(t, e, "Lance reads a decimal literal as a float");
-    default: return decline(t, e, "no Lance SQL spelling for a literal of this type");
-  }
-}
-
 /* ---- the translator ------------------------------------------------- */
 
-static bool value(tr *t, const qv_expr *e, sb *o);
-
 static bool emit_column(tr *t, const qv_expr *e, sb *o) {
-  if (strchr(e->name, '`')) return decline(t, e, "column name contains a backtick");
+  if (strchr(e->name, '`')) return qv_lsql_decline(t, e, "column name contains a backtick");
   sb_s(o, "`");
   sb_s(o, e->name);
   sb_s(o, "`");
@@ -366,13 +149,13 @@ static bool emit_column(tr *t, const qv_expr *e, sb *o) {
 static bool args_into(tr *t, const qv_expr *e, int32_t from, sb *parts) {
   bool ok = true;
   for (int32_t i = from; i < e->n_args; i++)
-    if (!value(t, e->args[i], &parts[i])) ok = false;
+    if (!qv_lsql_value(t, e->args[i], &parts[i])) ok = false;
   return ok;
 }
 
 static bool call_fn(tr *t, const qv_expr *e, const char *fn, sb *o) {
   sb parts[8] = {{0}};
-  if (e->n_args > 8) return decline(t, e, "too many arguments");
+  if (e->n_args > 8) return qv_lsql_decline(t, e, "too many arguments");
   bool ok = args_into(t, e, 0, parts);
   if (ok) {
     sb_s(o, fn);
@@ -387,252 +170,28 @@ static bool call_fn(tr *t, const qv_expr *e, const char *fn, sb *o) {
   return ok;
 }
 
-static bool binop(tr *t, const qv_expr *e, const char *op, sb *o) {
+bool qv_lsql_binop(tr *t, const qv_expr *e, const char *op, sb *o) {
   sb a = {0}, b = {0};
-  bool ok = value(t, e->args[0], &a);
-  ok = value(t, e->args[1], &b) && ok;
+  bool ok = qv_lsql_value(t, e->args[0], &a);
+  ok = qv_lsql_value(t, e->args[1], &b) && ok;
   if (ok) sb_f(o, "(%s %s %s)", a.p, op, b.p);
   sb_free(&a);
   sb_free(&b);
   return ok;
 }
 
-static const char *cmp_sql(qv_op op) {
-  switch (op) {
-    case QV_OP_EQ: return "=";
-    case QV_OP_NE: return "!=";
-    case QV_OP_LT: return "<";
-    case QV_OP_LE: return "<=";
-    case QV_OP_GT: return ">";
-    case QV_OP_GE: return ">=";
-    case QV_OP_EQ_MISSING: return "IS NOT DISTINCT FROM";
-    case QV_OP_NE_MISSING: return "IS DISTINCT FROM";
-    default: return "?";
-  }
-}
-
-static qv_op flip(qv_op op) {
-  switch (op) {
-    case QV_OP_LT: return QV_OP_GT;
-    case QV_OP_LE: return QV_OP_GE;
-    case QV_OP_GT: return QV_OP_LT;
-    case QV_OP_GE: return QV_OP_LE;
-    default: return op;
-  }
-}
-
-static bool lit_number(const qv_expr *l, double *v) {
-  if (!is_lit(l) || l->value.is_null) return false;
-  qv_type_id id = l->value.type.id;
-  if (is_float(id)) *v = l->value.v.f;
-  else if (qv_type_is_integer(id)) *v = qv_type_is_signed(id) ? (double)l->value.v.i : (double)l->value.v.u;
-  else return false;
-  return true;
-}
-
-/* x OP timestamp literal: only a naive literal against a column known to
- * be a naive timestamp, within Lance's nanosecond timestamp range.  Lance
- * reads `timestamp '...'` as wall-clock time without a zone, which is what
- * Polars compares a naive column with. */
-static bool timestamp_lit(tr *t, const qv_expr *e, const qv_expr *x, const qv_expr *l, const sb *a, const char *s,
-                          sb *o) {
-  static const int64_t per_second[] = {1, 1000, 1000000, 1000000000};
-  const qv_datatype *d = col_type(t, x);
-  if (!d || d->id != QV_TYPE_TIMESTAMP || d->timezone || l->value.type.timezone)
-    return decline(t, e, "a timestamp literal translates only against a column known to be a naive timestamp");
-  int unit = (int)l->value.type.unit;
-  if (unit < 0 || unit > 3) return decline(t, e, "timestamp unit");
-  int64_t ps = per_second[unit], v = l->value.v.i;
-  int64_t secs = v / ps, frac = v % ps;
-  if (frac < 0) {
-    frac += ps;
-    secs -= 1;
-  }
-  int64_t days = secs / 86400, sod = secs % 86400;
-  if (sod < 0) {
-    sod += 86400;
-    days -= 1;
-  }
-  int64_t y;
-  unsigned m, dd;
-  qv_civil_from_days(days, &y, &m, &dd);
-  if (y < 1678 || y > 2261) return decline(t, e, "a timestamp outside Lance's nanosecond range (years 1678..2261)");
-  sb_f(o, "(%s %s timestamp '%04lld-%02u-%02u %02d:%02d:%02d", a->p, s, (long long)y, m, dd, (int)(sod / 3600),
-       (int)(sod / 60 % 60), (int)(sod % 60));
-  if (frac) {
-    int digits = unit == 1 ? 3 : unit == 2 ? 6 : 9;
-    sb_f(o, ".%0*lld", digits, (long long)frac);
-  }
-  sb_s(o, "')");
-  return true;
-}
-
-/* The literal compared with a value of type xt.  Polars compares a Float32
- * with a Python number in Float32; DataFusion's coercion of a Float64
- * literal against a Float32 column is not the same under every rewrite (a
- * NOT turns it into a Float64 comparison), so the literal is cast to FLOAT
- * explicitly.  A literal typed Float64 (pl.lit(x, dtype=pl.Float64))
- * makes Polars compare in Float64: that declines. */
-static bool float_side_lit(tr *t, const qv_expr *e, qv_type_id xt, const qv_expr *l, sb *b) {
-  bool numeric = !l->value.is_null && (is_float(l->value.type.id) || qv_type_is_integer(l->value.type.id));
-  if (xt != QV_TYPE_FLOAT32 || !numeric) return emit_literal(t, l, b);
-  if (!(l->flags & QV_EXPR_F_DYNAMIC) && l->value.type.id != QV_TYPE_FLOAT32)
-    return decline(t, e, "a typed literal against a Float32 compares in its own type in Polars");
-  sb v = {0};
-  bool ok = emit_literal(t, l, &v);
-  if (ok) sb_f(b, "CAST(%s AS FLOAT)", v.p);
-  sb_free(&v);
-  return ok;
-}
-
-/* x OP lit, with x not a literal (op already flipped so x is left). */
-static bool compare_lit(tr *t, const qv_expr *e, qv_op op, const qv_expr *x, const qv_expr *l, sb *o) {
-  sb a = {0};
-  bool ok = value(t, x, &a);
-  qv_type_id xt = type_of(t, x);
-  double v = 0;
-  bool num = lit_number(l, &v);
-  const char *s = cmp_sql(op);
-  bool missing = op == QV_OP_EQ_MISSING || op == QV_OP_NE_MISSING;
-  if (!ok) goto done;
-  if (num && !isfinite(v)) {
-    ok = decline(t, l, "NaN and infinite literals have no Lance SQL spelling");
-    goto done;
-  }
-  bool widen = false;
-  if (!int_lit_range(t, e, xt, l, &widen)) {
-    ok = false;
-    goto done;
-  }
-  if (widen) {
-    sb b = {0};
-    ok = emit_literal(t, l, &b);
-    if (ok) sb_f(o, "(CAST(%s AS BIGINT) %s %s)", a.p, s, b.p);
-    sb_free(&b);
-    goto done;
-  }
-  if (num && qv_type_is_integer(xt) && is_float(l->value.type.id)) {
-    /* Polars compares an integer with a float literal as Float64; Lance
-     * rejects the mixed comparison.  Below 2**53 an integral literal, or
-     * the nearest integer for an ordered comparison, keeps the column bare
-     * (an index can serve it) and means the same; otherwise the column is
-     * cast to DOUBLE exactly as Polars does. */
-    const double exact_ints = 9007199254740992.0; /* 2**53 */
-    double k = op == QV_OP_GT || op == QV_OP_GE ? ceil(v) : floor(v);
-    qv_expr kl = *l; /* the integer the literal becomes, to ask whether the column's type holds it */
-    kl.value.type.id = QV_TYPE_INT64;
-    kl.value.v.i = (int64_t)(fabs(k) < exact_ints ? k : 0);
-    if (fabs(k) < exact_ints && !lit_fits(&kl, xt)) v = exact_ints; /* outside the type: compare as DOUBLE */
-    if (fabs(v) < exact_ints && v == floor(v)) {
-      sb_f(o, "(%s %s %lld)", a.p, s, (long long)v);
-    } else if (fabs(v) < exact_ints && (op == QV_OP_GT || op == QV_OP_GE)) {
-      sb_f(o, "(%s >= %lld)", a.p, (long long)ceil(v));
-    } else if (fabs(v) < exact_ints && (op == QV_OP_LT || op == QV_OP_LE)) {
-      sb_f(o, "(%s <= %lld)", a.p, (long long)floor(v));
-    } else {
-      sb b = {0};
-      ok = emit_literal(t, l, &b);
-      if (ok) sb_f(o, "(CAST(%s AS DOUBLE) %s %s)", a.p, s, b.p);
-      sb_free(&b);
-    }
-    goto done;
-  }
-  if (is_lit(l) && !l->value.is_null && l->value.type.id == QV_TYPE_TIMESTAMP) {
-    ok = timestamp_lit(t, e, x, l, &a, s, o);
-    goto done;
-  }
-  if (num && (is_float(xt) || xt == QV_TYPE_NULL)) {
-    bool known = is_float(xt);
-    bool stored = x->kind == QV_EXPR_COLUMN ||
-                  (x->kind == QV_EXPR_CALL && (x->op == QV_OP_FIELD || x->op == QV_OP_LIST_GET));
-    if (!known && !stored && op != QV_OP_EQ && op != QV_OP_NE && !missing) {
-      /* A stored NaN is assumed positive (see the top of this file), but
-       * arithmetic makes NaNs of either sign and Lance sorts -NaN first. */
-      ok = decline(t, e, "without a schema a computed value may be a float NaN of either sign, which Lance orders "
-                         "by sign and Polars as greatest");
-      goto done;
-    }
-    if (!known && is_float(l->value.type.id)) {
-      ok = decline(t, e, "without a schema a float literal may meet an integer column (Lance rejects it) or "
-                         "a float column's -0.0/NaN (ordered differently)");
-      goto done;
-    }
-    if (v == 0) {
-      if (!known && op != QV_OP_GT && op != QV_OP_LE) {
-        ok = decline(t, e, "without a schema the column may be a float where Polars has -0.0 == 0.0 and Lance "
-                           "-0.0 < 0.0");
-        goto done;
-      }
-      if (!known) {
-        sb_f(o, "(%s %s 0)", a.p, s);
-        goto done;
-      }
-      switch (op) {
-        case QV_OP_EQ: sb_f(o, "((%s = 0.0) OR (%s = -0.0))", a.p, a.p); break;
-        case QV_OP_NE: sb_f(o, "((%s != 0.0) AND (%s != -0.0))", a.p, a.p); break;
-        case QV_OP_LT: sb_f(o, "((%s < -0.0) AND (NOT isnan(%s)))", a.p, a.p); break;
-        case QV_OP_LE: sb_f(o, "((%s <= 0.0) AND (NOT isnan(%s)))", a.p, a.p); break;
-        case QV_OP_GT: sb_f(o, "((%s > 0.0) OR isnan(%s))", a.p, a.p); break;
-        case QV_OP_GE: sb_f(o, "((%s >= -0.0) OR isnan(%s))", a.p, a.p); break;
-        /* IS TRUE: a null row is false (eq_missing) or true (ne_missing), never null. */
-        case QV_OP_EQ_MISSING: sb_f(o, "(((%s = 0.0) OR (%s = -0.0)) IS TRUE)", a.p, a.p); break;
-        case QV_OP_NE_MISSING: sb_f(o, "(((%s = 0.0) OR (%s = -0.0)) IS NOT TRUE)", a.p, a.p); break;
-        default: ok = decline(t, e, "eq_missing against zero on a float: -0.0 and 0.0 differ in Lance"); break;
-      }
-      goto done;
-    }
-    if (known && op != QV_OP_EQ && op != QV_OP_NE && !missing) {
-      sb b = {0};
-      if (!float_side_lit(t, e, xt, l, &b)) {
-        sb_free(&b);
-        ok = false;
-        goto done;
-      }
-      if (op == QV_OP_GT || op == QV_OP_GE) sb_f(o, "((%s %s %s) OR isnan(%s))", a.p, s, b.p, a.p);
-      else sb_f(o, "((%s %s %s) AND (NOT isnan(%s)))", a.p, s, b.p, a.p);
-      sb_free(&b);
-      goto done;
-    }
-  }
-  {
-    sb b = {0};
-    ok = float_side_lit(t, e, xt, l, &b);
-    if (ok) sb_f(o, "(%s %s %s)", a.p, s, b.p);
-    sb_free(&b);
-  }
-done:
-  sb_free(&a);
-  return ok;
-}
-
-static bool compare(tr *t, const qv_expr *e, sb *o) {
-  const qv_expr *x = e->args[0], *y = e->args[1];
-  if (!is_lit(x) && is_lit(y)) return compare_lit(t, e, e->op, x, y, o);
-  if (is_lit(x) && !is_lit(y)) return compare_lit(t, e, flip(e->op), y, x, o);
-  if (!is_lit(x) && !is_lit(y) && (maybe_float(t, x) || maybe_float(t, y))) {
-    sb a = {0}, b = {0};
-    bool ok = value(t, x, &a);
-    ok = value(t, y, &b) && ok;
-    sb_free(&a);
-    sb_free(&b);
-    if (!ok) return false;
-    return decline(t, e, "two sides that may be floats: Lance orders -0.0 < 0.0 and NaN by sign");
-  }
-  return binop(t, e, cmp_sql(e->op), o);
-}
-
 static bool boolean_operand(tr *t, const qv_expr *e) {
-  qv_type_id id = type_of(t, e);
+  qv_type_id id = qv_lsql_type_of(t, e);
   return id == QV_TYPE_BOOL || id == QV_TYPE_NULL;
 }
 
 static bool logic(tr *t, const qv_expr *e, sb *o) {
   for (int32_t i = 0; i < e->n_args; i++)
     if (!boolean_operand(t, e->args[i]))
-      return decline(t, e, "on integers Polars' %s is bitwise", qv_op_name(e->op));
+      return qv_lsql_decline(t, e, "on integers Polars' %s is bitwise", qv_op_name(e->op));
   sb a = {0}, b = {0};
-  bool ok = value(t, e->args[0], &a);
-  if (e->n_args == 2) ok = value(t, e->args[1], &b) && ok;
+  bool ok = qv_lsql_value(t, e->args[0], &a);
+  if (e->n_args == 2) ok = qv_lsql_value(t, e->args[1], &b) && ok;
   if (ok) {
     switch (e->op) {
       case QV_OP_AND: sb_f(o, "(%s AND %s)", a.p, b.p); break;
@@ -647,77 +206,6 @@ static bool logic(tr *t, const qv_expr *e, sb *o) {
   sb_free(&a);
   sb_free(&b);
   return ok;
-}
-
-static bool in_list(tr *t, const qv_expr *e, sb *o) {
-  if (e->sem.in_nulls_equal)
-    return decline(t, e, "is_in(nulls_equal=True): SQL IN never matches NULL");
-  sb a = {0};
-  if (!value(t, e->args[0], &a)) return false;
-  qv_type_id xt = type_of(t, e->args[0]);
-  sb items = {0};
-  int32_t n = 0;
-  bool ok = true, widen = false;
-  for (int32_t i = 1; i < e->n_args && ok; i++) {
-    bool w;
-    ok = int_lit_range(t, e, xt, e->args[i], &w);
-    widen = widen || w;
-  }
-  for (int32_t i = 1; i < e->n_args && ok; i++) {
-    const qv_expr *l = e->args[i];
-    double v;
-    if (l->value.is_null) continue; /* with nulls_equal=False a NULL item never matches (and must not make IN null) */
-    bool num = lit_number(l, &v);
-    if (num && !isfinite(v)) {
-      ok = decline(t, l, "NaN and infinite literals have no Lance SQL spelling");
-      break;
-    }
-    if (num && qv_type_is_integer(xt) && is_float(l->value.type.id) && fabs(v) > 9.0e18) {
-      ok = decline(t, l, "a float item beyond the int64 range against an integer");
-      break;
-    }
-    if (num && qv_type_is_integer(xt) && is_float(l->value.type.id) && v != floor(v)) continue; /* never equal */
-    if (num && xt == QV_TYPE_NULL && is_float(l->value.type.id)) {
-      ok = decline(t, e, "without a schema a float item may meet an integer column (Lance rejects it)");
-      break;
-    }
-    if (num && v == 0 && !qv_type_is_integer(xt) && !is_float(xt)) {
-      ok = decline(t, e, "without a schema a zero item may meet a float column's -0.0");
-      break;
-    }
-    if (n++) sb_s(&items, ", ");
-    if (num && qv_type_is_integer(xt) && is_float(l->value.type.id)) sb_f(&items, "%lld", (long long)v);
-    else ok = emit_literal(t, l, &items);
-    if (ok && num && v == 0 && is_float(xt)) sb_s(&items, ", -0.0");
-  }
-  if (ok && n == 0) ok = decline(t, e, "an empty list has no SQL IN spelling");
-  if (ok && widen) sb_f(o, "(CAST(%s AS BIGINT) IN (%s))", a.p, items.p);
-  else if (ok && xt == QV_TYPE_FLOAT32) sb_f(o, "(CAST(%s AS DOUBLE) IN (%s))", a.p, items.p); /* Polars: Float64 */
-  else if (ok) sb_f(o, "(%s IN (%s))", a.p, items.p);
-  sb_free(&a);
-  sb_free(&items);
-  return ok;
-}
-
-static bool int_lit(const qv_expr *e, int64_t *v) {
-  if (!is_lit(e) || e->value.is_null) return false;
-  qv_type_id id = e->value.type.id;
-  if (qv_type_is_signed(id) && qv_type_is_integer(id)) *v = e->value.v.i;
-  else if (qv_type_is_integer(id) && e->value.v.u <= (uint64_t)INT64_MAX) *v = (int64_t)e->value.v.u;
-  else return false;
-  return true;
-}
-
-static bool str_lit(const qv_expr *e) { return is_lit(e) && !e->value.is_null && e->value.type.id == QV_TYPE_STRING; }
-
-static int int_rank(qv_type_id id) {
-  switch (id) {
-    case QV_TYPE_INT8: case QV_TYPE_UINT8: return 1;
-    case QV_TYPE_INT16: case QV_TYPE_UINT16: return 2;
-    case QV_TYPE_INT32: case QV_TYPE_UINT32: return 3;
-    case QV_TYPE_INT64: case QV_TYPE_UINT64: return 4;
-    default: return 0;
-  }
 }
 
 static const char *sql_type(qv_type_id id) {
@@ -742,11 +230,11 @@ static bool widening(qv_type_id from, qv_type_id to) {
   if (qv_type_is_integer(from) && qv_type_is_integer(to)) {
     bool fs = qv_type_is_signed(from), ts = qv_type_is_signed(to);
     if (fs && !ts) return false;
-    if (fs == ts) return int_rank(to) >= int_rank(from);
-    return int_rank(to) > int_rank(from); /* unsigned -> wider signed */
+    if (fs == ts) return qv_lsql_int_rank(to) >= qv_lsql_int_rank(from);
+    return qv_lsql_int_rank(to) > qv_lsql_int_rank(from); /* unsigned -> wider signed */
   }
-  if (qv_type_is_integer(from) && to == QV_TYPE_FLOAT64) return int_rank(from) <= 3;
-  if (qv_type_is_integer(from) && to == QV_TYPE_FLOAT32) return int_rank(from) <= 2;
+  if (qv_type_is_integer(from) && to == QV_TYPE_FLOAT64) return qv_lsql_int_rank(from) <= 3;
+  if (qv_type_is_integer(from) && to == QV_TYPE_FLOAT32) return qv_lsql_int_rank(from) <= 2;
   return from == QV_TYPE_FLOAT32 && to == QV_TYPE_FLOAT64;
 }
 
@@ -757,20 +245,20 @@ static bool float_narrowing(qv_type_id from, qv_type_id to) {
 }
 
 static bool cast(tr *t, const qv_expr *e, sb *o) {
-  qv_type_id from = type_of(t, e->args[0]), to = e->type.id;
+  qv_type_id from = qv_lsql_type_of(t, e->args[0]), to = e->type.id;
   const char *name = sql_type(to);
-  if (!name) return decline(t, e, "casts to this type format or parse differently in Lance");
-  if (from == QV_TYPE_NULL) return decline(t, e, "the source type is unknown, so the cast may narrow");
+  if (!name) return qv_lsql_decline(t, e, "casts to this type format or parse differently in Lance");
+  if (from == QV_TYPE_NULL) return qv_lsql_decline(t, e, "the source type is unknown, so the cast may narrow");
   if (!qv_type_is_numeric(from) || from == QV_TYPE_DECIMAL128)
-    return decline(t, e, "only numeric casts translate");
+    return qv_lsql_decline(t, e, "only numeric casts translate");
   bool wide = widening(from, to) || float_narrowing(from, to);
   if (!wide && qv_type_is_integer(from) && qv_type_is_integer(to))
-    return decline(t, e, "narrowing integer cast: out-of-range values differ");
-  if (!wide && !e->sem.cast_strict) return decline(t, e, "a non-strict cast that is not widening nulls values Lance rejects");
+    return qv_lsql_decline(t, e, "narrowing integer cast: out-of-range values differ");
+  if (!wide && !e->sem.cast_strict) return qv_lsql_decline(t, e, "a non-strict cast that is not widening nulls values Lance rejects");
   if (!wide && !(qv_type_is_integer(from) && is_float(to)))
-    return decline(t, e, "float to integer casts round or fail differently");
+    return qv_lsql_decline(t, e, "float to integer casts round or fail differently");
   sb a = {0};
-  bool ok = value(t, e->args[0], &a);
+  bool ok = qv_lsql_value(t, e->args[0], &a);
   if (ok) sb_f(o, "CAST(%s AS %s)", a.p, name);
   sb_free(&a);
   return ok;
@@ -789,14 +277,14 @@ static bool dt_part(tr *t, const qv_expr *e, sb *o) {
       sql = parts[k].sql;
       found = true;
     }
-  if (!found) return decline(t, e, "dt.%s has no date_part with the same values", e->name ? e->name : "?");
-  if (type_of(t, e->args[0]) == QV_TYPE_NULL)
-    return decline(t, e, "the type is unknown: a zoned timestamp's parts are local time in Polars, UTC in Lance");
-  const qv_datatype *d = col_type(t, e->args[0]);
+  if (!found) return qv_lsql_decline(t, e, "dt.%s has no date_part with the same values", e->name ? e->name : "?");
+  if (qv_lsql_type_of(t, e->args[0]) == QV_TYPE_NULL)
+    return qv_lsql_decline(t, e, "the type is unknown: a zoned timestamp's parts are local time in Polars, UTC in Lance");
+  const qv_datatype *d = qv_lsql_col_type(t, e->args[0]);
   if (d && d->id == QV_TYPE_TIMESTAMP && d->timezone)
-    return decline(t, e, "a time-zone-aware timestamp: the local-time rules may differ");
+    return qv_lsql_decline(t, e, "a time-zone-aware timestamp: the local-time rules may differ");
   sb a = {0};
-  bool ok = value(t, e->args[0], &a);
+  bool ok = qv_lsql_value(t, e->args[0], &a);
   if (ok && sql) sb_f(o, "date_part('%s', %s)", sql, a.p);
   else if (ok) sb_f(o, "(((date_part('dow', %s) + 6) %% 7) + 1)", a.p); /* ISO: Monday 1 .. Sunday 7 */
   sb_free(&a);
@@ -809,18 +297,18 @@ static bool dt_truncate(tr *t, const qv_expr *e, sb *o) {
       {"1d", "day"},  {"1h", "hour"},    {"1m", "minute"}, {"1s", "second"},
   };
   const qv_expr *ev = e->args[1];
-  if (!str_lit(ev)) return decline(t, e, "dt.truncate with a computed interval");
+  if (!str_lit(ev)) return qv_lsql_decline(t, e, "dt.truncate with a computed interval");
   const char *unit = NULL;
   for (size_t k = 0; k < sizeof units / sizeof units[0]; k++)
     if (strcmp((const char *)ev->value.bytes, units[k].every) == 0) unit = units[k].unit;
-  if (!unit) return decline(t, e, "dt.truncate(\"%s\"): only single units map to date_trunc", (const char *)ev->value.bytes);
-  if (type_of(t, e->args[0]) == QV_TYPE_NULL)
-    return decline(t, e, "the type is unknown: a zoned timestamp truncates in local time in Polars");
-  const qv_datatype *d = col_type(t, e->args[0]);
+  if (!unit) return qv_lsql_decline(t, e, "dt.truncate(\"%s\"): only single units map to date_trunc", (const char *)ev->value.bytes);
+  if (qv_lsql_type_of(t, e->args[0]) == QV_TYPE_NULL)
+    return qv_lsql_decline(t, e, "the type is unknown: a zoned timestamp truncates in local time in Polars");
+  const qv_datatype *d = qv_lsql_col_type(t, e->args[0]);
   if (d && d->id == QV_TYPE_TIMESTAMP && d->timezone)
-    return decline(t, e, "a time-zone-aware timestamp: the local-time rules may differ");
+    return qv_lsql_decline(t, e, "a time-zone-aware timestamp: the local-time rules may differ");
   sb a = {0};
-  bool ok = value(t, e->args[0], &a);
+  bool ok = qv_lsql_value(t, e->args[0], &a);
   if (ok) sb_f(o, "date_trunc('%s', %s)", unit, a.p);
   sb_free(&a);
   return ok;
@@ -829,31 +317,13 @@ static bool dt_truncate(tr *t, const qv_expr *e, sb *o) {
 static bool field_ref(tr *t, const qv_expr *e, sb *o) {
   const qv_expr *base = e->args[0];
   if (base->kind != QV_EXPR_COLUMN && !(base->kind == QV_EXPR_CALL && base->op == QV_OP_FIELD))
-    return decline(t, e, "struct.field of a computed struct");
-  if (strchr(e->name, '`')) return decline(t, e, "field name contains a backtick");
+    return qv_lsql_decline(t, e, "struct.field of a computed struct");
+  if (strchr(e->name, '`')) return qv_lsql_decline(t, e, "field name contains a backtick");
   sb a = {0};
-  bool ok = value(t, base, &a);
+  bool ok = qv_lsql_value(t, base, &a);
   if (ok) sb_f(o, "%s.`%s`", a.p, e->name);
   sb_free(&a);
   return ok;
-}
-
-/* Does the integer literal l hold a value of type id? */
-static bool lit_fits(const qv_expr *l, qv_type_id id) {
-  static const int64_t smin[] = {INT8_MIN, INT16_MIN, INT32_MIN, INT64_MIN};
-  static const int64_t smax[] = {INT8_MAX, INT16_MAX, INT32_MAX, INT64_MAX};
-  static const uint64_t umax[] = {UINT8_MAX, UINT16_MAX, UINT32_MAX, UINT64_MAX};
-  int r = int_rank(id) - 1;
-  if (r < 0 || !is_lit(l) || l->value.is_null || !qv_type_is_integer(l->value.type.id)) return false;
-  bool neg = qv_type_is_signed(l->value.type.id) && l->value.v.i < 0;
-  if (qv_type_is_signed(id)) {
-    if (neg) return l->value.v.i >= smin[r];
-    uint64_t u = qv_type_is_signed(l->value.type.id) ? (uint64_t)l->value.v.i : l->value.v.u;
-    return u <= (uint64_t)smax[r];
-  }
-  if (neg) return false;
-  uint64_t u = qv_type_is_signed(l->value.type.id) ? (uint64_t)l->value.v.i : l->value.v.u;
-  return u <= umax[r];
 }
 
 /* + - * .  Polars computes integers in the operands' (super)type and wraps
@@ -865,33 +335,33 @@ static bool lit_fits(const qv_expr *l, qv_type_id id) {
  * f32, DataFusion would widen and round differently). */
 static bool arith_binop(tr *t, const qv_expr *e, const char *op, sb *o) {
   const qv_expr *x = e->args[0], *y = e->args[1];
-  qv_type_id tx = type_of(t, x), ty = type_of(t, y);
+  qv_type_id tx = qv_lsql_type_of(t, x), ty = qv_lsql_type_of(t, y);
   bool lx = is_lit(x), ly = is_lit(y);
-  if (lx && ly) return binop(t, e, op, o);
+  if (lx && ly) return qv_lsql_binop(t, e, op, o);
   if ((!lx && tx == QV_TYPE_NULL) || (!ly && ty == QV_TYPE_NULL))
-    return decline(t, e, "an operand of unknown type: integer overflow wraps in Polars' type and in a wider "
+    return qv_lsql_decline(t, e, "an operand of unknown type: integer overflow wraps in Polars' type and in a wider "
                          "type in Lance");
   if (!lx && !ly) {
     if (qv_type_is_integer(tx) && qv_type_is_integer(ty) && qv_type_is_signed(tx) != qv_type_is_signed(ty))
-      return decline(t, e, "integers of mixed signedness: Polars and Lance pick different result types");
+      return qv_lsql_decline(t, e, "integers of mixed signedness: Polars and Lance pick different result types");
     if (!qv_type_is_numeric(tx) || !qv_type_is_numeric(ty) || tx == QV_TYPE_DECIMAL128 || ty == QV_TYPE_DECIMAL128)
-      return decline(t, e, "arithmetic on non-numeric or decimal values");
-    return binop(t, e, op, o);
+      return qv_lsql_decline(t, e, "arithmetic on non-numeric or decimal values");
+    return qv_lsql_binop(t, e, op, o);
   }
   const qv_expr *l = lx ? x : y, *v = lx ? y : x;
   qv_type_id vt = lx ? ty : tx;
-  if (!qv_type_is_numeric(vt) || vt == QV_TYPE_DECIMAL128) return decline(t, e, "arithmetic on non-numeric or decimal values");
+  if (!qv_type_is_numeric(vt) || vt == QV_TYPE_DECIMAL128) return qv_lsql_decline(t, e, "arithmetic on non-numeric or decimal values");
   const char *cast_to = NULL;
   if (qv_type_is_integer(vt) && qv_type_is_integer(l->value.type.id)) {
-    if (!lit_fits(l, vt)) return decline(t, e, "an integer literal outside the column's type (Polars widens, Lance wraps)");
+    if (!qv_lsql_lit_fits(l, vt)) return qv_lsql_decline(t, e, "an integer literal outside the column's type (Polars widens, Lance wraps)");
     if (vt != QV_TYPE_INT64) cast_to = sql_type(vt); /* Lance's integer literals are already Int64 */
   } else if (vt == QV_TYPE_FLOAT32 && (qv_type_is_integer(l->value.type.id) || is_float(l->value.type.id))) {
     cast_to = "FLOAT";
   }
-  if (!cast_to) return binop(t, e, op, o);
+  if (!cast_to) return qv_lsql_binop(t, e, op, o);
   sb a = {0}, b = {0};
-  bool ok = value(t, v, &a);
-  ok = emit_literal(t, l, &b) && ok;
+  bool ok = qv_lsql_value(t, v, &a);
+  ok = qv_lsql_emit_literal(t, l, &b) && ok;
   if (ok && lx) sb_f(o, "(CAST(%s AS %s) %s %s)", b.p, cast_to, op, a.p);
   else if (ok) sb_f(o, "(%s %s CAST(%s AS %s))", a.p, op, b.p, cast_to);
   sb_free(&a);
@@ -905,10 +375,10 @@ static bool arith(tr *t, const qv_expr *e, sb *o) {
     case QV_OP_SUB: return arith_binop(t, e, "-", o);
     case QV_OP_MUL: return arith_binop(t, e, "*", o);
     case QV_OP_DIV: {
-      if (!(e->flags & QV_EXPR_F_TRUE_DIV)) return binop(t, e, "/", o);
+      if (!(e->flags & QV_EXPR_F_TRUE_DIV)) return qv_lsql_binop(t, e, "/", o);
       sb a = {0}, b = {0};
-      bool ok = value(t, e->args[0], &a);
-      ok = value(t, e->args[1], &b) && ok;
+      bool ok = qv_lsql_value(t, e->args[0], &a);
+      ok = qv_lsql_value(t, e->args[1], &b) && ok;
       if (ok) {
         sb_s(o, "(");
         for (int i = 0; i < 2; i++) {
@@ -917,9 +387,9 @@ static bool arith(tr *t, const qv_expr *e, sb *o) {
           char buf[64];
           if (i) sb_s(o, " / ");
           if (lit_number(x, &v) && isfinite(v) && fabs(v) < 9.0e15) {
-            fmt_double(v, buf, sizeof buf); /* a float literal: Lance divides as double */
+            qv_lsql_fmt_double(v, buf, sizeof buf); /* a float literal: Lance divides as double */
             sb_s(o, buf);
-          } else if (type_of(t, x) == QV_TYPE_FLOAT64) {
+          } else if (qv_lsql_type_of(t, x) == QV_TYPE_FLOAT64) {
             sb_s(o, i ? b.p : a.p);
           } else {
             sb_f(o, "CAST(%s AS DOUBLE)", i ? b.p : a.p);
@@ -933,12 +403,12 @@ static bool arith(tr *t, const qv_expr *e, sb *o) {
     }
     case QV_OP_MOD: {
       int64_t k;
-      qv_type_id xt = type_of(t, e->args[0]);
+      qv_type_id xt = qv_lsql_type_of(t, e->args[0]);
       if (!int_lit(e->args[1], &k) || k <= 0 || k > ((int64_t)1 << 62) || !qv_type_is_integer(xt))
-        return decline(t, e, "%% follows the divisor in Polars and the dividend in Lance; only an integer modulo "
+        return qv_lsql_decline(t, e, "%% follows the divisor in Polars and the dividend in Lance; only an integer modulo "
                              "a positive integer literal is rewritten");
       sb a = {0};
-      bool ok = value(t, e->args[0], &a);
+      bool ok = qv_lsql_value(t, e->args[0], &a);
       if (ok && !qv_type_is_signed(xt)) sb_f(o, "(%s %% %lld)", a.p, (long long)k);
       else if (ok) sb_f(o, "(((%s %% %lld) + %lld) %% %lld)", a.p, (long long)k, (long long)k, (long long)k);
       sb_free(&a);
@@ -946,7 +416,7 @@ static bool arith(tr *t, const qv_expr *e, sb *o) {
     }
     case QV_OP_NEG: {
       sb a = {0};
-      bool ok = value(t, e->args[0], &a);
+      bool ok = qv_lsql_value(t, e->args[0], &a);
       if (ok) sb_f(o, "(-%s)", a.p);
       sb_free(&a);
       return ok;
@@ -957,16 +427,16 @@ static bool arith(tr *t, const qv_expr *e, sb *o) {
       double f;
       if (!int_lit(y, &k)) {
         if (lit_number(y, &f) && f == floor(f) && f >= 1 && f <= 8) k = (int64_t)f;
-        else return decline(t, e, "** with a fractional, negative or computed exponent");
+        else return qv_lsql_decline(t, e, "** with a fractional, negative or computed exponent");
       }
-      if (k < 1 || k > 8) return decline(t, e, "** with exponent %lld: only 1..8 become multiplication", (long long)k);
+      if (k < 1 || k > 8) return qv_lsql_decline(t, e, "** with exponent %lld: only 1..8 become multiplication", (long long)k);
       /* A float product of three or more rounds more than once where pow()
        * rounds once; x * x is exact as pow(x, 2). */
-      if (k > 2 && !qv_type_is_integer(type_of(t, e->args[0])))
-        return decline(t, e, "** %lld on a value that may be a float: repeated multiplication rounds differently",
+      if (k > 2 && !qv_type_is_integer(qv_lsql_type_of(t, e->args[0])))
+        return qv_lsql_decline(t, e, "** %lld on a value that may be a float: repeated multiplication rounds differently",
                        (long long)k);
       sb a = {0};
-      bool ok = value(t, e->args[0], &a);
+      bool ok = qv_lsql_value(t, e->args[0], &a);
       if (ok) {
         sb_s(o, "(");
         for (int64_t i = 0; i < k; i++) {
@@ -986,16 +456,16 @@ static bool arith(tr *t, const qv_expr *e, sb *o) {
  * empty pattern always; the same as an OR of contains(). */
 static bool contains_any(tr *t, const qv_expr *e, sb *o) {
   if (e->flags & QV_EXPR_F_ASCII_CI)
-    return decline(t, e, "contains_any(ascii_case_insensitive=True) has no exact Lance spelling");
+    return qv_lsql_decline(t, e, "contains_any(ascii_case_insensitive=True) has no exact Lance spelling");
   const qv_expr *l = e->args[1];
   bool ok = l->kind == QV_EXPR_CALL && l->op == QV_OP_LIST && l->n_args >= 1 && l->n_args <= 256;
   for (int32_t i = 0; ok && i < l->n_args; i++) ok = str_lit(l->args[i]);
-  if (!ok) return decline(t, e, "contains_any needs a literal list of 1..256 strings without nulls");
+  if (!ok) return qv_lsql_decline(t, e, "contains_any needs a literal list of 1..256 strings without nulls");
   sb a = {0}, parts = {0};
-  ok = value(t, e->args[0], &a);
+  ok = qv_lsql_value(t, e->args[0], &a);
   for (int32_t i = 0; ok && i < l->n_args; i++) {
     sb p = {0};
-    ok = emit_string(t, l->args[i], l->args[i]->value.bytes, l->args[i]->value.len, &p);
+    ok = qv_lsql_emit_string(t, l->args[i], l->args[i]->value.bytes, l->args[i]->value.len, &p);
     if (ok) sb_f(&parts, "%scontains(%s, %s)", i ? " OR " : "", a.p, p.p);
     sb_free(&p);
   }
@@ -1010,60 +480,60 @@ static bool is_logic(const qv_expr *e) {
          (e->op == QV_OP_AND || e->op == QV_OP_OR || e->op == QV_OP_XOR || e->op == QV_OP_NOT);
 }
 
-static bool value(tr *t, const qv_expr *e, sb *o) {
+bool qv_lsql_value(tr *t, const qv_expr *e, sb *o) {
   if (e->kind == QV_EXPR_COLUMN) return emit_column(t, e, o);
-  if (e->kind == QV_EXPR_LITERAL) return emit_literal(t, e, o);
+  if (e->kind == QV_EXPR_LITERAL) return qv_lsql_emit_literal(t, e, o);
   /* Under anything but another logic operator, & | ^ ~ of operands not
    * known to be boolean may be Polars' bitwise integer operators. */
   if (!is_logic(e))
     for (int32_t i = 0; i < e->n_args; i++)
-      if (is_logic(e->args[i]) && type_of(t, e->args[i]) != QV_TYPE_BOOL)
-        return decline(t, e->args[i], "an operand not known to be boolean: Polars' %s may be bitwise",
+      if (is_logic(e->args[i]) && qv_lsql_type_of(t, e->args[i]) != QV_TYPE_BOOL)
+        return qv_lsql_decline(t, e->args[i], "an operand not known to be boolean: Polars' %s may be bitwise",
                        qv_op_name(e->args[i]->op));
   switch (e->op) {
     case QV_OP_EQ: case QV_OP_NE: case QV_OP_LT: case QV_OP_LE: case QV_OP_GT: case QV_OP_GE:
     case QV_OP_EQ_MISSING: case QV_OP_NE_MISSING:
-      return compare(t, e, o);
+      return qv_lsql_compare(t, e, o);
     case QV_OP_AND: case QV_OP_OR: case QV_OP_XOR: case QV_OP_NOT: return logic(t, e, o);
     case QV_OP_IS_NULL: case QV_OP_IS_NOT_NULL: {
       sb a = {0};
-      bool ok = value(t, e->args[0], &a);
+      bool ok = qv_lsql_value(t, e->args[0], &a);
       if (ok) sb_f(o, "(%s %s)", a.p, e->op == QV_OP_IS_NULL ? "IS NULL" : "IS NOT NULL");
       sb_free(&a);
       return ok;
     }
-    case QV_OP_IN: return in_list(t, e, o);
+    case QV_OP_IN: return qv_lsql_in_list(t, e, o);
     case QV_OP_CAST: return cast(t, e, o);
     case QV_OP_ADD: case QV_OP_SUB: case QV_OP_MUL: case QV_OP_DIV: case QV_OP_MOD: case QV_OP_NEG: case QV_OP_POW:
       return arith(t, e, o);
-    case QV_OP_FLOORDIV: return decline(t, e, "// floors in Polars and truncates in Lance");
+    case QV_OP_FLOORDIV: return qv_lsql_decline(t, e, "// floors in Polars and truncates in Lance");
     case QV_OP_FIELD: return field_ref(t, e, o);
     case QV_OP_STARTS_WITH: return call_fn(t, e, "starts_with", o);
     case QV_OP_ENDS_WITH: return call_fn(t, e, "ends_with", o);
     case QV_OP_CONTAINS: return call_fn(t, e, "contains", o);
     case QV_OP_REGEXP_MATCH:
-      if (e->flags & QV_EXPR_F_LENIENT) return decline(t, e, "str.contains(strict=False): an invalid regex is null in Polars, an error in Lance");
-      if (e->n_args != 2) return decline(t, e, "regex flags");
+      if (e->flags & QV_EXPR_F_LENIENT) return qv_lsql_decline(t, e, "str.contains(strict=False): an invalid regex is null in Polars, an error in Lance");
+      if (e->n_args != 2) return qv_lsql_decline(t, e, "regex flags");
       return call_fn(t, e, "regexp_like", o);
     case QV_OP_LOWER: return call_fn(t, e, "lower", o);
     case QV_OP_UPPER: return call_fn(t, e, "upper", o);
     case QV_OP_LENGTH: return call_fn(t, e, "character_length", o);
     case QV_OP_LEN_BYTES: return call_fn(t, e, "octet_length", o);
     case QV_OP_ABS: {
-      qv_type_id id = type_of(t, e->args[0]);
+      qv_type_id id = qv_lsql_type_of(t, e->args[0]);
       if (id == QV_TYPE_NULL || (qv_type_is_integer(id) && qv_type_is_signed(id)))
-        return decline(t, e, "abs of the most negative integer wraps in Polars and fails the whole Lance query");
+        return qv_lsql_decline(t, e, "abs of the most negative integer wraps in Polars and fails the whole Lance query");
       return call_fn(t, e, "abs", o);
     }
     case QV_OP_COALESCE: return call_fn(t, e, "coalesce", o);
     case QV_OP_FILL_NULL:
-      if (e->n_args != 2) return decline(t, e, "fill_null(strategy=...) looks at other rows");
+      if (e->n_args != 2) return qv_lsql_decline(t, e, "fill_null(strategy=...) looks at other rows");
       return call_fn(t, e, "coalesce", o);
     case QV_OP_ISNAN: case QV_OP_IS_NOT_NAN: case QV_OP_IS_FINITE: case QV_OP_IS_INFINITE: {
-      qv_type_id id = type_of(t, e->args[0]);
-      if (id != QV_TYPE_NULL && !is_float(id)) return decline(t, e, "the NaN tests apply to floats only");
+      qv_type_id id = qv_lsql_type_of(t, e->args[0]);
+      if (id != QV_TYPE_NULL && !is_float(id)) return qv_lsql_decline(t, e, "the NaN tests apply to floats only");
       sb a = {0};
-      bool ok = value(t, e->args[0], &a);
+      bool ok = qv_lsql_value(t, e->args[0], &a);
       if (ok) {
         if (e->op == QV_OP_ISNAN) sb_f(o, "isnan(%s)", a.p);
         else if (e->op == QV_OP_IS_NOT_NAN) sb_f(o, "(NOT isnan(%s))", a.p);
@@ -1077,21 +547,21 @@ static bool value(tr *t, const qv_expr *e, sb *o) {
     case QV_OP_MIN_HORIZONTAL: case QV_OP_MAX_HORIZONTAL:
       for (int32_t i = 0; i < e->n_args; i++)
         if (!is_lit(e->args[i]) && maybe_float(t, e->args[i]))
-          return decline(t, e, "an input may be a float: Polars and Lance order -0.0 and NaN differently");
+          return qv_lsql_decline(t, e, "an input may be a float: Polars and Lance order -0.0 and NaN differently");
       return call_fn(t, e, e->op == QV_OP_MIN_HORIZONTAL ? "least" : "greatest", o);
     case QV_OP_ALL_HORIZONTAL: case QV_OP_ANY_HORIZONTAL:
-      if (e->n_args != 1) return decline(t, e, "empty horizontal");
-      return value(t, e->args[0], o);
+      if (e->n_args != 1) return qv_lsql_decline(t, e, "empty horizontal");
+      return qv_lsql_value(t, e->args[0], o);
     case QV_OP_CONCAT_STR: {
       for (int32_t i = 0; i < e->n_args; i++)
-        if (type_of(t, e->args[i]) != QV_TYPE_STRING)
-          return decline(t, e, "concat_str of a value not known to be a string (number formats differ)");
-      if (e->n_args < 1 || e->n_args > 7) return decline(t, e, "concat_str arity");
+        if (qv_lsql_type_of(t, e->args[i]) != QV_TYPE_STRING)
+          return qv_lsql_decline(t, e, "concat_str of a value not known to be a string (number formats differ)");
+      if (e->n_args < 1 || e->n_args > 7) return qv_lsql_decline(t, e, "concat_str arity");
       sb parts[8] = {{0}};
       bool ok = args_into(t, e, 0, parts);
       sb sep = {0};
       const char *sn = e->name ? e->name : "";
-      ok = ok && emit_string(t, e, (const uint8_t *)sn, (int64_t)strlen(sn), &sep);
+      ok = ok && qv_lsql_emit_string(t, e, (const uint8_t *)sn, (int64_t)strlen(sn), &sep);
       if (ok && (e->flags & QV_EXPR_F_IGNORE_NULLS)) {
         sb_f(o, "concat_ws(%s", sep.p);
         for (int32_t i = 0; i < e->n_args; i++) sb_f(o, ", %s", parts[i].p);
@@ -1110,14 +580,14 @@ static bool value(tr *t, const qv_expr *e, sb *o) {
     }
     case QV_OP_STRIP_CHARS:
       if (is_lit(e->args[1]) && e->args[1]->value.is_null)
-        return decline(t, e, "str.strip_chars() strips Unicode whitespace, btrim only spaces");
+        return qv_lsql_decline(t, e, "str.strip_chars() strips Unicode whitespace, btrim only spaces");
       return call_fn(t, e, "btrim", o);
     case QV_OP_REPLACE: {
-      if (e->flags & QV_EXPR_F_LITERAL) return decline(t, e, "str.replace(literal=True) has no exact Lance spelling");
+      if (e->flags & QV_EXPR_F_LITERAL) return qv_lsql_decline(t, e, "str.replace(literal=True) has no exact Lance spelling");
       const qv_expr *v = e->args[2];
       if (!str_lit(v) || strpbrk((const char *)v->value.bytes, "$\\"))
-        return decline(t, e, "a replacement that is computed or holds $ or \\ (group references differ)");
-      if (e->param != 1 && e->param != -1) return decline(t, e, "str.replace with n=%lld", (long long)e->param);
+        return qv_lsql_decline(t, e, "a replacement that is computed or holds $ or \\ (group references differ)");
+      if (e->param != 1 && e->param != -1) return qv_lsql_decline(t, e, "str.replace with n=%lld", (long long)e->param);
       sb parts[3] = {{0}};
       bool ok = args_into(t, e, 0, parts);
       if (ok) sb_f(o, "regexp_replace(%s, %s, %s%s)", parts[0].p, parts[1].p, parts[2].p, e->param == -1 ? ", 'g'" : "");
@@ -1125,41 +595,41 @@ static bool value(tr *t, const qv_expr *e, sb *o) {
       return ok;
     }
     case QV_OP_CONTAINS_ANY: return contains_any(t, e, o);
-    case QV_OP_TITLECASE: return decline(t, e, "str.to_titlecase has no Lance function with the same word rules");
-    case QV_OP_STR_SLICE: return decline(t, e, "str.slice has no Lance spelling with Polars' offsets");
-    case QV_OP_ROUND: return decline(t, e, "round: Polars rounds ties to even, Lance away from zero");
+    case QV_OP_TITLECASE: return qv_lsql_decline(t, e, "str.to_titlecase has no Lance function with the same word rules");
+    case QV_OP_STR_SLICE: return qv_lsql_decline(t, e, "str.slice has no Lance spelling with Polars' offsets");
+    case QV_OP_ROUND: return qv_lsql_decline(t, e, "round: Polars rounds ties to even, Lance away from zero");
     case QV_OP_SQRT: case QV_OP_LN: case QV_OP_LOG10: case QV_OP_CBRT: case QV_OP_LOG:
-      return decline(t, e, "%s: NaN in Polars and NULL in Lance outside the domain", qv_op_name(e->op));
+      return qv_lsql_decline(t, e, "%s: NaN in Polars and NULL in Lance outside the domain", qv_op_name(e->op));
     case QV_OP_DT_PART: return dt_part(t, e, o);
-    case QV_OP_DT_EPOCH: return decline(t, e, "dt.epoch has no Lance spelling");
+    case QV_OP_DT_EPOCH: return qv_lsql_decline(t, e, "dt.epoch has no Lance spelling");
     case QV_OP_DT_TRUNCATE: return dt_truncate(t, e, o);
     case QV_OP_DT_DATE: {
-      const qv_datatype *d = col_type(t, e->args[0]);
+      const qv_datatype *d = qv_lsql_col_type(t, e->args[0]);
       if (!d || d->id != QV_TYPE_TIMESTAMP || d->timezone)
-        return decline(t, e, "dt.date needs a timestamp known to be naive");
+        return qv_lsql_decline(t, e, "dt.date needs a timestamp known to be naive");
       sb a = {0};
-      bool ok = value(t, e->args[0], &a);
+      bool ok = qv_lsql_value(t, e->args[0], &a);
       if (ok) sb_f(o, "CAST(%s AS DATE)", a.p);
       sb_free(&a);
       return ok;
     }
     case QV_OP_ARRAY_HAS:
-      if (is_lit(e->args[1]) && e->args[1]->value.is_null) return decline(t, e, "list.contains(None)");
+      if (is_lit(e->args[1]) && e->args[1]->value.is_null) return qv_lsql_decline(t, e, "list.contains(None)");
       return call_fn(t, e, "array_has", o);
     case QV_OP_ARRAY_LENGTH: return call_fn(t, e, "array_length", o);
     case QV_OP_LIST_GET: {
       int64_t k;
-      if (!(e->flags & QV_EXPR_F_NULL_ON_OOB)) return decline(t, e, "list.get without null_on_oob fails in Polars, gives NULL in Lance");
-      if (!int_lit(e->args[1], &k) || k == INT64_MAX) return decline(t, e, "list.get with a computed index");
+      if (!(e->flags & QV_EXPR_F_NULL_ON_OOB)) return qv_lsql_decline(t, e, "list.get without null_on_oob fails in Polars, gives NULL in Lance");
+      if (!int_lit(e->args[1], &k) || k == INT64_MAX) return qv_lsql_decline(t, e, "list.get with a computed index");
       sb a = {0};
-      bool ok = value(t, e->args[0], &a);
+      bool ok = qv_lsql_value(t, e->args[0], &a);
       if (ok) sb_f(o, "array_element(%s, %lld)", a.p, (long long)(k >= 0 ? k + 1 : k));
       sb_free(&a);
       return ok;
     }
-    case QV_OP_WHEN: return decline(t, e, "when/then/otherwise is not translated");
-    case QV_OP_UNKNOWN: return decline(t, e, "a Polars construct quiver does not know");
-    default: return decline(t, e, "%s is not produced by the Polars front ends", qv_op_name(e->op));
+    case QV_OP_WHEN: return qv_lsql_decline(t, e, "when/then/otherwise is not translated");
+    case QV_OP_UNKNOWN: return qv_lsql_decline(t, e, "a Polars construct quiver does not know");
+    default: return qv_lsql_decline(t, e, "%s is not produced by the Polars front ends", qv_op_name(e->op));
   }
 }
 
@@ -1198,7 +668,7 @@ static bool positive(tr *t, const qv_expr *e, sb *o, bool *exact) {
     return oka || okb;
   }
   *exact = true;
-  return value(t, e, o);
+  return qv_lsql_value(t, e, o);
 }
 
 qv_status qv_to_lance_filter(const qv_expr *e, const qv_schema *schema, qv_lance_filter **out, qv_error *err) {
