@@ -170,6 +170,27 @@ static bool call_fn(tr *t, const qv_expr *e, const char *fn, sb *o) {
   return ok;
 }
 
+/* coalesce / fill_null.  Over Float32 values Polars keeps a Python number
+ * as a Float32, DataFusion would widen all to DOUBLE (and 0.1 would stay
+ * the double 0.1), so such literals are cast to FLOAT. */
+static bool coalesce(tr *t, const qv_expr *e, sb *o) {
+  sb parts[8] = {{0}};
+  if (e->n_args > 8) return qv_lsql_decline(t, e, "too many arguments");
+  bool f32 = qv_lsql_type_of(t, e) == QV_TYPE_FLOAT32;
+  bool ok = args_into(t, e, 0, parts);
+  if (ok) {
+    sb_s(o, "coalesce(");
+    for (int32_t i = 0; i < e->n_args; i++) {
+      double v;
+      bool cast_lit = f32 && lit_number(e->args[i], &v) && e->args[i]->value.type.id != QV_TYPE_FLOAT32;
+      sb_f(o, cast_lit ? "%sCAST(%s AS FLOAT)" : "%s%s", i ? ", " : "", parts[i].p);
+    }
+    sb_s(o, ")");
+  }
+  for (int32_t i = 0; i < e->n_args; i++) sb_free(&parts[i]);
+  return ok;
+}
+
 bool qv_lsql_binop(tr *t, const qv_expr *e, const char *op, sb *o) {
   sb a = {0}, b = {0};
   bool ok = qv_lsql_value(t, e->args[0], &a);
@@ -525,10 +546,10 @@ bool qv_lsql_value(tr *t, const qv_expr *e, sb *o) {
         return qv_lsql_decline(t, e, "abs of the most negative integer wraps in Polars and fails the whole Lance query");
       return call_fn(t, e, "abs", o);
     }
-    case QV_OP_COALESCE: return call_fn(t, e, "coalesce", o);
+    case QV_OP_COALESCE: return coalesce(t, e, o);
     case QV_OP_FILL_NULL:
       if (e->n_args != 2) return qv_lsql_decline(t, e, "fill_null(strategy=...) looks at other rows");
-      return call_fn(t, e, "coalesce", o);
+      return coalesce(t, e, o);
     case QV_OP_ISNAN: case QV_OP_IS_NOT_NAN: case QV_OP_IS_FINITE: case QV_OP_IS_INFINITE: {
       qv_type_id id = qv_lsql_type_of(t, e->args[0]);
       if (id != QV_TYPE_NULL && !is_float(id)) return qv_lsql_decline(t, e, "the NaN tests apply to floats only");

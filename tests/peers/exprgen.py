@@ -154,7 +154,7 @@ def catalogue():
         'pl.min_horizontal("i64", "i32") < pl.max_horizontal(pl.col("i64"), 1)',
         'pl.max_horizontal("i8", "i16") > 5', 'pl.min_horizontal("f", "g") < 1')
     add("fill_null", '%s.fill_null(0) > 1' % c("i64"), '%s.fill_null(0.5) < 1' % c("f"),
-        '%s.fill_null("z") == "z"' % c("s"), '%s.fill_null(False)' % c("b"))
+        '%s.fill_null("z") == "z"' % c("s"), '%s.fill_null(False)' % c("b"), '%s.fill_null(0.1) == 0.1' % c("f32"))
     add("fill_null(strategy=...)", '%s.fill_null(strategy="forward") > 1' % c("i64"))
     add("coalesce", 'pl.coalesce("i64", pl.col("i32"), 5) > 3', 'pl.coalesce("s", "t") == "b"')
     add("is_nan family", '%s.is_nan()' % c("f"), '%s.is_not_nan()' % c("g"), '%s.is_finite()' % c("f"),
