@@ -74,6 +74,20 @@ const qv_datatype *qv_lsql_col_type(const tr *t, const qv_expr *e) {
   return NULL;
 }
 
+/* True division with a Float32 side: 1 when the other side is a Float32 or
+ * a Python number (Polars divides in Float32), -1 when it is anything
+ * else (the result type is not pinned down here), 0 without Float32. */
+static int div_float32(const tr *t, const qv_expr *e) {
+  bool any = false, all = true;
+  for (int32_t i = 0; i < 2 && i < e->n_args; i++) {
+    const qv_expr *x = e->args[i];
+    bool f32 = qv_lsql_type_of(t, x) == QV_TYPE_FLOAT32;
+    any = any || f32;
+    all = all && (f32 || (x->kind == QV_EXPR_LITERAL && (x->flags & QV_EXPR_F_DYNAMIC)));
+  }
+  return !any ? 0 : all ? 1 : -1;
+}
+
 qv_type_id qv_lsql_type_of(const tr *t, const qv_expr *e) {
   switch (e->kind) {
     case QV_EXPR_LITERAL: return e->value.type.id;
@@ -96,7 +110,9 @@ qv_type_id qv_lsql_type_of(const tr *t, const qv_expr *e) {
       return QV_TYPE_BOOL;
     }
     case QV_OP_CAST: return e->type.id;
-    case QV_OP_DIV: return (e->flags & QV_EXPR_F_TRUE_DIV) ? QV_TYPE_FLOAT64 : QV_TYPE_NULL;
+    case QV_OP_DIV:
+      if (!(e->flags & QV_EXPR_F_TRUE_DIV)) return QV_TYPE_NULL;
+      return div_float32(t, e) == 1 ? QV_TYPE_FLOAT32 : QV_TYPE_FLOAT64;
     case QV_OP_LOWER: case QV_OP_UPPER: case QV_OP_CONCAT_STR: case QV_OP_STRIP_CHARS: return QV_TYPE_STRING;
     case QV_OP_LENGTH: case QV_OP_LEN_BYTES: case QV_OP_ARRAY_LENGTH: return QV_TYPE_UINT32;
     case QV_OP_DT_PART: return QV_TYPE_INT32;
@@ -397,6 +413,8 @@ static bool arith(tr *t, const qv_expr *e, sb *o) {
     case QV_OP_MUL: return arith_binop(t, e, "*", o);
     case QV_OP_DIV: {
       if (!(e->flags & QV_EXPR_F_TRUE_DIV)) return qv_lsql_binop(t, e, "/", o);
+      int f32 = div_float32(t, e);
+      if (f32 < 0) return qv_lsql_decline(t, e, "/ of a Float32 and another type: the result type is not pinned down");
       sb a = {0}, b = {0};
       bool ok = qv_lsql_value(t, e->args[0], &a);
       ok = qv_lsql_value(t, e->args[1], &b) && ok;
@@ -407,7 +425,11 @@ static bool arith(tr *t, const qv_expr *e, sb *o) {
           double v;
           char buf[64];
           if (i) sb_s(o, " / ");
-          if (lit_number(x, &v) && isfinite(v) && fabs(v) < 9.0e15) {
+          if (f32 && lit_number(x, &v)) {
+            sb_f(o, "CAST(%s AS FLOAT)", i ? b.p : a.p); /* Polars divides a Float32 in Float32 */
+          } else if (f32) {
+            sb_s(o, i ? b.p : a.p);
+          } else if (lit_number(x, &v) && isfinite(v) && fabs(v) < 9.0e15) {
             qv_lsql_fmt_double(v, buf, sizeof buf); /* a float literal: Lance divides as double */
             sb_s(o, buf);
           } else if (qv_lsql_type_of(t, x) == QV_TYPE_FLOAT64) {
