@@ -8,7 +8,7 @@ PREFIX   ?= /usr/local
 CMAKE_FLAGS ?=
 JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all deps build demo pyenv pypackage test test-c test-python asan install bench fuzz clean
+.PHONY: all deps build demo pyenv pypackage test test-c test-python lance-coverage asan install bench fuzz clean
 
 all: build
 
@@ -40,7 +40,11 @@ test-c: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 test-python: build pypackage
-	QV_BUILD_DIR=$(abspath $(BUILD)) .venv/bin/python -m pytest -q tests/python
+	QV_BUILD_DIR=$(abspath $(BUILD)) .venv/bin/python -m pytest -q tests/python tests/peers
+
+# Regenerates docs/lance-pushdown.md (quiver's Lance pushdown next to polars-pylance's, judged by pylance).
+lance-coverage: build pyenv
+	QV_BUILD_DIR=$(abspath $(BUILD)) .venv/bin/python tests/peers/lance_coverage.py
 
 # The whole C suite again under AddressSanitizer + UndefinedBehaviorSanitizer.
 asan: deps

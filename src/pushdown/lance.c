@@ -17,88 +17,20 @@
  * -0.0 declines (zero literals with = != < >=, float literals, two
  * expressions), and NaN is assumed to be the positive, canonical NaN
  * (for which the total order agrees with Polars against a non-NaN
- * literal). */
-#include <math.h>
-#include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+ * literal).  A computed value (arithmetic, negation) may be a NaN of either
+ * sign even then, so schema-less ordered comparisons of one decline.
+ *
+ * Integer policy.  Both engines wrap on overflow, but Polars in the
+ * operands' type and DataFusion in the type it coerces to (Int64 for a
+ * narrow column against a literal), so literals are cast to the column's
+ * type and unknown or mixed-signedness operands decline; abs of a signed
+ * integer declines (Lance fails the whole query on the most negative
+ * value).  These rules come from tests/peers/, which runs every generated
+ * translation through pylance against Polars' rows. */
+#include "lance_int.h"
 
-#include "quiver/pushdown.h"
-
-typedef struct sb {
-  char *p;
-  size_t n, cap;
-  bool oom;
-} sb;
-
-static void sb_add(sb *b, const char *s, size_t n) {
-  if (b->oom) return;
-  if (b->n + n + 1 > b->cap) {
-    size_t cap = b->cap ? b->cap * 2 : 64;
-    while (cap < b->n + n + 1) cap *= 2;
-    char *q = qv_realloc(b->p, cap);
-    if (!q) {
-      b->oom = true;
-      return;
-    }
-    b->p = q;
-    b->cap = cap;
-  }
-  memcpy(b->p + b->n, s, n);
-  b->n += n;
-  b->p[b->n] = 0;
-}
-static void sb_s(sb *b, const char *s) { sb_add(b, s, strlen(s)); }
-static void sb_f(sb *b, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-static void sb_f(sb *b, const char *fmt, ...) {
-  char buf[256];
-  va_list ap, ap2;
-  va_start(ap, fmt);
-  va_copy(ap2, ap);
-  int n = vsnprintf(buf, sizeof buf, fmt, ap);
-  va_end(ap);
-  if (n < 0) {
-    va_end(ap2);
-    return;
-  }
-  if ((size_t)n < sizeof buf) {
-    sb_add(b, buf, (size_t)n);
-  } else {
-    /* Long pieces (operands are whole subtrees): format into the heap. */
-    char *big = qv_malloc((size_t)n + 1);
-    if (!big) b->oom = true;
-    else {
-      vsnprintf(big, (size_t)n + 1, fmt, ap2);
-      sb_add(b, big, (size_t)n);
-      qv_free(big);
-    }
-  }
-  va_end(ap2);
-}
-static void sb_free(sb *b) {
-  qv_free(b->p);
-  b->p = NULL;
-  b->n = b->cap = 0;
-}
-
-typedef struct tr {
-  const qv_schema *schema;
-  sb why; /* explain lines */
-  bool oom;
-} tr;
-
-/* Records why e declines; returns false so callers can `return decline(...)`. */
-static bool decline(tr *t, const qv_expr *e, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-static bool decline(tr *t, const qv_expr *e, const char *fmt, ...) {
+/* Records why e declines; returns false so callers can `return qv_lsql_decline(...)`. */
+bool qv_lsql_decline(tr *t, const qv_expr *e, const char *fmt, ...) {
   char reason[400];
   va_list ap;
   va_start(ap, fmt);
@@ -122,14 +54,19 @@ static bool decline(tr *t, const qv_expr *e, const char *fmt, ...) {
 
 /* A node's type where it can be told without binding; QV_TYPE_NULL when
  * unknown (schema-less columns, and anything built from them). */
-static const qv_datatype *col_type(const tr *t, const qv_expr *e) {
+const qv_datatype *qv_lsql_col_type(const tr *t, const qv_expr *e) {
   if (!t->schema) return NULL;
   if (e->kind == QV_EXPR_COLUMN) {
     int32_t i = qv_schema_find(t->schema, e->name);
     return i < 0 ? NULL : &t->schema->fields[i].type;
   }
+  if (e->kind == QV_EXPR_CALL && e->op == QV_OP_LIST_GET && e->n_args == 2) {
+    const qv_datatype *l = qv_lsql_col_type(t, e->args[0]);
+    if (l && (l->id == QV_TYPE_LIST || l->id == QV_TYPE_FIXED_SIZE_LIST) && l->n_children == 1) return &l->children[0].type;
+    return NULL;
+  }
   if (e->kind == QV_EXPR_CALL && e->op == QV_OP_FIELD && e->n_args == 1) {
-    const qv_datatype *s = col_type(t, e->args[0]);
+    const qv_datatype *s = qv_lsql_col_type(t, e->args[0]);
     if (!s || s->id != QV_TYPE_STRUCT) return NULL;
     for (int32_t k = 0; k < s->n_children; k++)
       if (e->name && strcmp(s->children[k].name, e->name) == 0) return &s->children[k].type;
@@ -137,11 +74,25 @@ static const qv_datatype *col_type(const tr *t, const qv_expr *e) {
   return NULL;
 }
 
-static qv_type_id type_of(const tr *t, const qv_expr *e) {
+/* True division with a Float32 side: 1 when the other side is a Float32 or
+ * a Python number (Polars divides in Float32), -1 when it is anything
+ * else (the result type is not pinned down here), 0 without Float32. */
+static int div_float32(const tr *t, const qv_expr *e) {
+  bool any = false, all = true;
+  for (int32_t i = 0; i < 2 && i < e->n_args; i++) {
+    const qv_expr *x = e->args[i];
+    bool f32 = qv_lsql_type_of(t, x) == QV_TYPE_FLOAT32;
+    any = any || f32;
+    all = all && (f32 || (x->kind == QV_EXPR_LITERAL && (x->flags & QV_EXPR_F_DYNAMIC)));
+  }
+  return !any ? 0 : all ? 1 : -1;
+}
+
+qv_type_id qv_lsql_type_of(const tr *t, const qv_expr *e) {
   switch (e->kind) {
     case QV_EXPR_LITERAL: return e->value.type.id;
     case QV_EXPR_COLUMN: {
-      const qv_datatype *d = col_type(t, e);
+      const qv_datatype *d = qv_lsql_col_type(t, e);
       return d ? d->id : QV_TYPE_NULL;
     }
     default: break;
@@ -155,18 +106,20 @@ static qv_type_id type_of(const tr *t, const qv_expr *e) {
       return QV_TYPE_BOOL;
     case QV_OP_AND: case QV_OP_OR: case QV_OP_XOR: case QV_OP_NOT: {
       for (int32_t i = 0; i < e->n_args; i++)
-        if (type_of(t, e->args[i]) != QV_TYPE_BOOL) return QV_TYPE_NULL;
+        if (qv_lsql_type_of(t, e->args[i]) != QV_TYPE_BOOL) return QV_TYPE_NULL;
       return QV_TYPE_BOOL;
     }
     case QV_OP_CAST: return e->type.id;
-    case QV_OP_DIV: return (e->flags & QV_EXPR_F_TRUE_DIV) ? QV_TYPE_FLOAT64 : QV_TYPE_NULL;
+    case QV_OP_DIV:
+      if (!(e->flags & QV_EXPR_F_TRUE_DIV)) return QV_TYPE_NULL;
+      return div_float32(t, e) == 1 ? QV_TYPE_FLOAT32 : QV_TYPE_FLOAT64;
     case QV_OP_LOWER: case QV_OP_UPPER: case QV_OP_CONCAT_STR: case QV_OP_STRIP_CHARS: return QV_TYPE_STRING;
     case QV_OP_LENGTH: case QV_OP_LEN_BYTES: case QV_OP_ARRAY_LENGTH: return QV_TYPE_UINT32;
     case QV_OP_DT_PART: return QV_TYPE_INT32;
     case QV_OP_DT_DATE: return QV_TYPE_DATE32;
-    case QV_OP_DT_TRUNCATE: return type_of(t, e->args[0]);
-    case QV_OP_FIELD: {
-      const qv_datatype *d = col_type(t, e);
+    case QV_OP_DT_TRUNCATE: return qv_lsql_type_of(t, e->args[0]);
+    case QV_OP_FIELD: case QV_OP_LIST_GET: {
+      const qv_datatype *d = qv_lsql_col_type(t, e);
       return d ? d->id : QV_TYPE_NULL;
     }
     case QV_OP_ADD: case QV_OP_SUB: case QV_OP_MUL: case QV_OP_ABS: case QV_OP_NEG: case QV_OP_POW:
@@ -182,9 +135,12 @@ static qv_type_id type_of(const tr *t, const qv_expr *e) {
           }
           continue;
         }
-        qv_type_id ti = type_of(t, a);
+        qv_type_id ti = qv_lsql_type_of(t, a);
         if (ti == QV_TYPE_NULL) return QV_TYPE_NULL;
         if (r == QV_TYPE_NULL) r = ti;
+        else if (r != ti && qv_type_is_integer(r) && qv_type_is_integer(ti) &&
+                 qv_type_is_signed(r) == qv_type_is_signed(ti) && e->op != QV_OP_POW)
+          r = qv_lsql_int_rank(ti) > qv_lsql_int_rank(r) ? ti : r; /* both engines widen within a signedness */
         else if (r != ti) return QV_TYPE_NULL;
       }
       if (e->op == QV_OP_POW) return QV_TYPE_NULL == r ? r : (qv_type_is_integer(r) || qv_type_is_floating(r) ? r : QV_TYPE_NULL);
@@ -194,88 +150,10 @@ static qv_type_id type_of(const tr *t, const qv_expr *e) {
   }
 }
 
-static bool is_float(qv_type_id id) { return qv_type_is_floating(id); }
-/* Could the value be a float?  Unknown types could. */
-static bool maybe_float(const tr *t, const qv_expr *e) {
-  qv_type_id id = type_of(t, e);
-  return id == QV_TYPE_NULL || is_float(id);
-}
-static bool is_lit(const qv_expr *e) { return e->kind == QV_EXPR_LITERAL; }
-
-/* ---- literals ------------------------------------------------------- */
-
-/* Python repr of a finite double: the shortest digits that round-trip. */
-static void fmt_double(double v, char *buf, size_t size) {
-  for (int prec = 1; prec <= 17; prec++) {
-    snprintf(buf, size, "%.*g", prec, v);
-    if (strtod(buf, NULL) == v) break;
-  }
-  if (!strpbrk(buf, ".eEn")) {
-    size_t n = strlen(buf);
-    if (n + 3 < size) memcpy(buf + n, ".0", 3);
-  }
-}
-
-static bool emit_string(tr *t, const qv_expr *e, const uint8_t *s, int64_t n, sb *o) {
-  if (memchr(s, 0, (size_t)n)) return decline(t, e, "a NUL character has no Lance SQL string spelling");
-  /* Whether Lance's SQL dialect reads backslash escapes is not pinned down
-   * here; a string that holds one declines rather than risk it. */
-  if (memchr(s, '\\', (size_t)n)) return decline(t, e, "a backslash in a string literal may be read as an escape");
-  sb_s(o, "'");
-  for (int64_t i = 0; i < n; i++) {
-    if (s[i] == '\'') sb_s(o, "''");
-    else sb_add(o, (const char *)s + i, 1);
-  }
-  sb_s(o, "'");
-  return true;
-}
-
-static bool emit_literal(tr *t, const qv_expr *e, sb *o) {
-  const qv_scalar *v = &e->value;
-  if (v->is_null) {
-    if (v->type.id == QV_TYPE_TIME64 || v->type.id == QV_TYPE_DURATION)
-      return decline(t, e, "Time and Duration literals have no Lance SQL spelling with Polars' meaning");
-    sb_s(o, "NULL");
-    return true;
-  }
-  char buf[64];
-  switch (v->type.id) {
-    case QV_TYPE_BOOL: sb_s(o, v->v.b ? "TRUE" : "FALSE"); return true;
-    case QV_TYPE_INT8: case QV_TYPE_INT16: case QV_TYPE_INT32: case QV_TYPE_INT64:
-      sb_f(o, "%lld", (long long)v->v.i);
-      return true;
-    case QV_TYPE_UINT8: case QV_TYPE_UINT16: case QV_TYPE_UINT32: case QV_TYPE_UINT64:
-      sb_f(o, "%llu", (unsigned long long)v->v.u);
-      return true;
-    case QV_TYPE_FLOAT32: case QV_TYPE_FLOAT64:
-      if (!isfinite(v->v.f)) return decline(t, e, "NaN and infinite literals have no Lance SQL spelling");
-      fmt_double(v->v.f, buf, sizeof buf);
-      sb_s(o, buf);
-      return true;
-    case QV_TYPE_STRING: return emit_string(t, e, v->bytes, v->len, o);
-    case QV_TYPE_DATE32: {
-      int64_t y;
-      unsigned m, d;
-      qv_civil_from_days(v->v.i, &y, &m, &d);
-      if (y < 1 || y > 9999) return decline(t, e, "date outside years 1..9999");
-      sb_f(o, "date '%04lld-%02u-%02u'", (long long)y, m, d);
-      return true;
-    }
-    case QV_TYPE_TIME64: case QV_TYPE_DURATION:
-      return decline(t, e, "Time and Duration literals have no Lance SQL spelling with Polars' meaning");
-    case QV_TYPE_TIMESTAMP:
-      return decline(t, e, "timestamp literals are not translated yet (unit and time zone must match the column)");
-    case QV_TYPE_DECIMAL128: return decline(t, e, "Lance reads a decimal literal as a float");
-    default: return decline(t, e, "no Lance SQL spelling for a literal of this type");
-  }
-}
-
 /* ---- the translator ------------------------------------------------- */
 
-static bool value(tr *t, const qv_expr *e, sb *o);
-
 static bool emit_column(tr *t, const qv_expr *e, sb *o) {
-  if (strchr(e->name, '`')) return decline(t, e, "column name contains a backtick");
+  if (strchr(e->name, '`')) return qv_lsql_decline(t, e, "column name contains a backtick");
   sb_s(o, "`");
   sb_s(o, e->name);
   sb_s(o, "`");
@@ -287,13 +165,13 @@ static bool emit_column(tr *t, const qv_expr *e, sb *o) {
 static bool args_into(tr *t, const qv_expr *e, int32_t from, sb *parts) {
   bool ok = true;
   for (int32_t i = from; i < e->n_args; i++)
-    if (!value(t, e->args[i], &parts[i])) ok = false;
+    if (!qv_lsql_value(t, e->args[i], &parts[i])) ok = false;
   return ok;
 }
 
 static bool call_fn(tr *t, const qv_expr *e, const char *fn, sb *o) {
   sb parts[8] = {{0}};
-  if (e->n_args > 8) return decline(t, e, "too many arguments");
+  if (e->n_args > 8) return qv_lsql_decline(t, e, "too many arguments");
   bool ok = args_into(t, e, 0, parts);
   if (ok) {
     sb_s(o, fn);
@@ -308,153 +186,49 @@ static bool call_fn(tr *t, const qv_expr *e, const char *fn, sb *o) {
   return ok;
 }
 
-static bool binop(tr *t, const qv_expr *e, const char *op, sb *o) {
+/* coalesce / fill_null.  Over Float32 values Polars keeps a Python number
+ * as a Float32, DataFusion would widen all to DOUBLE (and 0.1 would stay
+ * the double 0.1), so such literals are cast to FLOAT. */
+static bool coalesce(tr *t, const qv_expr *e, sb *o) {
+  sb parts[8] = {{0}};
+  if (e->n_args > 8) return qv_lsql_decline(t, e, "too many arguments");
+  bool f32 = qv_lsql_type_of(t, e) == QV_TYPE_FLOAT32;
+  bool ok = args_into(t, e, 0, parts);
+  if (ok) {
+    sb_s(o, "coalesce(");
+    for (int32_t i = 0; i < e->n_args; i++) {
+      double v;
+      bool cast_lit = f32 && lit_number(e->args[i], &v) && e->args[i]->value.type.id != QV_TYPE_FLOAT32;
+      sb_f(o, cast_lit ? "%sCAST(%s AS FLOAT)" : "%s%s", i ? ", " : "", parts[i].p);
+    }
+    sb_s(o, ")");
+  }
+  for (int32_t i = 0; i < e->n_args; i++) sb_free(&parts[i]);
+  return ok;
+}
+
+bool qv_lsql_binop(tr *t, const qv_expr *e, const char *op, sb *o) {
   sb a = {0}, b = {0};
-  bool ok = value(t, e->args[0], &a);
-  ok = value(t, e->args[1], &b) && ok;
+  bool ok = qv_lsql_value(t, e->args[0], &a);
+  ok = qv_lsql_value(t, e->args[1], &b) && ok;
   if (ok) sb_f(o, "(%s %s %s)", a.p, op, b.p);
   sb_free(&a);
   sb_free(&b);
   return ok;
 }
 
-static const char *cmp_sql(qv_op op) {
-  switch (op) {
-    case QV_OP_EQ: return "=";
-    case QV_OP_NE: return "!=";
-    case QV_OP_LT: return "<";
-    case QV_OP_LE: return "<=";
-    case QV_OP_GT: return ">";
-    case QV_OP_GE: return ">=";
-    case QV_OP_EQ_MISSING: return "IS NOT DISTINCT FROM";
-    case QV_OP_NE_MISSING: return "IS DISTINCT FROM";
-    default: return "?";
-  }
-}
-
-static qv_op flip(qv_op op) {
-  switch (op) {
-    case QV_OP_LT: return QV_OP_GT;
-    case QV_OP_LE: return QV_OP_GE;
-    case QV_OP_GT: return QV_OP_LT;
-    case QV_OP_GE: return QV_OP_LE;
-    default: return op;
-  }
-}
-
-static bool lit_number(const qv_expr *l, double *v) {
-  if (!is_lit(l) || l->value.is_null) return false;
-  qv_type_id id = l->value.type.id;
-  if (is_float(id)) *v = l->value.v.f;
-  else if (qv_type_is_integer(id)) *v = qv_type_is_signed(id) ? (double)l->value.v.i : (double)l->value.v.u;
-  else return false;
-  return true;
-}
-
-/* x OP lit, with x not a literal (op already flipped so x is left). */
-static bool compare_lit(tr *t, const qv_expr *e, qv_op op, const qv_expr *x, const qv_expr *l, sb *o) {
-  sb a = {0};
-  bool ok = value(t, x, &a);
-  qv_type_id xt = type_of(t, x);
-  double v = 0;
-  bool num = lit_number(l, &v);
-  const char *s = cmp_sql(op);
-  bool missing = op == QV_OP_EQ_MISSING || op == QV_OP_NE_MISSING;
-  if (!ok) goto done;
-  if (num && !isfinite(v)) {
-    ok = decline(t, l, "NaN and infinite literals have no Lance SQL spelling");
-    goto done;
-  }
-  if (num && qv_type_is_integer(xt) && is_float(l->value.type.id) && v != floor(v)) {
-    /* Lance rejects an integer column against a fractional literal. */
-    if (op == QV_OP_EQ || op == QV_OP_NE || missing || fabs(v) > 9.0e18) {
-      ok = decline(t, e, "an integer never equals a fractional literal and Lance rejects the comparison");
-      goto done;
-    }
-    if (op == QV_OP_GT || op == QV_OP_GE) sb_f(o, "(%s >= %lld)", a.p, (long long)ceil(v));
-    else sb_f(o, "(%s <= %lld)", a.p, (long long)floor(v));
-    goto done;
-  }
-  if (num && qv_type_is_integer(xt) && is_float(l->value.type.id)) {
-    sb_f(o, "(%s %s %lld)", a.p, s, (long long)v); /* integral float literal */
-    goto done;
-  }
-  if (num && (is_float(xt) || xt == QV_TYPE_NULL)) {
-    bool known = is_float(xt);
-    if (!known && is_float(l->value.type.id)) {
-      ok = decline(t, e, "without a schema a float literal may meet an integer column (Lance rejects it) or "
-                         "a float column's -0.0/NaN (ordered differently)");
-      goto done;
-    }
-    if (v == 0) {
-      if (!known && op != QV_OP_GT && op != QV_OP_LE) {
-        ok = decline(t, e, "without a schema the column may be a float where Polars has -0.0 == 0.0 and Lance "
-                           "-0.0 < 0.0");
-        goto done;
-      }
-      if (!known) {
-        sb_f(o, "(%s %s 0)", a.p, s);
-        goto done;
-      }
-      switch (op) {
-        case QV_OP_EQ: sb_f(o, "((%s = 0.0) OR (%s = -0.0))", a.p, a.p); break;
-        case QV_OP_NE: sb_f(o, "((%s != 0.0) AND (%s != -0.0))", a.p, a.p); break;
-        case QV_OP_LT: sb_f(o, "((%s < -0.0) AND (NOT isnan(%s)))", a.p, a.p); break;
-        case QV_OP_LE: sb_f(o, "((%s <= 0.0) AND (NOT isnan(%s)))", a.p, a.p); break;
-        case QV_OP_GT: sb_f(o, "((%s > 0.0) OR isnan(%s))", a.p, a.p); break;
-        case QV_OP_GE: sb_f(o, "((%s >= -0.0) OR isnan(%s))", a.p, a.p); break;
-        default: ok = decline(t, e, "eq_missing against zero on a float: -0.0 and 0.0 differ in Lance"); break;
-      }
-      goto done;
-    }
-    if (known && op != QV_OP_EQ && op != QV_OP_NE && !missing) {
-      sb b = {0};
-      emit_literal(t, l, &b);
-      if (op == QV_OP_GT || op == QV_OP_GE) sb_f(o, "((%s %s %s) OR isnan(%s))", a.p, s, b.p, a.p);
-      else sb_f(o, "((%s %s %s) AND (NOT isnan(%s)))", a.p, s, b.p, a.p);
-      sb_free(&b);
-      goto done;
-    }
-  }
-  {
-    sb b = {0};
-    ok = emit_literal(t, l, &b);
-    if (ok) sb_f(o, "(%s %s %s)", a.p, s, b.p);
-    sb_free(&b);
-  }
-done:
-  sb_free(&a);
-  return ok;
-}
-
-static bool compare(tr *t, const qv_expr *e, sb *o) {
-  const qv_expr *x = e->args[0], *y = e->args[1];
-  if (!is_lit(x) && is_lit(y)) return compare_lit(t, e, e->op, x, y, o);
-  if (is_lit(x) && !is_lit(y)) return compare_lit(t, e, flip(e->op), y, x, o);
-  if (!is_lit(x) && !is_lit(y) && (maybe_float(t, x) || maybe_float(t, y))) {
-    sb a = {0}, b = {0};
-    bool ok = value(t, x, &a);
-    ok = value(t, y, &b) && ok;
-    sb_free(&a);
-    sb_free(&b);
-    if (!ok) return false;
-    return decline(t, e, "two sides that may be floats: Lance orders -0.0 < 0.0 and NaN by sign");
-  }
-  return binop(t, e, cmp_sql(e->op), o);
-}
-
 static bool boolean_operand(tr *t, const qv_expr *e) {
-  qv_type_id id = type_of(t, e);
+  qv_type_id id = qv_lsql_type_of(t, e);
   return id == QV_TYPE_BOOL || id == QV_TYPE_NULL;
 }
 
 static bool logic(tr *t, const qv_expr *e, sb *o) {
   for (int32_t i = 0; i < e->n_args; i++)
     if (!boolean_operand(t, e->args[i]))
-      return decline(t, e, "on integers Polars' %s is bitwise", qv_op_name(e->op));
+      return qv_lsql_decline(t, e, "on integers Polars' %s is bitwise", qv_op_name(e->op));
   sb a = {0}, b = {0};
-  bool ok = value(t, e->args[0], &a);
-  if (e->n_args == 2) ok = value(t, e->args[1], &b) && ok;
+  bool ok = qv_lsql_value(t, e->args[0], &a);
+  if (e->n_args == 2) ok = qv_lsql_value(t, e->args[1], &b) && ok;
   if (ok) {
     switch (e->op) {
       case QV_OP_AND: sb_f(o, "(%s AND %s)", a.p, b.p); break;
@@ -469,66 +243,6 @@ static bool logic(tr *t, const qv_expr *e, sb *o) {
   sb_free(&a);
   sb_free(&b);
   return ok;
-}
-
-static bool in_list(tr *t, const qv_expr *e, sb *o) {
-  if (e->sem.in_nulls_equal)
-    return decline(t, e, "is_in(nulls_equal=True): SQL IN never matches NULL");
-  sb a = {0};
-  if (!value(t, e->args[0], &a)) return false;
-  qv_type_id xt = type_of(t, e->args[0]);
-  sb items = {0};
-  int32_t n = 0;
-  bool ok = true;
-  for (int32_t i = 1; i < e->n_args && ok; i++) {
-    const qv_expr *l = e->args[i];
-    double v;
-    if (l->value.is_null) continue; /* with nulls_equal=False a NULL item never matches (and must not make IN null) */
-    bool num = lit_number(l, &v);
-    if (num && !isfinite(v)) {
-      ok = decline(t, l, "NaN and infinite literals have no Lance SQL spelling");
-      break;
-    }
-    if (num && qv_type_is_integer(xt) && is_float(l->value.type.id) && v != floor(v)) continue; /* never equal */
-    if (num && xt == QV_TYPE_NULL && is_float(l->value.type.id)) {
-      ok = decline(t, e, "without a schema a float item may meet an integer column (Lance rejects it)");
-      break;
-    }
-    if (num && v == 0 && !qv_type_is_integer(xt) && !is_float(xt)) {
-      ok = decline(t, e, "without a schema a zero item may meet a float column's -0.0");
-      break;
-    }
-    if (n++) sb_s(&items, ", ");
-    if (num && qv_type_is_integer(xt) && is_float(l->value.type.id)) sb_f(&items, "%lld", (long long)v);
-    else ok = emit_literal(t, l, &items);
-    if (ok && num && v == 0 && is_float(xt)) sb_s(&items, ", -0.0");
-  }
-  if (ok && n == 0) ok = decline(t, e, "an empty list has no SQL IN spelling");
-  if (ok) sb_f(o, "(%s IN (%s))", a.p, items.p);
-  sb_free(&a);
-  sb_free(&items);
-  return ok;
-}
-
-static bool int_lit(const qv_expr *e, int64_t *v) {
-  if (!is_lit(e) || e->value.is_null) return false;
-  qv_type_id id = e->value.type.id;
-  if (qv_type_is_signed(id) && qv_type_is_integer(id)) *v = e->value.v.i;
-  else if (qv_type_is_integer(id) && e->value.v.u <= (uint64_t)INT64_MAX) *v = (int64_t)e->value.v.u;
-  else return false;
-  return true;
-}
-
-static bool str_lit(const qv_expr *e) { return is_lit(e) && !e->value.is_null && e->value.type.id == QV_TYPE_STRING; }
-
-static int int_rank(qv_type_id id) {
-  switch (id) {
-    case QV_TYPE_INT8: case QV_TYPE_UINT8: return 1;
-    case QV_TYPE_INT16: case QV_TYPE_UINT16: return 2;
-    case QV_TYPE_INT32: case QV_TYPE_UINT32: return 3;
-    case QV_TYPE_INT64: case QV_TYPE_UINT64: return 4;
-    default: return 0;
-  }
 }
 
 static const char *sql_type(qv_type_id id) {
@@ -553,29 +267,35 @@ static bool widening(qv_type_id from, qv_type_id to) {
   if (qv_type_is_integer(from) && qv_type_is_integer(to)) {
     bool fs = qv_type_is_signed(from), ts = qv_type_is_signed(to);
     if (fs && !ts) return false;
-    if (fs == ts) return int_rank(to) >= int_rank(from);
-    return int_rank(to) > int_rank(from); /* unsigned -> wider signed */
+    if (fs == ts) return qv_lsql_int_rank(to) >= qv_lsql_int_rank(from);
+    return qv_lsql_int_rank(to) > qv_lsql_int_rank(from); /* unsigned -> wider signed */
   }
-  if (qv_type_is_integer(from) && to == QV_TYPE_FLOAT64) return int_rank(from) <= 3;
-  if (qv_type_is_integer(from) && to == QV_TYPE_FLOAT32) return int_rank(from) <= 2;
+  if (qv_type_is_integer(from) && to == QV_TYPE_FLOAT64) return qv_lsql_int_rank(from) <= 3;
+  if (qv_type_is_integer(from) && to == QV_TYPE_FLOAT32) return qv_lsql_int_rank(from) <= 2;
   return from == QV_TYPE_FLOAT32 && to == QV_TYPE_FLOAT64;
 }
 
+/* Float64 -> Float32 rounds to nearest in both engines (out of range is
+ * infinite, NaN stays NaN), strict or not. */
+static bool float_narrowing(qv_type_id from, qv_type_id to) {
+  return from == QV_TYPE_FLOAT64 && to == QV_TYPE_FLOAT32;
+}
+
 static bool cast(tr *t, const qv_expr *e, sb *o) {
-  qv_type_id from = type_of(t, e->args[0]), to = e->type.id;
+  qv_type_id from = qv_lsql_type_of(t, e->args[0]), to = e->type.id;
   const char *name = sql_type(to);
-  if (!name) return decline(t, e, "casts to this type format or parse differently in Lance");
-  if (from == QV_TYPE_NULL) return decline(t, e, "the source type is unknown, so the cast may narrow");
+  if (!name) return qv_lsql_decline(t, e, "casts to this type format or parse differently in Lance");
+  if (from == QV_TYPE_NULL) return qv_lsql_decline(t, e, "the source type is unknown, so the cast may narrow");
   if (!qv_type_is_numeric(from) || from == QV_TYPE_DECIMAL128)
-    return decline(t, e, "only numeric casts translate");
-  bool wide = widening(from, to);
+    return qv_lsql_decline(t, e, "only numeric casts translate");
+  bool wide = widening(from, to) || float_narrowing(from, to);
   if (!wide && qv_type_is_integer(from) && qv_type_is_integer(to))
-    return decline(t, e, "narrowing integer cast: out-of-range values differ");
-  if (!wide && !e->sem.cast_strict) return decline(t, e, "a non-strict cast that is not widening nulls values Lance rejects");
+    return qv_lsql_decline(t, e, "narrowing integer cast: out-of-range values differ");
+  if (!wide && !e->sem.cast_strict) return qv_lsql_decline(t, e, "a non-strict cast that is not widening nulls values Lance rejects");
   if (!wide && !(qv_type_is_integer(from) && is_float(to)))
-    return decline(t, e, "float to integer casts round or fail differently");
+    return qv_lsql_decline(t, e, "float to integer casts round or fail differently");
   sb a = {0};
-  bool ok = value(t, e->args[0], &a);
+  bool ok = qv_lsql_value(t, e->args[0], &a);
   if (ok) sb_f(o, "CAST(%s AS %s)", a.p, name);
   sb_free(&a);
   return ok;
@@ -585,6 +305,7 @@ static bool dt_part(tr *t, const qv_expr *e, sb *o) {
   static const struct { const char *pl, *sql; } parts[] = {
       {"year", "year"}, {"month", "month"}, {"day", "day"}, {"hour", "hour"}, {"minute", "minute"},
       {"quarter", "quarter"}, {"week", "week"}, {"ordinal_day", "doy"}, {"weekday", NULL},
+      {"second", "second"}, /* whole seconds in both (Lance's date_part gives an integer) */
   };
   const char *sql = NULL;
   bool found = false;
@@ -593,12 +314,14 @@ static bool dt_part(tr *t, const qv_expr *e, sb *o) {
       sql = parts[k].sql;
       found = true;
     }
-  if (!found) return decline(t, e, "dt.%s has no date_part with the same values", e->name ? e->name : "?");
-  const qv_datatype *d = col_type(t, e->args[0]);
+  if (!found) return qv_lsql_decline(t, e, "dt.%s has no date_part with the same values", e->name ? e->name : "?");
+  if (qv_lsql_type_of(t, e->args[0]) == QV_TYPE_NULL)
+    return qv_lsql_decline(t, e, "the type is unknown: a zoned timestamp's parts are local time in Polars, UTC in Lance");
+  const qv_datatype *d = qv_lsql_col_type(t, e->args[0]);
   if (d && d->id == QV_TYPE_TIMESTAMP && d->timezone)
-    return decline(t, e, "a time-zone-aware timestamp: the local-time rules may differ");
+    return qv_lsql_decline(t, e, "a time-zone-aware timestamp: the local-time rules may differ");
   sb a = {0};
-  bool ok = value(t, e->args[0], &a);
+  bool ok = qv_lsql_value(t, e->args[0], &a);
   if (ok && sql) sb_f(o, "date_part('%s', %s)", sql, a.p);
   else if (ok) sb_f(o, "(((date_part('dow', %s) + 6) %% 7) + 1)", a.p); /* ISO: Monday 1 .. Sunday 7 */
   sb_free(&a);
@@ -611,16 +334,18 @@ static bool dt_truncate(tr *t, const qv_expr *e, sb *o) {
       {"1d", "day"},  {"1h", "hour"},    {"1m", "minute"}, {"1s", "second"},
   };
   const qv_expr *ev = e->args[1];
-  if (!str_lit(ev)) return decline(t, e, "dt.truncate with a computed interval");
+  if (!str_lit(ev)) return qv_lsql_decline(t, e, "dt.truncate with a computed interval");
   const char *unit = NULL;
   for (size_t k = 0; k < sizeof units / sizeof units[0]; k++)
     if (strcmp((const char *)ev->value.bytes, units[k].every) == 0) unit = units[k].unit;
-  if (!unit) return decline(t, e, "dt.truncate(\"%s\"): only single units map to date_trunc", (const char *)ev->value.bytes);
-  const qv_datatype *d = col_type(t, e->args[0]);
+  if (!unit) return qv_lsql_decline(t, e, "dt.truncate(\"%s\"): only single units map to date_trunc", (const char *)ev->value.bytes);
+  if (qv_lsql_type_of(t, e->args[0]) == QV_TYPE_NULL)
+    return qv_lsql_decline(t, e, "the type is unknown: a zoned timestamp truncates in local time in Polars");
+  const qv_datatype *d = qv_lsql_col_type(t, e->args[0]);
   if (d && d->id == QV_TYPE_TIMESTAMP && d->timezone)
-    return decline(t, e, "a time-zone-aware timestamp: the local-time rules may differ");
+    return qv_lsql_decline(t, e, "a time-zone-aware timestamp: the local-time rules may differ");
   sb a = {0};
-  bool ok = value(t, e->args[0], &a);
+  bool ok = qv_lsql_value(t, e->args[0], &a);
   if (ok) sb_f(o, "date_trunc('%s', %s)", unit, a.p);
   sb_free(&a);
   return ok;
@@ -629,25 +354,70 @@ static bool dt_truncate(tr *t, const qv_expr *e, sb *o) {
 static bool field_ref(tr *t, const qv_expr *e, sb *o) {
   const qv_expr *base = e->args[0];
   if (base->kind != QV_EXPR_COLUMN && !(base->kind == QV_EXPR_CALL && base->op == QV_OP_FIELD))
-    return decline(t, e, "struct.field of a computed struct");
-  if (strchr(e->name, '`')) return decline(t, e, "field name contains a backtick");
+    return qv_lsql_decline(t, e, "struct.field of a computed struct");
+  if (strchr(e->name, '`')) return qv_lsql_decline(t, e, "field name contains a backtick");
   sb a = {0};
-  bool ok = value(t, base, &a);
+  bool ok = qv_lsql_value(t, base, &a);
   if (ok) sb_f(o, "%s.`%s`", a.p, e->name);
   sb_free(&a);
   return ok;
 }
 
+/* + - * .  Polars computes integers in the operands' (super)type and wraps
+ * on overflow; DataFusion wraps too, but in the type it coerces to, and it
+ * widens a narrow column against an Int64 literal (Polars keeps i8 + 100 an
+ * i8).  So an integer literal is cast to the column's type, and operands of
+ * unknown or mixed-signedness integer types decline.  A float literal
+ * against a Float32 is cast to FLOAT for the same reason (Polars stays in
+ * f32, DataFusion would widen and round differently). */
+static bool arith_binop(tr *t, const qv_expr *e, const char *op, sb *o) {
+  const qv_expr *x = e->args[0], *y = e->args[1];
+  qv_type_id tx = qv_lsql_type_of(t, x), ty = qv_lsql_type_of(t, y);
+  bool lx = is_lit(x), ly = is_lit(y);
+  if (lx && ly) return qv_lsql_binop(t, e, op, o);
+  if ((!lx && tx == QV_TYPE_NULL) || (!ly && ty == QV_TYPE_NULL))
+    return qv_lsql_decline(t, e, "an operand of unknown type: integer overflow wraps in Polars' type and in a wider "
+                         "type in Lance");
+  if (!lx && !ly) {
+    if (qv_type_is_integer(tx) && qv_type_is_integer(ty) && qv_type_is_signed(tx) != qv_type_is_signed(ty))
+      return qv_lsql_decline(t, e, "integers of mixed signedness: Polars and Lance pick different result types");
+    if (!qv_type_is_numeric(tx) || !qv_type_is_numeric(ty) || tx == QV_TYPE_DECIMAL128 || ty == QV_TYPE_DECIMAL128)
+      return qv_lsql_decline(t, e, "arithmetic on non-numeric or decimal values");
+    return qv_lsql_binop(t, e, op, o);
+  }
+  const qv_expr *l = lx ? x : y, *v = lx ? y : x;
+  qv_type_id vt = lx ? ty : tx;
+  if (!qv_type_is_numeric(vt) || vt == QV_TYPE_DECIMAL128) return qv_lsql_decline(t, e, "arithmetic on non-numeric or decimal values");
+  const char *cast_to = NULL;
+  if (qv_type_is_integer(vt) && qv_type_is_integer(l->value.type.id)) {
+    if (!qv_lsql_lit_fits(l, vt)) return qv_lsql_decline(t, e, "an integer literal outside the column's type (Polars widens, Lance wraps)");
+    if (vt != QV_TYPE_INT64) cast_to = sql_type(vt); /* Lance's integer literals are already Int64 */
+  } else if (vt == QV_TYPE_FLOAT32 && (qv_type_is_integer(l->value.type.id) || is_float(l->value.type.id))) {
+    cast_to = "FLOAT";
+  }
+  if (!cast_to) return qv_lsql_binop(t, e, op, o);
+  sb a = {0}, b = {0};
+  bool ok = qv_lsql_value(t, v, &a);
+  ok = qv_lsql_emit_literal(t, l, &b) && ok;
+  if (ok && lx) sb_f(o, "(CAST(%s AS %s) %s %s)", b.p, cast_to, op, a.p);
+  else if (ok) sb_f(o, "(%s %s CAST(%s AS %s))", a.p, op, b.p, cast_to);
+  sb_free(&a);
+  sb_free(&b);
+  return ok;
+}
+
 static bool arith(tr *t, const qv_expr *e, sb *o) {
   switch (e->op) {
-    case QV_OP_ADD: return binop(t, e, "+", o);
-    case QV_OP_SUB: return binop(t, e, "-", o);
-    case QV_OP_MUL: return binop(t, e, "*", o);
+    case QV_OP_ADD: return arith_binop(t, e, "+", o);
+    case QV_OP_SUB: return arith_binop(t, e, "-", o);
+    case QV_OP_MUL: return arith_binop(t, e, "*", o);
     case QV_OP_DIV: {
-      if (!(e->flags & QV_EXPR_F_TRUE_DIV)) return binop(t, e, "/", o);
+      if (!(e->flags & QV_EXPR_F_TRUE_DIV)) return qv_lsql_binop(t, e, "/", o);
+      int f32 = div_float32(t, e);
+      if (f32 < 0) return qv_lsql_decline(t, e, "/ of a Float32 and another type: the result type is not pinned down");
       sb a = {0}, b = {0};
-      bool ok = value(t, e->args[0], &a);
-      ok = value(t, e->args[1], &b) && ok;
+      bool ok = qv_lsql_value(t, e->args[0], &a);
+      ok = qv_lsql_value(t, e->args[1], &b) && ok;
       if (ok) {
         sb_s(o, "(");
         for (int i = 0; i < 2; i++) {
@@ -655,10 +425,14 @@ static bool arith(tr *t, const qv_expr *e, sb *o) {
           double v;
           char buf[64];
           if (i) sb_s(o, " / ");
-          if (lit_number(x, &v) && isfinite(v) && fabs(v) < 9.0e15) {
-            fmt_double(v, buf, sizeof buf); /* a float literal: Lance divides as double */
+          if (f32 && lit_number(x, &v)) {
+            sb_f(o, "CAST(%s AS FLOAT)", i ? b.p : a.p); /* Polars divides a Float32 in Float32 */
+          } else if (f32) {
+            sb_s(o, i ? b.p : a.p);
+          } else if (lit_number(x, &v) && isfinite(v) && fabs(v) < 9.0e15) {
+            qv_lsql_fmt_double(v, buf, sizeof buf); /* a float literal: Lance divides as double */
             sb_s(o, buf);
-          } else if (type_of(t, x) == QV_TYPE_FLOAT64) {
+          } else if (qv_lsql_type_of(t, x) == QV_TYPE_FLOAT64) {
             sb_s(o, i ? b.p : a.p);
           } else {
             sb_f(o, "CAST(%s AS DOUBLE)", i ? b.p : a.p);
@@ -672,12 +446,12 @@ static bool arith(tr *t, const qv_expr *e, sb *o) {
     }
     case QV_OP_MOD: {
       int64_t k;
-      qv_type_id xt = type_of(t, e->args[0]);
+      qv_type_id xt = qv_lsql_type_of(t, e->args[0]);
       if (!int_lit(e->args[1], &k) || k <= 0 || k > ((int64_t)1 << 62) || !qv_type_is_integer(xt))
-        return decline(t, e, "%% follows the divisor in Polars and the dividend in Lance; only an integer modulo "
+        return qv_lsql_decline(t, e, "%% follows the divisor in Polars and the dividend in Lance; only an integer modulo "
                              "a positive integer literal is rewritten");
       sb a = {0};
-      bool ok = value(t, e->args[0], &a);
+      bool ok = qv_lsql_value(t, e->args[0], &a);
       if (ok && !qv_type_is_signed(xt)) sb_f(o, "(%s %% %lld)", a.p, (long long)k);
       else if (ok) sb_f(o, "(((%s %% %lld) + %lld) %% %lld)", a.p, (long long)k, (long long)k, (long long)k);
       sb_free(&a);
@@ -685,7 +459,7 @@ static bool arith(tr *t, const qv_expr *e, sb *o) {
     }
     case QV_OP_NEG: {
       sb a = {0};
-      bool ok = value(t, e->args[0], &a);
+      bool ok = qv_lsql_value(t, e->args[0], &a);
       if (ok) sb_f(o, "(-%s)", a.p);
       sb_free(&a);
       return ok;
@@ -696,16 +470,16 @@ static bool arith(tr *t, const qv_expr *e, sb *o) {
       double f;
       if (!int_lit(y, &k)) {
         if (lit_number(y, &f) && f == floor(f) && f >= 1 && f <= 8) k = (int64_t)f;
-        else return decline(t, e, "** with a fractional, negative or computed exponent");
+        else return qv_lsql_decline(t, e, "** with a fractional, negative or computed exponent");
       }
-      if (k < 1 || k > 8) return decline(t, e, "** with exponent %lld: only 1..8 become multiplication", (long long)k);
+      if (k < 1 || k > 8) return qv_lsql_decline(t, e, "** with exponent %lld: only 1..8 become multiplication", (long long)k);
       /* A float product of three or more rounds more than once where pow()
        * rounds once; x * x is exact as pow(x, 2). */
-      if (k > 2 && !qv_type_is_integer(type_of(t, e->args[0])))
-        return decline(t, e, "** %lld on a value that may be a float: repeated multiplication rounds differently",
+      if (k > 2 && !qv_type_is_integer(qv_lsql_type_of(t, e->args[0])))
+        return qv_lsql_decline(t, e, "** %lld on a value that may be a float: repeated multiplication rounds differently",
                        (long long)k);
       sb a = {0};
-      bool ok = value(t, e->args[0], &a);
+      bool ok = qv_lsql_value(t, e->args[0], &a);
       if (ok) {
         sb_s(o, "(");
         for (int64_t i = 0; i < k; i++) {
@@ -721,48 +495,88 @@ static bool arith(tr *t, const qv_expr *e, sb *o) {
   }
 }
 
-static bool value(tr *t, const qv_expr *e, sb *o) {
+/* str.contains_any(["a", "b"]): any pattern occurs as a substring, an
+ * empty pattern always; the same as an OR of contains(). */
+static bool contains_any(tr *t, const qv_expr *e, sb *o) {
+  if (e->flags & QV_EXPR_F_ASCII_CI)
+    return qv_lsql_decline(t, e, "contains_any(ascii_case_insensitive=True) has no exact Lance spelling");
+  const qv_expr *l = e->args[1];
+  bool ok = l->kind == QV_EXPR_CALL && l->op == QV_OP_LIST && l->n_args >= 1 && l->n_args <= 256;
+  for (int32_t i = 0; ok && i < l->n_args; i++) ok = str_lit(l->args[i]);
+  if (!ok) return qv_lsql_decline(t, e, "contains_any needs a literal list of 1..256 strings without nulls");
+  sb a = {0}, parts = {0};
+  ok = qv_lsql_value(t, e->args[0], &a);
+  for (int32_t i = 0; ok && i < l->n_args; i++) {
+    sb p = {0};
+    ok = qv_lsql_emit_string(t, l->args[i], l->args[i]->value.bytes, l->args[i]->value.len, &p);
+    if (ok) sb_f(&parts, "%scontains(%s, %s)", i ? " OR " : "", a.p, p.p);
+    sb_free(&p);
+  }
+  if (ok) sb_f(o, l->n_args > 1 ? "(%s)" : "%s", parts.p);
+  sb_free(&a);
+  sb_free(&parts);
+  return ok;
+}
+
+static bool is_logic(const qv_expr *e) {
+  return e->kind == QV_EXPR_CALL &&
+         (e->op == QV_OP_AND || e->op == QV_OP_OR || e->op == QV_OP_XOR || e->op == QV_OP_NOT);
+}
+
+bool qv_lsql_value(tr *t, const qv_expr *e, sb *o) {
   if (e->kind == QV_EXPR_COLUMN) return emit_column(t, e, o);
-  if (e->kind == QV_EXPR_LITERAL) return emit_literal(t, e, o);
+  if (e->kind == QV_EXPR_LITERAL) return qv_lsql_emit_literal(t, e, o);
+  /* Under anything but another logic operator, & | ^ ~ of operands not
+   * known to be boolean may be Polars' bitwise integer operators. */
+  if (!is_logic(e))
+    for (int32_t i = 0; i < e->n_args; i++)
+      if (is_logic(e->args[i]) && qv_lsql_type_of(t, e->args[i]) != QV_TYPE_BOOL)
+        return qv_lsql_decline(t, e->args[i], "an operand not known to be boolean: Polars' %s may be bitwise",
+                       qv_op_name(e->args[i]->op));
   switch (e->op) {
     case QV_OP_EQ: case QV_OP_NE: case QV_OP_LT: case QV_OP_LE: case QV_OP_GT: case QV_OP_GE:
     case QV_OP_EQ_MISSING: case QV_OP_NE_MISSING:
-      return compare(t, e, o);
+      return qv_lsql_compare(t, e, o);
     case QV_OP_AND: case QV_OP_OR: case QV_OP_XOR: case QV_OP_NOT: return logic(t, e, o);
     case QV_OP_IS_NULL: case QV_OP_IS_NOT_NULL: {
       sb a = {0};
-      bool ok = value(t, e->args[0], &a);
+      bool ok = qv_lsql_value(t, e->args[0], &a);
       if (ok) sb_f(o, "(%s %s)", a.p, e->op == QV_OP_IS_NULL ? "IS NULL" : "IS NOT NULL");
       sb_free(&a);
       return ok;
     }
-    case QV_OP_IN: return in_list(t, e, o);
+    case QV_OP_IN: return qv_lsql_in_list(t, e, o);
     case QV_OP_CAST: return cast(t, e, o);
     case QV_OP_ADD: case QV_OP_SUB: case QV_OP_MUL: case QV_OP_DIV: case QV_OP_MOD: case QV_OP_NEG: case QV_OP_POW:
       return arith(t, e, o);
-    case QV_OP_FLOORDIV: return decline(t, e, "// floors in Polars and truncates in Lance");
+    case QV_OP_FLOORDIV: return qv_lsql_decline(t, e, "// floors in Polars and truncates in Lance");
     case QV_OP_FIELD: return field_ref(t, e, o);
     case QV_OP_STARTS_WITH: return call_fn(t, e, "starts_with", o);
     case QV_OP_ENDS_WITH: return call_fn(t, e, "ends_with", o);
     case QV_OP_CONTAINS: return call_fn(t, e, "contains", o);
     case QV_OP_REGEXP_MATCH:
-      if (e->flags & QV_EXPR_F_LENIENT) return decline(t, e, "str.contains(strict=False): an invalid regex is null in Polars, an error in Lance");
-      if (e->n_args != 2) return decline(t, e, "regex flags");
+      if (e->flags & QV_EXPR_F_LENIENT) return qv_lsql_decline(t, e, "str.contains(strict=False): an invalid regex is null in Polars, an error in Lance");
+      if (e->n_args != 2) return qv_lsql_decline(t, e, "regex flags");
       return call_fn(t, e, "regexp_like", o);
     case QV_OP_LOWER: return call_fn(t, e, "lower", o);
     case QV_OP_UPPER: return call_fn(t, e, "upper", o);
     case QV_OP_LENGTH: return call_fn(t, e, "character_length", o);
     case QV_OP_LEN_BYTES: return call_fn(t, e, "octet_length", o);
-    case QV_OP_ABS: return call_fn(t, e, "abs", o);
-    case QV_OP_COALESCE: return call_fn(t, e, "coalesce", o);
+    case QV_OP_ABS: {
+      qv_type_id id = qv_lsql_type_of(t, e->args[0]);
+      if (id == QV_TYPE_NULL || (qv_type_is_integer(id) && qv_type_is_signed(id)))
+        return qv_lsql_decline(t, e, "abs of the most negative integer wraps in Polars and fails the whole Lance query");
+      return call_fn(t, e, "abs", o);
+    }
+    case QV_OP_COALESCE: return coalesce(t, e, o);
     case QV_OP_FILL_NULL:
-      if (e->n_args != 2) return decline(t, e, "fill_null(strategy=...) looks at other rows");
-      return call_fn(t, e, "coalesce", o);
+      if (e->n_args != 2) return qv_lsql_decline(t, e, "fill_null(strategy=...) looks at other rows");
+      return coalesce(t, e, o);
     case QV_OP_ISNAN: case QV_OP_IS_NOT_NAN: case QV_OP_IS_FINITE: case QV_OP_IS_INFINITE: {
-      qv_type_id id = type_of(t, e->args[0]);
-      if (id != QV_TYPE_NULL && !is_float(id)) return decline(t, e, "the NaN tests apply to floats only");
+      qv_type_id id = qv_lsql_type_of(t, e->args[0]);
+      if (id != QV_TYPE_NULL && !is_float(id)) return qv_lsql_decline(t, e, "the NaN tests apply to floats only");
       sb a = {0};
-      bool ok = value(t, e->args[0], &a);
+      bool ok = qv_lsql_value(t, e->args[0], &a);
       if (ok) {
         if (e->op == QV_OP_ISNAN) sb_f(o, "isnan(%s)", a.p);
         else if (e->op == QV_OP_IS_NOT_NAN) sb_f(o, "(NOT isnan(%s))", a.p);
@@ -776,21 +590,21 @@ static bool value(tr *t, const qv_expr *e, sb *o) {
     case QV_OP_MIN_HORIZONTAL: case QV_OP_MAX_HORIZONTAL:
       for (int32_t i = 0; i < e->n_args; i++)
         if (!is_lit(e->args[i]) && maybe_float(t, e->args[i]))
-          return decline(t, e, "an input may be a float: Polars and Lance order -0.0 and NaN differently");
+          return qv_lsql_decline(t, e, "an input may be a float: Polars and Lance order -0.0 and NaN differently");
       return call_fn(t, e, e->op == QV_OP_MIN_HORIZONTAL ? "least" : "greatest", o);
     case QV_OP_ALL_HORIZONTAL: case QV_OP_ANY_HORIZONTAL:
-      if (e->n_args != 1) return decline(t, e, "empty horizontal");
-      return value(t, e->args[0], o);
+      if (e->n_args != 1) return qv_lsql_decline(t, e, "empty horizontal");
+      return qv_lsql_value(t, e->args[0], o);
     case QV_OP_CONCAT_STR: {
       for (int32_t i = 0; i < e->n_args; i++)
-        if (type_of(t, e->args[i]) != QV_TYPE_STRING)
-          return decline(t, e, "concat_str of a value not known to be a string (number formats differ)");
-      if (e->n_args < 1 || e->n_args > 7) return decline(t, e, "concat_str arity");
+        if (qv_lsql_type_of(t, e->args[i]) != QV_TYPE_STRING)
+          return qv_lsql_decline(t, e, "concat_str of a value not known to be a string (number formats differ)");
+      if (e->n_args < 1 || e->n_args > 7) return qv_lsql_decline(t, e, "concat_str arity");
       sb parts[8] = {{0}};
       bool ok = args_into(t, e, 0, parts);
       sb sep = {0};
       const char *sn = e->name ? e->name : "";
-      ok = ok && emit_string(t, e, (const uint8_t *)sn, (int64_t)strlen(sn), &sep);
+      ok = ok && qv_lsql_emit_string(t, e, (const uint8_t *)sn, (int64_t)strlen(sn), &sep);
       if (ok && (e->flags & QV_EXPR_F_IGNORE_NULLS)) {
         sb_f(o, "concat_ws(%s", sep.p);
         for (int32_t i = 0; i < e->n_args; i++) sb_f(o, ", %s", parts[i].p);
@@ -809,58 +623,56 @@ static bool value(tr *t, const qv_expr *e, sb *o) {
     }
     case QV_OP_STRIP_CHARS:
       if (is_lit(e->args[1]) && e->args[1]->value.is_null)
-        return decline(t, e, "str.strip_chars() strips Unicode whitespace, btrim only spaces");
+        return qv_lsql_decline(t, e, "str.strip_chars() strips Unicode whitespace, btrim only spaces");
       return call_fn(t, e, "btrim", o);
     case QV_OP_REPLACE: {
-      if (e->flags & QV_EXPR_F_LITERAL) return decline(t, e, "str.replace(literal=True) has no exact Lance spelling");
+      if (e->flags & QV_EXPR_F_LITERAL) return qv_lsql_decline(t, e, "str.replace(literal=True) has no exact Lance spelling");
       const qv_expr *v = e->args[2];
       if (!str_lit(v) || strpbrk((const char *)v->value.bytes, "$\\"))
-        return decline(t, e, "a replacement that is computed or holds $ or \\ (group references differ)");
-      if (e->param != 1 && e->param != -1) return decline(t, e, "str.replace with n=%lld", (long long)e->param);
+        return qv_lsql_decline(t, e, "a replacement that is computed or holds $ or \\ (group references differ)");
+      if (e->param != 1 && e->param != -1) return qv_lsql_decline(t, e, "str.replace with n=%lld", (long long)e->param);
       sb parts[3] = {{0}};
       bool ok = args_into(t, e, 0, parts);
       if (ok) sb_f(o, "regexp_replace(%s, %s, %s%s)", parts[0].p, parts[1].p, parts[2].p, e->param == -1 ? ", 'g'" : "");
       for (int i = 0; i < 3; i++) sb_free(&parts[i]);
       return ok;
     }
-    case QV_OP_CONTAINS_ANY:
-      return decline(t, e, e->flags & QV_EXPR_F_ASCII_CI ? "contains_any(ascii_case_insensitive=True) has no exact Lance spelling"
-                                                         : "contains_any is not translated yet");
-    case QV_OP_TITLECASE: return decline(t, e, "str.to_titlecase has no Lance function with the same word rules");
-    case QV_OP_STR_SLICE: return decline(t, e, "str.slice has no Lance spelling with Polars' offsets");
-    case QV_OP_ROUND: return decline(t, e, "round: Polars rounds ties to even, Lance away from zero");
+    case QV_OP_CONTAINS_ANY: return contains_any(t, e, o);
+    case QV_OP_TITLECASE: return qv_lsql_decline(t, e, "str.to_titlecase has no Lance function with the same word rules");
+    case QV_OP_STR_SLICE: return qv_lsql_decline(t, e, "str.slice has no Lance spelling with Polars' offsets");
+    case QV_OP_ROUND: return qv_lsql_decline(t, e, "round: Polars rounds ties to even, Lance away from zero");
     case QV_OP_SQRT: case QV_OP_LN: case QV_OP_LOG10: case QV_OP_CBRT: case QV_OP_LOG:
-      return decline(t, e, "%s: NaN in Polars and NULL in Lance outside the domain", qv_op_name(e->op));
+      return qv_lsql_decline(t, e, "%s: NaN in Polars and NULL in Lance outside the domain", qv_op_name(e->op));
     case QV_OP_DT_PART: return dt_part(t, e, o);
-    case QV_OP_DT_EPOCH: return decline(t, e, "dt.epoch has no Lance spelling");
+    case QV_OP_DT_EPOCH: return qv_lsql_decline(t, e, "dt.epoch has no Lance spelling");
     case QV_OP_DT_TRUNCATE: return dt_truncate(t, e, o);
     case QV_OP_DT_DATE: {
-      const qv_datatype *d = col_type(t, e->args[0]);
+      const qv_datatype *d = qv_lsql_col_type(t, e->args[0]);
       if (!d || d->id != QV_TYPE_TIMESTAMP || d->timezone)
-        return decline(t, e, "dt.date needs a timestamp known to be naive");
+        return qv_lsql_decline(t, e, "dt.date needs a timestamp known to be naive");
       sb a = {0};
-      bool ok = value(t, e->args[0], &a);
+      bool ok = qv_lsql_value(t, e->args[0], &a);
       if (ok) sb_f(o, "CAST(%s AS DATE)", a.p);
       sb_free(&a);
       return ok;
     }
     case QV_OP_ARRAY_HAS:
-      if (is_lit(e->args[1]) && e->args[1]->value.is_null) return decline(t, e, "list.contains(None)");
+      if (is_lit(e->args[1]) && e->args[1]->value.is_null) return qv_lsql_decline(t, e, "list.contains(None)");
       return call_fn(t, e, "array_has", o);
     case QV_OP_ARRAY_LENGTH: return call_fn(t, e, "array_length", o);
     case QV_OP_LIST_GET: {
       int64_t k;
-      if (!(e->flags & QV_EXPR_F_NULL_ON_OOB)) return decline(t, e, "list.get without null_on_oob fails in Polars, gives NULL in Lance");
-      if (!int_lit(e->args[1], &k) || k == INT64_MAX) return decline(t, e, "list.get with a computed index");
+      if (!(e->flags & QV_EXPR_F_NULL_ON_OOB)) return qv_lsql_decline(t, e, "list.get without null_on_oob fails in Polars, gives NULL in Lance");
+      if (!int_lit(e->args[1], &k) || k == INT64_MAX) return qv_lsql_decline(t, e, "list.get with a computed index");
       sb a = {0};
-      bool ok = value(t, e->args[0], &a);
+      bool ok = qv_lsql_value(t, e->args[0], &a);
       if (ok) sb_f(o, "array_element(%s, %lld)", a.p, (long long)(k >= 0 ? k + 1 : k));
       sb_free(&a);
       return ok;
     }
-    case QV_OP_WHEN: return decline(t, e, "when/then/otherwise is not translated");
-    case QV_OP_UNKNOWN: return decline(t, e, "a Polars construct quiver does not know");
-    default: return decline(t, e, "%s is not produced by the Polars front ends", qv_op_name(e->op));
+    case QV_OP_WHEN: return qv_lsql_decline(t, e, "when/then/otherwise is not translated");
+    case QV_OP_UNKNOWN: return qv_lsql_decline(t, e, "a Polars construct quiver does not know");
+    default: return qv_lsql_decline(t, e, "%s is not produced by the Polars front ends", qv_op_name(e->op));
   }
 }
 
@@ -899,7 +711,7 @@ static bool positive(tr *t, const qv_expr *e, sb *o, bool *exact) {
     return oka || okb;
   }
   *exact = true;
-  return value(t, e, o);
+  return qv_lsql_value(t, e, o);
 }
 
 qv_status qv_to_lance_filter(const qv_expr *e, const qv_schema *schema, qv_lance_filter **out, qv_error *err) {

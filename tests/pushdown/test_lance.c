@@ -33,12 +33,19 @@ static void data_path(char *buf, size_t size, const char *name) {
   snprintf(buf, size, "%s/pushdown/%s", QV_TEST_DATA_DIR, name);
 }
 
-/* "a:int64,b:string" -> schema. */
+/* "a:int64,b:string" -> schema.  Commas inside [] or <> belong to a type
+ * ("ts:timestamp[us, UTC]", "st:struct<x:int64,y:string>"). */
 static void parse_schema(const char *text, qv_schema *out) {
   char copy[512];
   snprintf(copy, sizeof copy, "%s", text);
+  int nest = 0;
+  for (char *p = copy; *p; p++) {
+    if (*p == '[' || *p == '<') nest++;
+    else if (*p == ']' || *p == '>') nest--;
+    else if (*p == ',' && nest == 0) *p = '\x1f';
+  }
   char *save = NULL;
-  for (char *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+  for (char *item = strtok_r(copy, "\x1f", &save); item; item = strtok_r(NULL, "\x1f", &save)) {
     char *colon = strchr(item, ':');
     assert_non_null(colon);
     *colon = 0;

@@ -1,0 +1,422 @@
+/* Lance SQL for literals and for comparisons with one: the float policy
+ * (-0.0, NaN, Float32), the integer literal rules (outside the column's
+ * type, against floats) and IN lists.  See lance.c for the policies. */
+#include "lance_int.h"
+
+/* Lance converts an integer literal to the other side's integer type and
+ * fails the whole query when it does not fit (`i8 = 200`, `u8 > -1`).
+ * Polars widens instead.  With the type known, a literal outside it makes
+ * the column compare as BIGINT (*cast_out); without a type only 0..127
+ * fits every integer type.  Returns false (declined) when neither works. */
+static bool int_lit_range(tr *t, const qv_expr *e, qv_type_id xt, const qv_expr *l, bool *cast_out) {
+  *cast_out = false;
+  if (!is_lit(l) || l->value.is_null || !qv_type_is_integer(l->value.type.id)) return true;
+  if (xt == QV_TYPE_NULL) {
+    if (qv_lsql_lit_fits(l, QV_TYPE_INT8) && !(qv_type_is_signed(l->value.type.id) && l->value.v.i < 0)) return true;
+    return qv_lsql_decline(t, e, "without a schema an integer literal outside 0..127 may not fit the column's type "
+                         "(Lance then fails the query)");
+  }
+  if (!qv_type_is_integer(xt) || qv_lsql_lit_fits(l, xt)) return true;
+  if (xt == QV_TYPE_UINT64 || !qv_lsql_lit_fits(l, QV_TYPE_INT64))
+    return qv_lsql_decline(t, e, "an integer literal outside the column's type and outside BIGINT");
+  *cast_out = true;
+  return true;
+}
+
+/* Python repr of a finite double: the shortest digits that round-trip,
+ * positional for 1e-4 <= |v| < 1e16 ("300.0", "0.001"), else scientific
+ * with a two-digit exponent ("1e+19", "5e-324"). */
+void qv_lsql_fmt_double(double v, char *buf, size_t size) {
+  char e[40];
+  for (int prec = 0; prec <= 16; prec++) {
+    snprintf(e, sizeof e, "%.*e", prec, v);
+    if (strtod(e, NULL) == v) break;
+  }
+  /* e is [-]d[.ddd]e[+-]XX: split into sign, digits and exponent. */
+  const char *p = e;
+  bool neg = *p == '-';
+  if (neg) p++;
+  char digits[24];
+  size_t nd = 0;
+  for (; *p && *p != 'e'; p++)
+    if (*p != '.' && nd + 1 < sizeof digits) digits[nd++] = *p;
+  while (nd > 1 && digits[nd - 1] == '0') nd--;
+  digits[nd] = 0;
+  int exp10 = atoi(p + 1);
+  size_t n = 0;
+  char out[64];
+  if (neg) out[n++] = '-';
+  if (exp10 >= -4 && exp10 < 16) {
+    if (exp10 < 0) {
+      out[n++] = '0';
+      out[n++] = '.';
+      for (int i = -1; i > exp10; i--) out[n++] = '0';
+      for (size_t i = 0; i < nd; i++) out[n++] = digits[i];
+    } else {
+      for (int i = 0; i <= exp10; i++) out[n++] = (size_t)i < nd ? digits[i] : '0';
+      out[n++] = '.';
+      if ((size_t)exp10 + 1 < nd)
+        for (size_t i = (size_t)exp10 + 1; i < nd; i++) out[n++] = digits[i];
+      else
+        out[n++] = '0';
+    }
+    out[n] = 0;
+  } else {
+    out[n++] = digits[0];
+    if (nd > 1) {
+      out[n++] = '.';
+      for (size_t i = 1; i < nd; i++) out[n++] = digits[i];
+    }
+    snprintf(out + n, sizeof out - n, "e%c%02d", exp10 < 0 ? '-' : '+', exp10 < 0 ? -exp10 : exp10);
+  }
+  snprintf(buf, size, "%s", out);
+}
+
+bool qv_lsql_emit_string(tr *t, const qv_expr *e, const uint8_t *s, int64_t n, sb *o) {
+  if (memchr(s, 0, (size_t)n)) return qv_lsql_decline(t, e, "a NUL character has no Lance SQL string spelling");
+  /* Whether Lance's SQL dialect reads backslash escapes is not pinned down
+   * here; a string that holds one declines rather than risk it. */
+  if (memchr(s, '\\', (size_t)n)) return qv_lsql_decline(t, e, "a backslash in a string literal may be read as an escape");
+  sb_s(o, "'");
+  for (int64_t i = 0; i < n; i++) {
+    if (s[i] == '\'') sb_s(o, "''");
+    else sb_add(o, (const char *)s + i, 1);
+  }
+  sb_s(o, "'");
+  return true;
+}
+
+bool qv_lsql_emit_literal(tr *t, const qv_expr *e, sb *o) {
+  const qv_scalar *v = &e->value;
+  if (v->is_null) {
+    if (v->type.id == QV_TYPE_TIME64 || v->type.id == QV_TYPE_DURATION)
+      return qv_lsql_decline(t, e, "Time and Duration literals have no Lance SQL spelling with Polars' meaning");
+    sb_s(o, "NULL");
+    return true;
+  }
+  char buf[64];
+  switch (v->type.id) {
+    case QV_TYPE_BOOL: sb_s(o, v->v.b ? "TRUE" : "FALSE"); return true;
+    case QV_TYPE_INT8: case QV_TYPE_INT16: case QV_TYPE_INT32: case QV_TYPE_INT64:
+      /* Lance reads -9223372036854775808 as minus a float; spell it as a sum. */
+      if (v->v.i == INT64_MIN) sb_s(o, "(-9223372036854775807 - 1)");
+      else sb_f(o, "%lld", (long long)v->v.i);
+      return true;
+    case QV_TYPE_UINT8: case QV_TYPE_UINT16: case QV_TYPE_UINT32: case QV_TYPE_UINT64:
+      sb_f(o, "%llu", (unsigned long long)v->v.u);
+      return true;
+    case QV_TYPE_FLOAT32: case QV_TYPE_FLOAT64:
+      if (!isfinite(v->v.f)) return qv_lsql_decline(t, e, "NaN and infinite literals have no Lance SQL spelling");
+      qv_lsql_fmt_double(v->v.f, buf, sizeof buf);
+      sb_s(o, buf);
+      return true;
+    case QV_TYPE_STRING: return qv_lsql_emit_string(t, e, v->bytes, v->len, o);
+    case QV_TYPE_DATE32: {
+      int64_t y;
+      unsigned m, d;
+      qv_civil_from_days(v->v.i, &y, &m, &d);
+      if (y < 1 || y > 9999) return qv_lsql_decline(t, e, "date outside years 1..9999");
+      sb_f(o, "date '%04lld-%02u-%02u'", (long long)y, m, d);
+      return true;
+    }
+    case QV_TYPE_TIME64: case QV_TYPE_DURATION:
+      return qv_lsql_decline(t, e, "Time and Duration literals have no Lance SQL spelling with Polars' meaning");
+    case QV_TYPE_TIMESTAMP:
+      return qv_lsql_decline(t, e, "timestamp literals are not translated yet (unit and time zone must match the column)");
+    case QV_TYPE_DECIMAL128: return qv_lsql_decline(t, e, "Lance reads a decimal literal as a float");
+    default: return qv_lsql_decline(t, e, "no Lance SQL spelling for a literal of this type");
+  }
+}
+
+static const char *cmp_sql(qv_op op) {
+  switch (op) {
+    case QV_OP_EQ: return "=";
+    case QV_OP_NE: return "!=";
+    case QV_OP_LT: return "<";
+    case QV_OP_LE: return "<=";
+    case QV_OP_GT: return ">";
+    case QV_OP_GE: return ">=";
+    case QV_OP_EQ_MISSING: return "IS NOT DISTINCT FROM";
+    case QV_OP_NE_MISSING: return "IS DISTINCT FROM";
+    default: return "?";
+  }
+}
+
+static qv_op flip(qv_op op) {
+  switch (op) {
+    case QV_OP_LT: return QV_OP_GT;
+    case QV_OP_LE: return QV_OP_GE;
+    case QV_OP_GT: return QV_OP_LT;
+    case QV_OP_GE: return QV_OP_LE;
+    default: return op;
+  }
+}
+
+/* x OP timestamp literal: only a naive literal against a column known to
+ * be a naive timestamp, within Lance's nanosecond timestamp range.  Lance
+ * reads `timestamp '...'` as wall-clock time without a zone, which is what
+ * Polars compares a naive column with. */
+static bool timestamp_lit(tr *t, const qv_expr *e, const qv_expr *x, const qv_expr *l, const sb *a, const char *s,
+                          sb *o) {
+  static const int64_t per_second[] = {1, 1000, 1000000, 1000000000};
+  const qv_datatype *d = qv_lsql_col_type(t, x);
+  if (!d || d->id != QV_TYPE_TIMESTAMP || d->timezone || l->value.type.timezone)
+    return qv_lsql_decline(t, e, "a timestamp literal translates only against a column known to be a naive timestamp");
+  int unit = (int)l->value.type.unit;
+  if (unit < 0 || unit > 3) return qv_lsql_decline(t, e, "timestamp unit");
+  int64_t ps = per_second[unit], v = l->value.v.i;
+  int64_t secs = v / ps, frac = v % ps;
+  if (frac < 0) {
+    frac += ps;
+    secs -= 1;
+  }
+  int64_t days = secs / 86400, sod = secs % 86400;
+  if (sod < 0) {
+    sod += 86400;
+    days -= 1;
+  }
+  int64_t y;
+  unsigned m, dd;
+  qv_civil_from_days(days, &y, &m, &dd);
+  if (y < 1678 || y > 2261) return qv_lsql_decline(t, e, "a timestamp outside Lance's nanosecond range (years 1678..2261)");
+  sb_f(o, "(%s %s timestamp '%04lld-%02u-%02u %02d:%02d:%02d", a->p, s, (long long)y, m, dd, (int)(sod / 3600),
+       (int)(sod / 60 % 60), (int)(sod % 60));
+  if (frac) {
+    int digits = unit == 1 ? 3 : unit == 2 ? 6 : 9;
+    sb_f(o, ".%0*lld", digits, (long long)frac);
+  }
+  sb_s(o, "')");
+  return true;
+}
+
+/* The literal compared with a value of type xt.  Polars compares a Float32
+ * with a Python number in Float32; DataFusion's coercion of a Float64
+ * literal against a Float32 column is not the same under every rewrite (a
+ * NOT turns it into a Float64 comparison), so the literal is cast to FLOAT
+ * explicitly.  A literal typed Float64 (pl.lit(x, dtype=pl.Float64))
+ * makes Polars compare in Float64: that declines. */
+static bool float_side_lit(tr *t, const qv_expr *e, qv_type_id xt, const qv_expr *l, sb *b) {
+  bool numeric = !l->value.is_null && (is_float(l->value.type.id) || qv_type_is_integer(l->value.type.id));
+  if (xt != QV_TYPE_FLOAT32 || !numeric) return qv_lsql_emit_literal(t, l, b);
+  if (!(l->flags & QV_EXPR_F_DYNAMIC) && l->value.type.id != QV_TYPE_FLOAT32)
+    return qv_lsql_decline(t, e, "a typed literal against a Float32 compares in its own type in Polars");
+  sb v = {0};
+  bool ok = qv_lsql_emit_literal(t, l, &v);
+  if (ok) sb_f(b, "CAST(%s AS FLOAT)", v.p);
+  sb_free(&v);
+  return ok;
+}
+
+/* x OP lit, with x not a literal (op already flipped so x is left). */
+static bool compare_lit(tr *t, const qv_expr *e, qv_op op, const qv_expr *x, const qv_expr *l, sb *o) {
+  sb a = {0};
+  bool ok = qv_lsql_value(t, x, &a);
+  qv_type_id xt = qv_lsql_type_of(t, x);
+  double v = 0;
+  bool num = lit_number(l, &v);
+  const char *s = cmp_sql(op);
+  bool missing = op == QV_OP_EQ_MISSING || op == QV_OP_NE_MISSING;
+  if (!ok) goto done;
+  if (num && !isfinite(v)) {
+    ok = qv_lsql_decline(t, l, "NaN and infinite literals have no Lance SQL spelling");
+    goto done;
+  }
+  bool widen = false;
+  if (!int_lit_range(t, e, xt, l, &widen)) {
+    ok = false;
+    goto done;
+  }
+  if (widen) {
+    sb b = {0};
+    ok = qv_lsql_emit_literal(t, l, &b);
+    if (ok) sb_f(o, "(CAST(%s AS BIGINT) %s %s)", a.p, s, b.p);
+    sb_free(&b);
+    goto done;
+  }
+  if (num && qv_type_is_integer(xt) && is_float(l->value.type.id)) {
+    /* Polars compares an integer with a float literal as Float64; Lance
+     * rejects the mixed comparison.  Below 2**53 an integral literal, or
+     * the nearest integer for an ordered comparison, keeps the column bare
+     * (an index can serve it) and means the same; otherwise the column is
+     * cast to DOUBLE exactly as Polars does. */
+    const double exact_ints = 9007199254740992.0; /* 2**53 */
+    double k = op == QV_OP_GT || op == QV_OP_GE ? ceil(v) : floor(v);
+    qv_expr kl = *l; /* the integer the literal becomes, to ask whether the column's type holds it */
+    kl.value.type.id = QV_TYPE_INT64;
+    kl.value.v.i = (int64_t)(fabs(k) < exact_ints ? k : 0);
+    if (fabs(k) < exact_ints && !qv_lsql_lit_fits(&kl, xt)) v = exact_ints; /* outside the type: compare as DOUBLE */
+    if (fabs(v) < exact_ints && v == floor(v)) {
+      sb_f(o, "(%s %s %lld)", a.p, s, (long long)v);
+    } else if (fabs(v) < exact_ints && (op == QV_OP_GT || op == QV_OP_GE)) {
+      sb_f(o, "(%s >= %lld)", a.p, (long long)ceil(v));
+    } else if (fabs(v) < exact_ints && (op == QV_OP_LT || op == QV_OP_LE)) {
+      sb_f(o, "(%s <= %lld)", a.p, (long long)floor(v));
+    } else {
+      sb b = {0};
+      ok = qv_lsql_emit_literal(t, l, &b);
+      if (ok) sb_f(o, "(CAST(%s AS DOUBLE) %s %s)", a.p, s, b.p);
+      sb_free(&b);
+    }
+    goto done;
+  }
+  if (is_lit(l) && !l->value.is_null && l->value.type.id == QV_TYPE_TIMESTAMP) {
+    ok = timestamp_lit(t, e, x, l, &a, s, o);
+    goto done;
+  }
+  if (num && (is_float(xt) || xt == QV_TYPE_NULL)) {
+    bool known = is_float(xt);
+    bool stored = x->kind == QV_EXPR_COLUMN ||
+                  (x->kind == QV_EXPR_CALL && (x->op == QV_OP_FIELD || x->op == QV_OP_LIST_GET));
+    if (!known && !stored && op != QV_OP_EQ && op != QV_OP_NE && !missing) {
+      /* A stored NaN is assumed positive (see the top of this file), but
+       * arithmetic makes NaNs of either sign and Lance sorts -NaN first. */
+      ok = qv_lsql_decline(t, e, "without a schema a computed value may be a float NaN of either sign, which Lance orders "
+                         "by sign and Polars as greatest");
+      goto done;
+    }
+    if (!known && is_float(l->value.type.id)) {
+      ok = qv_lsql_decline(t, e, "without a schema a float literal may meet an integer column (Lance rejects it) or "
+                         "a float column's -0.0/NaN (ordered differently)");
+      goto done;
+    }
+    if (v == 0) {
+      if (!known && op != QV_OP_GT && op != QV_OP_LE) {
+        ok = qv_lsql_decline(t, e, "without a schema the column may be a float where Polars has -0.0 == 0.0 and Lance "
+                           "-0.0 < 0.0");
+        goto done;
+      }
+      if (!known) {
+        sb_f(o, "(%s %s 0)", a.p, s);
+        goto done;
+      }
+      switch (op) {
+        case QV_OP_EQ: sb_f(o, "((%s = 0.0) OR (%s = -0.0))", a.p, a.p); break;
+        case QV_OP_NE: sb_f(o, "((%s != 0.0) AND (%s != -0.0))", a.p, a.p); break;
+        case QV_OP_LT: sb_f(o, "((%s < -0.0) AND (NOT isnan(%s)))", a.p, a.p); break;
+        case QV_OP_LE: sb_f(o, "((%s <= 0.0) AND (NOT isnan(%s)))", a.p, a.p); break;
+        case QV_OP_GT: sb_f(o, "((%s > 0.0) OR isnan(%s))", a.p, a.p); break;
+        case QV_OP_GE: sb_f(o, "((%s >= -0.0) OR isnan(%s))", a.p, a.p); break;
+        /* IS TRUE: a null row is false (eq_missing) or true (ne_missing), never null. */
+        case QV_OP_EQ_MISSING: sb_f(o, "(((%s = 0.0) OR (%s = -0.0)) IS TRUE)", a.p, a.p); break;
+        case QV_OP_NE_MISSING: sb_f(o, "(((%s = 0.0) OR (%s = -0.0)) IS NOT TRUE)", a.p, a.p); break;
+        default: ok = qv_lsql_decline(t, e, "eq_missing against zero on a float: -0.0 and 0.0 differ in Lance"); break;
+      }
+      goto done;
+    }
+    if (known && op != QV_OP_EQ && op != QV_OP_NE && !missing) {
+      sb b = {0};
+      if (!float_side_lit(t, e, xt, l, &b)) {
+        sb_free(&b);
+        ok = false;
+        goto done;
+      }
+      if (op == QV_OP_GT || op == QV_OP_GE) sb_f(o, "((%s %s %s) OR isnan(%s))", a.p, s, b.p, a.p);
+      else sb_f(o, "((%s %s %s) AND (NOT isnan(%s)))", a.p, s, b.p, a.p);
+      sb_free(&b);
+      goto done;
+    }
+  }
+  {
+    sb b = {0};
+    ok = float_side_lit(t, e, xt, l, &b);
+    if (ok) sb_f(o, "(%s %s %s)", a.p, s, b.p);
+    sb_free(&b);
+  }
+done:
+  sb_free(&a);
+  return ok;
+}
+
+bool qv_lsql_compare(tr *t, const qv_expr *e, sb *o) {
+  const qv_expr *x = e->args[0], *y = e->args[1];
+  if (!is_lit(x) && is_lit(y)) return compare_lit(t, e, e->op, x, y, o);
+  if (is_lit(x) && !is_lit(y)) return compare_lit(t, e, flip(e->op), y, x, o);
+  if (!is_lit(x) && !is_lit(y) && (maybe_float(t, x) || maybe_float(t, y))) {
+    sb a = {0}, b = {0};
+    bool ok = qv_lsql_value(t, x, &a);
+    ok = qv_lsql_value(t, y, &b) && ok;
+    sb_free(&a);
+    sb_free(&b);
+    if (!ok) return false;
+    return qv_lsql_decline(t, e, "two sides that may be floats: Lance orders -0.0 < 0.0 and NaN by sign");
+  }
+  return qv_lsql_binop(t, e, cmp_sql(e->op), o);
+}
+
+bool qv_lsql_in_list(tr *t, const qv_expr *e, sb *o) {
+  if (e->sem.in_nulls_equal)
+    return qv_lsql_decline(t, e, "is_in(nulls_equal=True): SQL IN never matches NULL");
+  sb a = {0};
+  if (!qv_lsql_value(t, e->args[0], &a)) return false;
+  qv_type_id xt = qv_lsql_type_of(t, e->args[0]);
+  sb items = {0};
+  int32_t n = 0;
+  bool ok = true, widen = false;
+  for (int32_t i = 1; i < e->n_args && ok; i++) {
+    bool w;
+    ok = int_lit_range(t, e, xt, e->args[i], &w);
+    widen = widen || w;
+  }
+  for (int32_t i = 1; i < e->n_args && ok; i++) {
+    const qv_expr *l = e->args[i];
+    double v;
+    if (l->value.is_null) continue; /* with nulls_equal=False a NULL item never matches (and must not make IN null) */
+    bool num = lit_number(l, &v);
+    if (num && !isfinite(v)) {
+      ok = qv_lsql_decline(t, l, "NaN and infinite literals have no Lance SQL spelling");
+      break;
+    }
+    if (num && qv_type_is_integer(xt) && is_float(l->value.type.id) && fabs(v) > 9.0e18) {
+      ok = qv_lsql_decline(t, l, "a float item beyond the int64 range against an integer");
+      break;
+    }
+    if (num && qv_type_is_integer(xt) && is_float(l->value.type.id) && v != floor(v)) continue; /* never equal */
+    if (num && xt == QV_TYPE_NULL && is_float(l->value.type.id)) {
+      ok = qv_lsql_decline(t, e, "without a schema a float item may meet an integer column (Lance rejects it)");
+      break;
+    }
+    if (num && v == 0 && !qv_type_is_integer(xt) && !is_float(xt)) {
+      ok = qv_lsql_decline(t, e, "without a schema a zero item may meet a float column's -0.0");
+      break;
+    }
+    if (n++) sb_s(&items, ", ");
+    if (num && qv_type_is_integer(xt) && is_float(l->value.type.id)) sb_f(&items, "%lld", (long long)v);
+    else ok = qv_lsql_emit_literal(t, l, &items);
+    if (ok && num && v == 0 && is_float(xt)) sb_s(&items, ", -0.0");
+  }
+  if (ok && n == 0) ok = qv_lsql_decline(t, e, "an empty list has no SQL IN spelling");
+  if (ok && widen) sb_f(o, "(CAST(%s AS BIGINT) IN (%s))", a.p, items.p);
+  else if (ok && xt == QV_TYPE_FLOAT32) sb_f(o, "(CAST(%s AS DOUBLE) IN (%s))", a.p, items.p); /* Polars: Float64 */
+  else if (ok) sb_f(o, "(%s IN (%s))", a.p, items.p);
+  sb_free(&a);
+  sb_free(&items);
+  return ok;
+}
+
+int qv_lsql_int_rank(qv_type_id id) {
+  switch (id) {
+    case QV_TYPE_INT8: case QV_TYPE_UINT8: return 1;
+    case QV_TYPE_INT16: case QV_TYPE_UINT16: return 2;
+    case QV_TYPE_INT32: case QV_TYPE_UINT32: return 3;
+    case QV_TYPE_INT64: case QV_TYPE_UINT64: return 4;
+    default: return 0;
+  }
+}
+
+/* Does the integer literal l hold a value of type id? */
+bool qv_lsql_lit_fits(const qv_expr *l, qv_type_id id) {
+  static const int64_t smin[] = {INT8_MIN, INT16_MIN, INT32_MIN, INT64_MIN};
+  static const int64_t smax[] = {INT8_MAX, INT16_MAX, INT32_MAX, INT64_MAX};
+  static const uint64_t umax[] = {UINT8_MAX, UINT16_MAX, UINT32_MAX, UINT64_MAX};
+  int r = qv_lsql_int_rank(id) - 1;
+  if (r < 0 || !is_lit(l) || l->value.is_null || !qv_type_is_integer(l->value.type.id)) return false;
+  bool neg = qv_type_is_signed(l->value.type.id) && l->value.v.i < 0;
+  if (qv_type_is_signed(id)) {
+    if (neg) return l->value.v.i >= smin[r];
+    uint64_t u = qv_type_is_signed(l->value.type.id) ? (uint64_t)l->value.v.i : l->value.v.u;
+    return u <= (uint64_t)smax[r];
+  }
+  if (neg) return false;
+  uint64_t u = qv_type_is_signed(l->value.type.id) ? (uint64_t)l->value.v.i : l->value.v.u;
+  return u <= umax[r];
+}

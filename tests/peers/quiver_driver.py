@@ -1,0 +1,106 @@
+"""The one place the peer tests reach quiver.
+
+Today it drives the `quiver` command (QV_BUILD_DIR/quiver); when the Python
+package lands, only this module changes (quiver.to_lance_filter,
+quiver.scan(...).filter(...)).  Everything returns plain values: a
+LanceFilter (sql, exact) or None, and pyarrow Tables.
+"""
+
+import os
+import re
+import subprocess
+from dataclasses import dataclass
+
+import pyarrow as pa
+import pyarrow.ipc as ipc
+
+BUILD = os.environ.get("QV_BUILD_DIR", os.path.join(os.path.dirname(__file__), "..", "..", "build"))
+
+
+@dataclass(frozen=True)
+class LanceFilter:
+    sql: str
+    exact: bool
+
+
+class QuiverError(Exception):
+    """quiver refused or failed; the message is its stderr."""
+
+
+# Scanner refusals that mean "this operator is not evaluable by quiver yet"
+# rather than a wrong answer (the evaluator is being extended elsewhere).
+NOT_YET_EVALUABLE = re.compile(r"cannot be bound|not supported", re.I)
+
+
+def quiver_path():
+    return os.path.abspath(os.path.join(BUILD, "quiver"))
+
+
+def available():
+    """None when the command can run, else why not."""
+    exe = quiver_path()
+    if not os.access(exe, os.X_OK):
+        return "%s is not built (run `make build` or set QV_BUILD_DIR)" % exe
+    return None
+
+
+def _run(args, binary=False):
+    proc = subprocess.run([quiver_path(), *args], capture_output=True, timeout=120)
+    if proc.returncode != 0:
+        raise QuiverError(proc.stderr.decode("utf-8", "replace").strip())
+    return proc.stdout if binary else proc.stdout.decode("utf-8")
+
+
+def _py_str(text):
+    """Reads back a Python string repr as the command prints it."""
+    import ast
+
+    value = ast.literal_eval(text)
+    if not isinstance(value, str):
+        raise ValueError("not a string: %r" % text)
+    return value
+
+
+_FILTER = re.compile(r"^LanceFilter\(sql=(?P<sql>.*), exact=(?P<exact>True|False)\)$", re.S)
+
+
+def lance_filter_repr(expr_text, schema_text=None):
+    """The exact line `quiver lance-filter` prints (without the newline)."""
+    args = ["lance-filter"]
+    if schema_text is not None:
+        args += ["--schema", schema_text]
+    return _run(args + [expr_text]).rstrip("\n")
+
+
+def to_lance_filter(expr_text, schema_text=None):
+    """quiver's translation of a Polars expression: LanceFilter or None."""
+    line = lance_filter_repr(expr_text, schema_text)
+    if line == "None":
+        return None
+    m = _FILTER.match(line)
+    if not m:
+        raise QuiverError("unexpected lance-filter output: %r" % line)
+    return LanceFilter(_py_str(m.group("sql")), m.group("exact") == "True")
+
+
+def explain(expr_text, schema_text=None):
+    args = ["lance-filter", "--explain"]
+    if schema_text is not None:
+        args += ["--schema", schema_text]
+    return _run(args + [expr_text]).split("\n", 1)[1]
+
+
+def import_table(table, arrow_path, dataset_dir):
+    """Writes table as an Arrow IPC file and imports it as a new dataset."""
+    with ipc.new_file(arrow_path, table.schema) as w:
+        w.write_table(table)
+    _run(["import", "--quiet", arrow_path, dataset_dir])
+
+
+def scan(dataset_dir, where, pushdown=True):
+    """The rows of dataset_dir that a Polars expression keeps, as a Table."""
+    args = ["scan", dataset_dir, "--where", where, "--format", "arrow"]
+    if not pushdown:
+        args.append("--no-pushdown")
+    out = _run(args, binary=True)
+    return ipc.open_stream(pa.BufferReader(out)).read_all()
