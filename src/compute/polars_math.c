@@ -390,6 +390,7 @@ static qv_status op_horizontal(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qv
       case QV_TYPE_FLOAT64:
         if (total) HFOLD_KEYED(double) else HFOLD(double, isnan)
         break;
+      case QV_TYPE_DECIMAL128: HFOLD(qvk_i128, NO_NAN) break; /* Polars' Int128 */
       default: HFOLD(int64_t, NO_NAN) break; /* int64, timestamps */
     }
   }

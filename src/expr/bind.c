@@ -571,6 +571,7 @@ static qv_status bind_call(qv_binder *b, qv_expr *e) {
     case QV_OP_EQ: case QV_OP_NE: case QV_OP_LT: case QV_OP_LE: case QV_OP_GT: case QV_OP_GE:
     case QV_OP_IN: case QV_OP_BETWEEN:
       if (e->n_args < 1) break;
+      if (qv_bind_is_polars(e)) QV_RETURN_NOT_OK(qv_bind_polars_compare_check(b, e));
       QV_RETURN_NOT_OK(qv_bind_unify(b, e->args, e->n_args, QV_COMMON_COMPARE, "compare", e->pos, &c));
       qv_datatype_reset(&c);
       qv_bind_set_simple(e, QV_TYPE_BOOL);

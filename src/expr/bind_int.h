@@ -58,6 +58,10 @@ qv_status qv_bind_polars(qv_binder *b, qv_expr *e);
 /* + - * / % on a Polars node with Polars' result types; *numeric false
  * (nothing changed) when an operand is not a number. */
 qv_status qv_bind_polars_arith(qv_binder *b, qv_expr *e, bool *numeric);
+/* Comparisons Polars 2.x refuses where the Lance rules would coerce:
+ * is_in of integers in a list of floats (or floats in integers), and
+ * datetimes in different time zones. */
+qv_status qv_bind_polars_compare_check(qv_binder *b, const qv_expr *e);
 /* Whether e came from a Polars front end (they mark every node). */
 static inline bool qv_bind_is_polars(const qv_expr *e) { return e->sem.float_order == QV_FLOAT_POLARS; }
 qv_status qv_bind_polars_text(qv_binder *b, qv_expr *e);

@@ -7,8 +7,9 @@
  * keeps a row with i8 = 2 only if the product is computed in Int8.
  * - Two typed operands take Polars' supertype: the wider of two same-sign
  *   integers; a signed and an unsigned integer the signed type wider than
- *   the unsigned one (Int128 for UInt64, which quiver does not have: an
- *   error); Float32 with an integer of at most 16 bits, else Float64.
+ *   the unsigned one (Int128 for UInt64, computed here as decimal(38, 0):
+ *   + - * and comparisons only); Float32 with an integer of at most 16 bits,
+ *   else Float64.
  * - A Python int or float literal ("dynamic") takes the other side's type
  *   when its value fits, else the smallest wider type of the same family
  *   (Int8 + 1000 is Int16, UInt8 + 1000 UInt16, UInt8 + -1 Int16, UInt64 +
@@ -37,10 +38,23 @@ static qv_type_id int_of(bool is_signed, int bits) {
   return is_signed ? s[k] : u[k];
 }
 
-/* Polars' supertype of two numeric types; false when it is Int128. */
+/* Polars' Int128 (a signed integer with a UInt64) is computed here as
+ * decimal(38, 0): exact for every sum, difference and comparison of 64-bit
+ * integers and for products up to 10^38. */
+static qv_datatype pl_int128(void) {
+  qv_datatype t = qv_datatype_simple(QV_TYPE_DECIMAL128);
+  t.precision = 38;
+  t.scale = 0;
+  return t;
+}
+
+/* Polars' supertype of two numeric types (QV_TYPE_DECIMAL128 standing for
+ * Int128). */
 static bool pl_supertype(qv_type_id a, qv_type_id b, qv_type_id *out) {
   if (a == b) {
     *out = a;
+  } else if (a == QV_TYPE_DECIMAL128 || b == QV_TYPE_DECIMAL128) {
+    *out = qv_is_float(a) || qv_is_float(b) ? QV_TYPE_FLOAT64 : QV_TYPE_DECIMAL128;
   } else if (qv_is_float(a) || qv_is_float(b)) {
     qv_type_id other = qv_is_float(a) ? b : a;
     bool f32 = (a == QV_TYPE_FLOAT32 || b == QV_TYPE_FLOAT32) && a != QV_TYPE_FLOAT64 && b != QV_TYPE_FLOAT64;
@@ -50,7 +64,7 @@ static bool pl_supertype(qv_type_id a, qv_type_id b, qv_type_id *out) {
   } else {
     qv_type_id s = qv_is_sint(a) ? a : b, u = qv_is_sint(a) ? b : a;
     if (int_bits(u) < int_bits(s)) *out = s;
-    else if (int_bits(u) == 64) return false;
+    else if (int_bits(u) == 64) *out = QV_TYPE_DECIMAL128;
     else *out = int_of(true, 2 * int_bits(u));
   }
   return true;
@@ -78,7 +92,7 @@ static bool pl_dynamic_type(const qv_scalar *v, qv_type_id other, qv_type_id *ou
   /* (a literal already bound holds its value in the type it was given) */
   bool neg = qv_is_sint(v->type.id) && v->v.i < 0;
   uint64_t mag = neg ? 0 - (uint64_t)v->v.i : qv_is_uint(v->type.id) ? v->v.u : (uint64_t)v->v.i;
-  if (qv_is_float(other)) {
+  if (qv_is_float(other) || other == QV_TYPE_DECIMAL128) {
     *out = other;
     return true;
   }
@@ -99,7 +113,24 @@ static bool pl_dynamic_type(const qv_scalar *v, qv_type_id other, qv_type_id *ou
     *out = QV_TYPE_INT64;
     return true;
   }
-  return false;
+  *out = QV_TYPE_DECIMAL128; /* a literal past Int64 next to a signed integer: Int128 */
+  return true;
+}
+
+/* Makes *slot / e of Polars numeric type id (Int128 as decimal(38, 0)). */
+static qv_status pl_coerce(qv_binder *b, qv_expr **slot, qv_type_id id) {
+  if (id != QV_TYPE_DECIMAL128) return qv_bind_coerce_simple(b, slot, id);
+  qv_datatype t = pl_int128();
+  return qv_bind_coerce_to(b, slot, &t);
+}
+
+static qv_status pl_set_type(qv_binder *b, qv_expr *e, qv_type_id id) {
+  if (id != QV_TYPE_DECIMAL128) {
+    qv_bind_set_simple(e, id);
+    return QV_OK;
+  }
+  qv_datatype t = pl_int128();
+  return qv_bind_set_type(b, e, &t);
 }
 
 static bool is_null_literal(const qv_expr *e) {
@@ -125,10 +156,7 @@ static qv_status pl_unify_numeric(qv_binder *b, qv_expr *e, qv_expr **slots, int
     qv_type_id id = s->type.id;
     if (id == QV_TYPE_NULL) continue;
     if (t == QV_TYPE_NULL) t = id;
-    else if (!pl_supertype(t, id, &t))
-      return qv_bind_error(b, QV_ERR_UNSUPPORTED, e->pos,
-                           "%s of %s and %s needs Polars' Int128, which quiver does not have", qv_op_name(e->op),
-                           TN(&slots[0]->type), TN(&s->type));
+    else pl_supertype(t, id, &t);
   }
   /* Literals alone: floats win, then the widest integer. */
   qv_type_id alone = QV_TYPE_NULL;
@@ -136,10 +164,7 @@ static qv_status pl_unify_numeric(qv_binder *b, qv_expr *e, qv_expr **slots, int
     if (!is_dynamic(slots[i])) continue;
     qv_type_id d;
     if (t != QV_TYPE_NULL) {
-      if (!pl_dynamic_type(&slots[i]->value, t, &d))
-        return qv_bind_error(b, QV_ERR_UNSUPPORTED, slots[i]->pos,
-                             "a literal that needs Polars' Int128 next to %s, which quiver does not have",
-                             TN(&slots[0]->type));
+      pl_dynamic_type(&slots[i]->value, t, &d);
       t = d;
     } else {
       pl_dynamic_type(&slots[i]->value, QV_TYPE_NULL, &d);
@@ -148,7 +173,7 @@ static qv_status pl_unify_numeric(qv_binder *b, qv_expr *e, qv_expr **slots, int
     }
   }
   if (t == QV_TYPE_NULL) t = alone;
-  for (int32_t i = 0; i < n && t != QV_TYPE_NULL; i++) QV_RETURN_NOT_OK(qv_bind_coerce_simple(b, &slots[i], t));
+  for (int32_t i = 0; i < n && t != QV_TYPE_NULL; i++) QV_RETURN_NOT_OK(pl_coerce(b, &slots[i], t));
   *out = t;
   return QV_OK;
 }
@@ -159,10 +184,7 @@ static qv_status pl_unify(qv_binder *b, qv_expr *e, qv_expr **slots, int32_t n, 
   qv_type_id t;
   bool numeric;
   QV_RETURN_NOT_OK(pl_unify_numeric(b, e, slots, n, &numeric, &t));
-  if (numeric) {
-    qv_bind_set_simple(e, t);
-    return QV_OK;
-  }
+  if (numeric) return pl_set_type(b, e, t);
   qv_datatype c;
   QV_RETURN_NOT_OK(qv_bind_unify(b, slots, n, QV_COMMON_UNION, what, e->pos, &c));
   qv_datatype_reset(&e->type);
@@ -182,7 +204,28 @@ qv_status qv_bind_polars_arith(qv_binder *b, qv_expr *e, bool *numeric) {
     t = QV_TYPE_FLOAT64;
     for (int32_t i = 0; i < 2; i++) QV_RETURN_NOT_OK(qv_bind_coerce_simple(b, &e->args[i], t));
   }
-  qv_bind_set_simple(e, t);
+  if (t == QV_TYPE_DECIMAL128 && e->op != QV_OP_ADD && e->op != QV_OP_SUB && e->op != QV_OP_MUL)
+    return qv_bind_error(b, QV_ERR_UNSUPPORTED, e->pos,
+                         "%s of a signed integer and a UInt64 is computed in Polars' Int128, which quiver has only "
+                         "for + - *",
+                         qv_op_name(e->op));
+  return pl_set_type(b, e, t);
+}
+
+qv_status qv_bind_polars_compare_check(qv_binder *b, const qv_expr *e) {
+  const qv_datatype *x = &e->args[0]->type;
+  for (int32_t i = 1; i < e->n_args; i++) {
+    const qv_expr *a = e->args[i];
+    const qv_datatype *y = &a->type;
+    if (e->op == QV_OP_IN && a->kind == QV_EXPR_LITERAL && !a->value.is_null &&
+        ((qv_is_int(x->id) && qv_is_float(y->id)) || (qv_is_float(x->id) && qv_is_int(y->id))))
+      return qv_bind_error(b, QV_ERR_TYPE, e->pos, "is_in cannot check for %s values in a list of %s (Polars 2 refuses it)",
+                           TN(x), TN(y));
+    if (x->id == QV_TYPE_TIMESTAMP && y->id == QV_TYPE_TIMESTAMP && x->timezone && y->timezone &&
+        strcmp(x->timezone, y->timezone) != 0)
+      return qv_bind_error(b, QV_ERR_TYPE, e->pos, "cannot compare %s with %s: Polars compares datetimes only in one time zone",
+                           TN(x), TN(y));
+  }
   return QV_OK;
 }
 
@@ -283,7 +326,7 @@ static qv_status bind_horizontal(qv_binder *b, qv_expr *e) {
     e->type = c;
   }
   qv_type_id id = e->type.id;
-  if (qv_is_int(id) || qv_is_float(id) || qv_is_datetime(id) || id == QV_TYPE_NULL) return QV_OK;
+  if (qv_is_int(id) || qv_is_float(id) || qv_is_datetime(id) || id == QV_TYPE_DECIMAL128 || id == QV_TYPE_NULL) return QV_OK;
   const char *name = qv_bind_is_polars(e) ? qv_op_name(e->op) : e->op == QV_OP_MIN_HORIZONTAL ? "least" : "greatest";
   return qv_bind_error(b, QV_ERR_UNSUPPORTED, e->pos, "%s of %s is not supported", name, TN(&e->type));
 }

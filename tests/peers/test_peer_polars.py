@@ -50,6 +50,9 @@ def test_scan_matches_polars(peers):
                                     % (mode, got.error, len(want.ids), r.case.text))
                 continue
             if not want.ok:
+                if known_gaps.known_divergence(want.error, r.case.text):
+                    gaps[known_gaps.known_divergence(want.error, r.case.text)] += 1
+                    continue
                 failures.append("%s: quiver keeps %d rows where Polars raises %s\n    %s"
                                 % (mode, len(got.ids), want.error, r.case.text))
                 continue
