@@ -396,6 +396,32 @@ qv_status qvk_cast_array(qv_array *a, const qv_datatype *to, bool strict, qv_arr
   return cast_type_error(from, to, err);
 }
 
+/* Integer to integer, wrapping around (two's complement truncation), as
+ * Polars' wrap_numerical / "Overflowing" casts do. */
+static qv_status wrap_int_cast(const qv_array *a, const qv_datatype *to, qv_array **out, qv_error *err) {
+  int64_t n = a->length;
+  qv_array *r = NULL;
+  QV_RETURN_NOT_OK(qvk_fixed_result(to, n, true, &r, err));
+  uint8_t *valid = qv_bytes_mutable(r->buffers[0]);
+  qvk_datum src = QVK_DATUM_INIT;
+  src.array = (qv_array *)a;
+  if (!qvk_validity_words(&src, n, (uint64_t *)valid)) memset(valid, 0xff, (size_t)qv_bitmap_bytes(n));
+  uint8_t *dst = qv_bytes_mutable(r->buffers[1]);
+  int w = qv_type_byte_width(to->id);
+  qvk_i128 ib[CHUNK];
+  for (int64_t start = 0; start < n; start += CHUNK) {
+    int64_t m = n - start < CHUNK ? n - start : CHUNK;
+    load_i128(a, start, m, ib);
+    for (int64_t j = 0; j < m; j++) {
+      uint64_t bits = (uint64_t)ib[j]; /* the low 64 bits; stored little-endian, the low w bytes */
+      memcpy(dst + (start + j) * w, &bits, (size_t)w);
+    }
+  }
+  qvk_finish_validity(r);
+  *out = r;
+  return QV_OK;
+}
+
 qv_status qvk_op_cast(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out) {
   if (e->n_args != 1)
     return qv_error_set(c->err, QV_ERR_INVALID, "CAST takes 1 argument, got %d", (int)e->n_args);
@@ -403,7 +429,10 @@ qv_status qvk_op_cast(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *
     return qv_error_set(c->err, QV_ERR_INVALID, "CAST: the node has no target type");
   QV_RETURN_NOT_OK(qvk_datum_array(c, &args[0]));
   qv_array *r = NULL;
-  if (qvk_polars_node(e) && qv_type_is_floating(args[0].array->type.id) && e->type.id == QV_TYPE_STRING)
+  qv_type_id from = args[0].array->type.id;
+  if ((e->flags & QV_EXPR_F_WRAP) && qv_type_is_integer(from) && qv_type_is_integer(e->type.id))
+    QV_RETURN_NOT_OK(wrap_int_cast(args[0].array, &e->type, &r, c->err));
+  else if (qvk_polars_node(e) && qv_type_is_floating(from) && e->type.id == QV_TYPE_STRING)
     QV_RETURN_NOT_OK(qvk_cast_to_string_polars(args[0].array, &e->type, e->sem.cast_strict, &r, c->err));
   else
     QV_RETURN_NOT_OK(qvk_cast_array(args[0].array, &e->type, e->sem.cast_strict, &r, c->err));

@@ -106,6 +106,27 @@ static qv_expr *scalar_literal(pj *p, const qv_json *v) {
     }
     return chk(p, qv_pl_literal(&s, false));
   }
+  if (strcmp(kind, "Int128") == 0) {
+    /* Polars' Int128 (a signed integer with a UInt64): decimal(38, 0) here,
+     * as the binder computes it; a value of 39 digits stays unknown. */
+    if (b->type != QV_JSON_NUMBER || !b->is_int) return bad(p, b, "expected an integer");
+    const char *q = b->str;
+    bool neg = *q == '-';
+    q += neg;
+    qv_i128 mag = 0;
+    int digits = 0;
+    for (; *q; q++, digits++) {
+      if (*q < '0' || *q > '9' || digits >= 38) return chk(p, qv_pl_unknown("Literal", NULL, 0));
+      mag = mag * 10 + (*q - '0');
+    }
+    qv_datatype dt;
+    qv_error e2;
+    if (qv_datatype_decimal(38, 0, &dt, &e2) != QV_OK) return oom(p);
+    s.type = dt;
+    s.is_null = false;
+    qv_dec_store(&s, neg ? -mag : mag);
+    return chk(p, qv_pl_literal(&s, false));
+  }
   if (strcmp(kind, "Float32") == 0 || strcmp(kind, "Float64") == 0) {
     if (b->type == QV_JSON_NULL) return chk(p, qv_pl_unknown("Literal", NULL, 0)); /* NaN/inf: lost by serde */
     if (!qv_json_double(b, &f)) return bad(p, b, "expected a number");
@@ -290,6 +311,8 @@ static bool dtype(const qv_json *v, qv_datatype *out, int depth) {
   const qv_json *b;
   qv_error e2;
   if (depth > 32 || !variant(v, &name, &b)) return false;
+  if (!b && strcmp(name, "Int128") == 0) /* computed as decimal(38, 0), see bind_polars.c */
+    return qv_datatype_decimal(38, 0, out, &e2) == QV_OK;
   if (!b) return qv_pl_simple_dtype(name, strlen(name), out);
   qv_time_unit unit;
   if (strcmp(name, "Datetime") == 0) {
@@ -332,9 +355,9 @@ static qv_expr *cast(pj *p, const qv_json *b, int depth) {
   const char *dk;
   const qv_json *db;
   qv_datatype t = QV_DATATYPE_INIT;
-  bool strict = qv_json_is_string(opt, "Strict");
+  bool strict = qv_json_is_string(opt, "Strict"), wrap = qv_json_is_string(opt, "Overflowing");
   bool known = variant(dt, &dk, &db) && db && strcmp(dk, "Literal") == 0 && dtype(db, &t, 0) &&
-               (strict || qv_json_is_string(opt, "NonStrict"));
+               (strict || wrap || qv_json_is_string(opt, "NonStrict"));
   if (!known) {
     qv_datatype_reset(&t);
     return chk(p, qv_pl_unknown("Cast", &inner, 1));
@@ -345,7 +368,8 @@ static qv_expr *cast(pj *p, const qv_json *b, int depth) {
     return oom(p);
   }
   e->type = t;
-  e->sem.cast_strict = strict;
+  e->sem.cast_strict = strict || wrap; /* a wrapping cast never nulls a value */
+  if (wrap) e->flags |= QV_EXPR_F_WRAP;
   return e;
 }
 

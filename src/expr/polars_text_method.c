@@ -238,12 +238,14 @@ static bool cast(pt *p, qv_expr *x, int32_t dx, pt_args *a, int32_t col, pv *out
     qv_expr_destroy(x);
     return p->st != QV_OK ? false : qv_pt_fail(p, a->col, "cast() expects a data type such as pl.Int32");
   }
-  if (!dt->dtype_ok || wrap) return qv_pt_set_expr(p, out, qv_pl_unknown("Cast", &x, 1), dx + 1, col);
+  if (!dt->dtype_ok) return qv_pt_set_expr(p, out, qv_pl_unknown("Cast", &x, 1), dx + 1, col);
   qv_expr *e = qv_pl_call1(QV_OP_CAST, x);
   if (e) {
     e->type = dt->type;
     memset(&dt->type, 0, sizeof dt->type);
-    e->sem.cast_strict = strict;
+    /* Polars: wrap_numerical wins over strict (its JSON says "Overflowing") */
+    e->sem.cast_strict = strict || wrap;
+    if (wrap) e->flags |= QV_EXPR_F_WRAP;
   }
   return qv_pt_set_expr(p, out, e, dx + 1, col);
 }

@@ -415,7 +415,7 @@ static void call(sb *b, const qv_expr *e) {
         expr(b, e->args[0]);
         puts_(b, " AS ");
         type_name(b, &e->type);
-        puts_(b, ")");
+        puts_(b, (e->flags & QV_EXPR_F_WRAP) ? " WRAPPING)" : ")");
         return;
       }
       break;

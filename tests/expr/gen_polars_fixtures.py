@@ -37,6 +37,7 @@ CASES = [
     ("pow", "both", 'pl.col("a") ** 2 > 10'),
     ("pow_method", "both", 'pl.col("a").pow(0.5)'),
     ("when_predicates", "both", 'pl.when(pl.col("a") > 1, pl.col("b")).then(1).when(pl.col("c"), pl.col("d") < 2, pl.col("e")).then(2).otherwise(0) == 1'),
+    ("cast_wrap_cmp", "both", 'pl.col("a").cast(pl.Int8, wrap_numerical=True) > 0'),
     ("is_between", "both", 'pl.col("a").is_between(1, 5)'),
     ("is_between_closed", "both", 'pl.col("a").is_between(pl.col("b"), 5.5, closed="left") | pl.col("a").is_between(0, 1, closed="right") | pl.col("a").is_between(0, 1, closed="none")'),
     ("logic_methods", "both", '(pl.col("a") > 0).xor(pl.col("b")).and_(pl.col("c")).or_(pl.col("d"))'),

@@ -134,7 +134,9 @@ class World:
 
     def scan(self, text, pushdown):
         try:
-            return outcome_of(qv.scan(self.qv_ds, text, pushdown=pushdown))
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                return outcome_of(qv.scan(self.qv_ds, text, pushdown=pushdown, namespace=exprgen.NAMESPACE))
         except qv.QuiverError as exc:
             return Outcome(error=_err(exc))
 

@@ -1,9 +1,14 @@
 """The one place the peer tests reach quiver.
 
-Today it drives the `quiver` command (QV_BUILD_DIR/quiver); when the Python
-package lands, only this module changes (quiver.to_lance_filter,
-quiver.scan(...).filter(...)).  Everything returns plain values: a
-LanceFilter (sql, exact) or None, and pyarrow Tables.
+Translations go through the `quiver` command (QV_BUILD_DIR/quiver), whose
+text front end the generated expressions are written for (the package's
+JSON path is checked against the command in tests/python/test_package.py).
+Scans go through the Python package, as users run them:
+quiver.scan(path, predicate_pushdown=...).filter(expr).collect(); a scan
+the package could not push into C (it then filters in Polars) counts as
+quiver refusing it.  QV_PEERS_SCAN=cli scans with `quiver scan --where`
+instead.  Everything returns plain values: a LanceFilter (sql, exact) or
+None, and pyarrow Tables.
 """
 
 import os
@@ -97,8 +102,35 @@ def import_table(table, arrow_path, dataset_dir):
     _run(["import", "--quiet", arrow_path, dataset_dir])
 
 
-def scan(dataset_dir, where, pushdown=True):
+def scan_via():
+    """"package" or "cli": how scan() reaches quiver."""
+    if os.environ.get("QV_PEERS_SCAN") == "cli":
+        return "cli"
+    try:
+        import quiver  # noqa: F401
+    except ImportError as exc:
+        print("!!! the quiver package is not importable (%s): peer scans use the command instead !!!" % exc)
+        return "cli"
+    return "package"
+
+
+def scan(dataset_dir, where, pushdown=True, namespace=None):
     """The rows of dataset_dir that a Polars expression keeps, as a Table."""
+    if scan_via() == "package":
+        import polars as pl
+        import quiver
+
+        expr = eval(where, dict(namespace or {"pl": pl}))  # noqa: S307 - the tests' own expressions
+        try:
+            df = quiver.scan(dataset_dir, predicate_pushdown=pushdown).filter(expr).collect()
+        except quiver.QuiverError as exc:
+            raise QuiverError(str(exc)) from exc
+        except Exception as exc:  # noqa: BLE001 - Polars refusing the plan before quiver sees it
+            raise QuiverError("%s: %s" % (type(exc).__name__, str(exc).splitlines()[0])) from exc
+        report = quiver.last_scan
+        if report is not None and report.fallback:
+            raise QuiverError(report.fallback)
+        return df.to_arrow()
     args = ["scan", dataset_dir, "--where", where, "--format", "arrow"]
     if not pushdown:
         args.append("--no-pushdown")

@@ -205,6 +205,9 @@ SAME_ROWS = [
     'pl.col("s").is_in(["a", "é", ""])',
     # casts: strict widening, non-strict narrowing (null on overflow)
     'pl.col("a").cast(pl.Int8, strict=False).is_null()',
+    'pl.col("a").cast(pl.Int8, wrap_numerical=True) > 0',
+    'pl.col("u64").cast(pl.Int64, wrap_numerical=True) < 0',
+    'pl.col("i16").cast(pl.UInt8, wrap_numerical=True) == 255',
     'pl.col("a").cast(pl.Int8, strict=False) > 0',
     'pl.col("x").cast(pl.Int32, strict=False) == 2',
     'pl.col("x").cast(pl.Int64, strict=False).is_null()',
