@@ -326,6 +326,7 @@ static const lance_function functions[] = {
     {"length", QV_OP_LENGTH, 1, 1},
     {"char_length", QV_OP_LENGTH, 1, 1},
     {"character_length", QV_OP_LENGTH, 1, 1},
+    {"octet_length", QV_OP_LEN_BYTES, 1, 1},
     {"abs", QV_OP_ABS, 1, 1},
     {"coalesce", QV_OP_COALESCE, 1, -1},
     {"isnan", QV_OP_ISNAN, 1, 1},

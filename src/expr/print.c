@@ -436,8 +436,12 @@ static void call(sb *b, const qv_expr *e) {
       break;
   }
   /* Functions, and any operator with an unexpected argument count.
-   * min/max_horizontal print in their SQL spelling, which reads back. */
-  puts_(b, e->op == QV_OP_MIN_HORIZONTAL ? "least" : e->op == QV_OP_MAX_HORIZONTAL ? "greatest" : qv_op_name(e->op));
+   * Operators the Lance language also has print in its spelling, which
+   * reads back. */
+  puts_(b, e->op == QV_OP_MIN_HORIZONTAL   ? "least"
+           : e->op == QV_OP_MAX_HORIZONTAL ? "greatest"
+           : e->op == QV_OP_LEN_BYTES      ? "octet_length"
+                                           : qv_op_name(e->op));
   puts_(b, "(");
   args_list(b, e, 0);
   puts_(b, ")");

@@ -154,6 +154,9 @@ qv_type_id qv_lsql_type_of(const tr *t, const qv_expr *e) {
 
 static bool emit_column(tr *t, const qv_expr *e, sb *o) {
   if (strchr(e->name, '`')) return qv_lsql_decline(t, e, "column name contains a backtick");
+  /* Lance would fail the whole query; locally the binder says what is wrong */
+  if (t->schema && qv_schema_find(t->schema, e->name) < 0)
+    return qv_lsql_decline(t, e, "no column `%s` in the schema", e->name);
   sb_s(o, "`");
   sb_s(o, e->name);
   sb_s(o, "`");
