@@ -259,6 +259,8 @@ qv_status qvk_compare_select(qv_op op, uint8_t order, const qvk_datum *a, const 
   }
   if (a->scalar) return QV_OK;                          /* constants: the bitmap path folds them */
   if (!b->scalar && (a->idx == NULL) != (b->idx == NULL)) return QV_OK; /* needs an identity index */
+  if (a->array->type.id == QV_TYPE_DICTIONARY || (!b->scalar && b->array->type.id == QV_TYPE_DICTIONARY))
+    return QV_OK; /* per dictionary entry first (dictionary.c) */
   *handled = true;
   sel->count = 0;
   /* a null on either side is null, which a filter drops, whatever the types */

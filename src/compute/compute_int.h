@@ -338,6 +338,14 @@ void qvk_cmp_int_vs(qv_type_id id, qv_op op, const void *vals, const uint32_t *i
                     int64_t n, uint64_t *out);
 void qvk_cmp_i128_vv(qv_op op, const qvk_i128 *a, const qvk_i128 *b, int64_t n, uint64_t *out);
 
+/* dictionary.c: dictionary-encoded arguments of node e, before its kernel
+ * runs.  A per-value predicate of one dictionary argument against
+ * constants is evaluated on the dictionary's entries through dispatch and
+ * mapped to the rows (*handled set, *out filled); otherwise dictionary
+ * arguments are decoded in place and the caller runs the kernel. */
+qv_status qvk_dict_call(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out, qvk_op_fn dispatch,
+                        bool *handled);
+
 /* boolean.c */
 qv_status qvk_op_logic(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out);
 qv_status qvk_op_truth(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out);

@@ -59,6 +59,14 @@ static qv_status dispatch(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_dat
   return qv_error_set(c->err, QV_ERR_UNSUPPORTED, "eval: operator %s is not supported", qv_op_name(e->op));
 }
 
+/* The kernel of e on its evaluated args, after dictionary-encoded
+ * arguments are dealt with (compute/dictionary.c). */
+static qv_status run_kernel(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out) {
+  bool handled = false;
+  QV_RETURN_NOT_OK(qvk_dict_call(c, e, args, out, dispatch, &handled));
+  return handled ? QV_OK : dispatch(c, e, args, out);
+}
+
 static qv_status eval_call(qvk_ctx *c, const qv_expr *e, qvk_datum *out) {
   qvk_datum stack[4];
   qvk_datum *args = stack;
@@ -76,7 +84,7 @@ static qv_status eval_call(qvk_ctx *c, const qv_expr *e, qvk_datum *out) {
     if (!e->args[i]) st = qv_error_set(c->err, QV_ERR_INVALID, "eval: %s has a missing argument", qv_op_name(e->op));
     else st = eval_node(c, e->args[i], &args[i]);
   }
-  if (st == QV_OK) st = dispatch(c, e, args, out);
+  if (st == QV_OK) st = run_kernel(c, e, args, out);
   for (int32_t i = 0; i < n; i++) qvk_datum_reset(&args[i]);
   if (args != stack) qv_free(args);
   return st;
@@ -251,7 +259,7 @@ static qv_status filter_conjunct(qvk_ctx *c, const qv_expr *e, qv_selection *dst
     if (st == QV_OK)
       st = qvk_compare_select(e->op, e->sem.float_order, &args[0], &args[1], c->sel, c->n, dst, &handled, err);
     if (st == QV_OK && !handled) {
-      st = dispatch(c, e, args, &d);
+      st = run_kernel(c, e, args, &d);
       if (st == QV_OK) st = keep_true(&d, c->sel, c->n, dst, err);
     }
     qvk_datum_reset(&args[0]);
