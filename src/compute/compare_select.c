@@ -12,6 +12,10 @@
  * and against the row-at-a-time oracle in tests/compute/test_compare.c). */
 #include "compute/compute_int.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #define SEL_CHUNK 2048 /* rows per block: a multiple of 64 */
 
 /* Rows [start, start + m) of d as a datum of their own: through its index
@@ -36,7 +40,7 @@ static void chunk_of(const qvk_datum *d, int64_t start, int64_t m, qvk_datum *ou
  * stored without a branch (a store whose count does not advance is
  * overwritten later; the caller leaves 2 spare slots for that) and only
  * words with more bits loop. */
-static inline int64_t append_bits(uint64_t w, int64_t base, const uint32_t *rows, uint32_t *dst,
+__attribute__((always_inline)) static inline int64_t append_bits(uint64_t w, int64_t base, const uint32_t *rows, uint32_t *dst,
                                   int64_t k) {
   for (int r = 0; r < 2; r++) {
     int64_t i = base + __builtin_ctzll(w | (w == 0)); /* base itself when w is 0 */
@@ -65,11 +69,28 @@ typedef struct sel_out {
   int64_t k;
 } sel_out;
 
+/* 64 bytes of 0x00 / 0xff as one word (byte j -> bit j): the sign bits
+ * gathered 16 at a time by SSE2's movemask (every x86-64 has it), which
+ * is about half the instructions of qvk_pack64's multiplies. */
+static inline uint64_t pack_msb64(const uint8_t *b) {
+#if defined(__SSE2__)
+  uint64_t w = 0;
+  for (int k = 0; k < 4; k++)
+    w |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_loadu_si128((const __m128i *)(const void *)(b + 16 * k))) << (16 * k);
+  return w;
+#else
+  uint8_t one[64];
+  for (int k = 0; k < 64; k++) one[k] = b[k] & 1;
+  return qvk_pack64(one);
+#endif
+}
+
 /* QVK_LOOP with each 64-row word masked by validity and appended to the
  * selection as soon as it is packed, so that appending overlaps the loads
  * of the next rows instead of waiting for a whole block (the comparisons
  * are memory-bound: a separate pass over a block's words stalls them). */
-#define SEL_WORDS(EXPR)                                                        \
+#define SEL_WORDS(EXPR) SEL_WORDS_PF(EXPR, (void)0)
+#define SEL_WORDS_PF(EXPR, PF)                                                 \
   do {                                                                         \
     const uint64_t *qv_ = o->valid;                                            \
     const uint32_t *qr_ = o->rows;                                             \
@@ -77,16 +98,17 @@ typedef struct sel_out {
     int64_t qk_ = o->k, qbase_ = o->base;                                      \
     uint8_t qt_[64];                                                           \
     for (int64_t qb_ = 0; qb_ < n; qb_ += 64) {                                \
+      PF;                                                                      \
       if (n - qb_ >= 64) {                                                     \
         for (int64_t qj_ = 0; qj_ < 64; qj_++) {                               \
           int64_t i = qb_ + qj_;                                               \
-          qt_[qj_] = (uint8_t)(EXPR);                                          \
+          qt_[qj_] = (uint8_t)-(int)(EXPR);                                    \
         }                                                                      \
       } else {                                                                 \
         memset(qt_, 0, sizeof qt_);                                            \
-        for (int64_t i = qb_; i < n; i++) qt_[i - qb_] = (uint8_t)(EXPR);      \
+        for (int64_t i = qb_; i < n; i++) qt_[i - qb_] = (uint8_t)-(int)(EXPR); \
       }                                                                        \
-      uint64_t w_ = qvk_pack64(qt_);                                           \
+      uint64_t w_ = pack_msb64(qt_);                                           \
       if (qv_) w_ &= qv_[qb_ >> 6];                                            \
       qk_ = append_bits(w_, qbase_ + qb_, qr_, qd_, qk_);                      \
     }                                                                          \
@@ -104,6 +126,24 @@ typedef struct sel_out {
     default: break;                                       \
   }
 
+#define SEL_OPS_PF(LA, LB, PF)                                        \
+  switch (op) {                                                       \
+    case QV_OP_EQ: SEL_WORDS_PF((LA) == (LB), PF); break;             \
+    case QV_OP_NE: SEL_WORDS_PF((LA) != (LB), PF); break;             \
+    case QV_OP_LT: SEL_WORDS_PF((LA) < (LB), PF); break;              \
+    case QV_OP_LE: SEL_WORDS_PF((LA) <= (LB), PF); break;             \
+    case QV_OP_GT: SEL_WORDS_PF((LA) > (LB), PF); break;              \
+    case QV_OP_GE: SEL_WORDS_PF((LA) >= (LB), PF); break;             \
+    default: break;                                                   \
+  }
+/* Dense columns are read ahead: the data is streamed once, and the
+ * prefetch lets the loads of later rows overlap the appending. */
+#define PF_DIST 1024 /* elements ahead */
+/* Prefetches the bytes cache lines at p (never faults, even past the end). */
+#define PREFETCH(p, bytes)                                                  \
+  do {                                                                      \
+    for (size_t qp_ = 0; qp_ < (bytes); qp_ += 64) __builtin_prefetch((const char *)(p) + qp_); \
+  } while (0)
 #define PLAIN(x) (x)
 #define DEF_SEL(T, KT, NAME, KEY)                                                                \
   QVK_MULTIVERSION static void sel_##NAME(qv_op op, const T *a, const uint32_t *idx, KT s,        \
@@ -111,7 +151,7 @@ typedef struct sel_out {
     if (idx) {                                                                                   \
       SEL_OPS(KEY(a[idx[i]]), s)                                                                 \
     } else {                                                                                     \
-      SEL_OPS(KEY(a[i]), s)                                                                      \
+      SEL_OPS_PF(KEY(a[i]), s, PREFETCH(a + qb_ + PF_DIST, 64 * sizeof(T)))                       \
     }                                                                                            \
   }
 DEF_SEL(int8_t, int8_t, i8, PLAIN)
@@ -141,6 +181,16 @@ DEF_SEL(float, int32_t, f32_java, qvk_java32)
     case QV_OP_GE: SEL_WORDS(QVK_DEC_GE(H, L, sh, sl)); break;       \
     default: break;                                                  \
   }
+#define DEC_SEL_OPS_PF(H, L, PF)                                               \
+  switch (op) {                                                                \
+    case QV_OP_EQ: SEL_WORDS_PF(QVK_DEC_EQ(H, L, sh, sl), PF); break;          \
+    case QV_OP_NE: SEL_WORDS_PF(QVK_DEC_NE(H, L, sh, sl), PF); break;          \
+    case QV_OP_LT: SEL_WORDS_PF(QVK_DEC_LT(H, L, sh, sl), PF); break;          \
+    case QV_OP_LE: SEL_WORDS_PF(QVK_DEC_LE(H, L, sh, sl), PF); break;          \
+    case QV_OP_GT: SEL_WORDS_PF(QVK_DEC_GT(H, L, sh, sl), PF); break;          \
+    case QV_OP_GE: SEL_WORDS_PF(QVK_DEC_GE(H, L, sh, sl), PF); break;          \
+    default: break;                                                            \
+  }
 QVK_MULTIVERSION static void sel_dec(qv_op op, const uint8_t *a, const uint32_t *idx, qvk_i128 s,
                                      int64_t n, sel_out *o) {
   int64_t sh = (int64_t)(s >> 64);
@@ -148,7 +198,7 @@ QVK_MULTIVERSION static void sel_dec(qv_op op, const uint8_t *a, const uint32_t 
   if (idx) {
     DEC_SEL_OPS(qvk_dec_hi(a, idx[i]), qvk_dec_lo(a, idx[i]))
   } else {
-    DEC_SEL_OPS(qvk_dec_hi(a, i), qvk_dec_lo(a, i))
+    DEC_SEL_OPS_PF(qvk_dec_hi(a, i), qvk_dec_lo(a, i), PREFETCH(a + 16 * (qb_ + PF_DIST), 64 * 16))
   }
 }
 
