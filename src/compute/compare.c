@@ -248,40 +248,23 @@ static inline int bytes_cmp(const uint8_t *a, int32_t la, const uint8_t *b, int3
   return c != 0 ? c : (la > lb) - (la < lb);
 }
 
-/* Column against a string scalar.  Equality checks the length first and
- * then compares with masked word loads (qvk_needle); ordering decides on
- * the first 8 bytes as a big-endian integer when both strings have them,
- * and falls back to memcmp only on a tie. */
+/* Column against a string scalar, row by row through qvk_str_test. */
 static void str_vs(qv_op op, const qvk_datum *a, const uint8_t *s, int32_t ls, int64_t n, uint64_t *out) {
   const int32_t *oa = qv_array_offsets(a->array);
   const uint8_t *da = a->array->buffers[2] ? a->array->buffers[2]->data : (const uint8_t *)"";
   const uint8_t *end = qvk_chars_end(a->array);
   const uint32_t *idx = a->idx;
-  qvk_needle nd;
-  qvk_needle_init(&nd, s, ls);
-  uint64_t s8 = 0;
-  if (ls >= 8) {
-    memcpy(&s8, s, 8);
-    s8 = __builtin_bswap64(s8);
-  }
+  qvk_str_key k;
+  qvk_str_key_init(&k, op, s, ls);
   uint8_t tmp[64];
-  bool eq = op == QV_OP_EQ || op == QV_OP_NE;
+  int64_t avail = a->array->length; /* rows that may be read ahead (a block may be a view) */
   for (int64_t base = 0; base < n; base += 64) {
     int64_t m = n - base < 64 ? n - base : 64;
+    if (!idx) qvk_str_prefetch(oa, da, base, avail);
     memset(tmp, 0, sizeof tmp);
     for (int64_t j = 0; j < m; j++) {
       int64_t r = idx ? idx[base + j] : base + j;
-      const uint8_t *p = da + oa[r];
-      int32_t l = oa[r + 1] - oa[r];
-      if (eq) {
-        tmp[j] = (l == ls && qvk_needle_eq(&nd, p, end)) == (op == QV_OP_EQ);
-        continue;
-      }
-      int c;
-      uint64_t p8;
-      if (ls >= 8 && l >= 8 && (memcpy(&p8, p, 8), (p8 = __builtin_bswap64(p8)) != s8)) c = p8 < s8 ? -1 : 1;
-      else c = bytes_cmp(p, l, s, ls);
-      tmp[j] = op == QV_OP_LT ? c < 0 : op == QV_OP_LE ? c <= 0 : op == QV_OP_GT ? c > 0 : c >= 0;
+      tmp[j] = qvk_str_test(&k, da + oa[r], oa[r + 1] - oa[r], end);
     }
     out[base >> 6] = qvk_pack64(tmp);
   }

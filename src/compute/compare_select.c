@@ -19,9 +19,9 @@
 #define SEL_CHUNK 2048 /* rows per block: a multiple of 64 */
 
 /* Rows [start, start + m) of d as a datum of their own: through its index
- * when d has one, else a view of the array at a later offset (a copy of
+ * when d has one, else a view of the array from a later offset (a copy of
  * the array header in *hdr; the kernels read only its type, offset,
- * buffers and whether it has nulls, never its reference count). */
+ * buffers, length and whether it has nulls, never its reference count). */
 static void chunk_of(const qvk_datum *d, int64_t start, int64_t m, qvk_datum *out, qv_array *hdr) {
   *out = *d;
   if (d->scalar) return;
@@ -31,7 +31,7 @@ static void chunk_of(const qvk_datum *d, int64_t start, int64_t m, qvk_datum *ou
   }
   *hdr = *d->array;
   hdr->offset += start;
-  hdr->length = m;
+  hdr->length -= start; /* the rest of the array: kernels may read ahead */
   out->array = hdr;
 }
 
@@ -236,6 +236,22 @@ static void sel_int(qv_type_id id, qv_op op, const void *v, const uint32_t *idx,
   }
 }
 
+/* A string / binary column against a string / binary scalar. */
+static void sel_str(qv_op op, const qvk_datum *a, const qv_scalar *s, int64_t n, sel_out *o) {
+  const int32_t *oa = qv_array_offsets(a->array);
+  const uint8_t *da = a->array->buffers[2] ? a->array->buffers[2]->data : (const uint8_t *)"";
+  const uint8_t *end = qvk_chars_end(a->array);
+  const uint32_t *idx = a->idx;
+  qvk_str_key key;
+  qvk_str_key_init(&key, op, s->bytes ? s->bytes : (const uint8_t *)"", (int32_t)s->len);
+  int64_t avail = a->array->length;
+  if (idx) {
+    SEL_WORDS(qvk_str_test(&key, da + oa[idx[i]], oa[idx[i] + 1] - oa[idx[i]], end));
+  } else {
+    SEL_WORDS_PF(qvk_str_test(&key, da + oa[i], oa[i + 1] - oa[i], end), qvk_str_prefetch(oa, da, qb_, avail));
+  }
+}
+
 /* Column a (rows [0, n) of a block) against the non-null scalar s through
  * a fused kernel; false when the pair has none (strings, bool, mixed
  * scales and units, float32 against a float64 it cannot hold), and the
@@ -257,6 +273,10 @@ static bool sel_fast(qv_op op, uint8_t order, const qvk_datum *a, const qv_scala
   }
   if (x == QV_TYPE_DECIMAL128 && y == x && ta->scale == ts->scale) {
     sel_dec(op, v, a->idx, qvk_scalar_i128(s), n, o);
+    return true;
+  }
+  if ((x == QV_TYPE_STRING || x == QV_TYPE_BINARY) && (y == QV_TYPE_STRING || y == QV_TYPE_BINARY)) {
+    sel_str(op, a, s, n, o);
     return true;
   }
   if (!qv_type_is_floating(x) || !qv_type_is_floating(y)) return false;

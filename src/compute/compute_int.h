@@ -202,6 +202,58 @@ static inline bool qvk_needle_eq(const qvk_needle *nd, const uint8_t *s, const u
   return memcmp(s, nd->p, (size_t)nd->n) == 0;
 }
 
+/* A string / binary scalar prepared for `value op scalar` row by row.
+ * Equality checks the length first and then compares with masked word
+ * loads (qvk_needle); ordering decides on the first 8 bytes as a
+ * big-endian integer when both strings have them, and falls back to
+ * memcmp only on a tie. */
+typedef struct qvk_str_key {
+  qv_op op;
+  qvk_needle nd;
+  uint64_t s8; /* first 8 bytes, big-endian, when the scalar has them */
+} qvk_str_key;
+
+static inline void qvk_str_key_init(qvk_str_key *k, qv_op op, const uint8_t *s, int32_t ls) {
+  k->op = op;
+  qvk_needle_init(&k->nd, s, ls);
+  k->s8 = 0;
+  if (ls >= 8) {
+    memcpy(&k->s8, s, 8);
+    k->s8 = __builtin_bswap64(k->s8);
+  }
+}
+
+/* p[0..l) op the key's string; end is the end of p's buffer. */
+static inline bool qvk_str_test(const qvk_str_key *k, const uint8_t *p, int32_t l, const uint8_t *end) {
+  int64_t ls = k->nd.n;
+  if (k->op == QV_OP_EQ || k->op == QV_OP_NE)
+    return (l == ls && qvk_needle_eq(&k->nd, p, end)) == (k->op == QV_OP_EQ);
+  int c;
+  uint64_t p8;
+  if (ls >= 8 && l >= 8 && (memcpy(&p8, p, 8), (p8 = __builtin_bswap64(p8)) != k->s8)) {
+    c = p8 < k->s8 ? -1 : 1;
+  } else {
+    c = memcmp(p, k->nd.p, (size_t)(l < ls ? l : ls));
+    if (c == 0) c = (l > ls) - (l < ls);
+  }
+  switch (k->op) {
+    case QV_OP_LT: return c < 0;
+    case QV_OP_LE: return c <= 0;
+    case QV_OP_GT: return c > 0;
+    default: return c >= 0;
+  }
+}
+
+/* Reads ahead of row base of a dense string column with avail rows: the
+ * offsets 1,024 rows on, and the characters of rows 256 to 320 on (whose
+ * offsets were prefetched earlier); the hardware does not follow the
+ * characters through the offsets. */
+static inline void qvk_str_prefetch(const int32_t *oa, const uint8_t *da, int64_t base, int64_t avail) {
+  if (base + 320 > avail) return;
+  __builtin_prefetch(oa + base + 1024);
+  for (int32_t q = oa[base + 256]; q < oa[base + 320]; q += 64) __builtin_prefetch(da + q);
+}
+
 /* End of the character data of a string / binary array. */
 static inline const uint8_t *qvk_chars_end(const qv_array *a) {
   return a->buffers[2] ? a->buffers[2]->data + a->buffers[2]->size : (const uint8_t *)"";
