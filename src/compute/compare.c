@@ -56,7 +56,10 @@ DEF_INT_CMP(uint64_t, u64, LD_PLAIN)
 DEF_INT_VV(qvk_i128, i128, LD_128) /* against a scalar: vs_dec below */
 
 /* decimal128 column against a scalar on the two 64-bit halves of each
- * value (QVK_DEC_*): the 128-bit loop above runs one value at a time. */
+ * value (QVK_DEC_*): the 128-bit loop above runs one value at a time.
+ * Dense columns go in blocks of 1,024 values with the next block
+ * prefetched: at 16 bytes a value the loop is bound by memory, and the
+ * hardware prefetcher alone left it at about 0.7 of memcpy's speed. */
 #define DEC_OPS(H, L)                                                   \
   switch (op) {                                                         \
     case QV_OP_EQ: QVK_LOOP(n, out, QVK_DEC_EQ(H, L, sh, sl)); break;   \
@@ -67,14 +70,29 @@ DEF_INT_VV(qvk_i128, i128, LD_128) /* against a scalar: vs_dec below */
     case QV_OP_GE: QVK_LOOP(n, out, QVK_DEC_GE(H, L, sh, sl)); break;   \
     default: break;                                                     \
   }
-QVK_MULTIVERSION static void vs_dec(qv_op op, const uint8_t *a, const uint32_t *idx, qvk_i128 s,
-                                    int64_t n, uint64_t *out) {
-  int64_t sh = (int64_t)(s >> 64);
-  uint64_t sl = (uint64_t)s;
+QVK_MULTIVERSION static void dec_block(qv_op op, const uint8_t *a, const uint32_t *idx, int64_t sh,
+                                       uint64_t sl, int64_t n, uint64_t *out) {
   if (idx) {
     DEC_OPS(qvk_dec_hi(a, idx[i]), qvk_dec_lo(a, idx[i]))
   } else {
     DEC_OPS(qvk_dec_hi(a, i), qvk_dec_lo(a, i))
+  }
+}
+
+#define DEC_BLOCK 1024 /* values: a multiple of 64 */
+
+static void vs_dec(qv_op op, const uint8_t *a, const uint32_t *idx, qvk_i128 s, int64_t n, uint64_t *out) {
+  int64_t sh = (int64_t)(s >> 64);
+  uint64_t sl = (uint64_t)s;
+  if (idx) {
+    dec_block(op, a, idx, sh, sl, n, out);
+    return;
+  }
+  for (int64_t b = 0; b < n; b += DEC_BLOCK) {
+    int64_t m = n - b < DEC_BLOCK ? n - b : DEC_BLOCK;
+    if (b + 2 * DEC_BLOCK <= n) /* never past the end of the column */
+      for (int64_t q = 0; q < 16 * DEC_BLOCK; q += 64) __builtin_prefetch(a + 16 * (b + DEC_BLOCK) + q);
+    dec_block(op, a + 16 * b, NULL, sh, sl, m, out + (b >> 6));
   }
 }
 #undef DEC_OPS
