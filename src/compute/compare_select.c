@@ -18,11 +18,11 @@
 
 #define SEL_CHUNK 2048 /* rows per block: a multiple of 64 */
 
-/* Rows [start, start + m) of d as a datum of their own: through its index
+/* Rows from start on of d as a datum of their own: through its index
  * when d has one, else a view of the array from a later offset (a copy of
  * the array header in *hdr; the kernels read only its type, offset,
  * buffers, length and whether it has nulls, never its reference count). */
-static void chunk_of(const qvk_datum *d, int64_t start, int64_t m, qvk_datum *out, qv_array *hdr) {
+static void chunk_of(const qvk_datum *d, int64_t start, qvk_datum *out, qv_array *hdr) {
   *out = *d;
   if (d->scalar) return;
   if (d->idx) {
@@ -67,6 +67,7 @@ typedef struct sel_out {
   int64_t base;
   uint32_t *dst;
   int64_t k;
+  int64_t avail; /* rows from this block's first to the evaluation's last */
 } sel_out;
 
 /* 64 bytes of 0x00 / 0xff as one word (byte j -> bit j): the sign bits
@@ -144,12 +145,22 @@ static inline uint64_t pack_msb64(const uint8_t *b) {
   do {                                                                      \
     for (size_t qp_ = 0; qp_ < (bytes); qp_ += 64) __builtin_prefetch((const char *)(p) + qp_); \
   } while (0)
+/* Through a selection: the values of the rows PF_ROWS on, one prefetch
+ * per cache line's worth of rows (a dense selection reads the column
+ * nearly in order; a sparse one gets a line per row it will read). */
+#define PF_ROWS 256
+#define PREFETCH_IDX(a, idx, qb, avail)                                                \
+  do {                                                                                 \
+    if ((qb) + PF_ROWS + 64 <= (avail))                                                \
+      for (int64_t qp_ = 0; qp_ < 64; qp_ += (int64_t)(64 / sizeof *(a)))              \
+        __builtin_prefetch((a) + (idx)[(qb) + PF_ROWS + qp_]);                         \
+  } while (0)
 #define PLAIN(x) (x)
 #define DEF_SEL(T, KT, NAME, KEY)                                                                \
   QVK_MULTIVERSION static void sel_##NAME(qv_op op, const T *a, const uint32_t *idx, KT s,        \
                                           int64_t n, sel_out *o) {                               \
     if (idx) {                                                                                   \
-      SEL_OPS(KEY(a[idx[i]]), s)                                                                 \
+      SEL_OPS_PF(KEY(a[idx[i]]), s, PREFETCH_IDX(a, idx, qb_, o->avail))                         \
     } else {                                                                                     \
       SEL_OPS_PF(KEY(a[i]), s, PREFETCH(a + qb_ + PF_DIST, 64 * sizeof(T)))                       \
     }                                                                                            \
@@ -181,6 +192,11 @@ DEF_SEL(float, int32_t, f32_java, qvk_java32)
     case QV_OP_GE: SEL_WORDS(QVK_DEC_GE(H, L, sh, sl)); break;       \
     default: break;                                                  \
   }
+#define PREFETCH_DEC_IDX(a, idx, qb, avail)                                            \
+  do {                                                                                 \
+    if ((qb) + PF_ROWS + 64 <= (avail))                                                \
+      for (int64_t qp_ = 0; qp_ < 64; qp_ += 4) __builtin_prefetch((a) + 16 * (idx)[(qb) + PF_ROWS + qp_]); \
+  } while (0)
 #define DEC_SEL_OPS_PF(H, L, PF)                                               \
   switch (op) {                                                                \
     case QV_OP_EQ: SEL_WORDS_PF(QVK_DEC_EQ(H, L, sh, sl), PF); break;          \
@@ -196,7 +212,7 @@ QVK_MULTIVERSION static void sel_dec(qv_op op, const uint8_t *a, const uint32_t 
   int64_t sh = (int64_t)(s >> 64);
   uint64_t sl = (uint64_t)s;
   if (idx) {
-    DEC_SEL_OPS(qvk_dec_hi(a, idx[i]), qvk_dec_lo(a, idx[i]))
+    DEC_SEL_OPS_PF(qvk_dec_hi(a, idx[i]), qvk_dec_lo(a, idx[i]), PREFETCH_DEC_IDX(a, idx, qb_, o->avail))
   } else {
     DEC_SEL_OPS_PF(qvk_dec_hi(a, i), qvk_dec_lo(a, i), PREFETCH(a + 16 * (qb_ + PF_DIST), 64 * 16))
   }
@@ -301,14 +317,22 @@ static bool sel_fast(qv_op op, uint8_t order, const qvk_datum *a, const qv_scala
   return true;
 }
 
-/* Room for need rows in sel, growing it by doubling up to at most max.
- * Reserving the whole batch up front would be simpler, but a selective
+/* Room in sel for need rows, after kept of the first done rows of n were
+ * kept.  Reserving all n up front would be simpler, but a selective
  * filter would then map (and fault in) fresh pages of a buffer sized for
  * every row on each call: glibc serves blocks above its mmap threshold
- * (32 MiB at most) with mmap, and a 10M-row selection is 40 MB. */
-static qv_status make_room(qv_selection *sel, int64_t need, int64_t max, qv_error *err) {
+ * with mmap, and a 10M-row selection is 40 MB.  Growing from what the
+ * rows so far predict (with a quarter to spare) keeps it to one or two
+ * allocations, without copying through a chain of doublings. */
+static qv_status make_room(qv_selection *sel, int64_t need, int64_t kept, int64_t done, int64_t n,
+                           qv_error *err) {
   if (need <= sel->capacity) return QV_OK;
+  int64_t max = n + 2;
   int64_t cap = sel->capacity * 2 > 4096 ? sel->capacity * 2 : 4096;
+  if (done > 0) {
+    double predicted = (double)kept * ((double)n / (double)done) * 1.25 + SEL_CHUNK + 2;
+    if (predicted > (double)cap) cap = predicted < (double)max ? (int64_t)predicted : max;
+  }
   if (cap > max) cap = max;
   if (cap < need) cap = need;
   if (qv_selection_reserve(sel, cap) != QV_OK)
@@ -339,16 +363,16 @@ qv_status qvk_compare_select(qv_op op, uint8_t order, const qvk_datum *a, const 
   int64_t k = 0;
   for (int64_t start = 0; start < n; start += SEL_CHUNK) {
     int64_t m = n - start < SEL_CHUNK ? n - start : SEL_CHUNK, nw = qvk_words(m);
-    QV_RETURN_NOT_OK(make_room(sel, k + m + 2, n + 2, err));
+    QV_RETURN_NOT_OK(make_room(sel, k + m + 2, k, start, n, err));
     uint32_t *dst = sel->rows;
     qvk_datum ca, cb;
     qv_array ha, hb;
-    chunk_of(a, start, m, &ca, &ha);
-    chunk_of(b, start, m, &cb, &hb);
+    chunk_of(a, start, &ca, &ha);
+    chunk_of(b, start, &cb, &hb);
     bool masked = qvk_validity_words(&ca, m, valid);
     if (masked) qvk_and_validity(&cb, m, valid);
     else masked = qvk_validity_words(&cb, m, valid);
-    sel_out o = {masked ? valid : NULL, rows, start, dst, k};
+    sel_out o = {masked ? valid : NULL, rows, start, dst, k, n - start};
     if (cb.scalar && sel_fast(op, order, &ca, cb.scalar, m, &o)) {
       k = o.k;
       continue;
