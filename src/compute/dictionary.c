@@ -34,30 +34,82 @@ static bool per_value(qv_op op) {
 
 static bool is_dict(const qvk_datum *d) { return !d->scalar && d->array->type.id == QV_TYPE_DICTIONARY; }
 
-/* Index of element j of a dictionary array's indices, for a valid row. */
-static inline int64_t index_of(const qv_array *a, int64_t j) {
-  const uint8_t *p = a->buffers[1]->data;
-  switch (a->type.children[0].type.id) {
-    case QV_TYPE_INT8: return ((const int8_t *)p)[j];
-    case QV_TYPE_UINT8: return p[j];
-    case QV_TYPE_INT16: return ((const int16_t *)p)[j];
-    case QV_TYPE_UINT16: return ((const uint16_t *)p)[j];
-    case QV_TYPE_INT32: return ((const int32_t *)p)[j];
-    case QV_TYPE_UINT32: return ((const uint32_t *)p)[j];
-    default: return ((const int64_t *)p)[j]; /* int64, uint64: checked in range at construction */
-  }
-}
-
-/* The dictionary entry of each of the n rows of d, or null_key for a null
- * row.  qv_array_dictionary checked every non-null index against the
+/* The dictionary entry of rows [start, start + n) of d, or null_key for a
+ * null row.  qv_array_dictionary checked every non-null index against the
  * dictionary, so no index is out of range here. */
-static void row_keys(const qvk_datum *d, int64_t n, uint32_t null_key, uint32_t *keys) {
+#define KEYS(T)                                                                         \
+  do {                                                                                  \
+    const T *ix = (const T *)a->buffers[1]->data + a->offset;                           \
+    if (!vb && !d->idx) {                                                               \
+      for (int64_t i = 0; i < n; i++) keys[i] = (uint32_t)ix[start + i];                \
+    } else {                                                                            \
+      for (int64_t i = 0; i < n; i++) {                                                 \
+        int64_t r = qvk_row(d, start + i);                                              \
+        keys[i] = vb && !qv_bit_get(vb, a->offset + r) ? null_key : (uint32_t)ix[r];    \
+      }                                                                                 \
+    }                                                                                   \
+  } while (0)
+static void row_keys(const qvk_datum *d, int64_t start, int64_t n, uint32_t null_key, uint32_t *keys) {
   const qv_array *a = d->array;
   const uint8_t *vb = a->buffers[0] && a->null_count != 0 ? a->buffers[0]->data : NULL;
-  for (int64_t i = 0; i < n; i++) {
-    int64_t r = qvk_row(d, i);
-    keys[i] = vb && !qv_bit_get(vb, a->offset + r) ? null_key : (uint32_t)index_of(a, a->offset + r);
+  switch (a->type.children[0].type.id) {
+    case QV_TYPE_INT8: KEYS(int8_t); break;
+    case QV_TYPE_UINT8: KEYS(uint8_t); break;
+    case QV_TYPE_INT16: KEYS(int16_t); break;
+    case QV_TYPE_UINT16: KEYS(uint16_t); break;
+    case QV_TYPE_INT32: KEYS(int32_t); break;
+    case QV_TYPE_UINT32: KEYS(uint32_t); break;
+    default: KEYS(int64_t); break; /* int64, uint64 */
   }
+}
+#undef KEYS
+
+#define MAP_BLOCK 2048 /* rows per block of keys on the stack: a multiple of 64 */
+
+/* A bool answer per entry (r) to a bool array for the n rows of d: one
+ * byte table (bit 0 the value, bit 1 validity), small enough to stay in
+ * cache, looked up by the rows' keys a block at a time; no validity bitmap
+ * when no entry is null. */
+static qv_status map_bool(const qv_array *r, const qvk_datum *d, int64_t n, uint32_t null_key, qv_array **out,
+                          qv_error *err) {
+  int64_t nd = r->length, nb = qvk_words(n) * 8;
+  uint8_t *tab = qv_malloc((size_t)(nd > 0 ? nd : 1));
+  if (!tab) return qv_error_set(err, QV_ERR_NOMEM, "eval: out of memory");
+  bool nulls = false;
+  const uint8_t *bits = r->buffers[1]->data;
+  for (int64_t k = 0; k < nd; k++) {
+    bool valid = qv_array_is_valid(r, k);
+    nulls |= !valid;
+    tab[k] = (uint8_t)((valid ? 2 : 0) | (valid && qv_bit_get(bits, r->offset + k)));
+  }
+  qv_bytes *values = qvk_bytes(nb, err), *validity = values && nulls ? qvk_bytes(nb, err) : NULL;
+  if (!values || (nulls && !validity)) {
+    qv_free(tab);
+    qv_bytes_release(values);
+    return QV_ERR_NOMEM;
+  }
+  uint64_t *vw = (uint64_t *)qv_bytes_mutable(values);
+  uint64_t *mw = validity ? (uint64_t *)qv_bytes_mutable(validity) : NULL;
+  uint32_t keys[MAP_BLOCK];
+  uint8_t tv[64], tm[64];
+  for (int64_t start = 0; start < n; start += MAP_BLOCK) {
+    int64_t m = n - start < MAP_BLOCK ? n - start : MAP_BLOCK;
+    row_keys(d, start, m, null_key, keys);
+    for (int64_t base = 0; base < m; base += 64) {
+      int64_t q = m - base < 64 ? m - base : 64;
+      memset(tv, 0, sizeof tv);
+      memset(tm, 0, sizeof tm);
+      for (int64_t j = 0; j < q; j++) {
+        uint8_t t = tab[keys[base + j]];
+        tv[j] = t & 1;
+        tm[j] = t >> 1;
+      }
+      vw[(start + base) >> 6] = qvk_pack64(tv);
+      if (mw) mw[(start + base) >> 6] = qvk_pack64(tm);
+    }
+  }
+  qv_free(tab);
+  return qvk_bool_result(n, values, validity, out, err);
 }
 
 /* e over the entries of the dictionary of args[pos] (plus one null entry),
@@ -95,15 +147,20 @@ static qv_status per_entry(qvk_ctx *c, const qv_expr *e, qvk_datum *args, int32_
     qvk_datum_move(out, &r);
     goto cleanup;
   }
-  keys = qv_malloc((size_t)(c->n > 0 ? c->n : 1) * sizeof *keys);
-  if (!keys) {
-    st = qv_error_set(c->err, QV_ERR_NOMEM, "eval: out of memory for %lld rows", (long long)c->n);
-    goto cleanup;
-  }
-  row_keys(&args[pos], c->n, (uint32_t)dict->length, keys);
   qv_array *mapped = NULL;
   st = qvk_datum_dense(&one, &r); /* results are dense already; keeps the contract */
-  if (st == QV_OK) st = qv_array_take(r.array, keys, c->n, &mapped, c->err);
+  if (st != QV_OK) goto cleanup;
+  if (r.array->type.id == QV_TYPE_BOOL) {
+    st = map_bool(r.array, &args[pos], c->n, (uint32_t)dict->length, &mapped, c->err);
+  } else { /* no such op today (they all answer bool); kept general */
+    keys = qv_malloc((size_t)(c->n > 0 ? c->n : 1) * sizeof *keys);
+    if (!keys) {
+      st = qv_error_set(c->err, QV_ERR_NOMEM, "eval: out of memory for %lld rows", (long long)c->n);
+      goto cleanup;
+    }
+    row_keys(&args[pos], 0, c->n, (uint32_t)dict->length, keys);
+    st = qv_array_take(r.array, keys, c->n, &mapped, c->err);
+  }
   if (st == QV_OK) qvk_datum_set_array(out, mapped);
 cleanup:
   qvk_datum_reset(&r);
