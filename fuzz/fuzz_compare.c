@@ -4,7 +4,9 @@
  * payloads, extreme integers, arbitrary bytes in binary columns).  Every
  * result row is checked against a plain row-at-a-time oracle; a mismatch
  * aborts.  Also runs qv_eval_filter and checks it keeps exactly the TRUE
- * rows.
+ * rows, in order.  With flag 8 the first column is dictionary-encoded: its
+ * values become the dictionary, rows pick entries by a derived index, and
+ * every fifth row has a null index.
  *
  * Layout: [type pair][op][order][flags][values...], values consumed per
  * row and column: a null byte, then the type's width in raw bytes (strings:
@@ -179,7 +181,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   const char *const *pair = PAIRS[hdr[0] % N_PAIRS];
   qv_op op = (qv_op)(QV_OP_EQ + hdr[1] % 6);
   int order = hdr[2] % 4;
-  bool scalar = hdr[3] & 1, flip = hdr[3] & 2, use_sel = hdr[3] & 4;
+  bool scalar = hdr[3] & 1, flip = hdr[3] & 2, use_sel = hdr[3] & 4, dict = hdr[3] & 8;
   qv_datatype ta, tb;
   if (qv_datatype_parse(pair[0], &ta, NULL) != QV_OK || qv_datatype_parse(pair[1], &tb, NULL) != QV_OK) abort();
   static val va[MAX_ROWS], vb[MAX_ROWS];
@@ -192,11 +194,31 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (!append(&ba, &va[i]) || !append(&bb, &vb[i])) abort();
   qv_array *cols[2];
   if (qv_builder_finish(&ba, &cols[0], NULL) != QV_OK || qv_builder_finish(&bb, &cols[1], NULL) != QV_OK) abort();
+  static val vx[MAX_ROWS]; /* the first column's value per row */
+  for (int i = 0; i < n; i++) vx[i] = va[i];
+  if (dict && n > 0) {
+    qv_datatype it = qv_datatype_simple(QV_TYPE_INT32);
+    qv_builder bi;
+    qv_builder_init(&bi, &it, NULL);
+    for (int i = 0; i < n; i++) {
+      int k = (int)((i * 7 + hdr[1]) % n);
+      if (i % 5 == 4) {
+        vx[i].null = true;
+        if (qv_builder_append_null(&bi) != QV_OK) abort();
+      } else {
+        vx[i] = va[k];
+        if (qv_builder_append_int(&bi, k) != QV_OK) abort();
+      }
+    }
+    qv_array *idx = NULL, *dcol = NULL;
+    if (qv_builder_finish(&bi, &idx, NULL) != QV_OK || qv_array_dictionary(idx, cols[0], &dcol, NULL) != QV_OK) abort();
+    cols[0] = dcol;
+  }
   qv_schema schema = QV_SCHEMA_INIT;
   for (int k = 0; k < 2; k++) {
     qv_field f;
     qv_datatype t;
-    qv_datatype_copy(k ? &tb : &ta, &t);
+    qv_datatype_copy(k ? &tb : &cols[0]->type, &t);
     qv_field_init(&f, k ? "b" : "a", &t, true, NULL);
     qv_schema_add(&schema, &f, NULL);
     qv_field_reset(&f);
@@ -232,7 +254,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   int64_t trues = 0;
   for (int64_t k = 0; k < res->length; k++) {
     int64_t i = use_sel ? sel.rows[k] : k;
-    const val *x = &va[i], *y = scalar ? &vb[0] : &vb[i];
+    const val *x = &vx[i], *y = scalar ? &vb[0] : &vb[i];
     int want = flip ? oracle(&tb, y, &ta, x, op, order) : oracle(&ta, x, &tb, y, op, order);
     int got = qv_array_is_valid(res, k) ? qv_bit_get(res->buffers[1]->data, res->offset + k) : -1;
     if (got != want) {
@@ -244,6 +266,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   qv_selection out = QV_SELECTION_INIT;
   if (qv_eval_filter(e, batch, use_sel ? &sel : NULL, &out, &err) != QV_OK || out.count != trues) abort();
+  for (int64_t k = 0, j = 0; k < res->length; k++) /* the TRUE rows, in order */
+    if (qv_array_is_valid(res, k) && qv_bit_get(res->buffers[1]->data, res->offset + k))
+      if (out.rows[j++] != (use_sel ? sel.rows[k] : (uint32_t)k)) abort();
   qv_selection_reset(&out);
   qv_selection_reset(&sel);
   qv_array_release(res);

@@ -36,7 +36,14 @@ typedef enum qv_type_id {
   QV_TYPE_DURATION,   /* int64 in unit */
   QV_TYPE_LIST,       /* int32 offsets + one child */
   QV_TYPE_STRUCT,     /* children, one per field */
-  QV_TYPE_FIXED_SIZE_LIST /* list_size values per slot, one child */
+  QV_TYPE_FIXED_SIZE_LIST, /* list_size values per slot, one child */
+  /* Dictionary-encoded: per row an integer index into a dictionary array
+   * of values.  The type has two children, "indices" (an integer type) and
+   * "values" (a flat, non-dictionary type); the array keeps the rows'
+   * validity in buffers[0], the indices in buffers[1] and the dictionary
+   * in children[0].  A row is null when its index is null or its
+   * dictionary entry is. */
+  QV_TYPE_DICTIONARY
 } qv_type_id;
 
 typedef enum qv_time_unit {
@@ -79,6 +86,9 @@ qv_datatype qv_datatype_duration(qv_time_unit unit);
 /* Takes ownership of *item (reset to NULL type on success). */
 qv_status qv_datatype_list(qv_datatype *item, qv_datatype *out, qv_error *err);
 qv_status qv_datatype_fixed_size_list(qv_datatype *item, int32_t size, qv_datatype *out, qv_error *err);
+/* dictionary<index, values>: index an integer type id; takes ownership of
+ * *values (a flat type other than a dictionary; reset on success). */
+qv_status qv_datatype_dictionary(qv_type_id index, qv_datatype *values, qv_datatype *out, qv_error *err);
 /* Takes ownership of fields[0..n) (their contents are moved). */
 qv_status qv_datatype_struct(qv_field *fields, int32_t n, qv_datatype *out, qv_error *err);
 qv_status qv_datatype_copy(const qv_datatype *src, qv_datatype *out);
@@ -158,6 +168,14 @@ qv_status qv_array_take(const qv_array *a, const uint32_t *rows, int64_t n, qv_a
 qv_status qv_array_make_null(const qv_datatype *type, int64_t length, qv_array **out, qv_error *err);
 /* Concatenates arrays of the same type. */
 qv_status qv_array_concat(qv_array *const *arrays, int32_t n, qv_array **out, qv_error *err);
+/* A dictionary-encoded array: row i is values[indices[i]], null where
+ * indices[i] is null or that entry of values is.  Takes both references
+ * (also on failure).  indices must be an integer array whose non-null
+ * entries all lie in [0, values->length) (QV_ERR_INVALID names the first
+ * that does not); values a flat array, not itself a dictionary. */
+qv_status qv_array_dictionary(qv_array *indices, qv_array *values, qv_array **out, qv_error *err);
+/* The rows of a dictionary array as a plain array of its values type. */
+qv_status qv_array_dictionary_decode(const qv_array *a, qv_array **out, qv_error *err);
 /* Validates buffers, offsets, UTF-8 against the type (for untrusted input). */
 qv_status qv_array_validate(const qv_array *a, qv_error *err);
 

@@ -184,6 +184,7 @@ qv_status qv_array_take(const qv_array *a, const uint32_t *rows, int64_t n, qv_a
     if ((int64_t)rows[i] >= a->length)
       return qv_error_set(err, QV_ERR_INVALID, "take: row %u is outside an array of %lld rows", rows[i],
                           (long long)a->length);
+  if (a->type.id == QV_TYPE_DICTIONARY) return qv_dictionary_take(a, rows, n, out, err);
   if (a->type.id != QV_TYPE_LIST && a->type.id != QV_TYPE_STRUCT && a->type.id != QV_TYPE_FIXED_SIZE_LIST &&
       a->type.id != QV_TYPE_NULL)
     return take_flat(a, rows, n, out, err);
@@ -261,6 +262,8 @@ qv_status qv_array_concat(qv_array *const *arrays, int32_t n, qv_array **out, qv
     total += arrays[k]->length;
   }
   qv_type_id id = arrays[0]->type.id;
+  if (id == QV_TYPE_DICTIONARY) /* each array may have its own dictionary */
+    return qv_error_set(err, QV_ERR_UNSUPPORTED, "concat: dictionary arrays must be decoded first");
   if (id != QV_TYPE_NULL && id != QV_TYPE_LIST && id != QV_TYPE_STRUCT && id != QV_TYPE_FIXED_SIZE_LIST)
     return concat_flat(arrays, n, total, out, err);
   /* Nested types (and null) go value by value through a builder. */
@@ -322,6 +325,7 @@ qv_status qv_array_validate(const qv_array *a, qv_error *err) {
         QV_RETURN_NOT_OK(qv_array_validate(a->children[i], err));
       }
       return QV_OK;
+    case QV_TYPE_DICTIONARY: return qv_dictionary_validate(a, err);
     case QV_TYPE_FIXED_SIZE_LIST:
       if (a->n_children != 1 || a->children[0]->length < end * a->type.list_size)
         return qv_error_set(err, QV_ERR_CORRUPT, "array: fixed_size_list child is too short");

@@ -12,6 +12,8 @@ static bool is_offset_type(qv_type_id id) {
 
 qv_status qv_builder_init(qv_builder *b, const qv_datatype *type, qv_error *err) {
   memset(b, 0, sizeof *b);
+  if (type->id == QV_TYPE_DICTIONARY) /* built from its parts: qv_array_dictionary */
+    return qv_error_set(err, QV_ERR_UNSUPPORTED, "builder: build the indices and values, then qv_array_dictionary");
   if (qv_datatype_copy(type, &b->type) != QV_OK) goto nomem;
   if (is_offset_type(type->id)) {
     int32_t zero = 0;

@@ -78,6 +78,32 @@ qv_status qv_datatype_fixed_size_list(qv_datatype *item, int32_t size, qv_dataty
   return QV_OK;
 }
 
+qv_status qv_datatype_dictionary(qv_type_id index, qv_datatype *values, qv_datatype *out, qv_error *err) {
+  if (!qv_type_is_integer(index))
+    return qv_error_set(err, QV_ERR_TYPE, "dictionary indices must be an integer type");
+  qv_type_id v = values->id;
+  if (v == QV_TYPE_DICTIONARY || v == QV_TYPE_LIST || v == QV_TYPE_STRUCT || v == QV_TYPE_FIXED_SIZE_LIST) {
+    char tb[64];
+    qv_datatype_format(values, tb, sizeof tb);
+    return qv_error_set(err, QV_ERR_TYPE, "dictionary values cannot be %s", tb);
+  }
+  qv_field *f = qv_calloc(2, sizeof *f);
+  if (!f || !(f[0].name = qv_strdup("indices")) || !(f[1].name = qv_strdup("values"))) {
+    if (f) qv_free(f[0].name);
+    qv_free(f);
+    return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+  }
+  f[0].type = qv_datatype_simple(index);
+  f[0].nullable = true;
+  f[1].type = *values;
+  f[1].nullable = true;
+  *values = qv_datatype_simple(QV_TYPE_NULL);
+  *out = qv_datatype_simple(QV_TYPE_DICTIONARY);
+  out->n_children = 2;
+  out->children = f;
+  return QV_OK;
+}
+
 qv_status qv_datatype_struct(qv_field *fields, int32_t n, qv_datatype *out, qv_error *err) {
   *out = qv_datatype_simple(QV_TYPE_STRUCT);
   if (n == 0) return QV_OK;
@@ -137,6 +163,9 @@ bool qv_datatype_equal(const qv_datatype *a, const qv_datatype *b) {
       return qv_datatype_equal(&a->children[0].type, &b->children[0].type);
     case QV_TYPE_LIST:
       return qv_datatype_equal(&a->children[0].type, &b->children[0].type);
+    case QV_TYPE_DICTIONARY:
+      return qv_datatype_equal(&a->children[0].type, &b->children[0].type) &&
+             qv_datatype_equal(&a->children[1].type, &b->children[1].type);
     case QV_TYPE_STRUCT:
       if (a->n_children != b->n_children) return false;
       for (int32_t i = 0; i < a->n_children; i++) {
@@ -193,6 +222,13 @@ int qv_datatype_format(const qv_datatype *t, char *buf, size_t size) {
       put(buf, size, &n, "fixed_size_list<");
       put_type(buf, size, &n, &t->children[0].type);
       put(buf, size, &n, ", %d>", t->list_size);
+      break;
+    case QV_TYPE_DICTIONARY:
+      put(buf, size, &n, "dictionary<");
+      put_type(buf, size, &n, &t->children[0].type);
+      put(buf, size, &n, ", ");
+      put_type(buf, size, &n, &t->children[1].type);
+      put(buf, size, &n, ">");
       break;
     case QV_TYPE_STRUCT:
       put(buf, size, &n, "struct<");
@@ -338,6 +374,22 @@ static qv_status tp_type(type_parser *p, qv_datatype *out) {
     }
     st = fixed ? qv_datatype_fixed_size_list(&item, size, out, p->err) : qv_datatype_list(&item, out, p->err);
     qv_datatype_reset(&item);
+  } else if (!strcmp(w, "dictionary")) {
+    qv_datatype idx, vals;
+    if (!tp_eat(p, '<')) return tp_fail(p, "'<'");
+    QV_RETURN_NOT_OK(tp_type(p, &idx));
+    if (!tp_eat(p, ',')) {
+      qv_datatype_reset(&idx);
+      return tp_fail(p, "', values type'");
+    }
+    if ((st = tp_type(p, &vals)) != QV_OK) {
+      qv_datatype_reset(&idx);
+      return st;
+    }
+    if (!tp_eat(p, '>')) st = tp_fail(p, "'>'");
+    if (st == QV_OK) st = qv_datatype_dictionary(idx.id, &vals, out, p->err);
+    qv_datatype_reset(&idx);
+    qv_datatype_reset(&vals);
   } else if (!strcmp(w, "struct")) {
     qv_field fields[256];
     int32_t n = 0;

@@ -363,6 +363,9 @@ uint32_t qv_ipc_schema_encode(qv_fb_builder *b, const qv_schema *schema, qv_erro
 static qv_status check_type(const qv_datatype *t, const char *name, int depth, qv_error *err) {
   if (depth > QV_IPC_MAX_DEPTH)
     return qv_error_set(err, QV_ERR_UNSUPPORTED, "ipc: field '%s' is nested too deeply", name);
+  if (t->id == QV_TYPE_DICTIONARY)
+    return qv_error_set(err, QV_ERR_UNSUPPORTED, "ipc: field '%s' is dictionary-encoded, which the writer does not "
+                        "write (decode it first)", name);
   if ((unsigned)t->id > QV_TYPE_FIXED_SIZE_LIST)
     return qv_error_set(err, QV_ERR_INVALID, "ipc: field '%s' has an unknown type %d", name, (int)t->id);
   if ((t->id == QV_TYPE_TIMESTAMP || t->id == QV_TYPE_TIME64 || t->id == QV_TYPE_DURATION) &&

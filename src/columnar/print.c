@@ -136,6 +136,7 @@ int qv_array_format_value(const qv_array *a, int64_t i, char *buf, size_t size) 
     put(buf, size, &n, "null");
     return n;
   }
+  if (a->type.id == QV_TYPE_DICTIONARY) return qv_array_format_value(a->children[0], qv_dictionary_index(a, i), buf, size);
   int64_t j = a->offset + i;
   const uint8_t *v = a->buffers[1] ? a->buffers[1]->data : NULL;
   switch (a->type.id) {

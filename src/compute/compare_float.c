@@ -14,20 +14,12 @@
 
 #include "compute/compute_int.h"
 
-static inline int64_t total64(double x) {
-  int64_t k;
-  memcpy(&k, &x, 8);
-  return k ^ (int64_t)((uint64_t)(k >> 63) >> 1);
-}
-static inline int32_t total32(float x) {
-  int32_t k;
-  memcpy(&k, &x, 4);
-  return k ^ (int32_t)((uint32_t)(k >> 31) >> 1);
-}
-static inline int64_t polars64(double x) { return x != x ? INT64_MAX : total64(x + 0.0); }
-static inline int32_t polars32(float x) { return x != x ? INT32_MAX : total32(x + 0.0f); }
-static inline int64_t java64(double x) { return x != x ? INT64_MAX : total64(x); }
-static inline int32_t java32(float x) { return x != x ? INT32_MAX : total32(x); }
+#define total64 qvk_total64
+#define total32 qvk_total32
+#define polars64 qvk_polars64
+#define polars32 qvk_polars32
+#define java64 qvk_java64
+#define java32 qvk_java32
 #define ieee(x) (x)
 
 int64_t qvk_float_key(double x, uint8_t order) {
@@ -129,7 +121,7 @@ static void widen(const qvk_datum *d, int64_t start, int64_t m, double *dst) {
 /* Whether a float64 scalar can be compared in float32 without changing any
  * answer: exactly representable, or a NaN under an order where all NaNs
  * are alike. */
-static bool fits_f32(double s, uint8_t order) {
+bool qvk_fits_f32(double s, uint8_t order) {
   if (isnan(s)) return order != QV_FLOAT_TOTAL;
   return (double)(float)s == s;
 }
@@ -141,7 +133,7 @@ qv_status qvk_compare_float(qv_op op, uint8_t order, const qvk_datum *a, const q
     double s = b->scalar->v.f;
     if (ta == QV_TYPE_FLOAT64) {
       f64_vs(op, order, qv_array_values(a->array), a->idx, s, n, out);
-    } else if (fits_f32(s, order)) {
+    } else if (qvk_fits_f32(s, order)) {
       f32_vs(op, order, qv_array_values(a->array), a->idx, (float)s, n, out);
     } else {
       double buf[CHUNK];
@@ -190,7 +182,7 @@ qv_status qvk_between_float(uint8_t order, const qvk_datum *x, double lo, double
     f64_between(order, qv_array_values(x->array), x->idx, lo, hi, n, out);
     return QV_OK;
   }
-  if (fits_f32(lo, order) && fits_f32(hi, order)) {
+  if (qvk_fits_f32(lo, order) && qvk_fits_f32(hi, order)) {
     const float *a = qv_array_values(x->array);
     float l = (float)lo, h = (float)hi;
     switch (order) {

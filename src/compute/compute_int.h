@@ -202,6 +202,58 @@ static inline bool qvk_needle_eq(const qvk_needle *nd, const uint8_t *s, const u
   return memcmp(s, nd->p, (size_t)nd->n) == 0;
 }
 
+/* A string / binary scalar prepared for `value op scalar` row by row.
+ * Equality checks the length first and then compares with masked word
+ * loads (qvk_needle); ordering decides on the first 8 bytes as a
+ * big-endian integer when both strings have them, and falls back to
+ * memcmp only on a tie. */
+typedef struct qvk_str_key {
+  qv_op op;
+  qvk_needle nd;
+  uint64_t s8; /* first 8 bytes, big-endian, when the scalar has them */
+} qvk_str_key;
+
+static inline void qvk_str_key_init(qvk_str_key *k, qv_op op, const uint8_t *s, int32_t ls) {
+  k->op = op;
+  qvk_needle_init(&k->nd, s, ls);
+  k->s8 = 0;
+  if (ls >= 8) {
+    memcpy(&k->s8, s, 8);
+    k->s8 = __builtin_bswap64(k->s8);
+  }
+}
+
+/* p[0..l) op the key's string; end is the end of p's buffer. */
+static inline bool qvk_str_test(const qvk_str_key *k, const uint8_t *p, int32_t l, const uint8_t *end) {
+  int64_t ls = k->nd.n;
+  if (k->op == QV_OP_EQ || k->op == QV_OP_NE)
+    return (l == ls && qvk_needle_eq(&k->nd, p, end)) == (k->op == QV_OP_EQ);
+  int c;
+  uint64_t p8;
+  if (ls >= 8 && l >= 8 && (memcpy(&p8, p, 8), (p8 = __builtin_bswap64(p8)) != k->s8)) {
+    c = p8 < k->s8 ? -1 : 1;
+  } else {
+    c = memcmp(p, k->nd.p, (size_t)(l < ls ? l : ls));
+    if (c == 0) c = (l > ls) - (l < ls);
+  }
+  switch (k->op) {
+    case QV_OP_LT: return c < 0;
+    case QV_OP_LE: return c <= 0;
+    case QV_OP_GT: return c > 0;
+    default: return c >= 0;
+  }
+}
+
+/* Reads ahead of row base of a dense string column with avail rows: the
+ * offsets 1,024 rows on, and the characters of rows 256 to 320 on (whose
+ * offsets were prefetched earlier); the hardware does not follow the
+ * characters through the offsets. */
+static inline void qvk_str_prefetch(const int32_t *oa, const uint8_t *da, int64_t base, int64_t avail) {
+  if (base + 320 > avail) return;
+  __builtin_prefetch(oa + base + 1024);
+  for (int32_t q = oa[base + 256]; q < oa[base + 320]; q += 64) __builtin_prefetch(da + q);
+}
+
 /* End of the character data of a string / binary array. */
 static inline const uint8_t *qvk_chars_end(const qv_array *a) {
   return a->buffers[2] ? a->buffers[2]->data + a->buffers[2]->size : (const uint8_t *)"";
@@ -262,6 +314,24 @@ typedef qv_status (*qvk_op_fn)(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qv
  * arrays (dense or read through their idx). */
 qv_status qvk_compare(qv_op op, uint8_t float_order, const qvk_datum *a, const qvk_datum *b,
                       int64_t n, qv_array **out, qv_error *err);
+/* Value words only: out[] gets a op b for rows [0, n) (bits past n 0), with
+ * a an array datum and b a non-null scalar or an array read through the
+ * same kind of index as a; tmp is scratch of the same size.  Nulls are
+ * not looked at: the caller masks with the validity of both sides. */
+qv_status qvk_compare_words(qv_op op, uint8_t order, const qvk_datum *a, const qvk_datum *b,
+                            int64_t n, uint64_t *out, uint64_t *tmp, qv_error *err);
+/* compare_select.c: the filter's fused path.  a op b for the n rows of an
+ * evaluation straight into the selection sel (rows[i], or i when rows is
+ * NULL, for every row where it is TRUE), without a result bitmap: 2,048
+ * rows at a time, each 64-row word appended as soon as it is computed
+ * (fused kernels for numbers and temporals against a scalar; the others
+ * through qvk_compare_words into words on the stack).  *handled is false
+ * (and sel untouched) unless the operands are an array and a scalar, or
+ * two arrays read through the same index; the caller then takes the
+ * bitmap path. */
+qv_status qvk_compare_select(qv_op op, uint8_t order, const qvk_datum *a, const qvk_datum *b,
+                             const uint32_t *rows, int64_t n, qv_selection *sel, bool *handled,
+                             qv_error *err);
 qv_status qvk_op_compare(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out);
 qv_status qvk_op_between(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out);
 
@@ -274,14 +344,63 @@ qv_status qvk_op_isnan(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum 
 /* Key whose signed integer order is the float order (TOTAL/POLARS/JAVA). */
 int64_t qvk_float_key(double x, uint8_t order);
 
+/* Keys whose signed integer order is a float order (see compare_float.c). */
+static inline int64_t qvk_total64(double x) {
+  int64_t k;
+  memcpy(&k, &x, 8);
+  return k ^ (int64_t)((uint64_t)(k >> 63) >> 1);
+}
+static inline int32_t qvk_total32(float x) {
+  int32_t k;
+  memcpy(&k, &x, 4);
+  return k ^ (int32_t)((uint32_t)(k >> 31) >> 1);
+}
+static inline int64_t qvk_polars64(double x) { return x != x ? INT64_MAX : qvk_total64(x + 0.0); }
+static inline int32_t qvk_polars32(float x) { return x != x ? INT32_MAX : qvk_total32(x + 0.0f); }
+static inline int64_t qvk_java64(double x) { return x != x ? INT64_MAX : qvk_total64(x); }
+static inline int32_t qvk_java32(float x) { return x != x ? INT32_MAX : qvk_total32(x); }
+/* Whether a float64 scalar compares the same in float32 (compare_float.c). */
+bool qvk_fits_f32(double s, uint8_t order);
+
+/* decimal128 compares on the two 64-bit halves of each value (high word
+ * signed, low word unsigned): two vectorizable 64-bit comparisons per row
+ * instead of a 128-bit one, which x86 has no vector instruction for.  H and
+ * L are the halves of the value, SH and SL those of the scalar. */
+#define QVK_DEC_EQ(H, L, SH, SL) ((int)((H) == (SH)) & (int)((L) == (SL)))
+#define QVK_DEC_NE(H, L, SH, SL) ((int)((H) != (SH)) | (int)((L) != (SL)))
+#define QVK_DEC_LT(H, L, SH, SL) ((int)((H) < (SH)) | ((int)((H) == (SH)) & (int)((L) < (SL))))
+#define QVK_DEC_LE(H, L, SH, SL) ((int)((H) < (SH)) | ((int)((H) == (SH)) & (int)((L) <= (SL))))
+#define QVK_DEC_GT(H, L, SH, SL) ((int)((H) > (SH)) | ((int)((H) == (SH)) & (int)((L) > (SL))))
+#define QVK_DEC_GE(H, L, SH, SL) ((int)((H) > (SH)) | ((int)((H) == (SH)) & (int)((L) >= (SL))))
+static inline uint64_t qvk_dec_lo(const uint8_t *p, int64_t r) {
+  uint64_t v;
+  memcpy(&v, p + 16 * r, 8);
+  return v;
+}
+static inline int64_t qvk_dec_hi(const uint8_t *p, int64_t r) {
+  int64_t v;
+  memcpy(&v, p + 16 * r + 8, 8);
+  return v;
+}
+
 /* compare_scaled.c: decimal and temporal comparisons across scales/units. */
 qv_status qvk_compare_scaled(qv_op op, const qvk_datum *a, const qvk_datum *b, int64_t n,
                              uint64_t *out, qv_error *err);
 bool qvk_is_scaled(const qv_datatype *t);
+/* The value range of an integer-like physical type (compare.c). */
+void qvk_int_range(qv_type_id id, qvk_i128 *lo, qvk_i128 *hi);
 /* Internal: integer compare of one type, exposed to compare_scaled.c. */
 void qvk_cmp_int_vs(qv_type_id id, qv_op op, const void *vals, const uint32_t *idx, qvk_i128 s,
                     int64_t n, uint64_t *out);
 void qvk_cmp_i128_vv(qv_op op, const qvk_i128 *a, const qvk_i128 *b, int64_t n, uint64_t *out);
+
+/* dictionary.c: dictionary-encoded arguments of node e, before its kernel
+ * runs.  A per-value predicate of one dictionary argument against
+ * constants is evaluated on the dictionary's entries through dispatch and
+ * mapped to the rows (*handled set, *out filled); otherwise dictionary
+ * arguments are decoded in place and the caller runs the kernel. */
+qv_status qvk_dict_call(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out, qvk_op_fn dispatch,
+                        bool *handled);
 
 /* boolean.c */
 qv_status qvk_op_logic(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out);

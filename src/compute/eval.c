@@ -59,6 +59,14 @@ static qv_status dispatch(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_dat
   return qvk_op_polars(c, e, args, out);
 }
 
+/* The kernel of e on its evaluated args, after dictionary-encoded
+ * arguments are dealt with (compute/dictionary.c). */
+static qv_status run_kernel(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out) {
+  bool handled = false;
+  QV_RETURN_NOT_OK(qvk_dict_call(c, e, args, out, dispatch, &handled));
+  return handled ? QV_OK : dispatch(c, e, args, out);
+}
+
 static qv_status eval_call(qvk_ctx *c, const qv_expr *e, qvk_datum *out) {
   qvk_datum stack[4];
   qvk_datum *args = stack;
@@ -76,7 +84,7 @@ static qv_status eval_call(qvk_ctx *c, const qv_expr *e, qvk_datum *out) {
     if (!e->args[i]) st = qv_error_set(c->err, QV_ERR_INVALID, "eval: %s has a missing argument", qv_op_name(e->op));
     else st = eval_node(c, e->args[i], &args[i]);
   }
-  if (st == QV_OK) st = dispatch(c, e, args, out);
+  if (st == QV_OK) st = run_kernel(c, e, args, out);
   for (int32_t i = 0; i < n; i++) qvk_datum_reset(&args[i]);
   if (args != stack) qv_free(args);
   return st;
@@ -235,6 +243,38 @@ static qv_status keep_true(const qvk_datum *d, const uint32_t *rows, int64_t n, 
   return QV_OK;
 }
 
+/* One conjunct over the rows of c into dst.  A comparison of a column with
+ * a constant (or of two columns) goes through the fused kernel
+ * (compare_select.c) and never builds a bitmap; anything else is evaluated
+ * to a bool array and its TRUE rows kept. */
+static qv_status filter_conjunct(qvk_ctx *c, const qv_expr *e, qv_selection *dst, qv_error *err) {
+  qvk_datum d = QVK_DATUM_INIT;
+  qv_status st;
+  if (e->kind == QV_EXPR_CALL && e->op >= QV_OP_EQ && e->op <= QV_OP_GE && e->n_args == 2 && e->args &&
+      e->args[0] && e->args[1] && !is_constant(e)) {
+    qvk_datum args[2] = {QVK_DATUM_INIT, QVK_DATUM_INIT};
+    bool handled = false;
+    st = eval_node(c, e->args[0], &args[0]);
+    if (st == QV_OK) st = eval_node(c, e->args[1], &args[1]);
+    if (st == QV_OK)
+      st = qvk_compare_select(e->op, e->sem.float_order, &args[0], &args[1], c->sel, c->n, dst, &handled, err);
+    if (st == QV_OK && !handled) {
+      st = run_kernel(c, e, args, &d);
+      if (st == QV_OK) st = keep_true(&d, c->sel, c->n, dst, err);
+    }
+    qvk_datum_reset(&args[0]);
+    qvk_datum_reset(&args[1]);
+    qvk_datum_reset(&d);
+    return st;
+  }
+  st = eval_node(c, e, &d);
+  /* A bare boolean column is still a view through the rows alive. */
+  if (st == QV_OK) st = qvk_datum_dense(c, &d);
+  if (st == QV_OK) st = keep_true(&d, c->sel, c->n, dst, err);
+  qvk_datum_reset(&d);
+  return st;
+}
+
 qv_status qv_eval_filter(const qv_expr *e, const qv_batch *batch, const qv_selection *sel,
                          qv_selection *out, qv_error *err) {
   if (!out) return qv_error_set(err, QV_ERR_INVALID, "filter: no output selection");
@@ -262,14 +302,9 @@ qv_status qv_eval_filter(const qv_expr *e, const qv_batch *batch, const qv_selec
     qvk_ctx c;
     st = ctx_init(&c, batch, rows, n, err);
     if (st != QV_OK) break;
-    qvk_datum d = QVK_DATUM_INIT;
-    st = eval_node(&c, conj[k], &d);
-    /* A bare boolean column is still a view through the rows alive. */
-    if (st == QV_OK) st = qvk_datum_dense(&c, &d);
     int nxt = cur == 0 ? 1 : 0;
     qv_selection *dst = k == nc - 1 ? out : &bufs[nxt];
-    if (st == QV_OK) st = keep_true(&d, rows, n, dst, err);
-    qvk_datum_reset(&d);
+    st = filter_conjunct(&c, conj[k], dst, err);
     ctx_reset(&c);
     if (st != QV_OK) break;
     if (dst == out) done = true;

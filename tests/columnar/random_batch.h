@@ -65,6 +65,7 @@ static inline void append_random(qv_builder *b, int depth) {
       for (int32_t c = 0; c < b->n_children; c++) append_random(&b->children[c], depth + 1);
       st = qv_builder_append_valid(b);
       break;
+    case QV_TYPE_DICTIONARY: fail_msg("random batches have no dictionary columns"); break;
   }
   assert_int_equal(st, QV_OK);
 }

@@ -400,6 +400,26 @@ static void check_one(qv_expr *e, const qv_batch *b, const qv_datatype *ta, cons
     assert_int_equal(qv_bit_get(rs_->buffers[1]->data, rs_->offset + k), qv_bit_get(r->buffers[1]->data, r->offset + i));
   }
   qv_array_release(rs_);
+  /* the filter (fused comparison -> selection) keeps exactly the TRUE rows,
+   * on all rows and under the selection */
+  for (int with_sel = 0; with_sel < 2; with_sel++) {
+    qv_selection got = QV_SELECTION_INIT;
+    qv_error err = {0};
+    if (qv_eval_filter(e, b, with_sel ? &sel : NULL, &got, &err) != QV_OK) fail_msg("filter: %s", err.message);
+    int64_t m = with_sel ? sel.count : N, j = 0;
+    for (int64_t q = 0; q < m; q++) {
+      int64_t i = with_sel ? sel.rows[q] : q;
+      tval x = va[i], y = scalar_b ? vb[0] : vb[i];
+      int want = flipped ? oracle(tb, y, ta, x, op, order) : oracle(ta, x, tb, y, op, order);
+      if (want != 1) continue;
+      if (j >= got.count || got.rows[j] != (uint32_t)i)
+        fail_msg("%s filter (order %d, %s, sel %d): row %lld missing or out of order", qv_op_name(op), order,
+                 scalar_b ? "scalar" : "column", with_sel, (long long)i);
+      j++;
+    }
+    assert_int_equal(j, got.count);
+    qv_selection_reset(&got);
+  }
   qv_selection_reset(&sel);
   qv_array_release(r);
 }
@@ -461,12 +481,275 @@ static void test_property_all_types(void **state) {
       run_pair(pairs[k].a, pairs[k].b, 0x9E3779B97F4A7C15ULL * (seed + 1) + k);
 }
 
+/* ---- the filter's fused path against the bitmap path, across blocks ---------- */
+
+/* The rows of sel (or all) where the bool array r (one value per row of
+ * the evaluation) is TRUE. */
+static void true_rows(const qv_array *r, const qv_selection *sel, qv_selection *out) {
+  out->count = 0;
+  assert_int_equal(qv_selection_reserve(out, r->length + 1), QV_OK);
+  for (int64_t k = 0; k < r->length; k++)
+    if (qv_array_is_valid(r, k) && qv_bit_get(r->buffers[1]->data, r->offset + k))
+      out->rows[out->count++] = sel ? sel->rows[k] : (uint32_t)k;
+}
+
+static void filter_vs_bitmap(const qv_expr *e, const qv_batch *b, const qv_selection *sel, const char *what) {
+  qv_array *r = t_eval(e, b, sel);
+  qv_selection want = QV_SELECTION_INIT, got = QV_SELECTION_INIT;
+  true_rows(r, sel, &want);
+  qv_error err = {0};
+  if (qv_eval_filter(e, b, sel, &got, &err) != QV_OK) fail_msg("%s: filter: %s", what, err.message);
+  if (got.count != want.count) fail_msg("%s: filter kept %lld rows, bitmap %lld", what, (long long)got.count, (long long)want.count);
+  for (int64_t k = 0; k < got.count; k++)
+    if (got.rows[k] != want.rows[k]) fail_msg("%s: row %lld is %u, bitmap %u", what, (long long)k, got.rows[k], want.rows[k]);
+  qv_selection_reset(&want);
+  qv_selection_reset(&got);
+  qv_array_release(r);
+}
+
+#define BIG 5003 /* > 2 blocks of 2,048 rows, not a multiple of 64 */
+
+static void test_filter_blocks(void **state) {
+  (void)state;
+  memset(g_long, 'x', sizeof g_long - 1);
+  g_long[sizeof g_long - 1] = '\0';
+  static const char *const types[] = {"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+                                      "float32", "float64", "decimal(38,2)", "decimal(18,0)", "date32",
+                                      "timestamp[us]", "timestamp[ns, UTC]", "time64[ns]", "duration[ms]",
+                                      "string", "binary", "bool"};
+  static const char *const other[] = {"int64", "uint64", "float64", "decimal(38,3)", "timestamp[ms]"};
+  uint64_t rs = 0x5eed;
+  static tval v[BIG + 7], w[BIG + 7];
+  for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
+    qv_datatype ty = t_type(types[t]);
+    for (int i = 0; i < BIG + 7; i++) {
+      v[i] = gen(&ty, &rs);
+      w[i] = gen(&ty, &rs);
+    }
+    if (t == 0) /* one column without nulls: the kernels skip validity */
+      for (int i = 0; i < BIG + 7; i++)
+        if (v[i].null) v[i] = TI(3);
+    qv_array *fa = t_build(&ty, v, BIG + 7), *fb = t_build(&ty, w, BIG + 7), *cols[2];
+    assert_int_equal(qv_array_slice(fa, 7, BIG, &cols[0], NULL), QV_OK);
+    assert_int_equal(qv_array_slice(fb, 7, BIG, &cols[1], NULL), QV_OK);
+    qv_array_release(fa);
+    qv_array_release(fb);
+    qv_batch *b = t_batch(cols, 2);
+    qv_selection dense = QV_SELECTION_INIT, sparse = QV_SELECTION_INIT;
+    assert_int_equal(qv_selection_reserve(&dense, BIG), QV_OK);
+    assert_int_equal(qv_selection_reserve(&sparse, BIG), QV_OK);
+    for (int i = 0; i < BIG; i++) {
+      uint64_t r = t_rand(&rs) % 100;
+      if (r < 60) dense.rows[dense.count++] = (uint32_t)i;
+      if (r < 2) sparse.rows[sparse.count++] = (uint32_t)i;
+    }
+    const qv_selection *sels[3] = {NULL, &dense, &sparse};
+    bool floats = qv_type_is_floating(ty.id);
+    for (uint8_t order = 0; order < (floats ? 4 : 1); order++) {
+      for (int k = 0; k < 6; k++) {
+        for (int c = 0; c < 5; c++) {
+          qv_expr *e;
+          char what[160];
+          if (c == 0) {
+            e = cmp(OPS[k], t_col(b, 0), t_col(b, 1), order);
+            snprintf(what, sizeof what, "%s %s column (order %d)", types[t], qv_op_name(OPS[k]), order);
+          } else if (c == 4) { /* a scalar of another type: rescaled, widened or refused alike */
+            const char *ot = other[t % 5];
+            qv_datatype oty = t_type(ot);
+            tval sv = gen(&oty, &rs);
+            qv_datatype_reset(&oty);
+            e = cmp(OPS[k], t_lit(ot, sv), t_col(b, 0), order);
+            snprintf(what, sizeof what, "%s %s %s scalar (order %d)", types[t], qv_op_name(OPS[k]), ot, order);
+            qv_array *r = NULL;
+            qv_error err = {0};
+            qv_status st = qv_eval(e, b, NULL, &r, &err);
+            qv_array_release(r);
+            if (st != QV_OK) { /* the filter must refuse it the same way */
+              qv_selection got = QV_SELECTION_INIT;
+              qv_error err2 = {0};
+              assert_int_equal(qv_eval_filter(e, b, NULL, &got, &err2), st);
+              assert_string_equal(err2.message, err.message);
+              qv_selection_reset(&got);
+              qv_expr_destroy(e);
+              continue;
+            }
+          } else {
+            tval sv = c == 3 ? TN() : v[7 + t_rand(&rs) % BIG];
+            e = cmp(OPS[k], t_col(b, 0), t_lit(types[t], sv), order);
+            snprintf(what, sizeof what, "%s %s scalar %d (order %d)", types[t], qv_op_name(OPS[k]), c, order);
+          }
+          for (int s = 0; s < 3; s++) filter_vs_bitmap(e, b, sels[s], what);
+          qv_expr_destroy(e);
+        }
+      }
+    }
+    qv_selection_reset(&dense);
+    qv_selection_reset(&sparse);
+    qv_batch_release(b);
+    qv_datatype_reset(&ty);
+  }
+}
+
+/* ---- dictionary-encoded columns ------------------------------------------------ */
+
+/* Evaluates e over b1 and e2 over b2 and requires the same values. */
+static void same_result(const qv_expr *e, const qv_batch *b1, const qv_expr *e2, const qv_batch *b2,
+                        const qv_selection *sel, const char *what) {
+  qv_array *r1 = t_eval(e, b1, sel), *r2 = t_eval(e2, b2, sel);
+  for (int64_t i = 0; i < r1->length; i++) {
+    char x[512], y[512];
+    qv_array_format_value(r1, i, x, sizeof x);
+    qv_array_format_value(r2, i, y, sizeof y);
+    if (strcmp(x, y) != 0) fail_msg("%s: row %lld: dictionary '%s', plain '%s'", what, (long long)i, x, y);
+  }
+  qv_array_release(r1);
+  qv_array_release(r2);
+  filter_vs_bitmap(e, b1, sel, what);
+}
+
+#define DICT 17
+
+/* A dictionary column (index type itype) whose dictionary holds nulls, and
+ * some null rows, against the oracle on its decoded values, and IN,
+ * BETWEEN, IS NULL against the same nodes on the plain column. */
+static void run_dict(const char *type, const char *itype, uint64_t seed) {
+  qv_datatype ty = t_type(type);
+  uint64_t rs = seed;
+  tval dv[DICT + 2], iv[N + PAD], rows[N], other[N + PAD];
+  for (int k = 0; k < DICT + 2; k++) dv[k] = gen(&ty, &rs);
+  dv[2 + 3] = TN(); /* a null entry that rows use */
+  for (int i = 0; i < N + PAD; i++) {
+    iv[i] = t_rand(&rs) % 8 == 0 ? TN() : TI((qv_int128)(t_rand(&rs) % DICT));
+    other[i] = gen(&ty, &rs);
+  }
+  for (int i = 0; i < N; i++) rows[i] = iv[PAD + i].null ? TN() : dv[2 + (int)iv[PAD + i].i];
+  /* sliced indices and a sliced dictionary */
+  qv_array *fi = t_arr(itype, iv, N + PAD), *fd = t_build(&ty, dv, DICT + 2), *fo = t_build(&ty, other, N + PAD);
+  qv_array *idx = NULL, *dict = NULL, *col = NULL, *plain = NULL, *oth = NULL;
+  assert_int_equal(qv_array_slice(fi, PAD, N, &idx, NULL), QV_OK);
+  assert_int_equal(qv_array_slice(fd, 2, DICT, &dict, NULL), QV_OK);
+  assert_int_equal(qv_array_slice(fo, PAD, N, &oth, NULL), QV_OK);
+  qv_array_release(fi);
+  qv_array_release(fd);
+  qv_array_release(fo);
+  qv_error err = {0};
+  if (qv_array_dictionary(idx, dict, &col, &err) != QV_OK) fail_msg("dictionary: %s", err.message);
+  assert_int_equal(qv_array_dictionary_decode(col, &plain, NULL), QV_OK);
+  qv_array *c1[2] = {col, qv_array_retain(oth)}, *c2[2] = {plain, oth};
+  qv_batch *b = t_batch(c1, 2), *bp = t_batch(c2, 2);
+  qv_selection sel = QV_SELECTION_INIT;
+  assert_int_equal(qv_selection_reserve(&sel, N), QV_OK);
+  for (int i = 0; i < N; i++)
+    if (t_rand(&rs) % 3) sel.rows[sel.count++] = (uint32_t)i;
+  bool floats = qv_type_is_floating(ty.id);
+  for (uint8_t order = 0; order < (floats ? 4 : 1); order++) {
+    for (int k = 0; k < 6; k++) {
+      qv_expr *e = cmp(OPS[k], t_col(b, 0), t_col(b, 1), order); /* against a plain column: decoded */
+      check_one(e, b, &ty, rows, &ty, other + PAD, false, false, OPS[k], order, &rs);
+      qv_expr_destroy(e);
+      for (int s = 0; s < 4; s++) {
+        tval sv = s == 3 ? TN() : dv[2 + t_rand(&rs) % DICT];
+        e = cmp(OPS[k], t_col(b, 0), t_lit(type, sv), order);
+        check_one(e, b, &ty, rows, &ty, &sv, true, false, OPS[k], order, &rs);
+        qv_expr_destroy(e);
+        e = cmp(OPS[k], t_lit(type, sv), t_col(b, 0), order);
+        check_one(e, b, &ty, rows, &ty, &sv, true, true, OPS[k], order, &rs);
+        qv_expr_destroy(e);
+      }
+    }
+    /* IN (with and without a null in the list, both null semantics) and
+     * BETWEEN give what they give on the plain column */
+    for (int nulls_equal = 0; nulls_equal < 2; nulls_equal++) {
+      for (int with_null = 0; with_null < 2; with_null++) {
+        qv_expr *items[4];
+        qv_expr *items2[4];
+        for (int q = 0; q < 4; q++) {
+          tval sv = q == 3 && with_null ? TN() : dv[2 + t_rand(&rs) % DICT];
+          items[q] = t_lit(type, sv);
+          items2[q] = t_lit(type, sv);
+        }
+        qv_expr *a1[5] = {t_col(b, 0), items[0], items[1], items[2], items[3]};
+        qv_expr *a2[5] = {t_col(bp, 0), items2[0], items2[1], items2[2], items2[3]};
+        qv_expr *e = t_calln(QV_OP_IN, "bool", 5, a1), *e2 = t_calln(QV_OP_IN, "bool", 5, a2);
+        e->sem.float_order = e2->sem.float_order = order;
+        e->sem.in_nulls_equal = e2->sem.in_nulls_equal = nulls_equal != 0;
+        char what[128];
+        snprintf(what, sizeof what, "%s dictionary IN (order %d, nulls_equal %d, null %d)", type, order, nulls_equal,
+                 with_null);
+        same_result(e, b, e2, bp, NULL, what);
+        same_result(e, b, e2, bp, &sel, what);
+        qv_expr_destroy(e);
+        qv_expr_destroy(e2);
+      }
+    }
+    for (int q = 0; q < 4; q++) {
+      tval lo = q == 3 ? TN() : dv[2 + t_rand(&rs) % DICT], hi = dv[2 + t_rand(&rs) % DICT];
+      qv_expr *e = t_call3(QV_OP_BETWEEN, "bool", t_col(b, 0), t_lit(type, lo), t_lit(type, hi));
+      qv_expr *e2 = t_call3(QV_OP_BETWEEN, "bool", t_col(bp, 0), t_lit(type, lo), t_lit(type, hi));
+      e->sem.float_order = e2->sem.float_order = order;
+      char what[128];
+      snprintf(what, sizeof what, "%s dictionary BETWEEN (order %d, case %d)", type, order, q);
+      same_result(e, b, e2, bp, NULL, what);
+      same_result(e, b, e2, bp, &sel, what);
+      qv_expr_destroy(e);
+      qv_expr_destroy(e2);
+    }
+  }
+  qv_expr *e = t_call1(QV_OP_IS_NULL, "bool", t_col(b, 0)), *e2 = t_call1(QV_OP_IS_NULL, "bool", t_col(bp, 0));
+  same_result(e, b, e2, bp, &sel, "dictionary IS NULL");
+  qv_expr_destroy(e);
+  qv_expr_destroy(e2);
+  qv_selection_reset(&sel);
+  qv_batch_release(b);
+  qv_batch_release(bp);
+  qv_datatype_reset(&ty);
+}
+
+static void test_dictionary_columns(void **state) {
+  (void)state;
+  memset(g_long, 'x', sizeof g_long - 1);
+  g_long[sizeof g_long - 1] = '\0';
+  static const char *const types[] = {"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+                                      "float32", "float64", "decimal(38,2)", "string", "binary", "bool", "date32",
+                                      "timestamp[ms]", "timestamp[us, UTC]", "time64[ns]", "duration[s]"};
+  static const char *const itypes[] = {"int32", "uint8", "int16", "uint32", "int64", "uint64", "int8", "uint16"};
+  for (size_t t = 0; t < sizeof types / sizeof types[0]; t++)
+    run_dict(types[t], itypes[t % 8], 0xD1C7ULL * (t + 1));
+}
+
+/* A row whose dictionary entry is null is null, never the empty value the
+ * entry's unused slot holds; a null row never matches. */
+static void test_dictionary_nulls(void **state) {
+  (void)state;
+  tval d[] = {TS("a"), TN(), TS(""), TS("b")};
+  tval ix[] = {TI(0), TI(1), TI(2), TN(), TI(3), TI(1)};
+  qv_array *col = NULL;
+  assert_int_equal(qv_array_dictionary(t_arr("int32", ix, 6), t_arr("string", d, 4), &col, NULL), QV_OK);
+  qv_batch *b = t_batch(&col, 1);
+  qv_expr *e = cmp(QV_OP_EQ, t_col(b, 0), t_lit("string", TS("")), 0);
+  t_check(e, b, "false|null|true|null|false|null");
+  t_filter(e, b, NULL, "2");
+  qv_expr_destroy(e);
+  e = t_call1(QV_OP_IS_NULL, "bool", t_col(b, 0));
+  t_check(e, b, "false|true|false|true|false|true");
+  qv_expr_destroy(e);
+  e = t_call2(QV_OP_IN, "bool", t_col(b, 0), t_lit("string", TS("b")));
+  t_check(e, b, "false|null|false|null|true|null");
+  qv_expr_destroy(e);
+  e = cmp(QV_OP_LT, t_col(b, 0), t_col(b, 0), 0); /* column against column: decoded */
+  t_check(e, b, "false|null|false|null|false|null");
+  qv_expr_destroy(e);
+  qv_batch_release(b);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_int_vs_scalar),     cmocka_unit_test(test_mixed_width_and_sign),
       cmocka_unit_test(test_float_orders),      cmocka_unit_test(test_decimal_scales),
       cmocka_unit_test(test_temporal),          cmocka_unit_test(test_strings_and_bools),
       cmocka_unit_test(test_between),           cmocka_unit_test(test_property_all_types),
+      cmocka_unit_test(test_filter_blocks),     cmocka_unit_test(test_dictionary_columns),
+      cmocka_unit_test(test_dictionary_nulls),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
