@@ -170,6 +170,10 @@ void qv_expr_destroy(qv_expr *e); /* NULL-safe, recursive */
 /* The operator's canonical name ("=", "AND", "starts_with", ...). */
 const char *qv_op_name(qv_op op);
 
+/* The comparison with its operands swapped (a < b is b > a); any other
+ * operator unchanged. */
+qv_op qv_op_mirror(qv_op op);
+
 /* Canonical text of the tree, fully parenthesised, in the Lance SQL
  * spelling; stable for golden tests.  Returns a qv_malloc'd string
  * (qv_free) or NULL on allocation failure. */

@@ -114,7 +114,7 @@ QVK_MULTIVERSION static void vv_i64_u64(qv_op op, const int64_t *a, const uint64
   }
 }
 
-#define flip qvk_flip
+#define flip qv_op_mirror
 
 /* The value range of an integer-like physical type. */
 void qvk_int_range(qv_type_id id, qvk_i128 *lo, qvk_i128 *hi) {

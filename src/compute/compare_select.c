@@ -349,7 +349,7 @@ qv_status qvk_compare_select(qv_op op, uint8_t order, const qvk_datum *a, const 
     const qvk_datum *t = a;
     a = b;
     b = t;
-    op = qvk_flip(op);
+    op = qv_op_mirror(op);
   }
   if (a->scalar) return QV_OK;                          /* constants: the bitmap path folds them */
   if (!b->scalar && (a->idx == NULL) != (b->idx == NULL)) return QV_OK; /* needs an identity index */

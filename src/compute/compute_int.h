@@ -150,17 +150,6 @@ static inline uint64_t qvk_pack64(const uint8_t *b) {
     default: break;                                              \
   }
 
-/* The mirror of a comparison (a op b == b flip(op) a). */
-static inline qv_op qvk_flip(qv_op op) {
-  switch (op) {
-    case QV_OP_LT: return QV_OP_GT;
-    case QV_OP_LE: return QV_OP_GE;
-    case QV_OP_GT: return QV_OP_LT;
-    case QV_OP_GE: return QV_OP_LE;
-    default: return op;
-  }
-}
-
 /* Sets words [0, n) to all ones (v) or zeros, leaving bits past n 0. */
 static inline void qvk_fill(uint64_t *out, int64_t n, bool v) {
   int64_t nw = qvk_words(n);

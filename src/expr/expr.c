@@ -107,6 +107,16 @@ void qv_expr_destroy(qv_expr *e) {
   qv_free(e);
 }
 
+qv_op qv_op_mirror(qv_op op) {
+  switch (op) {
+    case QV_OP_LT: return QV_OP_GT;
+    case QV_OP_LE: return QV_OP_GE;
+    case QV_OP_GT: return QV_OP_LT;
+    case QV_OP_GE: return QV_OP_LE;
+    default: return op;
+  }
+}
+
 const char *qv_op_name(qv_op op) {
   switch (op) {
     case QV_OP_NONE: return "?";

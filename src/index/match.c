@@ -130,16 +130,6 @@ static bool prefix(ctx *c, qvi_ask *a, const uint8_t *p, int64_t n) {
   return true;
 }
 
-static qv_op flip(qv_op op) {
-  switch (op) {
-    case QV_OP_LT: return QV_OP_GT;
-    case QV_OP_LE: return QV_OP_GE;
-    case QV_OP_GT: return QV_OP_LT;
-    case QV_OP_GE: return QV_OP_LE;
-    default: return op;
-  }
-}
-
 static bool str_lit(const qv_expr *e) {
   return is_lit(e) && !e->value.is_null && (e->value.type.id == QV_TYPE_STRING || e->value.type.id == QV_TYPE_BINARY);
 }
@@ -264,7 +254,7 @@ static bool match_value(ctx *c, const qv_expr *e, qvi_ask *a) {
       if (column_of(col) != c->column) {
         col = e->args[1];
         lit = e->args[0];
-        op = flip(op);
+        op = qv_op_mirror(op);
       }
       if (column_of(col) != c->column || !is_lit(lit) || lit->value.is_null || !floats_ok(c, e)) return false;
       if (op == QV_OP_EQ || op == QV_OP_NE) {

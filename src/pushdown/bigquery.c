@@ -282,16 +282,6 @@ static const char *cmp_sql(qv_op op) {
   }
 }
 
-static qv_op flip(qv_op op) {
-  switch (op) {
-    case QV_OP_LT: return QV_OP_GT;
-    case QV_OP_LE: return QV_OP_GE;
-    case QV_OP_GT: return QV_OP_LT;
-    case QV_OP_GE: return QV_OP_LE;
-    default: return op;
-  }
-}
-
 static bool is_number_type(qv_type_id id) { return qv_type_is_integer(id) || id == QV_TYPE_FLOAT64; }
 
 /* Two expressions, at least one a float, compared with Polars' order (NaN
@@ -351,7 +341,7 @@ static bool compare(bq *t, const qv_expr *e, res *r) {
       ok = decline(t, e, "a float32 side: Polars rounds the literal to float32, BigQuery has only FLOAT64");
       goto done;
     }
-    qv_op eff = is_lit(x) ? flip(e->op) : e->op;
+    qv_op eff = is_lit(x) ? qv_op_mirror(e->op) : e->op;
     if (is_num_lit(lit) && maybe_float(t, side) && (eff == QV_OP_GT || eff == QV_OP_GE || eff == QV_OP_NE)) {
       /* Polars keeps NaN rows here (NaN is above everything and unequal
        * to every number); BigQuery's IEEE comparison would drop them. */

@@ -142,16 +142,6 @@ static const char *cmp_sql(qv_op op) {
   }
 }
 
-static qv_op flip(qv_op op) {
-  switch (op) {
-    case QV_OP_LT: return QV_OP_GT;
-    case QV_OP_LE: return QV_OP_GE;
-    case QV_OP_GT: return QV_OP_LT;
-    case QV_OP_GE: return QV_OP_LE;
-    default: return op;
-  }
-}
-
 /* x OP timestamp literal: only a naive literal against a column known to
  * be a naive timestamp, within Lance's nanosecond timestamp range.  Lance
  * reads `timestamp '...'` as wall-clock time without a zone, which is what
@@ -330,7 +320,7 @@ done:
 bool qv_lsql_compare(tr *t, const qv_expr *e, sb *o) {
   const qv_expr *x = e->args[0], *y = e->args[1];
   if (!is_lit(x) && is_lit(y)) return compare_lit(t, e, e->op, x, y, o);
-  if (is_lit(x) && !is_lit(y)) return compare_lit(t, e, flip(e->op), y, x, o);
+  if (is_lit(x) && !is_lit(y)) return compare_lit(t, e, qv_op_mirror(e->op), y, x, o);
   if (!is_lit(x) && !is_lit(y) && (maybe_float(t, x) || maybe_float(t, y))) {
     sb a = {0}, b = {0};
     bool ok = qv_lsql_value(t, x, &a);

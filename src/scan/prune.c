@@ -79,16 +79,6 @@ static int32_t column_of(const qv_expr *e) {
 
 static bool is_literal(const qv_expr *e) { return e->kind == QV_EXPR_LITERAL && !e->value.is_null; }
 
-static qv_op flip(qv_op op) {
-  switch (op) {
-    case QV_OP_LT: return QV_OP_GT;
-    case QV_OP_LE: return QV_OP_GE;
-    case QV_OP_GT: return QV_OP_LT;
-    case QV_OP_GE: return QV_OP_LE;
-    default: return op;
-  }
-}
-
 /* A page's value interval, with zeros widened (see the file comment). */
 typedef struct interval {
   qv_scalar lo, hi; /* shallow copies of the stats; only v.f may differ */
@@ -137,7 +127,7 @@ bool qv_prune_page(const qv_expr *e, const qv_page_stats *const *stats, int64_t 
       if (column_of(col) < 0) {
         col = e->args[1];
         lit = e->args[0];
-        op = flip(op);
+        op = qv_op_mirror(op);
       }
       int32_t c = column_of(col);
       if (c < 0 || !is_literal(lit)) return false;
