@@ -5,7 +5,8 @@
  *   "QVF1" u32 format_version | pages ... | footer | u64 footer_len,
  *   u32 crc32c(footer), "QVF1"
  *
- *   footer := u32 format_version, u64 num_rows, u32 page_rows, u32 n_columns,
+ *   footer := u32 format_version, u64 num_rows, u32 page_rows,
+ *             [version 2: u32 frame_size], u32 n_columns,
  *             n_columns x { field, u32 n_pages, n_pages x page }
  *   page   := u64 offset, u64 stored_len, u64 raw_len, u64 row_start,
  *             u32 row_count, u8 encoding, u8 compression, u8 bit_width,
@@ -202,11 +203,13 @@ static bool parse_page(qvs_cursor *c, qvs_datafile *df, qvs_column *col, int32_t
   if (pg->framed) {
     /* each frame's stored length: together exactly the stored bytes, and
      * each able to hold its raw bytes */
-    int64_t nframes = (pg->raw_len + QVS_FRAME - 1) / QVS_FRAME, sum = 0;
+    int64_t fs = df->frame_size;
+    pg->frame = fs;
+    int64_t nframes = (pg->raw_len + fs - 1) / fs, sum = 0;
     if (!qvs_get_bytes(c, nframes * 4, &pg->frames, "frame lengths")) return false;
     for (int64_t k = 0; k < nframes; k++) {
       int64_t len = qv_load_u32le(pg->frames + 4 * k);
-      int64_t raw = pg->raw_len - k * QVS_FRAME < QVS_FRAME ? pg->raw_len - k * QVS_FRAME : QVS_FRAME;
+      int64_t raw = pg->raw_len - k * fs < fs ? pg->raw_len - k * fs : fs;
       if (len == 0 || raw > qvs_decompress_bound(pg->compression, len))
         return qvs_cursor_fail(c, "column `%s` page %d: frame %lld of %lld stored bytes cannot hold %lld raw bytes",
                                col->field.name, pi, (long long)k, (long long)len, (long long)raw);
@@ -312,8 +315,21 @@ static qv_status parse_footer(qvs_datafile *df, qv_error *err) {
     return c.status;
   }
   if (!qvs_get_range(&c, 0, QVS_MAX_FRAGMENT_ROWS, &df->num_rows, "row count") ||
-      !qvs_get_u32(&c, &page_rows, "page rows") || !qvs_get_u32(&c, &ncols, "column count"))
+      !qvs_get_u32(&c, &page_rows, "page rows"))
     return c.status;
+  df->frame_size = QVS_FRAME;
+  if (df->version >= 2) { /* the raw bytes per frame of framed pages: a power of two */
+    uint32_t fs;
+    int64_t at = c.pos;
+    if (!qvs_get_u32(&c, &fs, "frame size")) return c.status;
+    if (fs < 512 || fs > (1u << 24) || (fs & (fs - 1))) {
+      c.pos = at;
+      qvs_cursor_fail(&c, "frame size %u (a power of two from 512 to 16 MiB)", fs);
+      return c.status;
+    }
+    df->frame_size = fs;
+  }
+  if (!qvs_get_u32(&c, &ncols, "column count")) return c.status;
   df->page_rows = (int32_t)(page_rows > INT32_MAX ? INT32_MAX : page_rows);
   if ((int64_t)ncols * MIN_COLUMN_BYTES > c.size - c.pos) {
     qvs_cursor_fail(&c, "column count %u does not fit the footer", ncols);

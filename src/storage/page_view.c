@@ -2,7 +2,7 @@
  * block (CRC32C table in the footer), so a raw page can be read block by
  * block: a take of a few rows reads and verifies only the blocks holding
  * them, while a full read verifies every block.  A framed page (compressed
- * in frames of QVS_FRAME raw bytes) is read frame by frame the same way: a
+ * in frames of the file's frame size) is read frame by frame the same way: a
  * take reads, verifies and decompresses only the frames holding its rows.
  * Other compressed pages (version 1 files) are read whole. */
 #include <stdarg.h>
@@ -60,13 +60,13 @@ static int64_t n_blocks(const qvs_page *pg) { return (pg->stored_len + QVS_BLOCK
 
 /* Raw bytes of frame k of a framed page. */
 static int64_t frame_raw(const qvs_page *pg, int64_t k) {
-  return pg->raw_len - k * QVS_FRAME < QVS_FRAME ? pg->raw_len - k * QVS_FRAME : QVS_FRAME;
+  return pg->raw_len - k * pg->frame < pg->frame ? pg->raw_len - k * pg->frame : pg->frame;
 }
 
 /* Decompresses frame k (stored bytes src, n) into its place in raw. */
 static qv_status decompress_frame(const qvs_page *pg, int64_t k, void **zstd, const uint8_t *src, int64_t n,
                                   uint8_t *raw, qv_error *err) {
-  return qvs_decompress(pg->compression, zstd, src, n, raw + k * QVS_FRAME, frame_raw(pg, k), err);
+  return qvs_decompress(pg->compression, zstd, src, n, raw + k * pg->frame, frame_raw(pg, k), err);
 }
 
 qv_status qvs_view_full(qvs_datafile *df, int32_t col, int32_t page, qvs_scratch *s, qv_io_counters *ctr,
@@ -99,7 +99,7 @@ qv_status qvs_view_full(qvs_datafile *df, int32_t col, int32_t page, qvs_scratch
     qv_status st = QV_OK;
     if (pg->framed) {
       int64_t so = 0;
-      for (int64_t k = 0; st == QV_OK && k * QVS_FRAME < pg->raw_len; k++) {
+      for (int64_t k = 0; st == QV_OK && k * pg->frame < pg->raw_len; k++) {
         int64_t len = qv_load_u32le(pg->frames + 4 * k);
         st = decompress_frame(pg, k, &s->zstd, s->io.data + so, len, s->raw.data, err);
         so += len;
@@ -126,8 +126,8 @@ qv_status qvs_view_partial(qvs_datafile *df, int32_t col, int32_t page, qvs_scra
   out->page = page;
   out->pg = pg;
   out->counters = ctr;
-  out->unit = pg->framed ? QVS_FRAME : QVS_BLOCK;
-  out->n_blocks = pg->framed ? (pg->raw_len + QVS_FRAME - 1) / QVS_FRAME : n_blocks(pg);
+  out->unit = pg->framed ? pg->frame : QVS_BLOCK;
+  out->n_blocks = pg->framed ? (pg->raw_len + pg->frame - 1) / pg->frame : n_blocks(pg);
   QV_RETURN_NOT_OK(grow(&s->raw, pg->raw_len, err));
   QV_RETURN_NOT_OK(grow(&s->state, out->n_blocks, err));
   if (pg->framed) {

@@ -19,7 +19,8 @@
 #define QVS_BLOCK 4096                 /* checksum block of a page's stored bytes */
 /* Compressed pages are stored as independent frames of this many raw bytes
  * (the last shorter), so a take of a few rows decompresses only the frames
- * holding them.  Data files with framed pages have format version 2. */
+ * holding them.  Data files with framed pages have format version 2, and
+ * record the frame size they were written with in the footer. */
 #define QVS_FRAME 16384
 #define QVS_DATAFILE_VERSION 2
 #define QVS_PAGE_MINMAX 0x1u /* page flags: min and max follow */
@@ -298,8 +299,9 @@ typedef struct qvs_page {
   int32_t n_buffers;
   qvs_buf *buffers;        /* into the column's buffer pool */
   const uint8_t *crcs;     /* ceil(stored_len / QVS_BLOCK) u32 LE, into the footer bytes */
-  bool framed;             /* compressed in frames of QVS_FRAME raw bytes */
-  const uint8_t *frames;   /* framed: ceil(raw_len / QVS_FRAME) u32 LE stored lengths, into the footer */
+  bool framed;             /* compressed in frames of `frame` raw bytes */
+  int64_t frame;           /* framed: raw bytes per frame (the file's frame_size) */
+  const uint8_t *frames;   /* framed: ceil(raw_len / frame) u32 LE stored lengths, into the footer */
   bool has_minmax;
   qvs_stat_value min, max; /* when has_minmax */
   qv_page_stats stats;     /* scalars built on open */
@@ -323,6 +325,7 @@ typedef struct qvs_datafile {
   int64_t footer_len;
   int64_t num_rows;
   uint32_t version;  /* the file's format version (1, or 2 with framed pages) */
+  int64_t frame_size; /* version 2: raw bytes per frame of its framed pages */
   int32_t page_rows; /* as written (informational) */
   int32_t n_columns;
   qvs_column *columns;
@@ -353,7 +356,7 @@ typedef struct qvs_view {
   const qvs_page *pg;
   uint8_t *raw;         /* raw_len (+ padding) bytes; valid where loaded */
   uint8_t *state;       /* per unit: 0 untouched, 1 wanted, 2 loaded; NULL when all loaded */
-  int64_t n_blocks;     /* units: QVS_BLOCK bytes of a raw page, QVS_FRAME raw bytes of a framed one */
+  int64_t n_blocks;     /* units: QVS_BLOCK bytes of a raw page, a frame's raw bytes of a framed one */
   int64_t unit;
   uint8_t *io;          /* framed: the page's stored bytes, where loaded */
   void **zstd;          /* framed: the scratch's decompression context */
