@@ -118,11 +118,23 @@ static inline void split_day(int64_t v, int64_t off, int64_t per, bool date, int
     *tod = 0;
     return;
   }
-  int64_t day = 86400 * per;
-  qvk_i128 local = (qvk_i128)v + (qvk_i128)off * per;
-  qvk_i128 t = ((local % day) + day) % day;
+  int64_t day = 86400 * per, local;
+  /* int64 arithmetic unless the zone offset pushes v past its range (128-bit
+   * division costs several times more per row) */
+  if (!__builtin_add_overflow(v, off * per, &local)) {
+    int64_t t = local % day, q = local / day;
+    if (t < 0) {
+      t += day;
+      q -= 1;
+    }
+    *tod = t;
+    *days = q;
+    return;
+  }
+  qvk_i128 wide = (qvk_i128)v + (qvk_i128)off * per;
+  qvk_i128 t = ((wide % day) + day) % day;
   *tod = (int64_t)t;
-  *days = (int64_t)((local - t) / day);
+  *days = (int64_t)((wide - t) / day);
 }
 
 static qv_status dt_part(qvk_ctx *c, const qv_expr *e, qvk_datum *x, qvk_datum *out) {
