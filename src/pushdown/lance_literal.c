@@ -207,6 +207,14 @@ static bool compare_lit(tr *t, const qv_expr *e, qv_op op, const qv_expr *x, con
   const char *s = cmp_sql(op);
   bool missing = op == QV_OP_EQ_MISSING || op == QV_OP_NE_MISSING;
   if (!ok) goto done;
+  /* A string against a number (or a number against a string): Polars
+   * refuses to compare them, Lance would coerce or fail the query. */
+  if (xt != QV_TYPE_NULL && !l->value.is_null &&
+      ((l->value.type.id == QV_TYPE_STRING && (qv_type_is_numeric(xt) || xt == QV_TYPE_BOOL)) ||
+       (num && (xt == QV_TYPE_STRING || xt == QV_TYPE_BINARY)))) {
+    ok = qv_lsql_decline(t, e, "a string compared with a number: Polars refuses it");
+    goto done;
+  }
   if (num && !isfinite(v)) {
     ok = qv_lsql_decline(t, l, "NaN and infinite literals have no Lance SQL spelling");
     goto done;
