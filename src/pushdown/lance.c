@@ -318,8 +318,11 @@ static bool dt_part(tr *t, const qv_expr *e, sb *o) {
       found = true;
     }
   if (!found) return qv_lsql_decline(t, e, "dt.%s has no date_part with the same values", e->name ? e->name : "?");
-  if (qv_lsql_type_of(t, e->args[0]) == QV_TYPE_NULL)
+  qv_type_id at = qv_lsql_type_of(t, e->args[0]);
+  if (at == QV_TYPE_NULL)
     return qv_lsql_decline(t, e, "the type is unknown: a zoned timestamp's parts are local time in Polars, UTC in Lance");
+  if (at != QV_TYPE_DATE32 && at != QV_TYPE_TIMESTAMP)
+    return qv_lsql_decline(t, e, "dt.%s of a value that is not a date or datetime", e->name ? e->name : "?");
   const qv_datatype *d = qv_lsql_col_type(t, e->args[0]);
   if (d && d->id == QV_TYPE_TIMESTAMP && d->timezone)
     return qv_lsql_decline(t, e, "a time-zone-aware timestamp: the local-time rules may differ");
@@ -359,6 +362,9 @@ static bool field_ref(tr *t, const qv_expr *e, sb *o) {
   if (base->kind != QV_EXPR_COLUMN && !(base->kind == QV_EXPR_CALL && base->op == QV_OP_FIELD))
     return qv_lsql_decline(t, e, "struct.field of a computed struct");
   if (strchr(e->name, '`')) return qv_lsql_decline(t, e, "field name contains a backtick");
+  const qv_datatype *st = qv_lsql_col_type(t, base);
+  if (t->schema && (!st || st->id != QV_TYPE_STRUCT || !qv_lsql_col_type(t, e)))
+    return qv_lsql_decline(t, e, "no struct field `%s` in the schema", e->name);
   sb a = {0};
   bool ok = qv_lsql_value(t, base, &a);
   if (ok) sb_f(o, "%s.`%s`", a.p, e->name);
@@ -714,6 +720,24 @@ static bool positive(tr *t, const qv_expr *e, sb *o, bool *exact) {
     return oka || okb;
   }
   *exact = true;
+  /* With a schema, a conjunct that quiver's binder refuses (types Polars
+   * cannot compare, a missing field...) would only fail in Lance too: it
+   * is left to local evaluation, which reports it. */
+  if (t->schema) {
+    qv_expr *c = qv_expr_clone(e);
+    qv_error err;
+    if (!c) {
+      t->oom = true;
+      return false;
+    }
+    qv_status st = qv_expr_bind(c, t->schema, &err);
+    qv_expr_destroy(c);
+    if (st == QV_ERR_NOMEM) {
+      t->oom = true;
+      return false;
+    }
+    if (st != QV_OK) return qv_lsql_decline(t, e, "it does not bind against the schema (%s)", err.message);
+  }
   return qv_lsql_value(t, e, o);
 }
 

@@ -207,6 +207,10 @@ static bool compare_lit(tr *t, const qv_expr *e, qv_op op, const qv_expr *x, con
   const char *s = cmp_sql(op);
   bool missing = op == QV_OP_EQ_MISSING || op == QV_OP_NE_MISSING;
   if (!ok) goto done;
+  if (xt == QV_TYPE_LIST || xt == QV_TYPE_FIXED_SIZE_LIST || xt == QV_TYPE_STRUCT) {
+    ok = qv_lsql_decline(t, e, "a list or struct compared with a single value");
+    goto done;
+  }
   /* A string against a number (or a number against a string): Polars
    * refuses to compare them, Lance would coerce or fail the query. */
   if (xt != QV_TYPE_NULL && !l->value.is_null &&
