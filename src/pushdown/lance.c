@@ -731,12 +731,14 @@ static bool positive(tr *t, const qv_expr *e, sb *o, bool *exact) {
       return false;
     }
     qv_status st = qv_expr_bind(c, t->schema, &err);
+    qv_type_id ty = c->type.id;
     qv_expr_destroy(c);
     if (st == QV_ERR_NOMEM) {
       t->oom = true;
       return false;
     }
     if (st != QV_OK) return qv_lsql_decline(t, e, "it does not bind against the schema (%s)", err.message);
+    if (ty != QV_TYPE_BOOL && ty != QV_TYPE_NULL) return qv_lsql_decline(t, e, "a filter conjunct that is not boolean");
   }
   return qv_lsql_value(t, e, o);
 }
