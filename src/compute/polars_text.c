@@ -225,6 +225,43 @@ static bool in_text(const uint8_t *cs, int64_t n, int32_t cp) {
   return false;
 }
 
+/* The characters strip_chars removes: Unicode whitespace (ws), the UTF-8
+ * text of one row (text), or a constant set (ASCII bitmap + code points). */
+typedef struct strip_set {
+  bool ws;
+  const uint8_t *text;
+  int64_t ntext;
+  const uint64_t *ascii;
+  const int32_t *list;
+  int64_t nlist;
+} strip_set;
+
+static inline bool strip_has(const strip_set *s, int32_t cp) {
+  if (s->ws) return qvk_is_white_space(cp);
+  if (s->text) return in_text(s->text, s->ntext, cp);
+  return cp < 128 ? ((s->ascii[cp >> 6] >> (cp & 63)) & 1) != 0 : in_list(s->list, s->nlist, cp);
+}
+
+/* The span [*b, *e) of p[0..len) left once s's characters are stripped
+ * from both ends. */
+static inline void strip_span(const uint8_t *p, int64_t len, const strip_set *s, int64_t *b, int64_t *e) {
+  *b = 0;
+  *e = len;
+  while (*b < *e) {
+    int used;
+    int32_t cp = qvk_utf8_next(p + *b, *e - *b, &used);
+    if (!strip_has(s, cp)) break;
+    *b += used;
+  }
+  while (*e > *b) {
+    const uint8_t *q = qvk_utf8_prev(p + *b, p + *e);
+    int used;
+    int32_t cp = qvk_utf8_next(q, p + *e - q, &used);
+    if (!strip_has(s, cp)) break;
+    *e = q - p;
+  }
+}
+
 /* strip_chars with characters that vary per row (a null row: whitespace). */
 static qv_status strip_per_row(qvk_ctx *c, qvk_datum *args, qvk_datum *out) {
   const char *what = "str.strip_chars";
@@ -236,25 +273,13 @@ static qv_status strip_per_row(qvk_ctx *c, qvk_datum *args, qvk_datum *out) {
   for (int64_t i = 0; i < c->n && st == QV_OK; i++) {
     qvk_sout_row(&o, i);
     const uint8_t *p, *cs = NULL;
-    int64_t len, nc = 0;
+    int64_t len, nc = 0, b, e;
     if (!qvk_sview_get(&v, i, &p, &len)) continue;
-    bool ws = !qvk_sview_get(&cv, i, &cs, &nc);
-#define IN_ROW_SET(cp) (ws ? qvk_is_white_space(cp) : in_text(cs, nc, (cp)))
-    int64_t b = 0, e = len;
-    while (b < e) {
-      int used;
-      int32_t cp = qvk_utf8_next(p + b, e - b, &used);
-      if (!IN_ROW_SET(cp)) break;
-      b += used;
-    }
-    while (e > b) {
-      const uint8_t *q = qvk_utf8_prev(p + b, p + e);
-      int used;
-      int32_t cp = qvk_utf8_next(q, p + e - q, &used);
-      if (!IN_ROW_SET(cp)) break;
-      e = q - p;
-    }
-#undef IN_ROW_SET
+    strip_set set = {0};
+    set.ws = !qvk_sview_get(&cv, i, &cs, &nc);
+    set.text = cs;
+    set.ntext = nc;
+    strip_span(p, len, &set, &b, &e);
     st = qvk_sout_add(&o, p + b, e - b, what, c->err);
     qvk_sout_valid(&o, i);
   }
@@ -287,9 +312,7 @@ static qv_status strip_chars(qvk_ctx *c, qvk_datum *args, qvk_datum *out) {
       else set[nset++] = cp;
     }
   }
-#define IN_SET(cp)                                                                              \
-  (ws ? qvk_is_white_space(cp)                                                                  \
-      : ((cp) < 128 ? ((ascii[(cp) >> 6] >> ((cp) & 63)) & 1) != 0 : in_list(set, nset, (cp))))
+  const strip_set ss = {ws, NULL, 0, ascii, set, nset};
   qvk_sview v;
   qvk_sview_init(&v, &args[0]);
   qvk_sout o;
@@ -297,26 +320,12 @@ static qv_status strip_chars(qvk_ctx *c, qvk_datum *args, qvk_datum *out) {
   for (int64_t i = 0; i < c->n && st == QV_OK; i++) {
     qvk_sout_row(&o, i);
     const uint8_t *p;
-    int64_t len;
+    int64_t len, b, e;
     if (!qvk_sview_get(&v, i, &p, &len)) continue;
-    int64_t b = 0, e = len;
-    while (b < e) {
-      int used;
-      int32_t cp = qvk_utf8_next(p + b, e - b, &used);
-      if (!IN_SET(cp)) break;
-      b += used;
-    }
-    while (e > b) {
-      const uint8_t *q = qvk_utf8_prev(p + b, p + e);
-      int used;
-      int32_t cp = qvk_utf8_next(q, p + e - q, &used);
-      if (!IN_SET(cp)) break;
-      e = q - p;
-    }
+    strip_span(p, len, &ss, &b, &e);
     st = qvk_sout_add(&o, p + b, e - b, what, c->err);
     qvk_sout_valid(&o, i);
   }
-#undef IN_SET
   if (set != stackset) qv_free(set);
   if (st != QV_OK) {
     qvk_sout_reset(&o);
