@@ -81,6 +81,7 @@ run no-half-commit q scan bad
 # lance-filter: Polars expression in, Lance SQL filter out (Python repr).
 run lance-filter-issue q lance-filter 'pl.col("cat").str.starts_with("b") & pl.col("id").is_in([1, 2])'
 run lance-filter-none q lance-filter 'pl.col("text").str.slice(0, 2) == "xy"'
+run lance-filter-nested-schema q lance-filter --schema "tz:timestamp[us, UTC],st:struct<x: int32, y: string>" '(pl.col("st").struct.field("x") > 1) & (pl.col("tz") < pl.lit(datetime(2024, 1, 2), dtype=pl.Datetime("us", "UTC")))'
 run lance-filter-partial q lance-filter '(pl.col("id") > 5) & (pl.col("text").str.slice(0, 2) == "xy")'
 run lance-filter-explain q lance-filter --explain '(pl.col("id") > 5) & (pl.col("text").str.slice(0, 2) == "xy")'
 run lance-filter-schema q lance-filter --schema "f:float64,a:int64" '(pl.col("f") == 0.0) | (pl.col("a") > 2.5)'

@@ -41,4 +41,12 @@ bool cli_parse_format(const char *text, cli_format *out);
  * row count written. */
 int cli_write_scan(const char *cmd, qv_scanner *sc, cli_format fmt, int64_t *rows);
 
+/* cli_text.c: Python's str repr of s on stdout (quotes chosen as Python
+ * does), a JSON string on f, and an inline schema "a:int64,t:timestamp[us,
+ * UTC],s:struct<x: int32, y: string>" (commas inside [] () <> belong to the
+ * type). */
+void cli_print_py_str(const char *s);
+void cli_json_string(FILE *f, const char *s, size_t n);
+qv_status cli_parse_schema(const char *text, qv_schema *out, qv_error *err);
+
 #endif

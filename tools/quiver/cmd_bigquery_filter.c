@@ -9,65 +9,6 @@
 
 #include "cli.h"
 
-/* Python's str repr (as quiver lance-filter prints it). */
-static void print_py_str(const char *s) {
-  char q = (strchr(s, '\'') && !strchr(s, '"')) ? '"' : '\'';
-  putchar(q);
-  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-    if (*p == '\\' || *p == (unsigned char)q) printf("\\%c", *p);
-    else if (*p == '\n') fputs("\\n", stdout);
-    else if (*p == '\r') fputs("\\r", stdout);
-    else if (*p == '\t') fputs("\\t", stdout);
-    else if (*p < 0x20 || *p == 0x7f) printf("\\x%02x", *p);
-    else putchar(*p);
-  }
-  putchar(q);
-}
-
-static void print_json_str(const char *s) {
-  putchar('"');
-  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-    if (*p == '\\' || *p == '"') printf("\\%c", *p);
-    else if (*p == '\n') fputs("\\n", stdout);
-    else if (*p < 0x20 || *p == 0x7f) printf("\\u%04x", *p);
-    else putchar(*p);
-  }
-  putchar('"');
-}
-
-/* "a:int64,b:string,t:timestamp[us, UTC]" -> schema (commas inside
- * brackets or parentheses belong to the type). */
-static qv_status parse_inline_schema(const char *text, qv_schema *out, qv_error *err) {
-  char *copy = qv_strdup(text);
-  if (!copy) return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
-  qv_status st = QV_OK;
-  char *item = copy;
-  while (st == QV_OK && item) {
-    int nest = 0;
-    char *end = item;
-    for (; *end && !(*end == ',' && nest == 0); end++) nest += (*end == '[' || *end == '(') - (*end == ']' || *end == ')');
-    char *next = *end ? end + 1 : NULL;
-    *end = 0;
-    char *colon = strchr(item, ':');
-    if (!colon) {
-      st = qv_error_set(err, QV_ERR_PARSE, "--schema: expected NAME:TYPE in '%s'", item);
-      break;
-    }
-    *colon = 0;
-    qv_datatype ty = QV_DATATYPE_INIT;
-    qv_field f;
-    st = qv_datatype_parse(colon + 1, &ty, err);
-    if (st == QV_OK) st = qv_field_init(&f, item, &ty, true, err);
-    if (st == QV_OK) {
-      st = qv_schema_add(out, &f, err);
-      qv_field_reset(&f);
-    }
-    qv_datatype_reset(&ty);
-    item = next;
-  }
-  qv_free(copy);
-  return st;
-}
 
 static char *read_file(const char *path, size_t *len, qv_error *err) {
   FILE *f = fopen(path, "rb");
@@ -116,7 +57,7 @@ static qv_status load_schema(const char *arg, qv_schema *out, qv_error *err) {
     if (st != QV_OK) qv_error_prefix(err, st, "%s", arg);
     return st;
   }
-  return parse_inline_schema(arg, out, err);
+  return cli_parse_schema(arg, out, err);
 }
 
 /* Appends name to names (n of them) unless it is there. */
@@ -176,12 +117,12 @@ static int print_json(const char *cmd, const qv_bigquery_filter *f, const qv_exp
     return cli_fail(cmd, &err);
   }
   fputs("{\"row_restriction\": ", stdout);
-  if (f) print_json_str(f->sql);
+  if (f) cli_json_string(stdout, f->sql, strlen(f->sql));
   else fputs("null", stdout);
   printf(", \"exact\": %s, \"selected_fields\": [", f && f->exact ? "true" : "false");
   for (int32_t i = 0; i < n; i++) {
     if (i) fputs(", ", stdout);
-    print_json_str(names[i]);
+    cli_json_string(stdout, names[i], strlen(names[i]));
   }
   puts("]}");
   free(names);
@@ -238,7 +179,7 @@ int cmd_bigquery_filter(int argc, char **argv) {
     rc = print_json(cmd, f, e, select);
   } else if (f) {
     fputs("BigQueryFilter(sql=", stdout);
-    print_py_str(f->sql);
+    cli_print_py_str(f->sql);
     printf(", exact=%s)\n", f->exact ? "True" : "False");
   } else {
     puts("None");

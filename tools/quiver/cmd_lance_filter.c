@@ -5,49 +5,6 @@
 
 #include "cli.h"
 
-/* Python's str repr: single quotes unless the text has a single quote and
- * no double quote; backslashes, the chosen quote and control characters
- * escaped. */
-static void print_py_str(const char *s) {
-  char q = (strchr(s, '\'') && !strchr(s, '"')) ? '"' : '\'';
-  putchar(q);
-  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-    if (*p == '\\' || *p == (unsigned char)q) printf("\\%c", *p);
-    else if (*p == '\n') fputs("\\n", stdout);
-    else if (*p == '\r') fputs("\\r", stdout);
-    else if (*p == '\t') fputs("\\t", stdout);
-    else if (*p < 0x20 || *p == 0x7f) printf("\\x%02x", *p);
-    else putchar(*p);
-  }
-  putchar(q);
-}
-
-static int parse_schema(const char *text, qv_schema *out, qv_error *err) {
-  char *copy = qv_strdup(text);
-  if (!copy) return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
-  qv_status st = QV_OK;
-  char *save = NULL;
-  for (char *item = strtok_r(copy, ",", &save); item && st == QV_OK; item = strtok_r(NULL, ",", &save)) {
-    char *colon = strchr(item, ':');
-    if (!colon) {
-      st = qv_error_set(err, QV_ERR_PARSE, "--schema: expected NAME:TYPE in '%s'", item);
-      break;
-    }
-    *colon = 0;
-    qv_datatype ty = QV_DATATYPE_INIT;
-    qv_field f;
-    st = qv_datatype_parse(colon + 1, &ty, err);
-    if (st == QV_OK) st = qv_field_init(&f, item, &ty, true, err);
-    if (st == QV_OK) {
-      st = qv_schema_add(out, &f, err);
-      qv_field_reset(&f);
-    }
-    qv_datatype_reset(&ty);
-  }
-  qv_free(copy);
-  return st;
-}
-
 int cmd_lance_filter(int argc, char **argv) {
   const char *cmd = "lance-filter";
   bool explain = false;
@@ -72,14 +29,14 @@ int cmd_lance_filter(int argc, char **argv) {
   qv_expr *e = NULL;
   qv_lance_filter *f = NULL;
   int rc = 0;
-  if ((schema_text && parse_schema(schema_text, &schema, &err) != QV_OK) || qv_polars_parse(text, &e, &err) != QV_OK ||
+  if ((schema_text && cli_parse_schema(schema_text, &schema, &err) != QV_OK) || qv_polars_parse(text, &e, &err) != QV_OK ||
       qv_to_lance_filter(e, schema_text ? &schema : NULL, &f, &err) != QV_OK) {
     rc = cli_fail(cmd, &err);
     goto cleanup;
   }
   if (f) {
     fputs("LanceFilter(sql=", stdout);
-    print_py_str(f->sql);
+    cli_print_py_str(f->sql);
     printf(", exact=%s)\n", f->exact ? "True" : "False");
   } else {
     puts("None");

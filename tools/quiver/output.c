@@ -142,23 +142,6 @@ static void write_csv(const qv_batch *b, FILE *f) {
   }
 }
 
-static void json_string(FILE *f, const char *s, size_t n) {
-  fputc('"', f);
-  for (size_t i = 0; i < n; i++) {
-    unsigned char ch = (unsigned char)s[i];
-    switch (ch) {
-      case '"': fputs("\\\"", f); break;
-      case '\\': fputs("\\\\", f); break;
-      case '\n': fputs("\\n", f); break;
-      case '\r': fputs("\\r", f); break;
-      case '\t': fputs("\\t", f); break;
-      default:
-        if (ch < 0x20) fprintf(f, "\\u%04x", ch);
-        else fputc(ch, f);
-    }
-  }
-  fputc('"', f);
-}
 
 static void json_value(FILE *f, const qv_array *a, int64_t i) {
   if (!qv_array_is_valid(a, i) || a->type.id == QV_TYPE_NULL) {
@@ -187,7 +170,7 @@ static void json_value(FILE *f, const qv_array *a, int64_t i) {
     case QV_TYPE_STRING: {
       int32_t len;
       const uint8_t *s = qv_array_str(a, i, &len);
-      json_string(f, (const char *)s, (size_t)len);
+      cli_json_string(f, (const char *)s, (size_t)len);
       return;
     }
     case QV_TYPE_LIST: case QV_TYPE_FIXED_SIZE_LIST: {
@@ -211,7 +194,7 @@ static void json_value(FILE *f, const qv_array *a, int64_t i) {
       fputc('{', f);
       for (int32_t c = 0; c < a->n_children; c++) {
         if (c) fputs(", ", f);
-        json_string(f, a->type.children[c].name, strlen(a->type.children[c].name));
+        cli_json_string(f, a->type.children[c].name, strlen(a->type.children[c].name));
         fputs(": ", f);
         json_value(f, a->children[c], j);
       }
@@ -219,7 +202,7 @@ static void json_value(FILE *f, const qv_array *a, int64_t i) {
       return;
     default: /* dates, times, binary: their text form as a string */
       qv_array_format_value(a, i, cell, sizeof cell);
-      json_string(f, cell, strlen(cell));
+      cli_json_string(f, cell, strlen(cell));
       return;
   }
 }
@@ -229,7 +212,7 @@ static void write_json(const qv_batch *b, FILE *f) {
     fputc('{', f);
     for (int32_t c = 0; c < b->schema.n_fields; c++) {
       if (c) fputs(", ", f);
-      json_string(f, b->schema.fields[c].name, strlen(b->schema.fields[c].name));
+      cli_json_string(f, b->schema.fields[c].name, strlen(b->schema.fields[c].name));
       fputs(": ", f);
       json_value(f, b->columns[c], r);
     }
