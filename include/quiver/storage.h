@@ -22,7 +22,7 @@ extern "C" {
 #define QV_FORMAT_VERSION 1
 
 typedef enum qv_compression {
-  QV_COMPRESSION_AUTO = 0, /* zstd where it saves at least 1/4 of the page, else raw (partially readable) */
+  QV_COMPRESSION_AUTO = 0, /* lz4 (zstd where it saves another 1/4 of the page) if that saves 1/4, else raw */
   QV_COMPRESSION_NONE,
   QV_COMPRESSION_ZSTD,
   QV_COMPRESSION_LZ4

@@ -24,6 +24,7 @@ struct qvs_file_writer {
   qv_buffer comp;
   qv_buffer frame; /* one compressed frame */
   qv_buffer frame_lens; /* u32 LE stored length of each frame of the page */
+  qv_buffer alt, alt_lens; /* AUTO: the page with the other codec, to compare */
   void *zctx;
   qvs_dict_scratch dict;
 };
@@ -89,18 +90,46 @@ void qvs_file_writer_destroy(qvs_file_writer *w, bool keep) {
   qv_buffer_reset(&w->comp);
   qv_buffer_reset(&w->frame);
   qv_buffer_reset(&w->frame_lens);
+  qv_buffer_reset(&w->alt);
+  qv_buffer_reset(&w->alt_lens);
   if (w->zctx) qvs_compress_free(w->zctx);
   qvs_dict_scratch_reset(&w->dict);
   qv_free(w);
 }
 
-/* Picks the stored form: compressed when the codec pays.  A compressed page
- * is stored as independent frames of QVS_FRAME raw bytes, so that a take
- * of a few rows decompresses only the frames holding them (a raw page is
- * read by 4 KiB block).  AUTO still asks more of zstd than "smaller": a
- * page stays raw unless compression saves at least a quarter of it, since
- * a raw page's blocks are cheaper to take from than frames to decompress.
- * *codec is the codec used (NONE: stored raw). */
+/* Compresses the page's raw bytes with codec c as independent frames of
+ * QVS_FRAME raw bytes into *comp, their stored lengths into *lens (level:
+ * the codec's, 0 = its default). */
+static qv_status compress_frames(qvs_file_writer *w, int c, int level, qv_buffer *comp, qv_buffer *lens,
+                                 qv_error *err) {
+  int64_t raw = w->po.raw.size;
+  comp->size = 0;
+  lens->size = 0;
+  for (int64_t off = 0; off < raw; off += QVS_FRAME) {
+    int64_t n = raw - off < QVS_FRAME ? raw - off : QVS_FRAME;
+    QV_RETURN_NOT_OK(qvs_compress(c, level, &w->zctx, w->po.raw.data + off, n, &w->frame, err));
+    uint8_t len[4];
+    qv_store_u32le(len, (uint32_t)w->frame.size);
+    if (qv_buffer_append(comp, w->frame.data, w->frame.size) != QV_OK || qv_buffer_append(lens, len, 4) != QV_OK)
+      return nomem(err);
+  }
+  return QV_OK;
+}
+
+/* Picks the stored form.  A compressed page is stored as independent
+ * frames of QVS_FRAME raw bytes, so that a take of a few rows decompresses
+ * only the frames holding them (a raw page is read by 4 KiB block).
+ *
+ * AUTO prefers decoding speed to the last byte: lz4 decodes several times
+ * faster than zstd, and every scan and every take pays for decoding while
+ * the bytes saved are paid for once, on disk.  So a page is stored with
+ * lz4, and with zstd only when zstd saves at least another quarter of the
+ * raw page (data lz4 cannot shrink, such as random digits or text without
+ * repeats, where zstd's entropy coding still halves it); and it stays raw
+ * unless the codec saves at least a quarter, since a raw page's blocks are
+ * cheaper to take from than frames to decompress.  zstd is not even tried
+ * when lz4 already left less than a quarter.  *codec is the codec used
+ * (NONE: stored raw). */
 static qv_status compress_page(qvs_file_writer *w, const uint8_t **stored, int64_t *stored_len, uint8_t *codec,
                                qv_error *err) {
   int64_t raw = w->po.raw.size;
@@ -109,24 +138,32 @@ static qv_status compress_page(qvs_file_writer *w, const uint8_t **stored, int64
   *codec = QV_COMPRESSION_NONE;
   qv_compression want = w->opts.compression;
   if (want == QV_COMPRESSION_NONE || raw == 0) return QV_OK;
-  int c = want == QV_COMPRESSION_AUTO ? QV_COMPRESSION_ZSTD : (int)want;
-  w->comp.size = 0;
-  w->frame_lens.size = 0;
-  for (int64_t off = 0; off < raw; off += QVS_FRAME) {
-    int64_t n = raw - off < QVS_FRAME ? raw - off : QVS_FRAME;
-    QV_RETURN_NOT_OK(qvs_compress(c, w->opts.compression_level, &w->zctx, w->po.raw.data + off, n, &w->frame, err));
-    uint8_t len[4];
-    qv_store_u32le(len, (uint32_t)w->frame.size);
-    if (qv_buffer_append(&w->comp, w->frame.data, w->frame.size) != QV_OK ||
-        qv_buffer_append(&w->frame_lens, len, 4) != QV_OK)
-      return nomem(err);
+  if (want != QV_COMPRESSION_AUTO) {
+    QV_RETURN_NOT_OK(compress_frames(w, want, w->opts.compression_level, &w->comp, &w->frame_lens, err));
+    if (w->comp.size >= raw) return QV_OK;
+    *codec = (uint8_t)want;
+  } else {
+    QV_RETURN_NOT_OK(compress_frames(w, QV_COMPRESSION_LZ4, 0, &w->comp, &w->frame_lens, err));
+    *codec = QV_COMPRESSION_LZ4;
+    if (w->comp.size > raw / 4) {
+      QV_RETURN_NOT_OK(compress_frames(w, QV_COMPRESSION_ZSTD, w->opts.compression_level, &w->alt, &w->alt_lens, err));
+      if (w->alt.size <= w->comp.size - raw / 4) {
+        qv_buffer t = w->comp;
+        w->comp = w->alt;
+        w->alt = t;
+        t = w->frame_lens;
+        w->frame_lens = w->alt_lens;
+        w->alt_lens = t;
+        *codec = QV_COMPRESSION_ZSTD;
+      }
+    }
+    if (w->comp.size > raw - raw / 4) {
+      *codec = QV_COMPRESSION_NONE;
+      return QV_OK;
+    }
   }
-  bool use = want == QV_COMPRESSION_AUTO ? w->comp.size <= raw - raw / 4 : w->comp.size < raw;
-  if (use) {
-    *stored = w->comp.data;
-    *stored_len = w->comp.size;
-    *codec = (uint8_t)c;
-  }
+  *stored = w->comp.data;
+  *stored_len = w->comp.size;
   return QV_OK;
 }
 
