@@ -4,11 +4,12 @@
 
 BUILD    ?= build
 ASAN_BUILD ?= build-asan
+TSAN_BUILD ?= build-tsan
 PREFIX   ?= /usr/local
 CMAKE_FLAGS ?=
 JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all deps build demo pyenv pypackage test test-c test-python lance-coverage asan install bench fuzz clean
+.PHONY: all deps build demo pyenv pypackage test test-c test-python lance-coverage asan tsan install bench fuzz clean
 
 all: build
 
@@ -52,6 +53,14 @@ asan: deps
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 		ctest --output-on-failure -j $(JOBS)
+
+# The tests that run work on the worker pool (src/base/pool.c), under
+# ThreadSanitizer.  (die_after_fork=0: test_pool forks on purpose.)
+tsan: deps
+	cmake -S . -B $(TSAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DQV_SANITIZE_THREAD=ON $(CMAKE_FLAGS)
+	cmake --build $(TSAN_BUILD) -j $(JOBS)
+	cd $(TSAN_BUILD) && TSAN_OPTIONS=die_after_fork=0:halt_on_error=1 \
+		ctest --output-on-failure -j $(JOBS) -R 'pool|parallel|scan_test|storage_test_partial|storage_test_roundtrip|cli_golden'
 
 install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)

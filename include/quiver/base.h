@@ -65,6 +65,18 @@ __extension__ typedef __int128 qv_int128;
 __extension__ typedef unsigned __int128 qv_uint128;
 #endif
 
+/* ---- threads --------------------------------------------------------- */
+
+/* Threads quiver may use inside one call, the calling thread included: a
+ * scan verifies the checksum blocks and decompresses the frames of a large
+ * read in parallel.  Default: the QUIVER_THREADS environment variable,
+ * else the number of online CPUs; at most 16.  1 never starts a thread;
+ * n < 1 restores the default.  Returns the previous value.  Concurrent
+ * calls into quiver share the threads (one of them runs its work alone
+ * while another uses them). */
+int qv_set_threads(int n);
+int qv_threads(void);
+
 /* ---- memory ---------------------------------------------------------- */
 
 /* Allocator hook, Lua style: realloc when nsize > 0, free when nsize == 0.

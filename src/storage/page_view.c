@@ -4,8 +4,15 @@
  * them, while a full read verifies every block.  A framed page (compressed
  * in frames of the file's frame size) is read frame by frame the same way: a
  * take reads, verifies and decompresses only the frames holding its rows.
- * Other compressed pages (version 1 files) are read whole. */
+ * Other compressed pages (version 1 files) are read whole.
+ *
+ * Checksums and frames are independent of each other, so a large read
+ * verifies its blocks and decompresses its frames on the worker pool
+ * (base/pool.h).  A failure found there is found again on this thread, in
+ * order, to report the first one with its message: the error a scan
+ * returns does not depend on which thread saw it. */
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 
 #include "storage/storage_int.h"
@@ -24,8 +31,11 @@ void qvs_scratch_reset(qvs_scratch *s) {
   qv_buffer_reset(&s->io);
   qv_buffer_reset(&s->raw);
   qv_buffer_reset(&s->state);
-  if (s->zstd) qvs_decompress_free(s->zstd);
-  s->zstd = NULL;
+  qv_buffer_reset(&s->jobs);
+  for (int w = 0; w < QV_POOL_MAX; w++) {
+    if (s->zstd[w]) qvs_decompress_free(s->zstd[w]);
+    s->zstd[w] = NULL;
+  }
 }
 
 /* Scratch of at least n + QVS_SLACK bytes; old contents are not kept and
@@ -43,8 +53,8 @@ static qv_status grow(qv_buffer *b, int64_t n, qv_error *err) {
 
 /* Verifies blocks [first, last] of the page's stored bytes held at buf
  * (which starts at block `first`). */
-static qv_status verify_blocks(const qvs_datafile *df, int32_t col, int32_t page, const qvs_page *pg,
-                               const uint8_t *buf, int64_t first, int64_t last, qv_error *err) {
+static qv_status verify_blocks_serial(const qvs_datafile *df, int32_t col, int32_t page, const qvs_page *pg,
+                                      const uint8_t *buf, int64_t first, int64_t last, qv_error *err) {
   for (int64_t k = first; k <= last; k++) {
     int64_t start = k * QVS_BLOCK;
     int64_t len = pg->stored_len - start < QVS_BLOCK ? pg->stored_len - start : QVS_BLOCK;
@@ -54,6 +64,45 @@ static qv_status verify_blocks(const qvs_datafile *df, int32_t col, int32_t page
                             (long long)(pg->offset + start));
   }
   return QV_OK;
+}
+
+/* Parallel work is worth waking threads for from about this many bytes. */
+#define PARALLEL_BYTES (256 * 1024)
+#define BLOCKS_PER_TASK 64 /* 256 KiB of stored bytes */
+
+typedef struct verify_job {
+  const qvs_page *pg;
+  const uint8_t *buf;
+  int64_t first, last;
+  atomic_int_fast64_t bad; /* the first failing task (INT64_MAX: none) */
+} verify_job;
+
+static void verify_task(void *ctx, int64_t task, int worker) {
+  (void)worker;
+  verify_job *j = ctx;
+  int64_t a = j->first + task * BLOCKS_PER_TASK, b = a + BLOCKS_PER_TASK - 1 < j->last ? a + BLOCKS_PER_TASK - 1 : j->last;
+  for (int64_t k = a; k <= b; k++) {
+    int64_t start = k * QVS_BLOCK;
+    int64_t len = j->pg->stored_len - start < QVS_BLOCK ? j->pg->stored_len - start : QVS_BLOCK;
+    if (qv_crc32c(0, j->buf + (k - j->first) * QVS_BLOCK, (size_t)len) != qv_load_u32le(j->pg->crcs + 4 * k)) {
+      int_fast64_t seen = atomic_load(&j->bad);
+      while (task < seen && !atomic_compare_exchange_weak(&j->bad, &seen, task)) {
+      }
+      return;
+    }
+  }
+}
+
+static qv_status verify_blocks(const qvs_datafile *df, int32_t col, int32_t page, const qvs_page *pg,
+                               const uint8_t *buf, int64_t first, int64_t last, qv_error *err) {
+  if ((last - first + 1) * QVS_BLOCK < PARALLEL_BYTES || !qvs_verify_checksums)
+    return verify_blocks_serial(df, col, page, pg, buf, first, last, err);
+  verify_job j = {pg, buf, first, last, INT64_MAX};
+  qv_pool_run((last - first) / BLOCKS_PER_TASK + 1, verify_task, &j);
+  int64_t bad = atomic_load(&j.bad);
+  if (bad == INT64_MAX) return QV_OK;
+  int64_t a = first + bad * BLOCKS_PER_TASK;
+  return verify_blocks_serial(df, col, page, pg, buf + (a - first) * QVS_BLOCK, a, last, err);
 }
 
 static int64_t n_blocks(const qvs_page *pg) { return (pg->stored_len + QVS_BLOCK - 1) / QVS_BLOCK; }
@@ -67,6 +116,71 @@ static int64_t frame_raw(const qvs_page *pg, int64_t k) {
 static qv_status decompress_frame(const qvs_page *pg, int64_t k, void **zstd, const uint8_t *src, int64_t n,
                                   uint8_t *raw, qv_error *err) {
   return qvs_decompress(pg->compression, zstd, src, n, raw + k * pg->frame, frame_raw(pg, k), err);
+}
+
+#define FRAMES_PER_TASK 8 /* 128 KiB of raw bytes at the default frame size */
+
+/* Frames to decompress: pairs (frame number, offset of its stored bytes in
+ * io), in page order. */
+typedef struct frames_job {
+  const qvs_page *pg;
+  const uint8_t *io;
+  const int64_t *list;
+  int64_t n;
+  uint8_t *raw;
+  void **zstd;             /* one context per worker */
+  atomic_int_fast64_t bad; /* the first failing task (INT64_MAX: none) */
+} frames_job;
+
+static void frames_task(void *ctx, int64_t task, int worker) {
+  frames_job *j = ctx;
+  int64_t a = task * FRAMES_PER_TASK, b = a + FRAMES_PER_TASK < j->n ? a + FRAMES_PER_TASK : j->n;
+  for (int64_t i = a; i < b; i++) {
+    int64_t k = j->list[2 * i], at = j->list[2 * i + 1];
+    if (decompress_frame(j->pg, k, &j->zstd[worker], j->io + at, qv_load_u32le(j->pg->frames + 4 * k), j->raw,
+                         NULL) != QV_OK) {
+      int_fast64_t seen = atomic_load(&j->bad);
+      while (task < seen && !atomic_compare_exchange_weak(&j->bad, &seen, task)) {
+      }
+      return;
+    }
+  }
+}
+
+/* Decompresses the n frames listed (pairs as in frames_job) into raw, on
+ * the pool when they are many. */
+static qv_status decompress_frames(const qvs_datafile *df, int32_t col, int32_t page, const qvs_page *pg,
+                                   const uint8_t *io, const int64_t *list, int64_t n, uint8_t *raw, void **zstd,
+                                   qv_error *err) {
+  frames_job j = {pg, io, list, n, raw, zstd, INT64_MAX};
+  int64_t tasks = (n + FRAMES_PER_TASK - 1) / FRAMES_PER_TASK;
+  if (n * pg->frame < PARALLEL_BYTES)
+    for (int64_t t = 0; t < tasks && atomic_load(&j.bad) == INT64_MAX; t++) frames_task(&j, t, 0);
+  else
+    qv_pool_run(tasks, frames_task, &j);
+  int64_t bad = atomic_load(&j.bad);
+  for (int64_t i = bad == INT64_MAX ? n : bad * FRAMES_PER_TASK; i < n; i++) {
+    int64_t k = list[2 * i];
+    qv_status st = decompress_frame(pg, k, &zstd[0], io + list[2 * i + 1], qv_load_u32le(pg->frames + 4 * k), raw, err);
+    if (st != QV_OK)
+      return qv_error_prefix(err, st, "%s: column `%s` page %d", df->name, df->columns[col].field.name, page);
+  }
+  return QV_OK;
+}
+
+/* Room for n (frame, offset) pairs in the scratch's job list. */
+static int64_t *job_list(qv_buffer *jobs, int64_t n, qv_error *err) {
+  int64_t bytes = (n > 0 ? n : 1) * 2 * (int64_t)sizeof(int64_t);
+  if (jobs->capacity < bytes) {
+    qv_free(jobs->data);
+    jobs->capacity = 0;
+    if (!(jobs->data = qv_malloc((size_t)bytes))) {
+      qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+      return NULL;
+    }
+    jobs->capacity = bytes;
+  }
+  return (int64_t *)(void *)jobs->data;
 }
 
 qv_status qvs_view_full(qvs_datafile *df, int32_t col, int32_t page, qvs_scratch *s, qv_io_counters *ctr,
@@ -98,14 +212,17 @@ qv_status qvs_view_full(qvs_datafile *df, int32_t col, int32_t page, qvs_scratch
     QV_RETURN_NOT_OK(grow(&s->raw, pg->raw_len, err));
     qv_status st = QV_OK;
     if (pg->framed) {
-      int64_t so = 0;
-      for (int64_t k = 0; st == QV_OK && k * pg->frame < pg->raw_len; k++) {
-        int64_t len = qv_load_u32le(pg->frames + 4 * k);
-        st = decompress_frame(pg, k, &s->zstd, s->io.data + so, len, s->raw.data, err);
-        so += len;
+      int64_t n = (pg->raw_len + pg->frame - 1) / pg->frame, so = 0;
+      int64_t *list = job_list(&s->jobs, n, err);
+      if (!list) return QV_ERR_NOMEM;
+      for (int64_t k = 0; k < n; k++) {
+        list[2 * k] = k;
+        list[2 * k + 1] = so;
+        so += qv_load_u32le(pg->frames + 4 * k);
       }
+      QV_RETURN_NOT_OK(decompress_frames(df, col, page, pg, s->io.data, list, n, s->raw.data, s->zstd, err));
     } else {
-      st = qvs_decompress(pg->compression, &s->zstd, s->io.data, pg->stored_len, s->raw.data, pg->raw_len, err);
+      st = qvs_decompress(pg->compression, &s->zstd[0], s->io.data, pg->stored_len, s->raw.data, pg->raw_len, err);
     }
     if (st != QV_OK)
       return qv_error_prefix(err, st, "%s: column `%s` page %d", df->name, df->columns[col].field.name, page);
@@ -133,7 +250,8 @@ qv_status qvs_view_partial(qvs_datafile *df, int32_t col, int32_t page, qvs_scra
   if (pg->framed) {
     QV_RETURN_NOT_OK(grow(&s->io, pg->stored_len, err));
     out->io = s->io.data;
-    out->zstd = &s->zstd;
+    out->zstd = s->zstd;
+    out->jobs = &s->jobs;
   }
   memset(s->state.data, 0, (size_t)out->n_blocks);
   memset(s->raw.data + pg->raw_len, 0, QVS_SLACK);
@@ -144,9 +262,15 @@ qv_status qvs_view_partial(qvs_datafile *df, int32_t col, int32_t page, qvs_scra
 }
 
 /* Loads the wanted frames of a framed page: each run of them is one read of
- * the checksum blocks it spans, verified, then decompressed frame by frame. */
+ * the checksum blocks it spans, verified; then all of them are
+ * decompressed together (on the pool when they are many). */
 static qv_status fetch_frames(qvs_view *v, qv_error *err) {
   const qvs_page *pg = v->pg;
+  int64_t wanted = 0;
+  for (int64_t k = 0; k < v->n_blocks; k++) wanted += v->state[k] == 1;
+  if (wanted == 0) return QV_OK;
+  int64_t *list = job_list(v->jobs, wanted, err), n = 0;
+  if (!list) return QV_ERR_NOMEM;
   int64_t k = 0, so = 0; /* frame k's stored bytes start at so */
   while (k < v->n_blocks) {
     if (v->state[k] != 1) {
@@ -154,24 +278,23 @@ static qv_status fetch_frames(qvs_view *v, qv_error *err) {
       k++;
       continue;
     }
-    int64_t first = k, start = so;
-    while (k < v->n_blocks && v->state[k] == 1) so += qv_load_u32le(pg->frames + 4 * k++);
+    int64_t start = so;
+    for (; k < v->n_blocks && v->state[k] == 1; k++) {
+      list[2 * n] = k;
+      list[2 * n + 1] = so;
+      n++;
+      so += qv_load_u32le(pg->frames + 4 * k);
+    }
     int64_t b0 = start / QVS_BLOCK, b1 = (so - 1) / QVS_BLOCK;
     int64_t lo = b0 * QVS_BLOCK, hi = (b1 + 1) * QVS_BLOCK < pg->stored_len ? (b1 + 1) * QVS_BLOCK : pg->stored_len;
     QV_RETURN_NOT_OK(qvs_pread_full(v->df->fd, v->io + lo, hi - lo, pg->offset + lo, v->df->name, err));
     QV_RETURN_NOT_OK(verify_blocks(v->df, v->col, v->page, pg, v->io + lo, b0, b1, err));
-    int64_t at = start;
-    for (int64_t f = first; f < k; f++) {
-      int64_t len = qv_load_u32le(pg->frames + 4 * f);
-      qv_status st = decompress_frame(pg, f, v->zstd, v->io + at, len, v->raw, err);
-      if (st != QV_OK)
-        return qv_error_prefix(err, st, "%s: column `%s` page %d", v->df->name, v->df->columns[v->col].field.name,
-                               v->page);
-      at += len;
-      if (v->counters) v->counters->bytes_decoded += frame_raw(pg, f);
-    }
-    memset(v->state + first, 2, (size_t)(k - first));
     if (v->counters) v->counters->bytes_read += hi - lo;
+  }
+  QV_RETURN_NOT_OK(decompress_frames(v->df, v->col, v->page, pg, v->io, list, n, v->raw, v->zstd, err));
+  for (int64_t i = 0; i < n; i++) {
+    v->state[list[2 * i]] = 2;
+    if (v->counters) v->counters->bytes_decoded += frame_raw(pg, list[2 * i]);
   }
   return QV_OK;
 }

@@ -6,6 +6,8 @@
 
 #include <string.h>
 
+#include "base/pool.h"
+
 #include "quiver/storage.h"
 
 /* ---- format constants ------------------------------------------------- */
@@ -359,7 +361,8 @@ typedef struct qvs_view {
   int64_t n_blocks;     /* units: QVS_BLOCK bytes of a raw page, a frame's raw bytes of a framed one */
   int64_t unit;
   uint8_t *io;          /* framed: the page's stored bytes, where loaded */
-  void **zstd;          /* framed: the scratch's decompression context */
+  void **zstd;          /* framed: the scratch's decompression contexts, one per worker */
+  qv_buffer *jobs;      /* framed: the scratch's list of frames to decompress */
   qv_io_counters *counters;
 } qvs_view;
 
@@ -368,7 +371,8 @@ typedef struct qvs_scratch {
   qv_buffer io;    /* stored bytes of a compressed page */
   qv_buffer raw;   /* decoded page bytes */
   qv_buffer state; /* block states */
-  void *zstd;      /* ZSTD_DCtx, created on first use */
+  qv_buffer jobs;  /* frames to decompress (int64 frame, stored offset pairs) */
+  void *zstd[QV_POOL_MAX]; /* ZSTD_DCtx per worker (base/pool.h), created on first use */
 } qvs_scratch;
 
 void qvs_scratch_reset(qvs_scratch *s);
