@@ -98,8 +98,12 @@ def quiver_has_indices(quiver: str) -> bool:
     return subprocess.run([quiver, "index", "--help"], capture_output=True).returncode == 0
 
 
-def build(work: Path, rows: int, quiver: str) -> dict:
-    """Writes the datasets once per row count; returns their paths."""
+def build(work: Path, rows: int, quiver: str, rebuild: str | None = None) -> dict:
+    """Writes the datasets once per row count (the Lance pair and the quiver
+    pair each have their own marker); --rebuild quiver rewrites only quiver's,
+    as after a change to its writer.  Returns their paths."""
+    import shutil
+
     import pyarrow as pa
     import pyarrow.ipc as ipc
 
@@ -110,34 +114,47 @@ def build(work: Path, rows: int, quiver: str) -> dict:
         "quiver-plain": base / "quiver-plain",
         "quiver-indexed": base / "quiver-indexed",
     }
-    done = base / "done"
-    if done.exists():
+    if rebuild == "all" and base.exists():
+        shutil.rmtree(base)
+    if (base / "done").exists():  # the single marker of earlier versions of this program
+        (base / "done").rename(base / "lance.done")
+        (base / "quiver.done").write_text("ok\n")
+    lance_done, quiver_done = base / "lance.done", base / "quiver.done"
+    if rebuild == "quiver" and quiver_done.exists():
+        quiver_done.unlink()
+    if lance_done.exists() and quiver_done.exists():
         return paths
     base.mkdir(parents=True, exist_ok=True)
-    import lance
-
     print(f"building {rows:,} rows under {base} ...", flush=True)
     table = build_table(rows)
-    arrow = base / "table.arrow"
-    with pa.OSFile(str(arrow), "wb") as f, ipc.new_file(f, table.schema) as w:
-        for batch in table.to_batches(max_chunksize=65536):
-            w.write_batch(batch)
-    lance.write_dataset(table, str(paths["lance-plain"]), mode="overwrite")
-    ds = lance.write_dataset(table, str(paths["lance-indexed"]), mode="overwrite")
-    ds.create_scalar_index("id", "BTREE")
-    ds.create_scalar_index("val", "BTREE")
-    ds.create_scalar_index("cat", "BITMAP")
-    ds.create_scalar_index("text", "NGRAM")
-    for key in ("quiver-plain", "quiver-indexed"):
-        subprocess.run([quiver, "import", "-q", str(arrow), str(paths[key])], check=True)
-    if quiver_has_indices(quiver):
-        for col, kind in (("id", "btree"), ("val", "btree"), ("cat", "bitmap"), ("text", "ngram")):
-            subprocess.run(
-                [quiver, "index", "create", str(paths["quiver-indexed"]), "--column", col, "--type", kind],
-                check=True,
-            )
-    arrow.unlink()
-    done.write_text("ok\n")
+    if not lance_done.exists():
+        import lance
+
+        for key in ("lance-plain", "lance-indexed"):
+            shutil.rmtree(paths[key], ignore_errors=True)
+        lance.write_dataset(table, str(paths["lance-plain"]), mode="overwrite")
+        ds = lance.write_dataset(table, str(paths["lance-indexed"]), mode="overwrite")
+        ds.create_scalar_index("id", "BTREE")
+        ds.create_scalar_index("val", "BTREE")
+        ds.create_scalar_index("cat", "BITMAP")
+        ds.create_scalar_index("text", "NGRAM")
+        lance_done.write_text("ok\n")
+    if not quiver_done.exists():
+        arrow = base / "table.arrow"
+        with pa.OSFile(str(arrow), "wb") as f, ipc.new_file(f, table.schema) as w:
+            for batch in table.to_batches(max_chunksize=65536):
+                w.write_batch(batch)
+        for key in ("quiver-plain", "quiver-indexed"):
+            shutil.rmtree(paths[key], ignore_errors=True)
+            subprocess.run([quiver, "import", "-q", str(arrow), str(paths[key])], check=True)
+        if quiver_has_indices(quiver):
+            for col, kind in (("id", "btree"), ("val", "btree"), ("cat", "bitmap"), ("text", "ngram")):
+                subprocess.run(
+                    [quiver, "index", "create", str(paths["quiver-indexed"]), "--column", col, "--type", kind],
+                    check=True,
+                )
+        arrow.unlink()
+        quiver_done.write_text("ok\n")
     return paths
 
 
@@ -285,6 +302,8 @@ def main() -> int:
     ap.add_argument("--work", type=Path, default=Path("/tmp/quiver-bench-pushdown"), help="dataset cache")
     ap.add_argument("--quiver", default=str(ROOT / "build" / "quiver"), help="the quiver command")
     ap.add_argument("--queries", default=",".join(QUERIES), help="comma-separated subset")
+    ap.add_argument("--rebuild", choices=("quiver", "all"),
+                    help="rewrite the cached datasets: quiver's only (after a change to its writer) or all")
     ap.add_argument("--child", nargs=6, help=argparse.SUPPRESS)
     opts = ap.parse_args()
     if opts.child:
@@ -295,7 +314,7 @@ def main() -> int:
         ap.error("--out FOLDER is required")
 
     systems = systems_available(opts.quiver)
-    paths = build(opts.work, opts.rows, opts.quiver)
+    paths = build(opts.work, opts.rows, opts.quiver, opts.rebuild)
     quiver_indexed = quiver_has_indices(opts.quiver)
     results = []
     header = f"{'query':11s} {'system':11s} {'pushdown':8s} {'index':5s} {'seconds':>8s} {'peak MiB':>9s} {'rows':>10s}"
@@ -335,6 +354,7 @@ def main() -> int:
         "rows": opts.rows, "repeat": opts.repeat, "machine": platform.node(), "cpus": os.cpu_count(),
         "python": platform.python_version(), "date": time.strftime("%Y-%m-%d %H:%M:%S"),
         "quiver_indices": quiver_indexed, "problems": problems,
+        "quiver_threads": os.environ.get("QUIVER_THREADS") or f"default ({os.cpu_count()} CPUs)",
     }
     (opts.out / "results.json").write_text(json.dumps({"meta": meta, "results": results}, indent=1) + "\n")
     for p in plot(results, opts.out):
