@@ -137,6 +137,37 @@ static inline void split_day(int64_t v, int64_t off, int64_t per, bool date, int
   *days = (int64_t)((wide - t) / day);
 }
 
+/* hour, minute or second of a dense timestamp/time column, with the unit a
+ * compile-time constant so that the divisions become multiplications (the
+ * generic loop's 64-bit divisions by a variable cost ~10 ns a row).  Rows
+ * from the first whose zone shift overflows int64 are left to the generic
+ * loop; returns that row (n when there is none). */
+static inline int64_t tod_rows(const int64_t *v, int64_t n, int64_t shift, int part, const int64_t per, int w,
+                               uint8_t *dst) {
+  const int64_t day = 86400 * per;
+  for (int64_t i = 0; i < n; i++) {
+    int64_t local;
+    if (__builtin_add_overflow(v[i], shift, &local)) return i;
+    int64_t t = local % day;
+    t += t < 0 ? day : 0;
+    int64_t secs = t / per;
+    int64_t r = part == DP_HOUR ? secs / 3600 : part == DP_MINUTE ? secs / 60 % 60 : secs % 60;
+    if (w == 1) dst[i] = (uint8_t)r;
+    else memcpy(dst + i * w, &r, (size_t)w);
+  }
+  return n;
+}
+
+static int64_t tod_part_fast(const int64_t *v, int64_t n, int64_t off, int64_t per, int part, int w, uint8_t *dst) {
+  switch (per) {
+    case 1: return tod_rows(v, n, off, part, 1, w, dst);
+    case 1000: return tod_rows(v, n, off * 1000, part, 1000, w, dst);
+    case 1000000: return tod_rows(v, n, off * 1000000, part, 1000000, w, dst);
+    case 1000000000: return tod_rows(v, n, off * 1000000000, part, 1000000000, w, dst);
+    default: return 0;
+  }
+}
+
 static qv_status dt_part(qvk_ctx *c, const qv_expr *e, qvk_datum *x, qvk_datum *out) {
   int part = -1;
   for (int k = 0; k < DP__COUNT && part < 0; k++)
@@ -164,7 +195,10 @@ static qv_status dt_part(qvk_ctx *c, const qv_expr *e, qvk_datum *x, qvk_datum *
   int w = qv_type_byte_width(rt->id);
   bool date = id == QV_TYPE_DATE32;
   const qv_array *a = x->array;
-  for (int64_t i = 0; i < c->n; i++) {
+  int64_t from = 0;
+  if (!date && !x->idx && (part == DP_HOUR || part == DP_MINUTE || part == DP_SECOND))
+    from = tod_part_fast((const int64_t *)qv_array_values(a), c->n, id == QV_TYPE_TIME64 ? 0 : off, per, part, w, dst);
+  for (int64_t i = from; i < c->n; i++) {
     int64_t days, tod;
     split_day(tval(a, x->idx, i, date), id == QV_TYPE_TIME64 ? 0 : off, per, date, &days, &tod);
     int64_t v = part_value(part, days, tod, per);
