@@ -6,8 +6,15 @@
  * Nulls: every comparison, IN, BETWEEN, LIKE, starts_with and array_has*
  * is null (so not kept) where the column is null, and is true or false
  * elsewhere.  That is what lets NOT be answered as "the non-null rows not
- * in the answer" -- and why IN with a null under nulls-equal semantics,
- * whose NOT is not of that shape, is not negated. */
+ * in the answer" -- and why IN with a null in its list is not negated
+ * unless the null is ignored (Polars is_in): under nulls-equal semantics
+ * null rows are kept, and in SQL a value not found is null, not false.
+ *
+ * Floats: the keys are in total order (key.c).  Under that order (Lance)
+ * a comparison is one key range.  Under the IEEE and Polars orders see
+ * "floats" below; the Java order is not answered. */
+#include <math.h>
+
 #include "index/index_int.h"
 
 void qvi_ask_reset(qvi_ask *a) {
@@ -68,6 +75,125 @@ static bool key_of(ctx *c, const qv_scalar *s, uint8_t **key, int32_t *len) {
 static bool floats_ok(const ctx *c, const qv_expr *e) {
   return c->ctype->id != QV_TYPE_FLOAT32 && c->ctype->id != QV_TYPE_FLOAT64 ? true
                                                                            : e->sem.float_order == QV_FLOAT_TOTAL;
+}
+
+/* ---- floats under the IEEE and Polars orders ------------------------------
+ *
+ * Both orders make -0.0 and +0.0 one value, and the key order has -0.0
+ * just below +0.0, so a bound at zero takes whichever zero keeps or drops
+ * both: "above 0" starts past +0.0, "at least 0" at -0.0, "below 0" ends
+ * before -0.0, "at most 0" at +0.0.  NaN keys sit at both ends of the key
+ * order (-NaN below -inf, +NaN above +inf).  IEEE: a NaN row is never
+ * kept by = < <= > >= BETWEEN IN, so their ranges stop at -inf and +inf.
+ * Polars: every NaN is greater than everything, so > and >= also take both
+ * NaN ends (an open upper end, and a range below -inf).  != is "not =" in
+ * both (NaN rows kept).  Every answer is then exactly the rows where the
+ * comparison is true and the other non-null rows are exactly those where
+ * it is false (IEEE NOT (x > c) is true on NaN, Polars' false, and the
+ * answers of x > c differ the same way), so NOT stays "the non-null rows
+ * not in the answer".  A NaN literal is not answered: the scan evaluates
+ * it. */
+
+static double zero_low_inc(double x) { return x == 0 ? -0.0 : x; }
+static double zero_low_exc(double x) { return x == 0 ? +0.0 : x; }
+static double zero_high_inc(double x) { return x == 0 ? +0.0 : x; }
+static double zero_high_exc(double x) { return x == 0 ? -0.0 : x; }
+
+/* The float value of a literal operand; false for null, NaN or non-float
+ * literals (the binder turns integer literals next to a float column into
+ * floats of the column's type, so none is expected). */
+static bool float_lit(const qv_expr *e, double *out) {
+  if (!is_lit(e) || e->value.is_null || !qv_type_is_floating(e->value.type.id) || isnan(e->value.v.f)) return false;
+  *out = e->value.v.f;
+  return true;
+}
+
+/* Adds the range of keys between lo and hi (NULL: open end). */
+static bool float_range(ctx *c, qvi_ask *a, const double *lo, bool lo_inc, const double *hi, bool hi_inc) {
+  qvi_range *r = add_range(a, c->err);
+  if (!r) {
+    c->st = QV_ERR_NOMEM;
+    return false;
+  }
+  if ((lo && !(r->lo = qv_malloc(8))) || (hi && !(r->hi = qv_malloc(8)))) {
+    c->st = qv_error_set(c->err, QV_ERR_NOMEM, "out of memory");
+    return false;
+  }
+  if (lo) {
+    r->has_lo = true;
+    r->lo_inc = lo_inc;
+    r->lo_len = qvi_key_of_double(*lo, r->lo);
+  }
+  if (hi) {
+    r->has_hi = true;
+    r->hi_inc = hi_inc;
+    r->hi_len = qvi_key_of_double(*hi, r->hi);
+  }
+  return true;
+}
+
+static bool float_point(ctx *c, qvi_ask *a, double x) {
+  double lo = zero_low_inc(x), hi = zero_high_inc(x);
+  return float_range(c, a, &lo, true, &hi, true);
+}
+
+/* x op v for a non-NaN v (op already mirrored to put the column left). */
+static bool float_compare(ctx *c, qvi_ask *a, qv_op op, double v, bool polars) {
+  static const double ninf = -INFINITY, pinf = INFINITY;
+  double b;
+  switch (op) {
+    case QV_OP_EQ: case QV_OP_NE:
+      a->negate = op == QV_OP_NE;
+      return float_point(c, a, v);
+    case QV_OP_LT: b = zero_high_exc(v); return float_range(c, a, &ninf, true, &b, false);
+    case QV_OP_LE: b = zero_high_inc(v); return float_range(c, a, &ninf, true, &b, true);
+    case QV_OP_GT: case QV_OP_GE:
+      b = op == QV_OP_GT ? zero_low_exc(v) : zero_low_inc(v);
+      if (!polars) return float_range(c, a, &b, op == QV_OP_GE, &pinf, true);
+      /* up to and with +NaN, and the -NaN keys below -inf */
+      return float_range(c, a, &b, op == QV_OP_GE, NULL, false) && float_range(c, a, NULL, false, &ninf, false);
+    default: return false;
+  }
+}
+
+/* The float order a conjunct on the context's column is read under: -1
+ * when the column is not a float (the key order is then the value order). */
+static int float_order(const ctx *c, const qv_expr *e) {
+  return c->ctype->id == QV_TYPE_FLOAT32 || c->ctype->id == QV_TYPE_FLOAT64 ? e->sem.float_order : -1;
+}
+
+/* The comparisons, BETWEEN and IN of match_value under IEEE or Polars. */
+static bool match_float(ctx *c, const qv_expr *e, qvi_ask *a) {
+  bool polars = e->sem.float_order == QV_FLOAT_POLARS;
+  double v, w;
+  switch (e->op) {
+    case QV_OP_EQ: case QV_OP_NE: case QV_OP_LT: case QV_OP_LE: case QV_OP_GT: case QV_OP_GE: {
+      if (e->n_args != 2) return false;
+      if (column_of(e->args[0]) == c->column && float_lit(e->args[1], &v)) return float_compare(c, a, e->op, v, polars);
+      if (column_of(e->args[1]) == c->column && float_lit(e->args[0], &v))
+        return float_compare(c, a, qv_op_mirror(e->op), v, polars);
+      return false;
+    }
+    case QV_OP_BETWEEN: {
+      if (e->n_args != 3 || column_of(e->args[0]) != c->column || !float_lit(e->args[1], &v) ||
+          !float_lit(e->args[2], &w))
+        return false;
+      double lo = zero_low_inc(v), hi = zero_high_inc(w);
+      return float_range(c, a, &lo, true, &hi, true);
+    }
+    case QV_OP_IN:
+      if (column_of(e->args[0]) != c->column) return false;
+      for (int32_t i = 1; i < e->n_args; i++) {
+        if (is_lit(e->args[i]) && e->args[i]->value.is_null) {
+          a->add_nulls |= e->sem.in_nulls_equal;
+          a->no_negate |= !e->sem.in_list_nulls_ignored;
+          continue;
+        }
+        if (!float_lit(e->args[i], &v) || !float_point(c, a, v)) return false;
+      }
+      return true;
+    default: return false;
+  }
 }
 
 static bool point(ctx *c, qvi_ask *a, const qv_scalar *s) {
@@ -247,6 +373,9 @@ static bool match_value(ctx *c, const qv_expr *e, qvi_ask *a) {
   if (e->kind != QV_EXPR_CALL || e->n_args < 1) return false;
   a->mode = QVI_RANGES;
   a->exact = true;
+  int order = float_order(c, e);
+  if ((order == QV_FLOAT_IEEE || order == QV_FLOAT_POLARS) && e->op != QV_OP_IS_NULL && e->op != QV_OP_IS_NOT_NULL)
+    return match_float(c, e, a);
   switch (e->op) {
     case QV_OP_EQ: case QV_OP_NE: case QV_OP_LT: case QV_OP_LE: case QV_OP_GT: case QV_OP_GE: {
       const qv_expr *col = e->args[0], *lit = e->args[1];
@@ -290,6 +419,7 @@ static bool match_value(ctx *c, const qv_expr *e, qvi_ask *a) {
         if (!is_lit(e->args[i])) return false;
         if (e->args[i]->value.is_null) {
           a->add_nulls |= e->sem.in_nulls_equal;
+          a->no_negate |= !e->sem.in_list_nulls_ignored;
           continue;
         }
         if (!point(c, a, &e->args[i]->value)) return false;
@@ -332,7 +462,7 @@ static bool match_value(ctx *c, const qv_expr *e, qvi_ask *a) {
 static bool match(ctx *c, const qv_expr *e, qvi_ask *a) {
   if (e->kind == QV_EXPR_CALL && e->op == QV_OP_NOT && e->n_args == 1) {
     /* NOT only of an exact answer whose nulls are the column's nulls */
-    if (!match(c, e->args[0], a) || !a->exact || a->add_nulls) return false;
+    if (!match(c, e->args[0], a) || !a->exact || a->add_nulls || a->no_negate) return false;
     a->negate = !a->negate;
     return true;
   }

@@ -111,6 +111,7 @@ static const tcase int_cases[] = {
     {"NOT (i < 3)", QV_INDEX_EXACT},
     {"NOT (i IS NULL)", QV_INDEX_EXACT},
     {"NOT (i IN (1, 2))", QV_INDEX_EXACT},
+    {"NOT (i IN (1, NULL))", QV_INDEX_NO}, /* NULL where i is not 1: not "the other rows" */
     {"i + 1 = 5", QV_INDEX_NO},
     {"i = u", QV_INDEX_NO},
     {"cat = 'c1'", QV_INDEX_NO},
