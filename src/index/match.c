@@ -459,7 +459,67 @@ static bool match_value(ctx *c, const qv_expr *e, qvi_ask *a) {
   }
 }
 
+/* The larger lower bound of x and y (on equal keys the exclusive one) into
+ * r, likewise the smaller upper bound; false when nothing is left. */
+static bool intersect(const qvi_range *x, const qvi_range *y, qvi_range *r) {
+  int cl = x->has_lo && y->has_lo ? qvi_key_cmp(x->lo, x->lo_len, y->lo, y->lo_len) : 0;
+  const qvi_range *l = !y->has_lo || (x->has_lo && (cl > 0 || (cl == 0 && !x->lo_inc))) ? x : y;
+  int ch = x->has_hi && y->has_hi ? qvi_key_cmp(x->hi, x->hi_len, y->hi, y->hi_len) : 0;
+  const qvi_range *h = !y->has_hi || (x->has_hi && (ch < 0 || (ch == 0 && !x->hi_inc))) ? x : y;
+  *r = (qvi_range){l->has_lo, l->lo_inc, h->has_hi, h->hi_inc, false, l->lo_len, h->hi_len, l->lo, h->hi};
+  if (!r->has_lo || !r->has_hi) return true;
+  int c = qvi_key_cmp(r->lo, r->lo_len, r->hi, r->hi_len);
+  return c < 0 || (c == 0 && r->lo_inc && r->hi_inc);
+}
+
+static bool match(ctx *c, const qv_expr *e, qvi_ask *a);
+
+/* x AND y on the one column, each side a union of key ranges (Polars'
+ * is_between is x >= lo AND x <= hi): the pairwise intersections, so that
+ * one lookup reads only the rows of both.  Kleene AND of two answers that
+ * are null exactly on the null rows is again true or false elsewhere, so
+ * NOT of it stays answerable. */
+static bool match_and(ctx *c, const qv_expr *e, qvi_ask *a) {
+  if ((c->type != QV_INDEX_BTREE && c->type != QV_INDEX_BITMAP) || e->n_args != 2) return false;
+  qvi_ask x, y;
+  memset(&x, 0, sizeof x);
+  memset(&y, 0, sizeof y);
+  bool ok = match(c, e->args[0], &x) && match(c, e->args[1], &y);
+  for (int k = 0; k < 2 && ok; k++) {
+    const qvi_ask *s = k ? &y : &x;
+    ok = s->mode == QVI_RANGES && s->exact && !s->negate && !s->add_nulls;
+    for (int32_t i = 0; i < s->n && ok; i++) ok = !s->ranges[i].prefix;
+  }
+  a->mode = QVI_RANGES;
+  a->exact = true;
+  a->no_negate = x.no_negate || y.no_negate;
+  for (int32_t i = 0; i < x.n && ok; i++)
+    for (int32_t j = 0; j < y.n && ok; j++) {
+      qvi_range r;
+      if (!intersect(&x.ranges[i], &y.ranges[j], &r)) continue;
+      qvi_range *out = add_range(a, c->err);
+      uint8_t *lo = r.has_lo ? qv_malloc((size_t)r.lo_len + 1) : NULL;
+      uint8_t *hi = r.has_hi ? qv_malloc((size_t)r.hi_len + 1) : NULL;
+      if (!out || (r.has_lo && !lo) || (r.has_hi && !hi)) {
+        qv_free(lo);
+        qv_free(hi);
+        c->st = qv_error_set(c->err, QV_ERR_NOMEM, "out of memory");
+        ok = false;
+        break;
+      }
+      if (r.lo_len) memcpy(lo, r.lo, (size_t)r.lo_len);
+      if (r.hi_len) memcpy(hi, r.hi, (size_t)r.hi_len);
+      r.lo = lo;
+      r.hi = hi;
+      *out = r;
+    }
+  qvi_ask_reset(&x);
+  qvi_ask_reset(&y);
+  return ok;
+}
+
 static bool match(ctx *c, const qv_expr *e, qvi_ask *a) {
+  if (e->kind == QV_EXPR_CALL && e->op == QV_OP_AND) return match_and(c, e, a);
   if (e->kind == QV_EXPR_CALL && e->op == QV_OP_NOT && e->n_args == 1) {
     /* NOT only of an exact answer whose nulls are the column's nulls */
     if (!match(c, e->args[0], a) || !a->exact || a->add_nulls || a->no_negate) return false;

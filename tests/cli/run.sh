@@ -130,6 +130,7 @@ run index-float-scan q scan fl --where 'pl.col("val") > 0.9999' --select id,val
 run index-float-scan-off q scan fl --where 'pl.col("val") > 0.9999' --select id,val --no-index
 run index-float-scan-zero q scan fl --where 'pl.col("val") == 0.0' --select id,val
 run index-float-explain-nan q explain fl --where 'pl.col("val") < float("nan")' --select id
+run index-float-explain-between q explain fl --where 'pl.col("val").is_between(0.5, 0.502)' --select id
 # bigquery-filter: Polars expression in, BigQuery row_restriction out.
 run bigquery-filter-help q bigquery-filter --help
 run bigquery-filter-schema q bigquery-filter --schema "$here/data/bq_schema.json" '(pl.col("score") > 0.5) & pl.col("city").str.starts_with("New") & (pl.col("born") >= pl.lit(date(2000, 1, 1)))'

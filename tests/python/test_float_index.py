@@ -93,6 +93,8 @@ PREDICATES = [
     ('pl.col("x") <= -2.5', True),
     ('pl.col("x").is_in([0.0, 1.5])', True),
     ('pl.col("x").is_between(0.998, 1.0)', True),
+    ('pl.col("x").is_between(0.5, 0.51)', True),  # neither half alone: one lookup of both
+    ('pl.col("f").is_between(-0.0, 0.01)', True),
     ('~(pl.col("x") <= 0.999)', True),
     ('~pl.col("x").is_in([0.0, 1.5])', False),  # most rows: scanned
     ('pl.col("x") > -0.0', False),

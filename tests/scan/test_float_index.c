@@ -237,6 +237,16 @@ static void test_between_in(void **state) {
       "pl.col(\"%s\").is_in([0.1, 1e308, 5e-324])",
       "~(pl.col(\"%s\") == 0.0)",
       "~~(pl.col(\"%s\") > 0.0)",
+      /* is_between and other ANDs on the column: one intersected answer */
+      "pl.col(\"%s\").is_between(-0.0, 1.5)",
+      "pl.col(\"%s\").is_between(0.0, 0.0, closed=\"none\")",
+      "pl.col(\"%s\").is_between(-2.5, 0.0, closed=\"left\")",
+      "pl.col(\"%s\").is_between(0.0, float(\"inf\"), closed=\"right\")",
+      "pl.col(\"%s\").is_between(float(\"-inf\"), float(\"inf\"))",
+      "~pl.col(\"%s\").is_between(-1.0, 1.0)",
+      "(pl.col(\"%1$s\") > 1.0) & (pl.col(\"%1$s\") >= 1.5)",
+      "(pl.col(\"%1$s\") > 2.0) & (pl.col(\"%1$s\") < 1.0)",
+      "(pl.col(\"%1$s\") >= float(\"inf\")) & pl.col(\"%1$s\").is_in([0.0, float(\"inf\")])",
   };
   static const char *const cols[] = {"d", "s"};
   for (int c = 0; c < 2; c++) {
@@ -301,6 +311,9 @@ static void test_declined(void **state) {
     check(ds, ix, texts[k], IEEE_PL, false);
   }
   check(ds, ix, "pl.col(\"d\") > 1.5", JAVA_PL, false);
+  check(ds, ix, "(pl.col(\"d\") > 1.5) & (pl.col(\"s\") > 1.5)", POLARS, false);
+  check(ds, ix, "(pl.col(\"d\") > 1.5) & (pl.col(\"d\") != 3.0)", POLARS, false);
+  check(ds, ix, "(pl.col(\"d\") > 1.5) & (pl.col(\"d\") < float(\"nan\"))", IEEE_PL, false);
   check(ds, ix, "d BETWEEN 1e999 AND CAST('NaN' AS double)", IEEE_SQL, false);
   check(ds, ix, "d BETWEEN CAST('NaN' AS double) AND 1.0", POLARS_SQL, false);
   close_all(ds, ix);
@@ -378,6 +391,9 @@ static void test_scans(void **state) {
       {"pl.col(\"d\") > 0.0", false}, /* half the rows: scanned */
       {"~(pl.col(\"d\") > 0.0)", false},
       {"pl.col(\"d\").is_between(4.9, 5.0)", true},
+      {"pl.col(\"d\").is_between(0.5, 0.6)", true}, /* neither half alone */
+      {"pl.col(\"s\").is_between(-0.0, 0.05)", true},
+      {"(pl.col(\"d\") < 0.6) & (pl.col(\"s\") > 0.5)", false}, /* two columns: no pair */
   };
   for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
     same_scan(cases[k].text, POLARS, cases[k].index);
@@ -385,10 +401,28 @@ static void test_scans(void **state) {
   }
 }
 
+/* Polars' is_between reaches the planner as two conjuncts; neither alone
+ * is selective, their AND is one lookup of the intersected range. */
+static void test_between_pair(void **state) {
+  (void)state;
+  qv_scan_counters c;
+  char *ex = NULL;
+  char *rows = scan_ids("pl.col(\"d\").is_between(0.5, 0.6)", POLARS, true, &c, &ex);
+  assert_non_null(strstr(ex, "    index d_btree (btree) together with (d <= 0.6) answers (d >= 0.5): exact, estimate "));
+  assert_non_null(strstr(ex, "    index d_btree (btree) together with (d >= 0.5) answers (d <= 0.6): exact, estimate "));
+  assert_non_null(strstr(ex, "    refine after the index lookup: nothing (the indices answer the filter exactly)\n"));
+  assert_null(strstr(ex, "not used"));
+  assert_int_equal(c.rows_scanned, 0);
+  assert_true(c.rows_returned > 0 && c.index_rows == c.rows_returned);
+  qv_free(ex);
+  free(rows);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_comparisons), cmocka_unit_test(test_between_in), cmocka_unit_test(test_counts),
       cmocka_unit_test(test_declined),    cmocka_unit_test(test_scans),
+      cmocka_unit_test(test_between_pair),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
