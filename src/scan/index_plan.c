@@ -127,6 +127,9 @@ static void describe(const inode *n, char *buf, size_t size) {
  * index answers it exactly and it pays, better than i's own answer. */
 static qv_status try_pair(qv_index_plan *p, const qv_expr *const *conjuncts, int32_t i, int32_t j, qv_error *err) {
   qv_index_use *ui = &p->uses[i], *uj = &p->uses[j];
+  int32_t ci = -1, cj = -1; /* one column, the same (an index reads one) */
+  if (qv_expr_columns(conjuncts[i], &ci, 1) != 1 || qv_expr_columns(conjuncts[j], &cj, 1) != 1 || ci != cj)
+    return QV_OK;
   qv_expr **grown = qv_realloc(p->pairs, (size_t)(p->n_pairs + 1) * sizeof *grown);
   if (!grown) return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
   p->pairs = grown;
