@@ -490,6 +490,7 @@ static bool match_and(ctx *c, const qv_expr *e, qvi_ask *a) {
     ok = s->mode == QVI_RANGES && s->exact && !s->negate && !s->add_nulls;
     for (int32_t i = 0; i < s->n && ok; i++) ok = !s->ranges[i].prefix;
   }
+  ok = ok && (int64_t)x.n * y.n <= 65536; /* two long IN lists: not worth the pairs */
   a->mode = QVI_RANGES;
   a->exact = true;
   a->no_negate = x.no_negate || y.no_negate;
