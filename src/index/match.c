@@ -156,6 +156,29 @@ static bool float_compare(ctx *c, qvi_ask *a, qv_op op, double v, bool polars) {
   }
 }
 
+static int cmp_points(const void *x, const void *y) {
+  const qvi_range *a = x, *b = y;
+  return qvi_key_cmp(a->lo, a->lo_len, b->lo, b->lo_len);
+}
+
+/* The points of an IN list in key order, each once (0.0 and -0.0 are one
+ * point under IEEE and Polars; lists repeat values): the union is the same,
+ * and the estimate counts every value once. */
+static bool unique_points(qvi_ask *a) {
+  if (a->n > 1) qsort(a->ranges, (size_t)a->n, sizeof *a->ranges, cmp_points);
+  int32_t n = 0;
+  for (int32_t i = 0; i < a->n; i++) {
+    if (n > 0 && cmp_points(&a->ranges[n - 1], &a->ranges[i]) == 0) {
+      qv_free(a->ranges[i].lo);
+      qv_free(a->ranges[i].hi);
+      continue;
+    }
+    a->ranges[n++] = a->ranges[i];
+  }
+  a->n = n;
+  return true;
+}
+
 /* The float order a conjunct on the context's column is read under: -1
  * when the column is not a float (the key order is then the value order). */
 static int float_order(const ctx *c, const qv_expr *e) {
@@ -191,7 +214,7 @@ static bool match_float(ctx *c, const qv_expr *e, qvi_ask *a) {
         }
         if (!float_lit(e->args[i], &v) || !float_point(c, a, v)) return false;
       }
-      return true;
+      return unique_points(a);
     default: return false;
   }
 }
@@ -424,7 +447,7 @@ static bool match_value(ctx *c, const qv_expr *e, qvi_ask *a) {
         }
         if (!point(c, a, &e->args[i]->value)) return false;
       }
-      return true;
+      return unique_points(a);
     }
     case QV_OP_IS_NULL: case QV_OP_IS_NOT_NULL:
       if (column_of(e->args[0]) != c->column) return false;

@@ -105,6 +105,7 @@ static const tcase int_cases[] = {
     {"i BETWEEN 10 AND -10", QV_INDEX_EXACT},
     {"i IN (1, 2, 3, 99999999999)", QV_INDEX_EXACT},
     {"i IN (1, NULL)", QV_INDEX_EXACT},
+    {"i IN (7, 3, 7, 3, -200)", QV_INDEX_EXACT},
     {"i IS NULL", QV_INDEX_EXACT},
     {"i IS NOT NULL", QV_INDEX_EXACT},
     {"NOT (i = 5)", QV_INDEX_EXACT},

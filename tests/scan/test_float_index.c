@@ -242,6 +242,7 @@ static void test_between_in(void **state) {
       "~pl.col(\"%s\").is_in([1.5, None])",
       "pl.col(\"%s\").is_in([1.5, None], nulls_equal=True)",
       "pl.col(\"%s\").is_in([0.1, 1e308, 5e-324])",
+      "pl.col(\"%s\").is_in([0.0, -0.0, 1.5, 0.0, -2.5, 1.5])", /* one point each (the estimate too) */
       "~(pl.col(\"%s\") == 0.0)",
       "~~(pl.col(\"%s\") > 0.0)",
       /* is_between and other ANDs on the column: one intersected answer */
