@@ -32,6 +32,8 @@ const uint8_t *qvi_key_of_row(const qv_array *a, int64_t i, qvi_key_kind kind, u
  * NULL with *ok false when the literal's type does not compare in the
  * column's key order (then the index cannot answer). */
 uint8_t *qvi_key_of_scalar(const qv_scalar *s, const qv_datatype *col, int32_t *len, bool *ok);
+/* The key of a float (float32 widened first) into out; returns 8. */
+int32_t qvi_key_of_double(double d, uint8_t out[8]);
 int qvi_key_cmp(const uint8_t *a, int32_t alen, const uint8_t *b, int32_t blen);
 
 /* ---- what a conjunct asks (match.c) ----------------------------------------- */
@@ -57,6 +59,7 @@ typedef struct qvi_ask {
   bool all_nonnull; /* QVI_ALL_KEYS with no key: every non-null row */
   int32_t n;      /* ranges or keys */
   qvi_range *ranges;
+  bool no_negate; /* rows outside the answer may be null, not false (SQL IN with a null) */
 } qvi_ask;
 
 /* Reads a bound conjunct for an index of `type` on dataset column `column`

@@ -55,6 +55,8 @@ static int32_t float_key(double d, uint8_t *out) {
   return 8;
 }
 
+int32_t qvi_key_of_double(double d, uint8_t out[8]) { return float_key(d, out); }
+
 const uint8_t *qvi_key_of_row(const qv_array *a, int64_t i, qvi_key_kind kind, uint8_t tmp[16], int32_t *len) {
   int64_t x = a->offset + i;
   const uint8_t *v = a->buffers[1] ? a->buffers[1]->data : NULL;

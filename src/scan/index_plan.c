@@ -8,7 +8,10 @@
  * as the index layer answers it (exactly, on one column).  A conjunct whose
  * estimate exceeds QV_INDEX_MAX_FRACTION of the rows its indices cover is
  * left to the scan: touching most rows through an index costs more than
- * reading the column in page order.  The rows indices return for a
+ * reading the column in page order.  Two conjuncts one index answers
+ * together (x >= lo and x <= hi, as Polars' is_between arrives) are also
+ * asked as their AND, one lookup of the intersected range, when that pays
+ * better than the first alone.  The rows indices return for a
  * fragment are intersected; conjuncts answered as supersets, conjuncts no
  * index answers and every conjunct of a fragment some chosen index does not
  * cover are evaluated on those rows as usual. */
@@ -33,6 +36,8 @@ struct qv_index_plan {
   qv_index_use *uses; /* one per conjunct */
   inode *trees;       /* one per conjunct (kind -1 when none) */
   int32_t n_conjuncts;
+  qv_expr **pairs;    /* owned: ANDs of two conjuncts answered as one */
+  int32_t n_pairs;
 };
 
 static void node_reset(inode *n) {
@@ -46,6 +51,8 @@ void qv_index_plan_destroy(qv_index_plan *p) {
   if (!p) return;
   for (int32_t i = 0; i < p->n_conjuncts; i++) node_reset(&p->trees[i]);
   for (int32_t i = 0; i < p->n_indices; i++) qv_index_close(p->indices[i]);
+  for (int32_t i = 0; i < p->n_pairs; i++) qv_expr_destroy(p->pairs[i]);
+  qv_free(p->pairs);
   qv_free(p->indices);
   qv_free(p->uses);
   qv_free(p->trees);
@@ -116,6 +123,45 @@ static void describe(const inode *n, char *buf, size_t size) {
   snprintf(buf + len, size - len, ")");
 }
 
+/* Conjuncts i and j (j not used) asked as one AND: used for both when one
+ * index answers it exactly and it pays, better than i's own answer. */
+static qv_status try_pair(qv_index_plan *p, const qv_expr *const *conjuncts, int32_t i, int32_t j, qv_error *err) {
+  qv_index_use *ui = &p->uses[i], *uj = &p->uses[j];
+  int32_t ci = -1, cj = -1; /* one column, the same (an index reads one) */
+  if (qv_expr_columns(conjuncts[i], &ci, 1) != 1 || qv_expr_columns(conjuncts[j], &cj, 1) != 1 || ci != cj)
+    return QV_OK;
+  qv_expr **grown = qv_realloc(p->pairs, (size_t)(p->n_pairs + 1) * sizeof *grown);
+  if (!grown) return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+  p->pairs = grown;
+  qv_expr *both = qv_expr_binary(QV_OP_AND, qv_expr_clone(conjuncts[i]), qv_expr_clone(conjuncts[j]));
+  if (!both) return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+  both->type = qv_datatype_simple(QV_TYPE_BOOL);
+  inode node;
+  bool found = false;
+  qv_status st = best_leaf(p, both, true, &node, &found, err);
+  if (st != QV_OK || !found || node.covered <= 0 ||
+      (double)node.est > QV_INDEX_MAX_FRACTION * (double)node.covered || (ui->used && node.est >= ui->estimate)) {
+    qv_expr_destroy(both);
+    return st;
+  }
+  p->pairs[p->n_pairs++] = both;
+  node_reset(&p->trees[i]);
+  p->trees[i] = node;
+  char *ti = qv_expr_to_string(conjuncts[i]), *tj = qv_expr_to_string(conjuncts[j]);
+  char how[256] = "";
+  describe(&node, how, sizeof how);
+  snprintf(ui->how, sizeof ui->how, "%s together with %s", how, tj ? tj : "the next conjunct");
+  snprintf(uj->how, sizeof uj->how, "%s together with %s", how, ti ? ti : "an earlier conjunct");
+  qv_free(ti);
+  qv_free(tj);
+  for (qv_index_use *u = ui; u; u = u == ui ? uj : NULL) {
+    u->candidate = u->used = u->exact = true;
+    u->estimate = node.est;
+    u->covered_rows = node.covered;
+  }
+  return QV_OK; /* trees[j] stays empty: i's lookup answers both */
+}
+
 qv_status qv_index_plan_make(const qv_dataset *ds, const qv_expr *const *conjuncts, int32_t n, qv_index_plan **out,
                              qv_error *err) {
   *out = NULL;
@@ -146,6 +192,14 @@ qv_status qv_index_plan_make(const qv_dataset *ds, const qv_expr *const *conjunc
     u->used = node.covered > 0 && (double)node.est <= QV_INDEX_MAX_FRACTION * (double)node.covered;
     if (u->used) p->trees[c] = node;
     else node_reset(&node);
+  }
+  for (int32_t i = 0; i < n && st == QV_OK; i++) {
+    if (!p->uses[i].candidate || !p->uses[i].exact || (p->uses[i].used && p->trees[i].kind != 0)) continue;
+    for (int32_t j = i + 1; j < n && st == QV_OK; j++) {
+      if (!p->uses[j].candidate || !p->uses[j].exact || p->uses[j].used) continue;
+      st = try_pair(p, conjuncts, i, j, err);
+      if (p->uses[j].used) break;
+    }
   }
   if (st != QV_OK) {
     qv_index_plan_destroy(p);
@@ -197,7 +251,7 @@ qv_status qv_index_plan_fragment(const qv_index_plan *p, int64_t frag, roaring_b
   roaring_bitmap_t *one = NULL;
   qv_status st = QV_OK;
   for (int32_t c = 0; c < p->n_conjuncts && st == QV_OK; c++) {
-    if (!p->uses[c].used) continue;
+    if (!p->uses[c].used || p->trees[c].kind < 0) continue; /* < 0: answered with another conjunct */
     if (!covers(&p->trees[c], frag)) {
       *full = false;
       continue;

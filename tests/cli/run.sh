@@ -120,6 +120,17 @@ q index create big --column grp --type bitmap > /dev/null
 run index-explain-used q explain --analyze big --filter "id BETWEEN 100 AND 120 AND grp = 25" --select word
 run index-scan-used q scan big --filter "id BETWEEN 100 AND 120 AND grp = 25" --select id,word
 run index-scan-or q scan big --filter "id = 7 OR id = 2999" --select id,word
+# A float column with NaN of both signs, infinities and signed zeros: the
+# BTREE answers Polars comparisons (NaN greatest, -0.0 = 0.0) exactly.
+{ echo "id,val"; seq 1 50000 | awk '{v=sprintf("%.5f", (($1 * 7919) % 50000) / 50000); if ($1==1500) v="NaN"; if ($1==1501) v="-0.0"; if ($1==1502) v="inf"; if ($1==1503) v="-inf"; if ($1==1504) v=""; if ($1==1505) v="-NaN"; printf "%d,%s\n", $1, v}'; } > floats.csv
+q import floats.csv fl --quiet > /dev/null 2>&1
+q index create fl --column val --type btree > /dev/null
+run index-float-explain q explain fl --where 'pl.col("val") > 0.999' --select id
+run index-float-scan q scan fl --where 'pl.col("val") > 0.9999' --select id,val
+run index-float-scan-off q scan fl --where 'pl.col("val") > 0.9999' --select id,val --no-index
+run index-float-scan-zero q scan fl --where 'pl.col("val") == 0.0' --select id,val
+run index-float-explain-nan q explain fl --where 'pl.col("val") < float("nan")' --select id
+run index-float-explain-between q explain fl --where 'pl.col("val").is_between(0.5, 0.502)' --select id
 # bigquery-filter: Polars expression in, BigQuery row_restriction out.
 run bigquery-filter-help q bigquery-filter --help
 run bigquery-filter-schema q bigquery-filter --schema "$here/data/bq_schema.json" '(pl.col("score") > 0.5) & pl.col("city").str.starts_with("New") & (pl.col("born") >= pl.lit(date(2000, 1, 1)))'

@@ -105,12 +105,23 @@ static const tcase int_cases[] = {
     {"i BETWEEN 10 AND -10", QV_INDEX_EXACT},
     {"i IN (1, 2, 3, 99999999999)", QV_INDEX_EXACT},
     {"i IN (1, NULL)", QV_INDEX_EXACT},
+    {"i IN (7, 3, 7, 3, -200)", QV_INDEX_EXACT},
     {"i IS NULL", QV_INDEX_EXACT},
     {"i IS NOT NULL", QV_INDEX_EXACT},
     {"NOT (i = 5)", QV_INDEX_EXACT},
     {"NOT (i < 3)", QV_INDEX_EXACT},
     {"NOT (i IS NULL)", QV_INDEX_EXACT},
     {"NOT (i IN (1, 2))", QV_INDEX_EXACT},
+    {"NOT (i IN (1, NULL))", QV_INDEX_NO}, /* NULL where i is not 1: not "the other rows" */
+    {"i > 3 AND i < 10", QV_INDEX_EXACT},    /* one range: the intersection */
+    {"i >= 10 AND i <= -10", QV_INDEX_EXACT}, /* empty */
+    {"(i >= -10 AND i < 0) AND i IN (-5, -3, 0, 7)", QV_INDEX_EXACT},
+    {"NOT (i >= -10 AND i <= 10)", QV_INDEX_EXACT},
+    {"i IN (1, 2, NULL) AND i > 1", QV_INDEX_EXACT},
+    {"NOT (i IN (1, 2, NULL) AND i > 1)", QV_INDEX_NO},
+    {"i > 3 AND i != 5", QV_INDEX_NO}, /* a negated side */
+    {"i > 3 AND i IS NOT NULL", QV_INDEX_NO},
+    {"i > 3 AND u < 10", QV_INDEX_NO},
     {"i + 1 = 5", QV_INDEX_NO},
     {"i = u", QV_INDEX_NO},
     {"cat = 'c1'", QV_INDEX_NO},

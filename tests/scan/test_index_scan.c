@@ -89,6 +89,9 @@ static void test_same_rows(void **state) {
       {"i = 7", true}, /* every such row deleted */
       {"i IN (1, 2, 3, 2147483647)", true},
       {"i BETWEEN -3 AND 3", true},
+      {"i >= -3 AND i <= 3", true},        /* half the rows each: one lookup of their intersection */
+      {"i >= -3 AND cat = 'c3' AND i <= 3", true},
+      {"i > 195 AND i > 190", true},
       {"i = 5 AND cat = 'c3'", true},
       {"i = 5 OR i = -5", true},
       {"i = 5 OR cat = 'c3'", false}, /* exact on both sides, but over 5% */
