@@ -45,7 +45,8 @@ static const char explain_help[] =
     "estimate behind the choice) and what is re-checked after the lookup.\n"
     "With --analyze the scan runs (rows are discarded) and the counters follow:\n"
     "pages total and pruned, rows scanned/selected/returned, and bytes read and\n"
-    "decoded per column.\n"
+    "decoded per column.  An index file that cannot be read (damaged, missing) is\n"
+    "listed under the plan: its fragments are filtered in full instead.\n"
     "\n"
     "Takes the same options as 'quiver scan' (see quiver scan --help), plus:\n"
     "  -a, --analyze        run the scan and print the counters\n";
