@@ -370,7 +370,7 @@ static qv_status get_file(qv_index *ix, int32_t k, qvi_file **out, qv_error *err
   return QV_OK;
 }
 
-/* Runs a read of file k's chunks, remembering damage. */
+/* Ends a read of file k's chunks: damage is remembered, the error copied. */
 static qv_status read_done(qv_index *ix, int32_t k, qv_status st, const qv_error *e, qv_error *err) {
   if (st == QV_OK) return QV_OK;
   return copy_error(err, note_damage(ix, k, st, e), e);

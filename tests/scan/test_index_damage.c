@@ -422,11 +422,69 @@ static void test_one_fragment_of_two(void **state) {
   drop_dir(dir);
 }
 
+/* An allocator that fails once its budget of allocations is spent. */
+static long alloc_budget = -1;
+
+static void *failing_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
+  (void)ud;
+  if (nsize == 0) {
+    free(ptr);
+    return NULL;
+  }
+  if (alloc_budget == 0) return NULL;
+  if (alloc_budget > 0) alloc_budget--;
+  void *p = NULL;
+  if (posix_memalign(&p, 64, nsize) != 0) return NULL;
+  if (ptr) {
+    memcpy(p, ptr, osize < nsize ? osize : nsize);
+    free(ptr);
+  }
+  return p;
+}
+
+/* Running out of memory is not damage: with every allocation failing in
+ * turn, a scan over intact indices either fails (QV_ERR_NOMEM) or returns
+ * the right rows, and never reports an index fallback. */
+static void test_out_of_memory_is_not_damage(void **state) {
+  (void)state;
+  const char *filter = "i = 5 AND cat = 'c9'";
+  qv_scan_counters c;
+  qv_status st;
+  qv_error err;
+  char *want = scan_rows(g_path, filter, false, &c, NULL, &st, &err);
+  assert_non_null(want);
+  int successes = 0, failures = 0;
+  for (long n = 0; n < 100000 && successes < 3; n++) {
+    alloc_budget = n;
+    qv_set_allocator(failing_alloc, NULL);
+    char *got = scan_rows(g_path, filter, true, &c, NULL, &st, &err);
+    qv_set_allocator(NULL, NULL);
+    alloc_budget = -1;
+    /* (key.c reads an allocation failure of a literal's key as "cannot
+     * answer": the query then fails with QV_ERR_INVALID, still not damage) */
+    if (st != QV_OK && st != QV_ERR_NOMEM && st != QV_ERR_INVALID)
+      fail_msg("budget %ld: status %d: %s", n, st, err.message);
+    if (c.index_fallback_fragments != 0)
+      fail_msg("budget %ld: out of memory reported as a damaged index: %s", n, c.index_fallbacks[0].error);
+    if (st == QV_OK) {
+      assert_string_equal(got, want);
+      successes++;
+    } else {
+      failures++;
+    }
+    free(got);
+  }
+  assert_int_equal(successes, 3);
+  assert_true(failures > 10);
+  free(want);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_bit_flips_and_truncation),
       cmocka_unit_test(test_missing_and_replaced_file),
       cmocka_unit_test(test_one_fragment_of_two),
+      cmocka_unit_test(test_out_of_memory_is_not_damage),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
