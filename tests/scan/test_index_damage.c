@@ -309,6 +309,40 @@ static void test_missing_and_replaced_file(void **state) {
   free(path);
 }
 
+/* Two indices damaged at once: each is reported, in index order. */
+static void test_two_indices_damaged(void **state) {
+  (void)state;
+  const char *filter = "i = 5 AND cat = 'c9'";
+  qv_scan_counters c;
+  qv_status st;
+  qv_error err;
+  char *want = scan_rows(g_path, filter, false, &c, NULL, &st, &err);
+  assert_non_null(want);
+  char *pi = file_of(g_path, "i_idx", 0), *pc = file_of(g_path, "cat_idx", 0);
+  long ni, nc;
+  uint8_t *oi = slurp(pi, &ni), *oc = slurp(pc, &nc);
+  put(pi, oi, ni - 3);
+  assert_int_equal(unlink(pc), 0);
+  char *got = scan_rows(g_path, filter, true, &c, NULL, &st, &err);
+  if (!got) fail_msg("%s", err.message);
+  assert_string_equal(got, want);
+  assert_int_equal(c.index_fallback_fragments, 2);
+  assert_int_equal(c.n_index_fallbacks, 2);
+  assert_string_equal(c.index_fallbacks[0].index, "i_idx");
+  assert_string_equal(c.index_fallbacks[1].index, "cat_idx");
+  const char *rel = strstr(pi, "_indices/");
+  assert_int_equal(strncmp(c.index_fallbacks[0].error, rel, strlen(rel)), 0);
+  assert_non_null(strstr(c.index_fallbacks[1].error, ".qvi: cannot open: No such file or directory"));
+  put(pi, oi, ni);
+  put(pc, oc, nc);
+  free(got);
+  free(want);
+  free(oi);
+  free(oc);
+  free(pi);
+  free(pc);
+}
+
 /* Two fragments, the index file of the second damaged: the first is still
  * answered by the index, the second filtered in full; explain says so;
  * verify finds it, rebuild repairs it; a damaged data file still fails. */
@@ -483,6 +517,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_bit_flips_and_truncation),
       cmocka_unit_test(test_missing_and_replaced_file),
+      cmocka_unit_test(test_two_indices_damaged),
       cmocka_unit_test(test_one_fragment_of_two),
       cmocka_unit_test(test_out_of_memory_is_not_damage),
   };
