@@ -115,6 +115,41 @@ qv_status qv_index_estimate_rows(qv_index *ix, const qv_expr *conjunct, qv_index
 qv_status qv_index_query(qv_index *ix, const qv_expr *conjunct, int64_t fragment_id, roaring_bitmap_t *out,
                          bool *exact, qv_error *err);
 
+/* ---- damaged files -------------------------------------------------------
+ *
+ * An index is derived data: every row is still in the data files.  A file
+ * that cannot be read (damaged, cut short, missing, a newer format) need
+ * not make the dataset unreadable: a reader that can do without the index
+ * (the scanner) treats its fragment as not covered and filters it in full.
+ * Every call that reads a file records such a failure on the handle; from
+ * then on the file is not read again and calls on its fragment fail with
+ * the first error. */
+
+/* Whether st, from reading an index file, means the file is unusable
+ * (QV_ERR_CORRUPT, QV_ERR_IO, QV_ERR_NOT_FOUND, QV_ERR_UNSUPPORTED) rather
+ * than a failure of the machine (QV_ERR_NOMEM) or of the caller. */
+bool qv_index_damage_status(qv_status st);
+/* Tolerant (off by default): qv_index_estimate_rows and qv_index_stats_get
+ * leave damaged files out, as fragments the index does not cover, instead
+ * of failing.  qv_index_query still fails on a damaged file's fragment. */
+void qv_index_set_tolerant(qv_index *ix, bool on);
+/* Files found damaged so far and the first one's error ("FILE: offset N:
+ * what"; NULL when none; valid until qv_index_close). */
+int32_t qv_index_damaged(const qv_index *ix, const char **first_error);
+/* Whether the file of fragment_id was found damaged. */
+bool qv_index_fragment_damaged(const qv_index *ix, int64_t fragment_id);
+/* Opens every file and reads every chunk, checking its CRC32C; damage is
+ * recorded (see qv_index_damaged), not returned: *damaged (nullable) gets
+ * the count.  Fails only for other errors (QV_ERR_NOMEM). */
+qv_status qv_index_verify(qv_index *ix, int32_t *damaged, qv_error *err);
+/* Rewrites, from the data files, the files of index `name` (NULL: every
+ * index) that qv_index_verify finds damaged, and commits.  *rebuilt
+ * (nullable) gets the count of files rewritten; *out_version (nullable)
+ * is 0 when nothing was damaged (nothing committed).  The damaged files
+ * stay: older versions still name them. */
+qv_status qv_index_rebuild(const char *path, const char *name, int32_t *rebuilt, int64_t *out_version,
+                           qv_error *err);
+
 /* Chunks (pages, posting lists, dictionaries, null rows) and bytes read
  * from the index's files so far, over every open file. */
 void qv_index_counters(const qv_index *ix, qv_io_counters *out);

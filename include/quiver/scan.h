@@ -47,6 +47,19 @@ typedef struct qv_scan_column_counters {
   int64_t pages_read;
 } qv_scan_column_counters;
 
+/* An index whose files a scan could not read (damaged, cut short, missing,
+ * a newer format).  The scan did not fail: an index is derived data, so
+ * the fragments of those files were filtered in full from the data files,
+ * as fragments appended after the index was built are.  Repair with
+ * qv_index_rebuild (or drop and create the index). */
+typedef struct qv_scan_index_fallback {
+  char index[64];     /* the index's name */
+  int64_t fragments;  /* its files (one per fragment) found unusable */
+  char error[512];    /* the first one's error: "FILE: offset N: what" */
+} qv_scan_index_fallback;
+
+#define QV_SCAN_MAX_INDEX_FALLBACKS 8
+
 typedef struct qv_scan_counters {
   int64_t fragments;
   int64_t pages_total;   /* page ranges considered */
@@ -59,6 +72,12 @@ typedef struct qv_scan_counters {
   int64_t index_rows;          /* rows the scalar indices kept (before deletes) */
   int64_t pages_index_skipped; /* page ranges with no row the indices kept */
   int64_t index_bytes_read;    /* from index files (footers not counted) */
+  /* Added after the fields above (which keep their offsets): index files
+   * found unusable, over every index, and which indices they belong to
+   * (the first QV_SCAN_MAX_INDEX_FALLBACKS).  0 and 0 when all were read. */
+  int64_t index_fallback_fragments;
+  int32_t n_index_fallbacks;
+  qv_scan_index_fallback index_fallbacks[QV_SCAN_MAX_INDEX_FALLBACKS];
 } qv_scan_counters;
 
 typedef struct qv_scanner qv_scanner;

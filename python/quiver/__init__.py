@@ -25,6 +25,12 @@ batch, so the answer stays right.  ``quiver.last_scan`` (a ``ScanReport``)
 records for the most recent scan whether the predicate was pushed and, if
 not, why.
 
+Damaged indices: an index file that cannot be read (damaged, cut short,
+missing) does not fail the scan.  libquiver filters that fragment in full
+from the data files, ``quiver.last_scan.index_fallbacks`` lists (index,
+fragments, first error), and an ``IndexFallbackWarning`` is issued.  Repair
+with ``quiver index optimize DATASET NAME --rebuild``.
+
 Errors reported by libquiver raise ``quiver.QuiverError`` (a ValueError)
 with the C message; ``e.status`` names the status ("not found", "parse
 error", ...).
@@ -35,6 +41,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import warnings
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -51,6 +58,7 @@ __all__ = [
     "Batch",
     "BigQueryFilter",
     "Dataset",
+    "IndexFallbackWarning",
     "LanceFilter",
     "QuiverError",
     "ScanReport",
@@ -80,9 +88,28 @@ class ScanReport:
     rows: int = 0
     explain: str | None = None  # libquiver's plan of the scan
     counters: dict[str, int] | None = None  # libquiver's counters at the end
+    # indices whose files could not be read: (name, fragments, first error);
+    # libquiver filtered those fragments in full, so the rows are still right
+    index_fallbacks: list[tuple[str, int, str]] = dataclasses.field(default_factory=list)
 
 
 last_scan: ScanReport | None = None
+
+
+class IndexFallbackWarning(UserWarning):
+    """A scalar index file could not be read; its fragments were filtered in full."""
+
+
+def _finish(scanner: Scanner, report: ScanReport) -> None:
+    """Records the scanner's counters (and any index it could not read) in report."""
+    report.counters = scanner.counters()
+    report.index_fallbacks = scanner.index_fallbacks()
+    for name, fragments, error in report.index_fallbacks:
+        warnings.warn(
+            f"index {name} unusable for {fragments} fragment(s): {error}; those fragments were filtered in full",
+            IndexFallbackWarning,
+            stacklevel=2,
+        )
 
 
 def _schema_source(schema: Any) -> pl.DataFrame | None:
@@ -217,7 +244,7 @@ def scan(
             scanner = Scanner(ds_path, columns=with_columns, limit=n_rows, **options)
             report.explain = scanner.explain()
             yield from _frames(scanner, report)
-            report.counters = scanner.counters()
+            _finish(scanner, report)
             return
         yielded = 0
         try:
@@ -232,7 +259,7 @@ def scan(
                 for df in _frames(scanner, report):
                     yielded += df.height
                     yield df
-                report.counters = scanner.counters()
+                _finish(scanner, report)
                 return
             except QuiverError as err:
                 if not _not_bindable_yet(err):
@@ -289,7 +316,7 @@ def _fallback(
         report.batches += 1
         report.rows += df.height
         yield df
-    report.counters = scanner.counters()
+    _finish(scanner, report)
 
 
 def _schema_names(path: str, version: int) -> list[str]:

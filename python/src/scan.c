@@ -372,11 +372,30 @@ static PyObject *scanner_counters(scanner_obj *self, PyObject *unused) {
   PyObject *d = PyDict_New();
   if (!d || put_count(d, "fragments", c.fragments) < 0 || put_count(d, "pages_total", c.pages_total) < 0 ||
       put_count(d, "pages_pruned", c.pages_pruned) < 0 || put_count(d, "rows_scanned", c.rows_scanned) < 0 ||
-      put_count(d, "rows_selected", c.rows_selected) < 0 || put_count(d, "rows_returned", c.rows_returned) < 0) {
+      put_count(d, "rows_selected", c.rows_selected) < 0 || put_count(d, "rows_returned", c.rows_returned) < 0 ||
+      put_count(d, "index_fallback_fragments", c.index_fallback_fragments) < 0) {
     Py_XDECREF(d);
     return NULL;
   }
   return d;
+}
+
+/* The indices whose files could not be read, as (name, fragments, first
+ * error) tuples: the scan filtered those fragments in full. */
+static PyObject *scanner_index_fallbacks(scanner_obj *self, PyObject *unused) {
+  if (!scanner_usable(self, "index_fallbacks")) return NULL;
+  qv_scan_counters c;
+  qvpy_lock();
+  qv_scanner_counters(self->sc, &c);
+  qvpy_unlock();
+  PyObject *list = PyList_New(c.n_index_fallbacks);
+  for (int32_t i = 0; list && i < c.n_index_fallbacks; i++) {
+    const qv_scan_index_fallback *f = &c.index_fallbacks[i];
+    PyObject *t = Py_BuildValue("(sLs)", f->index, (long long)f->fragments, f->error);
+    if (!t) Py_CLEAR(list);
+    else PyList_SET_ITEM(list, i, t);
+  }
+  return list;
 }
 
 static PyObject *scanner_column_names(scanner_obj *self, void *closure) {
@@ -401,7 +420,11 @@ static PyMethodDef scanner_methods[] = {
     {"explain", (PyCFunction)(void (*)(void))scanner_explain, METH_VARARGS | METH_KEYWORDS,
      "explain(counters=False) -> str: the scan plan (with the counters so far)."},
     {"counters", (PyCFunction)scanner_counters, METH_NOARGS,
-     "counters() -> dict: fragments, pages_total, pages_pruned, rows_scanned, rows_selected, rows_returned."},
+     "counters() -> dict: fragments, pages_total, pages_pruned, rows_scanned, rows_selected, rows_returned,\n"
+     "index_fallback_fragments (index files that could not be read: their fragments were filtered in full)."},
+    {"index_fallbacks", (PyCFunction)scanner_index_fallbacks, METH_NOARGS,
+     "index_fallbacks() -> list of (index, fragments, first_error): indices whose files could not be read\n"
+     "(damaged, missing); the scan filtered those fragments in full instead of failing."},
     {NULL, NULL, 0, NULL}};
 
 PyTypeObject qvpy_scanner_type = {

@@ -236,13 +236,43 @@ qv_status qv_index_optimize(const char *path, const char *name, int64_t *out_ver
 
 /* ---- reading ----------------------------------------------------------------- */
 
+/* A file found unusable: the status and message of its first failure. */
+typedef struct damage {
+  qv_status status; /* QV_OK: not found damaged */
+  char *message;    /* qv_malloc'd; NULL if that allocation failed */
+} damage;
+
 struct qv_index {
   const qv_dataset *ds;
   qv_index_entry entry; /* pointers into ds */
   int32_t column;
   const qv_datatype *ctype;
   qvi_file **files; /* opened on first use */
+  /* Damaged files, one slot per file: once a file fails to read it is not
+   * read again through this handle (a scan asks it once per conjunct). */
+  damage *damaged;
+  int32_t n_damaged;
+  int32_t first_damaged; /* -1: none */
+  bool tolerant;
 };
+
+bool qv_index_damage_status(qv_status st) {
+  return st == QV_ERR_CORRUPT || st == QV_ERR_IO || st == QV_ERR_NOT_FOUND || st == QV_ERR_UNSUPPORTED;
+}
+
+/* Records file k as damaged when st says so; returns st. */
+static qv_status note_damage(qv_index *ix, int32_t k, qv_status st, const qv_error *e) {
+  if (!qv_index_damage_status(st) || ix->damaged[k].status != QV_OK) return st;
+  ix->damaged[k].status = st;
+  ix->damaged[k].message = qv_strdup(e->message);
+  if (ix->first_damaged < 0) ix->first_damaged = k;
+  ix->n_damaged++;
+  return st; /* an open file stays open (its counters count) but unread */
+}
+
+static qv_status copy_error(qv_error *err, qv_status st, const qv_error *e) {
+  return err ? qv_error_set(err, st, "%s", e->message) : st;
+}
 
 qv_status qv_index_open(const qv_dataset *ds, int32_t i, qv_index **out, qv_error *err) {
   *out = NULL;
@@ -254,8 +284,13 @@ qv_status qv_index_open(const qv_dataset *ds, int32_t i, qv_index **out, qv_erro
   qv_dataset_index(ds, i, &ix->entry);
   ix->column = qv_schema_find(qv_dataset_schema(ds), ix->entry.column);
   ix->ctype = &qv_dataset_schema(ds)->fields[ix->column].type;
-  ix->files = qv_calloc((size_t)(ix->entry.n_files > 0 ? ix->entry.n_files : 1), sizeof *ix->files);
-  if (!ix->files) {
+  size_t nfiles = (size_t)(ix->entry.n_files > 0 ? ix->entry.n_files : 1);
+  ix->files = qv_calloc(nfiles, sizeof *ix->files);
+  ix->damaged = qv_calloc(nfiles, sizeof *ix->damaged);
+  ix->first_damaged = -1;
+  if (!ix->files || !ix->damaged) {
+    qv_free(ix->files);
+    qv_free(ix->damaged);
     qv_free(ix);
     return nomem(err);
   }
@@ -270,8 +305,12 @@ qv_status qv_index_open(const qv_dataset *ds, int32_t i, qv_index **out, qv_erro
 
 void qv_index_close(qv_index *ix) {
   if (!ix) return;
-  for (int32_t i = 0; i < ix->entry.n_files; i++) qvi_file_close(ix->files[i]);
+  for (int32_t i = 0; i < ix->entry.n_files; i++) {
+    qvi_file_close(ix->files[i]);
+    qv_free(ix->damaged[i].message);
+  }
   qv_free(ix->files);
+  qv_free(ix->damaged);
   qv_free(ix);
 }
 
@@ -292,7 +331,7 @@ static int32_t file_of(const qv_index *ix, int64_t fragment_id) {
 bool qv_index_covers(const qv_index *ix, int64_t fragment_id) { return file_of(ix, fragment_id) >= 0; }
 
 /* Opens file k, checking it is the very file the manifest recorded. */
-static qv_status get_file(qv_index *ix, int32_t k, qvi_file **out, qv_error *err) {
+static qv_status open_file(qv_index *ix, int32_t k, qvi_file **out, qv_error *err) {
   if (!ix->files[k]) {
     const qv_index_file *e = &ix->entry.files[k];
     char *full = qvs_path_join(qv_dataset_path(ix->ds), e->path);
@@ -319,11 +358,31 @@ static qv_status get_file(qv_index *ix, int32_t k, qvi_file **out, qv_error *err
   return QV_OK;
 }
 
+/* open_file, remembering damage: a file found damaged fails again with
+ * its first error, without being read. */
+static qv_status get_file(qv_index *ix, int32_t k, qvi_file **out, qv_error *err) {
+  const damage *d = &ix->damaged[k];
+  if (d->status != QV_OK)
+    return qv_error_set(err, d->status, "%s", d->message ? d->message : ix->entry.files[k].path);
+  qv_error e;
+  qv_status st = open_file(ix, k, out, &e);
+  if (st != QV_OK) return copy_error(err, note_damage(ix, k, st, &e), &e);
+  return QV_OK;
+}
+
+/* Ends a read of file k's chunks: damage is remembered, the error copied. */
+static qv_status read_done(qv_index *ix, int32_t k, qv_status st, const qv_error *e, qv_error *err) {
+  if (st == QV_OK) return QV_OK;
+  return copy_error(err, note_damage(ix, k, st, e), e);
+}
+
 qv_status qv_index_stats_get(qv_index *ix, qv_index_stats *out, qv_error *err) {
   memset(out, 0, sizeof *out);
   for (int32_t k = 0; k < ix->entry.n_files; k++) {
     qvi_file *f;
-    QV_RETURN_NOT_OK(get_file(ix, k, &f, err));
+    qv_status st = get_file(ix, k, &f, err);
+    if (st != QV_OK && ix->tolerant && qv_index_damage_status(st)) continue;
+    QV_RETURN_NOT_OK(st);
     out->fragments++;
     out->rows += f->num_rows;
     out->null_count += f->null_count;
@@ -344,8 +403,16 @@ qv_status qv_index_estimate_rows(qv_index *ix, const qv_expr *conjunct, qv_index
   for (int32_t k = 0; k < ix->entry.n_files && st == QV_OK; k++) {
     qvi_file *f;
     int64_t rows = 0;
-    if ((st = get_file(ix, k, &f, err)) != QV_OK) break;
-    if ((st = qvi_file_estimate(f, &a, &rows, err)) != QV_OK) break;
+    qv_error e;
+    if ((st = get_file(ix, k, &f, &e)) == QV_OK) st = read_done(ix, k, qvi_file_estimate(f, &a, &rows, &e), &e, NULL);
+    if (st != QV_OK && ix->tolerant && qv_index_damage_status(st)) {
+      st = QV_OK; /* left out, as a fragment the index does not cover */
+      continue;
+    }
+    if (st != QV_OK) {
+      copy_error(err, st, &e);
+      break;
+    }
     out->rows += rows;
     out->covered_rows += f->num_rows;
   }
@@ -366,9 +433,11 @@ qv_status qv_index_query(qv_index *ix, const qv_expr *conjunct, int64_t fragment
   QV_RETURN_NOT_OK(qvi_match((qv_index_type)ix->entry.type, ix->column, ix->ctype, conjunct, &a, &ok, err));
   if (!ok) return qv_error_set(err, QV_ERR_INVALID, "index `%s` cannot answer this conjunct", ix->entry.name);
   qvi_file *f;
-  qv_status st = get_file(ix, k, &f, err);
-  if (st == QV_OK) st = qvi_file_query(f, &a, out, err);
+  qv_error e;
+  qv_status st = get_file(ix, k, &f, &e);
+  if (st == QV_OK) st = read_done(ix, k, qvi_file_query(f, &a, out, &e), &e, NULL);
   if (st == QV_OK) *exact = a.exact;
+  else copy_error(err, st, &e);
   qvi_ask_reset(&a);
   return st;
 }
@@ -380,4 +449,99 @@ void qv_index_counters(const qv_index *ix, qv_io_counters *out) {
     out->bytes_read += ix->files[i]->io.bytes_read;
     out->pages_read += ix->files[i]->io.pages_read;
   }
+}
+
+/* ---- damaged files ------------------------------------------------------------- */
+
+void qv_index_set_tolerant(qv_index *ix, bool on) { ix->tolerant = on; }
+
+int32_t qv_index_damaged(const qv_index *ix, const char **first_error) {
+  if (first_error) {
+    *first_error = NULL;
+    if (ix->first_damaged >= 0) {
+      const damage *d = &ix->damaged[ix->first_damaged];
+      *first_error = d->message ? d->message : ix->entry.files[ix->first_damaged].path;
+    }
+  }
+  return ix->n_damaged;
+}
+
+bool qv_index_fragment_damaged(const qv_index *ix, int64_t fragment_id) {
+  int32_t k = file_of(ix, fragment_id);
+  return k >= 0 && ix->damaged[k].status != QV_OK;
+}
+
+qv_status qv_index_verify(qv_index *ix, int32_t *damaged, qv_error *err) {
+  qv_status st = QV_OK;
+  for (int32_t k = 0; k < ix->entry.n_files && st == QV_OK; k++) {
+    qvi_file *f;
+    qv_error e;
+    st = get_file(ix, k, &f, &e);
+    for (int32_t c = 0; st == QV_OK && c < f->n_chunks; c++) {
+      uint8_t *bytes = NULL;
+      char what[32];
+      snprintf(what, sizeof what, "chunk %d", c);
+      st = read_done(ix, k, qvi_file_chunk(f, c, what, &bytes, &e), &e, NULL);
+      qv_free(bytes);
+    }
+    if (qv_index_damage_status(st)) st = QV_OK; /* recorded */
+    else if (st != QV_OK) copy_error(err, st, &e);
+  }
+  if (damaged) *damaged = ix->n_damaged;
+  return st;
+}
+
+qv_status qv_index_rebuild(const char *path, const char *name, int32_t *rebuilt, int64_t *out_version,
+                           qv_error *err) {
+  if (rebuilt) *rebuilt = 0;
+  if (out_version) *out_version = 0;
+  qv_dataset *ds = NULL;
+  QV_RETURN_NOT_OK(open_latest(path, &ds, err));
+  int32_t n = qv_dataset_num_indices(ds), nf = qv_dataset_num_fragments(ds), count = 0;
+  qv_index_entry *all = qv_calloc((size_t)n + 1, sizeof *all);
+  written *w = qv_calloc((size_t)n + 1, sizeof *w);
+  qv_index_file **files = qv_calloc((size_t)n + 1, sizeof *files);
+  qv_status st = all && w && files ? QV_OK : nomem(err);
+  bool found = !name;
+  for (int32_t i = 0; i < n && st == QV_OK; i++) {
+    qv_dataset_index(ds, i, &all[i]);
+    if (name && strcmp(all[i].name, name) != 0) continue;
+    found = true;
+    qv_index *ix = NULL;
+    int32_t bad = 0;
+    st = qv_index_open(ds, i, &ix, err);
+    if (st == QV_OK) st = qv_index_verify(ix, &bad, err);
+    if (st == QV_OK && bad > 0 && !(files[i] = qv_calloc((size_t)all[i].n_files, sizeof *files[i]))) st = nomem(err);
+    for (int32_t k = 0; st == QV_OK && bad > 0 && k < all[i].n_files; k++) {
+      files[i][k] = all[i].files[k];
+      if (ix->damaged[k].status == QV_OK) continue;
+      for (int32_t f = 0; f < nf; f++) { /* the fragment the file covers, by id */
+        qv_fragment_info fi;
+        qv_dataset_fragment(ds, f, &fi);
+        if (fi.id != all[i].files[k].fragment_id) continue;
+        if ((st = build_file(ds, f, ix->column, (qv_index_type)all[i].type, 4096, &w[i], err)) == QV_OK) {
+          files[i][k] = w[i].files[w[i].n - 1];
+          count++;
+        }
+        break;
+      }
+    }
+    if (st == QV_OK && bad > 0) {
+      all[i].files = files[i];
+      all[i].updated_version = 0; /* this commit */
+    }
+    qv_index_close(ix);
+  }
+  if (st == QV_OK && !found) st = qv_error_set(err, QV_ERR_NOT_FOUND, "%s: no index named `%s`", path, name);
+  if (st == QV_OK && count > 0) st = qv_dataset_commit_indices(ds, all, n, "index-rebuild", out_version, err);
+  if (st == QV_OK && rebuilt) *rebuilt = count;
+  for (int32_t i = 0; w && i < n; i++) {
+    written_reset(&w[i], path, st != QV_OK);
+    if (files) qv_free(files[i]);
+  }
+  qv_free(w);
+  qv_free(files);
+  qv_free(all);
+  qv_dataset_close(ds);
+  return st;
 }

@@ -54,6 +54,7 @@ static void add_indices(text *t, const qv_dataset *ds, const qv_scan_plan_view *
     add(t, ": %s, estimate %lld of %lld rows", u->exact ? "exact" : "superset (re-checked)", (long long)u->estimate,
         (long long)u->covered_rows);
     if (u->used) add(t, "\n");
+    else if (u->covered_rows == 0) add(t, " -> not used: no readable file of it covers a row\n");
     else add(t, " -> not used: over %g%% of the rows, scanned instead\n", QV_INDEX_MAX_FRACTION * 100);
     any |= u->used;
   }
@@ -72,6 +73,19 @@ static void add_indices(text *t, const qv_dataset *ds, const qv_scan_plan_view *
   }
   if (!n) add(t, "nothing (the indices answer the filter exactly)");
   add(t, "\n    (fragments an index does not cover are filtered in full)\n");
+}
+
+/* Index files found unusable so far (while planning, or by the lookups of
+ * a run): the scan did not fail, their fragments were filtered in full. */
+static void add_damage(text *t, const qv_scan_plan_view *v) {
+  qv_scan_counters c;
+  memset(&c, 0, sizeof c);
+  qv_index_plan_damage(v->index_plan, &c);
+  for (int32_t i = 0; i < c.n_index_fallbacks; i++)
+    add(t, "    index %s unusable for %lld fragment(s), those filtered in full: %s\n", c.index_fallbacks[i].index,
+        (long long)c.index_fallbacks[i].fragments, c.index_fallbacks[i].error);
+  if (c.n_index_fallbacks)
+    add(t, "    (repair: quiver index optimize DATASET NAME --rebuild, or drop and create the index)\n");
 }
 
 char *qv_scanner_explain(const qv_scanner *s, bool with_counters) {
@@ -106,6 +120,7 @@ char *qv_scanner_explain(const qv_scanner *s, bool with_counters) {
       }
       if (!prunable) add(&t, "    page pruning by statistics: none (no conjunct compares a column with a constant)\n");
       add_indices(&t, ds, &v);
+      add_damage(&t, &v);
     } else {
       add(&t, "    pushdown: off (decode every needed column in full, then filter)\n");
     }
@@ -123,6 +138,9 @@ char *qv_scanner_explain(const qv_scanner *s, bool with_counters) {
     if (v.index_plan && qv_index_plan_any(v.index_plan))
       add(&t, "  index: %lld rows kept, %lld page ranges skipped, %lld bytes read\n", (long long)c.index_rows,
           (long long)c.pages_index_skipped, (long long)c.index_bytes_read);
+    if (c.index_fallback_fragments)
+      add(&t, "  index fallback: %lld fragment(s) filtered in full (index files unusable, see above)\n",
+          (long long)c.index_fallback_fragments);
     add(&t, "  %-24s %14s %14s %8s\n", "column", "bytes read", "bytes decoded", "pages");
     for (int32_t i = 0; i < c.n_columns; i++)
       add(&t, "  %-24s %14lld %14lld %8lld\n", c.columns[i].name, (long long)c.columns[i].bytes_read,

@@ -175,7 +175,7 @@ qv_status qv_index_plan_make(const qv_dataset *ds, const qv_expr *const *conjunc
   qv_status st = p->indices && p->uses && p->trees ? QV_OK : qv_error_set(err, QV_ERR_NOMEM, "out of memory");
   for (int32_t i = 0; i < ni && st == QV_OK; i++) {
     st = qv_index_open(ds, i, &p->indices[p->n_indices], err);
-    if (st == QV_OK) p->n_indices++;
+    if (st == QV_OK) qv_index_set_tolerant(p->indices[p->n_indices++], true); /* damaged files: see below */
   }
   for (int32_t c = 0; c < n && st == QV_OK; c++) {
     p->trees[c].kind = -1;
@@ -244,6 +244,11 @@ static qv_status answer(const inode *n, int64_t frag, roaring_bitmap_t *out, qv_
   return st;
 }
 
+/* An index file that cannot be read (qv_index_damage_status) makes its
+ * conjunct's lookup fail for that fragment alone: the fragment is then
+ * filtered in full, as one the index does not cover.  An index is derived
+ * data; the rows are all in the data files.  The index handle records the
+ * damage (the estimates already left such files out) for the counters. */
 qv_status qv_index_plan_fragment(const qv_index_plan *p, int64_t frag, roaring_bitmap_t *rows, bool *active,
                                  bool *full, qv_error *err) {
   *active = false;
@@ -256,19 +261,37 @@ qv_status qv_index_plan_fragment(const qv_index_plan *p, int64_t frag, roaring_b
       *full = false;
       continue;
     }
-    if (!*active) {
-      st = answer(&p->trees[c], frag, rows, err);
-      *active = true;
-      continue;
-    }
-    if (!one && !(one = roaring_bitmap_create())) {
+    if (*active && !one && !(one = roaring_bitmap_create())) {
       st = qv_error_set(err, QV_ERR_NOMEM, "out of memory");
       break;
     }
-    if ((st = answer(&p->trees[c], frag, one, err)) == QV_OK) roaring_bitmap_and_inplace(rows, one);
+    qv_error e;
+    st = answer(&p->trees[c], frag, *active ? one : rows, &e);
+    if (qv_index_damage_status(st)) {
+      st = QV_OK;
+      *full = false;
+      continue;
+    }
+    if (st != QV_OK) qv_error_set(err, st, "%s", e.message);
+    else if (*active) roaring_bitmap_and_inplace(rows, one);
+    else *active = true;
   }
   if (one) roaring_bitmap_free(one);
   return st;
+}
+
+void qv_index_plan_damage(const qv_index_plan *p, qv_scan_counters *out) {
+  for (int32_t i = 0; p && i < p->n_indices; i++) {
+    const char *first;
+    int32_t n = qv_index_damaged(p->indices[i], &first);
+    if (n == 0) continue;
+    out->index_fallback_fragments += n;
+    if (out->n_index_fallbacks >= QV_SCAN_MAX_INDEX_FALLBACKS) continue;
+    qv_scan_index_fallback *f = &out->index_fallbacks[out->n_index_fallbacks++];
+    snprintf(f->index, sizeof f->index, "%s", qv_index_name(p->indices[i]));
+    snprintf(f->error, sizeof f->error, "%s", first);
+    f->fragments = n;
+  }
 }
 
 void qv_index_plan_io(const qv_index_plan *p, qv_io_counters *out) {

@@ -50,6 +50,10 @@ bool qv_index_plan_any(const qv_index_plan *p);
 qv_status qv_index_plan_fragment(const qv_index_plan *p, int64_t frag, roaring_bitmap_t *rows, bool *active,
                                  bool *full, qv_error *err);
 
+/* Adds the index files found damaged so far (per index) to out's
+ * index_fallback fields. */
+void qv_index_plan_damage(const qv_index_plan *p, qv_scan_counters *out);
+
 /* Bytes and chunks read from the plan's index files so far. */
 void qv_index_plan_io(const qv_index_plan *p, qv_io_counters *out);
 

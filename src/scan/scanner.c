@@ -272,6 +272,7 @@ void qv_scanner_counters(const qv_scanner *s, qv_scan_counters *out) {
   qv_io_counters iio;
   qv_index_plan_io(s->iplan, &iio);
   out->index_bytes_read = iio.bytes_read;
+  qv_index_plan_damage(s->iplan, out);
   if (s->reader) { /* include the fragment being read */
     for (int32_t c = 0; c < out->n_columns; c++) {
       qv_io_counters io;

@@ -19,7 +19,7 @@ run() {
   out=$("$@" 2>&1; echo "[exit $?]")
   out=${out//$work/WORK}
   # Times and dates vary from run to run.
-  out=$(printf '%s\n' "$out" | sed -E 's/\([0-9]+\.[0-9]+ s\)/(T s)/; s/[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}  /YYYY-MM-DD HH:MM:SS  /; s/time: [0-9.]+ s/time: T s/; s/peak_rss_kib=[0-9-]+/peak_rss_kib=K/')
+  out=$(printf '%s\n' "$out" | sed -E 's/\([0-9]+\.[0-9]+ s\)/(T s)/; s/[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}  /YYYY-MM-DD HH:MM:SS  /; s/time: [0-9.]+ s/time: T s/; s/peak_rss_kib=[0-9-]+/peak_rss_kib=K/; s/_indices\/[0-9a-f]{32}\.qvi/_indices\/HEX.qvi/g')
   local golden="$here/golden/$name.out"
   if [ "${UPDATE_GOLDEN:-}" = 1 ]; then
     printf '%s\n' "$out" > "$golden"
@@ -131,6 +131,21 @@ run index-float-scan-off q scan fl --where 'pl.col("val") > 0.9999' --select id,
 run index-float-scan-zero q scan fl --where 'pl.col("val") == 0.0' --select id,val
 run index-float-explain-nan q explain fl --where 'pl.col("val") < float("nan")' --select id
 run index-float-explain-between q explain fl --where 'pl.col("val").is_between(0.5, 0.502)' --select id
+# A damaged or missing index file is never fatal: the scan filters its
+# fragment in full and warns; list names the file; optimize --rebuild repairs.
+q import big.csv dmg --quiet > /dev/null 2>&1
+q index create dmg --column id --type btree > /dev/null
+dmgfile=$(ls dmg/_indices/*.qvi)
+printf '\x55' | dd of="$dmgfile" bs=1 seek=20 conv=notrunc 2> /dev/null
+run index-damaged-scan q scan dmg --filter "id BETWEEN 100 AND 102" --select id,word
+run index-damaged-stats q scan dmg --filter "id BETWEEN 100 AND 102" --format stats
+run index-damaged-explain q explain --analyze dmg --filter "id BETWEEN 100 AND 102" --select word
+run index-damaged-list q index list dmg
+rm "$dmgfile"
+run index-missing-scan q scan dmg --filter "id = 7" --select id,word
+run index-rebuild q index optimize dmg id_idx --rebuild
+run index-rebuilt-list q index list dmg
+run index-rebuilt-scan q scan dmg --filter "id = 7" --select id,word --format stats
 # bigquery-filter: Polars expression in, BigQuery row_restriction out.
 run bigquery-filter-help q bigquery-filter --help
 run bigquery-filter-schema q bigquery-filter --schema "$here/data/bq_schema.json" '(pl.col("score") > 0.5) & pl.col("city").str.starts_with("New") & (pl.col("born") >= pl.lit(date(2000, 1, 1)))'

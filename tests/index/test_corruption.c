@@ -3,7 +3,11 @@
  * fail with QV_ERR_CORRUPT (UNSUPPORTED for a damaged format version) naming the file and an offset, or (when the
  * damage lies in a chunk the query does not read) return exactly the
  * undamaged answer.  With checksums off (as the fuzz target runs) the
- * validation alone must keep every read in bounds: no crash, no hang. */
+ * validation alone must keep every read in bounds: no crash, no hang.
+ * The index API reports damage as errors; tests/scan/test_index_damage.c
+ * checks that a scan over the same damage still answers (an index is
+ * derived data) and says so.  Here: a handle remembers a damaged file,
+ * and a tolerant one leaves it out of its statistics. */
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -126,6 +130,19 @@ static void put(const char *path, const uint8_t *b, long n) {
   fclose(f);
 }
 
+/* Damaged files qv_index_verify finds in the probe's index. */
+static int32_t verify(const probe *p) {
+  qv_dataset *ds;
+  assert_int_equal(qv_dataset_open(g_path, 0, &ds, NULL), QV_OK);
+  qv_index *ix = open_named(ds, p->index);
+  int32_t bad = -1;
+  qv_error err;
+  if (qv_index_verify(ix, &bad, &err) != QV_OK) fail_msg("verify: %s", err.message);
+  qv_index_close(ix);
+  qv_dataset_close(ds);
+  return bad;
+}
+
 static void expect_same_or_corrupt(const probe *p, roaring_bitmap_t **base, const char *rel, const char *what,
                                    long at) {
   roaring_bitmap_t *got[3] = {roaring_bitmap_create(), roaring_bitmap_create(), roaring_bitmap_create()};
@@ -165,6 +182,8 @@ static void test_bit_flips_and_truncation(void **state) {
       copy[at] ^= (uint8_t)(1u << (at % 8));
       put(path, copy, n);
       expect_same_or_corrupt(p, base, rel, "bit flip", at);
+      /* every byte is under a check: verify (what `quiver index list` runs) finds any flip */
+      if (verify(p) != 1) fail_msg("%s: bit flip at %ld: qv_index_verify does not find it", p->index, at);
       qvs_verify_checksums = false; /* the structure checks alone */
       roaring_bitmap_t *junk[3] = {roaring_bitmap_create(), roaring_bitmap_create(), roaring_bitmap_create()};
       (void)run_probe(p, junk, &err);
@@ -176,6 +195,7 @@ static void test_bit_flips_and_truncation(void **state) {
       roaring_bitmap_t *got[3] = {roaring_bitmap_create(), roaring_bitmap_create(), roaring_bitmap_create()};
       qv_status st = run_probe(p, got, &err);
       if (st != QV_ERR_CORRUPT) fail_msg("%s cut to %ld bytes: status %d", p->index, len, st);
+      assert_int_equal(verify(p), 1);
       for (int k = 0; k < 3; k++) roaring_bitmap_free(got[k]);
     }
     put(path, orig, n);
@@ -196,6 +216,40 @@ static void test_missing_file(void **state) {
   qv_error err;
   assert_int_equal(run_probe(&probes[1], got, &err), QV_ERR_NOT_FOUND);
   assert_non_null(strstr(err.message, ".qvi: cannot open: No such file or directory"));
+  {
+    qv_dataset *ds;
+    assert_int_equal(qv_dataset_open(g_path, 0, &ds, NULL), QV_OK);
+    qv_index *ix = open_named(ds, "cat_idx");
+    qv_index_stats stats;
+    const char *first = NULL;
+    assert_int_equal(qv_index_damaged(ix, &first), 0);
+    assert_null(first);
+    assert_int_equal(qv_index_stats_get(ix, &stats, &err), QV_ERR_NOT_FOUND);
+    assert_int_equal(qv_index_damaged(ix, &first), 1);
+    assert_string_equal(first, err.message);
+    /* remembered: the file comes back, the handle does not read it again */
+    put(path, orig, n);
+    assert_int_equal(qv_index_stats_get(ix, &stats, &err), QV_ERR_NOT_FOUND);
+    assert_string_equal(first, err.message);
+    qv_index_set_tolerant(ix, true);
+    assert_int_equal(qv_index_stats_get(ix, &stats, &err), QV_OK);
+    assert_int_equal(stats.fragments, 0);
+    qv_index_estimate est;
+    qv_expr *e = bound(ds, "cat = 'c3'");
+    assert_int_equal(qv_index_estimate_rows(ix, e, &est, &err), QV_OK);
+    assert_int_equal(est.covered_rows, 0);
+    bool exact;
+    assert_int_equal(qv_index_query(ix, e, 0, got[0], &exact, &err), QV_ERR_NOT_FOUND);
+    qv_expr_destroy(e);
+    qv_index_close(ix);
+    /* a fresh handle reads the restored file */
+    ix = open_named(ds, "cat_idx");
+    int32_t bad = -1;
+    assert_int_equal(qv_index_verify(ix, &bad, &err), QV_OK);
+    assert_int_equal(bad, 0);
+    qv_index_close(ix);
+    qv_dataset_close(ds);
+  }
   put(path, orig, n);
   /* a valid file of another index in its place: the manifest pins size and footer */
   char *other = file_of("i_idx");

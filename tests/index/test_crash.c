@@ -104,7 +104,59 @@ static void test_crash_index_commits(void **state) {
   }
 }
 
+static void child_rebuild(const char *path) {
+  qv_error err;
+  qv_index_rebuild(path, NULL, NULL, NULL, &err);
+}
+
+/* Damaged files of the latest version's index i (by qv_index_verify). */
+static int32_t damaged_files(const char *path, int32_t i) {
+  qv_dataset *ds;
+  qv_error err;
+  if (qv_dataset_open(path, 0, &ds, &err) != QV_OK) fail_msg("open after crash: %s", err.message);
+  qv_index *ix;
+  int32_t bad = -1;
+  assert_int_equal(qv_index_open(ds, i, &ix, &err), QV_OK);
+  assert_int_equal(qv_index_verify(ix, &bad, &err), QV_OK);
+  qv_index_close(ix);
+  qv_dataset_close(ds);
+  return bad;
+}
+
+/* A rebuild of a damaged file killed at each step: the dataset opens at
+ * the last published version, whose index is damaged (not published) or
+ * whole (published), and the next rebuild repairs what is left. */
+static void test_crash_rebuild(void **state) {
+  (void)state;
+  for (size_t k = 0; k < sizeof steps / sizeof steps[0]; k++) {
+    char *path = make_dir();
+    qv_error err;
+    bool published = strcmp(steps[k], "published") == 0;
+    write_random(path, 2500, 11, QV_WRITE_CREATE);
+    create_index(path, "i", QV_INDEX_BTREE, NULL, 64);
+    qv_dataset *ds;
+    assert_int_equal(qv_dataset_open(path, 0, &ds, NULL), QV_OK);
+    qv_index_entry e;
+    qv_dataset_index(ds, 0, &e);
+    char *file = qvs_path_join(path, e.files[0].path);
+    qv_dataset_close(ds);
+    assert_int_equal(truncate(file, 100), 0);
+    qv_free(file);
+    assert_int_equal(damaged_files(path, 0), 1);
+
+    run_killed(steps[k], child_rebuild, path);
+    assert_int_equal(damaged_files(path, 0), published ? 0 : 1);
+    int32_t rebuilt = -1;
+    int64_t v = -1;
+    assert_int_equal(qv_index_rebuild(path, NULL, &rebuilt, &v, &err), QV_OK);
+    assert_int_equal(rebuilt, published ? 0 : 1);
+    assert_int_equal(v, published ? 0 : 3);
+    assert_int_equal(check_indices(path, 1), 3);
+    drop_dir(path);
+  }
+}
+
 int main(void) {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(test_crash_index_commits)};
+  const struct CMUnitTest tests[] = {cmocka_unit_test(test_crash_index_commits), cmocka_unit_test(test_crash_rebuild)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

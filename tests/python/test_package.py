@@ -21,6 +21,7 @@ import os
 import random
 import subprocess
 import threading
+import warnings
 
 import pytest
 
@@ -485,3 +486,37 @@ def test_errors_carry_the_c_message(dataset):
     # A strict cast that fails while scanning surfaces through Polars' collect.
     with pytest.raises(quiver.QuiverError, match=r"^scan of data/[0-9a-f]+\.qvf: CAST: '[^']*' is not a valid int64 \(row \d+\)$"):
         quiver.scan(path).filter(pl.col("text").cast(pl.Int64) > 1).collect()
+
+
+def test_damaged_index_is_reported_not_fatal(tmp_path):
+    """An index file with a flipped byte: the rows are those of a scan
+    without the index, last_scan.index_fallbacks names the index and the
+    file, counters count the fragment, and an IndexFallbackWarning is
+    issued.  Rebuilt, the index is used again without a warning."""
+    csv = tmp_path / "big.csv"
+    csv.write_text("id,word\n" + "".join("%d,w%05d\n" % (i, (i * 7919) % 3000) for i in range(1, 3001)))
+    path = tmp_path / "dmg"
+    cli("import", csv, path, "-q")
+    cli("index", "create", path, "--column", "id", "--type", "btree")
+    (qvi,) = (path / "_indices").iterdir()
+    data = bytearray(qvi.read_bytes())
+    data[20] ^= 0x55
+    qvi.write_bytes(bytes(data))
+    pred = pl.col("id").is_between(100, 102)
+    want = quiver.scan(path, use_scalar_index=False).filter(pred).collect()
+    assert want.height == 3
+    with pytest.warns(quiver.IndexFallbackWarning, match=r"index id_idx unusable for 1 fragment\(s\): _indices/"):
+        got = quiver.scan(path).filter(pred).collect()
+    assert_frame_equal(got, want)
+    report = quiver.last_scan
+    assert report.counters["index_fallback_fragments"] == 1
+    [(name, fragments, error)] = report.index_fallbacks
+    assert (name, fragments) == ("id_idx", 1)
+    assert error == "_indices/%s: offset 16: page 0: checksum mismatch" % qvi.name
+    assert "damaged: id_idx: 1 of 1 file(s) unusable: _indices/" in cli("index", "list", path).stdout
+    cli("index", "optimize", path, "id_idx", "--rebuild")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", quiver.IndexFallbackWarning)
+        assert_frame_equal(quiver.scan(path).filter(pred).collect(), want)
+    assert quiver.last_scan.index_fallbacks == []
+    assert quiver.last_scan.counters["index_fallback_fragments"] == 0

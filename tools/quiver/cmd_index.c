@@ -1,5 +1,6 @@
 /* quiver index create / list / drop / optimize: scalar indices of a dataset. */
 #include <getopt.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -8,14 +9,18 @@ static const char help[] =
     "usage: quiver index create DATASET --column C --type btree|bitmap|ngram|label_list [--name N]\n"
     "       quiver index list DATASET\n"
     "       quiver index drop DATASET NAME\n"
-    "       quiver index optimize DATASET [NAME]\n\n"
+    "       quiver index optimize DATASET [NAME] [--rebuild]\n\n"
     "Scalar indices answer filters without reading the column: btree (= < <= > >=\n"
     "BETWEEN IN IS NULL starts_with LIKE 'prefix%'), bitmap (= IN IS NULL, for few\n"
     "distinct values), ngram (contains, LIKE '%abc%', regexes with a literal of 3+\n"
     "characters; rows are re-checked), label_list (array_has, array_has_any,\n"
     "array_has_all on list columns).  Each change commits a new version; older\n"
     "versions keep theirs.  optimize indexes fragments appended since the build.\n"
-    "The default name is <column>_idx.\n";
+    "The default name is <column>_idx.\n\n"
+    "An index file that cannot be read (damaged, cut short, missing) does not make\n"
+    "the dataset unreadable: scans filter its fragment in full and warn.  list\n"
+    "checks every file's checksums and names the damaged ones; optimize --rebuild\n"
+    "rewrites them from the data files (as does drop followed by create).\n";
 
 static int create(int argc, char **argv) {
   static const struct option longopts[] = {{"column", required_argument, NULL, 'c'},
@@ -60,12 +65,30 @@ static int list(const char *path) {
   else
     printf("%-20s %-10s %-16s %9s %12s %10s %7s %7s\n", "name", "type", "column", "fragments", "rows", "distinct",
            "built", "updated");
+  /* Damaged files are listed after the table: "NAME: N of M file(s) unusable: first error". */
+  char *damage = NULL;
+  size_t damage_len = 0;
+  FILE *dmg = open_memstream(&damage, &damage_len);
+  if (!dmg) {
+    qv_dataset_close(ds);
+    fprintf(stderr, "quiver index: out of memory\n");
+    return 1;
+  }
   for (int32_t i = 0; i < n; i++) {
-    qv_index *ix;
+    qv_index *ix = NULL;
     qv_index_stats st;
-    if (qv_index_open(ds, i, &ix, &err) != QV_OK || qv_index_stats_get(ix, &st, &err) != QV_OK) {
+    int32_t bad = 0;
+    qv_status rc = qv_index_open(ds, i, &ix, &err);
+    if (rc == QV_OK) {
+      qv_index_set_tolerant(ix, true); /* the statistics of the readable files */
+      rc = qv_index_verify(ix, &bad, &err);
+    }
+    if (rc == QV_OK) rc = qv_index_stats_get(ix, &st, &err);
+    if (rc != QV_OK) {
       qv_index_close(ix);
       qv_dataset_close(ds);
+      fclose(dmg);
+      free(damage);
       return cli_fail("index", &err);
     }
     qv_index_entry e;
@@ -74,8 +97,18 @@ static int list(const char *path) {
     snprintf(frags, sizeof frags, "%d/%d", e.n_files, qv_dataset_num_fragments(ds));
     printf("%-20s %-10s %-16s %9s %12lld %10lld %7lld %7lld\n", e.name, qv_index_type_name(e.type), e.column, frags,
            (long long)st.rows, (long long)st.distinct, (long long)e.built_version, (long long)e.updated_version);
+    if (bad > 0) {
+      const char *first;
+      qv_index_damaged(ix, &first);
+      fprintf(dmg, "damaged: %s: %d of %d file(s) unusable: %s\n", e.name, bad, e.n_files, first);
+      fprintf(dmg, "  scans filter those fragments in full; repair: quiver index optimize %s %s --rebuild\n", path,
+              e.name);
+    }
     qv_index_close(ix);
   }
+  fclose(dmg);
+  if (damage_len) fputs(damage, stdout);
+  free(damage);
   qv_dataset_close(ds);
   return 0;
 }
@@ -87,10 +120,15 @@ int cmd_index(int argc, char **argv) {
   }
   const char *sub = argv[1];
   if (!strcmp(sub, "create")) return create(argc - 1, argv + 1);
+  bool rebuild = false;
   for (int i = 2; i < argc; i++)
     if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
       fputs(help, stdout);
       return 0;
+    } else if (!strcmp(sub, "optimize") && !strcmp(argv[i], "--rebuild")) {
+      rebuild = true;
+      memmove(argv + i, argv + i + 1, (size_t)(argc - i - 1) * sizeof *argv);
+      argc--, i--;
     } else if (argv[i][0] == '-') {
       return cli_usage("index", "unknown option '%s'", argv[i]);
     }
@@ -107,7 +145,14 @@ int cmd_index(int argc, char **argv) {
     return 0;
   }
   if (!strcmp(sub, "optimize")) {
-    if (argc != 3 && argc != 4) return cli_usage("index", "optimize wants DATASET [NAME]");
+    if (argc != 3 && argc != 4) return cli_usage("index", "optimize wants DATASET [NAME] [--rebuild]");
+    if (rebuild) {
+      int32_t rebuilt = 0;
+      if (qv_index_rebuild(argv[2], argc == 4 ? argv[3] : NULL, &rebuilt, &version, &err) != QV_OK)
+        return cli_fail("index", &err);
+      if (version) printf("rebuilt %d damaged file(s): version %lld\n", rebuilt, (long long)version);
+      else printf("nothing to rebuild: every index file passes its checks\n");
+    }
     if (qv_index_optimize(argv[2], argc == 4 ? argv[3] : NULL, &version, &err) != QV_OK) return cli_fail("index", &err);
     if (version) printf("optimized: version %lld\n", (long long)version);
     else printf("nothing to do: every index covers every fragment\n");

@@ -26,6 +26,8 @@ static const char scan_help[] =
     "                       one-line summary: rows and counters, no rows printed)\n"
     "      --no-pushdown    decode every needed column in full, then filter\n"
     "      --no-index       do not look conjuncts up in the dataset's scalar indices\n"
+    "                       (an index file that cannot be read is never fatal: its\n"
+    "                       fragment is filtered in full and a warning says so)\n"
     "      --batch-size N   rows per batch (default 8192)\n"
     "      --with-row-id    add a _rowid column (fragment id << 32 | row)\n"
     "  -h, --help           this help\n"
@@ -43,7 +45,8 @@ static const char explain_help[] =
     "estimate behind the choice) and what is re-checked after the lookup.\n"
     "With --analyze the scan runs (rows are discarded) and the counters follow:\n"
     "pages total and pruned, rows scanned/selected/returned, and bytes read and\n"
-    "decoded per column.\n"
+    "decoded per column.  An index file that cannot be read (damaged, missing) is\n"
+    "listed under the plan: its fragments are filtered in full instead.\n"
     "\n"
     "Takes the same options as 'quiver scan' (see quiver scan --help), plus:\n"
     "  -a, --analyze        run the scan and print the counters\n";
@@ -170,6 +173,13 @@ int cmd_scan(int argc, char **argv) {
   }
   int64_t rows;
   rc = cli_write_scan("scan", sc, c.format, &rows);
+  /* The rows are right either way; say so, and that the index wants a repair. */
+  qv_scan_counters ctr;
+  qv_scanner_counters(sc, &ctr);
+  for (int32_t i = 0; i < ctr.n_index_fallbacks; i++)
+    fprintf(stderr,
+            "quiver: warning: index %s unusable for %lld fragment(s): %s; those fragments were filtered in full\n",
+            ctr.index_fallbacks[i].index, (long long)ctr.index_fallbacks[i].fragments, ctr.index_fallbacks[i].error);
   qv_scanner_destroy(sc);
   free_columns(&c);
   return rc;

@@ -291,9 +291,9 @@ int cli_write_scan(const char *cmd, qv_scanner *sc, cli_format fmt, int64_t *row
       decoded += c.columns[i].bytes_decoded;
     }
     printf("rows=%lld pages=%lld pages_pruned=%lld rows_scanned=%lld bytes_read=%lld bytes_decoded=%lld "
-           "peak_rss_kib=%lld\n",
+           "index_fallback_fragments=%lld peak_rss_kib=%lld\n",
            (long long)*rows, (long long)c.pages_total, (long long)c.pages_pruned, (long long)c.rows_scanned,
-           (long long)read, (long long)decoded, peak_rss_kib());
+           (long long)read, (long long)decoded, (long long)c.index_fallback_fragments, peak_rss_kib());
   }
 done:
   for (int32_t k = 0; k < t.n_held; k++) qv_batch_release(t.held[k]);
