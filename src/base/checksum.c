@@ -3,12 +3,14 @@
  * run time) and a slicing-by-8 table otherwise; both give the same value. */
 #include "quiver/base.h"
 
+#include <pthread.h>
 #include <string.h>
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
 static uint32_t crc_table[8][256];
-static int crc_mode; /* 0 unknown, 1 table, 2 hardware */
+static int crc_mode; /* 1 table, 2 hardware; set once (crc_once), read by any thread */
+static pthread_once_t crc_once = PTHREAD_ONCE_INIT;
 
 static void crc_init(void) {
   for (uint32_t i = 0; i < 256; i++) {
@@ -60,7 +62,7 @@ __attribute__((target("sse4.2"))) static uint32_t crc_hw(uint32_t crc, const uin
 #endif
 
 uint32_t qv_crc32c(uint32_t crc, const void *data, size_t size) {
-  if (!crc_mode) crc_init();
+  pthread_once(&crc_once, crc_init);
   crc = ~crc;
 #if defined(__x86_64__)
   if (crc_mode == 2) return ~crc_hw(crc, data, size);
