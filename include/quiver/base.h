@@ -102,7 +102,7 @@ char *qv_strndup(const char *s, size_t n);
 typedef struct qv_bytes {
   const uint8_t *data;
   int64_t size;
-  int32_t refcount;
+  int32_t refcount; /* changed only by retain/release, atomically */
   void (*release)(struct qv_bytes *self); /* frees data and self */
   void *private_data;
 } qv_bytes;

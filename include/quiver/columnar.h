@@ -146,7 +146,7 @@ typedef struct qv_array {
   qv_bytes *buffers[3];
   int32_t n_children;
   struct qv_array **children;
-  int32_t refcount;
+  int32_t refcount; /* changed only by retain/release, atomically */
 } qv_array;
 
 /* A flat array (no children) from buffers; takes the buffer references
@@ -277,7 +277,7 @@ typedef struct qv_batch {
   qv_schema schema;
   int64_t num_rows;
   qv_array **columns; /* schema.n_fields of them, each one reference */
-  int32_t refcount;
+  int32_t refcount; /* changed only by retain/release, atomically */
 } qv_batch;
 
 /* Takes ownership of the column references; copies the schema. */

@@ -33,12 +33,15 @@ qv_bytes *qv_bytes_alloc(int64_t size) {
 }
 
 qv_bytes *qv_bytes_retain(qv_bytes *b) {
-  if (b) b->refcount++;
+  /* Atomic: scans on several threads share arrays (literals, dictionaries)
+   * and hand results between threads.  Taking a reference needs no order;
+   * dropping the last one must see every other thread's writes first. */
+  if (b) __atomic_fetch_add(&b->refcount, 1, __ATOMIC_RELAXED);
   return b;
 }
 
 void qv_bytes_release(qv_bytes *b) {
-  if (b && --b->refcount == 0) b->release(b);
+  if (b && __atomic_sub_fetch(&b->refcount, 1, __ATOMIC_ACQ_REL) == 0) b->release(b);
 }
 
 qv_status qv_buffer_reserve(qv_buffer *b, int64_t additional) {

@@ -64,8 +64,6 @@ int qv_set_threads(int n) {
   return before;
 }
 
-int qv_pool_workers(void) { return qv_threads(); }
-
 static void claim_tasks(int worker) {
   int64_t t;
   while ((t = atomic_fetch_add(&pool.next, 1)) < pool.n_tasks) pool.fn(pool.ctx, t, worker);
@@ -120,8 +118,9 @@ static void start_helpers(int want) {
   }
 }
 
-void qv_pool_run(int64_t n_tasks, qv_pool_fn fn, void *ctx) {
+void qv_pool_run(int64_t n_tasks, int max_workers, qv_pool_fn fn, void *ctx) {
   int want = qv_threads();
+  if (max_workers < want) want = max_workers;
   if (n_tasks <= 1 || want <= 1) {
     for (int64_t t = 0; t < n_tasks; t++) fn(ctx, t, 0);
     return;

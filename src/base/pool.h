@@ -2,10 +2,11 @@
  * the frames of a page, verifying its checksum blocks).  Internal to
  * libquiver; the public knob is qv_set_threads (quiver/base.h).
  *
- * qv_pool_run(n, fn, ctx) calls fn(ctx, task, worker) once for every task
- * in [0, n) and returns when all have returned.  The calling thread works
- * too (as worker 0); helpers are workers 1 .. qv_pool_workers() - 1, so
- * fn may keep per-worker scratch indexed by `worker`.  Tasks must be
+ * qv_pool_run(n, max_workers, fn, ctx) calls fn(ctx, task, worker) once
+ * for every task in [0, n) and returns when all have returned.  The calling
+ * thread works too (as worker 0); helpers are workers 1 .. w - 1, where w
+ * is the smaller of qv_threads() and max_workers, so fn may keep
+ * per-worker scratch indexed by `worker` in max_workers slots.  Tasks must be
  * independent, must not allocate through a non-thread-safe allocator, and
  * must not call qv_pool_run themselves (a nested or concurrent call simply
  * runs its tasks on the calling thread, so it is safe, only not parallel). */
@@ -19,8 +20,6 @@
 
 typedef void (*qv_pool_fn)(void *ctx, int64_t task, int worker);
 
-/* Participants a qv_pool_run may use, the caller included (1..QV_POOL_MAX). */
-int qv_pool_workers(void);
-void qv_pool_run(int64_t n_tasks, qv_pool_fn fn, void *ctx);
+void qv_pool_run(int64_t n_tasks, int max_workers, qv_pool_fn fn, void *ctx);
 
 #endif

@@ -58,12 +58,12 @@ const void *qv_array_values(const qv_array *a) {
 }
 
 qv_array *qv_array_retain(qv_array *a) {
-  if (a) a->refcount++;
+  if (a) __atomic_fetch_add(&a->refcount, 1, __ATOMIC_RELAXED); /* see qv_bytes_retain */
   return a;
 }
 
 void qv_array_release(qv_array *a) {
-  if (!a || --a->refcount > 0) return;
+  if (!a || __atomic_sub_fetch(&a->refcount, 1, __ATOMIC_ACQ_REL) > 0) return;
   for (int i = 0; i < 3; i++) qv_bytes_release(a->buffers[i]);
   for (int32_t i = 0; i < a->n_children; i++) qv_array_release(a->children[i]);
   qv_free(a->children);

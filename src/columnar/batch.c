@@ -39,12 +39,12 @@ fail:
 }
 
 qv_batch *qv_batch_retain(qv_batch *b) {
-  if (b) b->refcount++;
+  if (b) __atomic_fetch_add(&b->refcount, 1, __ATOMIC_RELAXED); /* see qv_bytes_retain */
   return b;
 }
 
 void qv_batch_release(qv_batch *b) {
-  if (!b || --b->refcount > 0) return;
+  if (!b || __atomic_sub_fetch(&b->refcount, 1, __ATOMIC_ACQ_REL) > 0) return;
   for (int32_t i = 0; i < b->schema.n_fields; i++) qv_array_release(b->columns[i]);
   qv_free(b->columns);
   qv_schema_reset(&b->schema);

@@ -98,7 +98,7 @@ static qv_status verify_blocks(const qvs_datafile *df, int32_t col, int32_t page
   if ((last - first + 1) * QVS_BLOCK < PARALLEL_BYTES || !qvs_verify_checksums)
     return verify_blocks_serial(df, col, page, pg, buf, first, last, err);
   verify_job j = {pg, buf, first, last, INT64_MAX};
-  qv_pool_run((last - first) / BLOCKS_PER_TASK + 1, verify_task, &j);
+  qv_pool_run((last - first) / BLOCKS_PER_TASK + 1, QV_POOL_MAX, verify_task, &j);
   int64_t bad = atomic_load(&j.bad);
   if (bad == INT64_MAX) return QV_OK;
   int64_t a = first + bad * BLOCKS_PER_TASK;
@@ -157,7 +157,7 @@ static qv_status decompress_frames(const qvs_datafile *df, int32_t col, int32_t 
   if (n * pg->frame < PARALLEL_BYTES)
     for (int64_t t = 0; t < tasks && atomic_load(&j.bad) == INT64_MAX; t++) frames_task(&j, t, 0);
   else
-    qv_pool_run(tasks, frames_task, &j);
+    qv_pool_run(tasks, QV_POOL_MAX, frames_task, &j);
   int64_t bad = atomic_load(&j.bad);
   for (int64_t i = bad == INT64_MAX ? n : bad * FRAMES_PER_TASK; i < n; i++) {
     int64_t k = list[2 * i];

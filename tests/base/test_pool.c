@@ -37,7 +37,7 @@ static void count_task(void *ctx, int64_t task, int worker) {
 static void run_and_check(counts *c, int64_t n) {
   memset(c, 0, sizeof *c);
   c->limit = qv_threads();
-  qv_pool_run(n, count_task, c);
+  qv_pool_run(n, QV_POOL_MAX, count_task, c);
   for (int64_t t = 0; t < n; t++) assert_int_equal(atomic_load(&c->ran[t]), 1);
   assert_int_equal(atomic_load(&c->bad_worker), 0);
 }
@@ -84,6 +84,21 @@ static void test_thread_count(void **state) {
   qv_set_threads(before);
 }
 
+/* max_workers caps the worker numbers below the thread count. */
+static void test_max_workers(void **state) {
+  (void)state;
+  int before = qv_set_threads(4);
+  for (int cap = 1; cap <= 3; cap++) {
+    counts c;
+    memset(&c, 0, sizeof c);
+    c.limit = cap;
+    qv_pool_run(N_TASKS, cap, count_task, &c);
+    for (int t = 0; t < N_TASKS; t++) assert_int_equal(atomic_load(&c.ran[t]), 1);
+    assert_int_equal(atomic_load(&c.bad_worker), 0);
+  }
+  qv_set_threads(before);
+}
+
 /* A task that calls back into the pool gets its inner tasks run inline. */
 typedef struct nested {
   counts inner[8];
@@ -93,7 +108,7 @@ static void outer_task(void *ctx, int64_t task, int worker) {
   (void)worker;
   nested *n = ctx;
   n->inner[task].limit = QV_POOL_MAX;
-  qv_pool_run(N_TASKS, count_task, &n->inner[task]);
+  qv_pool_run(N_TASKS, QV_POOL_MAX, count_task, &n->inner[task]);
 }
 
 static void test_nested_runs_inline(void **state) {
@@ -101,7 +116,7 @@ static void test_nested_runs_inline(void **state) {
   int before = qv_set_threads(4);
   static nested n;
   memset(&n, 0, sizeof n);
-  qv_pool_run(8, outer_task, &n);
+  qv_pool_run(8, QV_POOL_MAX, outer_task, &n);
   for (int i = 0; i < 8; i++)
     for (int t = 0; t < N_TASKS; t++) assert_int_equal(atomic_load(&n.inner[i].ran[t]), 1);
   qv_set_threads(before);
@@ -112,7 +127,7 @@ static void *caller(void *arg) {
   for (int round = 0; round < 20; round++) {
     memset(c, 0, sizeof *c);
     c->limit = QV_POOL_MAX;
-    qv_pool_run(N_TASKS, count_task, c);
+    qv_pool_run(N_TASKS, QV_POOL_MAX, count_task, c);
     for (int t = 0; t < N_TASKS; t++)
       if (atomic_load(&c->ran[t]) != 1) return (void *)1;
   }
@@ -143,7 +158,7 @@ static void test_after_fork(void **state) {
   if (pid == 0) {
     static counts cc;
     cc.limit = QV_POOL_MAX;
-    qv_pool_run(N_TASKS, count_task, &cc);
+    qv_pool_run(N_TASKS, QV_POOL_MAX, count_task, &cc);
     for (int t = 0; t < N_TASKS; t++)
       if (atomic_load(&cc.ran[t]) != 1) _exit(1);
     _exit(0);
@@ -160,6 +175,7 @@ int main(void) {
       cmocka_unit_test(test_every_task_once),      cmocka_unit_test(test_one_thread_runs_on_the_caller),
       cmocka_unit_test(test_thread_count),         cmocka_unit_test(test_nested_runs_inline),
       cmocka_unit_test(test_concurrent_callers),   cmocka_unit_test(test_after_fork),
+      cmocka_unit_test(test_max_workers),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
