@@ -12,8 +12,29 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/pool.h"
 #include "quiver/compute.h"
 #include "scan/scan_int.h"
+
+/* What one worker needs to scan a page range: its own reader of the
+ * current fragment (readers keep per-column scratch, so they are not
+ * shared) and the page range's scratch, plus the page counters it gathered
+ * since they were last added to the scanner's. */
+typedef struct lane {
+  qv_fragment_reader *reader;
+  int32_t frag; /* the fragment reader reads */
+  qv_selection live, selected;
+  /* per dataset column: the page's statistics and the arrays decoded for
+   * the current page range; per filter column, the batch being built */
+  const qv_page_stats **stats;
+  qv_array **decoded;
+  qv_array **fcol_arrays;
+  int64_t pages_total, pages_pruned, pages_index_skipped, rows_scanned, rows_selected;
+} lane;
+
+/* Lanes at most, and page ranges in one parallel round (two per lane). */
+#define QV_SCAN_MAX_LANES 8
+#define QV_SCAN_WINDOW (2 * QV_SCAN_MAX_LANES)
 
 struct qv_scanner {
   qv_dataset *owned_ds;
@@ -43,19 +64,20 @@ struct qv_scanner {
   /* iteration */
   int32_t frag;
   int32_t page;
-  qv_fragment_reader *reader;
   int64_t skipped, produced;
   bool exhausted;
   qv_batch **pending;
   int32_t n_pending, cap_pending;
   int64_t pending_rows;
-  qv_selection live, selected;
   qv_scan_counters counters;
-  /* Per dataset column, sized at open: the page's statistics and the arrays
-   * decoded for the current page range. */
-  const qv_page_stats **stats;
-  qv_array **decoded;
-  qv_array **fcol_arrays; /* n_fcols */
+  /* One lane per worker that scans page ranges (lane 0: this thread, the
+   * only one in a serial scan); lanes[0].reader is the fragment reader. */
+  lane *lanes;
+  int32_t n_lanes;
+  /* a parallel round's results, in page order */
+  qv_batch *round_piece[QV_SCAN_WINDOW];
+  qv_status round_st[QV_SCAN_WINDOW];
+  qv_error round_err[QV_SCAN_WINDOW];
 };
 
 static qv_status nomem(qv_error *err) { return qv_error_set(err, QV_ERR_NOMEM, "out of memory"); }
@@ -202,12 +224,26 @@ qv_status qv_scanner_open_dataset(const qv_dataset *ds, const qv_scan_options *o
   }
   const qv_schema *dss = qv_dataset_schema(ds);
   size_t nf = (size_t)(dss->n_fields > 0 ? dss->n_fields : 1);
-  s->stats = qv_calloc(nf, sizeof *s->stats);
-  s->decoded = qv_calloc(nf, sizeof *s->decoded);
-  s->fcol_arrays = qv_calloc((size_t)(s->n_fcols > 0 ? s->n_fcols : 1), sizeof *s->fcol_arrays);
-  if (!s->stats || !s->decoded || !s->fcol_arrays) {
+  /* Lanes for the workers a scan may use: page ranges go to several
+   * threads only when no limit or offset makes their order matter. */
+  int32_t n_lanes = qv_threads() < QV_SCAN_MAX_LANES ? qv_threads() : QV_SCAN_MAX_LANES;
+  if (s->limit >= 0 || s->offset > 0) n_lanes = 1;
+  s->lanes = qv_calloc((size_t)n_lanes, sizeof *s->lanes);
+  if (!s->lanes) {
     qv_scanner_destroy(s);
     return nomem(err);
+  }
+  s->n_lanes = n_lanes;
+  for (int32_t i = 0; i < n_lanes; i++) {
+    lane *L = &s->lanes[i];
+    L->frag = -1;
+    L->stats = qv_calloc(nf, sizeof *L->stats);
+    L->decoded = qv_calloc(nf, sizeof *L->decoded);
+    L->fcol_arrays = qv_calloc((size_t)(s->n_fcols > 0 ? s->n_fcols : 1), sizeof *L->fcol_arrays);
+    if (!L->stats || !L->decoded || !L->fcol_arrays) {
+      qv_scanner_destroy(s);
+      return nomem(err);
+    }
   }
   s->counters.n_columns = dss->n_fields < 64 ? dss->n_fields : 64;
   for (int32_t c = 0; c < s->counters.n_columns; c++)
@@ -228,26 +264,56 @@ qv_status qv_scanner_open(const char *path, const qv_scan_options *opts, qv_scan
   return QV_OK;
 }
 
-static void close_reader(qv_scanner *s) {
-  if (!s->reader) return;
-  for (int32_t c = 0; c < s->counters.n_columns; c++) {
+/* Adds a lane reader's I/O counters to out. */
+static void add_io(const qv_fragment_reader *r, qv_scan_counters *out) {
+  for (int32_t c = 0; c < out->n_columns; c++) {
     qv_io_counters io;
-    qv_fragment_counters(s->reader, c, &io);
-    s->counters.columns[c].bytes_read += io.bytes_read;
-    s->counters.columns[c].bytes_decoded += io.bytes_decoded;
-    s->counters.columns[c].pages_read += io.pages_read;
+    qv_fragment_counters(r, c, &io);
+    out->columns[c].bytes_read += io.bytes_read;
+    out->columns[c].bytes_decoded += io.bytes_decoded;
+    out->columns[c].pages_read += io.pages_read;
   }
-  qv_fragment_close(s->reader);
-  s->reader = NULL;
+}
+
+static void close_lane_reader(qv_scanner *s, lane *L) {
+  if (!L->reader) return;
+  add_io(L->reader, &s->counters);
+  qv_fragment_close(L->reader);
+  L->reader = NULL;
+  L->frag = -1;
+}
+
+static void close_readers(qv_scanner *s) {
+  for (int32_t i = 0; s->lanes && i < s->n_lanes; i++) close_lane_reader(s, &s->lanes[i]);
+}
+
+/* Adds the page counters the lanes gathered to the scanner's. */
+static void merge_lane_counters(qv_scanner *s) {
+  for (int32_t i = 0; i < s->n_lanes; i++) {
+    lane *L = &s->lanes[i];
+    s->counters.pages_total += L->pages_total;
+    s->counters.pages_pruned += L->pages_pruned;
+    s->counters.pages_index_skipped += L->pages_index_skipped;
+    s->counters.rows_scanned += L->rows_scanned;
+    s->counters.rows_selected += L->rows_selected;
+    L->pages_total = L->pages_pruned = L->pages_index_skipped = L->rows_scanned = L->rows_selected = 0;
+  }
 }
 
 void qv_scanner_destroy(qv_scanner *s) {
   if (!s) return;
-  close_reader(s);
+  close_readers(s);
   for (int32_t i = 0; i < s->n_pending; i++) qv_batch_release(s->pending[i]);
   qv_free(s->pending);
-  qv_selection_reset(&s->live);
-  qv_selection_reset(&s->selected);
+  for (int32_t i = 0; s->lanes && i < s->n_lanes; i++) {
+    lane *L = &s->lanes[i];
+    qv_selection_reset(&L->live);
+    qv_selection_reset(&L->selected);
+    qv_free(L->stats);
+    qv_free(L->decoded);
+    qv_free(L->fcol_arrays);
+  }
+  qv_free(s->lanes);
   qv_expr_destroy(s->filter);
   qv_expr_destroy(s->filter_local);
   qv_free(s->conjuncts);
@@ -255,9 +321,6 @@ void qv_scanner_destroy(qv_scanner *s) {
   qv_filter_prog_reset(&s->refine);
   if (s->frag_rows) roaring_bitmap_free(s->frag_rows);
   qv_free(s->fcols);
-  qv_free(s->stats);
-  qv_free(s->decoded);
-  qv_free(s->fcol_arrays);
   qv_free(s->proj);
   qv_schema_reset(&s->filter_schema);
   qv_schema_reset(&s->out_schema);
@@ -273,72 +336,64 @@ void qv_scanner_counters(const qv_scanner *s, qv_scan_counters *out) {
   qv_index_plan_io(s->iplan, &iio);
   out->index_bytes_read = iio.bytes_read;
   qv_index_plan_damage(s->iplan, out);
-  if (s->reader) { /* include the fragment being read */
-    for (int32_t c = 0; c < out->n_columns; c++) {
-      qv_io_counters io;
-      qv_fragment_counters(s->reader, c, &io);
-      out->columns[c].bytes_read += io.bytes_read;
-      out->columns[c].bytes_decoded += io.bytes_decoded;
-      out->columns[c].pages_read += io.pages_read;
-    }
-  }
+  for (int32_t i = 0; s->lanes && i < s->n_lanes; i++) /* include the fragment being read */
+    if (s->lanes[i].reader) add_io(s->lanes[i].reader, out);
 }
 
 /* ---- one page range -------------------------------------------------- */
 
-static bool page_pruned(qv_scanner *s, int64_t rows) {
+static bool page_pruned(qv_scanner *s, lane *L, int32_t page, int64_t rows) {
   if (!s->filter || !s->pushdown) return false;
   const qv_schema *ds = qv_dataset_schema(s->ds);
   for (int32_t c = 0; c < ds->n_fields; c++) {
     qv_page_info info;
-    qv_fragment_page(s->reader, c, s->page, &info);
-    s->stats[c] = info.stats;
+    qv_fragment_page(L->reader, c, page, &info);
+    L->stats[c] = info.stats;
   }
   for (int32_t i = 0; i < s->n_conjuncts; i++)
-    if (qv_prune_page(s->conjuncts[i], s->stats, rows)) return true;
+    if (qv_prune_page(s->conjuncts[i], L->stats, rows)) return true;
   return false;
 }
 
-/* Rows of the page not deleted, as a selection (page-relative). */
 /* The page's rows that are not deleted (page-relative).  With no deleted
  * row and no use for the row numbers (a filter evaluated over the whole
  * page takes no selection then) only the count is set: writing 8,192
  * row numbers per page was a tenth of a selective scan's time. */
-static qv_status live_rows(qv_scanner *s, int64_t start, int64_t rows, bool need_rows, bool *all_live) {
-  const uint8_t *del = qv_fragment_deleted(s->reader);
-  s->live.count = 0;
+static qv_status live_rows(lane *L, int64_t start, int64_t rows, bool need_rows, bool *all_live) {
+  const uint8_t *del = qv_fragment_deleted(L->reader);
+  L->live.count = 0;
   *all_live = !del;
   if (!del && !need_rows) {
-    s->live.count = rows;
+    L->live.count = rows;
     return QV_OK;
   }
-  QV_RETURN_NOT_OK(qv_selection_reserve(&s->live, rows));
+  QV_RETURN_NOT_OK(qv_selection_reserve(&L->live, rows));
   int64_t n = 0;
   for (int64_t r = 0; r < rows; r++)
-    if (!del || !qv_bit_get(del, start + r)) s->live.rows[n++] = (uint32_t)r;
-  s->live.count = n;
+    if (!del || !qv_bit_get(del, start + r)) L->live.rows[n++] = (uint32_t)r;
+  L->live.count = n;
   *all_live = n == rows;
   return QV_OK;
 }
 
 /* The live rows the indices kept of the page (page-relative). */
-static qv_status index_rows(qv_scanner *s, int64_t start, int64_t rows, bool *all_live) {
-  const uint8_t *del = qv_fragment_deleted(s->reader);
-  s->live.count = 0;
-  QV_RETURN_NOT_OK(qv_selection_reserve(&s->live, rows));
+static qv_status index_rows(const qv_scanner *s, lane *L, int64_t start, int64_t rows, bool *all_live) {
+  const uint8_t *del = qv_fragment_deleted(L->reader);
+  L->live.count = 0;
+  QV_RETURN_NOT_OK(qv_selection_reserve(&L->live, rows));
   roaring_uint32_iterator_t it;
   roaring_init_iterator(s->frag_rows, &it);
   int64_t n = 0;
   if (roaring_move_uint32_iterator_equalorlarger(&it, (uint32_t)start))
     for (; it.has_value && it.current_value < start + rows; roaring_advance_uint32_iterator(&it))
-      if (!del || !qv_bit_get(del, it.current_value)) s->live.rows[n++] = (uint32_t)(it.current_value - start);
-  s->live.count = n;
+      if (!del || !qv_bit_get(del, it.current_value)) L->live.rows[n++] = (uint32_t)(it.current_value - start);
+  L->live.count = n;
   *all_live = n == rows;
   return QV_OK;
 }
 
 /* Builds the output piece for the page's selected rows. */
-static qv_status materialize(qv_scanner *s, int64_t start, int64_t rows, qv_array **decoded,
+static qv_status materialize(const qv_scanner *s, lane *L, int64_t start, int64_t rows, qv_array **decoded,
                              const qv_selection *sel, bool whole_page, qv_batch **out, qv_error *err) {
   int32_t nout = s->out_schema.n_fields;
   qv_array **cols = qv_calloc((size_t)(nout > 0 ? nout : 1), sizeof *cols);
@@ -351,7 +406,7 @@ static qv_status materialize(qv_scanner *s, int64_t start, int64_t rows, qv_arra
       if (whole_page) cols[i] = qv_array_retain(decoded[c]);
       else st = qv_array_take(decoded[c], sel->rows, sel->count, &cols[i], err);
     } else if (whole_page) {
-      st = qv_fragment_read(s->reader, c, start, rows, &cols[i], err);
+      st = qv_fragment_read(L->reader, c, start, rows, &cols[i], err);
     } else {
       if (!frows) {
         frows = qv_malloc((size_t)sel->count * sizeof *frows);
@@ -361,7 +416,7 @@ static qv_status materialize(qv_scanner *s, int64_t start, int64_t rows, qv_arra
         }
         for (int64_t k = 0; k < sel->count; k++) frows[k] = start + sel->rows[k];
       }
-      st = qv_fragment_take(s->reader, c, frows, sel->count, &cols[i], err);
+      st = qv_fragment_take(L->reader, c, frows, sel->count, &cols[i], err);
     }
   }
   if (st == QV_OK && s->with_row_id) {
@@ -387,24 +442,24 @@ static qv_status materialize(qv_scanner *s, int64_t start, int64_t rows, qv_arra
 
 /* Reads, filters and materializes the current page range; *out is NULL
  * when no row of it is returned. */
-static qv_status scan_page(qv_scanner *s, qv_batch **out, qv_error *err) {
+static qv_status scan_page(qv_scanner *s, lane *L, int32_t page, qv_batch **out, qv_error *err) {
   *out = NULL;
   qv_page_info info;
-  qv_fragment_page(s->reader, 0, s->page, &info);
+  qv_fragment_page(L->reader, 0, page, &info);
   int64_t start = info.row_start, rows = info.row_count;
-  s->counters.pages_total++;
-  if (page_pruned(s, rows)) {
-    s->counters.pages_pruned++;
+  L->pages_total++;
+  if (page_pruned(s, L, page, rows)) {
+    L->pages_pruned++;
     return QV_OK;
   }
   bool all_live;
   bool by_index = s->frag_active;
   if (by_index && roaring_bitmap_range_cardinality(s->frag_rows, (uint64_t)start, (uint64_t)(start + rows)) == 0) {
-    s->counters.pages_index_skipped++;
+    L->pages_index_skipped++;
     return QV_OK;
   }
   const qv_schema *ds = qv_dataset_schema(s->ds);
-  qv_array **decoded = s->decoded; /* all NULL between page ranges */
+  qv_array **decoded = L->decoded; /* all NULL between page ranges */
   qv_status st = QV_OK;
   /* The filter to evaluate: what the indices left, on a fully covered
    * fragment; the whole filter otherwise. */
@@ -419,71 +474,71 @@ static qv_status scan_page(qv_scanner *s, qv_batch **out, qv_error *err) {
     fcols_idx = s->refine.cols;
   }
   bool filters_page = s->filter && fexpr && !by_index; /* the third case below: a filter over every row */
-  QV_RETURN_NOT_OK(by_index ? index_rows(s, start, rows, &all_live)
-                            : live_rows(s, start, rows, !filters_page, &all_live));
-  const qv_selection *sel = &s->live;
+  QV_RETURN_NOT_OK(by_index ? index_rows(s, L, start, rows, &all_live)
+                            : live_rows(L, start, rows, !filters_page, &all_live));
+  const qv_selection *sel = &L->live;
   bool whole = all_live;
 
-  if (s->filter && fexpr && by_index && s->live.count == 0) {
-    s->selected.count = 0;
-    sel = &s->selected;
+  if (s->filter && fexpr && by_index && L->live.count == 0) {
+    L->selected.count = 0;
+    sel = &L->selected;
     whole = false;
-  } else if (s->filter && fexpr && by_index && s->live.count * 8 < rows) {
+  } else if (s->filter && fexpr && by_index && L->live.count * 8 < rows) {
     /* Few rows left by the indices: fetch just those rows of the filter
      * columns (reading only the blocks they live in) and evaluate there. */
-    int64_t n = s->live.count;
+    int64_t n = L->live.count;
     int64_t *frows = qv_malloc((size_t)(n ? n : 1) * sizeof *frows);
-    qv_array **fcols = s->fcol_arrays;
+    qv_array **fcols = L->fcol_arrays;
     int32_t got = 0;
     qv_batch *fb = NULL;
     qv_selection local = QV_SELECTION_INIT;
     if (!frows) st = nomem(err);
-    for (int64_t k = 0; k < n && st == QV_OK; k++) frows[k] = start + s->live.rows[k];
+    for (int64_t k = 0; k < n && st == QV_OK; k++) frows[k] = start + L->live.rows[k];
     for (; got < n_fcols && st == QV_OK; got++)
-      st = qv_fragment_take(s->reader, fcols_idx[got], frows, n, &fcols[got], err);
+      st = qv_fragment_take(L->reader, fcols_idx[got], frows, n, &fcols[got], err);
     if (st == QV_OK) st = qv_batch_make(fschema, fcols, n, &fb, err);
     else
       for (int32_t i = 0; i < got; i++) qv_array_release(fcols[i]);
     if (st == QV_OK) st = qv_eval_filter(fexpr, fb, NULL, &local, err);
-    if (st == QV_OK && qv_selection_reserve(&s->selected, local.count) != QV_OK) st = nomem(err);
+    if (st == QV_OK && qv_selection_reserve(&L->selected, local.count) != QV_OK) st = nomem(err);
     if (st == QV_OK) {
-      for (int64_t k = 0; k < local.count; k++) s->selected.rows[k] = s->live.rows[local.rows[k]];
-      s->selected.count = local.count;
+      for (int64_t k = 0; k < local.count; k++) L->selected.rows[k] = L->live.rows[local.rows[k]];
+      L->selected.count = local.count;
     }
     qv_batch_release(fb);
     qv_selection_reset(&local);
     qv_free(frows);
     if (st != QV_OK) goto done;
-    s->counters.rows_scanned += n;
-    s->counters.rows_selected += s->selected.count;
-    sel = &s->selected;
+    L->rows_scanned += n;
+    L->rows_selected += L->selected.count;
+    sel = &L->selected;
     whole = false;
   } else if (s->filter && fexpr) {
     /* Decode the filter columns (and, with pushdown off, every projected
      * column too: the engine then sees all rows, as without pushdown). */
     for (int32_t i = 0; i < n_fcols && st == QV_OK; i++)
-      st = qv_fragment_read(s->reader, fcols_idx[i], start, rows, &decoded[fcols_idx[i]], err);
+      st = qv_fragment_read(L->reader, fcols_idx[i], start, rows, &decoded[fcols_idx[i]], err);
     for (int32_t i = 0; i < s->n_proj && st == QV_OK && !s->pushdown; i++)
-      if (!decoded[s->proj[i]]) st = qv_fragment_read(s->reader, s->proj[i], start, rows, &decoded[s->proj[i]], err);
+      if (!decoded[s->proj[i]]) st = qv_fragment_read(L->reader, s->proj[i], start, rows, &decoded[s->proj[i]], err);
     qv_batch *fb = NULL;
     if (st == QV_OK) {
-      qv_array **fcols = s->fcol_arrays;
+      qv_array **fcols = L->fcol_arrays;
       for (int32_t i = 0; i < n_fcols; i++) fcols[i] = qv_array_retain(decoded[fcols_idx[i]]);
       st = qv_batch_make(fschema, fcols, rows, &fb, err);
     }
-    if (st == QV_OK) st = qv_eval_filter(fexpr, fb, all_live ? NULL : &s->live, &s->selected, err);
+    if (st == QV_OK) st = qv_eval_filter(fexpr, fb, all_live ? NULL : &L->live, &L->selected, err);
     qv_batch_release(fb);
     if (st != QV_OK) goto done;
-    s->counters.rows_scanned += s->live.count;
-    s->counters.rows_selected += s->selected.count;
-    sel = &s->selected;
-    whole = s->selected.count == rows;
+    L->rows_scanned += L->live.count;
+    L->rows_selected += L->selected.count;
+    sel = &L->selected;
+    whole = L->selected.count == rows;
   } else {
-    if (!s->filter) s->counters.rows_scanned += s->live.count;
-    s->counters.rows_selected += s->live.count;
+    if (!s->filter) L->rows_scanned += L->live.count;
+    L->rows_selected += L->live.count;
     if (!s->pushdown)
       for (int32_t i = 0; i < s->n_proj && st == QV_OK; i++)
-        if (!decoded[s->proj[i]]) st = qv_fragment_read(s->reader, s->proj[i], start, rows, &decoded[s->proj[i]], err);
+        if (!decoded[s->proj[i]]) st = qv_fragment_read(L->reader, s->proj[i], start, rows, &decoded[s->proj[i]], err);
     if (st != QV_OK) goto done;
   }
 
@@ -502,8 +557,8 @@ static qv_status scan_page(qv_scanner *s, qv_batch **out, qv_error *err) {
     whole = false;
   }
   if (cut->count > 0) {
-    st = materialize(s, start, rows, decoded, cut, whole && cut->count == rows, out, err);
-    if (st == QV_OK) s->produced += cut->count;
+    st = materialize(s, L, start, rows, decoded, cut, whole && cut->count == rows, out, err);
+    if (st == QV_OK && s->limit >= 0) s->produced += cut->count; /* serial: a limit makes one lane */
   }
 done:
   for (int32_t c = 0; c < ds->n_fields; c++) {
@@ -519,8 +574,9 @@ static qv_status next_page(qv_scanner *s, bool *have, qv_error *err) {
   *have = false;
   if (s->limit >= 0 && s->produced >= s->limit) return QV_OK;
   while (s->frag < qv_dataset_num_fragments(s->ds)) {
-    if (!s->reader) {
-      QV_RETURN_NOT_OK(qv_fragment_open(s->ds, s->frag, &s->reader, err));
+    if (!s->lanes[0].reader) {
+      QV_RETURN_NOT_OK(qv_fragment_open(s->ds, s->frag, &s->lanes[0].reader, err));
+      s->lanes[0].frag = s->frag;
       s->counters.fragments++;
       s->page = -1;
       s->frag_active = false;
@@ -532,11 +588,11 @@ static qv_status next_page(qv_scanner *s, bool *have, qv_error *err) {
       }
     }
     s->page++;
-    if (qv_dataset_schema(s->ds)->n_fields > 0 && s->page < qv_fragment_num_pages(s->reader, 0)) {
+    if (qv_dataset_schema(s->ds)->n_fields > 0 && s->page < qv_fragment_num_pages(s->lanes[0].reader, 0)) {
       *have = true;
       return QV_OK;
     }
-    close_reader(s);
+    close_readers(s);
     s->frag++;
   }
   return QV_OK;
@@ -610,6 +666,49 @@ static qv_status pop_batch(qv_scanner *s, qv_batch **out, qv_error *err) {
   return st;
 }
 
+/* ---- parallel rounds ----------------------------------------------------- */
+
+typedef struct round {
+  qv_scanner *s;
+  int32_t first; /* page of task 0 */
+} round;
+
+static void round_task(void *ctx, int64_t k, int worker) {
+  round *r = ctx;
+  qv_scanner *s = r->s;
+  s->round_st[k] = scan_page(s, &s->lanes[worker], r->first + (int32_t)k, &s->round_piece[k], &s->round_err[k]);
+}
+
+/* Scans pages [first, first + n) of the current fragment on the lanes'
+ * threads and queues their pieces in page order.  The error reported is
+ * the first page's that failed, as a serial scan would report it. */
+static qv_status scan_round(qv_scanner *s, int32_t first, int32_t n, qv_error *err) {
+  for (int32_t i = 1; i < s->n_lanes; i++) { /* every lane reads the current fragment */
+    lane *L = &s->lanes[i];
+    if (L->frag == s->frag) continue;
+    close_lane_reader(s, L);
+    QV_RETURN_NOT_OK(qv_fragment_open(s->ds, s->frag, &L->reader, err));
+    L->frag = s->frag;
+  }
+  round r = {s, first};
+  for (int32_t k = 0; k < n; k++) s->round_piece[k] = NULL;
+  qv_pool_run(n, s->n_lanes, round_task, &r);
+  merge_lane_counters(s);
+  qv_status st = QV_OK;
+  for (int32_t k = 0; k < n; k++) {
+    if (st == QV_OK && s->round_st[k] != QV_OK) {
+      st = s->round_st[k];
+      if (err) *err = s->round_err[k];
+    }
+    if (st != QV_OK) {
+      qv_batch_release(s->round_piece[k]);
+    } else if (s->round_piece[k]) {
+      st = push_pending(s, s->round_piece[k], err);
+    }
+  }
+  return st;
+}
+
 qv_status qv_scanner_next(qv_scanner *s, qv_batch **out, qv_error *err) {
   *out = NULL;
   while (!s->exhausted && s->pending_rows < s->batch_size) {
@@ -619,14 +718,29 @@ qv_status qv_scanner_next(qv_scanner *s, qv_batch **out, qv_error *err) {
       s->exhausted = true;
       break;
     }
-    qv_batch *piece;
-    qv_status st = scan_page(s, &piece, err);
+    /* With several lanes, the next pages of the fragment: two per lane,
+     * so that a lane that drew cheap pages (pruned, nothing selected) takes
+     * more, while the pieces waiting to be emitted stay few. */
+    int32_t n = 1;
+    if (s->n_lanes > 1) {
+      int32_t left = qv_fragment_num_pages(s->lanes[0].reader, 0) - s->page, want = 2 * s->n_lanes;
+      n = left < want ? left : want;
+    }
+    qv_status st;
+    if (n > 1) {
+      st = scan_round(s, s->page, n, err);
+      s->page += n - 1;
+    } else {
+      qv_batch *piece = NULL;
+      st = scan_page(s, &s->lanes[0], s->page, &piece, err);
+      merge_lane_counters(s);
+      if (st == QV_OK && piece) st = push_pending(s, piece, err);
+    }
     if (st != QV_OK) {
       qv_fragment_info fi;
       qv_dataset_fragment(s->ds, s->frag, &fi);
       return qv_error_prefix(err, st, "scan of %s", fi.path);
     }
-    if (piece) QV_RETURN_NOT_OK(push_pending(s, piece, err));
   }
   if (s->n_pending == 0) return QV_OK;
   QV_RETURN_NOT_OK(pop_batch(s, out, err));

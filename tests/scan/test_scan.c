@@ -392,6 +392,128 @@ static void test_delete_where(void **state) {
   assert_int_equal(version, 2);
 }
 
+/* Page ranges scanned on several threads (scanner.c's rounds) give the
+ * same rows in the same order, the same batches and the same counters as
+ * one thread.  Runs after test_delete_where, so deletion vectors are read
+ * too. */
+static void compare_threads(qv_scan_options *o, const char *what) {
+  qv_scan_counters c1, c4;
+  int b1, b4;
+  int before = qv_set_threads(1);
+  char *t1 = scan_text(o, &c1, &b1);
+  qv_set_threads(4);
+  char *t4 = scan_text(o, &c4, &b4);
+  qv_set_threads(before);
+  if (strcmp(t1, t4) != 0) fail_msg("%s: rows differ between 1 and 4 threads", what);
+  assert_int_equal(b1, b4);
+  assert_int_equal(c1.fragments, c4.fragments);
+  assert_int_equal(c1.pages_total, c4.pages_total);
+  assert_int_equal(c1.pages_pruned, c4.pages_pruned);
+  assert_int_equal(c1.rows_scanned, c4.rows_scanned);
+  assert_int_equal(c1.rows_selected, c4.rows_selected);
+  assert_int_equal(c1.rows_returned, c4.rows_returned);
+  for (int32_t c = 0; c < c1.n_columns; c++) {
+    assert_int_equal(c1.columns[c].bytes_read, c4.columns[c].bytes_read);
+    assert_int_equal(c1.columns[c].bytes_decoded, c4.columns[c].bytes_decoded);
+    assert_int_equal(c1.columns[c].pages_read, c4.columns[c].pages_read);
+  }
+  free(t1);
+  free(t4);
+}
+
+static void test_threads_agree(void **state) {
+  (void)state;
+  const char *filters[] = {NULL, "val > 0.5", "cat = 'c3' AND id > 100", "name LIKE 'name-1%'", "val IS NULL",
+                           "id BETWEEN 2500 AND 7400", "id < 0"};
+  for (size_t f = 0; f < sizeof filters / sizeof *filters; f++)
+    for (int variant = 0; variant < 4; variant++) {
+      qv_scan_options o = QV_SCAN_OPTIONS_INIT;
+      o.filter = filters[f];
+      o.predicate_pushdown = variant != 1;
+      o.with_row_id = variant == 2;
+      o.batch_size = variant == 3 ? 777 : 8192;
+      const char *cols[] = {"name", "id"};
+      if (variant == 3) {
+        o.columns = cols;
+        o.n_columns = 2;
+      }
+      char what[128];
+      snprintf(what, sizeof what, "filter %s, variant %d", filters[f] ? filters[f] : "none", variant);
+      compare_threads(&o, what);
+    }
+}
+
+/* A damaged page: the error is the first damaged page's in scan order,
+ * whichever thread read it. */
+static void test_threads_same_error(void **state) {
+  (void)state;
+  char dir[64];
+  snprintf(dir, sizeof dir, "/tmp/qv-scan-err-XXXXXX");
+  assert_non_null(mkdtemp(dir));
+  char path[128];
+  snprintf(path, sizeof path, "%s/ds", dir);
+  qv_schema s = QV_SCHEMA_INIT;
+  add_field(&s, "x", "float64");
+  qv_builder b;
+  assert_int_equal(qv_builder_init(&b, &s.fields[0].type, NULL), QV_OK);
+  for (int i = 0; i < 20000; i++) qv_builder_append_double(&b, (double)((i * 7919) % 20011) / 7.0);
+  qv_array *col;
+  assert_int_equal(qv_builder_finish(&b, &col, NULL), QV_OK);
+  qv_batch *batch;
+  assert_int_equal(qv_batch_make(&s, &col, 20000, &batch, NULL), QV_OK);
+  qv_batch_reader *r;
+  assert_int_equal(qv_batch_reader_from_batches(&s, &batch, 1, &r, NULL), QV_OK);
+  qv_write_options wo = QV_WRITE_OPTIONS_INIT;
+  wo.page_rows = 1000; /* 20 raw pages of 8000 bytes */
+  wo.compression = QV_COMPRESSION_NONE;
+  qv_error err;
+  assert_int_equal(qv_dataset_write(path, r, &wo, NULL, &err), QV_OK);
+  qv_batch_reader_destroy(r);
+  qv_batch_release(batch);
+  qv_schema_reset(&s);
+  qv_dataset *ds;
+  assert_int_equal(qv_dataset_open(path, 0, &ds, &err), QV_OK);
+  qv_fragment_info fi;
+  qv_dataset_fragment(ds, 0, &fi);
+  char file[256];
+  snprintf(file, sizeof file, "%s/%s", path, fi.path);
+  qv_dataset_close(ds);
+  FILE *f = fopen(file, "r+b");
+  assert_non_null(f);
+  const long at[2] = {8 + 8000L * 7 + 100, 8 + 8000L * 5 + 100}; /* inside pages 7 and 5: one round with 4 threads */
+  for (int k = 0; k < 2; k++) {
+    assert_int_equal(fseek(f, at[k], SEEK_SET), 0);
+    int ch = fgetc(f);
+    assert_int_equal(fseek(f, at[k], SEEK_SET), 0);
+    fputc(ch ^ 0x40, f);
+  }
+  fclose(f);
+  char msg[2][1024];
+  for (int t = 0; t < 2; t++) {
+    int before = qv_set_threads(t ? 4 : 1);
+    qv_scan_options o = QV_SCAN_OPTIONS_INIT;
+    qv_scanner *sc;
+    assert_int_equal(qv_scanner_open(path, &o, &sc, &err), QV_OK);
+    qv_status st;
+    qv_batch *out = NULL;
+    int64_t rows = 0;
+    while ((st = qv_scanner_next(sc, &out, &err)) == QV_OK && out) {
+      rows += out->num_rows;
+      qv_batch_release(out);
+    }
+    assert_int_equal(st, QV_ERR_CORRUPT);
+    assert_true(rows <= 5000); /* nothing at or after the first damaged page */
+    snprintf(msg[t], sizeof msg[t], "%s", err.message);
+    qv_scanner_destroy(sc);
+    qv_set_threads(before);
+  }
+  assert_string_equal(msg[0], msg[1]);
+  assert_non_null(strstr(msg[0], "page 5"));
+  char *slash = strrchr(path, '/');
+  *slash = '\0';
+  nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_full_scan),
@@ -404,6 +526,8 @@ int main(void) {
       cmocka_unit_test(test_explain),
       cmocka_unit_test(test_polars_expression_filter),
       cmocka_unit_test(test_delete_where),
+      cmocka_unit_test(test_threads_agree),
+      cmocka_unit_test(test_threads_same_error),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
