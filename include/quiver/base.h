@@ -81,7 +81,9 @@ int qv_threads(void);
 
 /* Allocator hook, Lua style: realloc when nsize > 0, free when nsize == 0.
  * Every allocation quiver makes goes through it.  Must return 64-byte
- * aligned memory for nsize >= 64 (the default does). */
+ * aligned memory for nsize >= 64 (the default does), and must be callable
+ * from several threads at once (scans run on a worker pool; see
+ * qv_set_threads).  Set it before the first call into quiver. */
 typedef void *(*qv_alloc_fn)(void *ud, void *ptr, size_t osize, size_t nsize);
 void qv_set_allocator(qv_alloc_fn fn, void *ud);
 

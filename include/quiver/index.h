@@ -11,6 +11,10 @@
  *   LABEL_LIST  a bitmap per list element value: array_has, array_has_any,
  *               array_has_all (exact)
  *
+ * On float columns BTREE and BITMAP answer under Lance's total order, the
+ * IEEE (SQL) order and Polars' (NaN greatest, -0.0 == 0.0) alike, each with
+ * its own key ranges; a NaN literal is left to the scan.
+ *
  * Row ids are fragment id << 32 | row; a query answers one fragment at a
  * time with a roaring bitmap of its rows.  An index never decides whether it
  * is used: the scan layer asks qv_index_estimate and chooses. */

@@ -30,7 +30,8 @@ bool qvi_type_supported(qv_index_type type, const qv_datatype *t);
 const uint8_t *qvi_key_of_row(const qv_array *a, int64_t i, qvi_key_kind kind, uint8_t tmp[16], int32_t *len);
 /* The key of a literal compared with a column of type col, qv_malloc'd:
  * NULL with *ok false when the literal's type does not compare in the
- * column's key order (then the index cannot answer). */
+ * column's key order (then the index cannot answer), or with *len -1 when
+ * memory ran out. */
 uint8_t *qvi_key_of_scalar(const qv_scalar *s, const qv_datatype *col, int32_t *len, bool *ok);
 /* The key of a float (float32 widened first) into out; returns 8. */
 int32_t qvi_key_of_double(double d, uint8_t out[8]);

@@ -129,7 +129,10 @@ uint8_t *qvi_key_of_scalar(const qv_scalar *s, const qv_datatype *col, int32_t *
     default: return NULL;
   }
   uint8_t *out = qv_malloc((size_t)*len + 1);
-  if (!out) return NULL; /* *ok stays false: treated as "cannot answer" by callers that check NOMEM first */
+  if (!out) {
+    *len = -1; /* out of memory, not "cannot answer" */
+    return NULL;
+  }
   if (*len) memcpy(out, src, (size_t)*len);
   *ok = true;
   return out;

@@ -69,6 +69,7 @@ typedef struct ctx {
 static bool key_of(ctx *c, const qv_scalar *s, uint8_t **key, int32_t *len) {
   bool ok;
   *key = qvi_key_of_scalar(s, c->ctype, len, &ok);
+  if (!ok && *len < 0) c->st = qv_error_set(c->err, QV_ERR_NOMEM, "out of memory");
   return ok;
 }
 
