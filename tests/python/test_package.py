@@ -243,8 +243,10 @@ def test_scan_schema_and_everything(dataset):
     )
     assert_frame_equal(lf.collect(), v2)
     assert quiver.last_scan.rows == ROWS + 1000
-    # Polars asks for batches of 100000 rows: the scanner fills them across fragments.
-    assert quiver.last_scan.batches == 1
+    # Polars asks for batches of 100000 rows; frames stay at the scanner's
+    # 8192 (no copying into bigger ones), filled across fragments.
+    assert quiver.SCAN_BATCH_ROWS == 8192
+    assert quiver.last_scan.batches == -(-(ROWS + 1000) // quiver.SCAN_BATCH_ROWS)
     assert quiver.last_scan.counters["fragments"] == 4
 
 
