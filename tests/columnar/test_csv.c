@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "failing_alloc.h"
 #include "columnar/csv_int.h"
 #include "quiver/columnar.h"
 
@@ -803,25 +804,6 @@ static void test_large_file(void **state) {
 
 /* ---- allocation failures ----------------------------------------------- */
 
-static int64_t g_allocs_left;
-
-static void *failing_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
-  (void)ud;
-  (void)osize;
-  if (nsize == 0) {
-    free(ptr);
-    return NULL;
-  }
-  if (g_allocs_left-- <= 0) return NULL;
-  void *p = NULL;
-  if (posix_memalign(&p, 64, nsize) != 0) return NULL;
-  if (ptr) {
-    memcpy(p, ptr, osize < nsize ? osize : nsize);
-    free(ptr);
-  }
-  return p;
-}
-
 /* Every allocation in open and next, failed in turn, gives QV_ERR_NOMEM
  * (never a crash, a leak, or a wrong answer), and the reader still closes. */
 static void test_out_of_memory(void **state) {
@@ -835,7 +817,7 @@ static void test_out_of_memory(void **state) {
   o.n_column_types = 1;
   bool completed = false;
   for (int64_t budget = 0; !completed && budget < 10000; budget++) {
-    g_allocs_left = budget;
+    failing_alloc_budget = budget;
     qv_set_allocator(failing_alloc, NULL);
     qv_batch_reader *r = NULL;
     qv_error err;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "failing_alloc.h"
 #include "expr/bound_check.h"
 #include "expr/expr_test_util.h"
 #include "quiver/expr.h"
@@ -262,26 +263,6 @@ static void test_bad_input(void **state) {
   }
 }
 
-/* An allocator that fails once its budget of allocations is spent. */
-static long alloc_budget = -1;
-
-static void *failing_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
-  (void)ud;
-  if (nsize == 0) {
-    free(ptr);
-    return NULL;
-  }
-  if (alloc_budget == 0) return NULL;
-  if (alloc_budget > 0) alloc_budget--;
-  void *p = NULL;
-  if (posix_memalign(&p, 64, nsize) != 0) return NULL;
-  if (ptr) {
-    memcpy(p, ptr, osize < nsize ? osize : nsize);
-    free(ptr);
-  }
-  return p;
-}
-
 /* Every allocation failing in turn: each call reports QV_ERR_NOMEM (or
  * succeeds), nothing crashes, and under ASan nothing leaks. */
 static void test_out_of_memory(void **state) {
@@ -295,7 +276,7 @@ static void test_out_of_memory(void **state) {
   for (long n = 0; n < 100000 && successes < 3; n++) {
     qv_expr *e = NULL;
     qv_error err;
-    alloc_budget = n;
+    failing_alloc_budget = n;
     qv_set_allocator(failing_alloc, NULL);
     qv_status st = qv_lance_filter_parse(text, &e, &err);
     char *s = NULL;
@@ -306,7 +287,7 @@ static void test_out_of_memory(void **state) {
     char *s2 = st == QV_OK ? qv_expr_to_string(e) : NULL;
     qv_expr *c = st == QV_OK ? qv_expr_clone(e) : NULL;
     qv_set_allocator(NULL, NULL);
-    alloc_budget = -1;
+    failing_alloc_budget = -1;
     if (st != QV_OK) {
       if (st != QV_ERR_NOMEM) fail_msg("budget %ld: %s", n, err.message);
       assert_string_equal(err.message, "filter: out of memory");

@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include "failing_alloc.h"
 #include "index/index_test_util.h"
 #include "quiver/scan.h"
 #include "storage/storage_int.h"
@@ -456,26 +457,6 @@ static void test_one_fragment_of_two(void **state) {
   drop_dir(dir);
 }
 
-/* An allocator that fails once its budget of allocations is spent. */
-static long alloc_budget = -1;
-
-static void *failing_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
-  (void)ud;
-  if (nsize == 0) {
-    free(ptr);
-    return NULL;
-  }
-  if (alloc_budget == 0) return NULL;
-  if (alloc_budget > 0) alloc_budget--;
-  void *p = NULL;
-  if (posix_memalign(&p, 64, nsize) != 0) return NULL;
-  if (ptr) {
-    memcpy(p, ptr, osize < nsize ? osize : nsize);
-    free(ptr);
-  }
-  return p;
-}
-
 /* Running out of memory is not damage: with every allocation failing in
  * turn, a scan over intact indices either fails (QV_ERR_NOMEM) or returns
  * the right rows, and never reports an index fallback. */
@@ -490,11 +471,11 @@ static void test_out_of_memory_is_not_damage(void **state) {
   int successes = 0, failures = 0;
   int threads_before = qv_set_threads(1); /* one thread: the n-th allocation is the same one every run */
   for (long n = 0; n < 100000 && successes < 3; n++) {
-    alloc_budget = n;
+    failing_alloc_budget = n;
     qv_set_allocator(failing_alloc, NULL);
     char *got = scan_rows(g_path, filter, true, &c, NULL, &st, &err);
     qv_set_allocator(NULL, NULL);
-    alloc_budget = -1;
+    failing_alloc_budget = -1;
     if (st != QV_OK && st != QV_ERR_NOMEM)
       fail_msg("budget %ld: status %d: %s", n, st, err.message);
     if (c.index_fallback_fragments != 0)
