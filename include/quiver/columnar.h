@@ -360,6 +360,14 @@ qv_status qv_export_batch(qv_batch *batch, struct ArrowArray *out, qv_error *err
 /* Takes ownership of reader (destroyed by the stream's release). */
 qv_status qv_export_stream(qv_batch_reader *reader, struct ArrowArrayStream *out, qv_error *err);
 
+/* Export flags for the *_with variants (0: as above). */
+#define QV_EXPORT_STRING_VIEW 0x1u /* strings / binary as string_view / binary_view ("vu" / "vz"): 16-byte
+                                    * views onto quiver's own data buffer, which Polars keeps without copying */
+qv_status qv_export_schema_with(const qv_schema *schema, uint32_t flags, struct ArrowSchema *out, qv_error *err);
+qv_status qv_export_batch_with(qv_batch *batch, uint32_t flags, struct ArrowArray *out, qv_error *err);
+qv_status qv_export_stream_with(qv_batch_reader *reader, uint32_t flags, struct ArrowArrayStream *out,
+                                qv_error *err);
+
 /* Import: moves from the input (its release is set to NULL on success; on
  * failure the input is left for the caller to release). Dictionary-encoded
  * imports are decoded. */

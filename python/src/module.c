@@ -143,11 +143,13 @@ static void schema_capsule_free(PyObject *capsule) {
   free(s);
 }
 
-PyObject *qvpy_schema_capsule(const qv_schema *schema) {
+PyObject *qvpy_schema_capsule(const qv_schema *schema) { return qvpy_schema_capsule_with(schema, 0); }
+
+PyObject *qvpy_schema_capsule_with(const qv_schema *schema, uint32_t flags) {
   struct ArrowSchema *heap = calloc(1, sizeof *heap);
   if (!heap) return PyErr_NoMemory();
   qv_error err = {0};
-  if (qv_export_schema(schema, heap, &err) != QV_OK) {
+  if (qv_export_schema_with(schema, flags, heap, &err) != QV_OK) {
     free(heap);
     return qvpy_raise(&err);
   }

@@ -40,6 +40,8 @@ int qvpy_locked_stream(struct ArrowArrayStream *inner, struct ArrowArrayStream *
 PyObject *qvpy_stream_capsule(struct ArrowArrayStream *stream);
 /* A PyCapsule "arrow_schema" owning an export of schema. */
 PyObject *qvpy_schema_capsule(const qv_schema *schema);
+/* The same with qv_export_schema_with flags (QV_EXPORT_STRING_VIEW). */
+PyObject *qvpy_schema_capsule_with(const qv_schema *schema, uint32_t flags);
 
 /* Reads the schema of any object with __arrow_c_stream__ (a Polars DataFrame,
  * a pyarrow table...) into *out.  Returns 0, or -1 with an exception set. */

@@ -89,6 +89,7 @@ PyTypeObject qvpy_dataset_type = {
 typedef struct {
   PyObject_HEAD
   qv_batch *b;
+  uint32_t export_flags; /* QV_EXPORT_STRING_VIEW for with_string_views() */
 } batch_obj;
 
 static void batch_dealloc(batch_obj *self) {
@@ -107,6 +108,7 @@ static PyObject *batch_wrap(qv_batch *b) {
     return NULL;
   }
   self->b = b;
+  self->export_flags = 0;
   return (PyObject *)self;
 }
 
@@ -126,7 +128,7 @@ static PyObject *batch_stream(batch_obj *self, PyObject *args, PyObject *kwargs)
   struct ArrowArrayStream inner = {0}, outer = {0};
   qvpy_lock();
   qv_status st = qv_batch_reader_from_batches(&self->b->schema, &self->b, 1, &reader, &err);
-  if (st == QV_OK) st = qv_export_stream(reader, &inner, &err);
+  if (st == QV_OK) st = qv_export_stream_with(reader, self->export_flags, &inner, &err);
   qvpy_unlock();
   if (st != QV_OK) return qvpy_raise(&err);
   if (!qvpy_locked_stream(&inner, &outer)) return PyErr_NoMemory();
@@ -134,7 +136,18 @@ static PyObject *batch_stream(batch_obj *self, PyObject *args, PyObject *kwargs)
 }
 
 static PyObject *batch_schema_capsule(batch_obj *self, PyObject *unused) {
-  return qvpy_schema_capsule(&self->b->schema);
+  return qvpy_schema_capsule_with(&self->b->schema, self->export_flags);
+}
+
+/* The same batch exporting strings and binary as string_view / binary_view:
+ * Polars keeps those buffers (utf8 arrays it copies into its own views). */
+static PyObject *batch_with_string_views(batch_obj *self, PyObject *unused) {
+  qvpy_lock();
+  qv_batch *b = qv_batch_retain(self->b);
+  qvpy_unlock();
+  batch_obj *view = (batch_obj *)batch_wrap(b);
+  if (view) view->export_flags = QV_EXPORT_STRING_VIEW;
+  return (PyObject *)view;
 }
 
 /* Address of column i's first value (offset applied), for checking that a
@@ -167,6 +180,8 @@ static PyMethodDef batch_methods[] = {
      "The batch schema as a PyCapsule 'arrow_schema'."},
     {"values_address", (PyCFunction)batch_values_address, METH_O,
      "values_address(i) -> int: address of fixed-width column i's first value."},
+    {"with_string_views", (PyCFunction)batch_with_string_views, METH_NOARGS,
+     "with_string_views() -> Batch: the same rows, exporting strings as Arrow string_view (no copy in Polars)."},
     {NULL, NULL, 0, NULL}};
 
 PyTypeObject qvpy_batch_type = {

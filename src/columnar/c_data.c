@@ -8,6 +8,12 @@
  * reference to that owner, so the producer's release runs when the last
  * quiver array using its memory goes away.
  *
+ * With QV_EXPORT_STRING_VIEW strings and binary export as string_view /
+ * binary_view: a 16-byte view per row (the bytes inline up to 12, else a
+ * prefix and the offset into quiver's own data buffer, shared as the one
+ * variadic buffer), which Polars keeps as is where it copies utf8 arrays
+ * into its own view layout.
+ *
  * Dictionary-encoded arrays are decoded on import, and large_* / *_view
  * layouts (what Polars exports) converted to quiver's int32 offsets.  Both
  * need facts only the ArrowSchema holds (the index width; 64-bit offsets), so
@@ -44,7 +50,7 @@ static void release_schema(struct ArrowSchema *s) {
 
 static char unit_char(qv_time_unit u) { return "smun"[u & 3]; }
 
-static char *type_format(const qv_datatype *t) {
+static char *type_format(const qv_datatype *t, uint32_t flags) {
   char buf[300];
   switch (t->id) {
     case QV_TYPE_NULL: return qv_strdup("n");
@@ -59,8 +65,8 @@ static char *type_format(const qv_datatype *t) {
     case QV_TYPE_UINT64: return qv_strdup("L");
     case QV_TYPE_FLOAT32: return qv_strdup("f");
     case QV_TYPE_FLOAT64: return qv_strdup("g");
-    case QV_TYPE_STRING: return qv_strdup("u");
-    case QV_TYPE_BINARY: return qv_strdup("z");
+    case QV_TYPE_STRING: return qv_strdup(flags & QV_EXPORT_STRING_VIEW ? "vu" : "u");
+    case QV_TYPE_BINARY: return qv_strdup(flags & QV_EXPORT_STRING_VIEW ? "vz" : "z");
     case QV_TYPE_DATE32: return qv_strdup("tdD");
     case QV_TYPE_LIST: return qv_strdup("+l");
     case QV_TYPE_STRUCT: return qv_strdup("+s");
@@ -80,14 +86,14 @@ static char *type_format(const qv_datatype *t) {
 }
 
 static qv_status export_field(const qv_field *f, const char *name, const qv_datatype *t, int64_t flags,
-                              struct ArrowSchema *out, int depth, qv_error *err) {
+                              uint32_t xflags, struct ArrowSchema *out, int depth, qv_error *err) {
   memset(out, 0, sizeof *out);
   if (depth > QV_IPC_MAX_DEPTH) return qv_error_set(err, QV_ERR_INVALID, "export: type nested too deeply");
   schema_priv *p = qv_calloc(1, sizeof *p);
   if (!p) return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
   out->private_data = p;
   out->release = release_schema;
-  p->format = type_format(t);
+  p->format = type_format(t, xflags);
   p->name = qv_strdup(name ? name : "");
   if (!p->format || !p->name) {
     release_schema(out);
@@ -112,8 +118,8 @@ static qv_status export_field(const qv_field *f, const char *name, const qv_data
     for (int32_t i = 0; i < n; i++) {
       const qv_field *c = &t->children[i];
       p->child_ptrs[i] = &p->children[i];
-      qv_status st = export_field(c, c->name, &c->type, c->nullable ? ARROW_FLAG_NULLABLE : 0, &p->children[i],
-                                  depth + 1, err);
+      qv_status st = export_field(c, c->name, &c->type, c->nullable ? ARROW_FLAG_NULLABLE : 0, xflags,
+                                  &p->children[i], depth + 1, err);
       if (st != QV_OK) {
         release_schema(out);
         return st;
@@ -125,16 +131,20 @@ static qv_status export_field(const qv_field *f, const char *name, const qv_data
 
 qv_status qv_export_field(const qv_field *field, struct ArrowSchema *out, qv_error *err) {
   if (!field || !out) return qv_error_set(err, QV_ERR_INVALID, "export: no field");
-  return export_field(field, field->name, &field->type, field->nullable ? ARROW_FLAG_NULLABLE : 0, out, 0, err);
+  return export_field(field, field->name, &field->type, field->nullable ? ARROW_FLAG_NULLABLE : 0, 0, out, 0, err);
 }
 
-qv_status qv_export_schema(const qv_schema *schema, struct ArrowSchema *out, qv_error *err) {
+qv_status qv_export_schema_with(const qv_schema *schema, uint32_t flags, struct ArrowSchema *out, qv_error *err) {
   if (!schema || !out) return qv_error_set(err, QV_ERR_INVALID, "export: no schema");
   /* A schema exports as a non-nullable struct of its fields. */
   qv_datatype st = qv_datatype_simple(QV_TYPE_STRUCT);
   st.n_children = schema->n_fields;
   st.children = schema->fields;
-  return export_field(NULL, "", &st, 0, out, 0, err);
+  return export_field(NULL, "", &st, 0, flags, out, 0, err);
+}
+
+qv_status qv_export_schema(const qv_schema *schema, struct ArrowSchema *out, qv_error *err) {
+  return qv_export_schema_with(schema, 0, out, err);
 }
 
 /* ---- export: arrays ------------------------------------------------------ */
@@ -142,7 +152,9 @@ qv_status qv_export_schema(const qv_schema *schema, struct ArrowSchema *out, qv_
 typedef struct array_priv {
   qv_array *array; /* one of these two holds the reference */
   qv_batch *batch;
-  const void *buffers[3];
+  const void *buffers[4];
+  uint8_t *views;       /* QV_EXPORT_STRING_VIEW: the views (16 bytes a row) */
+  int64_t *data_size;   /* ... and the variadic buffer sizes (one buffer) */
   struct ArrowArray **child_ptrs;
   struct ArrowArray *children;
 } array_priv;
@@ -155,11 +167,13 @@ static void release_array(struct ArrowArray *a) {
   qv_free(p->child_ptrs);
   qv_array_release(p->array);
   qv_batch_release(p->batch);
+  qv_free(p->views);
+  qv_free(p->data_size);
   qv_free(p);
   a->release = NULL;
 }
 
-static qv_status export_array(qv_array *arr, struct ArrowArray *out, int depth, qv_error *err);
+static qv_status export_array(qv_array *arr, struct ArrowArray *out, int depth, uint32_t flags, qv_error *err);
 
 /* Allocates private data and n children; children are filled by the caller. */
 static qv_status export_begin(struct ArrowArray *out, int32_t n, array_priv **pp, qv_error *err) {
@@ -184,7 +198,44 @@ static qv_status export_begin(struct ArrowArray *out, int32_t n, array_priv **pp
   return QV_OK;
 }
 
-static qv_status export_array(qv_array *arr, struct ArrowArray *out, int depth, qv_error *err) {
+/* The string_view layout of a string or binary array: buffers validity,
+ * views, data (when there is any), variadic sizes.  Views cover the rows
+ * from 0, so the array's offset and validity bitmap export unchanged. */
+static qv_status export_views(const qv_array *arr, array_priv *p, struct ArrowArray *out, qv_error *err) {
+  int64_t n = arr->offset + arr->length;
+  const int32_t *off = n && arr->buffers[1] ? (const int32_t *)arr->buffers[1]->data : NULL;
+  const uint8_t *data = arr->buffers[2] ? arr->buffers[2]->data : NULL;
+  p->views = qv_malloc((size_t)(n > 0 ? n : 1) * 16);
+  p->data_size = qv_malloc(sizeof *p->data_size);
+  if (!p->views || !p->data_size) return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+  for (int64_t i = 0; i < n; i++) {
+    uint8_t *v = p->views + 16 * i;
+    int32_t start = off[i], len = off[i + 1] - start;
+    memset(v, 0, 16);
+    qv_store_u32le(v, (uint32_t)len);
+    if (len <= 12) {
+      if (len) memcpy(v + 4, data + start, (size_t)len);
+    } else {
+      memcpy(v + 4, data + start, 4);
+      qv_store_u32le(v + 8, 0); /* buffer 0: quiver's data buffer */
+      qv_store_u32le(v + 12, (uint32_t)start);
+    }
+  }
+  p->data_size[0] = off ? off[n] : 0;
+  p->buffers[1] = p->views;
+  if (data) {
+    p->buffers[2] = data;
+    p->buffers[3] = p->data_size;
+    out->n_buffers = 4;
+  } else {
+    p->buffers[2] = p->data_size;
+    p->data_size[0] = 0;
+    out->n_buffers = 3; /* no variadic buffer: every view is inline */
+  }
+  return QV_OK;
+}
+
+static qv_status export_array(qv_array *arr, struct ArrowArray *out, int depth, uint32_t flags, qv_error *err) {
   array_priv *p;
   if (depth > QV_IPC_MAX_DEPTH) return qv_error_set(err, QV_ERR_INVALID, "export: array nested too deeply");
   if ((unsigned)arr->type.id > QV_TYPE_FIXED_SIZE_LIST)
@@ -206,8 +257,15 @@ static qv_status export_array(qv_array *arr, struct ArrowArray *out, int depth, 
     default: out->n_buffers = 2; break;
   }
   for (int64_t i = 0; i < out->n_buffers; i++) p->buffers[i] = arr->buffers[i] ? arr->buffers[i]->data : NULL;
+  if ((flags & QV_EXPORT_STRING_VIEW) && (arr->type.id == QV_TYPE_STRING || arr->type.id == QV_TYPE_BINARY)) {
+    qv_status st = export_views(arr, p, out, err);
+    if (st != QV_OK) {
+      release_array(out);
+      return st;
+    }
+  }
   for (int32_t i = 0; i < arr->n_children; i++) {
-    qv_status st = export_array(arr->children[i], &p->children[i], depth + 1, err);
+    qv_status st = export_array(arr->children[i], &p->children[i], depth + 1, flags, err);
     if (st != QV_OK) {
       release_array(out);
       return st;
@@ -218,10 +276,10 @@ static qv_status export_array(qv_array *arr, struct ArrowArray *out, int depth, 
 
 qv_status qv_export_array(qv_array *array, struct ArrowArray *out, qv_error *err) {
   if (!array || !out) return qv_error_set(err, QV_ERR_INVALID, "export: no array");
-  return export_array(array, out, 0, err);
+  return export_array(array, out, 0, 0, err);
 }
 
-qv_status qv_export_batch(qv_batch *batch, struct ArrowArray *out, qv_error *err) {
+qv_status qv_export_batch_with(qv_batch *batch, uint32_t flags, struct ArrowArray *out, qv_error *err) {
   if (!batch || !out) return qv_error_set(err, QV_ERR_INVALID, "export: no batch");
   array_priv *p;
   int32_t n = batch->schema.n_fields;
@@ -230,7 +288,7 @@ qv_status qv_export_batch(qv_batch *batch, struct ArrowArray *out, qv_error *err
   out->length = batch->num_rows;
   out->n_buffers = 1; /* a struct without a validity bitmap */
   for (int32_t i = 0; i < n; i++) {
-    qv_status st = export_array(batch->columns[i], &p->children[i], 1, err);
+    qv_status st = export_array(batch->columns[i], &p->children[i], 1, flags, err);
     if (st != QV_OK) {
       release_array(out);
       return st;
@@ -239,10 +297,15 @@ qv_status qv_export_batch(qv_batch *batch, struct ArrowArray *out, qv_error *err
   return QV_OK;
 }
 
+qv_status qv_export_batch(qv_batch *batch, struct ArrowArray *out, qv_error *err) {
+  return qv_export_batch_with(batch, 0, out, err);
+}
+
 /* ---- export: streams ----------------------------------------------------- */
 
 typedef struct stream_priv {
   qv_batch_reader *reader;
+  uint32_t flags;
   char error[1024];
 } stream_priv;
 
@@ -259,7 +322,7 @@ static int errno_of(qv_status st) {
 static int stream_get_schema(struct ArrowArrayStream *s, struct ArrowSchema *out) {
   stream_priv *p = s->private_data;
   qv_error e;
-  qv_status st = qv_export_schema(p->reader->schema(p->reader), out, &e);
+  qv_status st = qv_export_schema_with(p->reader->schema(p->reader), p->flags, out, &e);
   if (st != QV_OK) snprintf(p->error, sizeof p->error, "%s", e.message);
   return errno_of(st);
 }
@@ -271,7 +334,7 @@ static int stream_get_next(struct ArrowArrayStream *s, struct ArrowArray *out) {
   memset(out, 0, sizeof *out); /* release == NULL: the end of the stream */
   qv_status st = p->reader->next(p->reader, &b, &e);
   if (st == QV_OK && b) {
-    st = qv_export_batch(b, out, &e);
+    st = qv_export_batch_with(b, p->flags, out, &e);
     qv_batch_release(b);
   }
   if (st != QV_OK) snprintf(p->error, sizeof p->error, "%s", e.message);
@@ -291,6 +354,11 @@ static void stream_release(struct ArrowArrayStream *s) {
 }
 
 qv_status qv_export_stream(qv_batch_reader *reader, struct ArrowArrayStream *out, qv_error *err) {
+  return qv_export_stream_with(reader, 0, out, err);
+}
+
+qv_status qv_export_stream_with(qv_batch_reader *reader, uint32_t flags, struct ArrowArrayStream *out,
+                                qv_error *err) {
   if (!reader || !out) {
     qv_batch_reader_destroy(reader);
     return qv_error_set(err, QV_ERR_INVALID, "export: no reader");
@@ -301,6 +369,7 @@ qv_status qv_export_stream(qv_batch_reader *reader, struct ArrowArrayStream *out
     return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
   }
   p->reader = reader;
+  p->flags = flags;
   out->get_schema = stream_get_schema;
   out->get_next = stream_get_next;
   out->get_last_error = stream_last_error;

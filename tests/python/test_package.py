@@ -411,6 +411,27 @@ def test_streaming_engine_and_threads(dataset):
 # ---- the Arrow C stream path ------------------------------------------------------------
 
 
+def test_string_views(dataset):
+    """with_string_views(): the same rows, strings as Arrow string_view
+    (views onto libquiver's bytes), which is what quiver.scan hands Polars."""
+    pa = pytest.importorskip("pyarrow", reason="!!! pyarrow cannot be imported: string_view check SKIPPED !!!")
+    path, _, v2 = dataset
+    batch = next(quiver.Scanner(path, columns=["id", "cat", "text"], filter="id >= 100", batch_size=5000))
+    views = batch.with_string_views()
+    assert views.num_rows == batch.num_rows
+    table = pa.table(views)
+    assert table.schema.field("text").type == pa.string_view()
+    assert table.schema.field("id").type == pa.int64()
+    assert table.cast(pa.table(batch).schema).equals(pa.table(batch))
+    df = pl.DataFrame(views)
+    assert df.schema["text"] == pl.String
+    assert_frame_equal(df, pl.DataFrame(batch))
+    want = v2.filter(pl.col("id") >= 100).select("id", "cat", "text").head(df.height)
+    assert_frame_equal(df, want)
+    del views, batch  # Polars' frame keeps the exported buffers
+    assert_frame_equal(df, want)
+
+
 def test_batches_cross_without_copying(dataset):
     path, _, v2 = dataset
     scanner = quiver.Scanner(path, columns=["id", "val"], filter="id >= 5000", batch_size=3000)
