@@ -45,7 +45,8 @@ static void ask(qvi_file *f, qvi_mode mode, bool negate, bool add_nulls, qvi_ran
   int64_t est;
   if (!out) return;
   (void)qvi_file_query(f, &a, out, &err);
-  (void)qvi_file_estimate(f, &a, &est, &err);
+  int64_t read;
+  (void)qvi_file_estimate(f, &a, &est, &read, &err);
   roaring_bitmap_free(out);
 }
 

@@ -104,6 +104,8 @@ typedef struct qv_index_estimate {
   qv_index_answer answer;
   int64_t rows;         /* estimated rows returned over the covered fragments */
   int64_t covered_rows; /* rows of the covered fragments */
+  int64_t entries_read; /* index entries the lookup reads: every entry of the BTREE
+                         * pages its ranges touch, the posting lists it reads */
 } qv_index_estimate;
 
 /* Whether the index can answer a conjunct (bound against the dataset's

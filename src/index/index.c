@@ -402,9 +402,10 @@ qv_status qv_index_estimate_rows(qv_index *ix, const qv_expr *conjunct, qv_index
   qv_status st = QV_OK;
   for (int32_t k = 0; k < ix->entry.n_files && st == QV_OK; k++) {
     qvi_file *f;
-    int64_t rows = 0;
+    int64_t rows = 0, read = 0;
     qv_error e;
-    if ((st = get_file(ix, k, &f, &e)) == QV_OK) st = read_done(ix, k, qvi_file_estimate(f, &a, &rows, &e), &e, NULL);
+    if ((st = get_file(ix, k, &f, &e)) == QV_OK)
+      st = read_done(ix, k, qvi_file_estimate(f, &a, &rows, &read, &e), &e, NULL);
     if (st != QV_OK && ix->tolerant && qv_index_damage_status(st)) {
       st = QV_OK; /* left out, as a fragment the index does not cover */
       continue;
@@ -414,6 +415,7 @@ qv_status qv_index_estimate_rows(qv_index *ix, const qv_expr *conjunct, qv_index
       break;
     }
     out->rows += rows;
+    out->entries_read += read;
     out->covered_rows += f->num_rows;
   }
   if (st == QV_OK) out->answer = a.exact ? QV_INDEX_EXACT : QV_INDEX_SUPERSET;

@@ -196,6 +196,6 @@ qv_status qvi_build_fragment(const qv_dataset *ds, int32_t fragment, int32_t col
 /* The rows of one file matching ask. */
 qv_status qvi_file_query(qvi_file *f, const qvi_ask *ask, roaring_bitmap_t *out, qv_error *err);
 /* Estimated matching rows of one file. */
-qv_status qvi_file_estimate(qvi_file *f, const qvi_ask *ask, int64_t *rows, qv_error *err);
+qv_status qvi_file_estimate(qvi_file *f, const qvi_ask *a, int64_t *rows, int64_t *entries_read, qv_error *err);
 
 #endif

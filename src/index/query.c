@@ -194,12 +194,18 @@ static double page_fraction(const qvi_page_ref *pg, const qvi_range *r) {
   return f < 0 ? 0 : f > 1 ? 1 : f;
 }
 
-static int64_t btree_estimate(const qvi_file *f, const qvi_range *r) {
+/* Rows of range r, and the entries of the pages it touches that were not
+ * counted yet (*last_page: the last page counted, ranges come in key order). */
+static int64_t btree_estimate(const qvi_file *f, const qvi_range *r, int32_t *last_page, int64_t *read) {
   int64_t full = 0, partial = 0;
   double part_est = 0;
   for (int32_t p = first_page(f, r); p < f->n_pages; p++) {
     const qvi_page_ref *pg = &f->pages[p];
     if (above(r, pg->first, pg->first_len)) break;
+    if (p > *last_page) {
+      *read += pg->count;
+      *last_page = p;
+    }
     if (inside(r, pg->first, pg->first_len) && inside(r, pg->last, pg->last_len)) {
       full += pg->count;
     } else {
@@ -213,24 +219,27 @@ static int64_t btree_estimate(const qvi_file *f, const qvi_range *r) {
   return est > 0 || partial == 0 ? est : 1; /* a range touching a page may hold a row */
 }
 
-qv_status qvi_file_estimate(qvi_file *f, const qvi_ask *a, int64_t *rows, qv_error *err) {
-  int64_t est = 0, nonnull_rows = f->num_rows - f->null_count;
+qv_status qvi_file_estimate(qvi_file *f, const qvi_ask *a, int64_t *rows, int64_t *entries_read, qv_error *err) {
+  int64_t est = 0, nonnull_rows = f->num_rows - f->null_count, read = 0;
+  int32_t last_page = -1;
   if (f->type != QV_INDEX_BTREE) QV_RETURN_NOT_OK(qvi_file_dict(f, err));
   switch (a->mode) {
     case QVI_NULLS: /* negated: every non-null row */
       *rows = (a->negate ? nonnull_rows : f->null_count) + (a->add_nulls ? f->null_count : 0);
+      *entries_read = f->null_count;
       return QV_OK;
     case QVI_RANGES: case QVI_ANY_KEY:
       for (int32_t i = 0; i < a->n; i++) {
         const qvi_range *r = &a->ranges[i];
         if (f->type == QV_INDEX_BTREE) {
-          est += btree_estimate(f, r);
+          est += btree_estimate(f, r, &last_page, &read);
           continue;
         }
         for (int64_t k = first_key(f, r); k < f->n_keys; k++) {
           if (above(r, f->dict[k].key, f->dict[k].key_len)) break;
           if (inside(r, f->dict[k].key, f->dict[k].key_len)) est += f->dict[k].card;
         }
+        read = est; /* the posting lists of the keys in range */
       }
       break;
     case QVI_ALL_KEYS: {
@@ -241,6 +250,7 @@ qv_status qvi_file_estimate(qvi_file *f, const qvi_ask *a, int64_t *rows, qv_err
       for (int32_t i = 0; i < a->n && !a->all_nonnull; i++) {
         int64_t k = first_key(f, &a->ranges[i]), c = 0;
         if (k < f->n_keys && inside(&a->ranges[i], f->dict[k].key, f->dict[k].key_len)) c = f->dict[k].card;
+        read += c; /* every list is read, then intersected */
         if (c < est) est = c;
         frac *= nonnull_rows ? (double)c / (double)nonnull_rows : 0.0;
       }
@@ -250,7 +260,11 @@ qv_status qvi_file_estimate(qvi_file *f, const qvi_ask *a, int64_t *rows, qv_err
   }
   if (est > nonnull_rows) est = nonnull_rows;
   if (a->negate) est = nonnull_rows - est;
-  if (a->add_nulls) est += f->null_count;
+  if (a->add_nulls) {
+    est += f->null_count;
+    read += f->null_count;
+  }
   *rows = est;
+  *entries_read = read;
   return QV_OK;
 }

@@ -55,7 +55,11 @@ static void add_indices(text *t, const qv_dataset *ds, const qv_scan_plan_view *
         (long long)u->covered_rows);
     if (u->used) add(t, "\n");
     else if (u->covered_rows == 0) add(t, " -> not used: no readable file of it covers a row\n");
-    else add(t, " -> not used: over %g%% of the rows, scanned instead\n", QV_INDEX_MAX_FRACTION * 100);
+    else if ((double)u->estimate > QV_INDEX_MAX_FRACTION * (double)u->covered_rows)
+      add(t, " -> not used: over %g%% of the rows, scanned instead\n", QV_INDEX_MAX_FRACTION * 100);
+    else
+      add(t, " -> not used: the lookup reads %lld index entries (over %g%% of the rows), scanned instead\n",
+          (long long)u->entries_read, QV_INDEX_MAX_READ * 100);
     any |= u->used;
   }
   if (!listed) {

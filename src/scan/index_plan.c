@@ -8,7 +8,9 @@
  * as the index layer answers it (exactly, on one column).  A conjunct whose
  * estimate exceeds QV_INDEX_MAX_FRACTION of the rows its indices cover is
  * left to the scan: touching most rows through an index costs more than
- * reading the column in page order.  Two conjuncts one index answers
+ * reading the column in page order; so is one whose lookup itself reads
+ * many index entries (many points spread over a BTREE's pages: see
+ * pays()).  Two conjuncts one index answers
  * together (x >= lo and x <= hi, as Polars' is_between arrives) are also
  * asked as their AND, one lookup of the intersected range, when that pays
  * better than the first alone.  The rows indices return for a
@@ -27,7 +29,7 @@ typedef struct inode {
   struct inode *kids;
   int32_t n_kids;
   bool exact;
-  int64_t est, covered;
+  int64_t est, covered, read; /* rows returned, rows covered, index entries read */
 } inode;
 
 struct qv_index_plan {
@@ -59,6 +61,19 @@ void qv_index_plan_destroy(qv_index_plan *p) {
   qv_free(p);
 }
 
+/* Whether answering through the index pays: it returns at most
+ * QV_INDEX_MAX_FRACTION of the rows it covers, and the lookup reads at most
+ * QV_INDEX_MAX_READ of them in index entries or few entries anyway (an
+ * entry -- key, row number, offset -- costs several times a row of a
+ * column scan: an IN of 200 ids that touches 200 BTREE pages of 4,096
+ * entries reads 40% of a 2M-row index, slower than scanning the bit-packed
+ * column, measured; below QV_INDEX_SMALL_READ entries either way costs
+ * about a millisecond). */
+static bool pays(const inode *n) {
+  return n->covered > 0 && (double)n->est <= QV_INDEX_MAX_FRACTION * (double)n->covered &&
+         (n->read <= QV_INDEX_SMALL_READ || (double)n->read <= QV_INDEX_MAX_READ * (double)n->covered);
+}
+
 /* The best single index for e (exact only when need_exact). */
 static qv_status best_leaf(qv_index_plan *p, const qv_expr *e, bool need_exact, inode *out, bool *found,
                            qv_error *err) {
@@ -69,7 +84,7 @@ static qv_status best_leaf(qv_index_plan *p, const qv_expr *e, bool need_exact, 
     if (est.answer == QV_INDEX_NO || (need_exact && est.answer != QV_INDEX_EXACT)) continue;
     bool exact = est.answer == QV_INDEX_EXACT;
     if (*found && (est.rows > out->est || (est.rows == out->est && (out->exact || !exact)))) continue;
-    *out = (inode){0, p->indices[i], e, NULL, 0, exact, est.rows, est.covered_rows};
+    *out = (inode){0, p->indices[i], e, NULL, 0, exact, est.rows, est.covered_rows, est.entries_read};
     *found = true;
   }
   return QV_OK;
@@ -100,7 +115,7 @@ static qv_status plan_expr(qv_index_plan *p, const qv_expr *e, bool need_exact, 
   bool is_or = e->op == QV_OP_OR;
   int64_t est = is_or ? kids[0].est + kids[1].est : (kids[0].est < kids[1].est ? kids[0].est : kids[1].est);
   int64_t cov = kids[0].covered > kids[1].covered ? kids[0].covered : kids[1].covered;
-  *out = (inode){is_or ? 2 : 1, NULL, e, k, 2, true, est < cov ? est : cov, cov};
+  *out = (inode){is_or ? 2 : 1, NULL, e, k, 2, true, est < cov ? est : cov, cov, kids[0].read + kids[1].read};
   *found = true;
   return QV_OK;
 }
@@ -139,8 +154,7 @@ static qv_status try_pair(qv_index_plan *p, const qv_expr *const *conjuncts, int
   inode node;
   bool found = false;
   qv_status st = best_leaf(p, both, true, &node, &found, err);
-  if (st != QV_OK || !found || node.covered <= 0 ||
-      (double)node.est > QV_INDEX_MAX_FRACTION * (double)node.covered || (ui->used && node.est >= ui->estimate)) {
+  if (st != QV_OK || !found || !pays(&node) || (ui->used && node.est >= ui->estimate)) {
     qv_expr_destroy(both);
     return st;
   }
@@ -163,6 +177,7 @@ static qv_status try_pair(qv_index_plan *p, const qv_expr *const *conjuncts, int
     u->candidate = u->used = u->exact = true;
     u->estimate = node.est;
     u->covered_rows = node.covered;
+    u->entries_read = node.read;
   }
   return QV_OK; /* trees[j] stays empty: i's lookup answers both */
 }
@@ -194,7 +209,8 @@ qv_status qv_index_plan_make(const qv_dataset *ds, const qv_expr *const *conjunc
     u->estimate = node.est;
     u->covered_rows = node.covered;
     describe(&node, u->how, sizeof u->how);
-    u->used = node.covered > 0 && (double)node.est <= QV_INDEX_MAX_FRACTION * (double)node.covered;
+    u->entries_read = node.read;
+    u->used = pays(&node);
     if (u->used) p->trees[c] = node;
     else node_reset(&node);
   }

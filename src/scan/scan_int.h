@@ -25,6 +25,10 @@ bool qv_prune_applicable(const qv_expr *conjunct);
 /* A conjunct expected to keep more than this fraction of the rows its
  * indices cover is scanned instead (see index_plan.c). */
 #define QV_INDEX_MAX_FRACTION 0.05
+/* ... nor one whose lookup reads more index entries than this fraction of
+ * those rows, unless it reads few (see pays() in index_plan.c). */
+#define QV_INDEX_MAX_READ 0.25
+#define QV_INDEX_SMALL_READ 65536
 
 typedef struct qv_index_use {
   bool candidate;       /* some index (or combination) can answer the conjunct */
@@ -32,6 +36,7 @@ typedef struct qv_index_use {
   bool exact;
   int64_t estimate;     /* rows */
   int64_t covered_rows; /* rows of the fragments its indices cover */
+  int64_t entries_read; /* index entries the lookup reads (estimated) */
   char how[256];        /* "cat_idx (bitmap)", "union(a (btree), b (bitmap))" */
 } qv_index_use;
 
