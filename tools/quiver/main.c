@@ -33,7 +33,9 @@ static void usage(FILE *f) {
     fprintf(f, "  %-15s %s\n", commands[i].name, commands[i].summary);
   fprintf(f,
           "\n'quiver <command> --help' describes each one.\n"
-          "Filters use the Lance SQL filter language, e.g. \"val > 0.999 AND cat IN ('c1', 'c2')\".\n");
+          "Filters use the Lance SQL filter language, e.g. \"val > 0.999 AND cat IN ('c1', 'c2')\".\n"
+          "\nenvironment:\n"
+          "  QUIVER_THREADS=N  threads a scan may use (default: the number of CPUs; 1: the calling thread only)\n");
 }
 
 int cli_fail(const char *cmd, const qv_error *err) {
