@@ -668,13 +668,13 @@ static qv_status pop_batch(qv_scanner *s, qv_batch **out, qv_error *err) {
 
 /* ---- parallel rounds ----------------------------------------------------- */
 
-typedef struct round {
+typedef struct page_round {
   qv_scanner *s;
   int32_t first; /* page of task 0 */
-} round;
+} page_round;
 
 static void round_task(void *ctx, int64_t k, int worker) {
-  round *r = ctx;
+  page_round *r = ctx;
   qv_scanner *s = r->s;
   s->round_st[k] = scan_page(s, &s->lanes[worker], r->first + (int32_t)k, &s->round_piece[k], &s->round_err[k]);
 }
@@ -690,7 +690,7 @@ static qv_status scan_round(qv_scanner *s, int32_t first, int32_t n, qv_error *e
     QV_RETURN_NOT_OK(qv_fragment_open(s->ds, s->frag, &L->reader, err));
     L->frag = s->frag;
   }
-  round r = {s, first};
+  page_round r = {s, first};
   for (int32_t k = 0; k < n; k++) s->round_piece[k] = NULL;
   qv_pool_run(n, s->n_lanes, round_task, &r);
   merge_lane_counters(s);
