@@ -62,6 +62,16 @@ static void read_column(qv_fragment_reader *r, int32_t c) {
       for (int64_t i = 0; i < a->length && i < 8; i++) qv_array_format_value(a, i, buf, sizeof buf);
       qv_array_release(a);
     }
+    /* a dictionary page as a dictionary array, and back to plain rows */
+    a = NULL;
+    if (qv_fragment_read_encoded(r, c, info.row_start, info.row_count, &a, &err) == QV_OK) {
+      qv_array *plain = NULL;
+      if (a->type.id == QV_TYPE_DICTIONARY && qv_array_dictionary_decode(a, &plain, &err) == QV_OK) {
+        for (int64_t i = 0; i < plain->length && i < 8; i++) qv_array_format_value(plain, i, buf, sizeof buf);
+        qv_array_release(plain);
+      }
+      qv_array_release(a);
+    }
   }
   /* a range across pages (concatenation), bounded */
   int64_t len = n < 70000 ? n : 70000;

@@ -138,6 +138,13 @@ const char *qv_encoding_name(int encoding);
 /* Decodes rows [row_start, row_start+row_count) of a top-level column. */
 qv_status qv_fragment_read(qv_fragment_reader *r, int32_t column, int64_t row_start, int64_t row_count,
                            qv_array **out, qv_error *err);
+/* As qv_fragment_read, but when [row_start, row_start + row_count) is
+ * exactly one page and that page is dictionary-encoded, the rows come back
+ * as a dictionary array (int32 indices into the page's distinct values, of
+ * the column's type): the evaluator then compares each distinct value once
+ * (QV_TYPE_DICTIONARY; qv_array_dictionary_decode gives the plain rows). */
+qv_status qv_fragment_read_encoded(qv_fragment_reader *r, int32_t column, int64_t row_start, int64_t row_count,
+                                   qv_array **out, qv_error *err);
 /* Decodes only rows[0..n) (sorted, fragment-relative) of a column, reading
  * and decoding no more than those rows need where the encoding allows. */
 qv_status qv_fragment_take(qv_fragment_reader *r, int32_t column, const int64_t *rows, int64_t n,

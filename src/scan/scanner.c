@@ -405,6 +405,12 @@ static qv_status materialize(const qv_scanner *s, lane *L, int64_t start, int64_
     if (decoded[c]) {
       if (whole_page) cols[i] = qv_array_retain(decoded[c]);
       else st = qv_array_take(decoded[c], sel->rows, sel->count, &cols[i], err);
+      if (st == QV_OK && cols[i]->type.id == QV_TYPE_DICTIONARY) { /* a filter column read encoded */
+        qv_array *plain = NULL;
+        st = qv_array_dictionary_decode(cols[i], &plain, err);
+        qv_array_release(cols[i]);
+        cols[i] = plain;
+      }
     } else if (whole_page) {
       st = qv_fragment_read(L->reader, c, start, rows, &cols[i], err);
     } else {
@@ -516,8 +522,12 @@ static qv_status scan_page(qv_scanner *s, lane *L, int32_t page, qv_batch **out,
   } else if (s->filter && fexpr) {
     /* Decode the filter columns (and, with pushdown off, every projected
      * column too: the engine then sees all rows, as without pushdown). */
+    /* With pushdown, a dictionary page stays a dictionary: the filter
+     * compares its distinct values once each (materialize decodes the
+     * rows it keeps, when the column is also projected). */
     for (int32_t i = 0; i < n_fcols && st == QV_OK; i++)
-      st = qv_fragment_read(L->reader, fcols_idx[i], start, rows, &decoded[fcols_idx[i]], err);
+      st = s->pushdown ? qv_fragment_read_encoded(L->reader, fcols_idx[i], start, rows, &decoded[fcols_idx[i]], err)
+                       : qv_fragment_read(L->reader, fcols_idx[i], start, rows, &decoded[fcols_idx[i]], err);
     for (int32_t i = 0; i < s->n_proj && st == QV_OK && !s->pushdown; i++)
       if (!decoded[s->proj[i]]) st = qv_fragment_read(L->reader, s->proj[i], start, rows, &decoded[s->proj[i]], err);
     qv_batch *fb = NULL;

@@ -125,16 +125,18 @@ static qv_status bad_entry(const qvs_view *v, int64_t e, int32_t s, int32_t t, i
                         (long long)dlen);
 }
 
-qv_status qvs_decode_dict(const qvs_view *v, const qv_datatype *type, qv_array **out, qv_error *err) {
-  *out = NULL;
+/* The page's validated dictionary offsets and its row codes: every offset
+ * from 0, non-decreasing, ending at the bytes; every valid row's code an
+ * entry.  *codes is qv_malloc'd (n + 1 entries). */
+static qv_status dict_codes(const qvs_view *v, uint32_t **codes_out, qv_bytes **validity_out, int64_t *nulls_out,
+                            qv_error *err) {
   const qvs_page *pg = v->pg;
   int64_t n = pg->row_count, d = pg->dict_count;
   int w = pg->bit_width;
   /* buffers start 8-aligned in 64-aligned memory: int32 loads are aligned */
   const int32_t *doff = (const int32_t *)qvs_view_buf(v, 1);
-  const uint8_t *ddata = qvs_view_buf(v, 2), *idx = qvs_view_buf(v, 3);
+  const uint8_t *idx = qvs_view_buf(v, 3);
   int64_t dlen = qvs_view_len(v, 2);
-  /* whole dictionary offsets: from 0, non-decreasing, ending at the bytes */
   int32_t prev = 0;
   for (int64_t e = 0; e <= d; e++) {
     int32_t o = doff[e];
@@ -146,11 +148,11 @@ qv_status qvs_decode_dict(const qvs_view *v, const qv_datatype *type, qv_array *
   int64_t nulls = 0;
   QV_RETURN_NOT_OK(qvs_decode_validity(v, 0, n, pg->null_count, &validity, &nulls, err));
   const uint8_t *vb = validity ? validity->data : NULL;
-  qv_status st = QV_OK;
-  qv_array *a = NULL;
-  qv_bytes *offs = qvs_bytes_uninit((n + 1) * 4), *data = NULL;
   uint32_t *codes = qv_malloc((size_t)n * sizeof *codes + 1);
-  if (!offs || !codes) goto nomem;
+  if (!codes) {
+    qv_bytes_release(validity);
+    return nomem(err);
+  }
   /* indices unpacked once; only valid rows must index the dictionary */
   uint64_t mask = w ? (((uint64_t)1 << w) - 1) : 0;
   uint32_t worst = 0;
@@ -163,10 +165,33 @@ qv_status qvs_decode_dict(const qvs_view *v, const qv_datatype *type, qv_array *
   if (worst >= (uint64_t)d) {
     for (int64_t i = 0; i < n; i++)
       if (codes[i] >= (uint64_t)d && (!vb || qv_bit_get(vb, i))) {
-        st = bad_index(v, i, codes[i], err);
-        goto fail;
+        qv_status st = bad_index(v, i, codes[i], err);
+        qv_free(codes);
+        qv_bytes_release(validity);
+        return st;
       }
   }
+  *codes_out = codes;
+  *validity_out = validity;
+  *nulls_out = nulls;
+  return QV_OK;
+}
+
+qv_status qvs_decode_dict(const qvs_view *v, const qv_datatype *type, qv_array **out, qv_error *err) {
+  *out = NULL;
+  const qvs_page *pg = v->pg;
+  int64_t n = pg->row_count;
+  const int32_t *doff = (const int32_t *)qvs_view_buf(v, 1);
+  const uint8_t *ddata = qvs_view_buf(v, 2);
+  uint32_t *codes = NULL;
+  qv_bytes *validity = NULL;
+  int64_t nulls = 0;
+  QV_RETURN_NOT_OK(dict_codes(v, &codes, &validity, &nulls, err));
+  const uint8_t *vb = validity ? validity->data : NULL;
+  qv_status st = QV_OK;
+  qv_array *a = NULL;
+  qv_bytes *offs = qvs_bytes_uninit((n + 1) * 4), *data = NULL;
+  if (!offs) goto nomem;
   int64_t total = 0;
   if (vb) {
     for (int64_t i = 0; i < n; i++)
@@ -213,6 +238,46 @@ fail:
   qv_bytes_release(offs);
   qv_bytes_release(data);
   return st;
+}
+
+/* The page as a dictionary array: int32 indices (null rows null) into its
+ * entries, which the evaluator compares once each (compute/dictionary.c)
+ * instead of once per row. */
+qv_status qvs_decode_dict_encoded(const qvs_view *v, const qv_datatype *type, qv_array **out, qv_error *err) {
+  *out = NULL;
+  const qvs_page *pg = v->pg;
+  int64_t n = pg->row_count, d = pg->dict_count;
+  const int32_t *doff = (const int32_t *)qvs_view_buf(v, 1);
+  const uint8_t *ddata = qvs_view_buf(v, 2);
+  uint32_t *codes = NULL;
+  qv_bytes *validity = NULL;
+  int64_t nulls = 0;
+  QV_RETURN_NOT_OK(dict_codes(v, &codes, &validity, &nulls, err));
+  qv_bytes *ix = qvs_bytes_uninit(n * 4), *eoff = qvs_bytes_uninit((d + 1) * 4);
+  qv_bytes *edata = qvs_bytes_uninit(doff[d] > 0 ? doff[d] : 0);
+  qv_array *indices = NULL, *values = NULL;
+  qv_datatype i32 = qv_datatype_simple(QV_TYPE_INT32);
+  if (!ix || !eoff || !edata || !(indices = qv_array_alloc(&i32, n, 0)) || !(values = qv_array_alloc(type, d, 0))) {
+    qv_free(codes);
+    qv_bytes_release(validity);
+    qv_bytes_release(ix);
+    qv_bytes_release(eoff);
+    qv_bytes_release(edata);
+    qv_array_release(indices);
+    return nomem(err);
+  }
+  int32_t *iv = (int32_t *)qv_bytes_mutable(ix);
+  const uint8_t *vb = validity ? validity->data : NULL;
+  for (int64_t i = 0; i < n; i++) iv[i] = vb && !qv_bit_get(vb, i) ? 0 : (int32_t)codes[i];
+  qv_free(codes);
+  memcpy(qv_bytes_mutable(eoff), doff, (size_t)(d + 1) * 4);
+  if (doff[d] > 0) memcpy(qv_bytes_mutable(edata), ddata, (size_t)doff[d]);
+  indices->buffers[0] = validity;
+  indices->buffers[1] = ix;
+  indices->null_count = nulls;
+  values->buffers[1] = eoff;
+  values->buffers[2] = edata;
+  return qv_array_dictionary(indices, values, out, err);
 }
 
 qv_status qvs_take_dict(qvs_view *v, const qv_datatype *type, const uint32_t *rows, int64_t n, qvs_acc *acc,

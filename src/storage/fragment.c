@@ -265,6 +265,23 @@ cleanup:
   return st;
 }
 
+qv_status qv_fragment_read_encoded(qv_fragment_reader *r, int32_t column, int64_t row_start, int64_t row_count,
+                                   qv_array **out, qv_error *err) {
+  *out = NULL;
+  QV_RETURN_NOT_OK(check_column(r, column, err));
+  const qvs_column *c = &r->df->columns[column];
+  if (row_count > 0 && row_start >= 0 && row_start < r->df->num_rows) {
+    int32_t p = page_of(c, row_start);
+    const qvs_page *pg = &c->pages[p];
+    if (pg->encoding == QV_ENCODING_DICTIONARY && pg->row_start == row_start && pg->row_count == row_count) {
+      qvs_view v;
+      QV_RETURN_NOT_OK(qvs_view_full(r->df, column, p, &r->cols[column].scratch, &r->cols[column].ctr, &v, err));
+      return qvs_decode_dict_encoded(&v, &c->field.type, out, err);
+    }
+  }
+  return qv_fragment_read(r, column, row_start, row_count, out, err);
+}
+
 qv_status qv_fragment_take(qv_fragment_reader *r, int32_t column, const int64_t *rows, int64_t n, qv_array **out,
                            qv_error *err) {
   *out = NULL;

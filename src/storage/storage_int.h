@@ -500,6 +500,8 @@ void qvs_dict_scratch_reset(qvs_dict_scratch *s);
 qv_status qvs_encode_dict(const qv_array *a, int64_t start, int64_t n, int64_t null_count, qvs_dict_scratch *s,
                           qvs_page_out *po, bool *used, qv_error *err);
 qv_status qvs_decode_dict(const qvs_view *v, const qv_datatype *type, qv_array **out, qv_error *err);
+/* The same page as a dictionary array (int32 indices into its entries). */
+qv_status qvs_decode_dict_encoded(const qvs_view *v, const qv_datatype *type, qv_array **out, qv_error *err);
 qv_status qvs_take_dict(qvs_view *v, const qv_datatype *type, const uint32_t *rows, int64_t n, qvs_acc *acc,
                         qv_error *err);
 

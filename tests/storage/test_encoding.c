@@ -302,6 +302,41 @@ static void test_random_stays_raw(void **state) {
   free(path);
 }
 
+/* qv_fragment_read_encoded: a dictionary page read as one page comes back
+ * as a dictionary array that decodes to the plain read; other pages and
+ * ranges that are not one whole page come back plain. */
+static void test_read_encoded(void **state) {
+  (void)state;
+  written w;
+  write_specs(&w, 2048, QV_COMPRESSION_AUTO, true, 512);
+  qv_error err;
+  for (int c = 0; c < NSPEC; c++) {
+    qv_page_info info;
+    qv_fragment_page(w.r, c, 1, &info);
+    qv_array *enc = NULL, *plain = NULL;
+    assert_int_equal(qv_fragment_read_encoded(w.r, c, info.row_start, info.row_count, &enc, &err), QV_OK);
+    assert_int_equal(qv_fragment_read(w.r, c, info.row_start, info.row_count, &plain, &err), QV_OK);
+    assert_int_equal(enc->type.id == QV_TYPE_DICTIONARY, info.encoding == QV_ENCODING_DICTIONARY);
+    if (enc->type.id == QV_TYPE_DICTIONARY) {
+      qv_array *dec = NULL;
+      assert_int_equal(qv_array_dictionary_decode(enc, &dec, &err), QV_OK);
+      assert_int_equal(dec->null_count, plain->null_count);
+      assert_arrays_equal(dec, 0, plain, 0, plain->length);
+      qv_array_release(dec);
+    } else {
+      assert_arrays_equal(enc, 0, plain, 0, plain->length);
+    }
+    qv_array_release(enc);
+    /* not one whole page: plain */
+    assert_int_equal(qv_fragment_read_encoded(w.r, c, info.row_start + 1, info.row_count - 1, &enc, &err), QV_OK);
+    assert_true(enc->type.id != QV_TYPE_DICTIONARY);
+    assert_arrays_equal(enc, 0, plain, 1, plain->length - 1);
+    qv_array_release(enc);
+    qv_array_release(plain);
+  }
+  free_written(&w);
+}
+
 /* AUTO's codec per page (see compress_page): lz4 when it shrinks the page
  * well, zstd when lz4 cannot but zstd's entropy coding can (random digits:
  * lz4 finds no repeats, zstd stores about 3.3 bits per 8), raw when
@@ -364,6 +399,7 @@ int main(void) {
       cmocka_unit_test(test_encodings_chosen),  cmocka_unit_test(test_dictionary_off),
       cmocka_unit_test(test_dictionary_threshold), cmocka_unit_test(test_compression_modes),
       cmocka_unit_test(test_random_stays_raw), cmocka_unit_test(test_auto_codec_choice),
+      cmocka_unit_test(test_read_encoded),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
