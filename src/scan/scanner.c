@@ -647,12 +647,35 @@ static qv_status pop_batch(qv_scanner *s, qv_batch **out, qv_error *err) {
     *out = head;
     return QV_OK;
   }
-  /* Several small pieces: concatenate whole pieces while they fit. */
+  /* Several small pieces: concatenate whole pieces while they fit, and the
+   * head of the next one to fill the batch (its tail stays pending). */
   int32_t take = 0;
   int64_t rows = 0;
   while (take < s->n_pending && rows + s->pending[take]->num_rows <= s->batch_size)
     rows += s->pending[take++]->num_rows;
-  if (take == 0) take = 1, rows = s->pending[0]->num_rows;
+  if (take < s->n_pending && rows < s->batch_size) {
+    qv_batch *next = s->pending[take], *head, *tail;
+    int64_t want = s->batch_size - rows;
+    if (s->n_pending == s->cap_pending) { /* room for the tail */
+      qv_batch **p = qv_realloc(s->pending, (size_t)(s->cap_pending * 2) * sizeof *p);
+      if (!p) return nomem(err);
+      s->pending = p;
+      s->cap_pending *= 2;
+    }
+    QV_RETURN_NOT_OK(qv_batch_slice(next, 0, want, &head, err));
+    qv_status sst = qv_batch_slice(next, want, next->num_rows - want, &tail, err);
+    if (sst != QV_OK) {
+      qv_batch_release(head);
+      return sst;
+    }
+    memmove(s->pending + take + 2, s->pending + take + 1, (size_t)(s->n_pending - take - 1) * sizeof *s->pending);
+    s->pending[take] = head;
+    s->pending[take + 1] = tail;
+    s->n_pending++;
+    qv_batch_release(next);
+    rows += want;
+    take++;
+  }
   int32_t nc = s->out_schema.n_fields;
   qv_array **cols = qv_calloc((size_t)(nc > 0 ? nc : 1), sizeof *cols);
   qv_array **parts = qv_calloc((size_t)take, sizeof *parts);

@@ -238,6 +238,24 @@ static void test_limit_offset_and_batches(void **state) {
   assert_int_equal(count_lines(t), ROWS);
   assert_true(nb >= ROWS / 300);
   free(t);
+  /* Pieces of 333 or 334 rows (a third of each 1,000-row page) fill
+   * batches of exactly 500, the last one excepted. */
+  qv_scan_options o4 = QV_SCAN_OPTIONS_INIT;
+  o4.filter = "id % 3 = 0";
+  o4.batch_size = 500;
+  qv_scanner *sc;
+  qv_error err;
+  assert_int_equal(qv_scanner_open(g_dir, &o4, &sc, &err), QV_OK);
+  int64_t total = 0, last = -1, expect_id = 0;
+  for (qv_batch *b; qv_scanner_next(sc, &b, &err) == QV_OK && b; qv_batch_release(b)) {
+    assert_int_equal(last, last < 0 ? -1 : 500); /* every batch before this one was full */
+    last = b->num_rows;
+    const int64_t *ids = qv_array_values(b->columns[0]);
+    for (int64_t r = 0; r < b->num_rows; r++, expect_id += 3) assert_int_equal(ids[r], expect_id);
+    total += b->num_rows;
+  }
+  assert_int_equal(total, (ROWS + 2) / 3);
+  qv_scanner_destroy(sc);
 }
 
 static void test_row_ids(void **state) {
