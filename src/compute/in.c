@@ -16,9 +16,8 @@
  * still NULL); with sem.in_nulls_equal (is_in with nulls_equal) a null x
  * is found exactly when the list holds a null, and the result is never
  * null.
- * 64-bit keys hash by one multiplication (folded so the low bits the
- * table uses see the high ones), 128-bit keys with inlined XXH3, byte keys
- * with qv_hash64.  Integer probes first test the set's [min, max], which
+ * 64-bit keys hash with murmur3's finalizer behind a one-bit-per-key
+ * filter, 128-bit keys with inlined XXH3, byte keys with qv_hash64.  Integer probes first test the set's [min, max], which
  * turns away most rows of a clustered column without touching the table. */
 #include <math.h>
 
@@ -47,10 +46,16 @@ struct qvk_set {
   qv_datatype probe;
 };
 
+/* The filter's hash: its top bits depend on every bit of k. */
 static inline uint64_t mix_u64(uint64_t k) { return k * UINT64_C(0x9E3779B97F4A7C15); }
+/* The table's hash (its low bits are used): murmur3's finalizer, so keys
+ * that differ only in high bits (multiples of 2^40, row ids) still spread. */
 static inline uint64_t hash_u64(uint64_t k) {
-  uint64_t h = mix_u64(k);
-  return h ^ (h >> 29);
+  k ^= k >> 33;
+  k *= UINT64_C(0xff51afd7ed558ccd);
+  k ^= k >> 33;
+  k *= UINT64_C(0xc4ceb9fe1a85ec53);
+  return k ^ (k >> 33);
 }
 static inline uint64_t hash_u128(uint64_t a, uint64_t b) {
   uint64_t k[2] = {a, b};

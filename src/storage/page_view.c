@@ -70,6 +70,13 @@ static qv_status verify_blocks_serial(const qvs_datafile *df, int32_t col, int32
 #define PARALLEL_BYTES (256 * 1024)
 #define BLOCKS_PER_TASK 64 /* 256 KiB of stored bytes */
 
+/* Lowers *bad to task: the first failing task wins, whichever ran first. */
+static void note_failure(atomic_int_fast64_t *bad, int64_t task) {
+  int_fast64_t seen = atomic_load(bad);
+  while (task < seen && !atomic_compare_exchange_weak(bad, &seen, task)) {
+  }
+}
+
 typedef struct verify_job {
   const qvs_page *pg;
   const uint8_t *buf;
@@ -85,9 +92,7 @@ static void verify_task(void *ctx, int64_t task, int worker) {
     int64_t start = k * QVS_BLOCK;
     int64_t len = j->pg->stored_len - start < QVS_BLOCK ? j->pg->stored_len - start : QVS_BLOCK;
     if (qv_crc32c(0, j->buf + (k - j->first) * QVS_BLOCK, (size_t)len) != qv_load_u32le(j->pg->crcs + 4 * k)) {
-      int_fast64_t seen = atomic_load(&j->bad);
-      while (task < seen && !atomic_compare_exchange_weak(&j->bad, &seen, task)) {
-      }
+      note_failure(&j->bad, task);
       return;
     }
   }
@@ -139,9 +144,7 @@ static void frames_task(void *ctx, int64_t task, int worker) {
     int64_t k = j->list[2 * i], at = j->list[2 * i + 1];
     if (decompress_frame(j->pg, k, &j->zstd[worker], j->io + at, qv_load_u32le(j->pg->frames + 4 * k), j->raw,
                          NULL) != QV_OK) {
-      int_fast64_t seen = atomic_load(&j->bad);
-      while (task < seen && !atomic_compare_exchange_weak(&j->bad, &seen, task)) {
-      }
+      note_failure(&j->bad, task);
       return;
     }
   }
