@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 
+#include "pushdown/text.h"
 #include "quiver/pushdown.h"
 
 /* The Storage Read API's limits (and the reference translator's). */
@@ -17,31 +18,16 @@
 #define QV_BQ_MAX_IN_IPC (1 << 20)   /* bytes of that list as an Arrow IPC stream */
 #define QV_BQ_MAX_NAME_CHARS 300     /* characters of a column name */
 
-/* Growable text; oom is sticky and checked once at the end. */
-typedef struct qv_bq_sb {
-  char *p;
-  size_t n, cap;
-  bool oom;
-} qv_bq_sb;
-
-void qv_bq_add(qv_bq_sb *b, const char *s, size_t n);
-void qv_bq_s(qv_bq_sb *b, const char *s);
-void qv_bq_f(qv_bq_sb *b, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-void qv_bq_sb_free(qv_bq_sb *b);
 
 /* Writes a literal's GoogleSQL spelling to o.  false (o untouched) with
  * *why set to a static reason when it has none with Polars' meaning: NULL
  * (callers that allow NULL check first), NaN/inf, unsigned above int64,
  * dates and timestamps outside BigQuery's range, units other than ms/us
  * (and ns divisible by 1000), decimals, binary, time, duration. */
-bool qv_bq_literal(const qv_scalar *v, qv_bq_sb *o, const char **why);
+bool qv_bq_literal(const qv_scalar *v, qv_pd_text *o, const char **why);
 /* A single-quoted string literal with \ ' \n \r \t and other control
  * characters escaped. */
-void qv_bq_string(const uint8_t *s, int64_t n, qv_bq_sb *o);
+void qv_bq_string(const uint8_t *s, int64_t n, qv_pd_text *o);
 /* A finite double as Python's repr() spells it (the reference's spelling). */
 void qv_bq_double(double v, char *buf, size_t size);
 
@@ -54,7 +40,7 @@ qv_status qv_bq_check_name(const char *name, qv_error *err);
  * most QV_BQ_MAX_IN_IPC bytes as an Arrow IPC stream.  Writes
  * "v1, v2, ..." to o, or returns false with a reason in why (a buffer of
  * why_size bytes).  *oom is set on allocation failure. */
-bool qv_bq_in_items(const qv_expr *const *items, int32_t n, qv_bq_sb *o, char *why, size_t why_size, bool *oom);
+bool qv_bq_in_items(const qv_expr *const *items, int32_t n, qv_pd_text *o, char *why, size_t why_size, bool *oom);
 
 /* NULL when Polars (Rust regex) and BigQuery (RE2) read the pattern the
  * same way; else a static reason. */
@@ -65,7 +51,7 @@ const char *qv_bq_regex_incompatible(const char *pattern, size_t n);
 /* One translation's context. */
 typedef struct qv_bq {
   const qv_schema *schema;
-  qv_bq_sb why; /* explain lines */
+  qv_pd_text why; /* explain lines */
   bool oom;
   const qv_expr **over; /* nodes degraded by the budget, sorted by address */
   int32_t n_over;
@@ -74,7 +60,7 @@ typedef struct qv_bq {
 /* A translated piece: its SQL, whether it is exact, and the top-level
  * conjuncts it needs ((x IS NOT NULL) for x.drop_nulls()). */
 typedef struct qv_bq_res {
-  qv_bq_sb sql;
+  qv_pd_text sql;
   bool exact;
   char **extra;
   int32_t n_extra, cap_extra;
