@@ -9,31 +9,10 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
+#include "fuzz_file.h"
 #include "storage/storage_int.h"
-
-static int file_of(const uint8_t *data, size_t size) {
-  int fd = memfd_create("qvf", MFD_CLOEXEC);
-  if (fd < 0) {
-    FILE *f = tmpfile();
-    if (!f) return -1;
-    fd = dup(fileno(f));
-    fclose(f);
-  }
-  if (fd < 0) return -1;
-  size_t done = 0;
-  while (done < size) {
-    ssize_t w = write(fd, data + done, size - done);
-    if (w <= 0) {
-      close(fd);
-      return -1;
-    }
-    done += (size_t)w;
-  }
-  return fd;
-}
 
 static void read_column(qv_fragment_reader *r, int32_t c) {
   qv_error err;
@@ -210,7 +189,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   if (size < 1) return 0;
   qvs_verify_checksums = (data[0] & 1) == 0;
-  int fd = file_of(data + 1, size - 1);
+  int fd = fuzz_file_of("qvf", data + 1, size - 1);
   if (fd < 0) return 0;
   qvs_datafile *df = NULL;
   qv_error err;

@@ -12,31 +12,10 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
+#include "fuzz_file.h"
 #include "index/index_int.h"
-
-static int file_of(const uint8_t *data, size_t size) {
-  int fd = memfd_create("qvi", MFD_CLOEXEC);
-  if (fd < 0) {
-    FILE *f = tmpfile();
-    if (!f) return -1;
-    fd = dup(fileno(f));
-    fclose(f);
-  }
-  if (fd < 0) return -1;
-  size_t done = 0;
-  while (done < size) {
-    ssize_t w = write(fd, data + done, size - done);
-    if (w <= 0) {
-      close(fd);
-      return -1;
-    }
-    done += (size_t)w;
-  }
-  return fd;
-}
 
 static void ask(qvi_file *f, qvi_mode mode, bool negate, bool add_nulls, qvi_range *r, int32_t n) {
   qvi_ask a = {mode, negate, add_nulls, true, false, n, r};
@@ -53,7 +32,7 @@ static void ask(qvi_file *f, qvi_mode mode, bool negate, bool add_nulls, qvi_ran
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size < 1) return 0;
   qvs_verify_checksums = !(data[0] & 1);
-  int fd = file_of(data + 1, size - 1);
+  int fd = fuzz_file_of("qvi", data + 1, size - 1);
   if (fd < 0) return 0;
   qvi_file *f = NULL;
   qv_error err;
