@@ -216,8 +216,7 @@ static qv_status export_views(const qv_array *arr, array_priv *p, struct ArrowAr
     if (len <= 12) {
       if (len) memcpy(v + 4, data + start, (size_t)len);
     } else {
-      memcpy(v + 4, data + start, 4);
-      qv_store_u32le(v + 8, 0); /* buffer 0: quiver's data buffer */
+      memcpy(v + 4, data + start, 4); /* bytes 8..11 stay 0: variadic buffer 0, quiver's data buffer */
       qv_store_u32le(v + 12, (uint32_t)start);
     }
   }

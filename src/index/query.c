@@ -239,8 +239,8 @@ qv_status qvi_file_estimate(qvi_file *f, const qvi_ask *a, int64_t *rows, int64_
           if (above(r, f->dict[k].key, f->dict[k].key_len)) break;
           if (inside(r, f->dict[k].key, f->dict[k].key_len)) est += f->dict[k].card;
         }
-        read = est; /* the posting lists of the keys in range */
       }
+      if (f->type != QV_INDEX_BTREE) read = est; /* the posting lists of the keys in range */
       break;
     case QVI_ALL_KEYS: {
       /* Labels: independent, so fractions multiply.  Trigrams of one

@@ -125,10 +125,10 @@ static qv_status bad_entry(const qvs_view *v, int64_t e, int32_t s, int32_t t, i
                         (long long)dlen);
 }
 
-/* The page's validated dictionary offsets and its row codes: every offset
- * from 0, non-decreasing, ending at the bytes; every valid row's code an
- * entry.  *codes is qv_malloc'd (n + 1 entries). */
-static qv_status dict_codes(const qvs_view *v, uint32_t **codes_out, qv_bytes **validity_out, int64_t *nulls_out,
+/* Validates the page's dictionary offsets (from 0, non-decreasing, ending
+ * at the bytes) and unpacks its row codes into codes[0..n), checking that
+ * every valid row's code is an entry. */
+static qv_status dict_codes(const qvs_view *v, uint32_t *codes, qv_bytes **validity_out, int64_t *nulls_out,
                             qv_error *err) {
   const qvs_page *pg = v->pg;
   int64_t n = pg->row_count, d = pg->dict_count;
@@ -148,11 +148,6 @@ static qv_status dict_codes(const qvs_view *v, uint32_t **codes_out, qv_bytes **
   int64_t nulls = 0;
   QV_RETURN_NOT_OK(qvs_decode_validity(v, 0, n, pg->null_count, &validity, &nulls, err));
   const uint8_t *vb = validity ? validity->data : NULL;
-  uint32_t *codes = qv_malloc((size_t)n * sizeof *codes + 1);
-  if (!codes) {
-    qv_bytes_release(validity);
-    return nomem(err);
-  }
   /* indices unpacked once; only valid rows must index the dictionary */
   uint64_t mask = w ? (((uint64_t)1 << w) - 1) : 0;
   uint32_t worst = 0;
@@ -166,12 +161,10 @@ static qv_status dict_codes(const qvs_view *v, uint32_t **codes_out, qv_bytes **
     for (int64_t i = 0; i < n; i++)
       if (codes[i] >= (uint64_t)d && (!vb || qv_bit_get(vb, i))) {
         qv_status st = bad_index(v, i, codes[i], err);
-        qv_free(codes);
         qv_bytes_release(validity);
         return st;
       }
   }
-  *codes_out = codes;
   *validity_out = validity;
   *nulls_out = nulls;
   return QV_OK;
@@ -183,12 +176,16 @@ qv_status qvs_decode_dict(const qvs_view *v, const qv_datatype *type, qv_array *
   int64_t n = pg->row_count;
   const int32_t *doff = (const int32_t *)qvs_view_buf(v, 1);
   const uint8_t *ddata = qvs_view_buf(v, 2);
-  uint32_t *codes = NULL;
+  uint32_t *codes = qv_malloc((size_t)n * sizeof *codes + 1);
+  if (!codes) return nomem(err);
   qv_bytes *validity = NULL;
   int64_t nulls = 0;
-  QV_RETURN_NOT_OK(dict_codes(v, &codes, &validity, &nulls, err));
+  qv_status st = dict_codes(v, codes, &validity, &nulls, err);
+  if (st != QV_OK) {
+    qv_free(codes);
+    return st;
+  }
   const uint8_t *vb = validity ? validity->data : NULL;
-  qv_status st = QV_OK;
   qv_array *a = NULL;
   qv_bytes *offs = qvs_bytes_uninit((n + 1) * 4), *data = NULL;
   if (!offs) goto nomem;
@@ -249,27 +246,30 @@ qv_status qvs_decode_dict_encoded(const qvs_view *v, const qv_datatype *type, qv
   int64_t n = pg->row_count, d = pg->dict_count;
   const int32_t *doff = (const int32_t *)qvs_view_buf(v, 1);
   const uint8_t *ddata = qvs_view_buf(v, 2);
-  uint32_t *codes = NULL;
-  qv_bytes *validity = NULL;
-  int64_t nulls = 0;
-  QV_RETURN_NOT_OK(dict_codes(v, &codes, &validity, &nulls, err));
-  qv_bytes *ix = qvs_bytes_uninit(n * 4), *eoff = qvs_bytes_uninit((d + 1) * 4);
-  qv_bytes *edata = qvs_bytes_uninit(doff[d] > 0 ? doff[d] : 0);
+  /* the codes go straight into the indices; null rows' are set to 0, so
+   * that every index lies in the dictionary whatever the file held there */
+  qv_bytes *ix = qvs_bytes_uninit(n * 4 + 4), *eoff = qvs_bytes_uninit((d + 1) * 4);
+  qv_bytes *edata = qvs_bytes_uninit(doff[d] > 0 ? doff[d] : 0), *validity = NULL;
   qv_array *indices = NULL, *values = NULL;
   qv_datatype i32 = qv_datatype_simple(QV_TYPE_INT32);
-  if (!ix || !eoff || !edata || !(indices = qv_array_alloc(&i32, n, 0)) || !(values = qv_array_alloc(type, d, 0))) {
-    qv_free(codes);
-    qv_bytes_release(validity);
+  int64_t nulls = 0;
+  qv_status st = QV_OK;
+  if (!ix || !eoff || !edata || !(indices = qv_array_alloc(&i32, n, 0)) || !(values = qv_array_alloc(type, d, 0)))
+    st = nomem(err);
+  if (st == QV_OK) st = dict_codes(v, (uint32_t *)(void *)qv_bytes_mutable(ix), &validity, &nulls, err);
+  if (st != QV_OK) {
     qv_bytes_release(ix);
     qv_bytes_release(eoff);
     qv_bytes_release(edata);
     qv_array_release(indices);
-    return nomem(err);
+    qv_array_release(values);
+    return st;
   }
-  int32_t *iv = (int32_t *)qv_bytes_mutable(ix);
-  const uint8_t *vb = validity ? validity->data : NULL;
-  for (int64_t i = 0; i < n; i++) iv[i] = vb && !qv_bit_get(vb, i) ? 0 : (int32_t)codes[i];
-  qv_free(codes);
+  if (validity) {
+    int32_t *iv = (int32_t *)(void *)qv_bytes_mutable(ix);
+    for (int64_t i = 0; i < n; i++)
+      if (!qv_bit_get(validity->data, i)) iv[i] = 0;
+  }
   memcpy(qv_bytes_mutable(eoff), doff, (size_t)(d + 1) * 4);
   if (doff[d] > 0) memcpy(qv_bytes_mutable(edata), ddata, (size_t)doff[d]);
   indices->buffers[0] = validity;
