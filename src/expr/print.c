@@ -8,63 +8,23 @@
  * print their implicit casts; types without a Lance spelling (time zones,
  * lists) print in quiver's own type syntax and do not read back. */
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "base/text.h"
 #include "expr/expr_int.h"
 
-typedef struct sb {
-  char *s;
-  size_t n, cap;
-  bool oom;
-} sb;
-
-static void put(sb *b, const char *s, size_t n) {
-  if (b->oom) return;
-  if (b->n + n + 1 > b->cap) {
-    size_t cap = b->cap ? b->cap : 64;
-    while (cap < b->n + n + 1) cap *= 2;
-    char *p = qv_realloc(b->s, cap);
-    if (!p) {
-      b->oom = true;
-      return;
-    }
-    b->s = p;
-    b->cap = cap;
-  }
-  memcpy(b->s + b->n, s, n);
-  b->n += n;
-  b->s[b->n] = '\0';
-}
-
-static void puts_(sb *b, const char *s) { put(b, s, strlen(s)); }
-
-static void putf(sb *b, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-static void putf(sb *b, const char *fmt, ...) {
-  char tmp[256];
-  va_list ap;
-  va_start(ap, fmt);
-  int k = vsnprintf(tmp, sizeof tmp, fmt, ap);
-  va_end(ap);
-  if (k > 0) put(b, tmp, (size_t)k < sizeof tmp ? (size_t)k : sizeof tmp - 1);
-}
-
-static void quoted(sb *b, const uint8_t *s, int64_t n, char q) {
-  put(b, &q, 1);
+static void quoted(qv_text *b, const uint8_t *s, int64_t n, char q) {
+  qv_text_add(b, &q, 1);
   int64_t start = 0;
   for (int64_t i = 0; i < n; i++) {
     if (s[i] == (uint8_t)q) {
-      put(b, (const char *)s + start, (size_t)(i + 1 - start)); /* the quote, then its double */
+      qv_text_add(b, (const char *)s + start, (size_t)(i + 1 - start)); /* the quote, then its double */
       start = i;
     }
   }
-  put(b, (const char *)s + start, (size_t)(n - start));
-  put(b, &q, 1);
+  qv_text_add(b, (const char *)s + start, (size_t)(n - start));
+  qv_text_add(b, &q, 1);
 }
 
 static bool plain_word(const char *name) {
@@ -79,17 +39,17 @@ static bool plain_word(const char *name) {
 /* A column name is quoted when it is not a plain word or is a keyword; a
  * field name after '.' only when it is not a plain word (any word may
  * follow a dot, in sqlparser as here). */
-static void ident(sb *b, const char *name, bool after_dot) {
+static void ident(qv_text *b, const char *name, bool after_dot) {
   if (!name) name = "";
-  if (after_dot ? plain_word(name) : !qv_sql_ident_needs_quotes(name)) puts_(b, name);
+  if (after_dot ? plain_word(name) : !qv_sql_ident_needs_quotes(name)) qv_text_s(b, name);
   else quoted(b, (const uint8_t *)name, (int64_t)strlen(name), '`');
 }
 
-static void type_name(sb *b, const qv_datatype *t) {
+static void type_name(qv_text *b, const qv_datatype *t) {
   char buf[128];
   const char *s = qv_sql_type_name(t, buf, sizeof buf);
   if (s) {
-    puts_(b, s);
+    qv_text_s(b, s);
     return;
   }
   int n = qv_datatype_format(t, NULL, 0);
@@ -100,133 +60,133 @@ static void type_name(sb *b, const qv_datatype *t) {
     return;
   }
   qv_datatype_format(t, tmp, (size_t)n + 1);
-  put(b, tmp, (size_t)n);
+  qv_text_add(b, tmp, (size_t)n);
   qv_free(tmp);
 }
 
-static void scalar(sb *b, const qv_scalar *v, int depth);
+static void scalar(qv_text *b, const qv_scalar *v, int depth);
 
-static void float_literal(sb *b, double f, bool single) {
+static void float_literal(qv_text *b, double f, bool single) {
   if (isnan(f)) {
-    puts_(b, single ? "CAST('NaN' AS float)" : "CAST('NaN' AS double)");
+    qv_text_s(b, single ? "CAST('NaN' AS float)" : "CAST('NaN' AS double)");
     return;
   }
   if (isinf(f)) {
     /* Past the float64 range a literal reads as infinity (Lance too). */
-    puts_(b, f < 0 ? "-1e999" : "1e999");
+    qv_text_s(b, f < 0 ? "-1e999" : "1e999");
     return;
   }
   char buf[64];
   qv_expr_format_double(f, single, buf, sizeof buf);
-  puts_(b, buf);
+  qv_text_s(b, buf);
 }
 
-static void timestamp_literal(sb *b, const qv_scalar *v) {
+static void timestamp_literal(qv_text *b, const qv_scalar *v) {
   char buf[96];
   qv_expr_format_timestamp(v->v.i, v->type.unit, buf, sizeof buf);
   static const char *const kw[] = {"timestamp(0)", "timestamp(3)", "timestamp", "timestamp(9)"};
   /* A zoned value is an instant: shown in UTC, marked Z, then cast. */
   if (v->type.timezone) {
-    puts_(b, "CAST(");
+    qv_text_s(b, "CAST(");
     strcat(buf, "Z");
   }
-  putf(b, "%s ", kw[v->type.unit & 3]);
+  qv_text_f(b, "%s ", kw[v->type.unit & 3]);
   quoted(b, (const uint8_t *)buf, (int64_t)strlen(buf), '\'');
   if (v->type.timezone) {
-    puts_(b, " AS ");
+    qv_text_s(b, " AS ");
     type_name(b, &v->type);
-    puts_(b, ")");
+    qv_text_s(b, ")");
   }
 }
 
-static void list_scalar(sb *b, const qv_scalar *v, int depth) {
-  puts_(b, "[");
+static void list_scalar(qv_text *b, const qv_scalar *v, int depth) {
+  qv_text_s(b, "[");
   for (int64_t i = 0; v->list && i < v->list->length; i++) {
     qv_scalar item = QV_SCALAR_INIT;
-    if (i) puts_(b, ", ");
+    if (i) qv_text_s(b, ", ");
     if (qv_scalar_from_array(v->list, i, &item, NULL) != QV_OK) {
-      puts_(b, "?");
+      qv_text_s(b, "?");
       continue;
     }
     scalar(b, &item, depth + 1);
     qv_scalar_reset(&item);
   }
-  puts_(b, "]");
+  qv_text_s(b, "]");
 }
 
-static void scalar(sb *b, const qv_scalar *v, int depth) {
+static void scalar(qv_text *b, const qv_scalar *v, int depth) {
   if (v->is_null) {
-    puts_(b, "NULL");
+    qv_text_s(b, "NULL");
     return;
   }
   char buf[96];
   switch (v->type.id) {
-    case QV_TYPE_BOOL: puts_(b, v->v.b ? "TRUE" : "FALSE"); break;
+    case QV_TYPE_BOOL: qv_text_s(b, v->v.b ? "TRUE" : "FALSE"); break;
     case QV_TYPE_INT8: case QV_TYPE_INT16: case QV_TYPE_INT32: case QV_TYPE_INT64:
-      putf(b, "%lld", (long long)v->v.i);
+      qv_text_f(b, "%lld", (long long)v->v.i);
       break;
     case QV_TYPE_UINT8: case QV_TYPE_UINT16: case QV_TYPE_UINT32: case QV_TYPE_UINT64:
-      putf(b, "%llu", (unsigned long long)v->v.u);
+      qv_text_f(b, "%llu", (unsigned long long)v->v.u);
       break;
     case QV_TYPE_FLOAT32: float_literal(b, v->v.f, true); break;
     case QV_TYPE_FLOAT64: float_literal(b, v->v.f, false); break;
     case QV_TYPE_DECIMAL128:
-      putf(b, "decimal(%d,%d) ", (int)v->type.precision, (int)v->type.scale);
+      qv_text_f(b, "decimal(%d,%d) ", (int)v->type.precision, (int)v->type.scale);
       qv_expr_format_decimal(qv_dec_value(v), v->type.scale, buf, sizeof buf);
       quoted(b, (const uint8_t *)buf, (int64_t)strlen(buf), '\'');
       break;
     case QV_TYPE_STRING: quoted(b, v->bytes ? v->bytes : (const uint8_t *)"", v->len, '\''); break;
     case QV_TYPE_BINARY:
-      puts_(b, "X'");
-      for (int64_t i = 0; i < v->len; i++) putf(b, "%02x", v->bytes[i]);
-      puts_(b, "'");
+      qv_text_s(b, "X'");
+      for (int64_t i = 0; i < v->len; i++) qv_text_f(b, "%02x", v->bytes[i]);
+      qv_text_s(b, "'");
       break;
     case QV_TYPE_DATE32:
       qv_expr_format_date(v->v.i, buf, sizeof buf);
-      puts_(b, "date ");
+      qv_text_s(b, "date ");
       quoted(b, (const uint8_t *)buf, (int64_t)strlen(buf), '\'');
       break;
     case QV_TYPE_TIMESTAMP: timestamp_literal(b, v); break;
     case QV_TYPE_LIST:
     case QV_TYPE_FIXED_SIZE_LIST:
       if (depth < 64) list_scalar(b, v, depth);
-      else puts_(b, "[...]");
+      else qv_text_s(b, "[...]");
       break;
     default:
       /* time64, duration: no Lance literal; readable, not re-parseable. */
-      putf(b, "CAST(%lld AS ", (long long)v->v.i);
+      qv_text_f(b, "CAST(%lld AS ", (long long)v->v.i);
       type_name(b, &v->type);
-      puts_(b, ")");
+      qv_text_s(b, ")");
       break;
   }
 }
 
-static void expr(sb *b, const qv_expr *e);
+static void expr(qv_text *b, const qv_expr *e);
 
-static void args_list(sb *b, const qv_expr *e, int32_t from) {
+static void args_list(qv_text *b, const qv_expr *e, int32_t from) {
   for (int32_t i = from; i < e->n_args; i++) {
-    if (i > from) puts_(b, ", ");
+    if (i > from) qv_text_s(b, ", ");
     expr(b, e->args[i]);
   }
 }
 
-static void infix(sb *b, const qv_expr *e, const char *op) {
-  puts_(b, "(");
+static void infix(qv_text *b, const qv_expr *e, const char *op) {
+  qv_text_s(b, "(");
   expr(b, e->args[0]);
-  putf(b, " %s ", op);
+  qv_text_f(b, " %s ", op);
   expr(b, e->args[1]);
-  puts_(b, ")");
+  qv_text_s(b, ")");
 }
 
-static void postfix_base(sb *b, const qv_expr *base) {
+static void postfix_base(qv_text *b, const qv_expr *base) {
   /* A literal or list literal must be parenthesised before .name. */
   bool wrap = base->kind == QV_EXPR_LITERAL || (base->kind == QV_EXPR_CALL && base->op == QV_OP_LIST);
-  if (wrap) puts_(b, "(");
+  if (wrap) qv_text_s(b, "(");
   expr(b, base);
-  if (wrap) puts_(b, ")");
+  if (wrap) qv_text_s(b, ")");
 }
 
-static void str_lit(sb *b, const char *s) {
+static void str_lit(qv_text *b, const char *s) {
   if (!s) s = "";
   quoted(b, (const uint8_t *)s, (int64_t)strlen(s), '\'');
 }
@@ -235,7 +195,7 @@ static void str_lit(sb *b, const char *s) {
  * spelling (they have no Lance SQL one).  Options are always printed so
  * that two trees that differ in one print differently.  Returns false for
  * nodes the Lance printing below handles. */
-static bool polars_call(sb *b, const qv_expr *e) {
+static bool polars_call(qv_text *b, const qv_expr *e) {
   int32_t n = e->n_args;
   switch (e->op) {
     case QV_OP_FLOORDIV: case QV_OP_POW:
@@ -244,89 +204,89 @@ static bool polars_call(sb *b, const qv_expr *e) {
       return true;
     case QV_OP_IN:
       if (!e->sem.in_nulls_equal || n < 1) return false;
-      puts_(b, "(");
+      qv_text_s(b, "(");
       expr(b, e->args[0]);
-      puts_(b, " IN (");
+      qv_text_s(b, " IN (");
       args_list(b, e, 1);
-      puts_(b, ") NULLS EQUAL)");
+      qv_text_s(b, ") NULLS EQUAL)");
       return true;
     case QV_OP_ARRAY_HAS:
       if (!e->sem.in_nulls_equal) return false;
-      puts_(b, "array_has(");
+      qv_text_s(b, "array_has(");
       args_list(b, e, 0);
-      puts_(b, ", nulls_equal=true)");
+      qv_text_s(b, ", nulls_equal=true)");
       return true;
     case QV_OP_REGEXP_MATCH:
       if (!(e->flags & QV_EXPR_F_LENIENT)) return false;
-      puts_(b, "regexp_match(");
+      qv_text_s(b, "regexp_match(");
       args_list(b, e, 0);
-      puts_(b, ", strict=false)");
+      qv_text_s(b, ", strict=false)");
       return true;
     case QV_OP_ROUND:
-      puts_(b, "round(");
+      qv_text_s(b, "round(");
       args_list(b, e, 0);
-      putf(b, ", %lld, ", (long long)e->param);
+      qv_text_f(b, ", %lld, ", (long long)e->param);
       str_lit(b, e->name);
-      puts_(b, ")");
+      qv_text_s(b, ")");
       return true;
     case QV_OP_FILL_NULL:
       if (n != 1) return false;
-      puts_(b, "fill_null(");
+      qv_text_s(b, "fill_null(");
       expr(b, e->args[0]);
-      puts_(b, ", strategy=");
+      qv_text_s(b, ", strategy=");
       str_lit(b, e->name);
-      if (e->param >= 0) putf(b, ", limit=%lld", (long long)e->param);
-      puts_(b, ")");
+      if (e->param >= 0) qv_text_f(b, ", limit=%lld", (long long)e->param);
+      qv_text_s(b, ")");
       return true;
     case QV_OP_CONCAT_STR:
-      puts_(b, "concat_str(");
+      qv_text_s(b, "concat_str(");
       args_list(b, e, 0);
-      puts_(b, n ? ", separator=" : "separator=");
+      qv_text_s(b, n ? ", separator=" : "separator=");
       str_lit(b, e->name);
-      puts_(b, (e->flags & QV_EXPR_F_IGNORE_NULLS) ? ", ignore_nulls=true)" : ", ignore_nulls=false)");
+      qv_text_s(b, (e->flags & QV_EXPR_F_IGNORE_NULLS) ? ", ignore_nulls=true)" : ", ignore_nulls=false)");
       return true;
     case QV_OP_REPLACE:
-      puts_(b, "str.replace(");
+      qv_text_s(b, "str.replace(");
       args_list(b, e, 0);
-      putf(b, ", n=%lld, literal=%s)", (long long)e->param, (e->flags & QV_EXPR_F_LITERAL) ? "true" : "false");
+      qv_text_f(b, ", n=%lld, literal=%s)", (long long)e->param, (e->flags & QV_EXPR_F_LITERAL) ? "true" : "false");
       return true;
     case QV_OP_CONTAINS_ANY:
-      puts_(b, "str.contains_any(");
+      qv_text_s(b, "str.contains_any(");
       args_list(b, e, 0);
-      puts_(b, (e->flags & QV_EXPR_F_ASCII_CI) ? ", ascii_case_insensitive=true)" : ", ascii_case_insensitive=false)");
+      qv_text_s(b, (e->flags & QV_EXPR_F_ASCII_CI) ? ", ascii_case_insensitive=true)" : ", ascii_case_insensitive=false)");
       return true;
     case QV_OP_DT_PART:
-      puts_(b, "dt.");
-      puts_(b, e->name ? e->name : "?");
-      puts_(b, "(");
+      qv_text_s(b, "dt.");
+      qv_text_s(b, e->name ? e->name : "?");
+      qv_text_s(b, "(");
       args_list(b, e, 0);
-      puts_(b, ")");
+      qv_text_s(b, ")");
       return true;
     case QV_OP_DT_EPOCH:
-      puts_(b, "dt.epoch(");
+      qv_text_s(b, "dt.epoch(");
       args_list(b, e, 0);
-      puts_(b, ", ");
+      qv_text_s(b, ", ");
       str_lit(b, e->name);
-      puts_(b, ")");
+      qv_text_s(b, ")");
       return true;
     case QV_OP_LIST_GET:
-      puts_(b, "list.get(");
+      qv_text_s(b, "list.get(");
       args_list(b, e, 0);
-      puts_(b, (e->flags & QV_EXPR_F_NULL_ON_OOB) ? ", null_on_oob=true)" : ", null_on_oob=false)");
+      qv_text_s(b, (e->flags & QV_EXPR_F_NULL_ON_OOB) ? ", null_on_oob=true)" : ", null_on_oob=false)");
       return true;
     case QV_OP_UNKNOWN:
-      puts_(b, "unknown<");
-      puts_(b, e->name ? e->name : "?");
-      puts_(b, ">(");
+      qv_text_s(b, "unknown<");
+      qv_text_s(b, e->name ? e->name : "?");
+      qv_text_s(b, ">(");
       args_list(b, e, 0);
-      puts_(b, ")");
+      qv_text_s(b, ")");
       return true;
     default:
       return false;
   }
 }
 
-static void call(sb *b, const qv_expr *e) {
+static void call(qv_text *b, const qv_expr *e) {
   int32_t n = e->n_args;
   if (e->op >= QV_OP_FLOORDIV || e->sem.in_nulls_equal || e->flags) {
     if (polars_call(b, e)) return;
@@ -348,9 +308,9 @@ static void call(sb *b, const qv_expr *e) {
       break;
     case QV_OP_NOT:
       if (n == 1) {
-        puts_(b, "(NOT ");
+        qv_text_s(b, "(NOT ");
         expr(b, e->args[0]);
-        puts_(b, ")");
+        qv_text_s(b, ")");
         return;
       }
       break;
@@ -358,79 +318,79 @@ static void call(sb *b, const qv_expr *e) {
       if (n == 1) {
         /* -(5) stays a negation; -5 would read back as a literal. */
         bool lit = e->args[0]->kind == QV_EXPR_LITERAL;
-        puts_(b, lit ? "(-(" : "(-");
+        qv_text_s(b, lit ? "(-(" : "(-");
         expr(b, e->args[0]);
-        puts_(b, lit ? "))" : ")");
+        qv_text_s(b, lit ? "))" : ")");
         return;
       }
       break;
     case QV_OP_IS_NULL: case QV_OP_IS_NOT_NULL: case QV_OP_IS_TRUE: case QV_OP_IS_NOT_TRUE:
     case QV_OP_IS_FALSE: case QV_OP_IS_NOT_FALSE:
       if (n == 1) {
-        puts_(b, "(");
+        qv_text_s(b, "(");
         expr(b, e->args[0]);
-        putf(b, " %s)", qv_op_name(e->op));
+        qv_text_f(b, " %s)", qv_op_name(e->op));
         return;
       }
       break;
     case QV_OP_IN:
       if (n >= 1) {
-        puts_(b, "(");
+        qv_text_s(b, "(");
         expr(b, e->args[0]);
-        puts_(b, " IN (");
+        qv_text_s(b, " IN (");
         args_list(b, e, 1);
-        puts_(b, "))");
+        qv_text_s(b, "))");
         return;
       }
       break;
     case QV_OP_BETWEEN:
       if (n == 3) {
-        puts_(b, "(");
+        qv_text_s(b, "(");
         expr(b, e->args[0]);
-        puts_(b, " BETWEEN ");
+        qv_text_s(b, " BETWEEN ");
         expr(b, e->args[1]);
-        puts_(b, " AND ");
+        qv_text_s(b, " AND ");
         expr(b, e->args[2]);
-        puts_(b, ")");
+        qv_text_s(b, ")");
         return;
       }
       break;
     case QV_OP_LIKE:
       if (n == 2 || n == 3) {
-        puts_(b, "(");
+        qv_text_s(b, "(");
         expr(b, e->args[0]);
-        puts_(b, e->sem.case_insensitive ? " ILIKE " : " LIKE ");
+        qv_text_s(b, e->sem.case_insensitive ? " ILIKE " : " LIKE ");
         expr(b, e->args[1]);
         if (n == 3) {
-          puts_(b, " ESCAPE ");
+          qv_text_s(b, " ESCAPE ");
           expr(b, e->args[2]);
         }
-        puts_(b, ")");
+        qv_text_s(b, ")");
         return;
       }
       break;
     case QV_OP_CAST:
       if (n == 1) {
-        puts_(b, e->sem.cast_strict ? "CAST(" : "TRY_CAST(");
+        qv_text_s(b, e->sem.cast_strict ? "CAST(" : "TRY_CAST(");
         expr(b, e->args[0]);
-        puts_(b, " AS ");
+        qv_text_s(b, " AS ");
         type_name(b, &e->type);
-        puts_(b, (e->flags & QV_EXPR_F_WRAP) ? " WRAPPING)" : ")");
+        qv_text_s(b, (e->flags & QV_EXPR_F_WRAP) ? " WRAPPING)" : ")");
         return;
       }
       break;
     case QV_OP_FIELD:
       if (n == 1) {
         postfix_base(b, e->args[0]);
-        puts_(b, ".");
+        qv_text_s(b, ".");
         ident(b, e->name, true);
         return;
       }
       break;
     case QV_OP_LIST:
-      puts_(b, "[");
+      qv_text_s(b, "[");
       args_list(b, e, 0);
-      puts_(b, "]");
+      qv_text_s(b, "]");
       return;
     default:
       break;
@@ -438,19 +398,19 @@ static void call(sb *b, const qv_expr *e) {
   /* Functions, and any operator with an unexpected argument count.
    * Operators the Lance language also has print in its spelling, which
    * reads back. */
-  puts_(b, e->op == QV_OP_MIN_HORIZONTAL   ? "least"
+  qv_text_s(b, e->op == QV_OP_MIN_HORIZONTAL   ? "least"
            : e->op == QV_OP_MAX_HORIZONTAL ? "greatest"
            : e->op == QV_OP_LEN_BYTES      ? "octet_length"
                                            : qv_op_name(e->op));
-  puts_(b, "(");
+  qv_text_s(b, "(");
   args_list(b, e, 0);
-  puts_(b, ")");
+  qv_text_s(b, ")");
 }
 
-static void expr(sb *b, const qv_expr *e) {
+static void expr(qv_text *b, const qv_expr *e) {
   if (b->oom) return;
   if (!e) {
-    puts_(b, "?");
+    qv_text_s(b, "?");
     return;
   }
   switch (e->kind) {
@@ -461,12 +421,12 @@ static void expr(sb *b, const qv_expr *e) {
 }
 
 char *qv_expr_to_string(const qv_expr *e) {
-  sb b = {NULL, 0, 0, false};
+  qv_text b = {NULL, 0, 0, false};
   expr(&b, e);
-  put(&b, "", 0);
+  qv_text_add(&b, "", 0);
   if (b.oom) {
-    qv_free(b.s);
+    qv_free(b.p);
     return NULL;
   }
-  return b.s;
+  return b.p;
 }

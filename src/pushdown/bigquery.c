@@ -38,7 +38,7 @@ typedef qv_bq bq;
 typedef qv_bq_res res;
 
 void qv_bq_res_free(res *r) {
-  qv_pd_free(&r->sql);
+  qv_text_free(&r->sql);
   for (int32_t i = 0; i < r->n_extra; i++) qv_free(r->extra[i]);
   qv_free(r->extra);
   memset(r, 0, sizeof *r);
@@ -92,24 +92,24 @@ static bool decline(bq *t, const qv_expr *e, const char *fmt, ...) {
   va_end(ap);
   if (qv_bq_is_over(t, e)) {
     /* The subtree may be as deep and wide as the caller could build: not printed. */
-    qv_pd_f(&t->why, "declined %s: %s\n", node_name(e), reason);
+    qv_text_f(&t->why, "declined %s: %s\n", node_name(e), reason);
     return false;
   }
   char *text = qv_expr_to_string(e);
   if (!text) t->oom = true;
-  qv_pd_f(&t->why, "declined %s", node_name(e));
-  if (e->pos > 0) qv_pd_f(&t->why, " at column %d", (int)e->pos);
-  qv_pd_s(&t->why, ": ");
-  qv_pd_s(&t->why, reason);
-  qv_pd_s(&t->why, " [");
+  qv_text_f(&t->why, "declined %s", node_name(e));
+  if (e->pos > 0) qv_text_f(&t->why, " at column %d", (int)e->pos);
+  qv_text_s(&t->why, ": ");
+  qv_text_s(&t->why, reason);
+  qv_text_s(&t->why, " [");
   /* Long trees (an is_in of 10,000 values) are cut in the explanation. */
   if (text && strlen(text) > 300) {
-    qv_pd_add(&t->why, text, 300);
-    qv_pd_s(&t->why, "...");
+    qv_text_add(&t->why, text, 300);
+    qv_text_s(&t->why, "...");
   } else {
-    qv_pd_s(&t->why, text ? text : "?");
+    qv_text_s(&t->why, text ? text : "?");
   }
-  qv_pd_s(&t->why, "]\n");
+  qv_text_s(&t->why, "]\n");
   qv_free(text);
   return false;
 }
@@ -221,7 +221,7 @@ static bool val(bq *t, const qv_expr *e, res *r);
 
 /* Appends c's SQL to r and takes its extras. */
 static void put(bq *t, res *r, res *c) {
-  qv_pd_add(&r->sql, c->sql.p ? c->sql.p : "", c->sql.n);
+  qv_text_add(&r->sql, c->sql.p ? c->sql.p : "", c->sql.n);
   if (c->sql.oom) r->sql.oom = true;
   qv_bq_take_extras(t, r, c);
 }
@@ -229,9 +229,9 @@ static void put(bq *t, res *r, res *c) {
 static bool column(bq *t, const qv_expr *e, res *r) {
   if (t->schema && qv_schema_find(t->schema, e->name) < 0)
     return decline(t, e, "no column `%s` in the table schema", e->name);
-  qv_pd_s(&r->sql, "`");
-  qv_pd_s(&r->sql, e->name);
-  qv_pd_s(&r->sql, "`");
+  qv_text_s(&r->sql, "`");
+  qv_text_s(&r->sql, e->name);
+  qv_text_s(&r->sql, "`");
   return true;
 }
 
@@ -251,13 +251,13 @@ static bool call_fn(bq *t, const qv_expr *e, const char *fn, res *r) {
   memset(parts, 0, sizeof(res) * (size_t)e->n_args);
   bool ok = val_args(t, e, 0, parts);
   if (ok) {
-    qv_pd_s(&r->sql, fn);
-    qv_pd_s(&r->sql, "(");
+    qv_text_s(&r->sql, fn);
+    qv_text_s(&r->sql, "(");
     for (int32_t i = 0; i < e->n_args; i++) {
-      if (i) qv_pd_s(&r->sql, ", ");
+      if (i) qv_text_s(&r->sql, ", ");
       put(t, r, &parts[i]);
     }
-    qv_pd_s(&r->sql, ")");
+    qv_text_s(&r->sql, ")");
   }
   for (int32_t i = 0; i < e->n_args; i++) qv_bq_res_free(&parts[i]);
   return ok;
@@ -305,12 +305,12 @@ static bool float_pair(bq *t, const qv_expr *e, res *a, res *b, res *r) {
   const char *p = swap ? y : x, *q = swap ? x : y; /* the side that is greater when NaN */
   const char *op = cmp_sql(e->op);
   switch (e->op) {
-    case QV_OP_EQ: qv_pd_f(&r->sql, "((%s = %s) OR (IS_NAN(%s) AND IS_NAN(%s)))", x, y, x, y); break;
-    case QV_OP_NE: qv_pd_f(&r->sql, "((%s != %s) AND (NOT (IS_NAN(%s) AND IS_NAN(%s))))", x, y, x, y); break;
+    case QV_OP_EQ: qv_text_f(&r->sql, "((%s = %s) OR (IS_NAN(%s) AND IS_NAN(%s)))", x, y, x, y); break;
+    case QV_OP_NE: qv_text_f(&r->sql, "((%s != %s) AND (NOT (IS_NAN(%s) AND IS_NAN(%s))))", x, y, x, y); break;
     case QV_OP_GT: case QV_OP_LT:
-      qv_pd_f(&r->sql, "((%s %s %s) OR (IS_NAN(%s) AND (NOT IS_NAN(%s))))", x, op, y, p, q);
+      qv_text_f(&r->sql, "((%s %s %s) OR (IS_NAN(%s) AND (NOT IS_NAN(%s))))", x, op, y, p, q);
       break;
-    default: qv_pd_f(&r->sql, "((%s %s %s) OR (IS_NAN(%s) AND (%s IS NOT NULL)))", x, op, y, p, q); break;
+    default: qv_text_f(&r->sql, "((%s %s %s) OR (IS_NAN(%s) AND (%s IS NOT NULL)))", x, op, y, p, q); break;
   }
   qv_bq_take_extras(t, r, a);
   qv_bq_take_extras(t, r, b);
@@ -345,13 +345,13 @@ static bool compare(bq *t, const qv_expr *e, res *r) {
     if (is_num_lit(lit) && maybe_float(t, side) && (eff == QV_OP_GT || eff == QV_OP_GE || eff == QV_OP_NE)) {
       /* Polars keeps NaN rows here (NaN is above everything and unequal
        * to every number); BigQuery's IEEE comparison would drop them. */
-      qv_pd_f(&r->sql, "((%s %s %s) OR IS_NAN(%s))", a.sql.p, op, b.sql.p, is_lit(x) ? b.sql.p : a.sql.p);
+      qv_text_f(&r->sql, "((%s %s %s) OR IS_NAN(%s))", a.sql.p, op, b.sql.p, is_lit(x) ? b.sql.p : a.sql.p);
       qv_bq_take_extras(t, r, &a);
       qv_bq_take_extras(t, r, &b);
       goto done;
     }
   }
-  qv_pd_f(&r->sql, "(%s %s %s)", a.sql.p, op, b.sql.p);
+  qv_text_f(&r->sql, "(%s %s %s)", a.sql.p, op, b.sql.p);
   qv_bq_take_extras(t, r, &a);
   qv_bq_take_extras(t, r, &b);
 done:
@@ -369,7 +369,7 @@ static bool val_not(bq *t, const qv_expr *x, res *r) {
     bool ok = val_not(t, x->args[0], &a);
     ok = val_not(t, x->args[1], &b) && ok;
     if (ok) {
-      qv_pd_f(&r->sql, "(%s AND %s)", a.sql.p, b.sql.p);
+      qv_text_f(&r->sql, "(%s AND %s)", a.sql.p, b.sql.p);
       qv_bq_take_extras(t, r, &a);
       qv_bq_take_extras(t, r, &b);
     }
@@ -380,7 +380,7 @@ static bool val_not(bq *t, const qv_expr *x, res *r) {
   res a = {0};
   bool ok = val(t, x, &a);
   if (ok) {
-    qv_pd_f(&r->sql, "(NOT %s)", a.sql.p);
+    qv_text_f(&r->sql, "(NOT %s)", a.sql.p);
     qv_bq_take_extras(t, r, &a);
   }
   qv_bq_res_free(&a);
@@ -395,11 +395,11 @@ static bool logic(bq *t, const qv_expr *e, res *r) {
   bool ok = val(t, e->args[0], &a);
   ok = val(t, e->args[1], &b) && ok;
   if (ok) {
-    qv_pd_f(&r->sql, "(%s %s %s)", a.sql.p, e->op == QV_OP_AND ? "AND" : "OR", b.sql.p);
+    qv_text_f(&r->sql, "(%s %s %s)", a.sql.p, e->op == QV_OP_AND ? "AND" : "OR", b.sql.p);
     qv_bq_take_extras(t, r, &a);
     qv_bq_take_extras(t, r, &b);
   } else {
-    qv_pd_f(&t->why, "declined %s: an operand does not translate exactly\n", qv_op_name(e->op));
+    qv_text_f(&t->why, "declined %s: an operand does not translate exactly\n", qv_op_name(e->op));
   }
   qv_bq_res_free(&a);
   qv_bq_res_free(&b);
@@ -434,26 +434,26 @@ static bool val_when(bq *t, const qv_expr *e, res *r) {
     }
   }
   if (ok && pairs == 1) {
-    qv_pd_s(&r->sql, "IF(");
+    qv_text_s(&r->sql, "IF(");
     put(t, r, &parts[0]);
-    qv_pd_s(&r->sql, ", ");
+    qv_text_s(&r->sql, ", ");
     put(t, r, &parts[1]);
-    qv_pd_s(&r->sql, ", ");
+    qv_text_s(&r->sql, ", ");
     put(t, r, &parts[2]);
-    qv_pd_s(&r->sql, ")");
+    qv_text_s(&r->sql, ")");
   } else if (ok) {
-    qv_pd_s(&r->sql, "CASE");
+    qv_text_s(&r->sql, "CASE");
     for (int32_t i = 0; i < pairs; i++) {
-      qv_pd_s(&r->sql, " WHEN ");
+      qv_text_s(&r->sql, " WHEN ");
       put(t, r, &parts[2 * i]);
-      qv_pd_s(&r->sql, " THEN ");
+      qv_text_s(&r->sql, " THEN ");
       put(t, r, &parts[2 * i + 1]);
     }
     if (!is_null_lit(e->args[n - 1])) {
-      qv_pd_s(&r->sql, " ELSE ");
+      qv_text_s(&r->sql, " ELSE ");
       put(t, r, &parts[n - 1]);
     }
-    qv_pd_s(&r->sql, " END");
+    qv_text_s(&r->sql, " END");
   }
   for (int32_t i = 0; i < n; i++) qv_bq_res_free(&parts[i]);
   qv_free(parts);
@@ -472,16 +472,16 @@ static bool in_list(bq *t, const qv_expr *e, res *r) {
   }
   char why[200];
   bool oom = false;
-  qv_pd_text items = {0};
+  qv_text items = {0};
   bool ok = qv_bq_in_items((const qv_expr *const *)e->args + 1, e->n_args - 1, &items, why, sizeof why, &oom);
   if (oom) t->oom = true;
   if (ok) {
-    qv_pd_f(&r->sql, "(%s IN (%s))", a.sql.p, items.p);
+    qv_text_f(&r->sql, "(%s IN (%s))", a.sql.p, items.p);
     qv_bq_take_extras(t, r, &a);
   } else {
     decline(t, e, "%s", why);
   }
-  qv_pd_free(&items);
+  qv_text_free(&items);
   qv_bq_res_free(&a);
   return ok;
 }
@@ -496,10 +496,10 @@ static bool nan_test(bq *t, const qv_expr *e, res *r) {
   if (ok) {
     const char *x = a.sql.p;
     switch (e->op) {
-      case QV_OP_ISNAN: qv_pd_f(&r->sql, "IS_NAN(%s)", x); break;
-      case QV_OP_IS_NOT_NAN: qv_pd_f(&r->sql, "(NOT IS_NAN(%s))", x); break;
-      case QV_OP_IS_INFINITE: qv_pd_f(&r->sql, "IS_INF(%s)", x); break;
-      default: qv_pd_f(&r->sql, "(NOT IS_INF(%s) AND NOT IS_NAN(%s))", x, x); break;
+      case QV_OP_ISNAN: qv_text_f(&r->sql, "IS_NAN(%s)", x); break;
+      case QV_OP_IS_NOT_NAN: qv_text_f(&r->sql, "(NOT IS_NAN(%s))", x); break;
+      case QV_OP_IS_INFINITE: qv_text_f(&r->sql, "IS_INF(%s)", x); break;
+      default: qv_text_f(&r->sql, "(NOT IS_INF(%s) AND NOT IS_NAN(%s))", x, x); break;
     }
     qv_bq_take_extras(t, r, &a);
   }
@@ -530,7 +530,7 @@ static bool fill_null(bq *t, const qv_expr *e, res *r) {
   res a = {0};
   bool ok = val(t, e->args[0], &a);
   if (ok) {
-    qv_pd_f(&r->sql, "IFNULL(%s, %s)", a.sql.p, v);
+    qv_text_f(&r->sql, "IFNULL(%s, %s)", a.sql.p, v);
     qv_bq_take_extras(t, r, &a);
   }
   qv_bq_res_free(&a);
@@ -550,7 +550,7 @@ static bool val_call(bq *t, const qv_expr *e, res *r) {
       res a = {0};
       bool ok = val(t, e->args[0], &a);
       if (ok) {
-        qv_pd_f(&r->sql, "(%s %s)", a.sql.p, e->op == QV_OP_IS_NULL ? "IS NULL" : "IS NOT NULL");
+        qv_text_f(&r->sql, "(%s %s)", a.sql.p, e->op == QV_OP_IS_NULL ? "IS NULL" : "IS NOT NULL");
         qv_bq_take_extras(t, r, &a);
       }
       qv_bq_res_free(&a);
@@ -564,11 +564,11 @@ static bool val_call(bq *t, const qv_expr *e, res *r) {
         /* drop_nulls shortens the column; BigQuery drops those rows
          * first, so the local re-filter sees no nulls left to drop. */
         put(t, r, &a);
-        qv_pd_text c = {0};
-        qv_pd_f(&c, "(%s IS NOT NULL)", a.sql.p);
+        qv_text c = {0};
+        qv_text_f(&c, "(%s IS NOT NULL)", a.sql.p);
         if (c.oom) t->oom = true;
         else add_extra(t, r, c.p);
-        qv_pd_free(&c);
+        qv_text_free(&c);
       }
       qv_bq_res_free(&a);
       return ok;
@@ -591,7 +591,7 @@ static bool val_call(bq *t, const qv_expr *e, res *r) {
       res a = {0}, b = {0};
       bool ok = val(t, e->args[0], &a) && val(t, p, &b);
       if (ok) {
-        qv_pd_f(&r->sql, "(STRPOS(%s, %s) > 0)", a.sql.p, b.sql.p);
+        qv_text_f(&r->sql, "(STRPOS(%s, %s) > 0)", a.sql.p, b.sql.p);
         qv_bq_take_extras(t, r, &a);
       }
       qv_bq_res_free(&a);
@@ -628,7 +628,7 @@ static bool val(bq *t, const qv_expr *e, res *r) {
   } else if (e->kind == QV_EXPR_LITERAL) {
     const char *why = NULL;
     if (e->value.is_null) {
-      qv_pd_s(&r->sql, "NULL"); /* where a NULL is no comparison operand: when branches, coalesce */
+      qv_text_s(&r->sql, "NULL"); /* where a NULL is no comparison operand: when branches, coalesce */
       ok = true;
     } else {
       ok = qv_bq_literal(&e->value, &r->sql, &why) || decline(t, e, "%s", why);
@@ -650,7 +650,7 @@ enum { W_FAIL, W_NEVER, W_OK };
 /* Joins two filter pieces with AND, dropping a missing one (a superset). */
 static int and_pieces(bq *t, bool oka, res *a, bool okb, res *b, res *r, const char *what) {
   if (oka && okb) {
-    qv_pd_f(&r->sql, "(%s AND %s)", a->sql.p, b->sql.p);
+    qv_text_f(&r->sql, "(%s AND %s)", a->sql.p, b->sql.p);
     r->exact = a->exact && b->exact;
     qv_bq_take_extras(t, r, a);
     qv_bq_take_extras(t, r, b);
@@ -660,7 +660,7 @@ static int and_pieces(bq *t, bool oka, res *a, bool okb, res *b, res *r, const c
   res *one = oka ? a : b;
   put(t, r, one);
   r->exact = false;
-  qv_pd_f(&t->why, "dropped %s: the filter keeps a superset\n", what);
+  qv_text_f(&t->why, "dropped %s: the filter keeps a superset\n", what);
   return W_OK;
 }
 
@@ -692,7 +692,7 @@ static int pos_when(bq *t, const qv_expr *e, int32_t i, res *r) {
     bool guard = okp && pr.exact;
     res g = {0};
     g.exact = true;
-    if (guard) qv_pd_f(&g.sql, "(NOT COALESCE(%s, FALSE))", pr.sql.p);
+    if (guard) qv_text_f(&g.sql, "(NOT COALESCE(%s, FALSE))", pr.sql.p);
     a2 = and_pieces(t, guard, &g, rs == W_OK, &rest, &arm2, "a condition of when/otherwise");
     qv_bq_res_free(&g);
   }
@@ -706,7 +706,7 @@ static int pos_when(bq *t, const qv_expr *e, int32_t i, res *r) {
     r->exact = one->exact;
     out = W_OK;
   } else {
-    qv_pd_f(&r->sql, "(%s OR %s)", arm1.sql.p, arm2.sql.p);
+    qv_text_f(&r->sql, "(%s OR %s)", arm1.sql.p, arm2.sql.p);
     r->exact = arm1.exact && arm2.exact;
     qv_bq_take_extras(t, r, &arm1);
     qv_bq_take_extras(t, r, &arm2);
@@ -751,11 +751,11 @@ bool qv_bq_pos(bq *t, const qv_expr *e, bool neg, res *r) {
       bool okb = qv_bq_pos(t, e->args[1], false, &b);
       bool ok = oka && okb && a.exact && b.exact;
       if (ok) {
-        qv_pd_f(&r->sql, "(%s OR %s)", a.sql.p, b.sql.p);
+        qv_text_f(&r->sql, "(%s OR %s)", a.sql.p, b.sql.p);
         qv_bq_take_extras(t, r, &a);
         qv_bq_take_extras(t, r, &b);
       } else {
-        qv_pd_s(&t->why, "declined OR: every branch must translate exactly\n");
+        qv_text_s(&t->why, "declined OR: every branch must translate exactly\n");
       }
       qv_bq_res_free(&a);
       qv_bq_res_free(&b);

@@ -7,7 +7,7 @@
 
 #include <stdbool.h>
 
-#include "pushdown/text.h"
+#include "base/text.h"
 #include "quiver/pushdown.h"
 
 /* The Storage Read API's limits (and the reference translator's). */
@@ -24,10 +24,10 @@
  * (callers that allow NULL check first), NaN/inf, unsigned above int64,
  * dates and timestamps outside BigQuery's range, units other than ms/us
  * (and ns divisible by 1000), decimals, binary, time, duration. */
-bool qv_bq_literal(const qv_scalar *v, qv_pd_text *o, const char **why);
+bool qv_bq_literal(const qv_scalar *v, qv_text *o, const char **why);
 /* A single-quoted string literal with \ ' \n \r \t and other control
  * characters escaped. */
-void qv_bq_string(const uint8_t *s, int64_t n, qv_pd_text *o);
+void qv_bq_string(const uint8_t *s, int64_t n, qv_text *o);
 /* A finite double as Python's repr() spells it (the reference's spelling). */
 void qv_bq_double(double v, char *buf, size_t size);
 
@@ -40,7 +40,7 @@ qv_status qv_bq_check_name(const char *name, qv_error *err);
  * most QV_BQ_MAX_IN_IPC bytes as an Arrow IPC stream.  Writes
  * "v1, v2, ..." to o, or returns false with a reason in why (a buffer of
  * why_size bytes).  *oom is set on allocation failure. */
-bool qv_bq_in_items(const qv_expr *const *items, int32_t n, qv_pd_text *o, char *why, size_t why_size, bool *oom);
+bool qv_bq_in_items(const qv_expr *const *items, int32_t n, qv_text *o, char *why, size_t why_size, bool *oom);
 
 /* NULL when Polars (Rust regex) and BigQuery (RE2) read the pattern the
  * same way; else a static reason. */
@@ -51,7 +51,7 @@ const char *qv_bq_regex_incompatible(const char *pattern, size_t n);
 /* One translation's context. */
 typedef struct qv_bq {
   const qv_schema *schema;
-  qv_pd_text why; /* explain lines */
+  qv_text why; /* explain lines */
   bool oom;
   const qv_expr **over; /* nodes degraded by the budget, sorted by address */
   int32_t n_over;
@@ -60,7 +60,7 @@ typedef struct qv_bq {
 /* A translated piece: its SQL, whether it is exact, and the top-level
  * conjuncts it needs ((x IS NOT NULL) for x.drop_nulls()). */
 typedef struct qv_bq_res {
-  qv_pd_text sql;
+  qv_text sql;
   bool exact;
   char **extra;
   int32_t n_extra, cap_extra;

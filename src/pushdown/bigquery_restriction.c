@@ -121,23 +121,23 @@ static void conjuncts(bq *t, const qv_expr *e, bool neg, conj **v, int32_t *n, i
 }
 
 /* Appends piece to acc as (acc AND piece) if the result fits the limit. */
-static bool fold_fits(qv_pd_text *acc, const char *piece, size_t len) {
+static bool fold_fits(qv_text *acc, const char *piece, size_t len) {
   size_t want = acc->n ? acc->n + len + 7 : len;
   if (want > QV_BQ_MAX_SQL) return false;
   if (!acc->n) {
-    qv_pd_add(acc, piece, len);
+    qv_text_add(acc, piece, len);
     return true;
   }
-  qv_pd_text b = {0};
-  qv_pd_f(&b, "(%s AND %s)", acc->p, piece);
-  qv_pd_free(acc);
+  qv_text b = {0};
+  qv_text_f(&b, "(%s AND %s)", acc->p, piece);
+  qv_text_free(acc);
   *acc = b;
   return true;
 }
 
 /* The restriction folded conjunct by conjunct, shedding those that would
  * pass the size limit (each shed one makes the result inexact). */
-static bool shed(bq *t, const qv_expr *e, qv_pd_text *out, bool *exact) {
+static bool shed(bq *t, const qv_expr *e, qv_text *out, bool *exact) {
   conj *v = NULL;
   int32_t n = 0, cap = 0;
   conjuncts(t, e, false, &v, &n, &cap);
@@ -157,14 +157,14 @@ static bool shed(bq *t, const qv_expr *e, qv_pd_text *out, bool *exact) {
       qv_bq_take_extras(t, &extras, &c);
     } else {
       *exact = false;
-      qv_pd_s(&t->why, "shed a conjunct: the restriction would pass the 1 MB limit\n");
+      qv_text_s(&t->why, "shed a conjunct: the restriction would pass the 1 MB limit\n");
     }
     qv_bq_res_free(&c);
   }
   for (int32_t i = 0; i < extras.n_extra; i++)
     if (any && !fold_fits(out, extras.extra[i], strlen(extras.extra[i]))) {
       *exact = false;
-      qv_pd_s(&t->why, "shed a conjunct: the restriction would pass the 1 MB limit\n");
+      qv_text_s(&t->why, "shed a conjunct: the restriction would pass the 1 MB limit\n");
     }
   qv_bq_res_free(&extras);
   qv_free(v);
@@ -179,28 +179,28 @@ static qv_status translate(bq *t, const qv_expr *e, char **sql, bool *exact, qv_
   if (st != QV_OK) return st;
   res r = {0};
   bool ok = qv_bq_pos(t, e, false, &r);
-  qv_pd_text out = {0};
+  qv_text out = {0};
   if (ok) {
-    qv_pd_add(&out, r.sql.p, r.sql.n);
+    qv_text_add(&out, r.sql.p, r.sql.n);
     for (int32_t i = 0; i < r.n_extra; i++) {
-      qv_pd_text b = {0};
-      qv_pd_f(&b, "(%s AND %s)", out.p, r.extra[i]);
-      qv_pd_free(&out);
+      qv_text b = {0};
+      qv_text_f(&b, "(%s AND %s)", out.p, r.extra[i]);
+      qv_text_free(&out);
       out = b;
     }
     *exact = r.exact;
     if (out.n > QV_BQ_MAX_SQL) {
-      qv_pd_free(&out);
+      qv_text_free(&out);
       ok = shed(t, e, &out, exact);
     }
   }
   qv_bq_res_free(&r);
   if (out.oom || t->why.oom || t->oom) {
-    qv_pd_free(&out);
+    qv_text_free(&out);
     return qv_error_set(err, QV_ERR_NOMEM, "to_bigquery_filter: out of memory");
   }
   if (ok) *sql = out.p;
-  else qv_pd_free(&out);
+  else qv_text_free(&out);
   return QV_OK;
 }
 
@@ -222,7 +222,7 @@ qv_status qv_to_bigquery_filter(const qv_expr *e, const qv_schema *schema, qv_bi
       *out = f;
     }
   }
-  qv_pd_free(&t.why);
+  qv_text_free(&t.why);
   qv_free(t.over);
   return st;
 }
@@ -242,10 +242,10 @@ qv_status qv_bigquery_filter_explain(const qv_expr *e, const qv_schema *schema, 
   qv_status st = translate(&t, e, &sql, &exact, err);
   qv_free(sql);
   qv_free(t.over);
-  if (st == QV_OK && !t.why.p) qv_pd_s(&t.why, "nothing declined\n");
+  if (st == QV_OK && !t.why.p) qv_text_s(&t.why, "nothing declined\n");
   if (st == QV_OK && t.why.oom) st = qv_error_set(err, QV_ERR_NOMEM, "bigquery_filter_explain: out of memory");
   if (st != QV_OK) {
-    qv_pd_free(&t.why);
+    qv_text_free(&t.why);
     return st;
   }
   *out = t.why.p;

@@ -38,14 +38,14 @@ bool qv_lsql_decline(tr *t, const qv_expr *e, const char *fmt, ...) {
   va_end(ap);
   char *text = qv_expr_to_string(e);
   if (!text) t->oom = true;
-  qv_pd_f(&t->why, "declined %s", e->kind == QV_EXPR_CALL ? (e->op == QV_OP_UNKNOWN && e->name ? e->name : qv_op_name(e->op))
+  qv_text_f(&t->why, "declined %s", e->kind == QV_EXPR_CALL ? (e->op == QV_OP_UNKNOWN && e->name ? e->name : qv_op_name(e->op))
                                                        : e->kind == QV_EXPR_COLUMN ? "column" : "literal");
-  if (e->pos > 0) qv_pd_f(&t->why, " at column %d", (int)e->pos);
-  qv_pd_s(&t->why, ": ");
-  qv_pd_s(&t->why, reason);
-  qv_pd_s(&t->why, " [");
-  qv_pd_s(&t->why, text ? text : "?");
-  qv_pd_s(&t->why, "]\n");
+  if (e->pos > 0) qv_text_f(&t->why, " at column %d", (int)e->pos);
+  qv_text_s(&t->why, ": ");
+  qv_text_s(&t->why, reason);
+  qv_text_s(&t->why, " [");
+  qv_text_s(&t->why, text ? text : "?");
+  qv_text_s(&t->why, "]\n");
   qv_free(text);
   return false;
 }
@@ -152,71 +152,71 @@ qv_type_id qv_lsql_type_of(const tr *t, const qv_expr *e) {
 
 /* ---- the translator ------------------------------------------------- */
 
-static bool emit_column(tr *t, const qv_expr *e, qv_pd_text *o) {
+static bool emit_column(tr *t, const qv_expr *e, qv_text *o) {
   if (strchr(e->name, '`')) return qv_lsql_decline(t, e, "column name contains a backtick");
   /* Lance would fail the whole query; locally the binder says what is wrong */
   if (t->schema && qv_schema_find(t->schema, e->name) < 0)
     return qv_lsql_decline(t, e, "no column `%s` in the schema", e->name);
-  qv_pd_s(o, "`");
-  qv_pd_s(o, e->name);
-  qv_pd_s(o, "`");
+  qv_text_s(o, "`");
+  qv_text_s(o, e->name);
+  qv_text_s(o, "`");
   return true;
 }
 
 /* Translates every argument (so explain sees all of them) into parts;
  * true when all did. */
-static bool args_into(tr *t, const qv_expr *e, int32_t from, qv_pd_text *parts) {
+static bool args_into(tr *t, const qv_expr *e, int32_t from, qv_text *parts) {
   bool ok = true;
   for (int32_t i = from; i < e->n_args; i++)
     if (!qv_lsql_value(t, e->args[i], &parts[i])) ok = false;
   return ok;
 }
 
-static bool call_fn(tr *t, const qv_expr *e, const char *fn, qv_pd_text *o) {
-  qv_pd_text parts[8] = {{0}};
+static bool call_fn(tr *t, const qv_expr *e, const char *fn, qv_text *o) {
+  qv_text parts[8] = {{0}};
   if (e->n_args > 8) return qv_lsql_decline(t, e, "too many arguments");
   bool ok = args_into(t, e, 0, parts);
   if (ok) {
-    qv_pd_s(o, fn);
-    qv_pd_s(o, "(");
+    qv_text_s(o, fn);
+    qv_text_s(o, "(");
     for (int32_t i = 0; i < e->n_args; i++) {
-      if (i) qv_pd_s(o, ", ");
-      qv_pd_s(o, parts[i].p);
+      if (i) qv_text_s(o, ", ");
+      qv_text_s(o, parts[i].p);
     }
-    qv_pd_s(o, ")");
+    qv_text_s(o, ")");
   }
-  for (int32_t i = 0; i < e->n_args; i++) qv_pd_free(&parts[i]);
+  for (int32_t i = 0; i < e->n_args; i++) qv_text_free(&parts[i]);
   return ok;
 }
 
 /* coalesce / fill_null.  Over Float32 values Polars keeps a Python number
  * as a Float32, DataFusion would widen all to DOUBLE (and 0.1 would stay
  * the double 0.1), so such literals are cast to FLOAT. */
-static bool coalesce(tr *t, const qv_expr *e, qv_pd_text *o) {
-  qv_pd_text parts[8] = {{0}};
+static bool coalesce(tr *t, const qv_expr *e, qv_text *o) {
+  qv_text parts[8] = {{0}};
   if (e->n_args > 8) return qv_lsql_decline(t, e, "too many arguments");
   bool f32 = qv_lsql_type_of(t, e) == QV_TYPE_FLOAT32;
   bool ok = args_into(t, e, 0, parts);
   if (ok) {
-    qv_pd_s(o, "coalesce(");
+    qv_text_s(o, "coalesce(");
     for (int32_t i = 0; i < e->n_args; i++) {
       double v;
       bool cast_lit = f32 && lit_number(e->args[i], &v) && e->args[i]->value.type.id != QV_TYPE_FLOAT32;
-      qv_pd_f(o, cast_lit ? "%sCAST(%s AS FLOAT)" : "%s%s", i ? ", " : "", parts[i].p);
+      qv_text_f(o, cast_lit ? "%sCAST(%s AS FLOAT)" : "%s%s", i ? ", " : "", parts[i].p);
     }
-    qv_pd_s(o, ")");
+    qv_text_s(o, ")");
   }
-  for (int32_t i = 0; i < e->n_args; i++) qv_pd_free(&parts[i]);
+  for (int32_t i = 0; i < e->n_args; i++) qv_text_free(&parts[i]);
   return ok;
 }
 
-bool qv_lsql_binop(tr *t, const qv_expr *e, const char *op, qv_pd_text *o) {
-  qv_pd_text a = {0}, b = {0};
+bool qv_lsql_binop(tr *t, const qv_expr *e, const char *op, qv_text *o) {
+  qv_text a = {0}, b = {0};
   bool ok = qv_lsql_value(t, e->args[0], &a);
   ok = qv_lsql_value(t, e->args[1], &b) && ok;
-  if (ok) qv_pd_f(o, "(%s %s %s)", a.p, op, b.p);
-  qv_pd_free(&a);
-  qv_pd_free(&b);
+  if (ok) qv_text_f(o, "(%s %s %s)", a.p, op, b.p);
+  qv_text_free(&a);
+  qv_text_free(&b);
   return ok;
 }
 
@@ -225,26 +225,26 @@ static bool boolean_operand(tr *t, const qv_expr *e) {
   return id == QV_TYPE_BOOL || id == QV_TYPE_NULL;
 }
 
-static bool logic(tr *t, const qv_expr *e, qv_pd_text *o) {
+static bool logic(tr *t, const qv_expr *e, qv_text *o) {
   for (int32_t i = 0; i < e->n_args; i++)
     if (!boolean_operand(t, e->args[i]))
       return qv_lsql_decline(t, e, "on integers Polars' %s is bitwise", qv_op_name(e->op));
-  qv_pd_text a = {0}, b = {0};
+  qv_text a = {0}, b = {0};
   bool ok = qv_lsql_value(t, e->args[0], &a);
   if (e->n_args == 2) ok = qv_lsql_value(t, e->args[1], &b) && ok;
   if (ok) {
     switch (e->op) {
-      case QV_OP_AND: qv_pd_f(o, "(%s AND %s)", a.p, b.p); break;
-      case QV_OP_OR: qv_pd_f(o, "(%s OR %s)", a.p, b.p); break;
-      case QV_OP_XOR: qv_pd_f(o, "((%s OR %s) AND (NOT (%s AND %s)))", a.p, b.p, a.p, b.p); break;
-      default: qv_pd_f(o, "(NOT %s)", a.p); break;
+      case QV_OP_AND: qv_text_f(o, "(%s AND %s)", a.p, b.p); break;
+      case QV_OP_OR: qv_text_f(o, "(%s OR %s)", a.p, b.p); break;
+      case QV_OP_XOR: qv_text_f(o, "((%s OR %s) AND (NOT (%s AND %s)))", a.p, b.p, a.p, b.p); break;
+      default: qv_text_f(o, "(NOT %s)", a.p); break;
     }
   } else {
-    qv_pd_f(&t->why, "declined %s%s: an operand does not translate exactly\n", qv_op_name(e->op),
+    qv_text_f(&t->why, "declined %s%s: an operand does not translate exactly\n", qv_op_name(e->op),
          e->op == QV_OP_NOT ? "" : " (every branch must be exact)");
   }
-  qv_pd_free(&a);
-  qv_pd_free(&b);
+  qv_text_free(&a);
+  qv_text_free(&b);
   return ok;
 }
 
@@ -284,7 +284,7 @@ static bool float_narrowing(qv_type_id from, qv_type_id to) {
   return from == QV_TYPE_FLOAT64 && to == QV_TYPE_FLOAT32;
 }
 
-static bool cast(tr *t, const qv_expr *e, qv_pd_text *o) {
+static bool cast(tr *t, const qv_expr *e, qv_text *o) {
   qv_type_id from = qv_lsql_type_of(t, e->args[0]), to = e->type.id;
   const char *name = sql_type(to);
   if (!name) return qv_lsql_decline(t, e, "casts to this type format or parse differently in Lance");
@@ -297,14 +297,14 @@ static bool cast(tr *t, const qv_expr *e, qv_pd_text *o) {
   if (!wide && !e->sem.cast_strict) return qv_lsql_decline(t, e, "a non-strict cast that is not widening nulls values Lance rejects");
   if (!wide && !(qv_type_is_integer(from) && is_float(to)))
     return qv_lsql_decline(t, e, "float to integer casts round or fail differently");
-  qv_pd_text a = {0};
+  qv_text a = {0};
   bool ok = qv_lsql_value(t, e->args[0], &a);
-  if (ok) qv_pd_f(o, "CAST(%s AS %s)", a.p, name);
-  qv_pd_free(&a);
+  if (ok) qv_text_f(o, "CAST(%s AS %s)", a.p, name);
+  qv_text_free(&a);
   return ok;
 }
 
-static bool dt_part(tr *t, const qv_expr *e, qv_pd_text *o) {
+static bool dt_part(tr *t, const qv_expr *e, qv_text *o) {
   static const struct { const char *pl, *sql; } parts[] = {
       {"year", "year"}, {"month", "month"}, {"day", "day"}, {"hour", "hour"}, {"minute", "minute"},
       {"quarter", "quarter"}, {"week", "week"}, {"ordinal_day", "doy"}, {"weekday", NULL},
@@ -326,15 +326,15 @@ static bool dt_part(tr *t, const qv_expr *e, qv_pd_text *o) {
   const qv_datatype *d = qv_lsql_col_type(t, e->args[0]);
   if (d && d->id == QV_TYPE_TIMESTAMP && d->timezone)
     return qv_lsql_decline(t, e, "a time-zone-aware timestamp: the local-time rules may differ");
-  qv_pd_text a = {0};
+  qv_text a = {0};
   bool ok = qv_lsql_value(t, e->args[0], &a);
-  if (ok && sql) qv_pd_f(o, "date_part('%s', %s)", sql, a.p);
-  else if (ok) qv_pd_f(o, "(((date_part('dow', %s) + 6) %% 7) + 1)", a.p); /* ISO: Monday 1 .. Sunday 7 */
-  qv_pd_free(&a);
+  if (ok && sql) qv_text_f(o, "date_part('%s', %s)", sql, a.p);
+  else if (ok) qv_text_f(o, "(((date_part('dow', %s) + 6) %% 7) + 1)", a.p); /* ISO: Monday 1 .. Sunday 7 */
+  qv_text_free(&a);
   return ok;
 }
 
-static bool dt_truncate(tr *t, const qv_expr *e, qv_pd_text *o) {
+static bool dt_truncate(tr *t, const qv_expr *e, qv_text *o) {
   static const struct { const char *every, *unit; } units[] = {
       {"1y", "year"}, {"1q", "quarter"}, {"1mo", "month"}, {"1w", "week"},
       {"1d", "day"},  {"1h", "hour"},    {"1m", "minute"}, {"1s", "second"},
@@ -350,14 +350,14 @@ static bool dt_truncate(tr *t, const qv_expr *e, qv_pd_text *o) {
   const qv_datatype *d = qv_lsql_col_type(t, e->args[0]);
   if (d && d->id == QV_TYPE_TIMESTAMP && d->timezone)
     return qv_lsql_decline(t, e, "a time-zone-aware timestamp: the local-time rules may differ");
-  qv_pd_text a = {0};
+  qv_text a = {0};
   bool ok = qv_lsql_value(t, e->args[0], &a);
-  if (ok) qv_pd_f(o, "date_trunc('%s', %s)", unit, a.p);
-  qv_pd_free(&a);
+  if (ok) qv_text_f(o, "date_trunc('%s', %s)", unit, a.p);
+  qv_text_free(&a);
   return ok;
 }
 
-static bool field_ref(tr *t, const qv_expr *e, qv_pd_text *o) {
+static bool field_ref(tr *t, const qv_expr *e, qv_text *o) {
   const qv_expr *base = e->args[0];
   if (base->kind != QV_EXPR_COLUMN && !(base->kind == QV_EXPR_CALL && base->op == QV_OP_FIELD))
     return qv_lsql_decline(t, e, "struct.field of a computed struct");
@@ -365,10 +365,10 @@ static bool field_ref(tr *t, const qv_expr *e, qv_pd_text *o) {
   const qv_datatype *st = qv_lsql_col_type(t, base);
   if (t->schema && (!st || st->id != QV_TYPE_STRUCT || !qv_lsql_col_type(t, e)))
     return qv_lsql_decline(t, e, "no struct field `%s` in the schema", e->name);
-  qv_pd_text a = {0};
+  qv_text a = {0};
   bool ok = qv_lsql_value(t, base, &a);
-  if (ok) qv_pd_f(o, "%s.`%s`", a.p, e->name);
-  qv_pd_free(&a);
+  if (ok) qv_text_f(o, "%s.`%s`", a.p, e->name);
+  qv_text_free(&a);
   return ok;
 }
 
@@ -379,7 +379,7 @@ static bool field_ref(tr *t, const qv_expr *e, qv_pd_text *o) {
  * unknown or mixed-signedness integer types decline.  A float literal
  * against a Float32 is cast to FLOAT for the same reason (Polars stays in
  * f32, DataFusion would widen and round differently). */
-static bool arith_binop(tr *t, const qv_expr *e, const char *op, qv_pd_text *o) {
+static bool arith_binop(tr *t, const qv_expr *e, const char *op, qv_text *o) {
   const qv_expr *x = e->args[0], *y = e->args[1];
   qv_type_id tx = qv_lsql_type_of(t, x), ty = qv_lsql_type_of(t, y);
   bool lx = is_lit(x), ly = is_lit(y);
@@ -405,17 +405,17 @@ static bool arith_binop(tr *t, const qv_expr *e, const char *op, qv_pd_text *o) 
     cast_to = "FLOAT";
   }
   if (!cast_to) return qv_lsql_binop(t, e, op, o);
-  qv_pd_text a = {0}, b = {0};
+  qv_text a = {0}, b = {0};
   bool ok = qv_lsql_value(t, v, &a);
   ok = qv_lsql_emit_literal(t, l, &b) && ok;
-  if (ok && lx) qv_pd_f(o, "(CAST(%s AS %s) %s %s)", b.p, cast_to, op, a.p);
-  else if (ok) qv_pd_f(o, "(%s %s CAST(%s AS %s))", a.p, op, b.p, cast_to);
-  qv_pd_free(&a);
-  qv_pd_free(&b);
+  if (ok && lx) qv_text_f(o, "(CAST(%s AS %s) %s %s)", b.p, cast_to, op, a.p);
+  else if (ok) qv_text_f(o, "(%s %s CAST(%s AS %s))", a.p, op, b.p, cast_to);
+  qv_text_free(&a);
+  qv_text_free(&b);
   return ok;
 }
 
-static bool arith(tr *t, const qv_expr *e, qv_pd_text *o) {
+static bool arith(tr *t, const qv_expr *e, qv_text *o) {
   switch (e->op) {
     case QV_OP_ADD: return arith_binop(t, e, "+", o);
     case QV_OP_SUB: return arith_binop(t, e, "-", o);
@@ -424,33 +424,33 @@ static bool arith(tr *t, const qv_expr *e, qv_pd_text *o) {
       if (!(e->flags & QV_EXPR_F_TRUE_DIV)) return qv_lsql_binop(t, e, "/", o);
       int f32 = div_float32(t, e);
       if (f32 < 0) return qv_lsql_decline(t, e, "/ of a Float32 and another type: the result type is not pinned down");
-      qv_pd_text a = {0}, b = {0};
+      qv_text a = {0}, b = {0};
       bool ok = qv_lsql_value(t, e->args[0], &a);
       ok = qv_lsql_value(t, e->args[1], &b) && ok;
       if (ok) {
-        qv_pd_s(o, "(");
+        qv_text_s(o, "(");
         for (int i = 0; i < 2; i++) {
           const qv_expr *x = e->args[i];
           double v;
           char buf[64];
-          if (i) qv_pd_s(o, " / ");
+          if (i) qv_text_s(o, " / ");
           if (f32 && lit_number(x, &v)) {
-            qv_pd_f(o, "CAST(%s AS FLOAT)", i ? b.p : a.p); /* Polars divides a Float32 in Float32 */
+            qv_text_f(o, "CAST(%s AS FLOAT)", i ? b.p : a.p); /* Polars divides a Float32 in Float32 */
           } else if (f32) {
-            qv_pd_s(o, i ? b.p : a.p);
+            qv_text_s(o, i ? b.p : a.p);
           } else if (lit_number(x, &v) && isfinite(v) && fabs(v) < 9.0e15) {
             qv_lsql_fmt_double(v, buf, sizeof buf); /* a float literal: Lance divides as double */
-            qv_pd_s(o, buf);
+            qv_text_s(o, buf);
           } else if (qv_lsql_type_of(t, x) == QV_TYPE_FLOAT64) {
-            qv_pd_s(o, i ? b.p : a.p);
+            qv_text_s(o, i ? b.p : a.p);
           } else {
-            qv_pd_f(o, "CAST(%s AS DOUBLE)", i ? b.p : a.p);
+            qv_text_f(o, "CAST(%s AS DOUBLE)", i ? b.p : a.p);
           }
         }
-        qv_pd_s(o, ")");
+        qv_text_s(o, ")");
       }
-      qv_pd_free(&a);
-      qv_pd_free(&b);
+      qv_text_free(&a);
+      qv_text_free(&b);
       return ok;
     }
     case QV_OP_MOD: {
@@ -459,18 +459,18 @@ static bool arith(tr *t, const qv_expr *e, qv_pd_text *o) {
       if (!int_lit(e->args[1], &k) || k <= 0 || k > ((int64_t)1 << 62) || !qv_type_is_integer(xt))
         return qv_lsql_decline(t, e, "%% follows the divisor in Polars and the dividend in Lance; only an integer modulo "
                              "a positive integer literal is rewritten");
-      qv_pd_text a = {0};
+      qv_text a = {0};
       bool ok = qv_lsql_value(t, e->args[0], &a);
-      if (ok && !qv_type_is_signed(xt)) qv_pd_f(o, "(%s %% %lld)", a.p, (long long)k);
-      else if (ok) qv_pd_f(o, "(((%s %% %lld) + %lld) %% %lld)", a.p, (long long)k, (long long)k, (long long)k);
-      qv_pd_free(&a);
+      if (ok && !qv_type_is_signed(xt)) qv_text_f(o, "(%s %% %lld)", a.p, (long long)k);
+      else if (ok) qv_text_f(o, "(((%s %% %lld) + %lld) %% %lld)", a.p, (long long)k, (long long)k, (long long)k);
+      qv_text_free(&a);
       return ok;
     }
     case QV_OP_NEG: {
-      qv_pd_text a = {0};
+      qv_text a = {0};
       bool ok = qv_lsql_value(t, e->args[0], &a);
-      if (ok) qv_pd_f(o, "(-%s)", a.p);
-      qv_pd_free(&a);
+      if (ok) qv_text_f(o, "(-%s)", a.p);
+      qv_text_free(&a);
       return ok;
     }
     case QV_OP_POW: {
@@ -487,17 +487,17 @@ static bool arith(tr *t, const qv_expr *e, qv_pd_text *o) {
       if (k > 2 && !qv_type_is_integer(qv_lsql_type_of(t, e->args[0])))
         return qv_lsql_decline(t, e, "** %lld on a value that may be a float: repeated multiplication rounds differently",
                        (long long)k);
-      qv_pd_text a = {0};
+      qv_text a = {0};
       bool ok = qv_lsql_value(t, e->args[0], &a);
       if (ok) {
-        qv_pd_s(o, "(");
+        qv_text_s(o, "(");
         for (int64_t i = 0; i < k; i++) {
-          if (i) qv_pd_s(o, " * ");
-          qv_pd_s(o, a.p);
+          if (i) qv_text_s(o, " * ");
+          qv_text_s(o, a.p);
         }
-        qv_pd_s(o, ")");
+        qv_text_s(o, ")");
       }
-      qv_pd_free(&a);
+      qv_text_free(&a);
       return ok;
     }
     default: return false;
@@ -506,24 +506,24 @@ static bool arith(tr *t, const qv_expr *e, qv_pd_text *o) {
 
 /* str.contains_any(["a", "b"]): any pattern occurs as a substring, an
  * empty pattern always; the same as an OR of contains(). */
-static bool contains_any(tr *t, const qv_expr *e, qv_pd_text *o) {
+static bool contains_any(tr *t, const qv_expr *e, qv_text *o) {
   if (e->flags & QV_EXPR_F_ASCII_CI)
     return qv_lsql_decline(t, e, "contains_any(ascii_case_insensitive=True) has no exact Lance spelling");
   const qv_expr *l = e->args[1];
   bool ok = l->kind == QV_EXPR_CALL && l->op == QV_OP_LIST && l->n_args >= 1 && l->n_args <= 256;
   for (int32_t i = 0; ok && i < l->n_args; i++) ok = str_lit(l->args[i]);
   if (!ok) return qv_lsql_decline(t, e, "contains_any needs a literal list of 1..256 strings without nulls");
-  qv_pd_text a = {0}, parts = {0};
+  qv_text a = {0}, parts = {0};
   ok = qv_lsql_value(t, e->args[0], &a);
   for (int32_t i = 0; ok && i < l->n_args; i++) {
-    qv_pd_text p = {0};
+    qv_text p = {0};
     ok = qv_lsql_emit_string(t, l->args[i], l->args[i]->value.bytes, l->args[i]->value.len, &p);
-    if (ok) qv_pd_f(&parts, "%scontains(%s, %s)", i ? " OR " : "", a.p, p.p);
-    qv_pd_free(&p);
+    if (ok) qv_text_f(&parts, "%scontains(%s, %s)", i ? " OR " : "", a.p, p.p);
+    qv_text_free(&p);
   }
-  if (ok) qv_pd_f(o, l->n_args > 1 ? "(%s)" : "%s", parts.p);
-  qv_pd_free(&a);
-  qv_pd_free(&parts);
+  if (ok) qv_text_f(o, l->n_args > 1 ? "(%s)" : "%s", parts.p);
+  qv_text_free(&a);
+  qv_text_free(&parts);
   return ok;
 }
 
@@ -532,7 +532,7 @@ static bool is_logic(const qv_expr *e) {
          (e->op == QV_OP_AND || e->op == QV_OP_OR || e->op == QV_OP_XOR || e->op == QV_OP_NOT);
 }
 
-bool qv_lsql_value(tr *t, const qv_expr *e, qv_pd_text *o) {
+bool qv_lsql_value(tr *t, const qv_expr *e, qv_text *o) {
   if (e->kind == QV_EXPR_COLUMN) return emit_column(t, e, o);
   if (e->kind == QV_EXPR_LITERAL) return qv_lsql_emit_literal(t, e, o);
   /* Under anything but another logic operator, & | ^ ~ of operands not
@@ -548,10 +548,10 @@ bool qv_lsql_value(tr *t, const qv_expr *e, qv_pd_text *o) {
       return qv_lsql_compare(t, e, o);
     case QV_OP_AND: case QV_OP_OR: case QV_OP_XOR: case QV_OP_NOT: return logic(t, e, o);
     case QV_OP_IS_NULL: case QV_OP_IS_NOT_NULL: {
-      qv_pd_text a = {0};
+      qv_text a = {0};
       bool ok = qv_lsql_value(t, e->args[0], &a);
-      if (ok) qv_pd_f(o, "(%s %s)", a.p, e->op == QV_OP_IS_NULL ? "IS NULL" : "IS NOT NULL");
-      qv_pd_free(&a);
+      if (ok) qv_text_f(o, "(%s %s)", a.p, e->op == QV_OP_IS_NULL ? "IS NULL" : "IS NOT NULL");
+      qv_text_free(&a);
       return ok;
     }
     case QV_OP_IN: return qv_lsql_in_list(t, e, o);
@@ -584,16 +584,16 @@ bool qv_lsql_value(tr *t, const qv_expr *e, qv_pd_text *o) {
     case QV_OP_ISNAN: case QV_OP_IS_NOT_NAN: case QV_OP_IS_FINITE: case QV_OP_IS_INFINITE: {
       qv_type_id id = qv_lsql_type_of(t, e->args[0]);
       if (id != QV_TYPE_NULL && !is_float(id)) return qv_lsql_decline(t, e, "the NaN tests apply to floats only");
-      qv_pd_text a = {0};
+      qv_text a = {0};
       bool ok = qv_lsql_value(t, e->args[0], &a);
       if (ok) {
-        if (e->op == QV_OP_ISNAN) qv_pd_f(o, "isnan(%s)", a.p);
-        else if (e->op == QV_OP_IS_NOT_NAN) qv_pd_f(o, "(NOT isnan(%s))", a.p);
+        if (e->op == QV_OP_ISNAN) qv_text_f(o, "isnan(%s)", a.p);
+        else if (e->op == QV_OP_IS_NOT_NAN) qv_text_f(o, "(NOT isnan(%s))", a.p);
         /* abs() clears NaN's sign, and +NaN sorts above +inf in the total order. */
-        else if (e->op == QV_OP_IS_FINITE) qv_pd_f(o, "(abs(%s) < CAST('inf' AS DOUBLE))", a.p);
-        else qv_pd_f(o, "(abs(%s) = CAST('inf' AS DOUBLE))", a.p);
+        else if (e->op == QV_OP_IS_FINITE) qv_text_f(o, "(abs(%s) < CAST('inf' AS DOUBLE))", a.p);
+        else qv_text_f(o, "(abs(%s) = CAST('inf' AS DOUBLE))", a.p);
       }
-      qv_pd_free(&a);
+      qv_text_free(&a);
       return ok;
     }
     case QV_OP_MIN_HORIZONTAL: case QV_OP_MAX_HORIZONTAL:
@@ -609,25 +609,25 @@ bool qv_lsql_value(tr *t, const qv_expr *e, qv_pd_text *o) {
         if (qv_lsql_type_of(t, e->args[i]) != QV_TYPE_STRING)
           return qv_lsql_decline(t, e, "concat_str of a value not known to be a string (number formats differ)");
       if (e->n_args < 1 || e->n_args > 7) return qv_lsql_decline(t, e, "concat_str arity");
-      qv_pd_text parts[8] = {{0}};
+      qv_text parts[8] = {{0}};
       bool ok = args_into(t, e, 0, parts);
-      qv_pd_text sep = {0};
+      qv_text sep = {0};
       const char *sn = e->name ? e->name : "";
       ok = ok && qv_lsql_emit_string(t, e, (const uint8_t *)sn, (int64_t)strlen(sn), &sep);
       if (ok && (e->flags & QV_EXPR_F_IGNORE_NULLS)) {
-        qv_pd_f(o, "concat_ws(%s", sep.p);
-        for (int32_t i = 0; i < e->n_args; i++) qv_pd_f(o, ", %s", parts[i].p);
-        qv_pd_s(o, ")");
+        qv_text_f(o, "concat_ws(%s", sep.p);
+        for (int32_t i = 0; i < e->n_args; i++) qv_text_f(o, ", %s", parts[i].p);
+        qv_text_s(o, ")");
       } else if (ok) {
-        qv_pd_s(o, "(");
+        qv_text_s(o, "(");
         for (int32_t i = 0; i < e->n_args; i++) {
-          if (i) qv_pd_f(o, " || %s || ", sep.p);
-          qv_pd_s(o, parts[i].p);
+          if (i) qv_text_f(o, " || %s || ", sep.p);
+          qv_text_s(o, parts[i].p);
         }
-        qv_pd_s(o, ")");
+        qv_text_s(o, ")");
       }
-      for (int32_t i = 0; i < e->n_args; i++) qv_pd_free(&parts[i]);
-      qv_pd_free(&sep);
+      for (int32_t i = 0; i < e->n_args; i++) qv_text_free(&parts[i]);
+      qv_text_free(&sep);
       return ok;
     }
     case QV_OP_STRIP_CHARS:
@@ -640,10 +640,10 @@ bool qv_lsql_value(tr *t, const qv_expr *e, qv_pd_text *o) {
       if (!str_lit(v) || strpbrk((const char *)v->value.bytes, "$\\"))
         return qv_lsql_decline(t, e, "a replacement that is computed or holds $ or \\ (group references differ)");
       if (e->param != 1 && e->param != -1) return qv_lsql_decline(t, e, "str.replace with n=%lld", (long long)e->param);
-      qv_pd_text parts[3] = {{0}};
+      qv_text parts[3] = {{0}};
       bool ok = args_into(t, e, 0, parts);
-      if (ok) qv_pd_f(o, "regexp_replace(%s, %s, %s%s)", parts[0].p, parts[1].p, parts[2].p, e->param == -1 ? ", 'g'" : "");
-      for (int i = 0; i < 3; i++) qv_pd_free(&parts[i]);
+      if (ok) qv_text_f(o, "regexp_replace(%s, %s, %s%s)", parts[0].p, parts[1].p, parts[2].p, e->param == -1 ? ", 'g'" : "");
+      for (int i = 0; i < 3; i++) qv_text_free(&parts[i]);
       return ok;
     }
     case QV_OP_CONTAINS_ANY: return contains_any(t, e, o);
@@ -659,10 +659,10 @@ bool qv_lsql_value(tr *t, const qv_expr *e, qv_pd_text *o) {
       const qv_datatype *d = qv_lsql_col_type(t, e->args[0]);
       if (!d || d->id != QV_TYPE_TIMESTAMP || d->timezone)
         return qv_lsql_decline(t, e, "dt.date needs a timestamp known to be naive");
-      qv_pd_text a = {0};
+      qv_text a = {0};
       bool ok = qv_lsql_value(t, e->args[0], &a);
-      if (ok) qv_pd_f(o, "CAST(%s AS DATE)", a.p);
-      qv_pd_free(&a);
+      if (ok) qv_text_f(o, "CAST(%s AS DATE)", a.p);
+      qv_text_free(&a);
       return ok;
     }
     case QV_OP_ARRAY_HAS:
@@ -673,10 +673,10 @@ bool qv_lsql_value(tr *t, const qv_expr *e, qv_pd_text *o) {
       int64_t k;
       if (!(e->flags & QV_EXPR_F_NULL_ON_OOB)) return qv_lsql_decline(t, e, "list.get without null_on_oob fails in Polars, gives NULL in Lance");
       if (!int_lit(e->args[1], &k) || k == INT64_MAX) return qv_lsql_decline(t, e, "list.get with a computed index");
-      qv_pd_text a = {0};
+      qv_text a = {0};
       bool ok = qv_lsql_value(t, e->args[0], &a);
-      if (ok) qv_pd_f(o, "array_element(%s, %lld)", a.p, (long long)(k >= 0 ? k + 1 : k));
-      qv_pd_free(&a);
+      if (ok) qv_text_f(o, "array_element(%s, %lld)", a.p, (long long)(k >= 0 ? k + 1 : k));
+      qv_text_free(&a);
       return ok;
     }
     case QV_OP_WHEN: return qv_lsql_decline(t, e, "when/then/otherwise is not translated");
@@ -698,25 +698,25 @@ static int32_t depth(const qv_expr *e, int32_t limit) {
 }
 
 /* Positive position: an AND may drop a side. */
-static bool positive(tr *t, const qv_expr *e, qv_pd_text *o, bool *exact) {
+static bool positive(tr *t, const qv_expr *e, qv_text *o, bool *exact) {
   if (depth(e, QV_LANCE_MAX_DEPTH) > QV_LANCE_MAX_DEPTH) {
-    qv_pd_f(&t->why, "declined the expression: nested more than %d levels deep\n", QV_LANCE_MAX_DEPTH);
+    qv_text_f(&t->why, "declined the expression: nested more than %d levels deep\n", QV_LANCE_MAX_DEPTH);
     *exact = false;
     return false;
   }
   if (e->kind == QV_EXPR_CALL && e->op == QV_OP_AND && e->n_args == 2 && boolean_operand(t, e->args[0]) &&
       boolean_operand(t, e->args[1])) {
-    qv_pd_text a = {0}, b = {0};
+    qv_text a = {0}, b = {0};
     bool ea = true, eb = true;
     bool oka = positive(t, e->args[0], &a, &ea);
     bool okb = positive(t, e->args[1], &b, &eb);
-    if (oka && okb) qv_pd_f(o, "(%s AND %s)", a.p, b.p);
-    else if (oka) qv_pd_s(o, a.p);
-    else if (okb) qv_pd_s(o, b.p);
-    if (oka != okb) qv_pd_s(&t->why, "dropped a conjunct of AND: the filter keeps a superset\n");
+    if (oka && okb) qv_text_f(o, "(%s AND %s)", a.p, b.p);
+    else if (oka) qv_text_s(o, a.p);
+    else if (okb) qv_text_s(o, b.p);
+    if (oka != okb) qv_text_s(&t->why, "dropped a conjunct of AND: the filter keeps a superset\n");
     *exact = oka && okb && ea && eb;
-    qv_pd_free(&a);
-    qv_pd_free(&b);
+    qv_text_free(&a);
+    qv_text_free(&b);
     return oka || okb;
   }
   *exact = true;
@@ -747,7 +747,7 @@ qv_status qv_to_lance_filter(const qv_expr *e, const qv_schema *schema, qv_lance
   if (!out || !e) return qv_error_set(err, QV_ERR_INVALID, "to_lance_filter: NULL expression or output");
   *out = NULL;
   tr t = {schema, {0}, false};
-  qv_pd_text o = {0};
+  qv_text o = {0};
   bool exact = true;
   bool ok = positive(&t, e, &o, &exact);
   qv_status st = QV_OK;
@@ -764,8 +764,8 @@ qv_status qv_to_lance_filter(const qv_expr *e, const qv_schema *schema, qv_lance
       *out = f;
     }
   }
-  qv_pd_free(&o);
-  qv_pd_free(&t.why);
+  qv_text_free(&o);
+  qv_text_free(&t.why);
   return st;
 }
 
@@ -778,13 +778,13 @@ void qv_lance_filter_free(qv_lance_filter *f) {
 char *qv_lance_filter_explain(const qv_expr *e, const qv_schema *schema) {
   if (!e) return NULL;
   tr t = {schema, {0}, false};
-  qv_pd_text o = {0};
+  qv_text o = {0};
   bool exact = true;
   (void)positive(&t, e, &o, &exact);
-  qv_pd_free(&o);
-  if (!t.why.p && !t.why.oom) qv_pd_s(&t.why, "nothing declined\n");
+  qv_text_free(&o);
+  if (!t.why.p && !t.why.oom) qv_text_s(&t.why, "nothing declined\n");
   if (t.why.oom || t.oom) {
-    qv_pd_free(&t.why);
+    qv_text_free(&t.why);
     return NULL;
   }
   return t.why.p;

@@ -10,14 +10,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pushdown/text.h"
+#include "base/text.h"
 #include "quiver/pushdown.h"
 
 
 /* One translation: the schema (NULL: schema-less) and the explain lines. */
 typedef struct tr {
   const qv_schema *schema;
-  qv_pd_text why; /* explain lines */
+  qv_text why; /* explain lines */
   bool oom;
 } tr;
 
@@ -36,18 +36,18 @@ const qv_datatype *qv_lsql_col_type(const tr *t, const qv_expr *e);
  * unknown (schema-less columns, and anything built from them). */
 qv_type_id qv_lsql_type_of(const tr *t, const qv_expr *e);
 /* Translates e in value position into o; false when it declined. */
-bool qv_lsql_value(tr *t, const qv_expr *e, qv_pd_text *o);
+bool qv_lsql_value(tr *t, const qv_expr *e, qv_text *o);
 /* "(a OP b)" of e's two arguments. */
-bool qv_lsql_binop(tr *t, const qv_expr *e, const char *op, qv_pd_text *o);
+bool qv_lsql_binop(tr *t, const qv_expr *e, const char *op, qv_text *o);
 
 /* lance_literal.c */
 int qv_lsql_int_rank(qv_type_id id);
 bool qv_lsql_lit_fits(const qv_expr *l, qv_type_id id);
 void qv_lsql_fmt_double(double v, char *buf, size_t size);
-bool qv_lsql_emit_string(tr *t, const qv_expr *e, const uint8_t *s, int64_t n, qv_pd_text *o);
-bool qv_lsql_emit_literal(tr *t, const qv_expr *e, qv_pd_text *o);
-bool qv_lsql_compare(tr *t, const qv_expr *e, qv_pd_text *o);
-bool qv_lsql_in_list(tr *t, const qv_expr *e, qv_pd_text *o);
+bool qv_lsql_emit_string(tr *t, const qv_expr *e, const uint8_t *s, int64_t n, qv_text *o);
+bool qv_lsql_emit_literal(tr *t, const qv_expr *e, qv_text *o);
+bool qv_lsql_compare(tr *t, const qv_expr *e, qv_text *o);
+bool qv_lsql_in_list(tr *t, const qv_expr *e, qv_text *o);
 
 static inline bool is_float(qv_type_id id) { return qv_type_is_floating(id); }
 

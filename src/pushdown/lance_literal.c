@@ -72,43 +72,43 @@ void qv_lsql_fmt_double(double v, char *buf, size_t size) {
   snprintf(buf, size, "%s", out);
 }
 
-bool qv_lsql_emit_string(tr *t, const qv_expr *e, const uint8_t *s, int64_t n, qv_pd_text *o) {
+bool qv_lsql_emit_string(tr *t, const qv_expr *e, const uint8_t *s, int64_t n, qv_text *o) {
   if (memchr(s, 0, (size_t)n)) return qv_lsql_decline(t, e, "a NUL character has no Lance SQL string spelling");
   /* Whether Lance's SQL dialect reads backslash escapes is not pinned down
    * here; a string that holds one declines rather than risk it. */
   if (memchr(s, '\\', (size_t)n)) return qv_lsql_decline(t, e, "a backslash in a string literal may be read as an escape");
-  qv_pd_s(o, "'");
+  qv_text_s(o, "'");
   for (int64_t i = 0; i < n; i++) {
-    if (s[i] == '\'') qv_pd_s(o, "''");
-    else qv_pd_add(o, (const char *)s + i, 1);
+    if (s[i] == '\'') qv_text_s(o, "''");
+    else qv_text_add(o, (const char *)s + i, 1);
   }
-  qv_pd_s(o, "'");
+  qv_text_s(o, "'");
   return true;
 }
 
-bool qv_lsql_emit_literal(tr *t, const qv_expr *e, qv_pd_text *o) {
+bool qv_lsql_emit_literal(tr *t, const qv_expr *e, qv_text *o) {
   const qv_scalar *v = &e->value;
   if (v->is_null) {
     if (v->type.id == QV_TYPE_TIME64 || v->type.id == QV_TYPE_DURATION)
       return qv_lsql_decline(t, e, "Time and Duration literals have no Lance SQL spelling with Polars' meaning");
-    qv_pd_s(o, "NULL");
+    qv_text_s(o, "NULL");
     return true;
   }
   char buf[64];
   switch (v->type.id) {
-    case QV_TYPE_BOOL: qv_pd_s(o, v->v.b ? "TRUE" : "FALSE"); return true;
+    case QV_TYPE_BOOL: qv_text_s(o, v->v.b ? "TRUE" : "FALSE"); return true;
     case QV_TYPE_INT8: case QV_TYPE_INT16: case QV_TYPE_INT32: case QV_TYPE_INT64:
       /* Lance reads -9223372036854775808 as minus a float; spell it as a sum. */
-      if (v->v.i == INT64_MIN) qv_pd_s(o, "(-9223372036854775807 - 1)");
-      else qv_pd_f(o, "%lld", (long long)v->v.i);
+      if (v->v.i == INT64_MIN) qv_text_s(o, "(-9223372036854775807 - 1)");
+      else qv_text_f(o, "%lld", (long long)v->v.i);
       return true;
     case QV_TYPE_UINT8: case QV_TYPE_UINT16: case QV_TYPE_UINT32: case QV_TYPE_UINT64:
-      qv_pd_f(o, "%llu", (unsigned long long)v->v.u);
+      qv_text_f(o, "%llu", (unsigned long long)v->v.u);
       return true;
     case QV_TYPE_FLOAT32: case QV_TYPE_FLOAT64:
       if (!isfinite(v->v.f)) return qv_lsql_decline(t, e, "NaN and infinite literals have no Lance SQL spelling");
       qv_lsql_fmt_double(v->v.f, buf, sizeof buf);
-      qv_pd_s(o, buf);
+      qv_text_s(o, buf);
       return true;
     case QV_TYPE_STRING: return qv_lsql_emit_string(t, e, v->bytes, v->len, o);
     case QV_TYPE_DATE32: {
@@ -116,7 +116,7 @@ bool qv_lsql_emit_literal(tr *t, const qv_expr *e, qv_pd_text *o) {
       unsigned m, d;
       qv_civil_from_days(v->v.i, &y, &m, &d);
       if (y < 1 || y > 9999) return qv_lsql_decline(t, e, "date outside years 1..9999");
-      qv_pd_f(o, "date '%04lld-%02u-%02u'", (long long)y, m, d);
+      qv_text_f(o, "date '%04lld-%02u-%02u'", (long long)y, m, d);
       return true;
     }
     case QV_TYPE_TIME64: case QV_TYPE_DURATION:
@@ -146,8 +146,8 @@ static const char *cmp_sql(qv_op op) {
  * be a naive timestamp, within Lance's nanosecond timestamp range.  Lance
  * reads `timestamp '...'` as wall-clock time without a zone, which is what
  * Polars compares a naive column with. */
-static bool timestamp_lit(tr *t, const qv_expr *e, const qv_expr *x, const qv_expr *l, const qv_pd_text *a, const char *s,
-                          qv_pd_text *o) {
+static bool timestamp_lit(tr *t, const qv_expr *e, const qv_expr *x, const qv_expr *l, const qv_text *a, const char *s,
+                          qv_text *o) {
   static const int64_t per_second[] = {1, 1000, 1000000, 1000000000};
   const qv_datatype *d = qv_lsql_col_type(t, x);
   if (!d || d->id != QV_TYPE_TIMESTAMP || d->timezone || l->value.type.timezone)
@@ -169,13 +169,13 @@ static bool timestamp_lit(tr *t, const qv_expr *e, const qv_expr *x, const qv_ex
   unsigned m, dd;
   qv_civil_from_days(days, &y, &m, &dd);
   if (y < 1678 || y > 2261) return qv_lsql_decline(t, e, "a timestamp outside Lance's nanosecond range (years 1678..2261)");
-  qv_pd_f(o, "(%s %s timestamp '%04lld-%02u-%02u %02d:%02d:%02d", a->p, s, (long long)y, m, dd, (int)(sod / 3600),
+  qv_text_f(o, "(%s %s timestamp '%04lld-%02u-%02u %02d:%02d:%02d", a->p, s, (long long)y, m, dd, (int)(sod / 3600),
        (int)(sod / 60 % 60), (int)(sod % 60));
   if (frac) {
     int digits = unit == 1 ? 3 : unit == 2 ? 6 : 9;
-    qv_pd_f(o, ".%0*lld", digits, (long long)frac);
+    qv_text_f(o, ".%0*lld", digits, (long long)frac);
   }
-  qv_pd_s(o, "')");
+  qv_text_s(o, "')");
   return true;
 }
 
@@ -185,21 +185,21 @@ static bool timestamp_lit(tr *t, const qv_expr *e, const qv_expr *x, const qv_ex
  * NOT turns it into a Float64 comparison), so the literal is cast to FLOAT
  * explicitly.  A literal typed Float64 (pl.lit(x, dtype=pl.Float64))
  * makes Polars compare in Float64: that declines. */
-static bool float_side_lit(tr *t, const qv_expr *e, qv_type_id xt, const qv_expr *l, qv_pd_text *b) {
+static bool float_side_lit(tr *t, const qv_expr *e, qv_type_id xt, const qv_expr *l, qv_text *b) {
   bool numeric = !l->value.is_null && (is_float(l->value.type.id) || qv_type_is_integer(l->value.type.id));
   if (xt != QV_TYPE_FLOAT32 || !numeric) return qv_lsql_emit_literal(t, l, b);
   if (!(l->flags & QV_EXPR_F_DYNAMIC) && l->value.type.id != QV_TYPE_FLOAT32)
     return qv_lsql_decline(t, e, "a typed literal against a Float32 compares in its own type in Polars");
-  qv_pd_text v = {0};
+  qv_text v = {0};
   bool ok = qv_lsql_emit_literal(t, l, &v);
-  if (ok) qv_pd_f(b, "CAST(%s AS FLOAT)", v.p);
-  qv_pd_free(&v);
+  if (ok) qv_text_f(b, "CAST(%s AS FLOAT)", v.p);
+  qv_text_free(&v);
   return ok;
 }
 
 /* x OP lit, with x not a literal (op already flipped so x is left). */
-static bool compare_lit(tr *t, const qv_expr *e, qv_op op, const qv_expr *x, const qv_expr *l, qv_pd_text *o) {
-  qv_pd_text a = {0};
+static bool compare_lit(tr *t, const qv_expr *e, qv_op op, const qv_expr *x, const qv_expr *l, qv_text *o) {
+  qv_text a = {0};
   bool ok = qv_lsql_value(t, x, &a);
   qv_type_id xt = qv_lsql_type_of(t, x);
   double v = 0;
@@ -229,10 +229,10 @@ static bool compare_lit(tr *t, const qv_expr *e, qv_op op, const qv_expr *x, con
     goto done;
   }
   if (widen) {
-    qv_pd_text b = {0};
+    qv_text b = {0};
     ok = qv_lsql_emit_literal(t, l, &b);
-    if (ok) qv_pd_f(o, "(CAST(%s AS BIGINT) %s %s)", a.p, s, b.p);
-    qv_pd_free(&b);
+    if (ok) qv_text_f(o, "(CAST(%s AS BIGINT) %s %s)", a.p, s, b.p);
+    qv_text_free(&b);
     goto done;
   }
   if (num && qv_type_is_integer(xt) && is_float(l->value.type.id)) {
@@ -248,16 +248,16 @@ static bool compare_lit(tr *t, const qv_expr *e, qv_op op, const qv_expr *x, con
     kl.value.v.i = (int64_t)(fabs(k) < exact_ints ? k : 0);
     if (fabs(k) < exact_ints && !qv_lsql_lit_fits(&kl, xt)) v = exact_ints; /* outside the type: compare as DOUBLE */
     if (fabs(v) < exact_ints && v == floor(v)) {
-      qv_pd_f(o, "(%s %s %lld)", a.p, s, (long long)v);
+      qv_text_f(o, "(%s %s %lld)", a.p, s, (long long)v);
     } else if (fabs(v) < exact_ints && (op == QV_OP_GT || op == QV_OP_GE)) {
-      qv_pd_f(o, "(%s >= %lld)", a.p, (long long)ceil(v));
+      qv_text_f(o, "(%s >= %lld)", a.p, (long long)ceil(v));
     } else if (fabs(v) < exact_ints && (op == QV_OP_LT || op == QV_OP_LE)) {
-      qv_pd_f(o, "(%s <= %lld)", a.p, (long long)floor(v));
+      qv_text_f(o, "(%s <= %lld)", a.p, (long long)floor(v));
     } else {
-      qv_pd_text b = {0};
+      qv_text b = {0};
       ok = qv_lsql_emit_literal(t, l, &b);
-      if (ok) qv_pd_f(o, "(CAST(%s AS DOUBLE) %s %s)", a.p, s, b.p);
-      qv_pd_free(&b);
+      if (ok) qv_text_f(o, "(CAST(%s AS DOUBLE) %s %s)", a.p, s, b.p);
+      qv_text_free(&b);
     }
     goto done;
   }
@@ -288,70 +288,70 @@ static bool compare_lit(tr *t, const qv_expr *e, qv_op op, const qv_expr *x, con
         goto done;
       }
       if (!known) {
-        qv_pd_f(o, "(%s %s 0)", a.p, s);
+        qv_text_f(o, "(%s %s 0)", a.p, s);
         goto done;
       }
       switch (op) {
-        case QV_OP_EQ: qv_pd_f(o, "((%s = 0.0) OR (%s = -0.0))", a.p, a.p); break;
-        case QV_OP_NE: qv_pd_f(o, "((%s != 0.0) AND (%s != -0.0))", a.p, a.p); break;
-        case QV_OP_LT: qv_pd_f(o, "((%s < -0.0) AND (NOT isnan(%s)))", a.p, a.p); break;
-        case QV_OP_LE: qv_pd_f(o, "((%s <= 0.0) AND (NOT isnan(%s)))", a.p, a.p); break;
-        case QV_OP_GT: qv_pd_f(o, "((%s > 0.0) OR isnan(%s))", a.p, a.p); break;
-        case QV_OP_GE: qv_pd_f(o, "((%s >= -0.0) OR isnan(%s))", a.p, a.p); break;
+        case QV_OP_EQ: qv_text_f(o, "((%s = 0.0) OR (%s = -0.0))", a.p, a.p); break;
+        case QV_OP_NE: qv_text_f(o, "((%s != 0.0) AND (%s != -0.0))", a.p, a.p); break;
+        case QV_OP_LT: qv_text_f(o, "((%s < -0.0) AND (NOT isnan(%s)))", a.p, a.p); break;
+        case QV_OP_LE: qv_text_f(o, "((%s <= 0.0) AND (NOT isnan(%s)))", a.p, a.p); break;
+        case QV_OP_GT: qv_text_f(o, "((%s > 0.0) OR isnan(%s))", a.p, a.p); break;
+        case QV_OP_GE: qv_text_f(o, "((%s >= -0.0) OR isnan(%s))", a.p, a.p); break;
         /* IS TRUE: a null row is false (eq_missing) or true (ne_missing), never null. */
-        case QV_OP_EQ_MISSING: qv_pd_f(o, "(((%s = 0.0) OR (%s = -0.0)) IS TRUE)", a.p, a.p); break;
-        case QV_OP_NE_MISSING: qv_pd_f(o, "(((%s = 0.0) OR (%s = -0.0)) IS NOT TRUE)", a.p, a.p); break;
+        case QV_OP_EQ_MISSING: qv_text_f(o, "(((%s = 0.0) OR (%s = -0.0)) IS TRUE)", a.p, a.p); break;
+        case QV_OP_NE_MISSING: qv_text_f(o, "(((%s = 0.0) OR (%s = -0.0)) IS NOT TRUE)", a.p, a.p); break;
         default: ok = qv_lsql_decline(t, e, "eq_missing against zero on a float: -0.0 and 0.0 differ in Lance"); break;
       }
       goto done;
     }
     if (known && op != QV_OP_EQ && op != QV_OP_NE && !missing) {
-      qv_pd_text b = {0};
+      qv_text b = {0};
       if (!float_side_lit(t, e, xt, l, &b)) {
-        qv_pd_free(&b);
+        qv_text_free(&b);
         ok = false;
         goto done;
       }
-      if (op == QV_OP_GT || op == QV_OP_GE) qv_pd_f(o, "((%s %s %s) OR isnan(%s))", a.p, s, b.p, a.p);
-      else qv_pd_f(o, "((%s %s %s) AND (NOT isnan(%s)))", a.p, s, b.p, a.p);
-      qv_pd_free(&b);
+      if (op == QV_OP_GT || op == QV_OP_GE) qv_text_f(o, "((%s %s %s) OR isnan(%s))", a.p, s, b.p, a.p);
+      else qv_text_f(o, "((%s %s %s) AND (NOT isnan(%s)))", a.p, s, b.p, a.p);
+      qv_text_free(&b);
       goto done;
     }
   }
   {
-    qv_pd_text b = {0};
+    qv_text b = {0};
     ok = float_side_lit(t, e, xt, l, &b);
-    if (ok) qv_pd_f(o, "(%s %s %s)", a.p, s, b.p);
-    qv_pd_free(&b);
+    if (ok) qv_text_f(o, "(%s %s %s)", a.p, s, b.p);
+    qv_text_free(&b);
   }
 done:
-  qv_pd_free(&a);
+  qv_text_free(&a);
   return ok;
 }
 
-bool qv_lsql_compare(tr *t, const qv_expr *e, qv_pd_text *o) {
+bool qv_lsql_compare(tr *t, const qv_expr *e, qv_text *o) {
   const qv_expr *x = e->args[0], *y = e->args[1];
   if (!is_lit(x) && is_lit(y)) return compare_lit(t, e, e->op, x, y, o);
   if (is_lit(x) && !is_lit(y)) return compare_lit(t, e, qv_op_mirror(e->op), y, x, o);
   if (!is_lit(x) && !is_lit(y) && (maybe_float(t, x) || maybe_float(t, y))) {
-    qv_pd_text a = {0}, b = {0};
+    qv_text a = {0}, b = {0};
     bool ok = qv_lsql_value(t, x, &a);
     ok = qv_lsql_value(t, y, &b) && ok;
-    qv_pd_free(&a);
-    qv_pd_free(&b);
+    qv_text_free(&a);
+    qv_text_free(&b);
     if (!ok) return false;
     return qv_lsql_decline(t, e, "two sides that may be floats: Lance orders -0.0 < 0.0 and NaN by sign");
   }
   return qv_lsql_binop(t, e, cmp_sql(e->op), o);
 }
 
-bool qv_lsql_in_list(tr *t, const qv_expr *e, qv_pd_text *o) {
+bool qv_lsql_in_list(tr *t, const qv_expr *e, qv_text *o) {
   if (e->sem.in_nulls_equal)
     return qv_lsql_decline(t, e, "is_in(nulls_equal=True): SQL IN never matches NULL");
-  qv_pd_text a = {0};
+  qv_text a = {0};
   if (!qv_lsql_value(t, e->args[0], &a)) return false;
   qv_type_id xt = qv_lsql_type_of(t, e->args[0]);
-  qv_pd_text items = {0};
+  qv_text items = {0};
   int32_t n = 0;
   bool ok = true, widen = false;
   for (int32_t i = 1; i < e->n_args && ok; i++) {
@@ -381,17 +381,17 @@ bool qv_lsql_in_list(tr *t, const qv_expr *e, qv_pd_text *o) {
       ok = qv_lsql_decline(t, e, "without a schema a zero item may meet a float column's -0.0");
       break;
     }
-    if (n++) qv_pd_s(&items, ", ");
-    if (num && qv_type_is_integer(xt) && is_float(l->value.type.id)) qv_pd_f(&items, "%lld", (long long)v);
+    if (n++) qv_text_s(&items, ", ");
+    if (num && qv_type_is_integer(xt) && is_float(l->value.type.id)) qv_text_f(&items, "%lld", (long long)v);
     else ok = qv_lsql_emit_literal(t, l, &items);
-    if (ok && num && v == 0 && is_float(xt)) qv_pd_s(&items, ", -0.0");
+    if (ok && num && v == 0 && is_float(xt)) qv_text_s(&items, ", -0.0");
   }
   if (ok && n == 0) ok = qv_lsql_decline(t, e, "an empty list has no SQL IN spelling");
-  if (ok && widen) qv_pd_f(o, "(CAST(%s AS BIGINT) IN (%s))", a.p, items.p);
-  else if (ok && xt == QV_TYPE_FLOAT32) qv_pd_f(o, "(CAST(%s AS DOUBLE) IN (%s))", a.p, items.p); /* Polars: Float64 */
-  else if (ok) qv_pd_f(o, "(%s IN (%s))", a.p, items.p);
-  qv_pd_free(&a);
-  qv_pd_free(&items);
+  if (ok && widen) qv_text_f(o, "(CAST(%s AS BIGINT) IN (%s))", a.p, items.p);
+  else if (ok && xt == QV_TYPE_FLOAT32) qv_text_f(o, "(CAST(%s AS DOUBLE) IN (%s))", a.p, items.p); /* Polars: Float64 */
+  else if (ok) qv_text_f(o, "(%s IN (%s))", a.p, items.p);
+  qv_text_free(&a);
+  qv_text_free(&items);
   return ok;
 }
 
