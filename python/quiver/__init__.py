@@ -190,6 +190,9 @@ def _frames(scanner: Scanner, report: ScanReport, rows_per_frame: int) -> Iterat
     """The scanner's batches as frames of about rows_per_frame rows: each
     frame holds several batches as chunks (nothing is copied), so Polars
     pays its per-frame cost once per rows_per_frame rows."""
+    def frame(chunks: list[pl.DataFrame]) -> pl.DataFrame:
+        return pl.concat(chunks, rechunk=False) if len(chunks) > 1 else chunks[0]
+
     chunks: list[pl.DataFrame] = []
     rows = 0
     for batch in scanner:
@@ -200,10 +203,10 @@ def _frames(scanner: Scanner, report: ScanReport, rows_per_frame: int) -> Iterat
         chunks.append(df)
         rows += df.height
         if rows >= rows_per_frame:
-            yield pl.concat(chunks, rechunk=False) if len(chunks) > 1 else chunks[0]
+            yield frame(chunks)
             chunks, rows = [], 0
     if chunks:
-        yield pl.concat(chunks, rechunk=False) if len(chunks) > 1 else chunks[0]
+        yield frame(chunks)
 
 
 def scan(
