@@ -121,6 +121,11 @@ typedef struct qv_fragment_reader qv_fragment_reader;
  * state (the last decoded page, scratch, counters): use one per thread. */
 qv_status qv_fragment_open(const qv_dataset *ds, int32_t fragment, qv_fragment_reader **out, qv_error *err);
 void qv_fragment_close(qv_fragment_reader *r); /* NULL-safe */
+/* A second reader of r's fragment, for another thread: it shares r's
+ * parsed footer and descriptor and copies its deletions, so nothing is
+ * read again (a footer is 0.1-1% of its file and is checked on open); its
+ * own per-column state starts empty.  Either may be closed first. */
+qv_status qv_fragment_open_shared(const qv_fragment_reader *r, qv_fragment_reader **out, qv_error *err);
 
 int64_t qv_fragment_num_rows(const qv_fragment_reader *r);
 int32_t qv_fragment_num_pages(const qv_fragment_reader *r, int32_t column);

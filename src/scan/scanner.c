@@ -720,7 +720,7 @@ static qv_status scan_round(qv_scanner *s, int32_t first, int32_t n, qv_error *e
     lane *L = &s->lanes[i];
     if (L->frag == s->frag) continue;
     close_lane_reader(s, L);
-    QV_RETURN_NOT_OK(qv_fragment_open(s->ds, s->frag, &L->reader, err));
+    QV_RETURN_NOT_OK(qv_fragment_open_shared(s->lanes[0].reader, &L->reader, err));
     L->frag = s->frag;
   }
   page_round r = {s, first};

@@ -6,15 +6,17 @@
  *   u32 crc32c(footer), "QVF1"
  *
  *   footer := u32 format_version, u64 num_rows, u32 page_rows,
- *             [version 2: u32 frame_size], u32 n_columns,
+ *             [version 2, 3: u32 frame_size], u32 n_columns,
  *             n_columns x { field, u32 n_pages, n_pages x page }
  *   page   := u64 offset, u64 stored_len, u64 raw_len, u64 row_start,
  *             u32 row_count, u8 encoding, u8 compression, u8 bit_width,
  *             u8 flags (bit 0: min/max present), u64 null_count,
  *             u64 nan_count, u64 reference, u32 dict_count, u32 n_buffers,
  *             n_buffers x { u64 offset, u64 length } (within the raw bytes),
- *             [min, max], [ceil(raw_len / 16384) x u32 frame length when
- *             framed], ceil(stored_len / 4096) x u32 block crc32c */
+ *             [min, max], [ceil(raw_len / frame_size) x u32 frame length
+ *             when framed], then crc32c checksums: version 3 framed pages
+ *             one u32 per frame (over its stored bytes), every other page
+ *             ceil(stored_len / 4096) x u32, one per 4096-byte block */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -207,10 +209,14 @@ static bool parse_page(qvs_cursor *c, qvs_datafile *df, qvs_column *col, int32_t
     pg->frame = fs;
     int64_t nframes = (pg->raw_len + fs - 1) / fs, sum = 0;
     if (!qvs_get_bytes(c, nframes * 4, &pg->frames, "frame lengths")) return false;
+    /* from `enough` stored bytes on, a frame can hold any frame's raw bytes
+     * (the bound grows with the length): most frames need no more check */
+    int64_t enough = 1;
+    while (qvs_decompress_bound(pg->compression, enough) < fs) enough *= 2;
     for (int64_t k = 0; k < nframes; k++) {
       int64_t len = qv_load_u32le(pg->frames + 4 * k);
       int64_t raw = pg->raw_len - k * fs < fs ? pg->raw_len - k * fs : fs;
-      if (len == 0 || raw > qvs_decompress_bound(pg->compression, len))
+      if (len < enough && (len == 0 || raw > qvs_decompress_bound(pg->compression, len)))
         return qvs_cursor_fail(c, "column `%s` page %d: frame %lld of %lld stored bytes cannot hold %lld raw bytes",
                                col->field.name, pi, (long long)k, (long long)len, (long long)raw);
       sum += len;
@@ -219,8 +225,11 @@ static bool parse_page(qvs_cursor *c, qvs_datafile *df, qvs_column *col, int32_t
       return qvs_cursor_fail(c, "column `%s` page %d: frames hold %lld bytes, the page %lld", col->field.name, pi,
                              (long long)sum, (long long)pg->stored_len);
   }
-  int64_t nblocks = (pg->stored_len + QVS_BLOCK - 1) / QVS_BLOCK;
-  return qvs_get_bytes(c, nblocks * 4, &pg->crcs, "page checksums");
+  /* version 3 checksums each frame of a framed page on its own */
+  pg->frame_crcs = pg->framed && df->version >= 3;
+  int64_t ncrcs = pg->frame_crcs ? (pg->raw_len + pg->frame - 1) / pg->frame
+                                 : (pg->stored_len + QVS_BLOCK - 1) / QVS_BLOCK;
+  return qvs_get_bytes(c, ncrcs * 4, &pg->crcs, "page checksums");
 }
 
 static bool parse_column(qvs_cursor *c, qvs_datafile *df, qvs_column *col, int32_t ci) {
@@ -277,7 +286,7 @@ static void free_columns(qvs_datafile *df) {
 }
 
 void qvs_datafile_close(qvs_datafile *df) {
-  if (!df) return;
+  if (!df || atomic_fetch_sub(&df->refs, 1) > 1) return;
   free_columns(df);
   if (df->own_fd && df->fd >= 0) close(df->fd);
   qv_free(df->footer);
@@ -378,6 +387,7 @@ qv_status qvs_datafile_open_fd(int fd, bool own_fd, const char *name, qvs_datafi
     if (own_fd) close(fd);
     return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
   }
+  atomic_init(&df->refs, 1);
   df->fd = fd;
   df->own_fd = own_fd;
   df->name = qv_strdup(name);

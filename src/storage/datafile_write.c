@@ -216,10 +216,19 @@ qv_status qvs_file_writer_page(qvs_file_writer *w, int32_t col, const qv_array *
     qvs_put_stat_value(d, id, &st.min);
     qvs_put_stat_value(d, id, &st.max);
   }
-  if (codec != QV_COMPRESSION_NONE) qvs_put_bytes(d, w->frame_lens.data, w->frame_lens.size);
-  for (int64_t k = 0; k * QVS_BLOCK < stored_len; k++) {
-    int64_t len = stored_len - k * QVS_BLOCK < QVS_BLOCK ? stored_len - k * QVS_BLOCK : QVS_BLOCK;
-    qvs_put_u32(d, qv_crc32c(0, stored + k * QVS_BLOCK, (size_t)len));
+  if (codec != QV_COMPRESSION_NONE) {
+    /* framed: each frame's stored length, then each frame's checksum */
+    qvs_put_bytes(d, w->frame_lens.data, w->frame_lens.size);
+    for (int64_t k = 0, at = 0; 4 * k < w->frame_lens.size; k++) {
+      int64_t len = qv_load_u32le(w->frame_lens.data + 4 * k);
+      qvs_put_u32(d, qv_crc32c(0, stored + at, (size_t)len));
+      at += len;
+    }
+  } else {
+    for (int64_t k = 0; k * QVS_BLOCK < stored_len; k++) {
+      int64_t len = stored_len - k * QVS_BLOCK < QVS_BLOCK ? stored_len - k * QVS_BLOCK : QVS_BLOCK;
+      qvs_put_u32(d, qv_crc32c(0, stored + k * QVS_BLOCK, (size_t)len));
+    }
   }
   if (d->status != QV_OK) return nomem(err);
   w->pos += stored_len;

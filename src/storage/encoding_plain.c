@@ -290,7 +290,7 @@ qv_status qvs_take_plain(qvs_view *v, const qv_datatype *type, const uint32_t *r
     return QV_OK;
   }
   /* strings: the offsets are loaded; now the bytes they point at */
-  int64_t dlen = qvs_view_len(v, 2);
+  int64_t dlen = qvs_view_len(v, 2), total = 0;
   for (int64_t k = 0; k < n; k++) {
     int64_t r = rows[k];
     if (vb && !qv_bit_get(vb, r)) continue;
@@ -302,7 +302,11 @@ qv_status qvs_take_plain(qvs_view *v, const qv_datatype *type, const uint32_t *r
                             "row %lld: string offsets %d..%d are outside the %lld data bytes", (long long)r, s, e,
                             (long long)dlen);
     qvs_view_want(v, 2, s, e - s);
+    total += e - s;
   }
+  /* the bytes are known now: one allocation instead of growing by doubling */
+  if (acc->data.size + total <= INT32_MAX && qv_buffer_reserve(&acc->data, total) != QV_OK)
+    return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
   QV_RETURN_NOT_OK(qvs_view_fetch(v, err));
   const uint8_t *data = qvs_view_buf(v, 2);
   for (int64_t k = 0; k < n; k++) {

@@ -85,6 +85,24 @@ fail:
   return st;
 }
 
+qv_status qv_fragment_open_shared(const qv_fragment_reader *r, qv_fragment_reader **out, qv_error *err) {
+  *out = NULL;
+  qv_fragment_reader *n = qv_calloc(1, sizeof *n);
+  int64_t bytes = qv_bitmap_bytes(r->df->num_rows);
+  if (n) n->cols = qv_calloc((size_t)r->df->n_columns + 1, sizeof *n->cols);
+  if (n && r->deleted && (n->deleted = qv_malloc((size_t)bytes))) memcpy(n->deleted, r->deleted, (size_t)bytes);
+  if (!n || !n->cols || (r->deleted && !n->deleted)) {
+    if (n) qv_free(n->cols);
+    qv_free(n);
+    return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+  }
+  atomic_fetch_add(&r->df->refs, 1);
+  n->df = r->df;
+  for (int32_t i = 0; i < n->df->n_columns; i++) n->cols[i].cached_page = -1;
+  *out = n;
+  return QV_OK;
+}
+
 qv_status qvs_fragment_from_datafile(qvs_datafile *df, qv_fragment_reader **out, qv_error *err) {
   *out = NULL;
   qv_fragment_reader *r = qv_calloc(1, sizeof *r);

@@ -4,6 +4,7 @@
 #ifndef QUIVER_STORAGE_INT_H
 #define QUIVER_STORAGE_INT_H
 
+#include <stdatomic.h>
 #include <string.h>
 
 #include "base/pool.h"
@@ -21,12 +22,14 @@
 #define QVS_BLOCK 4096                 /* checksum block of a page's stored bytes */
 /* Compressed pages are stored as independent frames of this many raw bytes
  * (the last shorter), so a take of a few rows decompresses only the frames
- * holding them.  Data files with framed pages have format version 2, and
- * record the frame size they were written with in the footer. */
+ * holding them.  Data files with framed pages have format version 2 or 3,
+ * and record the frame size they were written with in the footer; version
+ * 3 checksums each frame on its own, so a take also reads only the frames'
+ * stored bytes (version 2: the 4096-byte blocks spanning them). */
 #define QVS_FRAME 16384
-#define QVS_DATAFILE_VERSION 2
+#define QVS_DATAFILE_VERSION 3
 #define QVS_PAGE_MINMAX 0x1u /* page flags: min and max follow */
-#define QVS_PAGE_FRAMED 0x2u /* page flags: compressed in QVS_FRAME frames (version 2) */
+#define QVS_PAGE_FRAMED 0x2u /* page flags: compressed in QVS_FRAME frames (version 2 and later) */
 #define QVS_MAX_PAGE_ROWS (1 << 16)    /* bound on rows per page (writer option and reader) */
 #define QVS_MAX_FRAGMENT_ROWS (INT64_C(1) << 32)
 #define QVS_MAX_DEPTH 32               /* nesting of types */
@@ -300,8 +303,10 @@ typedef struct qvs_page {
   int64_t dict_count;  /* dictionary: entries */
   int32_t n_buffers;
   qvs_buf *buffers;        /* into the column's buffer pool */
-  const uint8_t *crcs;     /* ceil(stored_len / QVS_BLOCK) u32 LE, into the footer bytes */
+  const uint8_t *crcs;     /* u32 LE crc32c, into the footer bytes: one per QVS_BLOCK of the stored
+                              bytes, or (frame_crcs) one per frame, over its stored bytes */
   bool framed;             /* compressed in frames of `frame` raw bytes */
+  bool frame_crcs;         /* framed, version 3: crcs has one checksum per frame */
   int64_t frame;           /* framed: raw bytes per frame (the file's frame_size) */
   const uint8_t *frames;   /* framed: ceil(raw_len / frame) u32 LE stored lengths, into the footer */
   bool has_minmax;
@@ -316,8 +321,11 @@ typedef struct qvs_column {
   qvs_buf *buffer_pool;
 } qvs_column;
 
-/* An open data file: the parsed and validated footer, and the descriptor. */
+/* An open data file: the parsed and validated footer, and the descriptor.
+ * Nothing in it changes after open, so the readers of one fragment on
+ * several threads share one (reference counted; pread needs no lock). */
 typedef struct qvs_datafile {
+  atomic_int refs;
   int fd;
   bool own_fd;
   char *name; /* "data/<hex>.qvf" (messages) */
@@ -326,8 +334,8 @@ typedef struct qvs_datafile {
   int64_t footer_offset;
   int64_t footer_len;
   int64_t num_rows;
-  uint32_t version;  /* the file's format version (1, or 2 with framed pages) */
-  int64_t frame_size; /* version 2: raw bytes per frame of its framed pages */
+  uint32_t version;  /* the file's format version (1; 2 with framed pages; 3 with frame checksums) */
+  int64_t frame_size; /* version 2 and later: raw bytes per frame of its framed pages */
   int32_t page_rows; /* as written (informational) */
   int32_t n_columns;
   qvs_column *columns;
@@ -337,6 +345,7 @@ typedef struct qvs_datafile {
 qv_status qvs_datafile_open(const char *path, const char *name, qvs_datafile **out, qv_error *err);
 /* Same over an open descriptor (own_fd: close it in qvs_datafile_close). */
 qv_status qvs_datafile_open_fd(int fd, bool own_fd, const char *name, qvs_datafile **out, qv_error *err);
+/* Drops a reference; the last one closes. */
 void qvs_datafile_close(qvs_datafile *df);
 /* Fragment reader over a data file without a dataset (fuzz targets):
  * takes ownership of df; no deletions, no schema check. */

@@ -84,7 +84,24 @@ static int64_t deleted_in(int64_t version, int32_t f, const int64_t *expect, int
     assert_int_equal(fi.num_deleted, n);
     for (int k = 0; k < n; k++) assert_true(qv_bit_get(del, expect[k]));
   }
+  /* a shared reader (another thread's) sees the same deletions and rows,
+   * and outlives the reader it came from */
+  qv_array *mine, *theirs;
+  int64_t rows = qv_fragment_num_rows(r);
+  assert_int_equal(qv_fragment_read(r, 0, 0, rows, &mine, &err), QV_OK);
+  qv_fragment_reader *shared;
+  assert_int_equal(qv_fragment_open_shared(r, &shared, &err), QV_OK);
   qv_fragment_close(r);
+  assert_int_equal(qv_fragment_num_rows(shared), rows);
+  const uint8_t *sdel = qv_fragment_deleted(shared);
+  assert_int_equal(sdel == NULL, del == NULL);
+  if (sdel) assert_int_equal(qv_bitmap_count(sdel, 0, rows), count);
+  for (int k = 0; k < n; k++) assert_true(qv_bit_get(sdel, expect[k]));
+  assert_int_equal(qv_fragment_read(shared, 0, 0, rows, &theirs, &err), QV_OK);
+  assert_memory_equal(qv_array_values(mine), qv_array_values(theirs), (size_t)rows * 8);
+  qv_array_release(mine);
+  qv_array_release(theirs);
+  qv_fragment_close(shared);
   qv_dataset_close(ds);
   return count;
 }
