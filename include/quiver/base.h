@@ -111,6 +111,9 @@ typedef struct qv_bytes {
 
 /* New zero-filled, 64-byte-aligned buffer of size bytes (padded to 64). */
 qv_bytes *qv_bytes_alloc(int64_t size);
+/* The same, but only the padding after size bytes is zeroed: for a caller
+ * that writes every byte itself (zeroing first would be a second pass). */
+qv_bytes *qv_bytes_alloc_uninit(int64_t size);
 /* Takes ownership of qv_malloc'd memory of the given capacity. */
 qv_bytes *qv_bytes_wrap(uint8_t *data, int64_t size, int64_t capacity);
 qv_bytes *qv_bytes_retain(qv_bytes *b); /* returns b; NULL-safe */

@@ -32,6 +32,17 @@ qv_bytes *qv_bytes_alloc(int64_t size) {
   return b;
 }
 
+qv_bytes *qv_bytes_alloc_uninit(int64_t size) {
+  if (size < 0) return NULL;
+  int64_t cap = pad64(size + 1);
+  uint8_t *data = qv_malloc((size_t)cap);
+  if (!data) return NULL;
+  memset(data + size, 0, (size_t)(cap - size));
+  qv_bytes *b = qv_bytes_wrap(data, size, cap);
+  if (!b) qv_free(data);
+  return b;
+}
+
 qv_bytes *qv_bytes_retain(qv_bytes *b) {
   /* Atomic: scans on several threads share arrays (literals, dictionaries)
    * and hand results between threads.  Taking a reference needs no order;

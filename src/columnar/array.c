@@ -215,8 +215,10 @@ static qv_status concat_flat(qv_array *const *arrays, int32_t n, int64_t total, 
     return qv_error_set(err, QV_ERR_OVERFLOW, "concat: %lld bytes of strings exceed one array's 2 GiB",
                         (long long)chars);
   qv_bytes *validity = nulls ? qv_bytes_alloc(qv_bitmap_bytes(total)) : NULL;
-  qv_bytes *values = qv_bytes_alloc(w > 0 ? total * w : w == 0 ? qv_bitmap_bytes(total) : (total + 1) * 4);
-  qv_bytes *data = w < 0 ? qv_bytes_alloc(chars) : NULL;
+  /* values, offsets and string bytes are all written below; bits are copied into zeros */
+  qv_bytes *values = w == 0 ? qv_bytes_alloc(qv_bitmap_bytes(total))
+                            : qv_bytes_alloc_uninit(w > 0 ? total * w : (total + 1) * 4);
+  qv_bytes *data = w < 0 ? qv_bytes_alloc_uninit(chars) : NULL;
   if ((nulls && !validity) || !values || (w < 0 && !data)) {
     qv_bytes_release(validity);
     qv_bytes_release(values);

@@ -192,6 +192,10 @@ static bool like_fast(const like_plan *pl, const qvk_datum *x, int64_t n, uint64
   const uint32_t *idx = x->idx;
   qvk_needle nd;
   qvk_needle_init(&nd, np, nl);
+  if (kind == 3 && nl > 0 && !idx) { /* out is zeroed */
+    qvk_contains_rows(o, d, n, np, nl, out);
+    return true;
+  }
   uint8_t tmp[64];
   for (int64_t base = 0; base < n; base += 64) {
     int64_t m = n - base < 64 ? n - base : 64;

@@ -36,6 +36,22 @@ static inline const uint8_t *chars_of(const qv_array *a) {
   return a->buffers[2] ? a->buffers[2]->data : (const uint8_t *)"";
 }
 
+void qvk_contains_rows(const int32_t *o, const uint8_t *d, int64_t n, const uint8_t *s, int64_t ls, uint64_t *out) {
+  int64_t pos = o[0], end = o[n], r = 0;
+  while (end - pos >= ls) {
+    const uint8_t *hit = memmem(d + pos, (size_t)(end - pos), s, (size_t)ls);
+    if (!hit) break;
+    int64_t q = hit - d;
+    while (o[r + 1] <= q) r++; /* the row holding the match's first byte */
+    if (q + ls <= o[r + 1]) {  /* inside it: that row matches; go on with the next */
+      out[r >> 6] |= (uint64_t)1 << (r & 63);
+      pos = o[++r];
+    } else { /* across a value boundary: not a match */
+      pos = q + 1;
+    }
+  }
+}
+
 static inline bool match_one(qv_op op, const uint8_t *p, int32_t l, const uint8_t *s, int64_t ls) {
   if (op == QV_OP_CONTAINS) return ls == 0 || (l >= ls && memmem(p, (size_t)l, s, (size_t)ls) != NULL);
   if (l < ls) return false;
@@ -72,7 +88,9 @@ qv_status qvk_op_str_match(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_da
     const uint8_t *end = qvk_chars_end(x->array);
     qvk_needle nd;
     qvk_needle_init(&nd, s, ls);
-    for (int64_t base = 0; base < n; base += 64) {
+    bool bulk = op == QV_OP_CONTAINS && ls > 0 && !x->idx;
+    if (bulk) qvk_contains_rows(ox, dx, n, s, ls, o);
+    for (int64_t base = 0; base < n && !bulk; base += 64) {
       int64_t m = n - base < 64 ? n - base : 64;
       memset(tmp, 0, sizeof tmp);
       for (int64_t j = 0; j < m; j++) {

@@ -195,6 +195,10 @@ static bool parse_page(qvs_cursor *c, qvs_datafile *df, qvs_column *col, int32_t
     if (!qvs_get_range(c, 0, pg->raw_len, &pg->buffers[b].offset, "buffer offset") ||
         !qvs_get_range(c, 0, pg->raw_len - pg->buffers[b].offset, &pg->buffers[b].length, "buffer length"))
       return false;
+    /* the decoders load offsets and values in place: aligned, as written */
+    if (pg->buffers[b].offset % 8)
+      return qvs_cursor_fail(c, "column `%s` page %d: buffer %u starts at %lld, not a multiple of 8",
+                             col->field.name, pi, b, (long long)pg->buffers[b].offset);
   }
   pg->has_minmax = flags & QVS_PAGE_MINMAX;
   if (pg->has_minmax) {

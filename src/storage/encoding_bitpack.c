@@ -131,7 +131,7 @@ qv_status qvs_decode_bitpack(const qvs_view *v, const qv_datatype *type, qv_arra
   int64_t nulls = 0;
   QV_RETURN_NOT_OK(qvs_decode_validity(v, 0, n, pg->null_count, &validity, &nulls, err));
   qv_array *a = qv_array_alloc(type, n, 0);
-  qv_bytes *vals = qvs_bytes_uninit(n * bw);
+  qv_bytes *vals = qv_bytes_alloc_uninit(n * bw);
   if (!a || !vals) {
     qv_bytes_release(validity);
     qv_bytes_release(vals);

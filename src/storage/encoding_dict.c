@@ -187,7 +187,7 @@ qv_status qvs_decode_dict(const qvs_view *v, const qv_datatype *type, qv_array *
   }
   const uint8_t *vb = validity ? validity->data : NULL;
   qv_array *a = NULL;
-  qv_bytes *offs = qvs_bytes_uninit((n + 1) * 4), *data = NULL;
+  qv_bytes *offs = qv_bytes_alloc_uninit((n + 1) * 4), *data = NULL;
   if (!offs) goto nomem;
   int64_t total = 0;
   if (vb) {
@@ -204,7 +204,7 @@ qv_status qvs_decode_dict(const qvs_view *v, const qv_datatype *type, qv_array *
   /* 16 bytes of slack: short entries are copied as one 16-byte move (the
    * page scratch has QVS_SLACK bytes after its end, so the source side may
    * over-read too) */
-  if (!(data = qvs_bytes_uninit(total + 16))) goto nomem;
+  if (!(data = qv_bytes_alloc_uninit(total + 16))) goto nomem;
   data->size = total;
   uint8_t *dp = qv_bytes_mutable(data);
   int32_t *o = (int32_t *)qv_bytes_mutable(offs);
@@ -248,8 +248,8 @@ qv_status qvs_decode_dict_encoded(const qvs_view *v, const qv_datatype *type, qv
   const uint8_t *ddata = qvs_view_buf(v, 2);
   /* the codes go straight into the indices; null rows' are set to 0, so
    * that every index lies in the dictionary whatever the file held there */
-  qv_bytes *ix = qvs_bytes_uninit(n * 4 + 4), *eoff = qvs_bytes_uninit((d + 1) * 4);
-  qv_bytes *edata = qvs_bytes_uninit(doff[d] > 0 ? doff[d] : 0), *validity = NULL;
+  qv_bytes *ix = qv_bytes_alloc_uninit(n * 4 + 4), *eoff = qv_bytes_alloc_uninit((d + 1) * 4);
+  qv_bytes *edata = qv_bytes_alloc_uninit(doff[d] > 0 ? doff[d] : 0), *validity = NULL;
   qv_array *indices = NULL, *values = NULL;
   qv_datatype i32 = qv_datatype_simple(QV_TYPE_INT32);
   int64_t nulls = 0;

@@ -119,7 +119,7 @@ static qv_status take_buffer(dec_ctx *c, int32_t *b) {
 static qv_status copy_buffer(dec_ctx *c, int32_t b, int64_t expect, qv_bytes **out) {
   int64_t len = qvs_view_len(c->v, b);
   if (expect >= 0 && len != expect) return bad(c, "buffer has the wrong length (has, needs)", len, expect);
-  qv_bytes *bytes = qvs_bytes_uninit(len);
+  qv_bytes *bytes = qv_bytes_alloc_uninit(len);
   if (!bytes) return nomem(c->err);
   if (len) memcpy(qv_bytes_mutable(bytes), qvs_view_buf(c->v, b), (size_t)len);
   *out = bytes;
@@ -305,8 +305,7 @@ qv_status qvs_take_plain(qvs_view *v, const qv_datatype *type, const uint32_t *r
     total += e - s;
   }
   /* the bytes are known now: one allocation instead of growing by doubling */
-  if (acc->data.size + total <= INT32_MAX && qv_buffer_reserve(&acc->data, total) != QV_OK)
-    return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+  QV_RETURN_NOT_OK(qvs_acc_reserve_bytes(acc, total, err));
   QV_RETURN_NOT_OK(qvs_view_fetch(v, err));
   const uint8_t *data = qvs_view_buf(v, 2);
   for (int64_t k = 0; k < n; k++) {

@@ -3,17 +3,6 @@
  * batches.  Buffers are sized once from the known row count. */
 #include "storage/storage_int.h"
 
-qv_bytes *qvs_bytes_uninit(int64_t size) {
-  if (size < 0) return NULL;
-  int64_t cap = (size + 64) & ~(int64_t)63;
-  uint8_t *data = qv_malloc((size_t)cap);
-  if (!data) return NULL;
-  memset(data + size, 0, (size_t)(cap - size));
-  qv_bytes *b = qv_bytes_wrap(data, size, cap);
-  if (!b) qv_free(data);
-  return b;
-}
-
 static qv_status nomem(qv_error *err) { return qv_error_set(err, QV_ERR_NOMEM, "out of memory"); }
 
 qv_status qvs_acc_init(qvs_acc *acc, const qv_datatype *type, int64_t cap, qv_error *err) {
@@ -27,9 +16,12 @@ qv_status qvs_acc_init(qvs_acc *acc, const qv_datatype *type, int64_t cap, qv_er
     return QV_OK;
   }
   acc->width = qv_type_byte_width(id);
+  /* every value or offset is written as rows arrive (a null's value as
+   * zero), so only bits, which are set one at a time, start zeroed */
   int64_t bytes = acc->width > 0 ? cap * acc->width : acc->width == 0 ? qv_bitmap_bytes(cap) : (cap + 1) * 4;
-  acc->values = qv_bytes_alloc(bytes);
+  acc->values = acc->width == 0 ? qv_bytes_alloc(bytes) : qv_bytes_alloc_uninit(bytes);
   if (!acc->values) return nomem(err);
+  if (acc->width == -1) ((int32_t *)qv_bytes_mutable(acc->values))[0] = 0;
   return QV_OK;
 }
 
@@ -55,9 +47,26 @@ qv_status qvs_acc_null(qvs_acc *acc, qv_error *err) {
   if (acc->width == -1) {
     int32_t *o = (int32_t *)qv_bytes_mutable(acc->values);
     o[acc->pos + 1] = o[acc->pos];
+  } else if (acc->width > 0) {
+    memset(qv_bytes_mutable(acc->values) + acc->pos * acc->width, 0, (size_t)acc->width);
   }
   acc->pos++;
   acc->null_count++;
+  return QV_OK;
+}
+
+qv_status qvs_acc_reserve_bytes(qvs_acc *acc, int64_t n, qv_error *err) {
+  qv_buffer *b = &acc->data;
+  if (b->size + n > INT32_MAX)
+    return qv_error_set(err, QV_ERR_OVERFLOW, "%lld bytes of strings exceed one array's 2 GiB",
+                        (long long)(b->size + n));
+  if (b->size + n <= b->capacity) return QV_OK;
+  int64_t cap = b->capacity * 2 > b->size + n ? b->capacity * 2 : b->size + n;
+  cap = (cap + 63) & ~(int64_t)63;
+  uint8_t *d = qv_realloc(b->data, (size_t)cap);
+  if (!d) return nomem(err);
+  b->data = d;
+  b->capacity = cap; /* [size, cap) is not zeroed: qvs_acc_finish zeroes what stays unused */
   return QV_OK;
 }
 
@@ -134,10 +143,7 @@ qv_status qvs_acc_append(qvs_acc *acc, const qv_array *a, const uint32_t *rows, 
       for (int64_t k = 0; k < n; k++) total += off[rows[k] + 1] - off[rows[k]];
     else
       total = off[start + n] - off[start];
-    if (acc->data.size + total > INT32_MAX)
-      return qv_error_set(err, QV_ERR_OVERFLOW, "%lld bytes of strings exceed one array's 2 GiB",
-                          (long long)(acc->data.size + total));
-    if (qv_buffer_reserve(&acc->data, total) != QV_OK) return nomem(err);
+    QV_RETURN_NOT_OK(qvs_acc_reserve_bytes(acc, total, err));
     uint8_t *d = acc->data.data;
     int32_t pos = (int32_t)acc->data.size;
     if (rows) {
@@ -173,6 +179,7 @@ qv_status qvs_acc_finish(qvs_acc *acc, qv_array **out, qv_error *err) {
   }
   if (acc->width == -1) {
     qv_bytes *d = NULL;
+    if (acc->data.data) memset(acc->data.data + acc->data.size, 0, (size_t)(acc->data.capacity - acc->data.size));
     if (qv_buffer_finish(&acc->data, &d) != QV_OK) {
       qv_array_release(a);
       qvs_acc_reset(acc);

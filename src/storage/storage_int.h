@@ -453,14 +453,12 @@ qv_status qvs_acc_append(qvs_acc *acc, const qv_array *a, const uint32_t *rows, 
                          qv_error *err);
 /* Appends string bytes (the slot is valid). */
 qv_status qvs_acc_bytes(qvs_acc *acc, const uint8_t *p, int64_t len, qv_error *err);
+/* Room for n more string bytes, not zeroed (they are about to be written). */
+qv_status qvs_acc_reserve_bytes(qvs_acc *acc, int64_t n, qv_error *err);
 qv_status qvs_acc_finish(qvs_acc *acc, qv_array **out, qv_error *err);
 static inline bool qvs_is_nested(qv_type_id id) {
   return id == QV_TYPE_LIST || id == QV_TYPE_STRUCT || id == QV_TYPE_FIXED_SIZE_LIST;
 }
-/* A buffer of size bytes that the caller overwrites entirely: unlike
- * qv_bytes_alloc only the padding up to 64 bytes is zeroed. */
-qv_bytes *qvs_bytes_uninit(int64_t size);
-
 /* ---- encodings ------------------------------------------------------------- */
 
 /* A page being built by the writer. */
