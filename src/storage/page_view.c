@@ -259,7 +259,7 @@ qv_status qvs_view_partial(qvs_datafile *df, int32_t col, int32_t page, qvs_scra
   out->page = page;
   out->pg = pg;
   out->counters = ctr;
-  out->unit = pg->framed ? pg->frame : QVS_BLOCK;
+  out->unit_shift = __builtin_ctzll((uint64_t)(pg->framed ? pg->frame : QVS_BLOCK)); /* both powers of two */
   out->n_blocks = pg->framed ? (pg->raw_len + pg->frame - 1) / pg->frame : n_blocks(pg);
   QV_RETURN_NOT_OK(grow(&s->raw, pg->raw_len, err));
   QV_RETURN_NOT_OK(grow(&s->state, out->n_blocks, err));

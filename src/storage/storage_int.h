@@ -368,7 +368,7 @@ typedef struct qvs_view {
   uint8_t *raw;         /* raw_len (+ padding) bytes; valid where loaded */
   uint8_t *state;       /* per unit: 0 untouched, 1 wanted, 2 loaded; NULL when all loaded */
   int64_t n_blocks;     /* units: QVS_BLOCK bytes of a raw page, a frame's raw bytes of a framed one */
-  int64_t unit;
+  int unit_shift;       /* log2 of a unit's bytes (units are powers of two: a shift, not a division per row) */
   uint8_t *io;          /* framed: the page's stored bytes, where loaded */
   void **zstd;          /* framed: the scratch's decompression contexts, one per worker */
   qv_buffer *jobs;      /* framed: the scratch's list of frames to decompress */
@@ -396,7 +396,7 @@ qv_status qvs_view_partial(qvs_datafile *df, int32_t col, int32_t page, qvs_scra
 static inline void qvs_view_want(qvs_view *v, int32_t b, int64_t off, int64_t len) {
   if (!v->state || len <= 0) return;
   int64_t start = v->pg->buffers[b].offset + off;
-  int64_t first = start / v->unit, last = (start + len - 1) / v->unit;
+  int64_t first = start >> v->unit_shift, last = (start + len - 1) >> v->unit_shift;
   for (int64_t k = first; k <= last; k++)
     if (v->state[k] == 0) v->state[k] = 1;
 }
