@@ -96,6 +96,19 @@ class ScanReport:
 last_scan: ScanReport | None = None
 
 SCAN_BATCH_ROWS = 8192  # rows per scanner batch (the chunks of the frames a scan hands Polars)
+# ... when every projected column is fixed-width: joining the scanner's
+# page pieces into bigger batches is cheap there, and fewer chunks cost
+# Polars less (a count over 1M of 2M rows: 26 -> 22 ms).  Strings stay at
+# SCAN_BATCH_ROWS, where the join would copy every selected value.
+FIXED_WIDTH_BATCH_ROWS = 65536
+
+
+def _chunk_rows(schema: pl.Schema, columns: list[str] | None) -> int:
+    names = schema.names() if columns is None else columns
+    fixed = all(
+        schema[n].is_numeric() or schema[n].is_temporal() or schema[n] == pl.Boolean for n in names if n in schema
+    )
+    return FIXED_WIDTH_BATCH_ROWS if fixed else SCAN_BATCH_ROWS
 
 
 class IndexFallbackWarning(UserWarning):
@@ -243,12 +256,14 @@ def scan(
             "version": ds_version,
         }
         # Polars' batch size hint (100,000 rows in 2.1.0) sizes the frames;
-        # the scanner's batches stay at SCAN_BATCH_ROWS and become the
-        # frames' chunks: larger scanner batches would copy the page pieces
-        # into them (measured: 10-20% slower on 2M rows of 256-byte strings)
-        rows_per_frame = batch_size or SCAN_BATCH_ROWS
+        # the scanner's batches stay at _chunk_rows and become the frames'
+        # chunks: larger scanner batches of strings would copy the page
+        # pieces into them (measured: 10-20% slower on 2M rows of 256-byte
+        # strings)
+        chunk_rows = _chunk_rows(schema, with_columns)
+        rows_per_frame = batch_size or chunk_rows
         if batch_size:
-            options["batch_size"] = min(batch_size, SCAN_BATCH_ROWS)
+            options["batch_size"] = min(batch_size, chunk_rows)
         report = ScanReport(
             path=ds_path,
             version=ds_version,

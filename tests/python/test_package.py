@@ -248,6 +248,11 @@ def test_scan_schema_and_everything(dataset):
     assert quiver.SCAN_BATCH_ROWS == 8192
     assert quiver.last_scan.batches == -(-(ROWS + 1000) // quiver.SCAN_BATCH_ROWS)
     assert quiver.last_scan.counters["fragments"] == 4
+    # Fixed-width columns only: bigger chunks (joining pieces copies little).
+    got = quiver.scan(path).select("id", "val", "d").collect()
+    assert_frame_equal(got, v2.select("id", "val", "d"))
+    assert quiver.FIXED_WIDTH_BATCH_ROWS == 65536
+    assert quiver.last_scan.batches == -(-(ROWS + 1000) // quiver.FIXED_WIDTH_BATCH_ROWS)
 
 
 # Elementwise predicates libquiver binds today.
