@@ -71,10 +71,9 @@ qv_status qvs_acc_reserve_bytes(qvs_acc *acc, int64_t n, qv_error *err) {
 }
 
 qv_status qvs_acc_bytes(qvs_acc *acc, const uint8_t *p, int64_t len, qv_error *err) {
-  if (acc->data.size + len > INT32_MAX)
-    return qv_error_set(err, QV_ERR_OVERFLOW, "%lld bytes of strings exceed one array's 2 GiB",
-                        (long long)(acc->data.size + len));
-  if (qv_buffer_append(&acc->data, p, len) != QV_OK) return nomem(err);
+  QV_RETURN_NOT_OK(qvs_acc_reserve_bytes(acc, len, err)); /* no-op when the take reserved its bytes */
+  if (len) memcpy(acc->data.data + acc->data.size, p, (size_t)len);
+  acc->data.size += len;
   int32_t *o = (int32_t *)qv_bytes_mutable(acc->values);
   o[acc->pos + 1] = (int32_t)acc->data.size;
   if (acc->validity) qv_bit_set(qv_bytes_mutable(acc->validity), acc->pos);
