@@ -34,10 +34,17 @@ typedef struct qv_scan_options {
    * looked up there when the estimate says it pays (explain shows which). */
   bool use_scalar_index;
   int64_t dataset_version;     /* 0 = latest */
+  /* (version 2) On (the default): every batch but the last holds exactly
+   * batch_size rows, so the pieces page ranges leave after filtering are
+   * joined, which copies their values.  Off: batches are those pieces as
+   * they come (at most batch_size rows each, nothing copied), for a
+   * consumer that takes its table in chunks anyway, such as Polars.
+   * Options of version 1 (without this field) keep exact batches. */
+  bool exact_batches;
 } qv_scan_options;
 
-#define QV_SCAN_OPTIONS_VERSION 1
-#define QV_SCAN_OPTIONS_INIT {QV_SCAN_OPTIONS_VERSION, NULL, 0, NULL, NULL, -1, 0, 8192, false, true, true, 0}
+#define QV_SCAN_OPTIONS_VERSION 2
+#define QV_SCAN_OPTIONS_INIT {QV_SCAN_OPTIONS_VERSION, NULL, 0, NULL, NULL, -1, 0, 8192, false, true, true, 0, true}
 
 /* What a scan did, for explain --analyze and the benchmarks. */
 typedef struct qv_scan_column_counters {

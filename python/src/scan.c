@@ -237,19 +237,19 @@ static int column_names(PyObject *columns, PyObject **seq, const char ***names, 
 static PyObject *scanner_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
   static char *kw[] = {"path",       "columns",        "filter",           "polars_json",
                        "limit",      "offset",         "batch_size",       "predicate_pushdown",
-                       "use_scalar_index", "version",  "with_row_id",      NULL};
+                       "use_scalar_index", "version",  "with_row_id",      "exact_batches", NULL};
   PyObject *path_obj = NULL, *columns = Py_None, *seq = NULL, *limit_obj = Py_None, *self_obj = NULL;
   const char *filter = NULL, *json = NULL;
   Py_ssize_t json_len = 0;
   long long offset = 0, batch_size = 8192, version = 0;
-  int pushdown = 1, use_index = 1, row_id = 0;
+  int pushdown = 1, use_index = 1, row_id = 0, exact = 1;
   const char **names = NULL;
   qv_expr *where = NULL;
   qv_scan_options o = QV_SCAN_OPTIONS_INIT;
   qv_error err = {0};
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O&|$Ozz#OLLppLp:Scanner", kw, PyUnicode_FSConverter, &path_obj,
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O&|$Ozz#OLLppLpp:Scanner", kw, PyUnicode_FSConverter, &path_obj,
                                    &columns, &filter, &json, &json_len, &limit_obj, &offset, &batch_size,
-                                   &pushdown, &use_index, &version, &row_id))
+                                   &pushdown, &use_index, &version, &row_id, &exact))
     return NULL;
   if (column_names(columns, &seq, &names, &o.n_columns) < 0) goto cleanup;
   o.columns = names;
@@ -267,6 +267,7 @@ static PyObject *scanner_new(PyTypeObject *type, PyObject *args, PyObject *kwarg
   o.use_scalar_index = use_index;
   o.dataset_version = version;
   o.with_row_id = row_id;
+  o.exact_batches = exact;
   o.filter = filter;
   if (json) {
     if (qv_polars_from_json(json, (size_t)json_len, &where, &err) != QV_OK) {
@@ -448,11 +449,13 @@ PyTypeObject qvpy_scanner_type = {
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_doc = "Scanner(path, *, columns=None, filter=None, polars_json=None, limit=None, offset=0,\n"
               "        batch_size=8192, predicate_pushdown=True, use_scalar_index=True, version=0,\n"
-              "        with_row_id=False)\n\n"
+              "        with_row_id=False, exact_batches=True)\n\n"
               "A scan run by libquiver.  filter is Lance SQL text, polars_json the JSON of\n"
               "Expr.meta.serialize(format='json'); errors in either are raised here, before any\n"
               "data is read.  Iterating yields Batch objects; __arrow_c_stream__ hands the rest\n"
-              "of the scan to an Arrow consumer.",
+              "of the scan to an Arrow consumer.  exact_batches=False yields the pieces page\n"
+              "ranges leave after filtering as they come (at most batch_size rows each) instead\n"
+              "of copying them into batches of exactly batch_size rows.",
     .tp_new = scanner_new,
     .tp_dealloc = (destructor)scanner_dealloc,
     .tp_iter = PyObject_SelfIter,

@@ -7,8 +7,9 @@
  * (4) fetches the projected columns for the selected rows alone (the
  * storage layer reads only the blocks those rows live in).  With pushdown
  * off it decodes every needed column in full and filters afterwards.
- * Output pieces are coalesced into batches of batch_size rows, so memory
- * stays bounded by a few pages per column whatever the dataset size. */
+ * Output pieces are coalesced into batches of batch_size rows (or, without
+ * exact_batches, handed out as they are, at most batch_size rows each), so
+ * memory stays bounded by a few pages per column whatever the dataset size. */
 #include <stdio.h>
 #include <string.h>
 
@@ -69,6 +70,7 @@ struct qv_scanner {
   qv_batch **pending;
   int32_t n_pending, cap_pending;
   int64_t pending_rows;
+  bool exact_batches; /* join pieces into batches of batch_size rows (qv_scan_options) */
   qv_scan_counters counters;
   /* One lane per worker that scans page ranges (lane 0: this thread, the
    * only one in a serial scan); lanes[0].reader is the fragment reader. */
@@ -202,8 +204,8 @@ qv_status qv_scanner_open_dataset(const qv_dataset *ds, const qv_scan_options *o
                                   qv_error *err) {
   qv_scan_options defaults = QV_SCAN_OPTIONS_INIT;
   const qv_scan_options *o = opts ? opts : &defaults;
-  if (o->version != QV_SCAN_OPTIONS_VERSION)
-    return qv_error_set(err, QV_ERR_INVALID, "scan: options version %d is not %d (use QV_SCAN_OPTIONS_INIT)",
+  if (o->version < 1 || o->version > QV_SCAN_OPTIONS_VERSION)
+    return qv_error_set(err, QV_ERR_INVALID, "scan: options version %d is not 1..%d (use QV_SCAN_OPTIONS_INIT)",
                         o->version, QV_SCAN_OPTIONS_VERSION);
   if (o->batch_size < 0 || o->offset < 0)
     return qv_error_set(err, QV_ERR_INVALID, "scan: batch size and offset must not be negative");
@@ -213,6 +215,7 @@ qv_status qv_scanner_open_dataset(const qv_dataset *ds, const qv_scan_options *o
   s->limit = o->limit;
   s->offset = o->offset;
   s->batch_size = o->batch_size > 0 ? o->batch_size : 8192;
+  s->exact_batches = o->version < 2 || o->exact_batches; /* version 1 options end before the field */
   s->with_row_id = o->with_row_id;
   s->pushdown = o->predicate_pushdown;
   qv_status st = plan_projection(s, o, err);
@@ -627,7 +630,7 @@ static qv_status push_pending(qv_scanner *s, qv_batch *b, qv_error *err) {
 /* Takes up to batch_size rows off the front of the pending pieces. */
 static qv_status pop_batch(qv_scanner *s, qv_batch **out, qv_error *err) {
   qv_batch *first = s->pending[0];
-  if (first->num_rows >= s->batch_size || s->n_pending == 1) {
+  if (first->num_rows >= s->batch_size || s->n_pending == 1 || !s->exact_batches) {
     if (first->num_rows <= s->batch_size) {
       *out = first;
       memmove(s->pending, s->pending + 1, (size_t)(--s->n_pending) * sizeof *s->pending);
@@ -744,7 +747,8 @@ static qv_status scan_round(qv_scanner *s, int32_t first, int32_t n, qv_error *e
 
 qv_status qv_scanner_next(qv_scanner *s, qv_batch **out, qv_error *err) {
   *out = NULL;
-  while (!s->exhausted && s->pending_rows < s->batch_size) {
+  /* exact batches wait for batch_size rows; pieces go out one by one */
+  while (!s->exhausted && (s->exact_batches ? s->pending_rows < s->batch_size : s->n_pending == 0)) {
     bool have;
     QV_RETURN_NOT_OK(next_page(s, &have, err));
     if (!have) {

@@ -256,6 +256,31 @@ static void test_limit_offset_and_batches(void **state) {
   }
   assert_int_equal(total, (ROWS + 2) / 3);
   qv_scanner_destroy(sc);
+  /* Without exact batches the same scan hands out the pieces as they come:
+   * one per 1,000-row page (333 or 334 rows), the same rows in order;
+   * a piece larger than batch_size is still cut. */
+  for (int cut = 0; cut <= 1; cut++) {
+    qv_scan_options o5 = QV_SCAN_OPTIONS_INIT;
+    o5.filter = "id % 3 = 0";
+    o5.batch_size = cut ? 200 : 500;
+    o5.exact_batches = false;
+    assert_int_equal(qv_scanner_open(g_dir, &o5, &sc, &err), QV_OK);
+    int64_t batches = 0;
+    total = 0;
+    expect_id = 0;
+    for (qv_batch *b; qv_scanner_next(sc, &b, &err) == QV_OK && b; qv_batch_release(b), batches++) {
+      int64_t page = (expect_id / 1000 + 1) * 1000; /* the page the piece comes from ends here */
+      int64_t piece = (page - expect_id + 2) / 3;
+      if (page > ROWS) piece = (ROWS - expect_id + 2) / 3;
+      assert_int_equal(b->num_rows, cut ? (piece < 200 ? piece : 200) : piece);
+      const int64_t *ids = qv_array_values(b->columns[0]);
+      for (int64_t r = 0; r < b->num_rows; r++, expect_id += 3) assert_int_equal(ids[r], expect_id);
+      total += b->num_rows;
+    }
+    assert_int_equal(total, (ROWS + 2) / 3);
+    assert_true(batches >= ROWS / 1000);
+    qv_scanner_destroy(sc);
+  }
 }
 
 static void test_row_ids(void **state) {
@@ -300,6 +325,27 @@ static void test_errors(void **state) {
   qv_scan_options o4 = QV_SCAN_OPTIONS_INIT;
   o4.dataset_version = 99;
   assert_int_equal(qv_scanner_open(g_dir, &o4, &sc, &err), QV_ERR_NOT_FOUND);
+  /* options of a newer build, or garbage */
+  qv_scan_options o5 = QV_SCAN_OPTIONS_INIT;
+  o5.version = QV_SCAN_OPTIONS_VERSION + 1;
+  assert_int_equal(qv_scanner_open(g_dir, &o5, &sc, &err), QV_ERR_INVALID);
+  assert_non_null(strstr(err.message, "options version 3 is not 1..2"));
+}
+
+/* Options of version 1 (built before exact_batches existed) are read
+ * without that field: batches stay exact. */
+static void test_options_version_1(void **state) {
+  (void)state;
+  qv_scan_options o = QV_SCAN_OPTIONS_INIT;
+  o.version = 1;
+  o.exact_batches = false; /* not there in a version 1 struct: ignored */
+  o.filter = "id % 3 = 0";
+  o.batch_size = 500;
+  int nb;
+  char *t = scan_text(&o, NULL, &nb);
+  assert_int_equal(count_lines(t), (ROWS + 2) / 3);
+  assert_int_equal(nb, ((ROWS + 2) / 3 + 499) / 500);
+  free(t);
 }
 
 static void test_explain(void **state) {
@@ -541,6 +587,7 @@ int main(void) {
       cmocka_unit_test(test_limit_offset_and_batches),
       cmocka_unit_test(test_row_ids),
       cmocka_unit_test(test_errors),
+      cmocka_unit_test(test_options_version_1),
       cmocka_unit_test(test_explain),
       cmocka_unit_test(test_polars_expression_filter),
       cmocka_unit_test(test_delete_where),
