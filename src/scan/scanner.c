@@ -19,8 +19,9 @@
 
 /* What one worker needs to scan a page range: its own reader of the
  * current fragment (readers keep per-column scratch, so they are not
- * shared) and the page range's scratch, plus the page counters it gathered
- * since they were last added to the scanner's. */
+ * shared; lanes other than 0 open theirs from lane 0's, sharing its parsed
+ * footer) and the page range's scratch, plus the page counters it
+ * gathered since they were last added to the scanner's. */
 typedef struct lane {
   qv_fragment_reader *reader;
   int32_t frag; /* the fragment reader reads */
