@@ -300,7 +300,7 @@ static qv_status strip_chars(qvk_ctx *c, qvk_datum *args, qvk_datum *out) {
   int32_t stackset[64], *set = stackset;
   int64_t nset = 0;
   if (!ws) {
-    if (cs->len > 64 * 4) {
+    if (cs->len > (int64_t)(sizeof stackset / sizeof *stackset)) { /* a code point takes at least a byte */
       set = qv_malloc((size_t)cs->len * sizeof *set);
       if (!set) return qv_error_set(c->err, QV_ERR_NOMEM, "%s: out of memory", what);
     }

@@ -89,6 +89,9 @@ CASES = [
     ("strip_set", S + '.str.strip_chars("a ")'),
     ("strip_unicode", S + '.str.strip_chars("ßΣ\u0130")'),
     ("strip_empty", S + '.str.strip_chars("")'),
+    # 89 code points outside ASCII (more than the kernel keeps on its stack)
+    ("strip_many", S + '.str.strip_chars("'
+     + "".join(map(chr, range(0xC0, 0x100))) + "".join(map(chr, range(0x391, 0x3AA))) + '")'),
     ("strip_none", S + ".str.strip_chars(None)"),
     ("strip_col", S + '.str.strip_chars(pl.col("u"))'),
     ("strip_col_self", S + '.str.strip_chars(pl.col("s").str.slice(0, 1))'),
