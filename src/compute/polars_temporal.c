@@ -304,22 +304,32 @@ static bool parse_every(const uint8_t *s, int64_t n, every *ev, char *why, size_
     int64_t ul = k - u0;
     const char *u = (const char *)s + u0;
 #define IS(lit) (ul == (int64_t)sizeof(lit) - 1 && memcmp(u, lit, sizeof(lit) - 1) == 0)
-    if (IS("ns")) ev->nanos += v;
-    else if (IS("us")) ev->nanos += (qvk_i128)v * 1000;
-    else if (IS("ms")) ev->nanos += (qvk_i128)v * 1000000;
-    else if (IS("s")) ev->nanos += (qvk_i128)v * 1000000000;
-    else if (IS("m")) ev->nanos += (qvk_i128)v * 60000000000;
-    else if (IS("h")) ev->nanos += (qvk_i128)v * 3600000000000;
-    else if (IS("d")) ev->days += v;
-    else if (IS("w")) ev->weeks += v;
-    else if (IS("mo")) ev->months += v;
-    else if (IS("q")) ev->months += v * 3;
-    else if (IS("y")) ev->months += v * 12;
+    int64_t *part = NULL, times = 1; /* a calendar part, or (part NULL) nanoseconds times `times` */
+    if (IS("ns")) times = 1;
+    else if (IS("us")) times = 1000;
+    else if (IS("ms")) times = 1000000;
+    else if (IS("s")) times = 1000000000;
+    else if (IS("m")) times = 60000000000;
+    else if (IS("h")) times = 3600000000000;
+    else if (IS("d")) part = &ev->days;
+    else if (IS("w")) part = &ev->weeks;
+    else if (IS("mo")) part = &ev->months;
+    else if (IS("q")) part = &ev->months, times = 3;
+    else if (IS("y")) part = &ev->months, times = 12;
     else {
       snprintf(why, wsize, "unknown unit '%.*s' (expected ns, us, ms, s, m, h, d, w, mo, q or y)", (int)(ul > 8 ? 8 : ul), u);
       return false;
     }
 #undef IS
+    /* each part stays within int64 (and the nanoseconds within int64
+     * seconds), so the steps computed from them in 128 bits cannot wrap */
+    int64_t add;
+    bool over = part ? __builtin_mul_overflow(v, times, &add) || __builtin_add_overflow(*part, add, part)
+                     : (ev->nanos += (qvk_i128)v * times) > (qvk_i128)INT64_MAX * 1000000000;
+    if (over) {
+      snprintf(why, wsize, "the interval is too large");
+      return false;
+    }
   }
   int kinds = (ev->months != 0) + (ev->weeks != 0) + (ev->days != 0 || ev->nanos != 0);
   if (kinds > 1) {

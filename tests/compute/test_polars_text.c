@@ -347,6 +347,13 @@ static void test_eval_errors(void **state) {
       {"pl.col(\"ts\").dt.truncate(\"1mo2d\")", "dt.truncate: invalid interval '1mo2d': cannot mix months, weeks and days or smaller units"},
       {"pl.col(\"d\").dt.truncate(\"1d2h\")",
        "dt.truncate: a date cannot be truncated by '1d2h' (days and smaller units mixed)"},
+      /* parts that would overflow int64 (or the nanoseconds int64 seconds) */
+      {"pl.col(\"ts\").dt.truncate(\"900000000000000000d900000000000000000d900000000000000000d900000000000000000d900000000000000000d900000000000000000d900000000000000000d900000000000000000d900000000000000000d900000000000000000d900000000000000000d\")",
+       "dt.truncate: invalid interval '900000000000000000d900000000000000000d90': the interval is too large"},
+      {"pl.col(\"ts\").dt.truncate(\"922337203685477580y\")",
+       "dt.truncate: invalid interval '922337203685477580y': the interval is too large"},
+      {"pl.col(\"ts\").dt.truncate(\"922337203685477580h\")",
+       "dt.truncate: invalid interval '922337203685477580h': the interval is too large"},
       {"pl.col(\"s\").str.replace(\"(\", \"x\")", "str.replace: invalid pattern at offset 1: missing closing parenthesis"},
       {"pl.col(\"s\").str.slice(0, -1)", "str.slice: negative length -1 (row 0)"},
   };
