@@ -47,75 +47,76 @@ static qv_status check_schema(const qvs_datafile *df, const qv_schema *s, qv_err
   return QV_OK;
 }
 
+static qv_status nomem(qv_error *err) { return qv_error_set(err, QV_ERR_NOMEM, "out of memory"); }
+
+/* A reader of df (whose reference it takes) with empty per-column state;
+ * NULL when out of memory, and df is then still the caller's. */
+static qv_fragment_reader *reader_of(qvs_datafile *df) {
+  qv_fragment_reader *r = qv_calloc(1, sizeof *r);
+  if (r && !(r->cols = qv_calloc((size_t)df->n_columns + 1, sizeof *r->cols))) {
+    qv_free(r);
+    r = NULL;
+  }
+  if (!r) return NULL;
+  r->df = df;
+  for (int32_t i = 0; i < df->n_columns; i++) r->cols[i].cached_page = -1;
+  return r;
+}
+
 qv_status qv_fragment_open(const qv_dataset *ds, int32_t fragment, qv_fragment_reader **out, qv_error *err) {
   *out = NULL;
   if (fragment < 0 || fragment >= ds->manifest.n_fragments)
     return qv_error_set(err, QV_ERR_INVALID, "%s: no fragment %d (the version has %d)", ds->path, fragment,
                         ds->manifest.n_fragments);
   const qvs_fragment_meta *f = &ds->manifest.fragments[fragment];
-  qv_status st = QV_OK;
-  qv_fragment_reader *r = qv_calloc(1, sizeof *r);
   char *full = qvs_path_join(ds->path, f->data_file);
-  if (!r || !full) {
-    st = qv_error_set(err, QV_ERR_NOMEM, "out of memory");
-    goto fail;
-  }
-  st = qvs_datafile_open(full, f->data_file, &r->df, err);
+  if (!full) return nomem(err);
+  qvs_datafile *df;
+  qv_status st = qvs_datafile_open(full, f->data_file, &df, err);
+  qv_free(full);
   if (st == QV_ERR_NOT_FOUND) st = err ? (err->code = QV_ERR_CORRUPT) : QV_ERR_CORRUPT; /* listed, so missing = damage */
-  if (st != QV_OK) goto fail;
-  if ((st = check_schema(r->df, &ds->manifest.schema, err)) != QV_OK) goto fail;
-  if (r->df->num_rows != f->num_rows) {
+  if (st != QV_OK) return st;
+  qv_fragment_reader *r = reader_of(df);
+  if (!r) {
+    qvs_datafile_close(df);
+    return nomem(err);
+  }
+  if ((st = check_schema(df, &ds->manifest.schema, err)) != QV_OK) goto fail;
+  if (df->num_rows != f->num_rows) {
     st = qv_error_set(err, QV_ERR_CORRUPT, "%s: has %lld rows, the manifest says %lld", f->data_file,
-                      (long long)r->df->num_rows, (long long)f->num_rows);
+                      (long long)df->num_rows, (long long)f->num_rows);
     goto fail;
   }
   if ((st = qvs_deletion_load(ds->path, f, &r->deleted, err)) != QV_OK) goto fail;
-  r->cols = qv_calloc((size_t)r->df->n_columns + 1, sizeof *r->cols);
-  if (!r->cols) {
-    st = qv_error_set(err, QV_ERR_NOMEM, "out of memory");
-    goto fail;
-  }
-  for (int32_t i = 0; i < r->df->n_columns; i++) r->cols[i].cached_page = -1;
-  qv_free(full);
   *out = r;
   return QV_OK;
 fail:
-  qv_free(full);
   qv_fragment_close(r);
   return st;
 }
 
 qv_status qv_fragment_open_shared(const qv_fragment_reader *r, qv_fragment_reader **out, qv_error *err) {
   *out = NULL;
-  qv_fragment_reader *n = qv_calloc(1, sizeof *n);
-  int64_t bytes = qv_bitmap_bytes(r->df->num_rows);
-  if (n) n->cols = qv_calloc((size_t)r->df->n_columns + 1, sizeof *n->cols);
-  if (n && r->deleted && (n->deleted = qv_malloc((size_t)bytes))) memcpy(n->deleted, r->deleted, (size_t)bytes);
-  if (!n || !n->cols || (r->deleted && !n->deleted)) {
-    if (n) qv_free(n->cols);
-    qv_free(n);
-    return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+  qv_fragment_reader *n = reader_of(r->df);
+  if (!n) return nomem(err);
+  atomic_fetch_add(&r->df->refs, 1); /* n's reference: qv_fragment_close drops it */
+  if (r->deleted) {
+    int64_t bytes = qv_bitmap_bytes(r->df->num_rows);
+    if (!(n->deleted = qv_malloc((size_t)bytes))) {
+      qv_fragment_close(n);
+      return nomem(err);
+    }
+    memcpy(n->deleted, r->deleted, (size_t)bytes);
   }
-  atomic_fetch_add(&r->df->refs, 1);
-  n->df = r->df;
-  for (int32_t i = 0; i < n->df->n_columns; i++) n->cols[i].cached_page = -1;
   *out = n;
   return QV_OK;
 }
 
 qv_status qvs_fragment_from_datafile(qvs_datafile *df, qv_fragment_reader **out, qv_error *err) {
-  *out = NULL;
-  qv_fragment_reader *r = qv_calloc(1, sizeof *r);
-  if (r) r->cols = qv_calloc((size_t)df->n_columns + 1, sizeof *r->cols);
-  if (!r || !r->cols) {
-    qv_free(r);
-    qvs_datafile_close(df);
-    return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
-  }
-  r->df = df;
-  for (int32_t i = 0; i < df->n_columns; i++) r->cols[i].cached_page = -1;
-  *out = r;
-  return QV_OK;
+  *out = reader_of(df);
+  if (*out) return QV_OK;
+  qvs_datafile_close(df);
+  return nomem(err);
 }
 
 void qv_fragment_close(qv_fragment_reader *r) {
