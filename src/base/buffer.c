@@ -22,16 +22,6 @@ qv_bytes *qv_bytes_wrap(uint8_t *data, int64_t size, int64_t capacity) {
   return b;
 }
 
-qv_bytes *qv_bytes_alloc(int64_t size) {
-  if (size < 0) return NULL;
-  int64_t cap = pad64(size > 0 ? size : 1);
-  uint8_t *data = qv_calloc(1, (size_t)cap);
-  if (!data) return NULL;
-  qv_bytes *b = qv_bytes_wrap(data, size, cap);
-  if (!b) qv_free(data);
-  return b;
-}
-
 qv_bytes *qv_bytes_alloc_uninit(int64_t size) {
   if (size < 0) return NULL;
   int64_t cap = pad64(size + 1);
@@ -40,6 +30,12 @@ qv_bytes *qv_bytes_alloc_uninit(int64_t size) {
   memset(data + size, 0, (size_t)(cap - size));
   qv_bytes *b = qv_bytes_wrap(data, size, cap);
   if (!b) qv_free(data);
+  return b;
+}
+
+qv_bytes *qv_bytes_alloc(int64_t size) {
+  qv_bytes *b = qv_bytes_alloc_uninit(size);
+  if (b) memset(qv_bytes_mutable(b), 0, (size_t)size);
   return b;
 }
 
