@@ -134,10 +134,11 @@ void qv_fragment_page(const qv_fragment_reader *r, int32_t column, int32_t page,
 enum {
   QV_ENCODING_PLAIN = 0,      /* fixed width as is, bool as bits, strings as offsets + bytes, nested */
   QV_ENCODING_DICTIONARY = 1, /* strings: distinct values + bit-packed indices */
-  QV_ENCODING_BITPACK_FOR = 2 /* integers / temporal: reference + bit-packed deltas */
+  QV_ENCODING_BITPACK_FOR = 2, /* integers / temporal: reference + bit-packed deltas */
+  QV_ENCODING_FSST = 3         /* strings: each value compressed alone with a symbol table (FSST) */
 };
-/* Name of an encoding code ("plain", "dictionary", "bitpack-for"; "unknown"
- * for anything else). */
+/* Name of an encoding code ("plain", "dictionary", "bitpack-for", "fsst";
+ * "unknown" for anything else). */
 const char *qv_encoding_name(int encoding);
 
 /* Decodes rows [row_start, row_start+row_count) of a top-level column. */

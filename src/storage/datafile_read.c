@@ -6,15 +6,16 @@
  *   u32 crc32c(footer), "QVF1"
  *
  *   footer := u32 format_version, u64 num_rows, u32 page_rows,
- *             [version 2, 3: u32 frame_size], u32 n_columns,
+ *             [version 2 and later: u32 frame_size], u32 n_columns,
  *             n_columns x { field, u32 n_pages, n_pages x page }
  *   page   := u64 offset, u64 stored_len, u64 raw_len, u64 row_start,
  *             u32 row_count, u8 encoding, u8 compression, u8 bit_width,
  *             u8 flags (bit 0: min/max present), u64 null_count,
- *             u64 nan_count, u64 reference, u32 dict_count, u32 n_buffers,
+ *             u64 nan_count, u64 reference, u32 dict_count (dictionary entries,
+ *             FSST symbols; version 4 adds FSST pages), u32 n_buffers,
  *             n_buffers x { u64 offset, u64 length } (within the raw bytes),
  *             [min, max], [ceil(raw_len / frame_size) x u32 frame length
- *             when framed], then crc32c checksums: version 3 framed pages
+ *             when framed], then crc32c checksums: version 3+ framed pages
  *             one u32 per frame (over its stored bytes), every other page
  *             ceil(stored_len / 4096) x u32, one per 4096-byte block */
 #include <errno.h>
@@ -57,7 +58,8 @@ static int32_t node_buffers(const qv_datatype *t, int depth) {
 int32_t qvs_layout_buffers(const qv_datatype *t, int encoding) {
   switch (encoding) {
     case QV_ENCODING_PLAIN: return node_buffers(t, 0);
-    case QV_ENCODING_DICTIONARY: return t->id == QV_TYPE_STRING || t->id == QV_TYPE_BINARY ? 4 : -1;
+    case QV_ENCODING_DICTIONARY:
+    case QV_ENCODING_FSST: return t->id == QV_TYPE_STRING || t->id == QV_TYPE_BINARY ? 4 : -1;
     case QV_ENCODING_BITPACK_FOR:
       return qv_type_is_integer(t->id) || qv_type_is_temporal(t->id) ? 2 : -1;
     default: return -1;
@@ -93,6 +95,14 @@ qv_status qvs_check_layout(const qvs_datafile *df, int32_t col, int32_t page, qv
            (long long)b[3].length, (long long)n, pg->bit_width);
       return QV_OK;
     }
+    case QV_ENCODING_FSST:
+      NEED(pg->dict_count <= QVS_FSST_SYMBOLS && pg->bit_width == 0 && pg->reference == 0,
+           "FSST page with %lld symbols, bit width %d", (long long)pg->dict_count, pg->bit_width);
+      NEED(b[1].length == 9 * pg->dict_count, "FSST symbol table of %lld bytes for %lld symbols",
+           (long long)b[1].length, (long long)pg->dict_count);
+      NEED(b[2].length == (n + 1) * 4, "code offsets of %lld bytes for %lld rows", (long long)b[2].length,
+           (long long)n);
+      return QV_OK;
     case QV_ENCODING_BITPACK_FOR:
       NEED(pg->bit_width <= QVS_MAX_BITS && pg->bit_width < 8 * qv_type_byte_width(t->id), "bit width %d",
            pg->bit_width);
@@ -180,6 +190,9 @@ static bool parse_page(qvs_cursor *c, qvs_datafile *df, qvs_column *col, int32_t
       !qvs_get_u32(c, &n_buffers, "buffer count"))
     return false;
   pg->dict_count = dict_count;
+  if (pg->encoding == QV_ENCODING_FSST && df->version < 4)
+    return qvs_cursor_fail(c, "column `%s` page %d: FSST encoding in a version %u file (it came with version 4)",
+                           col->field.name, pi, df->version);
   int32_t expect = qvs_layout_buffers(t, pg->encoding);
   if (expect < 0 || (int64_t)n_buffers != expect)
     return qvs_cursor_fail(c, "column `%s` page %d: encoding %u with %u buffers does not fit the type",
@@ -229,7 +242,7 @@ static bool parse_page(qvs_cursor *c, qvs_datafile *df, qvs_column *col, int32_t
       return qvs_cursor_fail(c, "column `%s` page %d: frames hold %lld bytes, the page %lld", col->field.name, pi,
                              (long long)sum, (long long)pg->stored_len);
   }
-  /* version 3 checksums each frame of a framed page on its own */
+  /* version 3 and later checksum each frame of a framed page on its own */
   pg->frame_crcs = pg->framed && df->version >= 3;
   int64_t ncrcs = pg->frame_crcs ? (pg->raw_len + pg->frame - 1) / pg->frame
                                  : (pg->stored_len + QVS_BLOCK - 1) / QVS_BLOCK;
@@ -244,7 +257,7 @@ static bool parse_column(qvs_cursor *c, qvs_datafile *df, qvs_column *col, int32
    * a page takes at least MIN_PAGE_BYTES + 16 per buffer of the leanest
    * encoding, so the pool stays proportional to the footer's size. */
   int32_t max_nb = -1, min_nb = INT32_MAX;
-  for (int e = QV_ENCODING_PLAIN; e <= QV_ENCODING_BITPACK_FOR; e++) {
+  for (int e = QV_ENCODING_PLAIN; e <= QV_ENCODING_FSST; e++) {
     int32_t k = qvs_layout_buffers(&col->field.type, e);
     if (k < 0) continue;
     max_nb = k > max_nb ? k : max_nb;

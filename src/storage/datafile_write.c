@@ -27,6 +27,8 @@ struct qvs_file_writer {
   qv_buffer alt, alt_lens; /* AUTO: the page with the other codec, to compare */
   void *zctx;
   qvs_dict_scratch dict;
+  qvs_page_out fsst_po; /* AUTO: the page FSST-encoded, to compare */
+  qvs_fsst_scratch fsst;
 };
 
 static qv_status nomem(qv_error *err) { return qv_error_set(err, QV_ERR_NOMEM, "out of memory"); }
@@ -94,6 +96,8 @@ void qvs_file_writer_destroy(qvs_file_writer *w, bool keep) {
   qv_buffer_reset(&w->alt_lens);
   if (w->zctx) qvs_compress_free(w->zctx);
   qvs_dict_scratch_reset(&w->dict);
+  qvs_page_out_reset(&w->fsst_po);
+  qvs_fsst_scratch_reset(&w->fsst);
   qv_free(w);
 }
 
@@ -167,6 +171,27 @@ static qv_status compress_page(qvs_file_writer *w, const uint8_t **stored, int64
   return QV_OK;
 }
 
+/* AUTO, strings and binary that are not dictionary-encoded: FSST keeps
+ * every value decodable on its own, so a take of a few rows reads and
+ * decodes those rows only (a frame costs 16 KiB of decoding per row), and
+ * wide values decode about as fast as lz4 frames (docs/performance.md).
+ * It replaces the page (w->po) when it saves at least a quarter of the
+ * plain page, like compression, and is at most 4 times the framed size:
+ * FSST shrinks at most 8x (one code per 8 bytes), and data that lz4
+ * shrinks much further (long repeats) stays smaller in frames. */
+static qv_status try_fsst(qvs_file_writer *w, const qv_array *a, int64_t start, int64_t n, int64_t null_count,
+                          int64_t framed_len, qv_error *err) {
+  qvs_page_out *f = &w->fsst_po;
+  qvs_page_out_clear(f);
+  QV_RETURN_NOT_OK(qvs_encode_fsst(a, start, n, null_count, &w->fsst, f, err));
+  int64_t plain = w->po.raw.size;
+  if (f->raw.size > plain - plain / 4 || f->raw.size > 4 * framed_len) return QV_OK;
+  qvs_page_out t = w->po;
+  w->po = *f;
+  *f = t;
+  return QV_OK;
+}
+
 qv_status qvs_file_writer_page(qvs_file_writer *w, int32_t col, const qv_array *a, int64_t start, int64_t n,
                                qv_error *err) {
   qvs_stats st;
@@ -190,6 +215,15 @@ qv_status qvs_file_writer_page(qvs_file_writer *w, int32_t col, const qv_array *
   int64_t stored_len;
   uint8_t codec;
   QV_RETURN_NOT_OK(compress_page(w, &stored, &stored_len, &codec, err));
+  if (!used && (id == QV_TYPE_STRING || id == QV_TYPE_BINARY) && w->opts.compression == QV_COMPRESSION_AUTO &&
+      st.null_count < n) {
+    QV_RETURN_NOT_OK(try_fsst(w, a, start, n, st.null_count, stored_len, err));
+    if (po->encoding == QV_ENCODING_FSST) {
+      stored = po->raw.data;
+      stored_len = po->raw.size;
+      codec = QV_COMPRESSION_NONE;
+    }
+  }
   QV_RETURN_NOT_OK(qvs_write_full(w->fd, stored, stored_len, w->name, err));
 
   qvs_wbuf *d = &w->desc[col];

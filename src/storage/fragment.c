@@ -26,6 +26,7 @@ const char *qv_encoding_name(int encoding) {
     case QV_ENCODING_PLAIN: return "plain";
     case QV_ENCODING_DICTIONARY: return "dictionary";
     case QV_ENCODING_BITPACK_FOR: return "bitpack-for";
+    case QV_ENCODING_FSST: return "fsst";
     default: return "unknown";
   }
 }
@@ -185,6 +186,7 @@ static qv_status page_array(qv_fragment_reader *r, int32_t col, int32_t page, qv
   switch (v.pg->encoding) {
     case QV_ENCODING_DICTIONARY: st = qvs_decode_dict(&v, t, &a, err); break;
     case QV_ENCODING_BITPACK_FOR: st = qvs_decode_bitpack(&v, t, &a, err); break;
+    case QV_ENCODING_FSST: st = qvs_decode_fsst(&v, t, &a, err); break;
     default: st = qvs_decode_plain(&v, t, &a, err); break;
   }
   if (st != QV_OK) return st;
@@ -348,6 +350,7 @@ qv_status qv_fragment_take(qv_fragment_reader *r, int32_t column, const int64_t 
       switch (pg->encoding) {
         case QV_ENCODING_DICTIONARY: st = qvs_take_dict(&v, t, r->rel, cnt, &acc, err); break;
         case QV_ENCODING_BITPACK_FOR: st = qvs_take_bitpack(&v, t, r->rel, cnt, &acc, err); break;
+        case QV_ENCODING_FSST: st = qvs_take_fsst(&v, t, r->rel, cnt, &acc, err); break;
         default: st = qvs_take_plain(&v, t, r->rel, cnt, &acc, err); break;
       }
       if (st != QV_OK) goto fail;

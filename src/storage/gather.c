@@ -73,12 +73,16 @@ qv_status qvs_acc_reserve_bytes(qvs_acc *acc, int64_t n, qv_error *err) {
 qv_status qvs_acc_bytes(qvs_acc *acc, const uint8_t *p, int64_t len, qv_error *err) {
   QV_RETURN_NOT_OK(qvs_acc_reserve_bytes(acc, len, err)); /* no-op when the take reserved its bytes */
   if (len) memcpy(acc->data.data + acc->data.size, p, (size_t)len);
+  qvs_acc_bytes_written(acc, len);
+  return QV_OK;
+}
+
+void qvs_acc_bytes_written(qvs_acc *acc, int64_t len) {
   acc->data.size += len;
   int32_t *o = (int32_t *)qv_bytes_mutable(acc->values);
   o[acc->pos + 1] = (int32_t)acc->data.size;
   if (acc->validity) qv_bit_set(qv_bytes_mutable(acc->validity), acc->pos);
   acc->pos++;
-  return QV_OK;
 }
 
 qv_status qvs_acc_append(qvs_acc *acc, const qv_array *a, const uint32_t *rows, int64_t start, int64_t n,

@@ -27,7 +27,7 @@
  * 3 checksums each frame on its own, so a take also reads only the frames'
  * stored bytes (version 2: the 4096-byte blocks spanning them). */
 #define QVS_FRAME 16384
-#define QVS_DATAFILE_VERSION 3
+#define QVS_DATAFILE_VERSION 4 /* 4: FSST pages (encoding 3) */
 #define QVS_PAGE_MINMAX 0x1u /* page flags: min and max follow */
 #define QVS_PAGE_FRAMED 0x2u /* page flags: compressed in QVS_FRAME frames (version 2 and later) */
 #define QVS_MAX_PAGE_ROWS (1 << 16)    /* bound on rows per page (writer option and reader) */
@@ -306,7 +306,7 @@ typedef struct qvs_page {
   const uint8_t *crcs;     /* u32 LE crc32c, into the footer bytes: one per QVS_BLOCK of the stored
                               bytes, or (frame_crcs) one per frame, over its stored bytes */
   bool framed;             /* compressed in frames of `frame` raw bytes */
-  bool frame_crcs;         /* framed, version 3: crcs has one checksum per frame */
+  bool frame_crcs;         /* framed, version 3+: crcs has one checksum per frame */
   int64_t frame;           /* framed: raw bytes per frame (the file's frame_size) */
   const uint8_t *frames;   /* framed: ceil(raw_len / frame) u32 LE stored lengths, into the footer */
   bool has_minmax;
@@ -453,6 +453,9 @@ qv_status qvs_acc_append(qvs_acc *acc, const qv_array *a, const uint32_t *rows, 
                          qv_error *err);
 /* Appends string bytes (the slot is valid). */
 qv_status qvs_acc_bytes(qvs_acc *acc, const uint8_t *p, int64_t len, qv_error *err);
+/* Appends the len string bytes already written at data.data + data.size
+ * (into room qvs_acc_reserve_bytes made). */
+void qvs_acc_bytes_written(qvs_acc *acc, int64_t len);
 /* Room for n more string bytes, not zeroed (they are about to be written). */
 qv_status qvs_acc_reserve_bytes(qvs_acc *acc, int64_t n, qv_error *err);
 qv_status qvs_acc_finish(qvs_acc *acc, qv_array **out, qv_error *err);
@@ -527,6 +530,57 @@ qv_status qvs_encode_bitpack(const qv_array *a, int64_t start, int64_t n, int64_
 qv_status qvs_decode_bitpack(const qvs_view *v, const qv_datatype *type, qv_array **out, qv_error *err);
 qv_status qvs_take_bitpack(qvs_view *v, const qv_datatype *type, const uint32_t *rows, int64_t n, qvs_acc *acc,
                            qv_error *err);
+
+/* FSST (fsst.c: the codec; encoding_fsst.c: the page encoding).  A value
+ * is a run of codes: c < n stands for symbol c, QVS_FSST_ESCAPE for the
+ * byte after it. */
+#define QVS_FSST_SYMBOLS 255
+#define QVS_FSST_ESCAPE 255
+typedef struct qvs_fsst_table {
+  int32_t n;
+  uint64_t sym[256];     /* symbol c's bytes, little-endian, zero above len[c] */
+  uint8_t len[256];      /* 1..8; 0 for codes the table lacks (and the escape) */
+  uint16_t first[257];   /* encoder: by_first[first[b] .. first[b+1]) start with byte b, */
+  uint8_t by_first[256]; /* ... longest first */
+} qvs_fsst_table;
+typedef struct qvs_fsst_scratch {
+  uint32_t *pair_count;  /* 512 x 512 counts of adjacent symbol ids, zero between uses */
+  uint32_t *touched;     /* the pairs counted in this generation */
+  const uint8_t **spans; /* the sample: [start, end) pointer pairs */
+  void *cand;            /* the candidates' hash set */
+} qvs_fsst_scratch;
+void qvs_fsst_scratch_reset(qvs_fsst_scratch *s);
+/* A table for the n values off[0..n] into chars (rows whose validity bit,
+ * at vbit + i, is clear are left out; validity may be NULL). */
+qv_status qvs_fsst_build(qvs_fsst_scratch *s, const uint8_t *chars, const int32_t *off, const uint8_t *validity,
+                         int64_t vbit, int64_t n, qvs_fsst_table *t, qv_error *err);
+/* Encodes len bytes into out (room for 2 * len); returns the codes' length. */
+int64_t qvs_fsst_encode(const qvs_fsst_table *t, const uint8_t *in, int64_t len, uint8_t *out);
+/* The table on disk: 8 bytes per symbol (little-endian), then 1 length
+ * byte per symbol (9 * n bytes in all). */
+void qvs_fsst_store(const qvs_fsst_table *t, uint8_t *out);
+/* Loads n symbols stored as above; false when n > 255 or a length is not
+ * 1..8.  Fills the decoder's fields only (sym, len, n). */
+bool qvs_fsst_load(qvs_fsst_table *t, const uint8_t *buf, int64_t n);
+/* Bytes the codes [p, end) decode to; -1 when one is not in the table or
+ * the run ends in an escape. */
+int64_t qvs_fsst_decoded_len(const qvs_fsst_table *t, const uint8_t *p, const uint8_t *end);
+/* Decodes the codes [p, end) into out, which needs 8 * (end - p) bytes of
+ * room (a symbol is stored as a word); returns the end of what it wrote,
+ * or NULL where qvs_fsst_decoded_len returns -1. */
+uint8_t *qvs_fsst_decode(const qvs_fsst_table *t, const uint8_t *p, const uint8_t *end, uint8_t *out);
+/* Decodes n rows whose codes are [co[i], co[i+1]) of codes (co: n + 1
+ * u32 LE offsets, already checked to run from 0 without decreasing) into
+ * out, their ends into o[0..n] (o[0] = 0); out needs 8 * co[n] bytes of
+ * room and the result fits int32 offsets.  Returns -1, or the first row
+ * whose codes do not decode (as qvs_fsst_decoded_len's -1). */
+int64_t qvs_fsst_decode_rows(const qvs_fsst_table *t, const uint8_t *codes, const uint8_t *co, int64_t n,
+                             uint8_t *out, int32_t *o);
+qv_status qvs_encode_fsst(const qv_array *a, int64_t start, int64_t n, int64_t null_count, qvs_fsst_scratch *s,
+                          qvs_page_out *po, qv_error *err);
+qv_status qvs_decode_fsst(const qvs_view *v, const qv_datatype *type, qv_array **out, qv_error *err);
+qv_status qvs_take_fsst(qvs_view *v, const qv_datatype *type, const uint32_t *rows, int64_t n, qvs_acc *acc,
+                        qv_error *err);
 
 /* Validity of a page being decoded whole: a fresh copy of the bits (NULL
  * when the page has none) after checking their count of nulls. */

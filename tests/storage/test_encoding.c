@@ -166,6 +166,7 @@ static void test_encodings_chosen(void **state) {
   assert_string_equal(qv_encoding_name(QV_ENCODING_BITPACK_FOR), "bitpack-for");
   assert_string_equal(qv_encoding_name(QV_ENCODING_DICTIONARY), "dictionary");
   assert_string_equal(qv_encoding_name(QV_ENCODING_PLAIN), "plain");
+  assert_string_equal(qv_encoding_name(QV_ENCODING_FSST), "fsst");
   assert_string_equal(qv_encoding_name(77), "unknown");
   expect_values(&w);
   free_written(&w);
@@ -174,7 +175,12 @@ static void test_encodings_chosen(void **state) {
 static void test_dictionary_off(void **state) {
   (void)state;
   written w;
+  /* AUTO compresses what the dictionary would have with FSST instead */
   write_specs(&w, 2048, QV_COMPRESSION_AUTO, false, 512);
+  expect_encoding(&w, "low", QV_ENCODING_FSST);
+  expect_values(&w);
+  free_written(&w);
+  write_specs(&w, 2048, QV_COMPRESSION_NONE, false, 512);
   expect_encoding(&w, "low", QV_ENCODING_PLAIN);
   expect_values(&w);
   free_written(&w);
@@ -235,9 +241,12 @@ static int page_compression(written *w, const char *name) {
 static void test_compression_modes(void **state) {
   (void)state;
   written w;
-  /* AUTO: lz4, or zstd where it saves another quarter, raw unless a quarter is saved */
+  /* AUTO: lz4, or zstd where it saves another quarter, raw unless a
+   * quarter is saved; strings FSST where that saves a quarter (raw pages) */
   write_specs(&w, 4096, QV_COMPRESSION_AUTO, true, 4096);
-  assert_int_equal(page_compression(&w, "high"), QV_COMPRESSION_ZSTD);
+  expect_encoding(&w, "high", QV_ENCODING_FSST);
+  assert_int_equal(page_compression(&w, "high"), QV_COMPRESSION_NONE);
+  assert_int_equal(page_compression(&w, "small"), QV_COMPRESSION_LZ4);
   assert_int_equal(page_compression(&w, "full"), QV_COMPRESSION_NONE); /* 64-bit hash values do not compress */
   expect_values(&w);
   free_written(&w);
@@ -337,52 +346,65 @@ static void test_read_encoded(void **state) {
   free_written(&w);
 }
 
-/* AUTO's codec per page (see compress_page): lz4 when it shrinks the page
- * well, zstd when lz4 cannot but zstd's entropy coding can (random digits:
- * lz4 finds no repeats, zstd stores about 3.3 bits per 8), raw when
- * neither saves a quarter. */
+/* AUTO's choice per page (compress_page, try_fsst): strings FSST where
+ * that saves a quarter and is within 4x of the frames (the benchmark's
+ * zero-padded numbers; random digits, where FSST's digit pairs come close
+ * to zstd), lz4 frames where lz4 shrinks far more than FSST can (long
+ * repeats: FSST stops at 8x), raw when nothing saves a quarter. */
 static void test_auto_codec_choice(void **state) {
   (void)state;
   char *dir = make_tmpdir(), *path = join2(dir, "ds");
   qv_error err;
   qv_schema s = QV_SCHEMA_INIT;
-  const char *names[3] = {"padded", "digits", "random"};
-  for (int c = 0; c < 3; c++) {
+  enum { NC = 4, ROWS = 2000, WIDE = 1024 };
+  const char *names[NC] = {"padded", "digits", "random", "repeat"};
+  for (int c = 0; c < NC; c++) {
     qv_field f = make_field(names[c], qv_datatype_simple(QV_TYPE_BINARY));
     assert_int_equal(qv_schema_add(&s, &f, &err), QV_OK);
     qv_field_reset(&f);
   }
-  qv_array *cols[3];
+  qv_array *cols[NC];
   uint64_t rng = 11;
-  for (int c = 0; c < 3; c++) {
+  uint8_t block[WIDE];
+  for (int k = 0; k < WIDE; k++) block[k] = (uint8_t)(rng_next(&rng) & 0xFF);
+  for (int c = 0; c < NC; c++) {
     qv_builder b;
     assert_int_equal(qv_builder_init(&b, &s.fields[c].type, &err), QV_OK);
-    for (int i = 0; i < 2000; i++) {
-      char buf[257];
+    for (int i = 0; i < ROWS; i++) {
+      char buf[WIDE + 1];
+      int len = 256;
       if (c == 0) snprintf(buf, sizeof buf, "%0256d", i); /* the benchmark's payload */
-      for (int k = 0; c > 0 && k < 256; k++)
+      for (int k = 0; (c == 1 || c == 2) && k < 256; k++)
         buf[k] = (char)(c == 1 ? '0' + (int)(rng_next(&rng) % 10) : (int)(rng_next(&rng) & 0xFF));
-      assert_int_equal(qv_builder_append_bytes(&b, (const uint8_t *)buf, 256), QV_OK);
+      if (c == 3) { /* one random kilobyte, numbered */
+        memcpy(buf, block, WIDE);
+        memcpy(buf, &i, sizeof i);
+        len = WIDE;
+      }
+      assert_int_equal(qv_builder_append_bytes(&b, (const uint8_t *)buf, len), QV_OK);
     }
     assert_int_equal(qv_builder_finish(&b, &cols[c], &err), QV_OK);
   }
   qv_batch *batch;
-  assert_int_equal(qv_batch_make(&s, cols, 2000, &batch, &err), QV_OK);
+  assert_int_equal(qv_batch_make(&s, cols, ROWS, &batch, &err), QV_OK);
   qv_write_options o = QV_WRITE_OPTIONS_INIT;
-  o.page_rows = 2000;
+  o.page_rows = ROWS;
   assert_int_equal(write_batches(path, &s, &batch, 1, &o, NULL, &err), QV_OK);
   qv_dataset *ds;
   qv_fragment_reader *r;
   assert_int_equal(qv_dataset_open(path, 0, &ds, &err), QV_OK);
   assert_int_equal(qv_fragment_open(ds, 0, &r, &err), QV_OK);
-  const int want[3] = {QV_COMPRESSION_LZ4, QV_COMPRESSION_ZSTD, QV_COMPRESSION_NONE};
-  for (int c = 0; c < 3; c++) {
+  const int want_enc[NC] = {QV_ENCODING_FSST, QV_ENCODING_FSST, QV_ENCODING_PLAIN, QV_ENCODING_PLAIN};
+  const int want_comp[NC] = {QV_COMPRESSION_NONE, QV_COMPRESSION_NONE, QV_COMPRESSION_NONE, QV_COMPRESSION_LZ4};
+  for (int c = 0; c < NC; c++) {
     qv_page_info info;
     qv_fragment_page(r, c, 0, &info);
-    assert_int_equal(info.compression, want[c]);
+    if (info.encoding != want_enc[c] || info.compression != want_comp[c])
+      fail_msg("%s: encoding %s compression %d, expected %s %d", names[c], qv_encoding_name(info.encoding),
+               info.compression, qv_encoding_name(want_enc[c]), want_comp[c]);
     qv_array *back;
-    assert_int_equal(qv_fragment_read(r, c, 0, 2000, &back, &err), QV_OK);
-    assert_arrays_equal(back, 0, cols[c], 0, 2000);
+    assert_int_equal(qv_fragment_read(r, c, 0, ROWS, &back, &err), QV_OK);
+    assert_arrays_equal(back, 0, cols[c], 0, ROWS);
     qv_array_release(back);
   }
   qv_fragment_close(r);

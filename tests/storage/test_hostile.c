@@ -1,21 +1,78 @@
 /* Hostile data files: bytes changed on purpose and every checksum
  * recomputed, so only the structural validation stands between the bytes
  * and the decoders.  Each case must fail with QV_ERR_CORRUPT naming the
- * file and the problem, by full read and by take. */
+ * file and the problem, by full read and by take.  Two files: four columns
+ * stored raw (dictionary, plain, bit-packed, list), and one FSST column. */
 #include <fcntl.h>
 
 #include "storage/storage_int.h"
 #include "storage/storage_test_util.h"
 
-static char *g_dir, *g_path, *g_file;
-static char g_name[128];
+typedef struct fixture {
+  char *path, *file;
+  char name[128];
+  uint8_t *orig;
+  int64_t size;
+} fixture;
+static fixture g_fx[2];
+static char *g_dir, *g_path, *g_file, *g_name; /* those of the fixture in use */
 static uint8_t *g_orig;
 static int64_t g_size;
+
+static void use_fixture(int i) {
+  g_path = g_fx[i].path;
+  g_file = g_fx[i].file;
+  g_name = g_fx[i].name;
+  g_orig = g_fx[i].orig;
+  g_size = g_fx[i].size;
+}
+
+/* Writes the batches as the dataset `sub` of g_dir and keeps its one data file's bytes. */
+static void write_fixture(fixture *fx, const char *sub, const qv_schema *s, qv_array **cols, int64_t rows,
+                          qv_compression comp) {
+  qv_error err;
+  fx->path = join2(g_dir, sub);
+  qv_batch **batches;
+  int nb = split_batches(s, cols, rows, rows, &batches);
+  qv_write_options o = QV_WRITE_OPTIONS_INIT;
+  o.compression = comp;
+  assert_int_equal(write_batches(fx->path, s, batches, nb, &o, NULL, &err), QV_OK);
+  free_batches(batches, nb);
+  qv_dataset *ds;
+  assert_int_equal(qv_dataset_open(fx->path, 0, &ds, &err), QV_OK);
+  qv_fragment_info fi;
+  qv_dataset_fragment(ds, 0, &fi);
+  snprintf(fx->name, sizeof fx->name, "%s", fi.path);
+  qv_dataset_close(ds);
+  fx->file = join2(fx->path, fx->name);
+  assert_int_equal(qvs_read_file(fx->file, fx->name, 1 << 20, &fx->orig, &fx->size, &err), QV_OK);
+}
+
+/* 100 rows of text FSST compresses (every tenth null), written by AUTO. */
+static void write_fsst_fixture(void) {
+  qv_error err;
+  qv_schema s = QV_SCHEMA_INIT;
+  qv_field f = make_field("wide", qv_datatype_simple(QV_TYPE_STRING));
+  assert_int_equal(qv_schema_add(&s, &f, &err), QV_OK);
+  qv_field_reset(&f);
+  qv_builder b;
+  assert_int_equal(qv_builder_init(&b, &s.fields[0].type, &err), QV_OK);
+  for (int i = 0; i < 100; i++) {
+    char buf[96];
+    snprintf(buf, sizeof buf, "row %04d of the wide column, with the same words in every row", i);
+    if (i % 10 == 9) assert_int_equal(qv_builder_append_null(&b), QV_OK);
+    else assert_int_equal(qv_builder_append_cstr(&b, buf), QV_OK);
+  }
+  qv_array *col;
+  assert_int_equal(qv_builder_finish(&b, &col, &err), QV_OK);
+  write_fixture(&g_fx[1], "fsst", &s, &col, 100, QV_COMPRESSION_AUTO);
+  qv_array_release(col);
+  qv_schema_reset(&s);
+}
 
 static int setup(void **state) {
   (void)state;
   g_dir = make_tmpdir();
-  g_path = join2(g_dir, "ds");
   qv_error err;
   qv_schema s = QV_SCHEMA_INIT;
   qv_datatype item = qv_datatype_simple(QV_TYPE_INT32), lt;
@@ -43,32 +100,23 @@ static int setup(void **state) {
   }
   qv_array *cols[4];
   for (int c = 0; c < 4; c++) assert_int_equal(qv_builder_finish(&b[c], &cols[c], &err), QV_OK);
-  qv_batch **batches;
-  int nb = split_batches(&s, cols, 100, 100, &batches);
-  qv_write_options o = QV_WRITE_OPTIONS_INIT;
-  o.compression = QV_COMPRESSION_NONE;
-  assert_int_equal(write_batches(g_path, &s, batches, nb, &o, NULL, &err), QV_OK);
-  free_batches(batches, nb);
+  write_fixture(&g_fx[0], "ds", &s, cols, 100, QV_COMPRESSION_NONE);
   for (int c = 0; c < 4; c++) qv_array_release(cols[c]);
   qv_schema_reset(&s);
-  qv_dataset *ds;
-  assert_int_equal(qv_dataset_open(g_path, 0, &ds, &err), QV_OK);
-  qv_fragment_info fi;
-  qv_dataset_fragment(ds, 0, &fi);
-  snprintf(g_name, sizeof g_name, "%s", fi.path);
-  qv_dataset_close(ds);
-  g_file = join2(g_path, g_name);
-  assert_int_equal(qvs_read_file(g_file, g_name, 1 << 20, &g_orig, &g_size, &err), QV_OK);
+  write_fsst_fixture();
+  use_fixture(0);
   return 0;
 }
 
 static int teardown(void **state) {
   (void)state;
-  qv_free(g_orig);
+  for (int i = 0; i < 2; i++) {
+    qv_free(g_fx[i].orig);
+    free(g_fx[i].path);
+    free(g_fx[i].file);
+  }
   rm_rf(g_dir);
   free(g_dir);
-  free(g_path);
-  free(g_file);
   return 0;
 }
 
@@ -202,6 +250,50 @@ static void test_list_offsets(void **state) {
   free(b);
 }
 
+/* FSST pages: codes the table lacks, an escape cut off at a row's end,
+ * symbol lengths outside 1..8, code offsets that run backwards. */
+static void test_fsst_codes(void **state) {
+  (void)state;
+  use_fixture(1);
+  qv_error err;
+  qvs_datafile *df;
+  assert_int_equal(qvs_datafile_open(g_file, g_name, &df, &err), QV_OK);
+  const qvs_page *pg = &df->columns[0].pages[0];
+  assert_int_equal(pg->encoding, QV_ENCODING_FSST);
+  int64_t n_sym = pg->dict_count;
+  qvs_datafile_close(df);
+  assert_true(n_sym > 0 && n_sym < 255);
+  uint8_t *b = malloc((size_t)g_size);
+  int64_t codes = buffer_at(0, 3, NULL), offs = buffer_at(0, 2, NULL), table = buffer_at(0, 1, NULL);
+  uint32_t row0_end = qv_load_u32le(g_orig + offs + 4);
+
+  memcpy(b, g_orig, (size_t)g_size);
+  b[codes] = (uint8_t)n_sym; /* the first code past the table */
+  put_file(b, g_size);
+  fix_checksums();
+  expect_corrupt(0, "row 0: a code the symbol table lacks");
+
+  memcpy(b, g_orig, (size_t)g_size);
+  b[codes + row0_end - 1] = QVS_FSST_ESCAPE; /* row 0 ends in an escape */
+  put_file(b, g_size);
+  fix_checksums();
+  expect_corrupt(0, "or an escape without its byte");
+
+  memcpy(b, g_orig, (size_t)g_size);
+  b[table + 8 * n_sym] = 9;
+  put_file(b, g_size);
+  fix_checksums();
+  expect_corrupt(0, "a symbol length is not 1..8");
+
+  memcpy(b, g_orig, (size_t)g_size);
+  qv_store_u32le(b + offs + 4 * 5, 0); /* row 4 would end before it starts */
+  put_file(b, g_size);
+  fix_checksums();
+  expect_corrupt(0, "row 4: code offsets");
+  free(b);
+  use_fixture(0);
+}
+
 /* The footer itself, with a valid checksum: a page that claims rows past
  * the file or an impossible buffer table. */
 static void test_footer_values(void **state) {
@@ -245,7 +337,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_dictionary_index), cmocka_unit_test(test_string_offsets),
       cmocka_unit_test(test_validity_count),   cmocka_unit_test(test_list_offsets),
-      cmocka_unit_test(test_footer_values),
+      cmocka_unit_test(test_footer_values),   cmocka_unit_test(test_fsst_codes),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
