@@ -169,6 +169,10 @@ qv_status qvs_take_fsst(qvs_view *v, const qv_datatype *type, const uint32_t *ro
     }
     s = qv_load_u32le(co + 4 * r);
     e = qv_load_u32le(co + 4 * r + 4);
+    if (s == e) { /* empty (and maybe nothing allocated yet) */
+      qvs_acc_bytes_written(acc, 0);
+      continue;
+    }
     QV_RETURN_NOT_OK(qvs_acc_reserve_bytes(acc, 8 * (int64_t)(e - s), err));
     uint8_t *at = acc->data.data + acc->data.size;
     uint8_t *end = qvs_fsst_decode(&t, codes + s, codes + e, at);

@@ -109,7 +109,7 @@ static qv_status reserve(qvs_fsst_scratch *s, qv_error *err) {
 }
 
 /* Adds gain to the candidate (sym, len), merging equal symbols. */
-static void add_candidate(fsst_cand *cand, int32_t *n_cand, uint64_t sym, int len, uint64_t gain) {
+static void add_candidate(fsst_cand *cand, uint64_t sym, int len, uint64_t gain) {
   uint64_t h = (sym * UINT64_C(0x9E3779B97F4A7C15) + (uint64_t)len) >> 49; /* 15 bits: CAND_SLOTS */
   for (;; h = (h + 1) & (CAND_SLOTS - 1)) {
     fsst_cand *c = &cand[h];
@@ -117,7 +117,6 @@ static void add_candidate(fsst_cand *cand, int32_t *n_cand, uint64_t sym, int le
       c->sym = sym;
       c->len = (uint8_t)len;
       c->gain = gain;
-      (*n_cand)++;
       return;
     }
     if (c->sym == sym && c->len == len) {
@@ -136,6 +135,20 @@ static bool better(const fsst_cand *a, const fsst_cand *b) {
   return a->sym < b->sym;
 }
 
+/* Restores the min-heap (worst at the top) of n after its top changed. */
+static void sift_down(fsst_cand *heap, int n) {
+  for (int i = 0;;) {
+    int l = 2 * i + 1, r = l + 1, m = i;
+    if (l < n && better(&heap[m], &heap[l])) m = l;
+    if (r < n && better(&heap[m], &heap[r])) m = r;
+    if (m == i) return;
+    fsst_cand x = heap[i];
+    heap[i] = heap[m];
+    heap[m] = x;
+    i = m;
+  }
+}
+
 static void pick_symbols(fsst_cand *cand, qvs_fsst_table *t) {
   /* a min-heap (by `better`) of the best seen so far */
   fsst_cand heap[QVS_FSST_SYMBOLS];
@@ -147,16 +160,7 @@ static void pick_symbols(fsst_cand *cand, qvs_fsst_table *t) {
     if (n == QVS_FSST_SYMBOLS) {
       if (!better(&c, &heap[0])) continue;
       heap[0] = heap[--n]; /* drop the worst, then insert c below */
-      for (int i = 0;;) { /* sift down */
-        int l = 2 * i + 1, r = l + 1, m = i;
-        if (l < n && better(&heap[m], &heap[l])) m = l;
-        if (r < n && better(&heap[m], &heap[r])) m = r;
-        if (m == i) break;
-        fsst_cand x = heap[i];
-        heap[i] = heap[m];
-        heap[m] = x;
-        i = m;
-      }
+      sift_down(heap, n);
     }
     int i = n++;
     heap[i] = c;
@@ -168,25 +172,16 @@ static void pick_symbols(fsst_cand *cand, qvs_fsst_table *t) {
     }
   }
   /* codes in order of gain, best first (deterministic) */
-  for (int k = n - 1; k >= 0; k--) {
-    fsst_cand best = heap[0];
+  for (int k = n - 1; k > 0; k--) {
+    fsst_cand worst = heap[0];
     heap[0] = heap[k];
-    for (int i = 0;;) {
-      int l = 2 * i + 1, r = l + 1, m = i;
-      if (l < k && better(&heap[m], &heap[l])) m = l;
-      if (r < k && better(&heap[m], &heap[r])) m = r;
-      if (m == i) break;
-      fsst_cand x = heap[i];
-      heap[i] = heap[m];
-      heap[m] = x;
-      i = m;
-    }
-    heap[k] = best; /* heap[k..n) now holds the best, worst first */
+    sift_down(heap, k);
+    heap[k] = worst; /* heap[k..n) holds the worst, in order */
   }
   t->n = n;
   for (int k = 0; k < n; k++) {
-    t->sym[k] = heap[n - 1 - k].sym;
-    t->len[k] = heap[n - 1 - k].len;
+    t->sym[k] = heap[k].sym;
+    t->len[k] = heap[k].len;
   }
   index_table(t);
 }
@@ -245,22 +240,21 @@ qv_status qvs_fsst_build(qvs_fsst_scratch *s, const uint8_t *chars, const int32_
     uint32_t count1[N_IDS] = {0};
     int64_t n_touched = count_sample(s, n_spans, t, count1);
     fsst_cand *cand = s->cand;
-    int32_t n_cand = 0;
     for (int id = 0; id < N_IDS; id++) {
       int len = id < 256 ? t->len[id] : 1;
       if (!count1[id] || (len > 1 && count1[id] < MIN_USES)) continue;
       uint64_t sym = id < 256 ? t->sym[id] : (uint64_t)(id - 256);
-      add_candidate(cand, &n_cand, sym, len, (uint64_t)count1[id] * (uint64_t)(len == 1 ? 8 : len));
+      add_candidate(cand, sym, len, (uint64_t)count1[id] * (uint64_t)(len == 1 ? 8 : len));
     }
     for (int b = 0; b < 256; b++)
-      if (bytes_seen[b]) add_candidate(cand, &n_cand, (uint64_t)b, 1, bytes_seen[b]);
+      if (bytes_seen[b]) add_candidate(cand, (uint64_t)b, 1, bytes_seen[b]);
     for (int64_t k = 0; k < n_touched; k++) {
       uint32_t key = s->touched[k], a = key / N_IDS, b = key % N_IDS, cnt = s->pair_count[key];
       s->pair_count[key] = 0;
       int la = a < 256 ? t->len[a] : 1, lb = b < 256 ? t->len[b] : 1;
       if (la + lb > 8 || cnt < MIN_USES) continue;
       uint64_t sa = a < 256 ? t->sym[a] : a - 256, sb = b < 256 ? t->sym[b] : b - 256;
-      add_candidate(cand, &n_cand, sa | sb << (8 * la), la + lb, (uint64_t)cnt * (uint64_t)(la + lb));
+      add_candidate(cand, sa | sb << (8 * la), la + lb, (uint64_t)cnt * (uint64_t)(la + lb));
     }
     pick_symbols(cand, t);
   }
