@@ -6,7 +6,8 @@
  *   u32 crc32c(footer), "QVF1"
  *
  *   footer := u32 format_version, u64 num_rows, u32 page_rows,
- *             [version 2 and later: u32 frame_size], u32 n_columns,
+ *             [version 2 and later: u32 frame_size],
+ *             [version 4: u32 block_size], u32 n_columns,
  *             n_columns x { field, u32 n_pages, n_pages x page }
  *   page   := u64 offset, u64 stored_len, u64 raw_len, u64 row_start,
  *             u32 row_count, u8 encoding, u8 compression, u8 bit_width,
@@ -17,7 +18,8 @@
  *             [min, max], [ceil(raw_len / frame_size) x u32 frame length
  *             when framed], then crc32c checksums: version 3+ framed pages
  *             one u32 per frame (over its stored bytes), every other page
- *             ceil(stored_len / 4096) x u32, one per 4096-byte block */
+ *             ceil(stored_len / block_size) x u32, one per block
+ *             (block_size 4096 before version 4) */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -244,8 +246,9 @@ static bool parse_page(qvs_cursor *c, qvs_datafile *df, qvs_column *col, int32_t
   }
   /* version 3 and later checksum each frame of a framed page on its own */
   pg->frame_crcs = pg->framed && df->version >= 3;
+  pg->block = df->block_size;
   int64_t ncrcs = pg->frame_crcs ? (pg->raw_len + pg->frame - 1) / pg->frame
-                                 : (pg->stored_len + QVS_BLOCK - 1) / QVS_BLOCK;
+                                 : (pg->stored_len + pg->block - 1) / pg->block;
   return qvs_get_bytes(c, ncrcs * 4, &pg->crcs, "page checksums");
 }
 
@@ -354,6 +357,18 @@ static qv_status parse_footer(qvs_datafile *df, qv_error *err) {
       return c.status;
     }
     df->frame_size = fs;
+  }
+  df->block_size = QVS_BLOCK_V3;
+  if (df->version >= 4) { /* bytes per checksum block of raw pages: a power of two */
+    uint32_t bs;
+    int64_t at = c.pos;
+    if (!qvs_get_u32(&c, &bs, "checksum block size")) return c.status;
+    if (bs < 512 || bs > (1u << 20) || (bs & (bs - 1))) {
+      c.pos = at;
+      qvs_cursor_fail(&c, "checksum block size %u (a power of two from 512 to 1 MiB)", bs);
+      return c.status;
+    }
+    df->block_size = bs;
   }
   if (!qvs_get_u32(&c, &ncols, "column count")) return c.status;
   df->page_rows = (int32_t)(page_rows > INT32_MAX ? INT32_MAX : page_rows);

@@ -286,6 +286,7 @@ qv_status qvs_file_writer_finish(qvs_file_writer *w, qv_error *err) {
   qvs_put_u64(&f, (uint64_t)w->rows);
   qvs_put_u32(&f, (uint32_t)w->opts.page_rows);
   qvs_put_u32(&f, QVS_FRAME);
+  qvs_put_u32(&f, QVS_BLOCK);
   qvs_put_u32(&f, (uint32_t)nc);
   for (int32_t i = 0; i < nc; i++) {
     qvs_put_field(&f, &w->schema->fields[i]);

@@ -2,7 +2,7 @@
  * per symbol, fsst.c), code offsets (row_count + 1 u32 from 0), codes].
  * Each value's codes decode on their own, so a take reads and decodes only
  * its rows' codes (plus the table, at most 2295 bytes); the page is stored
- * raw, read by 4096-byte block.  Null rows have no codes.  The writer
+ * raw, read by checksum block (1 KiB).  Null rows have no codes.  The writer
  * chooses it (datafile_write.c); docs/format.md says when. */
 #include "storage/storage_int.h"
 

@@ -7,7 +7,7 @@
  * and a hostile length cannot ask for memory the page does not hold.
  *
  * Decoding validates every length and offset before use; the take path
- * loads only the 4096-byte blocks that hold the requested rows. */
+ * loads only the checksum blocks that hold the requested rows. */
 #include "storage/storage_int.h"
 
 static qv_status nomem(qv_error *err) { return qv_error_set(err, QV_ERR_NOMEM, "out of memory"); }

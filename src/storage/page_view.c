@@ -1,6 +1,6 @@
 /* Loading a page's bytes.  A raw page's stored bytes are checksummed per
- * 4096-byte block (CRC32C table in the footer), so it can be read block by
- * block: a take of a few rows reads and verifies only the blocks holding
+ * block of the file's block size (1 KiB from format version 4, 4 KiB
+ * before; CRC32C table in the footer), so it can be read block by block: a take of a few rows reads and verifies only the blocks holding
  * them, while a full read verifies every block.  A framed page (compressed
  * in frames of the file's frame size) is read frame by frame: a take reads,
  * verifies and decompresses only the frames holding its rows.  Since format
@@ -60,9 +60,9 @@ static qv_status grow(qv_buffer *b, int64_t n, qv_error *err) {
 static qv_status verify_blocks_serial(const qvs_datafile *df, int32_t col, int32_t page, const qvs_page *pg,
                                       const uint8_t *buf, int64_t first, int64_t last, qv_error *err) {
   for (int64_t k = first; k <= last; k++) {
-    int64_t start = k * QVS_BLOCK;
-    int64_t len = pg->stored_len - start < QVS_BLOCK ? pg->stored_len - start : QVS_BLOCK;
-    uint32_t got = qv_crc32c(0, buf + (k - first) * QVS_BLOCK, (size_t)len);
+    int64_t start = k * pg->block;
+    int64_t len = pg->stored_len - start < pg->block ? pg->stored_len - start : pg->block;
+    uint32_t got = qv_crc32c(0, buf + (k - first) * pg->block, (size_t)len);
     if (got != qv_load_u32le(pg->crcs + 4 * k) && qvs_verify_checksums)
       return qvs_page_error(df, col, page, QV_ERR_CORRUPT, err, "checksum mismatch at byte offset %lld",
                             (long long)(pg->offset + start));
@@ -72,13 +72,17 @@ static qv_status verify_blocks_serial(const qvs_datafile *df, int32_t col, int32
 
 /* Parallel work is worth waking threads for from about this many bytes. */
 #define PARALLEL_BYTES (256 * 1024)
-#define BLOCKS_PER_TASK 64 /* 256 KiB of stored bytes */
+#define TASK_BYTES (256 * 1024) /* stored bytes verified per task */
 
 /* Lowers *bad to task: the first failing task wins, whichever ran first. */
 static void note_failure(atomic_int_fast64_t *bad, int64_t task) {
   int_fast64_t seen = atomic_load(bad);
   while (task < seen && !atomic_compare_exchange_weak(bad, &seen, task)) {
   }
+}
+
+static int64_t blocks_per_task(const qvs_page *pg) {
+  return pg->block < TASK_BYTES ? TASK_BYTES / pg->block : 1;
 }
 
 typedef struct verify_job {
@@ -91,11 +95,12 @@ typedef struct verify_job {
 static void verify_task(void *ctx, int64_t task, int worker) {
   (void)worker;
   verify_job *j = ctx;
-  int64_t a = j->first + task * BLOCKS_PER_TASK, b = a + BLOCKS_PER_TASK - 1 < j->last ? a + BLOCKS_PER_TASK - 1 : j->last;
+  int64_t per = blocks_per_task(j->pg), bs = j->pg->block;
+  int64_t a = j->first + task * per, b = a + per - 1 < j->last ? a + per - 1 : j->last;
   for (int64_t k = a; k <= b; k++) {
-    int64_t start = k * QVS_BLOCK;
-    int64_t len = j->pg->stored_len - start < QVS_BLOCK ? j->pg->stored_len - start : QVS_BLOCK;
-    if (qv_crc32c(0, j->buf + (k - j->first) * QVS_BLOCK, (size_t)len) != qv_load_u32le(j->pg->crcs + 4 * k)) {
+    int64_t start = k * bs;
+    int64_t len = j->pg->stored_len - start < bs ? j->pg->stored_len - start : bs;
+    if (qv_crc32c(0, j->buf + (k - j->first) * bs, (size_t)len) != qv_load_u32le(j->pg->crcs + 4 * k)) {
       note_failure(&j->bad, task);
       return;
     }
@@ -104,17 +109,18 @@ static void verify_task(void *ctx, int64_t task, int worker) {
 
 static qv_status verify_blocks(const qvs_datafile *df, int32_t col, int32_t page, const qvs_page *pg,
                                const uint8_t *buf, int64_t first, int64_t last, qv_error *err) {
-  if ((last - first + 1) * QVS_BLOCK < PARALLEL_BYTES || !qvs_verify_checksums)
+  if ((last - first + 1) * pg->block < PARALLEL_BYTES || !qvs_verify_checksums)
     return verify_blocks_serial(df, col, page, pg, buf, first, last, err);
   verify_job j = {pg, buf, first, last, INT64_MAX};
-  qv_pool_run((last - first) / BLOCKS_PER_TASK + 1, QV_POOL_MAX, verify_task, &j);
+  int64_t per = blocks_per_task(pg);
+  qv_pool_run((last - first) / per + 1, QV_POOL_MAX, verify_task, &j);
   int64_t bad = atomic_load(&j.bad);
   if (bad == INT64_MAX) return QV_OK;
-  int64_t a = first + bad * BLOCKS_PER_TASK;
-  return verify_blocks_serial(df, col, page, pg, buf + (a - first) * QVS_BLOCK, a, last, err);
+  int64_t a = first + bad * per;
+  return verify_blocks_serial(df, col, page, pg, buf + (a - first) * pg->block, a, last, err);
 }
 
-static int64_t n_blocks(const qvs_page *pg) { return (pg->stored_len + QVS_BLOCK - 1) / QVS_BLOCK; }
+static int64_t n_blocks(const qvs_page *pg) { return (pg->stored_len + pg->block - 1) / pg->block; }
 
 /* Raw bytes of frame k of a framed page. */
 static int64_t frame_raw(const qvs_page *pg, int64_t k) {
@@ -259,7 +265,7 @@ qv_status qvs_view_partial(qvs_datafile *df, int32_t col, int32_t page, qvs_scra
   out->page = page;
   out->pg = pg;
   out->counters = ctr;
-  out->unit_shift = __builtin_ctzll((uint64_t)(pg->framed ? pg->frame : QVS_BLOCK)); /* both powers of two */
+  out->unit_shift = __builtin_ctzll((uint64_t)(pg->framed ? pg->frame : pg->block)); /* both powers of two */
   out->n_blocks = pg->framed ? (pg->raw_len + pg->frame - 1) / pg->frame : n_blocks(pg);
   QV_RETURN_NOT_OK(grow(&s->raw, pg->raw_len, err));
   QV_RETURN_NOT_OK(grow(&s->state, out->n_blocks, err));
@@ -315,9 +321,9 @@ static qv_status fetch_frames(qvs_view *v, qv_error *err) {
       QV_RETURN_NOT_OK(read_span(v, v->io, lo, hi, err));
       continue;
     }
-    int64_t b0 = lo / QVS_BLOCK, b1 = (hi - 1) / QVS_BLOCK;
-    lo = b0 * QVS_BLOCK;
-    hi = (b1 + 1) * QVS_BLOCK < pg->stored_len ? (b1 + 1) * QVS_BLOCK : pg->stored_len;
+    int64_t b0 = lo / pg->block, b1 = (hi - 1) / pg->block;
+    lo = b0 * pg->block;
+    hi = (b1 + 1) * pg->block < pg->stored_len ? (b1 + 1) * pg->block : pg->stored_len;
     QV_RETURN_NOT_OK(read_span(v, v->io, lo, hi, err));
     QV_RETURN_NOT_OK(verify_blocks(v->df, v->col, v->page, pg, v->io + lo, b0, b1, err));
   }
@@ -342,8 +348,8 @@ qv_status qvs_view_fetch(qvs_view *v, qv_error *err) {
     int64_t first = k;
     while (k < v->n_blocks && v->state[k] == 1) k++;
     int64_t last = k - 1;
-    int64_t start = first * QVS_BLOCK;
-    int64_t end = (last + 1) * QVS_BLOCK < pg->stored_len ? (last + 1) * QVS_BLOCK : pg->stored_len;
+    int64_t start = first * pg->block;
+    int64_t end = (last + 1) * pg->block < pg->stored_len ? (last + 1) * pg->block : pg->stored_len;
     QV_RETURN_NOT_OK(read_span(v, v->raw, start, end, err));
     QV_RETURN_NOT_OK(verify_blocks(v->df, v->col, v->page, pg, v->raw + start, first, last, err));
     memset(v->state + first, 2, (size_t)(last - first + 1));

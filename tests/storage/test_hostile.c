@@ -140,9 +140,9 @@ static void fix_checksums(void) {
     for (int32_t p = 0; p < df->columns[c].n_pages; p++) {
       const qvs_page *pg = &df->columns[c].pages[p];
       int64_t at = df->footer_offset + (pg->crcs - df->footer);
-      for (int64_t k = 0; k * 4096 < pg->stored_len; k++) {
-        int64_t len = pg->stored_len - k * 4096 < 4096 ? pg->stored_len - k * 4096 : 4096;
-        qv_store_u32le(bytes + at + 4 * k, qv_crc32c(0, bytes + pg->offset + k * 4096, (size_t)len));
+      for (int64_t k = 0; k * pg->block < pg->stored_len; k++) {
+        int64_t len = pg->stored_len - k * pg->block < pg->block ? pg->stored_len - k * pg->block : pg->block;
+        qv_store_u32le(bytes + at + 4 * k, qv_crc32c(0, bytes + pg->offset + k * pg->block, (size_t)len));
       }
     }
   qv_store_u32le(bytes + size - 8, qv_crc32c(0, bytes + df->footer_offset, (size_t)df->footer_len));
