@@ -294,6 +294,35 @@ static void test_fsst_codes(void **state) {
   use_fixture(0);
 }
 
+/* The footer's checksum block size (version 4): a power of two from 512
+ * to 1 MiB, or the file is refused on open. */
+static void test_block_size(void **state) {
+  (void)state;
+  qv_error err;
+  qvs_datafile *df;
+  assert_int_equal(qvs_datafile_open(g_file, g_name, &df, &err), QV_OK);
+  assert_int_equal(df->version, 4);
+  assert_int_equal(df->block_size, 1024);
+  int64_t foff = df->footer_offset, flen = df->footer_len;
+  qvs_datafile_close(df);
+  int64_t at = foff + 4 + 8 + 4 + 4; /* version, rows, page rows, frame size */
+  assert_int_equal(qv_load_u32le(g_orig + at), 1024);
+  uint8_t *b = malloc((size_t)g_size);
+  const uint32_t bad[] = {3000, 256, 1u << 21, 0};
+  for (int k = 0; k < 4; k++) {
+    memcpy(b, g_orig, (size_t)g_size);
+    qv_store_u32le(b + at, bad[k]);
+    qv_store_u32le(b + g_size - 8, qv_crc32c(0, b + foff, (size_t)flen));
+    put_file(b, g_size);
+    char want[96];
+    snprintf(want, sizeof want, "checksum block size %u (a power of two from 512 to 1 MiB)", bad[k]);
+    assert_int_equal(qvs_datafile_open(g_file, g_name, &df, &err), QV_ERR_CORRUPT);
+    if (!strstr(err.message, want)) fail_msg("%s", err.message);
+  }
+  put_file(g_orig, g_size);
+  free(b);
+}
+
 /* The footer itself, with a valid checksum: a page that claims rows past
  * the file or an impossible buffer table. */
 static void test_footer_values(void **state) {
@@ -338,6 +367,7 @@ int main(void) {
       cmocka_unit_test(test_dictionary_index), cmocka_unit_test(test_string_offsets),
       cmocka_unit_test(test_validity_count),   cmocka_unit_test(test_list_offsets),
       cmocka_unit_test(test_footer_values),   cmocka_unit_test(test_fsst_codes),
+      cmocka_unit_test(test_block_size),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
