@@ -37,8 +37,10 @@ typedef struct qv_scan_options {
   /* (version 2) On (the default): every batch but the last holds exactly
    * batch_size rows, so the pieces page ranges leave after filtering are
    * joined, which copies their values.  Off: batches are those pieces as
-   * they come (at most batch_size rows each, nothing copied), for a
-   * consumer that takes its table in chunks anyway, such as Polars.
+   * they come (at most batch_size rows each), for a consumer that takes
+   * its table in chunks anyway, such as Polars; only pieces of fewer than
+   * batch_size / 8 rows (a selective filter's few rows per page) are
+   * joined with the pieces next to them, up to batch_size rows.
    * Options of version 1 (without this field) keep exact batches. */
   bool exact_batches;
 } qv_scan_options;

@@ -283,6 +283,38 @@ static void test_limit_offset_and_batches(void **state) {
   }
 }
 
+/* Without exact batches, pieces below batch_size / 8 rows (a selective
+ * filter's few rows per page) are joined with their neighbours, up to
+ * batch_size; a larger piece goes out on its own. */
+static void test_loose_batches_join_small_pieces(void **state) {
+  (void)state;
+  qv_error err;
+  qv_scanner *sc;
+  qv_scan_options o = QV_SCAN_OPTIONS_INIT;
+  /* pages of 1000 rows: 10 rows from each, and 406 from the page of 5000 */
+  o.filter = "id % 100 = 0 OR (id >= 5000 AND id < 5400)";
+  o.batch_size = 500; /* joined below 62 rows */
+  o.exact_batches = false;
+  assert_int_equal(qv_scanner_open(g_dir, &o, &sc, &err), QV_OK);
+  int64_t total = 0, batches = 0, prev = -1, big = 0;
+  for (qv_batch *b; qv_scanner_next(sc, &b, &err) == QV_OK && b; qv_batch_release(b), batches++) {
+    assert_true(b->num_rows <= 500);
+    const int64_t *ids = qv_array_values(b->columns[0]);
+    for (int64_t r = 0; r < b->num_rows; r++) {
+      assert_true(ids[r] > prev);
+      prev = ids[r];
+    }
+    /* joined, but for the pieces before the large one and the last */
+    if (b->num_rows == 406) big++;
+    else if (ids[b->num_rows - 1] != 4900 && ids[b->num_rows - 1] < ROWS - 100) assert_true(b->num_rows >= 62);
+    total += b->num_rows;
+  }
+  assert_int_equal(total, ROWS / 100 + 400 - 4);
+  assert_int_equal(big, 1);
+  assert_int_equal(batches, 3); /* pages 0-4 joined (50 rows), page 5 (406), pages 6-9 joined (40) */
+  qv_scanner_destroy(sc);
+}
+
 static void test_row_ids(void **state) {
   (void)state;
   qv_scan_options o = QV_SCAN_OPTIONS_INIT;
@@ -585,7 +617,7 @@ int main(void) {
       cmocka_unit_test(test_pushdown_on_off_agree),
       cmocka_unit_test(test_known_counts),
       cmocka_unit_test(test_limit_offset_and_batches),
-      cmocka_unit_test(test_row_ids),
+      cmocka_unit_test(test_loose_batches_join_small_pieces), cmocka_unit_test(test_row_ids),
       cmocka_unit_test(test_errors),
       cmocka_unit_test(test_options_version_1),
       cmocka_unit_test(test_explain),
