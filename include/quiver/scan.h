@@ -39,7 +39,7 @@ typedef struct qv_scan_options {
    * joined, which copies their values.  Off: batches are those pieces as
    * they come (at most batch_size rows each), for a consumer that takes
    * its table in chunks anyway, such as Polars; only pieces of fewer than
-   * batch_size / 8 rows (a selective filter's few rows per page) are
+   * batch_size / 16 rows (a selective filter's few rows per page) are
    * joined with the pieces next to them, up to batch_size rows.
    * Options of version 1 (without this field) keep exact batches. */
   bool exact_batches;

@@ -255,7 +255,7 @@ def test_scan_schema_and_everything(dataset):
     assert quiver.FIXED_WIDTH_BATCH_ROWS == 65536
     assert quiver.last_scan.batches == -(-(ROWS + 1000) // quiver.FIXED_WIDTH_BATCH_ROWS)
     # A selective filter leaves a few rows per page: those small pieces are
-    # joined (below 8192 / 8 rows), so Polars gets one frame, not sixteen.
+    # joined (below 8192 / 16 rows), so Polars gets one chunk, not sixteen.
     sel = quiver.scan(path).filter(pl.col("id") % 1000 == 0).select("id", "text").collect()
     assert_frame_equal(sel, v2.filter(pl.col("id") % 1000 == 0).select("id", "text"))
     assert quiver.last_scan.counters["pages_total"] == 16

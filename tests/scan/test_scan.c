@@ -283,7 +283,7 @@ static void test_limit_offset_and_batches(void **state) {
   }
 }
 
-/* Without exact batches, pieces below batch_size / 8 rows (a selective
+/* Without exact batches, pieces below batch_size / 16 rows (a selective
  * filter's few rows per page) are joined with their neighbours, up to
  * batch_size; a larger piece goes out on its own. */
 static void test_loose_batches_join_small_pieces(void **state) {
@@ -293,12 +293,12 @@ static void test_loose_batches_join_small_pieces(void **state) {
   qv_scan_options o = QV_SCAN_OPTIONS_INIT;
   /* pages of 1000 rows: 10 rows from each, and 406 from the page of 5000 */
   o.filter = "id % 100 = 0 OR (id >= 5000 AND id < 5400)";
-  o.batch_size = 500; /* joined below 62 rows */
+  o.batch_size = 1000; /* joined below 62 rows */
   o.exact_batches = false;
   assert_int_equal(qv_scanner_open(g_dir, &o, &sc, &err), QV_OK);
   int64_t total = 0, batches = 0, prev = -1, big = 0;
   for (qv_batch *b; qv_scanner_next(sc, &b, &err) == QV_OK && b; qv_batch_release(b), batches++) {
-    assert_true(b->num_rows <= 500);
+    assert_true(b->num_rows <= 1000);
     const int64_t *ids = qv_array_values(b->columns[0]);
     for (int64_t r = 0; r < b->num_rows; r++) {
       assert_true(ids[r] > prev);
