@@ -333,6 +333,20 @@ static qv_status build_stats(qvs_datafile *df, qv_error *err) {
   return QV_OK;
 }
 
+/* A u32 that must be a power of two from 512 to most (named `what`, most
+ * spelled `most_text` in the message). */
+static bool get_power_of_two(qvs_cursor *c, uint32_t most, const char *what, const char *most_text, int64_t *out) {
+  uint32_t v;
+  int64_t at = c->pos;
+  if (!qvs_get_u32(c, &v, what)) return false;
+  if (v < 512 || v > most || (v & (v - 1))) {
+    c->pos = at;
+    return qvs_cursor_fail(c, "%s %u (a power of two from 512 to %s)", what, v, most_text);
+  }
+  *out = v;
+  return true;
+}
+
 static qv_status parse_footer(qvs_datafile *df, qv_error *err) {
   qvs_cursor c;
   qvs_cursor_init(&c, df->footer, df->footer_len, df->footer_offset, df->name, err);
@@ -346,30 +360,13 @@ static qv_status parse_footer(qvs_datafile *df, qv_error *err) {
   if (!qvs_get_range(&c, 0, QVS_MAX_FRAGMENT_ROWS, &df->num_rows, "row count") ||
       !qvs_get_u32(&c, &page_rows, "page rows"))
     return c.status;
+  /* the raw bytes per frame of framed pages (version 2 on) and the bytes
+   * per checksum block of the others (version 4 on) */
   df->frame_size = QVS_FRAME;
-  if (df->version >= 2) { /* the raw bytes per frame of framed pages: a power of two */
-    uint32_t fs;
-    int64_t at = c.pos;
-    if (!qvs_get_u32(&c, &fs, "frame size")) return c.status;
-    if (fs < 512 || fs > (1u << 24) || (fs & (fs - 1))) {
-      c.pos = at;
-      qvs_cursor_fail(&c, "frame size %u (a power of two from 512 to 16 MiB)", fs);
-      return c.status;
-    }
-    df->frame_size = fs;
-  }
   df->block_size = QVS_BLOCK_V3;
-  if (df->version >= 4) { /* bytes per checksum block of raw pages: a power of two */
-    uint32_t bs;
-    int64_t at = c.pos;
-    if (!qvs_get_u32(&c, &bs, "checksum block size")) return c.status;
-    if (bs < 512 || bs > (1u << 20) || (bs & (bs - 1))) {
-      c.pos = at;
-      qvs_cursor_fail(&c, "checksum block size %u (a power of two from 512 to 1 MiB)", bs);
-      return c.status;
-    }
-    df->block_size = bs;
-  }
+  if (df->version >= 2 && !get_power_of_two(&c, 1u << 24, "frame size", "16 MiB", &df->frame_size)) return c.status;
+  if (df->version >= 4 && !get_power_of_two(&c, 1u << 20, "checksum block size", "1 MiB", &df->block_size))
+    return c.status;
   if (!qvs_get_u32(&c, &ncols, "column count")) return c.status;
   df->page_rows = (int32_t)(page_rows > INT32_MAX ? INT32_MAX : page_rows);
   if ((int64_t)ncols * MIN_COLUMN_BYTES > c.size - c.pos) {
