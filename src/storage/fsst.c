@@ -86,6 +86,7 @@ void qvs_fsst_scratch_reset(qvs_fsst_scratch *s) {
   qv_free(s->touched);
   qv_free(s->spans);
   qv_free(s->cand);
+  qv_free(s->cand_used);
   memset(s, 0, sizeof *s);
 }
 
@@ -101,15 +102,19 @@ static qv_status reserve(qvs_fsst_scratch *s, qv_error *err) {
   s->touched = qv_malloc((SAMPLE_BYTES + SAMPLE_VALUE) * sizeof *s->touched);
   s->spans = qv_malloc((SAMPLE_BYTES + SAMPLE_VALUE) * 2 * sizeof *s->spans);
   s->cand = qv_calloc(CAND_SLOTS, sizeof(fsst_cand));
-  if (!s->pair_count || !s->touched || !s->spans || !s->cand) {
+  s->cand_used = qv_malloc(CAND_SLOTS * sizeof *s->cand_used);
+  s->n_used = 0;
+  if (!s->pair_count || !s->touched || !s->spans || !s->cand || !s->cand_used) {
     qvs_fsst_scratch_reset(s);
     return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
   }
   return QV_OK;
 }
 
-/* Adds gain to the candidate (sym, len), merging equal symbols. */
-static void add_candidate(fsst_cand *cand, uint64_t sym, int len, uint64_t gain) {
+/* Adds gain to the candidate (sym, len), merging equal symbols; the
+ * slots in use are listed, so that picking visits only those. */
+static void add_candidate(qvs_fsst_scratch *s, uint64_t sym, int len, uint64_t gain) {
+  fsst_cand *cand = s->cand;
   uint64_t h = (sym * UINT64_C(0x9E3779B97F4A7C15) + (uint64_t)len) >> 49; /* 15 bits: CAND_SLOTS */
   for (;; h = (h + 1) & (CAND_SLOTS - 1)) {
     fsst_cand *c = &cand[h];
@@ -117,6 +122,7 @@ static void add_candidate(fsst_cand *cand, uint64_t sym, int len, uint64_t gain)
       c->sym = sym;
       c->len = (uint8_t)len;
       c->gain = gain;
+      s->cand_used[s->n_used++] = (uint32_t)h;
       return;
     }
     if (c->sym == sym && c->len == len) {
@@ -149,12 +155,13 @@ static void sift_down(fsst_cand *heap, int n) {
   }
 }
 
-static void pick_symbols(fsst_cand *cand, qvs_fsst_table *t) {
+static void pick_symbols(qvs_fsst_scratch *s, qvs_fsst_table *t) {
+  fsst_cand *cand = s->cand;
   /* a min-heap (by `better`) of the best seen so far */
   fsst_cand heap[QVS_FSST_SYMBOLS];
   int n = 0;
-  for (int32_t h = 0; h < CAND_SLOTS; h++) {
-    if (cand[h].len == 0) continue;
+  for (int32_t u = 0; u < s->n_used; u++) {
+    uint32_t h = s->cand_used[u];
     fsst_cand c = cand[h];
     cand[h].len = 0;
     if (n == QVS_FSST_SYMBOLS) {
@@ -171,6 +178,7 @@ static void pick_symbols(fsst_cand *cand, qvs_fsst_table *t) {
       i = (i - 1) / 2;
     }
   }
+  s->n_used = 0;
   /* codes in order of gain, best first (deterministic) */
   for (int k = n - 1; k > 0; k--) {
     fsst_cand worst = heap[0];
@@ -239,24 +247,23 @@ qv_status qvs_fsst_build(qvs_fsst_scratch *s, const uint8_t *chars, const int32_
   for (int gen = 0; gen < GENERATIONS; gen++) {
     uint32_t count1[N_IDS] = {0};
     int64_t n_touched = count_sample(s, n_spans, t, count1);
-    fsst_cand *cand = s->cand;
     for (int id = 0; id < N_IDS; id++) {
       int len = id < 256 ? t->len[id] : 1;
       if (!count1[id] || (len > 1 && count1[id] < MIN_USES)) continue;
       uint64_t sym = id < 256 ? t->sym[id] : (uint64_t)(id - 256);
-      add_candidate(cand, sym, len, (uint64_t)count1[id] * (uint64_t)(len == 1 ? 8 : len));
+      add_candidate(s, sym, len, (uint64_t)count1[id] * (uint64_t)(len == 1 ? 8 : len));
     }
     for (int b = 0; b < 256; b++)
-      if (bytes_seen[b]) add_candidate(cand, (uint64_t)b, 1, bytes_seen[b]);
+      if (bytes_seen[b]) add_candidate(s, (uint64_t)b, 1, bytes_seen[b]);
     for (int64_t k = 0; k < n_touched; k++) {
       uint32_t key = s->touched[k], a = key / N_IDS, b = key % N_IDS, cnt = s->pair_count[key];
       s->pair_count[key] = 0;
       int la = a < 256 ? t->len[a] : 1, lb = b < 256 ? t->len[b] : 1;
       if (la + lb > 8 || cnt < MIN_USES) continue;
       uint64_t sa = a < 256 ? t->sym[a] : a - 256, sb = b < 256 ? t->sym[b] : b - 256;
-      add_candidate(cand, sa | sb << (8 * la), la + lb, (uint64_t)cnt * (uint64_t)(la + lb));
+      add_candidate(s, sa | sb << (8 * la), la + lb, (uint64_t)cnt * (uint64_t)(la + lb));
     }
-    pick_symbols(cand, t);
+    pick_symbols(s, t);
   }
   return QV_OK;
 }

@@ -556,6 +556,8 @@ typedef struct qvs_fsst_scratch {
   uint32_t *touched;     /* the pairs counted in this generation */
   const uint8_t **spans; /* the sample: [start, end) pointer pairs */
   void *cand;            /* the candidates' hash set */
+  uint32_t *cand_used;   /* its slots in use, */
+  int32_t n_used;        /* ... how many */
 } qvs_fsst_scratch;
 void qvs_fsst_scratch_reset(qvs_fsst_scratch *s);
 /* A table for the n values off[0..n] into chars (rows whose validity bit,
