@@ -183,9 +183,10 @@ static qv_status try_fsst(qvs_file_writer *w, const qv_array *a, int64_t start, 
                           int64_t framed_len, qv_error *err) {
   qvs_page_out *f = &w->fsst_po;
   qvs_page_out_clear(f);
-  QV_RETURN_NOT_OK(qvs_encode_fsst(a, start, n, null_count, &w->fsst, f, err));
+  bool used;
+  QV_RETURN_NOT_OK(qvs_encode_fsst(a, start, n, null_count, &w->fsst, f, &used, err));
   int64_t plain = w->po.raw.size;
-  if (f->raw.size > plain - plain / 4 || f->raw.size > 4 * framed_len) return QV_OK;
+  if (!used || f->raw.size > plain - plain / 4 || f->raw.size > 4 * framed_len) return QV_OK;
   qvs_page_out t = w->po;
   w->po = *f;
   *f = t;

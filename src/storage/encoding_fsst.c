@@ -9,13 +9,16 @@
 static qv_status nomem(qv_error *err) { return qv_error_set(err, QV_ERR_NOMEM, "out of memory"); }
 
 qv_status qvs_encode_fsst(const qv_array *a, int64_t start, int64_t n, int64_t null_count, qvs_fsst_scratch *s,
-                          qvs_page_out *po, qv_error *err) {
+                          qvs_page_out *po, bool *used, qv_error *err) {
+  *used = false;
   const int32_t *off = (const int32_t *)a->buffers[1]->data + a->offset + start;
   const uint8_t *chars = a->buffers[2] ? a->buffers[2]->data : (const uint8_t *)"";
   const uint8_t *vb = null_count && a->buffers[0] ? a->buffers[0]->data : NULL;
   int64_t vbit = a->offset + start;
   qvs_fsst_table t;
   QV_RETURN_NOT_OK(qvs_fsst_build(s, chars, off, vb, vbit, n, &t, err));
+  if (s->sample_coded > s->sample_bytes - s->sample_bytes / 8) return QV_OK; /* random bytes, say */
+  *used = true;
   po->encoding = QV_ENCODING_FSST;
   po->dict_count = t.n;
   int64_t at, offs;

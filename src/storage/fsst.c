@@ -65,6 +65,17 @@ static inline int longest_match(const qvs_fsst_table *t, const uint8_t *p, int64
   return -1;
 }
 
+/* Bytes qvs_fsst_encode would write for len bytes at in. */
+static int64_t coded_len(const qvs_fsst_table *t, const uint8_t *in, int64_t len) {
+  int64_t i = 0, n = 0;
+  while (i < len) {
+    int c = longest_match(t, in + i, len - i);
+    i += c >= 0 ? t->len[c] : 1;
+    n += c >= 0 ? 1 : 2;
+  }
+  return n;
+}
+
 int64_t qvs_fsst_encode(const qvs_fsst_table *t, const uint8_t *in, int64_t len, uint8_t *out) {
   uint8_t *o = out;
   int64_t i = 0;
@@ -265,6 +276,10 @@ qv_status qvs_fsst_build(qvs_fsst_scratch *s, const uint8_t *chars, const int32_
     }
     pick_symbols(s, t);
   }
+  s->sample_bytes = bytes;
+  s->sample_coded = 0;
+  for (int64_t k = 0; k < n_spans; k++)
+    s->sample_coded += coded_len(t, s->spans[2 * k], s->spans[2 * k + 1] - s->spans[2 * k]);
   return QV_OK;
 }
 

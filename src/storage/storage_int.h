@@ -558,6 +558,7 @@ typedef struct qvs_fsst_scratch {
   void *cand;            /* the candidates' hash set */
   uint32_t *cand_used;   /* its slots in use, */
   int32_t n_used;        /* ... how many */
+  int64_t sample_bytes, sample_coded; /* the last build's sample, and its codes with the table built */
 } qvs_fsst_scratch;
 void qvs_fsst_scratch_reset(qvs_fsst_scratch *s);
 /* A table for the n values off[0..n] into chars (rows whose validity bit,
@@ -586,8 +587,10 @@ uint8_t *qvs_fsst_decode(const qvs_fsst_table *t, const uint8_t *p, const uint8_
  * whose codes do not decode (as qvs_fsst_decoded_len's -1). */
 int64_t qvs_fsst_decode_rows(const qvs_fsst_table *t, const uint8_t *codes, const uint8_t *co, int64_t n,
                              uint8_t *out, int32_t *o);
+/* *used false (po untouched) when the table saves less than an eighth of
+ * its own sample: the page would not be kept, so it is not encoded. */
 qv_status qvs_encode_fsst(const qv_array *a, int64_t start, int64_t n, int64_t null_count, qvs_fsst_scratch *s,
-                          qvs_page_out *po, qv_error *err);
+                          qvs_page_out *po, bool *used, qv_error *err);
 qv_status qvs_decode_fsst(const qvs_view *v, const qv_datatype *type, qv_array **out, qv_error *err);
 qv_status qvs_take_fsst(qvs_view *v, const qv_datatype *type, const uint32_t *rows, int64_t n, qvs_acc *acc,
                         qv_error *err);
