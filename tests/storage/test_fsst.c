@@ -137,8 +137,8 @@ static void test_decoder_refuses(void **state) {
 }
 
 /* A take of a few rows of an FSST page (256-byte values, nulls, empty
- * values, a sliced array written) decodes those rows only, and every take and read agrees
- * with what was written. */
+ * values, a sliced array written) decodes those rows only, and every take
+ * and read agrees with what was written. */
 static void test_pages(void **state) {
   (void)state;
   char *dir = make_tmpdir(), *path = join2(dir, "ds");
