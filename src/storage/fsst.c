@@ -46,22 +46,26 @@ static void index_table(qvs_fsst_table *t) {
     uint8_t b = (uint8_t)t->sym[c];
     int i = fill[b]++;
     /* insertion by length, descending (a bucket is a few entries) */
-    while (i > t->first[b] && t->len[t->by_first[i - 1]] < t->len[c]) {
+    while (i > t->first[b] && t->by_first[i - 1].len < t->len[c]) {
       t->by_first[i] = t->by_first[i - 1];
       i--;
     }
-    t->by_first[i] = (uint8_t)c;
+    t->by_first[i] = (qvs_fsst_match){t->sym[c], len_mask(t->len[c]), t->len[c], (uint8_t)c};
   }
 }
 
 /* The code of the longest symbol at p (left > 0 bytes), or -1. */
 static inline int longest_match(const qvs_fsst_table *t, const uint8_t *p, int64_t left) {
-  uint64_t w = load_word(p, left);
-  uint8_t b = p[0];
-  for (int i = t->first[b]; i < t->first[b + 1]; i++) {
-    int c = t->by_first[i], len = t->len[c];
-    if (len <= left && ((w ^ t->sym[c]) & len_mask(len)) == 0) return c;
+  const qvs_fsst_match *m = t->by_first + t->first[p[0]], *end = t->by_first + t->first[p[0] + 1];
+  if (left >= 8) { /* every symbol fits: the masks alone decide */
+    uint64_t w = qv_load_u64le(p);
+    for (; m < end; m++)
+      if (((w ^ m->sym) & m->mask) == 0) return m->code;
+    return -1;
   }
+  uint64_t w = load_word(p, left);
+  for (; m < end; m++)
+    if (m->len <= left && ((w ^ m->sym) & m->mask) == 0) return m->code;
   return -1;
 }
 

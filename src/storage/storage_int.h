@@ -544,12 +544,16 @@ qv_status qvs_take_bitpack(qvs_view *v, const qv_datatype *type, const uint32_t 
  * byte after it. */
 #define QVS_FSST_SYMBOLS 255
 #define QVS_FSST_ESCAPE 255
+typedef struct qvs_fsst_match {
+  uint64_t sym, mask; /* the symbol's bytes and a mask of its length */
+  uint8_t len, code;
+} qvs_fsst_match;
 typedef struct qvs_fsst_table {
   int32_t n;
-  uint64_t sym[256];     /* symbol c's bytes, little-endian, zero above len[c] */
-  uint8_t len[256];      /* 1..8; 0 for codes the table lacks (and the escape) */
-  uint16_t first[257];   /* encoder: by_first[first[b] .. first[b+1]) start with byte b, */
-  uint8_t by_first[256]; /* ... longest first */
+  uint64_t sym[256];            /* symbol c's bytes, little-endian, zero above len[c] */
+  uint8_t len[256];             /* 1..8; 0 for codes the table lacks (and the escape) */
+  uint16_t first[257];          /* encoder: by_first[first[b] .. first[b+1]) start with byte b, */
+  qvs_fsst_match by_first[256]; /* ... longest first */
 } qvs_fsst_table;
 typedef struct qvs_fsst_scratch {
   uint32_t *pair_count;  /* 512 x 512 counts of adjacent symbol ids, zero between uses */
