@@ -101,6 +101,14 @@ static inline qv_field make_field(const char *name, qv_datatype t) {
   return f;
 }
 
+/* Appends a nullable column `name` of type t to s. */
+static inline void add_column(qv_schema *s, const char *name, qv_datatype t) {
+  qv_error err;
+  qv_field f = make_field(name, t);
+  assert_int_equal(qv_schema_add(s, &f, &err), QV_OK);
+  qv_field_reset(&f);
+}
+
 /* Slices columns [off, off+len) of full arrays into a new batch. */
 static inline qv_batch *batch_slice_of(const qv_schema *s, qv_array **cols, int64_t off, int64_t len) {
   qv_error err;

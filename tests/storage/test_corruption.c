@@ -25,9 +25,7 @@ static int setup(void **state) {
                          qv_datatype_simple(QV_TYPE_BINARY), qv_datatype_simple(QV_TYPE_FLOAT64), lt};
   qv_array *cols[5];
   for (int c = 0; c < 5; c++) {
-    qv_field f = make_field(names[c], types[c]);
-    assert_int_equal(qv_schema_add(&s, &f, &err), QV_OK);
-    qv_field_reset(&f);
+    add_column(&s, names[c], types[c]);
   }
   qv_builder b[5];
   for (int c = 0; c < 5; c++) assert_int_equal(qv_builder_init(&b[c], &s.fields[c].type, &err), QV_OK);

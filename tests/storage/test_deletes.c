@@ -8,9 +8,7 @@ static char *g_dir, *g_path;
 static void write_ids(int64_t n) {
   qv_schema s = QV_SCHEMA_INIT;
   qv_error err;
-  qv_field f = make_field("id", qv_datatype_simple(QV_TYPE_INT64));
-  assert_int_equal(qv_schema_add(&s, &f, &err), QV_OK);
-  qv_field_reset(&f);
+  add_column(&s, "id", qv_datatype_simple(QV_TYPE_INT64));
   qv_builder b;
   assert_int_equal(qv_builder_init(&b, &s.fields[0].type, &err), QV_OK);
   for (int64_t i = 0; i < n; i++) assert_int_equal(qv_builder_append_int(&b, i), QV_OK);

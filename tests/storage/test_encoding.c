@@ -193,9 +193,7 @@ static void test_dictionary_threshold(void **state) {
     char *dir = make_tmpdir(), *path = join2(dir, "ds");
     qv_error err;
     qv_schema s = QV_SCHEMA_INIT;
-    qv_field f = make_field("s", qv_datatype_simple(QV_TYPE_STRING));
-    assert_int_equal(qv_schema_add(&s, &f, &err), QV_OK);
-    qv_field_reset(&f);
+    add_column(&s, "s", qv_datatype_simple(QV_TYPE_STRING));
     qv_builder b;
     assert_int_equal(qv_builder_init(&b, &s.fields[0].type, &err), QV_OK);
     for (int i = 0; i < 100; i++) {
@@ -275,9 +273,7 @@ static void test_random_stays_raw(void **state) {
   char *dir = make_tmpdir(), *path = join2(dir, "ds");
   qv_error err;
   qv_schema s = QV_SCHEMA_INIT;
-  qv_field f = make_field("payload", qv_datatype_simple(QV_TYPE_BINARY));
-  assert_int_equal(qv_schema_add(&s, &f, &err), QV_OK);
-  qv_field_reset(&f);
+  add_column(&s, "payload", qv_datatype_simple(QV_TYPE_BINARY));
   qv_builder b;
   assert_int_equal(qv_builder_init(&b, &s.fields[0].type, &err), QV_OK);
   uint64_t rng = 5;
@@ -359,9 +355,7 @@ static void test_auto_codec_choice(void **state) {
   enum { NC = 4, ROWS = 2000, WIDE = 1024 };
   const char *names[NC] = {"padded", "digits", "random", "repeat"};
   for (int c = 0; c < NC; c++) {
-    qv_field f = make_field(names[c], qv_datatype_simple(QV_TYPE_BINARY));
-    assert_int_equal(qv_schema_add(&s, &f, &err), QV_OK);
-    qv_field_reset(&f);
+    add_column(&s, names[c], qv_datatype_simple(QV_TYPE_BINARY));
   }
   qv_array *cols[NC];
   uint64_t rng = 11;

@@ -144,9 +144,7 @@ static void test_pages(void **state) {
   char *dir = make_tmpdir(), *path = join2(dir, "ds");
   qv_error err;
   qv_schema s = QV_SCHEMA_INIT;
-  qv_field f = make_field("payload", qv_datatype_simple(QV_TYPE_STRING));
-  assert_int_equal(qv_schema_add(&s, &f, &err), QV_OK);
-  qv_field_reset(&f);
+  add_column(&s, "payload", qv_datatype_simple(QV_TYPE_STRING));
   qv_builder b;
   assert_int_equal(qv_builder_init(&b, &s.fields[0].type, &err), QV_OK);
   for (int i = 0; i < ROWS + 5; i++) {

@@ -52,9 +52,7 @@ static void write_fixture(fixture *fx, const char *sub, const qv_schema *s, qv_a
 static void write_fsst_fixture(void) {
   qv_error err;
   qv_schema s = QV_SCHEMA_INIT;
-  qv_field f = make_field("wide", qv_datatype_simple(QV_TYPE_STRING));
-  assert_int_equal(qv_schema_add(&s, &f, &err), QV_OK);
-  qv_field_reset(&f);
+  add_column(&s, "wide", qv_datatype_simple(QV_TYPE_STRING));
   qv_builder b;
   assert_int_equal(qv_builder_init(&b, &s.fields[0].type, &err), QV_OK);
   for (int i = 0; i < 100; i++) {
@@ -82,9 +80,7 @@ static int setup(void **state) {
   const char *names[] = {"dict", "plain", "packed", "list"};
   qv_builder b[4];
   for (int c = 0; c < 4; c++) {
-    qv_field f = make_field(names[c], types[c]);
-    assert_int_equal(qv_schema_add(&s, &f, &err), QV_OK);
-    qv_field_reset(&f);
+    add_column(&s, names[c], types[c]);
     assert_int_equal(qv_builder_init(&b[c], &s.fields[c].type, &err), QV_OK);
   }
   for (int i = 0; i < 100; i++) {

@@ -143,9 +143,7 @@ static void test_commit_checks(void **state) {
   (void)state;
   char *dir = make_tmpdir(), *path = join2(dir, "ds");
   qv_schema s = QV_SCHEMA_INIT;
-  qv_field f = make_field("id", qv_datatype_simple(QV_TYPE_INT64));
-  assert_int_equal(qv_schema_add(&s, &f, NULL), QV_OK);
-  qv_field_reset(&f);
+  add_column(&s, "id", qv_datatype_simple(QV_TYPE_INT64));
   qv_builder bi;
   assert_int_equal(qv_builder_init(&bi, &s.fields[0].type, NULL), QV_OK);
   for (int i = 0; i < 10; i++) qv_builder_append_int(&bi, i);

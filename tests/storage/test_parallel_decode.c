@@ -15,9 +15,7 @@ static qv_array *g_col;
 static void write_ds(const char *path, qv_compression c) {
   qv_error err;
   qv_schema s = QV_SCHEMA_INIT;
-  qv_field f = make_field("payload", qv_datatype_simple(QV_TYPE_STRING));
-  assert_int_equal(qv_schema_add(&s, &f, &err), QV_OK);
-  qv_field_reset(&f);
+  add_column(&s, "payload", qv_datatype_simple(QV_TYPE_STRING));
   qv_batch **batches;
   int nb = split_batches(&s, &g_col, ROWS, 1000, &batches);
   qv_write_options o = QV_WRITE_OPTIONS_INIT;

@@ -21,9 +21,7 @@ static int setup(void **state) {
   qv_type_id types[] = {QV_TYPE_STRING, QV_TYPE_INT64, QV_TYPE_INT32, QV_TYPE_STRING};
   qv_builder b[4];
   for (int c = 0; c < 4; c++) {
-    qv_field f = make_field(names[c], qv_datatype_simple(types[c]));
-    assert_int_equal(qv_schema_add(&s, &f, &err), QV_OK);
-    qv_field_reset(&f);
+    add_column(&s, names[c], qv_datatype_simple(types[c]));
     assert_int_equal(qv_builder_init(&b[c], &s.fields[c].type, &err), QV_OK);
   }
   uint64_t rng = 11;

@@ -18,9 +18,7 @@ static void write_one(one_col *oc, qv_array *a, int64_t page_rows) {
   qv_schema s = QV_SCHEMA_INIT;
   qv_datatype t;
   assert_int_equal(qv_datatype_copy(&a->type, &t), QV_OK);
-  qv_field f = make_field("c", t);
-  assert_int_equal(qv_schema_add(&s, &f, &err), QV_OK);
-  qv_field_reset(&f);
+  add_column(&s, "c", t);
   qv_batch **b;
   int nb = split_batches(&s, &a, a->length, a->length, &b);
   qv_write_options o = QV_WRITE_OPTIONS_INIT;

@@ -8,13 +8,8 @@
 
 static qv_schema schema_of(const char *n1, qv_type_id t1) {
   qv_schema s = QV_SCHEMA_INIT;
-  qv_error err;
-  qv_field f = make_field(n1, qv_datatype_simple(t1));
-  assert_int_equal(qv_schema_add(&s, &f, &err), QV_OK);
-  qv_field_reset(&f);
-  f = make_field("name", qv_datatype_simple(QV_TYPE_STRING));
-  assert_int_equal(qv_schema_add(&s, &f, &err), QV_OK);
-  qv_field_reset(&f);
+  add_column(&s, n1, qv_datatype_simple(t1));
+  add_column(&s, "name", qv_datatype_simple(QV_TYPE_STRING));
   return s;
 }
 
