@@ -155,6 +155,12 @@ qv_status qv_fragment_read_encoded(qv_fragment_reader *r, int32_t column, int64_
  * and decoding no more than those rows need where the encoding allows. */
 qv_status qv_fragment_take(qv_fragment_reader *r, int32_t column, const int64_t *rows, int64_t n,
                            qv_array **out, qv_error *err);
+/* As qv_fragment_take, for the rows base + sel[k] (k < n): a selection
+ * vector (qv_selection) evaluated on the rows from base on, sorted.  A
+ * scanner takes a page's selected rows this way with base the page's first
+ * row: the selection is used as it is, not copied or widened. */
+qv_status qv_fragment_take_selection(qv_fragment_reader *r, int32_t column, int64_t base, const uint32_t *sel,
+                                     int64_t n, qv_array **out, qv_error *err);
 
 /* Deleted rows of the fragment as a bitmap of num_rows bits (1 = deleted),
  * or NULL when none are deleted.  Owned by the reader. */

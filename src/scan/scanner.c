@@ -402,7 +402,6 @@ static qv_status materialize(const qv_scanner *s, lane *L, int64_t start, int64_
                              const qv_selection *sel, bool whole_page, qv_batch **out, qv_error *err) {
   int32_t nout = s->out_schema.n_fields;
   qv_array **cols = qv_calloc((size_t)(nout > 0 ? nout : 1), sizeof *cols);
-  int64_t *frows = NULL;
   qv_status st = QV_OK;
   if (!cols) return nomem(err);
   for (int32_t i = 0; i < s->n_proj && st == QV_OK; i++) {
@@ -419,15 +418,7 @@ static qv_status materialize(const qv_scanner *s, lane *L, int64_t start, int64_
     } else if (whole_page) {
       st = qv_fragment_read(L->reader, c, start, rows, &cols[i], err);
     } else {
-      if (!frows) {
-        frows = qv_malloc((size_t)sel->count * sizeof *frows);
-        if (!frows) {
-          st = nomem(err);
-          break;
-        }
-        for (int64_t k = 0; k < sel->count; k++) frows[k] = start + sel->rows[k];
-      }
-      st = qv_fragment_take(L->reader, c, frows, sel->count, &cols[i], err);
+      st = qv_fragment_take_selection(L->reader, c, start, sel->rows, sel->count, &cols[i], err);
     }
   }
   if (st == QV_OK && s->with_row_id) {
@@ -443,7 +434,6 @@ static qv_status materialize(const qv_scanner *s, lane *L, int64_t start, int64_
       st = qv_array_from_buffers(&t, sel->count, NULL, b, NULL, &cols[s->n_proj], err);
     }
   }
-  qv_free(frows);
   if (st == QV_OK) st = qv_batch_make(&s->out_schema, cols, sel->count, out, err);
   else
     for (int32_t i = 0; i < nout; i++) qv_array_release(cols[i]);
@@ -498,15 +488,12 @@ static qv_status scan_page(qv_scanner *s, lane *L, int32_t page, qv_batch **out,
     /* Few rows left by the indices: fetch just those rows of the filter
      * columns (reading only the blocks they live in) and evaluate there. */
     int64_t n = L->live.count;
-    int64_t *frows = qv_malloc((size_t)(n ? n : 1) * sizeof *frows);
     qv_array **fcols = L->fcol_arrays;
     int32_t got = 0;
     qv_batch *fb = NULL;
     qv_selection local = QV_SELECTION_INIT;
-    if (!frows) st = nomem(err);
-    for (int64_t k = 0; k < n && st == QV_OK; k++) frows[k] = start + L->live.rows[k];
     for (; got < n_fcols && st == QV_OK; got++)
-      st = qv_fragment_take(L->reader, fcols_idx[got], frows, n, &fcols[got], err);
+      st = qv_fragment_take_selection(L->reader, fcols_idx[got], start, L->live.rows, n, &fcols[got], err);
     if (st == QV_OK) st = qv_batch_make(fschema, fcols, n, &fb, err);
     else
       for (int32_t i = 0; i < got; i++) qv_array_release(fcols[i]);
@@ -518,7 +505,6 @@ static qv_status scan_page(qv_scanner *s, lane *L, int32_t page, qv_batch **out,
     }
     qv_batch_release(fb);
     qv_selection_reset(&local);
-    qv_free(frows);
     if (st != QV_OK) goto done;
     L->rows_scanned += n;
     L->rows_selected += L->selected.count;

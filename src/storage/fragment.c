@@ -255,25 +255,53 @@ cleanup:
   return st;
 }
 
-static qv_status take_nested(qv_fragment_reader *r, int32_t column, const int64_t *rows, int64_t n, qv_array **out,
+/* The rows of a take: rows[k] (qv_fragment_take), or base + sel[k]
+ * (qv_fragment_take_selection); sorted and inside the fragment. */
+typedef struct take_rows {
+  const int64_t *rows;
+  int64_t base;
+  const uint32_t *sel;
+  int64_t n;
+} take_rows;
+
+static inline int64_t row_at(const take_rows *t, int64_t k) { return t->rows ? t->rows[k] : t->base + t->sel[k]; }
+
+/* The rows from k on that fall in the page p holding row k: their count,
+ * and *rel pointing at them page-relative.  A selection taken from the
+ * start of its page is page-relative already and is used as it is. */
+static int64_t page_rows(qv_fragment_reader *r, const qvs_column *c, const take_rows *t, int64_t k, int32_t *p,
+                         const uint32_t **rel) {
+  *p = page_of(c, row_at(t, k));
+  const qvs_page *pg = &c->pages[*p];
+  int64_t end = pg->row_start + pg->row_count;
+  if (t->sel && t->base == pg->row_start) {
+    int64_t cnt = t->n - k;
+    if (row_at(t, t->n - 1) >= end)
+      for (cnt = 0; k + cnt < t->n && row_at(t, k + cnt) < end;) cnt++;
+    *rel = t->sel + k;
+    return cnt;
+  }
+  int64_t cnt = 0;
+  for (; k + cnt < t->n && row_at(t, k + cnt) < end; cnt++) r->rel[cnt] = (uint32_t)(row_at(t, k + cnt) - pg->row_start);
+  *rel = r->rel;
+  return cnt;
+}
+
+static qv_status take_nested(qv_fragment_reader *r, int32_t column, const take_rows *t, qv_array **out,
                              qv_error *err) {
   const qvs_column *c = &r->df->columns[column];
-  int32_t np = page_of(c, rows[n - 1]) - page_of(c, rows[0]) + 1;
+  int32_t np = page_of(c, row_at(t, t->n - 1)) - page_of(c, row_at(t, 0)) + 1;
   qv_array **parts = qv_calloc((size_t)np, sizeof *parts);
   if (!parts) return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
   qv_status st = QV_OK;
   int32_t got = 0;
-  for (int64_t k = 0; k < n;) {
-    int32_t p = page_of(c, rows[k]);
-    const qvs_page *pg = &c->pages[p];
-    int64_t cnt = 0;
-    while (k + cnt < n && rows[k + cnt] < pg->row_start + pg->row_count) {
-      r->rel[cnt] = (uint32_t)(rows[k + cnt] - pg->row_start);
-      cnt++;
-    }
+  for (int64_t k = 0; k < t->n;) {
+    int32_t p;
+    const uint32_t *rel;
+    int64_t cnt = page_rows(r, c, t, k, &p, &rel);
     qv_array *a = NULL;
     if ((st = page_array(r, column, p, &a, err)) != QV_OK) goto cleanup;
-    st = qv_array_take(a, r->rel, cnt, &parts[got], err);
+    st = qv_array_take(a, rel, cnt, &parts[got], err);
     qv_array_release(a);
     if (st != QV_OK) goto cleanup;
     got++;
@@ -303,55 +331,49 @@ qv_status qv_fragment_read_encoded(qv_fragment_reader *r, int32_t column, int64_
   return qv_fragment_read(r, column, row_start, row_count, out, err);
 }
 
-qv_status qv_fragment_take(qv_fragment_reader *r, int32_t column, const int64_t *rows, int64_t n, qv_array **out,
-                           qv_error *err) {
-  *out = NULL;
-  QV_RETURN_NOT_OK(check_column(r, column, err));
+/* Room for n page-relative rows in r->rel. */
+static qv_status reserve_rel(qv_fragment_reader *r, int64_t n, qv_error *err) {
+  if (n <= r->rel_cap) return QV_OK;
+  uint32_t *rel = qv_realloc(r->rel, (size_t)n * sizeof *rel);
+  if (!rel) return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+  r->rel = rel;
+  r->rel_cap = n;
+  return QV_OK;
+}
+
+/* The take itself, page by page: rows checked by the caller. */
+static qv_status take(qv_fragment_reader *r, int32_t column, const take_rows *t, qv_array **out, qv_error *err) {
   const qvs_column *c = &r->df->columns[column];
-  if (n < 0) return qv_error_set(err, QV_ERR_INVALID, "take of %lld rows", (long long)n);
-  for (int64_t k = 0; k < n; k++)
-    if (rows[k] < 0 || rows[k] >= r->df->num_rows || (k && rows[k] < rows[k - 1]))
-      return qv_error_set(err, QV_ERR_INVALID, "%s: take: row %lld (position %lld) is out of order or outside the "
-                          "fragment's %lld rows", r->df->name, (long long)rows[k], (long long)k,
-                          (long long)r->df->num_rows);
-  if (n == 0) return empty_array(&c->field.type, out, err);
-  if (n > r->rel_cap) {
-    uint32_t *rel = qv_realloc(r->rel, (size_t)n * sizeof *rel);
-    if (!rel) return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
-    r->rel = rel;
-    r->rel_cap = n;
-  }
-  const qv_datatype *t = &c->field.type;
-  if (qvs_is_nested(t->id)) return take_nested(r, column, rows, n, out, err);
+  const qv_datatype *type = &c->field.type;
+  if (t->n == 0) return empty_array(type, out, err);
+  QV_RETURN_NOT_OK(reserve_rel(r, t->n, err));
+  if (qvs_is_nested(type->id)) return take_nested(r, column, t, out, err);
   frag_col *fc = &r->cols[column];
   qvs_acc acc;
-  QV_RETURN_NOT_OK(qvs_acc_init(&acc, t, n, err));
+  QV_RETURN_NOT_OK(qvs_acc_init(&acc, type, t->n, err));
   qv_status st = QV_OK;
-  for (int64_t k = 0; k < n;) {
-    int32_t p = page_of(c, rows[k]);
+  for (int64_t k = 0; k < t->n;) {
+    int32_t p;
+    const uint32_t *rel;
+    int64_t cnt = page_rows(r, c, t, k, &p, &rel);
     const qvs_page *pg = &c->pages[p];
-    int64_t cnt = 0;
-    while (k + cnt < n && rows[k + cnt] < pg->row_start + pg->row_count) {
-      r->rel[cnt] = (uint32_t)(rows[k + cnt] - pg->row_start);
-      cnt++;
-    }
     /* A bit-packed page of which an eighth or more is wanted is cheaper to
      * unpack whole (a vectorized loop) than value by value. */
     bool dense = pg->encoding == QV_ENCODING_BITPACK_FOR && cnt * 8 >= pg->row_count;
     if (fc->cached_page == p || dense || (pg->compression != QV_COMPRESSION_NONE && !pg->framed)) {
       qv_array *a = NULL;
       if ((st = page_array(r, column, p, &a, err)) != QV_OK) goto fail;
-      st = qvs_acc_append(&acc, a, r->rel, 0, cnt, err);
+      st = qvs_acc_append(&acc, a, rel, 0, cnt, err);
       qv_array_release(a);
       if (st != QV_OK) goto fail;
     } else {
       qvs_view v;
       if ((st = qvs_view_partial(r->df, column, p, &fc->scratch, &fc->ctr, &v, err)) != QV_OK) goto fail;
       switch (pg->encoding) {
-        case QV_ENCODING_DICTIONARY: st = qvs_take_dict(&v, t, r->rel, cnt, &acc, err); break;
-        case QV_ENCODING_BITPACK_FOR: st = qvs_take_bitpack(&v, t, r->rel, cnt, &acc, err); break;
-        case QV_ENCODING_FSST: st = qvs_take_fsst(&v, t, r->rel, cnt, &acc, err); break;
-        default: st = qvs_take_plain(&v, t, r->rel, cnt, &acc, err); break;
+        case QV_ENCODING_DICTIONARY: st = qvs_take_dict(&v, type, rel, cnt, &acc, err); break;
+        case QV_ENCODING_BITPACK_FOR: st = qvs_take_bitpack(&v, type, rel, cnt, &acc, err); break;
+        case QV_ENCODING_FSST: st = qvs_take_fsst(&v, type, rel, cnt, &acc, err); break;
+        default: st = qvs_take_plain(&v, type, rel, cnt, &acc, err); break;
       }
       if (st != QV_OK) goto fail;
     }
@@ -361,4 +383,37 @@ qv_status qv_fragment_take(qv_fragment_reader *r, int32_t column, const int64_t 
 fail:
   qvs_acc_reset(&acc);
   return st;
+}
+
+qv_status qv_fragment_take(qv_fragment_reader *r, int32_t column, const int64_t *rows, int64_t n, qv_array **out,
+                           qv_error *err) {
+  *out = NULL;
+  QV_RETURN_NOT_OK(check_column(r, column, err));
+  if (n < 0) return qv_error_set(err, QV_ERR_INVALID, "take of %lld rows", (long long)n);
+  for (int64_t k = 0; k < n; k++)
+    if (rows[k] < 0 || rows[k] >= r->df->num_rows || (k && rows[k] < rows[k - 1]))
+      return qv_error_set(err, QV_ERR_INVALID, "%s: take: row %lld (position %lld) is out of order or outside the "
+                          "fragment's %lld rows", r->df->name, (long long)rows[k], (long long)k,
+                          (long long)r->df->num_rows);
+  take_rows t = {rows, 0, NULL, n};
+  return take(r, column, &t, out, err);
+}
+
+qv_status qv_fragment_take_selection(qv_fragment_reader *r, int32_t column, int64_t base, const uint32_t *sel,
+                                     int64_t n, qv_array **out, qv_error *err) {
+  *out = NULL;
+  QV_RETURN_NOT_OK(check_column(r, column, err));
+  if (n < 0) return qv_error_set(err, QV_ERR_INVALID, "take of %lld rows", (long long)n);
+  /* one branch-free pass (it vectorizes); the message finds the row */
+  bool unsorted = false;
+  for (int64_t k = 1; k < n; k++) unsorted |= sel[k] < sel[k - 1];
+  if (n && (unsorted || base + sel[0] < 0 || base + sel[n - 1] >= r->df->num_rows)) {
+    int64_t k = 0;
+    while (base + sel[k] >= 0 && base + sel[k] < r->df->num_rows && (k == 0 || sel[k] >= sel[k - 1])) k++;
+    return qv_error_set(err, QV_ERR_INVALID, "%s: take: row %lld (position %lld) is out of order or outside the "
+                        "fragment's %lld rows", r->df->name, (long long)(base + sel[k]), (long long)k,
+                        (long long)r->df->num_rows);
+  }
+  take_rows t = {NULL, base, sel, n};
+  return take(r, column, &t, out, err);
 }

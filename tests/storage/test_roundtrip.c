@@ -218,6 +218,20 @@ static void verify_dataset(const fixture *fx, int64_t expect_fragments) {
       assert_int_equal(a->length, k);
       for (int64_t i = 0; i < k; i++) assert_arrays_equal(a, i, fx->cols[c], base + rows[i], 1);
       qv_array_release(a);
+      /* the same rows as a selection relative to the first one: from a
+       * page start the selection is used in place, else it is rebased */
+      uint32_t sel[40];
+      for (int64_t i = 0; i < k; i++) sel[i] = (uint32_t)(rows[i] - rows[0]);
+      if (qv_fragment_take_selection(r2, c, rows[0], sel, k, &a, &err) != QV_OK)
+        fail_msg("take selection %d: %s", c, err.message);
+      assert_int_equal(a->length, k);
+      for (int64_t i = 0; i < k; i++) assert_arrays_equal(a, i, fx->cols[c], base + rows[i], 1);
+      qv_array_release(a);
+      for (int64_t i = 0; i < k; i++) sel[i] = (uint32_t)rows[i];
+      if (qv_fragment_take_selection(r2, c, 0, sel, k, &a, &err) != QV_OK)
+        fail_msg("take selection %d: %s", c, err.message);
+      for (int64_t i = 0; i < k; i++) assert_arrays_equal(a, i, fx->cols[c], base + rows[i], 1);
+      qv_array_release(a);
       qv_fragment_close(r2);
       /* the same take after a read (cached page path) */
       assert_int_equal(qv_fragment_take(r, c, rows, k, &a, &err), QV_OK);
@@ -347,6 +361,21 @@ static void test_bad_arguments(void **state) {
   assert_int_equal(qv_fragment_take(r, 0, rows, 2, &a, &err), QV_ERR_INVALID);
   rows[0] = 10;
   assert_int_equal(qv_fragment_take(r, 0, rows, 1, &a, &err), QV_ERR_INVALID);
+  /* a selection: out of order, past the end, or from a negative base */
+  uint32_t sel[3] = {1, 4, 2};
+  assert_int_equal(qv_fragment_take_selection(r, 0, 3, sel, 3, &a, &err), QV_ERR_INVALID);
+  assert_non_null(strstr(err.message, "take: row 5 (position 2) is out of order or outside the fragment's 10 rows"));
+  sel[2] = 7;
+  assert_int_equal(qv_fragment_take_selection(r, 0, 3, sel, 3, &a, &err), QV_ERR_INVALID);
+  assert_non_null(strstr(err.message, "take: row 10 (position 2)"));
+  assert_int_equal(qv_fragment_take_selection(r, 0, -2, sel, 1, &a, &err), QV_ERR_INVALID);
+  assert_non_null(strstr(err.message, "take: row -1 (position 0)"));
+  assert_int_equal(qv_fragment_take_selection(r, 99, 0, sel, 1, &a, &err), QV_ERR_INVALID);
+  assert_null(a);
+  sel[2] = 6;
+  assert_int_equal(qv_fragment_take_selection(r, 0, 3, sel, 3, &a, &err), QV_OK);
+  assert_int_equal(a->length, 3);
+  qv_array_release(a);
   qv_fragment_close(r);
   qv_dataset_close(ds);
   assert_int_equal(qv_dataset_open(fx.dir, 0, &ds, &err), QV_ERR_NOT_FOUND);
