@@ -539,6 +539,75 @@ static void test_threads_agree(void **state) {
     }
 }
 
+/* Rounds of many pages: a filter that keeps one row of each 50-row page
+ * makes the scanner's rounds grow (up to 64 pages), across fragment ends
+ * and mid-fragment rounds cut short; a dense stretch in the middle makes
+ * them shrink again.  Rows come back complete and in order whatever the
+ * thread count. */
+static void test_threads_wide_rounds(void **state) {
+  (void)state;
+  char dir[64], path[128];
+  snprintf(dir, sizeof dir, "/tmp/qv-scan-wide-XXXXXX");
+  assert_non_null(mkdtemp(dir));
+  snprintf(path, sizeof path, "%s/ds", dir);
+  qv_schema s = QV_SCHEMA_INIT;
+  add_field(&s, "id", "int64");
+  add_field(&s, "k", "int64");
+  qv_builder b[2];
+  for (int i = 0; i < 2; i++) assert_int_equal(qv_builder_init(&b[i], &s.fields[i].type, NULL), QV_OK);
+  const int64_t rows = 12000;
+  for (int64_t i = 0; i < rows; i++) {
+    qv_builder_append_int(&b[0], i);
+    qv_builder_append_int(&b[1], i % 50);
+  }
+  qv_array *cols[2];
+  for (int i = 0; i < 2; i++) assert_int_equal(qv_builder_finish(&b[i], &cols[i], NULL), QV_OK);
+  qv_batch *batch;
+  assert_int_equal(qv_batch_make(&s, cols, rows, &batch, NULL), QV_OK);
+  qv_batch_reader *r;
+  assert_int_equal(qv_batch_reader_from_batches(&s, &batch, 1, &r, NULL), QV_OK);
+  qv_write_options wo = QV_WRITE_OPTIONS_INIT;
+  wo.page_rows = 50;
+  wo.max_rows_per_file = 7000; /* fragments of 140 and 100 pages */
+  qv_error err;
+  assert_int_equal(qv_dataset_write(path, r, &wo, NULL, &err), QV_OK);
+  qv_batch_reader_destroy(r);
+  qv_batch_release(batch);
+  qv_schema_reset(&s);
+  const char *filters[] = {"k = 7", "k = 7 OR (id >= 5000 AND id < 6500)"};
+  for (int f = 0; f < 2; f++)
+    for (int t = 1; t <= 4; t += 3) {
+      int before = qv_set_threads(t);
+      qv_scan_options o = QV_SCAN_OPTIONS_INIT;
+      o.filter = filters[f];
+      const char *proj[] = {"id"};
+      o.columns = proj;
+      o.n_columns = 1;
+      qv_scanner *sc;
+      assert_int_equal(qv_scanner_open(path, &o, &sc, &err), QV_OK);
+      int64_t want = 0, got = 0;
+      qv_batch *out = NULL;
+      qv_status st;
+      while ((st = qv_scanner_next(sc, &out, &err)) == QV_OK && out) {
+        const int64_t *ids = (const int64_t *)(const void *)out->columns[0]->buffers[1]->data;
+        for (int64_t i = 0; i < out->num_rows; i++, got++) {
+          while (!(want % 50 == 7 || (f == 1 && want >= 5000 && want < 6500))) want++;
+          if (ids[out->columns[0]->offset + i] != want)
+            fail_msg("%s, %d threads: row %lld is %lld, not %lld", filters[f], t, (long long)got,
+                     (long long)ids[out->columns[0]->offset + i], (long long)want);
+          want++;
+        }
+        qv_batch_release(out);
+      }
+      assert_int_equal(st, QV_OK);
+      assert_int_equal(got, f == 0 ? rows / 50 : rows / 50 - 30 + 1500);
+      qv_scanner_destroy(sc);
+      qv_set_threads(before);
+    }
+  *strrchr(path, '/') = '\0';
+  nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
 /* A damaged page: the error is the first damaged page's in scan order,
  * whichever thread read it. */
 static void test_threads_same_error(void **state) {
@@ -624,6 +693,7 @@ int main(void) {
       cmocka_unit_test(test_polars_expression_filter),
       cmocka_unit_test(test_delete_where),
       cmocka_unit_test(test_threads_agree),
+      cmocka_unit_test(test_threads_wide_rounds),
       cmocka_unit_test(test_threads_same_error),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
