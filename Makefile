@@ -60,7 +60,7 @@ tsan: deps
 	cmake -S . -B $(TSAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DQV_SANITIZE_THREAD=ON $(CMAKE_FLAGS)
 	cmake --build $(TSAN_BUILD) -j $(JOBS)
 	cd $(TSAN_BUILD) && TSAN_OPTIONS=die_after_fork=0:halt_on_error=1 \
-		ctest --output-on-failure -j $(JOBS) -R 'pool|parallel|scan_test|storage_test_partial|storage_test_roundtrip|cli_golden'
+		ctest --output-on-failure -j $(JOBS) -R 'pool|block_cache|parallel|scan_test|storage_test_partial|storage_test_roundtrip|cli_golden'
 
 install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)

@@ -36,6 +36,14 @@ static void read_column(qv_fragment_reader *r, int32_t c) {
   for (int32_t p = 0; p < pages; p++) {
     qv_page_info info;
     qv_fragment_page(r, c, p, &info);
+    /* a selection from the page's start (used in place), before the page
+     * is read whole and cached */
+    uint32_t sel[3] = {0, (uint32_t)(info.row_count / 2), (uint32_t)(info.row_count - 1)};
+    a = NULL;
+    if (info.row_count > 0 && qv_fragment_take_selection(r, c, info.row_start, sel, 3, &a, &err) == QV_OK) {
+      for (int64_t i = 0; i < a->length; i++) qv_array_format_value(a, i, buf, sizeof buf);
+      qv_array_release(a);
+    }
     a = NULL;
     if (qv_fragment_read(r, c, info.row_start, info.row_count, &a, &err) == QV_OK) {
       for (int64_t i = 0; i < a->length && i < 8; i++) qv_array_format_value(a, i, buf, sizeof buf);

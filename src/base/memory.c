@@ -3,23 +3,27 @@
  * sees the old size (Lua's contract). */
 #include "quiver/base.h"
 
+#include "base/block_cache.h"
+
 #include <stdlib.h>
 #include <string.h>
 
 #define QV_HEADER 64
 
+/* posix_memalign and free, with large blocks going through the block
+ * cache (block_cache.h): a block is allocated at its size class, so that a
+ * freed one serves the next request of that class. */
 static void *default_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
   (void)ud;
-  if (nsize == 0) {
-    free(ptr);
-    return NULL;
-  }
   void *p = NULL;
-  if (posix_memalign(&p, 64, nsize) != 0) return NULL;
-  if (ptr) {
-    memcpy(p, ptr, osize < nsize ? osize : nsize);
-    free(ptr);
+  if (nsize > 0) {
+    size_t cls = qv_block_class(nsize);
+    if (ptr && cls == qv_block_class(osize)) return ptr; /* the block already has room */
+    p = qv_block_cache_take(cls);
+    if (!p && posix_memalign(&p, 64, cls) != 0) return NULL;
+    if (ptr) memcpy(p, ptr, osize < nsize ? osize : nsize);
   }
+  if (ptr && !qv_block_cache_keep(ptr, qv_block_class(osize))) free(ptr);
   return p;
 }
 
