@@ -396,8 +396,13 @@ void qv_ipc_writer_destroy(qv_ipc_writer *w); /* abandon without closing; NULL-s
 /* Reads a stream or file from memory (format detected from the magic).  The
  * bytes are copied.  Every offset and length is validated. */
 qv_status qv_ipc_read_buffer(const uint8_t *data, int64_t size, qv_batch_reader **out, qv_error *err);
+/* Reads a stream or file from a path.  A regular file is read by
+ * positioned reads, a message at a time (a file's footer first, then each
+ * block where it lies), so memory does not grow with the file; a pipe's
+ * stream is read in order (a file format through a pipe, whole). */
 qv_status qv_ipc_read_path(const char *path, qv_batch_reader **out, qv_error *err);
-/* Reads a whole stream from f (e.g. stdin). */
+/* Reads a stream from f (e.g. stdin) a message at a time; the file
+ * format, which needs its footer, is read whole. */
 qv_status qv_ipc_read_file(FILE *f, qv_batch_reader **out, qv_error *err);
 
 /* ---- CSV import ------------------------------------------------------ */

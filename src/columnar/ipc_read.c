@@ -15,10 +15,16 @@
  * Polars writes them) converted to quiver's int32-offset arrays.
  *
  * From memory, body buffers are zero-copy views of the (copied) input; from
- * a FILE, messages are read one at a time. */
+ * a FILE (a pipe), messages are read one at a time, in order; from a path,
+ * by positioned reads: a file's footer first, then each block where it
+ * lies, so memory holds one message at a time whatever the file's size. */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "columnar/ipc_int.h"
 
@@ -26,7 +32,11 @@
 
 typedef struct src {
   qv_bytes *mem; /* memory mode: the whole input */
-  FILE *f;       /* FILE mode */
+  FILE *f;       /* FILE mode: read in order */
+  bool own_f;    /* ... and closed with the reader */
+  int fd;        /* descriptor mode (-1 otherwise; owned): read at any offset */
+  int64_t size;  /* memory and descriptor modes: bytes in the input */
+  bool failed;   /* descriptor mode: a read failed */
   int64_t pos;   /* absolute offset of the next byte */
   uint8_t peek[8];
   int npeek, peek_pos; /* bytes already read from f to sniff the format */
@@ -38,6 +48,14 @@ static int64_t src_read(src *s, uint8_t *dst, int64_t n) {
     int64_t left = s->mem->size - s->pos;
     got = n < left ? n : (left > 0 ? left : 0);
     if (got) memcpy(dst, s->mem->data + s->pos, (size_t)got);
+  } else if (s->fd >= 0) {
+    while (got < n) {
+      ssize_t k = pread(s->fd, dst + got, (size_t)(n - got), (off_t)(s->pos + got));
+      if (k < 0 && errno == EINTR) continue;
+      if (k < 0) s->failed = true;
+      if (k <= 0) break;
+      got += k;
+    }
   } else {
     while (got < n && s->peek_pos < s->npeek) dst[got++] = s->peek[s->peek_pos++];
     if (got < n) got += (int64_t)fread(dst + got, 1, (size_t)(n - got), s->f);
@@ -61,6 +79,18 @@ static qv_status src_take(src *s, int64_t n, const char *what, qv_bytes **out, q
     *out = qv_bytes_view(s->mem, s->mem->data + s->pos, n);
     if (!*out) return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
     s->pos += n;
+    return QV_OK;
+  }
+  if (s->fd >= 0) { /* the size is known: one read of exactly n bytes */
+    if (n > s->size - s->pos) return truncated(at, n, what, err);
+    qv_bytes *b = qv_bytes_alloc(n);
+    if (!b) return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+    if (src_read(s, qv_bytes_mutable(b), n) < n) {
+      qv_bytes_release(b);
+      if (s->failed) return qv_error_set(err, QV_ERR_IO, "byte %lld: read failed: %s", (long long)at, strerror(errno));
+      return truncated(at, n, what, err);
+    }
+    *out = b;
     return QV_OK;
   }
   qv_buffer b = QV_BUFFER_INIT;
@@ -174,6 +204,7 @@ typedef struct ipc_reader {
   bool is_file, done;
   qv_status failed;
   /* file format */
+  qv_bytes *footer_bytes;
   qv_fb_view footer;
   qv_fb_vector blocks;
   uint32_t next_block;
@@ -569,16 +600,20 @@ static qv_status read_block(ipc_reader *r, uint32_t i, const qv_fb_vector *v, in
 }
 
 static qv_status open_file(ipc_reader *r, qv_error *err) {
-  int64_t size = r->s.mem->size;
-  const uint8_t *data = r->s.mem->data;
-  if (size < 8 + 4 + 6 || memcmp(data + size - 6, MAGIC, 6) != 0)
-    return qv_error_set(err, QV_ERR_CORRUPT, "byte %lld: Arrow file does not end with ARROW1", (long long)size);
-  int64_t flen = (int32_t)qv_load_u32le(data + size - 10);
+  int64_t size = r->s.size;
+  uint8_t tail[10];
+  r->s.pos = size - 10;
+  if (size < 8 + 4 + 6 || src_read(&r->s, tail, 10) < 10 || memcmp(tail + 4, MAGIC, 6) != 0)
+    return qv_error_set(err, r->s.failed ? QV_ERR_IO : QV_ERR_CORRUPT,
+                        "byte %lld: Arrow file does not end with ARROW1", (long long)size);
+  int64_t flen = (int32_t)qv_load_u32le(tail);
   if (flen <= 0 || flen > size - 10 - 8)
     return qv_error_set(err, QV_ERR_CORRUPT, "byte %lld: footer length %lld does not fit the file", (long long)(size - 10),
                         (long long)flen);
   r->footer_at = size - 10 - flen;
-  r->footer.data = data + r->footer_at;
+  r->s.pos = r->footer_at;
+  QV_RETURN_NOT_OK(src_take(&r->s, flen, "footer", &r->footer_bytes, err));
+  r->footer.data = r->footer_bytes->data;
   r->footer.size = (uint32_t)flen;
   r->footer.base = r->footer_at;
   qv_fb_table root, schema;
@@ -674,16 +709,22 @@ static void reader_destroy(qv_batch_reader *self) {
   qv_ipc_fields_free(r->fields, r->schema.n_fields);
   qv_schema_reset(&r->schema);
   qv_bytes_release(r->s.mem);
+  if (r->s.fd >= 0) close(r->s.fd);
+  if (r->s.own_f) fclose(r->s.f);
+  qv_bytes_release(r->footer_bytes);
   qv_bytes_release(r->zeros);
   qv_free(r);
 }
 
-/* Takes mem (memory mode) or f with up to 8 sniffed bytes (FILE mode). */
-static qv_status reader_open(qv_bytes *mem, FILE *f, const uint8_t *peek, int npeek, qv_batch_reader **out,
-                             qv_error *err) {
+/* Takes mem (memory mode), f with up to 8 sniffed bytes (FILE mode), or
+ * fd >= 0 with its size (descriptor mode; fd is closed with the reader,
+ * or here on failure). */
+static qv_status reader_open(qv_bytes *mem, FILE *f, const uint8_t *peek, int npeek, int fd, int64_t fd_size,
+                             qv_batch_reader **out, qv_error *err) {
   ipc_reader *r = qv_calloc(1, sizeof *r);
   if (!r) {
     qv_bytes_release(mem);
+    if (fd >= 0) close(fd);
     return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
   }
   r->base.next = reader_next;
@@ -692,9 +733,17 @@ static qv_status reader_open(qv_bytes *mem, FILE *f, const uint8_t *peek, int np
   r->base.private_data = r;
   r->s.mem = mem;
   r->s.f = f;
+  r->s.fd = fd;
+  r->s.size = mem ? mem->size : fd_size;
   if (npeek) memcpy(r->s.peek, peek, (size_t)npeek);
   r->s.npeek = npeek;
-  r->is_file = mem && mem->size >= 6 && memcmp(mem->data, MAGIC, 6) == 0;
+  if (mem) {
+    r->is_file = mem->size >= 6 && memcmp(mem->data, MAGIC, 6) == 0;
+  } else if (fd >= 0) {
+    uint8_t head[6];
+    r->is_file = src_read(&r->s, head, 6) == 6 && memcmp(head, MAGIC, 6) == 0;
+    r->s.pos = 0;
+  }
   if (r->is_file) r->s.pos = 8;
   qv_status st = r->is_file ? open_file(r, err) : open_stream(r, err);
   if (st != QV_OK) {
@@ -710,7 +759,7 @@ qv_status qv_ipc_read_buffer(const uint8_t *data, int64_t size, qv_batch_reader 
   qv_bytes *mem = qv_bytes_alloc(size);
   if (!mem) return qv_error_set(err, QV_ERR_NOMEM, "ipc: cannot copy %lld bytes", (long long)size);
   if (size) memcpy(qv_bytes_mutable(mem), data, (size_t)size);
-  return reader_open(mem, NULL, NULL, 0, out, err);
+  return reader_open(mem, NULL, NULL, 0, -1, 0, out, err);
 }
 
 /* Reads the rest of f into one buffer. */
@@ -734,12 +783,26 @@ static qv_status slurp(FILE *f, const uint8_t *head, int nhead, qv_bytes **out, 
 
 qv_status qv_ipc_read_path(const char *path, qv_batch_reader **out, qv_error *err) {
   if (!path || !out) return qv_error_set(err, QV_ERR_INVALID, "ipc: no path");
-  FILE *f = fopen(path, "rb");
-  if (!f) return qv_error_set(err, QV_ERR_IO, "%s: cannot open", path);
-  qv_bytes *mem = NULL;
-  qv_status st = slurp(f, NULL, 0, &mem, err);
-  fclose(f);
-  if (st == QV_OK) st = reader_open(mem, NULL, NULL, 0, out, err);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  struct stat sb;
+  if (fd < 0 || fstat(fd, &sb) != 0) {
+    qv_status st = qv_error_set(err, QV_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    if (fd >= 0) close(fd);
+    return st;
+  }
+  qv_status st;
+  if (S_ISREG(sb.st_mode)) {
+    st = reader_open(NULL, NULL, NULL, 0, fd, (int64_t)sb.st_size, out, err);
+  } else { /* a pipe or a device: read in order, as from stdin */
+    FILE *f = fdopen(fd, "rb");
+    if (!f) {
+      close(fd);
+      return qv_error_set(err, QV_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    }
+    st = qv_ipc_read_file(f, out, err);
+    if (st == QV_OK) ((ipc_reader *)(*out)->private_data)->s.own_f = true;
+    else fclose(f);
+  }
   if (st != QV_OK) return qv_error_prefix(err, st, "%s", path);
   return QV_OK;
 }
@@ -751,7 +814,7 @@ qv_status qv_ipc_read_file(FILE *f, qv_batch_reader **out, qv_error *err) {
   if (n >= 6 && memcmp(head, MAGIC, 6) == 0) { /* the file format needs its footer: read it all */
     qv_bytes *mem = NULL;
     QV_RETURN_NOT_OK(slurp(f, head, n, &mem, err));
-    return reader_open(mem, NULL, NULL, 0, out, err);
+    return reader_open(mem, NULL, NULL, 0, -1, 0, out, err);
   }
-  return reader_open(NULL, f, head, n, out, err);
+  return reader_open(NULL, f, head, n, -1, 0, out, err);
 }

@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -257,8 +259,114 @@ static void test_read_file_and_path(void **state) {
   qv_error e;
   qv_batch_reader *r = NULL;
   assert_int_equal(qv_ipc_read_path("/nonexistent/x.arrow", &r, &e), QV_ERR_IO);
-  assert_non_null(strstr(e.message, "/nonexistent/x.arrow"));
+  assert_string_equal(e.message, "/nonexistent/x.arrow: cannot open: No such file or directory");
   release_all(in, 2);
+  qv_schema_reset(&s);
+}
+
+/* Reads path to the end: the batches' rows, and the status it stopped on
+ * (its message in msg). */
+static qv_status read_path_rows(const char *path, int64_t *rows, char *msg, size_t cap) {
+  qv_error e;
+  qv_batch_reader *r = NULL;
+  *rows = 0;
+  qv_status st = qv_ipc_read_path(path, &r, &e);
+  while (st == QV_OK) {
+    qv_batch *b = NULL;
+    if ((st = r->next(r, &b, &e)) != QV_OK || !b) break;
+    *rows += b->num_rows;
+    qv_batch_release(b);
+  }
+  qv_batch_reader_destroy(r);
+  snprintf(msg, cap, "%s", st == QV_OK ? "" : e.message);
+  return st;
+}
+
+/* A path is read by positioned reads (a file's footer, then its blocks)
+ * and never whole: every truncation of a stream and of a file ends as the
+ * same bytes read from memory end, with the same status and message. */
+static void test_read_path_truncated_like_memory(void **state) {
+  (void)state;
+  qv_schema s;
+  all_types_schema(&s);
+  qv_batch *in[2] = {make_batch(&s, 20, 21), make_batch(&s, 7, 22)};
+  for (int fmt = 0; fmt < 2; fmt++) {
+    uint8_t *buf;
+    size_t size;
+    write_mem((qv_ipc_format)fmt, &s, in, 2, &buf, &size);
+    char path[] = "/tmp/qv_test_ipc_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    for (size_t cut = 0; cut <= size; cut += (cut < 64 || size - cut < 64) ? 1 : 61) {
+      FILE *f = fopen(path, "wb");
+      assert_int_equal(fwrite(buf, 1, cut, f), cut);
+      fclose(f);
+      int64_t rows;
+      char msg[1024];
+      qv_status st = read_path_rows(path, &rows, msg, sizeof msg);
+      /* the same bytes from memory */
+      qv_error e;
+      qv_batch_reader *r = NULL;
+      int64_t mem_rows = 0;
+      qv_status mst = qv_ipc_read_buffer(buf, (int64_t)cut, &r, &e);
+      while (mst == QV_OK) {
+        qv_batch *b = NULL;
+        if ((mst = r->next(r, &b, &e)) != QV_OK || !b) break;
+        mem_rows += b->num_rows;
+        qv_batch_release(b);
+      }
+      qv_batch_reader_destroy(r);
+      if (st != mst || rows != mem_rows)
+        fail_msg("format %d cut at %zu: path %d (%lld rows) but memory %d (%lld rows)", fmt, cut, st, (long long)rows,
+                 mst, (long long)mem_rows);
+      if (st != QV_OK && !strstr(msg, e.message)) fail_msg("cut at %zu: path says '%s', memory '%s'", cut, msg, e.message);
+      if (cut == size) {
+        assert_int_equal(st, QV_OK);
+        assert_int_equal(rows, 27);
+      }
+    }
+    unlink(path);
+    free(buf);
+  }
+  release_all(in, 2);
+  qv_schema_reset(&s);
+}
+
+/* A named pipe is not a regular file: its stream is read in order. */
+static void test_read_path_fifo(void **state) {
+  (void)state;
+  qv_schema s;
+  all_types_schema(&s);
+  qv_batch *in[1] = {make_batch(&s, 40, 23)};
+  uint8_t *buf;
+  size_t size;
+  write_mem(QV_IPC_STREAM, &s, in, 1, &buf, &size);
+  char dir[] = "/tmp/qv_test_fifo_XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  char path[64];
+  snprintf(path, sizeof path, "%s/pipe", dir);
+  assert_int_equal(mkfifo(path, 0600), 0);
+  pid_t child = fork();
+  assert_true(child >= 0);
+  if (child == 0) {
+    FILE *f = fopen(path, "wb");
+    size_t put = f ? fwrite(buf, 1, size, f) : 0;
+    if (f) fclose(f);
+    _exit(put == size ? 0 : 1);
+  }
+  int64_t rows;
+  char msg[1024];
+  qv_status st = read_path_rows(path, &rows, msg, sizeof msg);
+  int status = 0;
+  waitpid(child, &status, 0);
+  if (st != QV_OK) fail_msg("fifo: %s", msg);
+  assert_int_equal(rows, 40);
+  assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  unlink(path);
+  rmdir(dir);
+  free(buf);
+  release_all(in, 1);
   qv_schema_reset(&s);
 }
 
@@ -645,6 +753,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_roundtrip_stream),   cmocka_unit_test(test_roundtrip_file),
       cmocka_unit_test(test_roundtrip_slices),   cmocka_unit_test(test_read_file_and_path),
+      cmocka_unit_test(test_read_path_truncated_like_memory), cmocka_unit_test(test_read_path_fifo),
       cmocka_unit_test(test_no_columns_and_no_batches), cmocka_unit_test(test_writer_errors),
       cmocka_unit_test(test_pyarrow_golden),     cmocka_unit_test(test_truncation),
       cmocka_unit_test(test_bit_flips),          cmocka_unit_test(test_corrupt_messages),
