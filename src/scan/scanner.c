@@ -31,6 +31,9 @@ typedef struct lane {
    * the current page range; per filter column, the batch being built */
   const qv_page_stats **stats;
   qv_array **decoded;
+  /* per dataset column: a projected column the indices' refine step
+   * already fetched, holding exactly the selected rows (NULL otherwise) */
+  qv_array **taken;
   qv_array **fcol_arrays;
   int64_t pages_total, pages_pruned, pages_index_skipped, rows_scanned, rows_selected;
 } lane;
@@ -248,8 +251,9 @@ qv_status qv_scanner_open_dataset(const qv_dataset *ds, const qv_scan_options *o
     L->frag = -1;
     L->stats = qv_calloc(nf, sizeof *L->stats);
     L->decoded = qv_calloc(nf, sizeof *L->decoded);
+    L->taken = qv_calloc(nf, sizeof *L->taken);
     L->fcol_arrays = qv_calloc((size_t)(s->n_fcols > 0 ? s->n_fcols : 1), sizeof *L->fcol_arrays);
-    if (!L->stats || !L->decoded || !L->fcol_arrays) {
+    if (!L->stats || !L->decoded || !L->taken || !L->fcol_arrays) {
       qv_scanner_destroy(s);
       return nomem(err);
     }
@@ -320,6 +324,7 @@ void qv_scanner_destroy(qv_scanner *s) {
     qv_selection_reset(&L->selected);
     qv_free(L->stats);
     qv_free(L->decoded);
+    qv_free(L->taken);
     qv_free(L->fcol_arrays);
   }
   qv_free(s->lanes);
@@ -410,7 +415,9 @@ static qv_status materialize(const qv_scanner *s, lane *L, int64_t start, int64_
   if (!cols) return nomem(err);
   for (int32_t i = 0; i < s->n_proj && st == QV_OK; i++) {
     int32_t c = s->proj[i];
-    if (decoded[c]) {
+    if (L->taken[c]) {
+      cols[i] = qv_array_retain(L->taken[c]);
+    } else if (decoded[c]) {
       if (whole_page) cols[i] = qv_array_retain(decoded[c]);
       else st = qv_array_take(decoded[c], sel->rows, sel->count, &cols[i], err);
       if (st == QV_OK && cols[i]->type.id == QV_TYPE_DICTIONARY) { /* a filter column read encoded */
@@ -507,6 +514,12 @@ static qv_status scan_page(qv_scanner *s, lane *L, int32_t page, qv_batch **out,
       for (int64_t k = 0; k < local.count; k++) L->selected.rows[k] = L->live.rows[local.rows[k]];
       L->selected.count = local.count;
     }
+    /* a projected filter column (a substring search that also shows the
+     * text) is taken once: its selected rows out of the candidates' */
+    for (int32_t i = 0; i < n_fcols && st == QV_OK && local.count > 0; i++)
+      for (int32_t j = 0; j < s->n_proj; j++)
+        if (s->proj[j] == fcols_idx[i] && !L->taken[fcols_idx[i]])
+          st = qv_array_take(fcols[i], local.rows, local.count, &L->taken[fcols_idx[i]], err);
     qv_batch_release(fb);
     qv_selection_reset(&local);
     if (st != QV_OK) goto done;
@@ -547,9 +560,10 @@ static qv_status scan_page(qv_scanner *s, lane *L, int32_t page, qv_batch **out,
     if (st != QV_OK) goto done;
   }
 
-  /* Offset and limit cut the selection before anything else is decoded. */
+  /* Offset and limit cut the selection before anything else is decoded
+   * (and the columns already taken for it, alike). */
   qv_selection *cut = (qv_selection *)sel;
-  int64_t drop = s->offset - s->skipped;
+  int64_t drop = s->offset - s->skipped, before = cut->count;
   if (drop > 0) {
     if (drop > cut->count) drop = cut->count;
     memmove(cut->rows, cut->rows + drop, (size_t)(cut->count - drop) * sizeof *cut->rows);
@@ -561,6 +575,14 @@ static qv_status scan_page(qv_scanner *s, lane *L, int32_t page, qv_batch **out,
     cut->count = s->limit - s->produced;
     whole = false;
   }
+  for (int32_t c = 0; c < ds->n_fields && st == QV_OK && cut->count != before; c++)
+    if (L->taken[c]) {
+      qv_array *part = NULL;
+      st = qv_array_slice(L->taken[c], drop > 0 ? drop : 0, cut->count, &part, err);
+      qv_array_release(L->taken[c]);
+      L->taken[c] = part;
+    }
+  if (st != QV_OK) goto done;
   if (cut->count > 0) {
     st = materialize(s, L, start, rows, decoded, cut, whole && cut->count == rows, out, err);
     if (st == QV_OK && s->limit >= 0) s->produced += cut->count; /* serial: a limit makes one lane */
@@ -569,6 +591,8 @@ done:
   for (int32_t c = 0; c < ds->n_fields; c++) {
     qv_array_release(decoded[c]);
     decoded[c] = NULL;
+    qv_array_release(L->taken[c]);
+    L->taken[c] = NULL;
   }
   return st;
 }
