@@ -49,6 +49,7 @@ import polars as pl
 from polars.io.plugins import register_io_source
 
 from quiver._quiver import LIBQUIVER_VERSION, Batch, BigQueryFilter, Dataset, LanceFilter, QuiverError, Scanner
+from quiver._quiver import batches_stream as _batches_stream
 from quiver._quiver import explain_bigquery_filter as _explain_bigquery_filter
 from quiver._quiver import explain_lance_filter as _explain_lance_filter
 from quiver._quiver import to_bigquery_filter as _to_bigquery_filter
@@ -203,27 +204,37 @@ def _not_bindable_yet(err: QuiverError) -> bool:
     return "cannot be bound" in str(err) or getattr(err, "status", None) == "unsupported"
 
 
+class _Chunks:
+    """Scanner batches as one Arrow stream (strings as string views), so
+    that Polars takes a frame's batches in one call, each batch a chunk."""
+
+    __slots__ = ("batches",)
+
+    def __init__(self, batches: list[Batch]) -> None:
+        self.batches = batches
+
+    def __arrow_c_stream__(self, requested_schema: object = None) -> object:
+        return _batches_stream(self.batches, string_views=True)
+
+
 def _frames(scanner: Scanner, report: ScanReport, rows_per_frame: int) -> Iterator[pl.DataFrame]:
     """The scanner's batches as frames of about rows_per_frame rows: each
     frame holds several batches as chunks (nothing is copied), so Polars
-    pays its per-frame cost once per rows_per_frame rows."""
-    def frame(chunks: list[pl.DataFrame]) -> pl.DataFrame:
-        return pl.concat(chunks, rechunk=False) if len(chunks) > 1 else chunks[0]
-
-    chunks: list[pl.DataFrame] = []
+    pays its per-frame cost once per rows_per_frame rows.  The batches of a
+    frame reach Polars as one stream: a DataFrame per batch cost about 30 us
+    each (`cat == 'c3'`: 245 pieces of 1,020 rows)."""
+    chunks: list[Batch] = []
     rows = 0
     for batch in scanner:
-        # through __arrow_c_stream__, strings as views: every buffer shared
-        df = pl.DataFrame(batch.with_string_views())
         report.batches += 1
-        report.rows += df.height
-        chunks.append(df)
-        rows += df.height
+        report.rows += batch.num_rows
+        chunks.append(batch)
+        rows += batch.num_rows
         if rows >= rows_per_frame:
-            yield frame(chunks)
+            yield pl.DataFrame(_Chunks(chunks))
             chunks, rows = [], 0
     if chunks:
-        yield frame(chunks)
+        yield pl.DataFrame(_Chunks(chunks))
 
 
 def scan(

@@ -193,6 +193,10 @@ int qvpy_schema_from_stream_object(PyObject *obj, qv_schema *out) {
 /* ---- the module ---------------------------------------------------------- */
 
 static PyMethodDef module_methods[] = {
+    {"batches_stream", (PyCFunction)(void (*)(void))qvpy_batches_stream, METH_VARARGS | METH_KEYWORDS,
+     "batches_stream(batches, string_views=False) -> PyCapsule\n\n"
+     "Batches of one schema as one 'arrow_array_stream' capsule, each batch a chunk (buffers shared).\n"
+     "string_views: export strings and binary as Arrow string_view / binary_view."},
     {"to_lance_filter", (PyCFunction)(void (*)(void))qvpy_to_lance_filter, METH_VARARGS | METH_KEYWORDS,
      "to_lance_filter(polars_json, schema=None) -> LanceFilter | None\n\n"
      "Translates the JSON of Expr.meta.serialize(format='json') into a Lance SQL filter.\n"

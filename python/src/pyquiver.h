@@ -51,6 +51,7 @@ int qvpy_schema_from_stream_object(PyObject *obj, qv_schema *out);
 extern PyTypeObject qvpy_dataset_type;
 extern PyTypeObject qvpy_scanner_type;
 extern PyTypeObject qvpy_batch_type;
+PyObject *qvpy_batches_stream(PyObject *self, PyObject *args, PyObject *kwargs);
 extern PyTypeObject qvpy_lance_filter_type;
 PyObject *qvpy_to_lance_filter(PyObject *self, PyObject *args, PyObject *kwargs);
 PyObject *qvpy_explain_lance_filter(PyObject *self, PyObject *args, PyObject *kwargs);

@@ -117,22 +117,70 @@ static PyObject *batch_num_columns(batch_obj *self, void *closure) {
   return PyLong_FromLong(self->b->schema.n_fields);
 }
 
+/* n batches of one schema as a stream capsule (export flags as in
+ * qv_export_stream_with); their buffers are shared, not copied. */
+static PyObject *stream_of(qv_batch *const *batches, int32_t n, uint32_t flags) {
+  qv_error err = {0};
+  qv_batch_reader *reader = NULL;
+  struct ArrowArrayStream inner = {0}, outer = {0};
+  qvpy_lock();
+  qv_status st = qv_batch_reader_from_batches(&batches[0]->schema, batches, n, &reader, &err);
+  if (st == QV_OK) st = qv_export_stream_with(reader, flags, &inner, &err);
+  qvpy_unlock();
+  if (st != QV_OK) return qvpy_raise(&err);
+  if (!qvpy_locked_stream(&inner, &outer)) return PyErr_NoMemory();
+  return qvpy_stream_capsule(&outer);
+}
+
 /* The batch as a one-batch stream: Polars' and pyarrow's constructors take
  * any object with __arrow_c_stream__ and keep the exported buffers. */
 static PyObject *batch_stream(batch_obj *self, PyObject *args, PyObject *kwargs) {
   static char *kw[] = {"requested_schema", NULL};
   PyObject *requested = Py_None;
   if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|O:__arrow_c_stream__", kw, &requested)) return NULL;
-  qv_error err = {0};
-  qv_batch_reader *reader = NULL;
-  struct ArrowArrayStream inner = {0}, outer = {0};
-  qvpy_lock();
-  qv_status st = qv_batch_reader_from_batches(&self->b->schema, &self->b, 1, &reader, &err);
-  if (st == QV_OK) st = qv_export_stream_with(reader, self->export_flags, &inner, &err);
-  qvpy_unlock();
-  if (st != QV_OK) return qvpy_raise(&err);
-  if (!qvpy_locked_stream(&inner, &outer)) return PyErr_NoMemory();
-  return qvpy_stream_capsule(&outer);
+  return stream_of(&self->b, 1, self->export_flags);
+}
+
+/* batches_stream(batches, string_views=False): several batches of one
+ * schema as one stream capsule.  pl.DataFrame takes the stream in one call,
+ * each batch a chunk: about 30 us per batch less than a DataFrame per
+ * batch, which counts when a scan hands out hundreds of small pieces. */
+PyObject *qvpy_batches_stream(PyObject *self, PyObject *args, PyObject *kwargs) {
+  (void)self;
+  static char *kw[] = {"batches", "string_views", NULL};
+  PyObject *seq_in;
+  int views = 0;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|p:batches_stream", kw, &seq_in, &views)) return NULL;
+  PyObject *seq = PySequence_Fast(seq_in, "batches_stream: batches must be a sequence of Batch");
+  if (!seq) return NULL;
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+  if (n < 1 || n > INT32_MAX) {
+    Py_DECREF(seq);
+    return PyErr_Format(PyExc_ValueError, "batches_stream: %zd batches (1 or more)", n);
+  }
+  qv_batch **bs = PyMem_Malloc((size_t)n * sizeof *bs);
+  if (!bs) {
+    Py_DECREF(seq);
+    return PyErr_NoMemory();
+  }
+  PyObject *out = NULL;
+  for (Py_ssize_t i = 0; i < n; i++) {
+    PyObject *o = PySequence_Fast_GET_ITEM(seq, i);
+    if (!PyObject_TypeCheck(o, &qvpy_batch_type)) {
+      PyErr_Format(PyExc_TypeError, "batches_stream: item %zd is a %s, not a Batch", i, Py_TYPE(o)->tp_name);
+      goto done;
+    }
+    bs[i] = ((batch_obj *)o)->b;
+    if (i > 0 && !qv_schema_equal(&bs[i]->schema, &bs[0]->schema)) {
+      PyErr_Format(PyExc_ValueError, "batches_stream: batch %zd has another schema than batch 0", i);
+      goto done;
+    }
+  }
+  out = stream_of(bs, (int32_t)n, views ? QV_EXPORT_STRING_VIEW : 0);
+done:
+  PyMem_Free(bs);
+  Py_DECREF(seq);
+  return out;
 }
 
 static PyObject *batch_schema_capsule(batch_obj *self, PyObject *unused) {

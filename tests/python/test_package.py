@@ -465,6 +465,41 @@ def test_batches_cross_without_copying(dataset):
     assert_frame_equal(df, v2.filter(pl.col("id") >= 5000).select("id", "val").head(df.height))
 
 
+def test_batches_stream_one_frame_of_chunks(dataset):
+    """batches_stream: a scan's batches as one stream, which is how
+    quiver.scan hands Polars a frame: each batch a chunk, buffers shared,
+    strings as views when asked."""
+    from quiver._quiver import batches_stream
+
+    path, _, v2 = dataset
+    batches = list(quiver.Scanner(path, columns=["id", "text"], filter="id >= 100 AND id < 7100", batch_size=3000))
+    assert len(batches) >= 3
+
+    class Chunks:
+        def __init__(self, views):
+            self.views = views
+
+        def __arrow_c_stream__(self, requested_schema=None):
+            return batches_stream(batches, string_views=self.views)
+
+    for views in (False, True):
+        df = pl.DataFrame(Chunks(views))
+        assert df.n_chunks() == len(batches)
+        assert df.height == 7000
+        assert_frame_equal(df, v2.filter((pl.col("id") >= 100) & (pl.col("id") < 7100)).select("id", "text"))
+    # the first chunk's ids are the first batch's buffer, not a copy
+    df = pl.DataFrame(Chunks(True))
+    first = df["id"][: batches[0].num_rows].to_numpy(allow_copy=False)
+    assert first.ctypes.data == batches[0].values_address(0)
+    with pytest.raises(ValueError, match=r"0 batches \(1 or more\)"):
+        batches_stream([])
+    with pytest.raises(TypeError, match="item 1 is a int, not a Batch"):
+        batches_stream([batches[0], 5])
+    other = next(quiver.Scanner(path, columns=["id"]))
+    with pytest.raises(ValueError, match="batch 1 has another schema than batch 0"):
+        batches_stream([batches[0], other])
+
+
 def test_scanner_stream_capsule(dataset):
     path, _, v2 = dataset
     scanner = quiver.Scanner(path, columns=["id", "cat"], polars_json=(pl.col("id") < 30).meta.serialize(format="json"))
