@@ -3,6 +3,7 @@
 
 #include <pthread.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #define CLASS_STEP ((size_t)64 * 1024)
 
@@ -67,4 +68,19 @@ bool qv_block_cache_keep(void *p, size_t cls) {
   pthread_mutex_unlock(&cache.mu);
   return kept;
 #endif
+}
+
+size_t qv_block_cache_clear(void) {
+  size_t freed = 0;
+  pthread_mutex_lock(&cache.mu);
+  for (int i = 0; i < QV_BLOCK_CACHE_SLOTS; i++)
+    if (cache.cls[i]) {
+      free(cache.block[i]);
+      freed += cache.cls[i];
+      cache.block[i] = NULL;
+      cache.cls[i] = 0;
+    }
+  cache.bytes = 0;
+  pthread_mutex_unlock(&cache.mu);
+  return freed;
 }

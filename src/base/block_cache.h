@@ -42,5 +42,7 @@ void *qv_block_cache_take(size_t cls);
 /* Keeps p (a block of class cls from posix_memalign); false when it does
  * not fit (too small, or the cache is full): the caller frees it. */
 bool qv_block_cache_keep(void *p, size_t cls);
+/* Frees every kept block; returns their bytes (qv_memory_trim). */
+size_t qv_block_cache_clear(void);
 
 #endif

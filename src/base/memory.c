@@ -27,6 +27,8 @@ static void *default_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
   return p;
 }
 
+size_t qv_memory_trim(void) { return qv_block_cache_clear(); }
+
 static qv_alloc_fn g_alloc = default_alloc;
 static void *g_alloc_ud = NULL;
 

@@ -790,6 +790,10 @@ qv_status qv_ipc_read_path(const char *path, qv_batch_reader **out, qv_error *er
     if (fd >= 0) close(fd);
     return st;
   }
+  if (S_ISDIR(sb.st_mode)) {
+    close(fd);
+    return qv_error_set(err, QV_ERR_IO, "%s: is a directory, not an Arrow IPC file", path);
+  }
   qv_status st;
   if (S_ISREG(sb.st_mode)) {
     st = reader_open(NULL, NULL, NULL, 0, fd, (int64_t)sb.st_size, out, err);

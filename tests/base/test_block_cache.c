@@ -100,6 +100,13 @@ static void test_allocator_reuses(void **state) {
   for (size_t i = 0; i < 2 * MIB; i++)
     if (z[i]) fail_msg("calloc byte %zu is %u", i, z[i]);
   qv_free(z);
+  /* trimming gives back what is kept, and only that */
+  qv_memory_trim();
+  uint8_t *t = qv_malloc(700 * KIB);
+  qv_free(t);
+  assert_int_equal(qv_memory_trim(), QV_BLOCK_CACHE_ON ? qv_block_class(700 * KIB + 64) : 0);
+  assert_int_equal(qv_memory_trim(), 0);
+  assert_null(qv_block_cache_take(qv_block_class(700 * KIB + 64)));
 }
 
 /* Threads allocate, fill, check and free blocks of a few classes: a block

@@ -260,6 +260,8 @@ static void test_read_file_and_path(void **state) {
   qv_batch_reader *r = NULL;
   assert_int_equal(qv_ipc_read_path("/nonexistent/x.arrow", &r, &e), QV_ERR_IO);
   assert_string_equal(e.message, "/nonexistent/x.arrow: cannot open: No such file or directory");
+  assert_int_equal(qv_ipc_read_path("/tmp", &r, &e), QV_ERR_IO);
+  assert_string_equal(e.message, "/tmp: is a directory, not an Arrow IPC file");
   release_all(in, 2);
   qv_schema_reset(&s);
 }
