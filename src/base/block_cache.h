@@ -35,7 +35,8 @@
 #define QV_BLOCK_CACHE_SLOTS 16
 #define QV_BLOCK_CACHE_BYTES (16 * 1024 * 1024)
 
-/* The size class of an n-byte request: n itself below QV_BLOCK_CACHE_MIN. */
+/* The size class of an n-byte request: n itself below QV_BLOCK_CACHE_MIN
+ * (and always, in AddressSanitizer builds). */
 size_t qv_block_class(size_t n);
 /* A kept block of exactly that class (64-byte aligned), or NULL. */
 void *qv_block_cache_take(size_t cls);
