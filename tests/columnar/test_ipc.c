@@ -266,22 +266,25 @@ static void test_read_file_and_path(void **state) {
   qv_schema_reset(&s);
 }
 
-/* Reads path to the end: the batches' rows, and the status it stopped on
- * (its message in msg). */
-static qv_status read_path_rows(const char *path, int64_t *rows, char *msg, size_t cap) {
-  qv_error e;
-  qv_batch_reader *r = NULL;
+/* Reads r (opened with status `opened`) to the end: the batches' rows, and
+ * the status it stopped on (its message in *e); destroys r. */
+static qv_status drain_rows(qv_status opened, qv_batch_reader *r, qv_error *e, int64_t *rows) {
+  qv_status st = opened;
   *rows = 0;
-  qv_status st = qv_ipc_read_path(path, &r, &e);
   while (st == QV_OK) {
     qv_batch *b = NULL;
-    if ((st = r->next(r, &b, &e)) != QV_OK || !b) break;
+    if ((st = r->next(r, &b, e)) != QV_OK || !b) break;
     *rows += b->num_rows;
     qv_batch_release(b);
   }
   qv_batch_reader_destroy(r);
-  snprintf(msg, cap, "%s", st == QV_OK ? "" : e.message);
   return st;
+}
+
+static qv_status read_path_rows(const char *path, int64_t *rows, qv_error *e) {
+  qv_batch_reader *r = NULL;
+  qv_status st = qv_ipc_read_path(path, &r, e);
+  return drain_rows(st, r, e, rows);
 }
 
 /* A path is read by positioned reads (a file's footer, then its blocks)
@@ -304,25 +307,17 @@ static void test_read_path_truncated_like_memory(void **state) {
       FILE *f = fopen(path, "wb");
       assert_int_equal(fwrite(buf, 1, cut, f), cut);
       fclose(f);
-      int64_t rows;
-      char msg[1024];
-      qv_status st = read_path_rows(path, &rows, msg, sizeof msg);
-      /* the same bytes from memory */
-      qv_error e;
-      qv_batch_reader *r = NULL;
-      int64_t mem_rows = 0;
-      qv_status mst = qv_ipc_read_buffer(buf, (int64_t)cut, &r, &e);
-      while (mst == QV_OK) {
-        qv_batch *b = NULL;
-        if ((mst = r->next(r, &b, &e)) != QV_OK || !b) break;
-        mem_rows += b->num_rows;
-        qv_batch_release(b);
-      }
-      qv_batch_reader_destroy(r);
+      int64_t rows, mem_rows;
+      qv_error e, me;
+      qv_status st = read_path_rows(path, &rows, &e);
+      qv_batch_reader *r = NULL; /* the same bytes from memory */
+      qv_status mst = qv_ipc_read_buffer(buf, (int64_t)cut, &r, &me);
+      mst = drain_rows(mst, r, &me, &mem_rows);
       if (st != mst || rows != mem_rows)
         fail_msg("format %d cut at %zu: path %d (%lld rows) but memory %d (%lld rows)", fmt, cut, st, (long long)rows,
                  mst, (long long)mem_rows);
-      if (st != QV_OK && !strstr(msg, e.message)) fail_msg("cut at %zu: path says '%s', memory '%s'", cut, msg, e.message);
+      if (st != QV_OK && !strstr(e.message, me.message))
+        fail_msg("cut at %zu: path says '%s', memory '%s'", cut, e.message, me.message);
       if (cut == size) {
         assert_int_equal(st, QV_OK);
         assert_int_equal(rows, 27);
@@ -358,11 +353,11 @@ static void test_read_path_fifo(void **state) {
     _exit(put == size ? 0 : 1);
   }
   int64_t rows;
-  char msg[1024];
-  qv_status st = read_path_rows(path, &rows, msg, sizeof msg);
+  qv_error e;
+  qv_status st = read_path_rows(path, &rows, &e);
   int status = 0;
   waitpid(child, &status, 0);
-  if (st != QV_OK) fail_msg("fifo: %s", msg);
+  if (st != QV_OK) fail_msg("fifo: %s", e.message);
   assert_int_equal(rows, 40);
   assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
   unlink(path);
