@@ -282,7 +282,8 @@ static int64_t page_rows(qv_fragment_reader *r, const qvs_column *c, const take_
     return cnt;
   }
   int64_t cnt = 0;
-  for (; k + cnt < t->n && row_at(t, k + cnt) < end; cnt++) r->rel[cnt] = (uint32_t)(row_at(t, k + cnt) - pg->row_start);
+  for (; k + cnt < t->n && row_at(t, k + cnt) < end; cnt++)
+    r->rel[cnt] = (uint32_t)(row_at(t, k + cnt) - pg->row_start);
   *rel = r->rel;
   return cnt;
 }
