@@ -43,6 +43,10 @@ typedef struct lane {
 #define QV_SCAN_MAX_LANES 8
 #define QV_SCAN_WINDOW 64
 #define QV_SCAN_ROUND_ROWS 1024
+/* ... and the rows its page ranges may hold at most, so that a round that
+ * grew on a selective stretch and then meets pages whose rows all pass
+ * holds 16 pages of output (of 8,192 rows), not 64 */
+#define QV_SCAN_ROUND_MAX_ROWS 131072
 
 struct qv_scanner {
   qv_dataset *owned_ds;
@@ -566,7 +570,8 @@ static qv_status scan_page(qv_scanner *s, lane *L, int32_t page, qv_batch **out,
   int64_t drop = s->offset - s->skipped, before = cut->count;
   if (drop > 0) {
     if (drop > cut->count) drop = cut->count;
-    memmove(cut->rows, cut->rows + drop, (size_t)(cut->count - drop) * sizeof *cut->rows);
+    if (drop > 0) /* an empty selection may have no rows buffer at all */
+      memmove(cut->rows, cut->rows + drop, (size_t)(cut->count - drop) * sizeof *cut->rows);
     cut->count -= drop;
     s->skipped += drop;
     whole = false;
@@ -775,6 +780,23 @@ static void next_window(qv_scanner *s, int32_t n, int64_t rows_out) {
   s->window = (int32_t)w;
 }
 
+/* Page ranges in the next round, from s->page on: the window, within
+ * the fragment, within QV_SCAN_ROUND_MAX_ROWS rows (but at least two per
+ * lane).  Rounds of at most 16 pages of 8,192 rows measured as fast as
+ * rounds of 64 on `val > 0.999`; of 4, 7% slower. */
+static int32_t round_pages(const qv_scanner *s) {
+  int32_t left = qv_fragment_num_pages(s->lanes[0].reader, 0) - s->page;
+  int32_t n = left < s->window ? left : s->window;
+  int64_t rows = 0;
+  for (int32_t k = 0; k < n; k++) {
+    qv_page_info info;
+    qv_fragment_page(s->lanes[0].reader, 0, s->page + k, &info);
+    rows += info.row_count;
+    if (rows > QV_SCAN_ROUND_MAX_ROWS && k >= 2 * s->n_lanes) return k;
+  }
+  return n;
+}
+
 /* Scans pages [first, first + n) of the current fragment on the lanes'
  * threads and queues their pieces in page order.  The error reported is
  * the first page's that failed, as a serial scan would report it. */
@@ -825,8 +847,7 @@ qv_status qv_scanner_next(qv_scanner *s, qv_batch **out, qv_error *err) {
      * (next_window). */
     int32_t n = 1;
     if (s->n_lanes > 1) {
-      int32_t left = qv_fragment_num_pages(s->lanes[0].reader, 0) - s->page;
-      n = left < s->window ? left : s->window;
+      n = round_pages(s);
     }
     qv_status st;
     if (n > 1) {
