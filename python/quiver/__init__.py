@@ -50,6 +50,7 @@ from polars.io.plugins import register_io_source
 
 from quiver._quiver import LIBQUIVER_VERSION, Batch, BigQueryFilter, Dataset, LanceFilter, QuiverError, Scanner
 from quiver._quiver import batches_stream as _batches_stream
+from quiver._quiver import memory_trim
 from quiver._quiver import explain_bigquery_filter as _explain_bigquery_filter
 from quiver._quiver import explain_lance_filter as _explain_lance_filter
 from quiver._quiver import to_bigquery_filter as _to_bigquery_filter
@@ -67,6 +68,7 @@ __all__ = [
     "explain_bigquery_filter",
     "explain_lance_filter",
     "last_scan",
+    "memory_trim",
     "scan",
     "to_bigquery_filter",
     "to_lance_filter",

@@ -192,7 +192,19 @@ int qvpy_schema_from_stream_object(PyObject *obj, qv_schema *out) {
 
 /* ---- the module ---------------------------------------------------------- */
 
+/* memory_trim() -> int: qv_memory_trim (the allocator's cache is
+ * thread-safe on its own). */
+static PyObject *module_memory_trim(PyObject *self, PyObject *unused) {
+  (void)self;
+  (void)unused;
+  return PyLong_FromSize_t(qv_memory_trim());
+}
+
 static PyMethodDef module_methods[] = {
+    {"memory_trim", module_memory_trim, METH_NOARGS,
+     "memory_trim() -> int\n\n"
+     "Gives back to the system the freed large blocks libquiver keeps for reuse (at most 16 MiB);\n"
+     "returns their bytes.  For long-running processes after a large scan."},
     {"batches_stream", (PyCFunction)(void (*)(void))qvpy_batches_stream, METH_VARARGS | METH_KEYWORDS,
      "batches_stream(batches, string_views=False) -> PyCapsule\n\n"
      "Batches of one schema as one 'arrow_array_stream' capsule, each batch a chunk (buffers shared).\n"

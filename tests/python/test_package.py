@@ -465,6 +465,22 @@ def test_batches_cross_without_copying(dataset):
     assert_frame_equal(df, v2.filter(pl.col("id") >= 5000).select("id", "val").head(df.height))
 
 
+def test_memory_trim(tmp_path):
+    """memory_trim gives back the large blocks a scan freed, and only once."""
+    csv = tmp_path / "n.csv"
+    csv.write_text("n\n" + "".join("%d\n" % i for i in range(40000)))
+    path = tmp_path / "ds"
+    cli("import", csv, path, "-q")
+    quiver.memory_trim()
+    assert quiver.memory_trim() == 0
+    # one batch of 40,000 int64: a 320,000-byte buffer, kept when freed
+    batch = next(quiver.Scanner(str(path), batch_size=40000))
+    assert batch.num_rows == 40000
+    del batch
+    assert quiver.memory_trim() >= 320000
+    assert quiver.memory_trim() == 0
+
+
 def test_batches_stream_one_frame_of_chunks(dataset):
     """batches_stream: a scan's batches as one stream, which is how
     quiver.scan hands Polars a frame: each batch a chunk, buffers shared,
