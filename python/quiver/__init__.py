@@ -34,6 +34,9 @@ with ``quiver index optimize DATASET NAME --rebuild``.
 Errors reported by libquiver raise ``quiver.QuiverError`` (a ValueError)
 with the C message; ``e.status`` names the status ("not found", "parse
 error", ...).
+
+Memory: libquiver keeps some freed blocks of 256 KiB and more (at most 16
+MiB) for its next scans; ``quiver.memory_trim()`` gives them back.
 """
 
 from __future__ import annotations
