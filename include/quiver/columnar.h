@@ -401,8 +401,10 @@ qv_status qv_ipc_read_buffer(const uint8_t *data, int64_t size, qv_batch_reader 
  * block where it lies), so memory does not grow with the file; a pipe's
  * stream is read in order (a file format through a pipe, whole). */
 qv_status qv_ipc_read_path(const char *path, qv_batch_reader **out, qv_error *err);
-/* Reads a stream from f (e.g. stdin) a message at a time; the file
- * format, which needs its footer, is read whole. */
+/* Reads a stream from f (e.g. stdin) a message at a time.  The file
+ * format, which needs its footer, is read by positioned reads when f is a
+ * regular file read from its start (stdin redirected from a file), and
+ * whole otherwise (a pipe). */
 qv_status qv_ipc_read_file(FILE *f, qv_batch_reader **out, qv_error *err);
 
 /* ---- CSV import ------------------------------------------------------ */

@@ -815,7 +815,14 @@ qv_status qv_ipc_read_file(FILE *f, qv_batch_reader **out, qv_error *err) {
   if (!f || !out) return qv_error_set(err, QV_ERR_INVALID, "ipc: no file");
   uint8_t head[8];
   int n = (int)fread(head, 1, sizeof head, f);
-  if (n >= 6 && memcmp(head, MAGIC, 6) == 0) { /* the file format needs its footer: read it all */
+  if (n >= 6 && memcmp(head, MAGIC, 6) == 0) {
+    /* The file format needs its footer.  A regular file that starts where
+     * f started (stdin redirected from a file) is read by positioned reads
+     * on a copy of its descriptor; anything else is read whole. */
+    struct stat sb;
+    int fd = fileno(f);
+    if (fd >= 0 && fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && ftello(f) == n && (fd = dup(fd)) >= 0)
+      return reader_open(NULL, NULL, NULL, 0, fd, (int64_t)sb.st_size, out, err);
     qv_bytes *mem = NULL;
     QV_RETURN_NOT_OK(slurp(f, head, n, &mem, err));
     return reader_open(mem, NULL, NULL, 0, -1, 0, out, err);

@@ -72,6 +72,7 @@ run old-version q scan ds --version 1 --select id --filter "id < 3"
 run delete-needs-filter q delete ds
 # Arrow output is an IPC stream: it starts with the continuation marker.
 run arrow-magic bash -c "'$quiver' scan ds --format arrow | head -c 4 | od -An -tx1"
+run import-arrow-stdin bash -c "'$quiver' scan ds --format arrow > rows.arrows && '$quiver' import - ds-arrow -q < rows.arrows && '$quiver' scan ds-arrow --select id,name --limit 3"
 printf 'a,b\n1,2\n3\n' > ragged.csv
 run csv-ragged q import ragged.csv bad --quiet
 printf 'a\n\xff\n' > badutf8.csv

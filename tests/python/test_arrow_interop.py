@@ -202,13 +202,22 @@ def test_sliced_batches_written(tmp_path, offset, length):
     assert_tables_equal(decoded(table).slice(offset, length), got)
 
 
-def test_stdin_stream(tmp_path):
+@pytest.mark.parametrize("fmt_in", ["stream", "file"])
+@pytest.mark.parametrize("via", ["redirect", "pipe"])
+def test_stdin(tmp_path, fmt_in, via):
+    """Standard input: a stream is read a message at a time; the file
+    format by positioned reads when stdin is the file itself, whole from a
+    pipe.  The same rows either way."""
     table = every_type_table()
     src, dst = tmp_path / "in", tmp_path / "out"
-    write_ipc(src, table, "stream")
+    write_ipc(src, table, fmt_in)
     tool = _need(IPC_TOOL, "ipc_tool")
-    with open(src, "rb") as f:
-        proc = subprocess.run([tool, "roundtrip", "-", str(dst), "file"], stdin=f, capture_output=True, text=True)
+    args = [tool, "roundtrip", "-", str(dst), "file"]
+    if via == "redirect":
+        with open(src, "rb") as f:
+            proc = subprocess.run(args, stdin=f, capture_output=True, text=True)
+    else:
+        proc = subprocess.run(args, input=src.read_bytes(), capture_output=True)
     assert proc.returncode == 0, proc.stderr
     assert_tables_equal(decoded(table), read_ipc(dst))
 

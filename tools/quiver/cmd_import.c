@@ -12,7 +12,9 @@ static const char help[] =
     "\n"
     "Writes the rows of SOURCE as a new version of DATASET (a directory).  SOURCE is\n"
     "a CSV file or an Arrow IPC file or stream (recognised by its magic bytes);\n"
-    "'-' reads standard input.  The import is all or nothing: on any error no\n"
+    "'-' reads standard input (CSV, an Arrow stream, or an Arrow file redirected\n"
+    "with '<'; from a pipe the Arrow file format is not recognised).  Arrow input\n"
+    "is read a message at a time.  The import is all or nothing: on any error no\n"
     "version is published.\n"
     "\n"
     "options:\n"
@@ -67,7 +69,15 @@ static bool is_arrow(const char *path) {
     int c = getc(stdin);
     if (c == EOF) return false;
     ungetc(c, stdin);
-    return c == 0xFF;
+    if (c == 0xFF) return true;
+    /* the file format starts "ARROW1", which a CSV header could too: look
+     * only where stdin can be read again from here (a redirected file) */
+    off_t at = ftello(stdin);
+    if (c != 'A' || at < 0) return false;
+    unsigned char head[6] = {0};
+    size_t n = fread(head, 1, sizeof head, stdin);
+    bool file = n == sizeof head && !memcmp(head, "ARROW1", 6);
+    return fseeko(stdin, at, SEEK_SET) == 0 && file;
   }
   FILE *f = fopen(path, "rb");
   if (!f) return false;
