@@ -294,6 +294,44 @@ def plot(results: list[dict], out: Path) -> list[Path]:
     return written
 
 
+def summarize_targets(results: list[dict]) -> dict:
+    """Prints, and returns, the issue's targets as this run measured them:
+    quiver's worst time and peak RSS against the reference's per system,
+    pushdown on vs off on `selective`, NGRAM (substring, indices on) vs the
+    unindexed scan, and whether any query got slower with indices."""
+    def get(system, query, pushdown, index):
+        hit = [r for r in results if (r["system"], r["query"], r["pushdown"], r["index"]) == (system, query, pushdown, index)]
+        return hit[0] if hit else None
+
+    out: dict = {}
+    print("\ntargets, as this run measured them:")
+    for system in sorted({r["system"] for r in results}):
+        on = [r for r in results if r["system"] == system and r["pushdown"] == "on"]
+        if system != "reference" and on:
+            worst = max(on, key=lambda r: r.get("ratio_to_reference", 0.0))
+            rss = max(r.get("rss_ratio_to_reference", 0.0) for r in on)
+            out[f"{system}: worst time / reference, pushdown on"] = round(worst.get("ratio_to_reference", 0.0), 3)
+            print(f"  {system:11s} worst time / reference (pushdown on): x{worst.get('ratio_to_reference', 0.0):.2f} "
+                  f"({worst['query']}, indices {worst['index']}; target <= 0.5); worst peak RSS x{rss:.2f} (target < 1)")
+        for index in ("off", "on"):
+            a, b = get(system, "selective", "on", index), get(system, "selective", "off", index)
+            if a and b:
+                out[f"{system}: pushdown on vs off, selective, indices {index}"] = round(b["seconds"] / a["seconds"], 2)
+                print(f"  {system:11s} pushdown on vs off (selective, indices {index}): "
+                      f"{b['seconds'] / a['seconds']:.1f}x (target >= 10x)")
+        a, b = get(system, "substring", "on", "on"), get(system, "substring", "on", "off")
+        if a and b:
+            out[f"{system}: NGRAM vs unindexed, substring"] = round(b["seconds"] / a["seconds"], 2)
+            print(f"  {system:11s} NGRAM vs the unindexed scan (substring): {b['seconds'] / a['seconds']:.1f}x (target >= 10x)")
+        if system != "reference":
+            slower = [q for q in sorted({r["query"] for r in results})
+                      if get(system, q, "on", "on") and get(system, q, "on", "off")
+                      and get(system, q, "on", "on")["seconds"] > 1.1 * get(system, q, "on", "off")["seconds"]]
+            out[f"{system}: queries over 10% slower with indices"] = slower
+            print(f"  {system:11s} queries over 10% slower with indices: {', '.join(slower) or 'none'}")
+    return out
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", type=Path, help="folder for results.json and the PNG charts (required)")
@@ -349,6 +387,7 @@ def main() -> int:
             r["rss_ratio_to_reference"] = r["peak_mib"] / ref[0]["peak_mib"]
             print(f"  {r['query']:11s} {r['system']:11s} pushdown {r['pushdown']:3s} index {r['index']:3s} "
                   f"time x{r['ratio_to_reference']:.2f}  peak RSS x{r['rss_ratio_to_reference']:.2f}")
+    targets = summarize_targets(results)
     opts.out.mkdir(parents=True, exist_ok=True)
     meta = {
         "rows": opts.rows, "repeat": opts.repeat, "machine": platform.node(), "cpus": os.cpu_count(),
@@ -356,7 +395,8 @@ def main() -> int:
         "quiver_indices": quiver_indexed, "problems": problems,
         "quiver_threads": os.environ.get("QUIVER_THREADS") or f"default ({os.cpu_count()} CPUs)",
     }
-    (opts.out / "results.json").write_text(json.dumps({"meta": meta, "results": results}, indent=1) + "\n")
+    (opts.out / "results.json").write_text(
+        json.dumps({"meta": meta, "targets": targets, "results": results}, indent=1) + "\n")
     for p in plot(results, opts.out):
         print("wrote", p)
     print("wrote", opts.out / "results.json")
