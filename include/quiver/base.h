@@ -89,8 +89,9 @@ void qv_set_allocator(qv_alloc_fn fn, void *ud);
 /* The default allocator keeps some freed blocks of 256 KiB and more (at
  * most 16, and 16 MiB in all) for the next request of their size, so that
  * a scan does not fault in fresh memory for every batch and wide page.
- * qv_memory_trim gives them back to the system and returns the bytes it
- * freed (e.g. after a large scan, in a long-running process). */
+ * qv_memory_trim frees them (to the C library, which returns large
+ * blocks to the system) and returns their bytes: e.g. after a large scan,
+ * in a long-running process. */
 size_t qv_memory_trim(void);
 
 /* All of these return 64-byte aligned memory (the size is kept in a header
