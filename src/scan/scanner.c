@@ -43,10 +43,12 @@ typedef struct lane {
 #define QV_SCAN_MAX_LANES 8
 #define QV_SCAN_WINDOW 64
 #define QV_SCAN_ROUND_ROWS 1024
-/* ... and the rows its page ranges may hold at most, so that a round that
- * grew on a selective stretch and then meets pages whose rows all pass
- * holds 16 pages of output (of 8,192 rows), not 64 */
+/* ... and the rows and stored bytes (of the projected columns) its page
+ * ranges may hold at most, so that a round that grew on a selective stretch
+ * and then meets pages whose rows all pass holds 16 pages of output (of
+ * 8,192 rows) or 32 MiB of stored pages, not 64 pages */
 #define QV_SCAN_ROUND_MAX_ROWS 131072
+#define QV_SCAN_ROUND_MAX_BYTES (INT64_C(32) << 20)
 
 struct qv_scanner {
   qv_dataset *owned_ds;
@@ -781,18 +783,25 @@ static void next_window(qv_scanner *s, int32_t n, int64_t rows_out) {
 }
 
 /* Page ranges in the next round, from s->page on: the window, within
- * the fragment, within QV_SCAN_ROUND_MAX_ROWS rows (but at least two per
- * lane).  Rounds of at most 16 pages of 8,192 rows measured as fast as
- * rounds of 64 on `val > 0.999`; of 4, 7% slower. */
+ * the fragment, within QV_SCAN_ROUND_MAX_ROWS rows and the projected
+ * columns' QV_SCAN_ROUND_MAX_BYTES stored bytes (but at least two per
+ * lane; stored bytes stand in for the output's, which a page's footer
+ * entry does not give).  Rounds of at most 16 pages of 8,192 rows
+ * measured as fast as rounds of 64 on `val > 0.999`; of 4, 7% slower. */
 static int32_t round_pages(const qv_scanner *s) {
-  int32_t left = qv_fragment_num_pages(s->lanes[0].reader, 0) - s->page;
+  const qv_fragment_reader *r = s->lanes[0].reader;
+  int32_t left = qv_fragment_num_pages(r, 0) - s->page;
   int32_t n = left < s->window ? left : s->window;
-  int64_t rows = 0;
+  int64_t rows = 0, bytes = 0;
   for (int32_t k = 0; k < n; k++) {
     qv_page_info info;
-    qv_fragment_page(s->lanes[0].reader, 0, s->page + k, &info);
+    qv_fragment_page(r, 0, s->page + k, &info);
     rows += info.row_count;
-    if (rows > QV_SCAN_ROUND_MAX_ROWS && k >= 2 * s->n_lanes) return k;
+    for (int32_t i = 0; i < s->n_proj; i++) {
+      qv_fragment_page(r, s->proj[i], s->page + k, &info);
+      bytes += info.byte_size;
+    }
+    if ((rows > QV_SCAN_ROUND_MAX_ROWS || bytes > QV_SCAN_ROUND_MAX_BYTES) && k >= 2 * s->n_lanes) return k;
   }
   return n;
 }
