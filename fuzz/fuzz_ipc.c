@@ -1,7 +1,8 @@
 /* Fuzz target: arbitrary bytes as an Arrow IPC stream or file, read from
  * memory (qv_ipc_read_buffer), for the message-at-a-time path from a FILE
  * (qv_ipc_read_file), and by positioned reads from a path
- * (qv_ipc_read_path, over a memfd).  Every batch is drained and touched
+ * (qv_ipc_read_path, over a memfd, and qv_ipc_read_file over the same
+ * file).  Every batch is drained and touched
  * (validated, values formatted) so that a reader handing out inconsistent
  * arrays is caught here, not later in a kernel; and the path must read
  * exactly what memory reads: the same rows, or an error at the same batch
@@ -12,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -60,6 +62,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     outcome disk = {0, opened};
     if (opened == QV_OK) disk = drain(r);
     if (disk.rows != mem.rows || disk.end != mem.end) __builtin_trap();
+    /* the same file as a FILE read from its start (stdin redirected from
+     * it): the file format goes by positioned reads there too */
+    FILE *f = fdopen(dup(fd), "rb");
+    if (f && fseek(f, 0, SEEK_SET) == 0) {
+      r = NULL;
+      opened = qv_ipc_read_file(f, &r, &err);
+      outcome redirected = {0, opened};
+      if (opened == QV_OK) redirected = drain(r);
+      if (size >= 6 && memcmp(data, "ARROW1", 6) == 0 && (redirected.rows != mem.rows || redirected.end != mem.end))
+        __builtin_trap();
+    }
+    if (f) fclose(f);
   }
   if (fd >= 0) close(fd);
   if (size == 0) return 0;
