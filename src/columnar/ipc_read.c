@@ -804,8 +804,9 @@ qv_status qv_ipc_read_path(const char *path, qv_batch_reader **out, qv_error *er
       return qv_error_set(err, QV_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
     }
     st = qv_ipc_read_file(f, out, err);
-    if (st == QV_OK) ((ipc_reader *)(*out)->private_data)->s.own_f = true;
-    else fclose(f);
+    src *in = st == QV_OK ? &((ipc_reader *)(*out)->private_data)->s : NULL;
+    if (in && in->f == f) in->own_f = true; /* a stream, read from f as it goes */
+    else fclose(f);                          /* failed, or a file format, read whole */
   }
   if (st != QV_OK) return qv_error_prefix(err, st, "%s", path);
   return QV_OK;

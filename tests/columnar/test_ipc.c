@@ -330,39 +330,42 @@ static void test_read_path_truncated_like_memory(void **state) {
   qv_schema_reset(&s);
 }
 
-/* A named pipe is not a regular file: its stream is read in order. */
+/* A named pipe is not a regular file: a stream is read in order, the file
+ * format whole (its footer is at the end). */
 static void test_read_path_fifo(void **state) {
   (void)state;
   qv_schema s;
   all_types_schema(&s);
   qv_batch *in[1] = {make_batch(&s, 40, 23)};
-  uint8_t *buf;
-  size_t size;
-  write_mem(QV_IPC_STREAM, &s, in, 1, &buf, &size);
-  char dir[] = "/tmp/qv_test_fifo_XXXXXX";
-  assert_non_null(mkdtemp(dir));
-  char path[64];
-  snprintf(path, sizeof path, "%s/pipe", dir);
-  assert_int_equal(mkfifo(path, 0600), 0);
-  pid_t child = fork();
-  assert_true(child >= 0);
-  if (child == 0) {
-    FILE *f = fopen(path, "wb");
-    size_t put = f ? fwrite(buf, 1, size, f) : 0;
-    if (f) fclose(f);
-    _exit(put == size ? 0 : 1);
+  for (int fmt = 0; fmt < 2; fmt++) {
+    uint8_t *buf;
+    size_t size;
+    write_mem((qv_ipc_format)fmt, &s, in, 1, &buf, &size);
+    char dir[] = "/tmp/qv_test_fifo_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[64];
+    snprintf(path, sizeof path, "%s/pipe", dir);
+    assert_int_equal(mkfifo(path, 0600), 0);
+    pid_t child = fork();
+    assert_true(child >= 0);
+    if (child == 0) {
+      FILE *f = fopen(path, "wb");
+      size_t put = f ? fwrite(buf, 1, size, f) : 0;
+      if (f) fclose(f);
+      _exit(put == size ? 0 : 1);
+    }
+    int64_t rows;
+    qv_error e;
+    qv_status st = read_path_rows(path, &rows, &e);
+    int status = 0;
+    waitpid(child, &status, 0);
+    if (st != QV_OK) fail_msg("fifo, format %d: %s", fmt, e.message);
+    assert_int_equal(rows, 40);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    unlink(path);
+    rmdir(dir);
+    free(buf);
   }
-  int64_t rows;
-  qv_error e;
-  qv_status st = read_path_rows(path, &rows, &e);
-  int status = 0;
-  waitpid(child, &status, 0);
-  if (st != QV_OK) fail_msg("fifo: %s", e.message);
-  assert_int_equal(rows, 40);
-  assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-  unlink(path);
-  rmdir(dir);
-  free(buf);
   release_all(in, 1);
   qv_schema_reset(&s);
 }
