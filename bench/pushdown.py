@@ -298,7 +298,7 @@ def summarize_targets(results: list[dict]) -> dict:
     """Prints, and returns, the issue's targets as this run measured them:
     quiver's worst time and peak RSS against the reference's per system,
     pushdown on vs off on `selective`, NGRAM (substring, indices on) vs the
-    unindexed scan, and whether any query got slower with indices."""
+    unindexed scan, and the query that lost most with indices."""
     def get(system, query, pushdown, index):
         hit = [r for r in results if (r["system"], r["query"], r["pushdown"], r["index"]) == (system, query, pushdown, index)]
         return hit[0] if hit else None
@@ -324,11 +324,16 @@ def summarize_targets(results: list[dict]) -> dict:
             out[f"{system}: NGRAM vs unindexed, substring"] = round(b["seconds"] / a["seconds"], 2)
             print(f"  {system:11s} NGRAM vs the unindexed scan (substring): {b['seconds'] / a['seconds']:.1f}x (target >= 10x)")
         if system != "reference":
-            slower = [q for q in sorted({r["query"] for r in results})
-                      if get(system, q, "on", "on") and get(system, q, "on", "off")
-                      and get(system, q, "on", "on")["seconds"] > 1.1 * get(system, q, "on", "off")["seconds"]]
-            out[f"{system}: queries over 10% slower with indices"] = slower
-            print(f"  {system:11s} queries over 10% slower with indices: {', '.join(slower) or 'none'}")
+            # medians of --repeat runs: at a few ms, 10-20% apart is within
+            # this machine's noise; rerun a query that stands out
+            pairs = [(get(system, q, "on", "on")["seconds"] / get(system, q, "on", "off")["seconds"], q)
+                     for q in sorted({r["query"] for r in results})
+                     if get(system, q, "on", "on") and get(system, q, "on", "off")]
+            if pairs:
+                worst, q = max(pairs)
+                out[f"{system}: worst time with indices / without"] = [round(worst, 2), q]
+                print(f"  {system:11s} worst time with indices / without: x{worst:.2f} ({q}; target <= 1, "
+                      f"beyond noise)")
     return out
 
 
