@@ -203,8 +203,8 @@ static PyObject *module_memory_trim(PyObject *self, PyObject *unused) {
 static PyMethodDef module_methods[] = {
     {"memory_trim", module_memory_trim, METH_NOARGS,
      "memory_trim() -> int\n\n"
-     "Gives back to the system the freed large blocks libquiver keeps for reuse (at most 16 MiB);\n"
-     "returns their bytes.  For long-running processes after a large scan."},
+     "Frees the large blocks libquiver keeps for reuse (at most 16 MiB) and returns their bytes;\n"
+     "for long-running processes after a large scan."},
     {"batches_stream", (PyCFunction)(void (*)(void))qvpy_batches_stream, METH_VARARGS | METH_KEYWORDS,
      "batches_stream(batches, string_views=False) -> PyCapsule\n\n"
      "Batches of one schema as one 'arrow_array_stream' capsule, each batch a chunk (buffers shared).\n"

@@ -781,6 +781,34 @@ static qv_status slurp(FILE *f, const uint8_t *head, int nhead, qv_bytes **out, 
   return st == QV_OK ? QV_OK : qv_error_set(err, st, "out of memory");
 }
 
+/* qv_ipc_read_file; with own_f, f is closed with the reader (or here, once
+ * read whole or on failure). */
+static qv_status read_from(FILE *f, bool own_f, qv_batch_reader **out, qv_error *err) {
+  uint8_t head[8];
+  int n = (int)fread(head, 1, sizeof head, f);
+  qv_status st;
+  if (n >= 6 && memcmp(head, MAGIC, 6) == 0) {
+    /* The file format needs its footer.  A regular file that starts where
+     * f started (stdin redirected from a file) is read by positioned reads
+     * on a copy of its descriptor; anything else is read whole. */
+    struct stat sb;
+    int fd = fileno(f);
+    qv_bytes *mem = NULL;
+    if (fd >= 0 && fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && ftello(f) == n && (fd = dup(fd)) >= 0)
+      st = reader_open(NULL, NULL, NULL, 0, fd, (int64_t)sb.st_size, out, err);
+    else if ((st = slurp(f, head, n, &mem, err)) == QV_OK)
+      st = reader_open(mem, NULL, NULL, 0, -1, 0, out, err);
+  } else {
+    st = reader_open(NULL, f, head, n, -1, 0, out, err);
+    if (st == QV_OK) { /* f stays in use, as the reader's */
+      ((ipc_reader *)(*out)->private_data)->s.own_f = own_f;
+      return QV_OK;
+    }
+  }
+  if (own_f) fclose(f);
+  return st;
+}
+
 qv_status qv_ipc_read_path(const char *path, qv_batch_reader **out, qv_error *err) {
   if (!path || !out) return qv_error_set(err, QV_ERR_INVALID, "ipc: no path");
   int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -803,10 +831,7 @@ qv_status qv_ipc_read_path(const char *path, qv_batch_reader **out, qv_error *er
       close(fd);
       return qv_error_set(err, QV_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
     }
-    st = qv_ipc_read_file(f, out, err);
-    src *in = st == QV_OK ? &((ipc_reader *)(*out)->private_data)->s : NULL;
-    if (in && in->f == f) in->own_f = true; /* a stream, read from f as it goes */
-    else fclose(f);                          /* failed, or a file format, read whole */
+    st = read_from(f, true, out, err);
   }
   if (st != QV_OK) return qv_error_prefix(err, st, "%s", path);
   return QV_OK;
@@ -814,19 +839,5 @@ qv_status qv_ipc_read_path(const char *path, qv_batch_reader **out, qv_error *er
 
 qv_status qv_ipc_read_file(FILE *f, qv_batch_reader **out, qv_error *err) {
   if (!f || !out) return qv_error_set(err, QV_ERR_INVALID, "ipc: no file");
-  uint8_t head[8];
-  int n = (int)fread(head, 1, sizeof head, f);
-  if (n >= 6 && memcmp(head, MAGIC, 6) == 0) {
-    /* The file format needs its footer.  A regular file that starts where
-     * f started (stdin redirected from a file) is read by positioned reads
-     * on a copy of its descriptor; anything else is read whole. */
-    struct stat sb;
-    int fd = fileno(f);
-    if (fd >= 0 && fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && ftello(f) == n && (fd = dup(fd)) >= 0)
-      return reader_open(NULL, NULL, NULL, 0, fd, (int64_t)sb.st_size, out, err);
-    qv_bytes *mem = NULL;
-    QV_RETURN_NOT_OK(slurp(f, head, n, &mem, err));
-    return reader_open(mem, NULL, NULL, 0, -1, 0, out, err);
-  }
-  return reader_open(NULL, f, head, n, -1, 0, out, err);
+  return read_from(f, false, out, err);
 }

@@ -523,8 +523,8 @@ static qv_status scan_page(qv_scanner *s, lane *L, int32_t page, qv_batch **out,
     /* a projected filter column (a substring search that also shows the
      * text) is taken once: its selected rows out of the candidates' */
     for (int32_t i = 0; i < n_fcols && st == QV_OK && local.count > 0; i++)
-      for (int32_t j = 0; j < s->n_proj; j++)
-        if (s->proj[j] == fcols_idx[i] && !L->taken[fcols_idx[i]])
+      for (int32_t j = 0; j < s->n_proj && st == QV_OK; j++)
+        if (s->proj[j] == fcols_idx[i])
           st = qv_array_take(fcols[i], local.rows, local.count, &L->taken[fcols_idx[i]], err);
     qv_batch_release(fb);
     qv_selection_reset(&local);

@@ -64,28 +64,32 @@ static void on_progress(void *ctx, int64_t rows) {
   }
 }
 
+/* An Arrow IPC file ("ARROW1") or stream (0xFFFFFFFF continuation). */
+static bool arrow_magic(const unsigned char *head, size_t n) {
+  if (n >= 6 && !memcmp(head, "ARROW1", 6)) return true;
+  return n >= 4 && head[0] == 0xFF && head[1] == 0xFF && head[2] == 0xFF && head[3] == 0xFF;
+}
+
 static bool is_arrow(const char *path) {
-  if (!strcmp(path, "-")) { /* an Arrow stream starts with 0xFF, which no UTF-8 text does */
+  unsigned char head[8] = {0};
+  if (!strcmp(path, "-")) {
+    off_t at = ftello(stdin);
+    if (at >= 0) { /* a redirected file: look at its head, then go back */
+      size_t n = fread(head, 1, sizeof head, stdin);
+      return fseeko(stdin, at, SEEK_SET) == 0 && arrow_magic(head, n);
+    }
+    /* a pipe gives one byte back: a stream starts with 0xFF, which no UTF-8
+     * text does; the file format's "A" could start a CSV header */
     int c = getc(stdin);
     if (c == EOF) return false;
     ungetc(c, stdin);
-    if (c == 0xFF) return true;
-    /* the file format starts "ARROW1", which a CSV header could too: look
-     * only where stdin can be read again from here (a redirected file) */
-    off_t at = ftello(stdin);
-    if (c != 'A' || at < 0) return false;
-    unsigned char head[6] = {0};
-    size_t n = fread(head, 1, sizeof head, stdin);
-    bool file = n == sizeof head && !memcmp(head, "ARROW1", 6);
-    return fseeko(stdin, at, SEEK_SET) == 0 && file;
+    return c == 0xFF;
   }
   FILE *f = fopen(path, "rb");
   if (!f) return false;
-  unsigned char head[8] = {0};
   size_t n = fread(head, 1, sizeof head, f);
   fclose(f);
-  if (n >= 6 && !memcmp(head, "ARROW1", 6)) return true;                 /* file format */
-  return n >= 4 && head[0] == 0xFF && head[1] == 0xFF && head[2] == 0xFF && head[3] == 0xFF; /* stream */
+  return arrow_magic(head, n);
 }
 
 int cmd_import(int argc, char **argv) {
