@@ -1,7 +1,9 @@
 /* Loading a page's bytes.  A raw page's stored bytes are checksummed per
  * block of the file's block size (1 KiB from format version 4, 4 KiB
- * before; CRC32C table in the footer), so it can be read block by block: a take of a few rows reads and verifies only the blocks holding
- * them, while a full read verifies every block.  A framed page (compressed
+ * before; CRC32C table in the footer), so it can be read block by block:
+ * a take of a few rows verifies only the blocks holding them (reading
+ * blocks a few KiB apart together, see COALESCE_GAP_BYTES), while a full
+ * read verifies every block.  A framed page (compressed
  * in frames of the file's frame size) is read frame by frame: a take reads,
  * verifies and decompresses only the frames holding its rows.  Since format
  * version 3 each frame has its own checksum, so that read is exactly the
@@ -335,6 +337,29 @@ static qv_status fetch_frames(qvs_view *v, qv_error *err) {
   return QV_OK;
 }
 
+/* Blocks nobody asked for that one read may span between two wanted runs
+ * (as bytes of stored data): a read from the page cache costs a system
+ * call, some 0.5 us, about what copying 8 KiB costs, so runs closer than
+ * that are read together.  The blocks between stay unloaded (state 0,
+ * not verified): only what was asked for is checked and used. */
+#define COALESCE_GAP_BYTES 8192
+
+/* The last block of the read that starts with the wanted run ending at
+ * `last`: later wanted runs join it while the untouched blocks between
+ * are at most the gap (a loaded block ends the read: its verified bytes
+ * are not overwritten). */
+static int64_t coalesced_end(const qvs_view *v, int64_t last) {
+  int64_t gap = COALESCE_GAP_BYTES / v->pg->block;
+  for (int64_t k = last + 1; k < v->n_blocks && k - last - 1 <= gap; k++) {
+    if (v->state[k] == 2) break;
+    if (v->state[k] == 1) {
+      while (k + 1 < v->n_blocks && v->state[k + 1] == 1) k++;
+      last = k;
+    }
+  }
+  return last;
+}
+
 qv_status qvs_view_fetch(qvs_view *v, qv_error *err) {
   if (!v->state) return QV_OK;
   if (v->pg->framed) return fetch_frames(v, err);
@@ -345,15 +370,23 @@ qv_status qvs_view_fetch(qvs_view *v, qv_error *err) {
       k++;
       continue;
     }
-    int64_t first = k;
-    while (k < v->n_blocks && v->state[k] == 1) k++;
-    int64_t last = k - 1;
+    int64_t first = k, last = coalesced_end(v, k);
     int64_t start = first * pg->block;
     int64_t end = (last + 1) * pg->block < pg->stored_len ? (last + 1) * pg->block : pg->stored_len;
     QV_RETURN_NOT_OK(read_span(v, v->raw, start, end, err));
-    QV_RETURN_NOT_OK(verify_blocks(v->df, v->col, v->page, pg, v->raw + start, first, last, err));
-    memset(v->state + first, 2, (size_t)(last - first + 1));
-    if (v->counters) v->counters->bytes_decoded += end - start;
+    /* verify and mark each wanted run of the read */
+    for (k = first; k <= last;) {
+      if (v->state[k] != 1) {
+        k++;
+        continue;
+      }
+      int64_t a = k;
+      while (k <= last && v->state[k] == 1) k++;
+      QV_RETURN_NOT_OK(verify_blocks(v->df, v->col, v->page, pg, v->raw + a * pg->block, a, k - 1, err));
+      memset(v->state + a, 2, (size_t)(k - a));
+      int64_t hi = k * pg->block < pg->stored_len ? k * pg->block : pg->stored_len;
+      if (v->counters) v->counters->bytes_decoded += hi - a * pg->block;
+    }
   }
   return QV_OK;
 }

@@ -1,8 +1,14 @@
 /* Partial reads: a take of a few rows of a big raw page reads only the
- * 4096-byte blocks holding them (counted by qv_io_counters), verifies
- * them, and returns the right values; a full read reads the whole page.
+ * checksum blocks holding them (1 KiB; counted by qv_io_counters), or a
+ * little more where nearby blocks are read together, verifies them, and
+ * returns the right values; a full read reads the whole page.
  * The same data written with zstd: a take reads and decompresses only the
  * 16 KiB frames holding its rows. */
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "storage/storage_test_util.h"
 
 enum { ROWS = 8192 };
@@ -160,11 +166,81 @@ static void test_ratio(void **state) {
   qv_dataset_close(ds);
 }
 
+/* The data file of the one-fragment dataset at ds. */
+static char *data_file(const char *ds) {
+  char *dir = join2(ds, "data");
+  DIR *d = opendir(dir);
+  assert_non_null(d);
+  char *path = NULL;
+  for (struct dirent *e; (e = readdir(d));)
+    if (strstr(e->d_name, ".qvf")) path = join2(dir, e->d_name);
+  closedir(d);
+  free(dir);
+  assert_non_null(path);
+  return path;
+}
+
+/* Two wanted blocks a block apart are read in one read, and the block
+ * between them is neither verified nor used: damaged, it does not fail
+ * the take around it, and a take of a row inside it still finds the
+ * damage. */
+static void test_read_together(void **state) {
+  (void)state;
+  char *path = join2(g_dir, "gap");
+  qv_error err;
+  qv_schema s = QV_SCHEMA_INIT;
+  add_column(&s, "big", qv_datatype_simple(QV_TYPE_INT64));
+  qv_batch *b = batch_slice_of(&s, &g_cols[1], 0, ROWS);
+  qv_write_options o = QV_WRITE_OPTIONS_INIT;
+  o.page_rows = ROWS;
+  o.compression = QV_COMPRESSION_NONE;
+  assert_int_equal(write_batches(path, &s, &b, 1, &o, NULL, &err), QV_OK);
+  qv_batch_release(b);
+  qv_schema_reset(&s);
+  /* damage row 130, in the second 1 KiB block (rows 128..255), found by
+   * its random value */
+  char *file = data_file(path);
+  int fd = open(file, O_RDWR);
+  assert_true(fd >= 0);
+  struct stat sb;
+  assert_int_equal(fstat(fd, &sb), 0);
+  uint8_t *bytes = malloc((size_t)sb.st_size);
+  assert_int_equal(pread(fd, bytes, (size_t)sb.st_size, 0), sb.st_size);
+  const int64_t *vals = qv_array_values(g_cols[1]);
+  uint8_t *at = memmem(bytes, (size_t)sb.st_size, &vals[130], 8);
+  assert_non_null(at);
+  uint8_t flipped = at[0] ^ 0x40;
+  assert_int_equal(pwrite(fd, &flipped, 1, at - bytes), 1);
+  close(fd);
+  free(bytes);
+
+  qv_dataset *ds;
+  qv_fragment_reader *r;
+  assert_int_equal(qv_dataset_open(path, 0, &ds, &err), QV_OK);
+  assert_int_equal(qv_fragment_open(ds, 0, &r, &err), QV_OK);
+  const int64_t around[2] = {5, 300}; /* blocks 0 and 2 */
+  qv_array *a;
+  assert_int_equal(qv_fragment_take(r, 0, around, 2, &a, &err), QV_OK);
+  for (int k = 0; k < 2; k++) assert_arrays_equal(a, k, g_cols[1], around[k], 1);
+  qv_array_release(a);
+  qv_io_counters io;
+  qv_fragment_counters(r, 0, &io);
+  assert_int_equal(io.bytes_read, 3 * 1024); /* blocks 0..2, in one read */
+  assert_int_equal(io.bytes_decoded, 2 * 1024);
+  const int64_t inside = 130;
+  assert_int_equal(qv_fragment_take(r, 0, &inside, 1, &a, &err), QV_ERR_CORRUPT);
+  assert_non_null(strstr(err.message, "checksum mismatch"));
+  qv_fragment_close(r);
+  qv_dataset_close(ds);
+  free(file);
+  free(path);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_plain_strings), cmocka_unit_test(test_plain_fixed), cmocka_unit_test(test_bitpacked),
       cmocka_unit_test(test_dictionary),    cmocka_unit_test(test_ratio),
-      cmocka_unit_test(test_framed_strings),
+      cmocka_unit_test(test_framed_strings), cmocka_unit_test(test_read_together),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
