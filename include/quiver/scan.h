@@ -87,6 +87,9 @@ typedef struct qv_scan_counters {
   int64_t index_fallback_fragments;
   int32_t n_index_fallbacks;
   qv_scan_index_fallback index_fallbacks[QV_SCAN_MAX_INDEX_FALLBACKS];
+  /* Added last: fragments not even opened, the indices keeping no row of
+   * them (`fragments` counts the ones read) */
+  int64_t fragments_index_skipped;
 } qv_scan_counters;
 
 typedef struct qv_scanner qv_scanner;

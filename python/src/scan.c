@@ -437,7 +437,8 @@ static PyObject *scanner_counters(scanner_obj *self, PyObject *unused) {
   if (!d || put_count(d, "fragments", c.fragments) < 0 || put_count(d, "pages_total", c.pages_total) < 0 ||
       put_count(d, "pages_pruned", c.pages_pruned) < 0 || put_count(d, "rows_scanned", c.rows_scanned) < 0 ||
       put_count(d, "rows_selected", c.rows_selected) < 0 || put_count(d, "rows_returned", c.rows_returned) < 0 ||
-      put_count(d, "index_fallback_fragments", c.index_fallback_fragments) < 0) {
+      put_count(d, "index_fallback_fragments", c.index_fallback_fragments) < 0 ||
+      put_count(d, "fragments_index_skipped", c.fragments_index_skipped) < 0) {
     Py_XDECREF(d);
     return NULL;
   }
@@ -485,7 +486,8 @@ static PyMethodDef scanner_methods[] = {
      "explain(counters=False) -> str: the scan plan (with the counters so far)."},
     {"counters", (PyCFunction)scanner_counters, METH_NOARGS,
      "counters() -> dict: fragments, pages_total, pages_pruned, rows_scanned, rows_selected, rows_returned,\n"
-     "index_fallback_fragments (index files that could not be read: their fragments were filtered in full)."},
+     "index_fallback_fragments (index files that could not be read: their fragments were filtered in full),\n"
+     "fragments_index_skipped (fragments not read: the indices kept no row of them)."},
     {"index_fallbacks", (PyCFunction)scanner_index_fallbacks, METH_NOARGS,
      "index_fallbacks() -> list of (index, fragments, first_error): indices whose files could not be read\n"
      "(damaged, missing); the scan filtered those fragments in full instead of failing."},

@@ -124,8 +124,9 @@ char *qv_scanner_explain(const qv_scanner *s, bool with_counters) {
     qv_text_f(&t, "  rows: %lld scanned, %lld selected, %lld returned\n", (long long)c.rows_scanned,
         (long long)c.rows_selected, (long long)c.rows_returned);
     if (v.index_plan && qv_index_plan_any(v.index_plan))
-      qv_text_f(&t, "  index: %lld rows kept, %lld page ranges skipped, %lld bytes read\n", (long long)c.index_rows,
-          (long long)c.pages_index_skipped, (long long)c.index_bytes_read);
+      qv_text_f(&t, "  index: %lld rows kept, %lld fragments and %lld page ranges skipped, %lld bytes read\n",
+          (long long)c.index_rows, (long long)c.fragments_index_skipped, (long long)c.pages_index_skipped,
+          (long long)c.index_bytes_read);
     if (c.index_fallback_fragments)
       qv_text_f(&t, "  index fallback: %lld fragment(s) filtered in full (index files unusable, see above)\n",
           (long long)c.index_fallback_fragments);

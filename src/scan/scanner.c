@@ -611,17 +611,24 @@ static qv_status next_page(qv_scanner *s, bool *have, qv_error *err) {
   if (s->limit >= 0 && s->produced >= s->limit) return QV_OK;
   while (s->frag < qv_dataset_num_fragments(s->ds)) {
     if (!s->lanes[0].reader) {
-      QV_RETURN_NOT_OK(qv_fragment_open(s->ds, s->frag, &s->lanes[0].reader, err));
-      s->lanes[0].frag = s->frag;
-      s->counters.fragments++;
-      s->page = -1;
+      /* The indices first: a fragment they keep no row of is not opened
+       * (a point lookup in a dataset of many fragments reads one). */
       s->frag_active = false;
       if (s->frag_rows) {
         qv_fragment_info fi;
         qv_dataset_fragment(s->ds, s->frag, &fi);
         QV_RETURN_NOT_OK(qv_index_plan_fragment(s->iplan, fi.id, s->frag_rows, &s->frag_active, &s->frag_full, err));
+        if (s->frag_active && roaring_bitmap_is_empty(s->frag_rows)) {
+          s->counters.fragments_index_skipped++;
+          s->frag++;
+          continue;
+        }
         if (s->frag_active) s->counters.index_rows += (int64_t)roaring_bitmap_get_cardinality(s->frag_rows);
       }
+      QV_RETURN_NOT_OK(qv_fragment_open(s->ds, s->frag, &s->lanes[0].reader, err));
+      s->lanes[0].frag = s->frag;
+      s->counters.fragments++;
+      s->page = -1;
     }
     s->page++;
     if (qv_dataset_schema(s->ds)->n_fields > 0 && s->page < qv_fragment_num_pages(s->lanes[0].reader, 0)) {

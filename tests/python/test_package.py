@@ -248,6 +248,7 @@ def test_scan_schema_and_everything(dataset):
     # bigger batches): one per page of the 4 fragments (2,048 rows a page).
     assert quiver.SCAN_BATCH_ROWS == 8192
     assert quiver.last_scan.counters["fragments"] == 4
+    assert quiver.last_scan.counters["fragments_index_skipped"] == 0  # no index here
     assert quiver.last_scan.batches == quiver.last_scan.counters["pages_total"] == 6 + 6 + 3 + 1
     # Fixed-width columns only: bigger chunks (joining pieces copies little).
     got = quiver.scan(path).select("id", "val", "d").collect()

@@ -245,8 +245,84 @@ static void test_lookup_cost(void **state) {
   drop_dir(path);
 }
 
+/* Writes rows [first, first + n) of `id` (= row number) to path as
+ * fragments of `per` rows, in the given mode. */
+static void write_ids(const char *path, int64_t first, int64_t n, int64_t per, qv_write_mode mode) {
+  qv_schema s = QV_SCHEMA_INIT;
+  add_col(&s, "id", "int64");
+  qv_builder b;
+  qv_error err;
+  assert_int_equal(qv_builder_init(&b, &s.fields[0].type, &err), QV_OK);
+  for (int64_t i = first; i < first + n; i++) assert_int_equal(qv_builder_append_int(&b, i), QV_OK);
+  qv_array *col;
+  assert_int_equal(qv_builder_finish(&b, &col, &err), QV_OK);
+  qv_batch *batch;
+  assert_int_equal(qv_batch_make(&s, &col, n, &batch, &err), QV_OK);
+  qv_batch_reader *r;
+  assert_int_equal(qv_batch_reader_from_batches(&s, &batch, 1, &r, &err), QV_OK);
+  qv_write_options wo = QV_WRITE_OPTIONS_INIT;
+  wo.max_rows_per_file = per;
+  wo.mode = mode;
+  assert_int_equal(qv_dataset_write(path, r, &wo, NULL, &err), QV_OK);
+  qv_batch_reader_destroy(r);
+  qv_batch_release(batch);
+  qv_schema_reset(&s);
+}
+
+/* The ids a scan of path returns (as "a,b,c"), and its counters. */
+static void ids_of(const char *path, const char *filter, bool use_index, char *out, size_t cap, qv_scan_counters *c) {
+  qv_scan_options o = QV_SCAN_OPTIONS_INIT;
+  o.filter = filter;
+  o.use_scalar_index = use_index;
+  qv_scanner *sc;
+  qv_error err;
+  if (qv_scanner_open(path, &o, &sc, &err) != QV_OK) fail_msg("%s: %s", filter, err.message);
+  out[0] = 0;
+  for (qv_batch *b; qv_scanner_next(sc, &b, &err) == QV_OK && b; qv_batch_release(b))
+    for (int64_t r = 0; r < b->num_rows; r++) {
+      size_t len = strlen(out);
+      snprintf(out + len, cap - len, "%s%lld", len ? "," : "", (long long)((const int64_t *)qv_array_values(b->columns[0]))[r]);
+    }
+  qv_scanner_counters(sc, c);
+  qv_scanner_destroy(sc);
+}
+
+/* A fragment the indices keep no row of is not opened: a point lookup in
+ * five indexed fragments reads one; a fragment appended after the index
+ * (not covered) is read and filtered.  The rows are those of a scan
+ * without indices, which reads every fragment. */
+static void test_fragments_skipped(void **state) {
+  (void)state;
+  char *path = make_dir();
+  write_ids(path, 0, 5000, 1000, QV_WRITE_CREATE);
+  create_index(path, "id", QV_INDEX_BTREE, NULL, 4096);
+  static const struct { const char *filter, *rows; int64_t read; } cases[] = {
+      {"id = 2500", "2500", 1},
+      {"id = 2500 OR id = 4999", "2500,4999", 2},
+      {"id = 99999", "", 0},
+      {"id >= 999 AND id <= 1000", "999,1000", 2},
+  };
+  for (int pass = 0; pass < 2; pass++) {
+    if (pass == 1) write_ids(path, 5000, 10, 1000, QV_WRITE_APPEND);
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+      char with[256], without[256];
+      qv_scan_counters c, plain;
+      ids_of(path, cases[k].filter, true, with, sizeof with, &c);
+      ids_of(path, cases[k].filter, false, without, sizeof without, &plain);
+      assert_string_equal(with, cases[k].rows);
+      assert_string_equal(without, cases[k].rows);
+      assert_int_equal(c.fragments, cases[k].read + pass);
+      assert_int_equal(c.fragments_index_skipped, 5 - cases[k].read);
+      assert_int_equal(plain.fragments, 5 + pass);
+      assert_int_equal(plain.fragments_index_skipped, 0);
+    }
+  }
+  drop_dir(path);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_fragments_skipped),
       cmocka_unit_test(test_same_rows),
       cmocka_unit_test(test_counters_and_explain),
       cmocka_unit_test(test_refined_column_read_once),
