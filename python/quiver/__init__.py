@@ -7,6 +7,8 @@
     LanceFilter(sql="(starts_with(`cat`, 'b') AND (`id` IN (1, 2)))", exact=True)
     >>> quiver.to_bigquery_filter(pl.col("score") > 0.5, [{"name": "score", "type": "FLOAT64"}])
     BigQueryFilter(sql='((`score` > 0.5) OR IS_NAN(`score`))', exact=True)
+    >>> quiver.write_dataset(df, "my-ds", mode="append")   # a new version from any Arrow stream
+    >>> quiver.create_index("my-ds", "id", "btree")          # scans use it when it pays
 
 The C extension ``quiver._quiver`` runs libquiver: the projection, the
 predicate and the row limit that Polars' optimizer hands to the scan go into
@@ -29,7 +31,9 @@ Damaged indices: an index file that cannot be read (damaged, cut short,
 missing) does not fail the scan.  libquiver filters that fragment in full
 from the data files, ``quiver.last_scan.index_fallbacks`` lists (index,
 fragments, first error), and an ``IndexFallbackWarning`` is issued.  Repair
-with ``quiver index optimize DATASET NAME --rebuild``.
+with ``quiver.optimize_indices(path, NAME, rebuild=True)`` (or ``quiver index
+optimize DATASET NAME --rebuild``); ``quiver.list_indices`` names the damaged
+files.
 
 Errors reported by libquiver raise ``quiver.QuiverError`` (a ValueError)
 with the C message; ``e.status`` names the status ("not found", "parse
@@ -53,7 +57,12 @@ from polars.io.plugins import register_io_source
 
 from quiver._quiver import LIBQUIVER_VERSION, Batch, BigQueryFilter, Dataset, LanceFilter, QuiverError, Scanner
 from quiver._quiver import batches_stream as _batches_stream
+from quiver._quiver import create_index as _create_index
+from quiver._quiver import drop_index as _drop_index
+from quiver._quiver import list_indices as _list_indices
 from quiver._quiver import memory_trim
+from quiver._quiver import optimize_indices as _optimize_indices
+from quiver._quiver import write_dataset as _write_dataset
 from quiver._quiver import explain_bigquery_filter as _explain_bigquery_filter
 from quiver._quiver import explain_lance_filter as _explain_lance_filter
 from quiver._quiver import to_bigquery_filter as _to_bigquery_filter
@@ -64,17 +73,23 @@ __all__ = [
     "BigQueryFilter",
     "Dataset",
     "IndexFallbackWarning",
+    "IndexInfo",
     "LanceFilter",
     "QuiverError",
     "ScanReport",
     "Scanner",
+    "create_index",
+    "drop_index",
     "explain_bigquery_filter",
     "explain_lance_filter",
     "last_scan",
+    "list_indices",
     "memory_trim",
+    "optimize_indices",
     "scan",
     "to_bigquery_filter",
     "to_lance_filter",
+    "write_dataset",
 ]
 __version__ = LIBQUIVER_VERSION
 
@@ -377,3 +392,91 @@ def _fallback(
 def _schema_names(path: str, version: int) -> list[str]:
     """The dataset's column names in schema order."""
     return pl.Schema(Dataset(path, version)).names()
+
+
+# ---- writing and indices ---------------------------------------------------------
+
+
+def write_dataset(
+    data: Any,
+    path: str | os.PathLike[str],
+    *,
+    mode: str = "create",
+    max_rows_per_file: int | None = None,
+    page_rows: int | None = None,
+    compression: str = "auto",
+) -> int:
+    """Writes ``data`` as a new version of the dataset at ``path``; returns
+    the version.
+
+    ``data`` is anything that exports an Arrow stream (``__arrow_c_stream__``):
+    a Polars DataFrame, a pyarrow Table or RecordBatchReader.  ``mode``:
+    "create" (fails if a dataset is there), "append" (new fragments; creates
+    when absent; the schema must match) or "overwrite" (a version with only
+    this data; older versions stay readable).  ``max_rows_per_file`` (default
+    1,048,576) and ``page_rows`` (default 8,192) shape the fragments and
+    pages; ``compression``: "auto", "none", "zstd" or "lz4".  All or nothing:
+    on any error no version is published.  Indices are not extended to
+    appended rows until ``optimize_indices`` (scans filter those fragments
+    in full meanwhile).
+    """
+    return _write_dataset(
+        data,
+        os.fspath(path),
+        mode=mode,
+        max_rows_per_file=max_rows_per_file or 0,
+        page_rows=page_rows or 0,
+        compression=compression,
+    )
+
+
+@dataclasses.dataclass(frozen=True)
+class IndexInfo:
+    """One scalar index of a dataset version (see ``list_indices``)."""
+
+    name: str
+    type: str  # "btree", "bitmap", "ngram" or "label_list"
+    column: str
+    fragments: int  # fragments it covers
+    dataset_fragments: int  # fragments of the version
+    rows: int  # rows of the covered fragments (deleted ones included)
+    distinct: int  # distinct keys (values, trigrams, labels), summed per file
+    built_version: int
+    updated_version: int
+    damaged_files: int  # files that fail their checks; scans filter those fragments in full
+    first_error: str | None  # the first damaged file's problem
+
+
+def create_index(path: str | os.PathLike[str], column: str, type: str, *, name: str | None = None) -> int:  # noqa: A002
+    """Builds a scalar index on ``column`` over every fragment of the latest
+    version and commits it; returns the new version.
+
+    ``type``: "btree" (=, <, <=, >, >=, BETWEEN, IN, IS NULL, starts_with),
+    "bitmap" (=, IN, IS NULL on few distinct values), "ngram" (contains,
+    LIKE '%abc%', regexes with a literal of 3+ characters; candidates are
+    re-checked) or "label_list" (list.contains and array_has_any/all on
+    list columns).  ``name`` defaults to "<column>_idx".  Scans use an index
+    where it pays (``quiver.last_scan.explain`` says which and why).
+    """
+    return _create_index(os.fspath(path), column, type, name=name)
+
+
+def drop_index(path: str | os.PathLike[str], name: str) -> int:
+    """Commits a version without the index ``name``; returns it.  Older
+    versions keep theirs."""
+    return _drop_index(os.fspath(path), name)
+
+
+def optimize_indices(path: str | os.PathLike[str], name: str | None = None, *, rebuild: bool = False) -> int:
+    """Indexes the fragments appended since the index ``name`` (None: every
+    index) was built or last optimized, and commits; with ``rebuild``, first
+    rewrites the files ``list_indices`` reports damaged.  Returns the last
+    version committed, 0 when there was nothing to do."""
+    return _optimize_indices(os.fspath(path), name, rebuild=rebuild)
+
+
+def list_indices(path: str | os.PathLike[str], *, version: int | None = None) -> list[IndexInfo]:
+    """The scalar indices of a version (None: the latest), each file's
+    checksums verified (this reads every index file)."""
+    rows = _list_indices(os.fspath(path), version=0 if version is None else version)
+    return [IndexInfo(*row) for row in rows]

@@ -226,6 +226,22 @@ static PyMethodDef module_methods[] = {
      METH_VARARGS | METH_KEYWORDS,
      "explain_bigquery_filter(polars_json, schema=None) -> str\n\n"
      "One line per node that declined (or conjunct that was dropped), with the reason."},
+    {"write_dataset", (PyCFunction)(void (*)(void))qvpy_write_dataset, METH_VARARGS | METH_KEYWORDS,
+     "write_dataset(data, path, *, mode='create', max_rows_per_file=0, page_rows=0, compression='auto') -> int\n\n"
+     "Writes the Arrow stream of data (__arrow_c_stream__) as a new version; returns it.  All or nothing."},
+    {"create_index", (PyCFunction)(void (*)(void))qvpy_create_index, METH_VARARGS | METH_KEYWORDS,
+     "create_index(path, column, type, *, name=None) -> int\n\n"
+     "Builds a btree, bitmap, ngram or label_list index on column and commits it; returns the version."},
+    {"drop_index", (PyCFunction)(void (*)(void))qvpy_drop_index, METH_VARARGS | METH_KEYWORDS,
+     "drop_index(path, name) -> int\n\nCommits a version without the index; returns it."},
+    {"optimize_indices", (PyCFunction)(void (*)(void))qvpy_optimize_indices, METH_VARARGS | METH_KEYWORDS,
+     "optimize_indices(path, name=None, *, rebuild=False) -> int\n\n"
+     "Rebuilds damaged index files (rebuild=True), then indexes fragments the indices do not cover;\n"
+     "returns the last version committed, 0 when there was nothing to do."},
+    {"list_indices", (PyCFunction)(void (*)(void))qvpy_list_indices, METH_VARARGS | METH_KEYWORDS,
+     "list_indices(path, *, version=0) -> list of tuples\n\n"
+     "(name, type, column, fragments, dataset_fragments, rows, distinct, built_version, updated_version,\n"
+     "damaged_files, first_error) per index, every file's checksums verified."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module_def = {

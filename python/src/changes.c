@@ -1,0 +1,206 @@
+/* Calls that commit a new version of a dataset (quiver.write_dataset and
+ * the scalar index functions) and the index listing.  Each is one call of
+ * libquiver's public API made with the GIL released: they read and write
+ * files for as long as the data takes.  None of them touches a batch
+ * exported to Polars, so none takes qvpy_lock (see pyquiver.h); the Arrow
+ * stream a write consumes is read on the calling thread. */
+#include "pyquiver.h"
+
+#include <string.h>
+
+/* The position of name in names (NULL-terminated), or -1 with a ValueError
+ * listing them. */
+static int pick(const char *what, const char *name, const char *const *names) {
+  for (int i = 0; names[i]; i++)
+    if (!strcmp(name, names[i])) return i;
+  char list[128] = "";
+  for (int i = 0; names[i]; i++) {
+    size_t n = strlen(list);
+    snprintf(list + n, sizeof list - n, "%s%s", i ? ", " : "", names[i]);
+  }
+  PyErr_Format(PyExc_ValueError, "%s must be one of %s, not '%s'", what, list, name);
+  return -1;
+}
+
+PyObject *qvpy_write_dataset(PyObject *self, PyObject *args, PyObject *kwargs) {
+  static char *kw[] = {"data", "path", "mode", "max_rows_per_file", "page_rows", "compression", NULL};
+  static const char *const modes[] = {"create", "append", "overwrite", NULL}; /* qv_write_mode order */
+  static const char *const codecs[] = {"auto", "none", "zstd", "lz4", NULL};  /* qv_compression order */
+  PyObject *data, *path_obj;
+  const char *mode = "create", *compression = "auto";
+  long long max_rows = 0, page_rows = 0;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO&|$sLLs:write_dataset", kw, &data, PyUnicode_FSConverter,
+                                   &path_obj, &mode, &max_rows, &page_rows, &compression))
+    return NULL;
+  qv_write_options o = QV_WRITE_OPTIONS_INIT;
+  int m = pick("mode", mode, modes), c = m < 0 ? -1 : pick("compression", compression, codecs);
+  if (c >= 0 && (max_rows < 0 || page_rows < 0)) {
+    PyErr_SetString(PyExc_ValueError, "max_rows_per_file and page_rows must not be negative (0: the default)");
+    c = -1;
+  }
+  PyObject *cap = NULL;
+  if (c >= 0 && !PyObject_HasAttrString(data, "__arrow_c_stream__"))
+    PyErr_Format(PyExc_TypeError,
+                 "write_dataset: data must export an Arrow stream (__arrow_c_stream__: a Polars DataFrame, "
+                 "a pyarrow Table...), not %.100s",
+                 Py_TYPE(data)->tp_name);
+  else if (c >= 0)
+    cap = PyObject_CallMethod(data, "__arrow_c_stream__", NULL);
+  struct ArrowArrayStream *stream = cap ? PyCapsule_GetPointer(cap, "arrow_array_stream") : NULL;
+  if (!stream) {
+    Py_XDECREF(cap);
+    Py_DECREF(path_obj);
+    return NULL;
+  }
+  o.mode = (qv_write_mode)m;
+  o.compression = (qv_compression)c;
+  if (max_rows > 0) o.max_rows_per_file = max_rows;
+  if (page_rows > 0) o.page_rows = page_rows;
+  const char *path = PyBytes_AS_STRING(path_obj);
+  qv_error err = {0};
+  int64_t version = 0;
+  qv_status st;
+  Py_BEGIN_ALLOW_THREADS
+  /* the import moves the stream (releasing it on failure): the capsule's
+   * destructor then finds it released */
+  qv_batch_reader *reader = NULL;
+  st = qv_import_stream(stream, &reader, &err);
+  if (st == QV_OK) st = qv_dataset_write(path, reader, &o, &version, &err);
+  qv_batch_reader_destroy(reader);
+  Py_END_ALLOW_THREADS
+  Py_DECREF(cap);
+  Py_DECREF(path_obj);
+  if (st != QV_OK) return qvpy_raise(&err);
+  return PyLong_FromLongLong(version);
+}
+
+PyObject *qvpy_create_index(PyObject *self, PyObject *args, PyObject *kwargs) {
+  static char *kw[] = {"path", "column", "type", "name", NULL};
+  static const char *const types[] = {"btree", "bitmap", "ngram", "label_list", NULL};
+  PyObject *path_obj;
+  const char *column, *type_name, *name = NULL;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O&ss|$z:create_index", kw, PyUnicode_FSConverter, &path_obj, &column,
+                                   &type_name, &name))
+    return NULL;
+  qv_index_type type;
+  if (!qv_index_type_parse(type_name, &type)) {
+    pick("type", type_name, types); /* sets the ValueError */
+    Py_DECREF(path_obj);
+    return NULL;
+  }
+  qv_index_options o = QV_INDEX_OPTIONS_INIT;
+  o.name = name;
+  qv_error err = {0};
+  int64_t version = 0;
+  qv_status st;
+  const char *path = PyBytes_AS_STRING(path_obj);
+  Py_BEGIN_ALLOW_THREADS
+  st = qv_index_create(path, column, type, &o, &version, &err);
+  Py_END_ALLOW_THREADS
+  Py_DECREF(path_obj);
+  if (st != QV_OK) return qvpy_raise(&err);
+  return PyLong_FromLongLong(version);
+}
+
+PyObject *qvpy_drop_index(PyObject *self, PyObject *args, PyObject *kwargs) {
+  static char *kw[] = {"path", "name", NULL};
+  PyObject *path_obj;
+  const char *name;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O&s:drop_index", kw, PyUnicode_FSConverter, &path_obj, &name))
+    return NULL;
+  qv_error err = {0};
+  int64_t version = 0;
+  qv_status st;
+  const char *path = PyBytes_AS_STRING(path_obj);
+  Py_BEGIN_ALLOW_THREADS
+  st = qv_index_drop(path, name, &version, &err);
+  Py_END_ALLOW_THREADS
+  Py_DECREF(path_obj);
+  if (st != QV_OK) return qvpy_raise(&err);
+  return PyLong_FromLongLong(version);
+}
+
+/* optimize_indices(path, name=None, rebuild=False) -> int: rebuilds damaged
+ * files first when asked (qv_index_rebuild), then covers fragments the
+ * indices do not (qv_index_optimize); the last version committed, 0 when
+ * neither had anything to do. */
+PyObject *qvpy_optimize_indices(PyObject *self, PyObject *args, PyObject *kwargs) {
+  static char *kw[] = {"path", "name", "rebuild", NULL};
+  PyObject *path_obj;
+  const char *name = NULL;
+  int rebuild = 0;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O&|z$p:optimize_indices", kw, PyUnicode_FSConverter, &path_obj,
+                                   &name, &rebuild))
+    return NULL;
+  qv_error err = {0};
+  int64_t rebuilt_version = 0, version = 0;
+  qv_status st = QV_OK;
+  const char *path = PyBytes_AS_STRING(path_obj);
+  Py_BEGIN_ALLOW_THREADS
+  if (rebuild) st = qv_index_rebuild(path, name, NULL, &rebuilt_version, &err);
+  if (st == QV_OK) st = qv_index_optimize(path, name, &version, &err);
+  Py_END_ALLOW_THREADS
+  Py_DECREF(path_obj);
+  if (st != QV_OK) return qvpy_raise(&err);
+  return PyLong_FromLongLong(version ? version : rebuilt_version);
+}
+
+/* One index of ds as the tuple quiver.IndexInfo is made from; NULL with an
+ * exception set on failure. */
+static PyObject *index_row(const qv_dataset *ds, int32_t i) {
+  qv_index *ix = NULL;
+  qv_index_stats stats;
+  int32_t damaged = 0;
+  const char *first = NULL;
+  qv_error err = {0};
+  qv_status st;
+  Py_BEGIN_ALLOW_THREADS
+  st = qv_index_open(ds, i, &ix, &err);
+  if (st == QV_OK) {
+    qv_index_set_tolerant(ix, true); /* the statistics of the readable files */
+    st = qv_index_verify(ix, &damaged, &err);
+  }
+  if (st == QV_OK) st = qv_index_stats_get(ix, &stats, &err);
+  if (st == QV_OK && damaged) qv_index_damaged(ix, &first);
+  Py_END_ALLOW_THREADS
+  PyObject *row = NULL;
+  if (st != QV_OK) {
+    qvpy_raise(&err);
+  } else {
+    qv_index_entry e;
+    qv_dataset_index(ds, i, &e);
+    row = Py_BuildValue("(sssiiLLLLiz)", e.name, qv_index_type_name(e.type), e.column, (int)e.n_files,
+                        (int)qv_dataset_num_fragments(ds), (long long)stats.rows, (long long)stats.distinct,
+                        (long long)e.built_version, (long long)e.updated_version, (int)damaged, first);
+  }
+  qv_index_close(ix);
+  return row;
+}
+
+PyObject *qvpy_list_indices(PyObject *self, PyObject *args, PyObject *kwargs) {
+  static char *kw[] = {"path", "version", NULL};
+  PyObject *path_obj;
+  long long version = 0;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O&|$L:list_indices", kw, PyUnicode_FSConverter, &path_obj, &version))
+    return NULL;
+  qv_error err = {0};
+  qv_dataset *ds = NULL;
+  qv_status st;
+  const char *path = PyBytes_AS_STRING(path_obj);
+  Py_BEGIN_ALLOW_THREADS
+  st = qv_dataset_open(path, (int64_t)version, &ds, &err);
+  Py_END_ALLOW_THREADS
+  Py_DECREF(path_obj);
+  if (st != QV_OK) return qvpy_raise(&err);
+  int32_t n = qv_dataset_num_indices(ds);
+  PyObject *list = PyList_New(n);
+  for (int32_t i = 0; list && i < n; i++) {
+    PyObject *row = index_row(ds, i);
+    if (!row) Py_CLEAR(list);
+    else PyList_SET_ITEM(list, i, row);
+  }
+  qvpy_lock(); /* as every close of a dataset (see dataset_dealloc) */
+  qv_dataset_close(ds);
+  qvpy_unlock();
+  return list;
+}
