@@ -149,14 +149,9 @@ static qv_status dict_codes(const qvs_view *v, uint32_t *codes, qv_bytes **valid
   QV_RETURN_NOT_OK(qvs_decode_validity(v, 0, n, pg->null_count, &validity, &nulls, err));
   const uint8_t *vb = validity ? validity->data : NULL;
   /* indices unpacked once; only valid rows must index the dictionary */
-  uint64_t mask = w ? (((uint64_t)1 << w) - 1) : 0;
+  qvs_unpack(idx, w, 0, n, codes, 4);
   uint32_t worst = 0;
-  for (int64_t i = 0; i < n; i++) {
-    int64_t bit = i * w;
-    uint32_t k = (uint32_t)((qv_load_u64le(idx + (bit >> 3)) >> (bit & 7)) & mask);
-    codes[i] = k;
-    worst = k > worst ? k : worst;
-  }
+  for (int64_t i = 0; i < n; i++) worst = codes[i] > worst ? codes[i] : worst;
   if (worst >= (uint64_t)d) {
     for (int64_t i = 0; i < n; i++)
       if (codes[i] >= (uint64_t)d && (!vb || qv_bit_get(vb, i))) {

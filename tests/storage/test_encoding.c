@@ -1,5 +1,7 @@
 /* Which encoding and compression each page gets, read off the page
- * descriptors, and the values that come back through each of them. */
+ * descriptors, and the values that come back through each of them; the
+ * bit unpacker over every width, value size and count. */
+#include "storage/storage_int.h"
 #include "storage/storage_test_util.h"
 
 typedef struct col_spec {
@@ -410,8 +412,46 @@ static void test_auto_codec_choice(void **state) {
   free(path);
 }
 
+/* qvs_unpack (one loop per width for 32- and 64-bit values, eight values
+ * at a time, then the rest one by one) against qvs_unpack_one, for every
+ * width each value size takes, counts around multiples of 8, all-ones
+ * values (the widest the mask keeps) and a reference that carries. */
+static void test_unpack_widths(void **state) {
+  (void)state;
+  enum { MAXN = 1000 };
+  uint64_t vals[MAXN], rng = 5;
+  uint8_t packed[MAXN * 8 + QVS_PACK_PAD + 8];
+  uint8_t out[MAXN * 8 + 8];
+  const int64_t counts[] = {0, 1, 7, 8, 9, 15, 16, 17, 63, 64, 65, 999, 1000};
+  const int sizes[] = {1, 2, 4, 8};
+  for (size_t z = 0; z < sizeof sizes / sizeof *sizes; z++) {
+    int bw = sizes[z];
+    for (int w = 0; w <= QVS_MAX_BITS && w < 8 * bw; w++) {
+      uint64_t mask = w ? (((uint64_t)1 << w) - 1) : 0;
+      for (int64_t i = 0; i < MAXN; i++) vals[i] = i % 3 == 0 ? mask : rng_next(&rng) & mask;
+      qvs_pack(vals, MAXN, w, packed);
+      uint64_t ref = bw == 8 ? UINT64_MAX - 3 : 3; /* 64-bit: ref + value wraps, as stored */
+      for (size_t c = 0; c < sizeof counts / sizeof *counts; c++) {
+        int64_t n = counts[c];
+        memset(out, 0xAB, sizeof out);
+        qvs_unpack(packed, w, ref, n, out, bw);
+        for (int64_t i = 0; i < n; i++) {
+          uint64_t want = ref + qvs_unpack_one(packed, w, i), got = 0;
+          memcpy(&got, out + i * bw, (size_t)bw); /* little-endian: the low bytes */
+          if (bw < 8) want &= ((uint64_t)1 << (8 * bw)) - 1;
+          if (got != want)
+            fail_msg("width %d, %d-byte values, %lld of them: value %lld is %llu, want %llu", w, bw, (long long)n,
+                     (long long)i, (unsigned long long)got, (unsigned long long)want);
+        }
+        assert_int_equal(out[n * bw], 0xAB); /* nothing written past the last */
+      }
+    }
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_unpack_widths),
       cmocka_unit_test(test_encodings_chosen),  cmocka_unit_test(test_dictionary_off),
       cmocka_unit_test(test_dictionary_threshold), cmocka_unit_test(test_compression_modes),
       cmocka_unit_test(test_random_stays_raw), cmocka_unit_test(test_auto_codec_choice),
