@@ -70,7 +70,7 @@ typedef struct qv_scan_index_fallback {
 #define QV_SCAN_MAX_INDEX_FALLBACKS 8
 
 typedef struct qv_scan_counters {
-  int64_t fragments;
+  int64_t fragments;     /* opened and read (see fragments_index_skipped) */
   int64_t pages_total;   /* page ranges considered */
   int64_t pages_pruned;  /* skipped by statistics */
   int64_t rows_scanned;  /* rows whose filter columns were evaluated */

@@ -437,10 +437,10 @@ class IndexInfo:
     name: str
     type: str  # "btree", "bitmap", "ngram" or "label_list"
     column: str
-    fragments: int  # fragments it covers
+    fragments: int  # fragments it covers (one file each)
     dataset_fragments: int  # fragments of the version
-    rows: int  # rows of the covered fragments (deleted ones included)
-    distinct: int  # distinct keys (values, trigrams, labels), summed per file
+    rows: int  # rows of the covered fragments whose files are readable (deleted ones included)
+    distinct: int  # distinct keys (values, trigrams, labels), summed over the readable files
     built_version: int
     updated_version: int
     damaged_files: int  # files that fail their checks; scans filter those fragments in full
@@ -470,8 +470,9 @@ def drop_index(path: str | os.PathLike[str], name: str) -> int:
 def optimize_indices(path: str | os.PathLike[str], name: str | None = None, *, rebuild: bool = False) -> int:
     """Indexes the fragments appended since the index ``name`` (None: every
     index) was built or last optimized, and commits; with ``rebuild``, first
-    rewrites the files ``list_indices`` reports damaged.  Returns the last
-    version committed, 0 when there was nothing to do."""
+    rewrites the files ``list_indices`` reports damaged (a commit of its
+    own, which an error of the optimize that follows names).  Returns the
+    last version committed, 0 when there was nothing to do."""
     return _optimize_indices(os.fspath(path), name, rebuild=rebuild)
 
 

@@ -1,9 +1,10 @@
 /* Calls that commit a new version of a dataset (quiver.write_dataset and
  * the scalar index functions) and the index listing.  Each is one call of
  * libquiver's public API made with the GIL released: they read and write
- * files for as long as the data takes.  None of them touches a batch
- * exported to Polars, so none takes qvpy_lock (see pyquiver.h); the Arrow
- * stream a write consumes is read on the calling thread. */
+ * files for as long as the data takes.  They touch no batch exported to
+ * Polars, so they run without qvpy_lock (see pyquiver.h), and a write
+ * must: the stream it consumes may be quiver's own (a frame of a
+ * quiver.scan), whose callbacks take that lock, which is not recursive. */
 #include "pyquiver.h"
 
 #include <string.h>
@@ -76,7 +77,7 @@ PyObject *qvpy_write_dataset(PyObject *self, PyObject *args, PyObject *kwargs) {
 
 PyObject *qvpy_create_index(PyObject *self, PyObject *args, PyObject *kwargs) {
   static char *kw[] = {"path", "column", "type", "name", NULL};
-  static const char *const types[] = {"btree", "bitmap", "ngram", "label_list", NULL};
+  static const char *const types[] = {"btree", "bitmap", "ngram", "label_list", NULL}; /* for the message */
   PyObject *path_obj;
   const char *column, *type_name, *name = NULL;
   if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O&ss|$z:create_index", kw, PyUnicode_FSConverter, &path_obj, &column,
@@ -139,6 +140,9 @@ PyObject *qvpy_optimize_indices(PyObject *self, PyObject *args, PyObject *kwargs
   Py_BEGIN_ALLOW_THREADS
   if (rebuild) st = qv_index_rebuild(path, name, NULL, &rebuilt_version, &err);
   if (st == QV_OK) st = qv_index_optimize(path, name, &version, &err);
+  /* a failed optimize after a committed rebuild: say the version is there */
+  if (st != QV_OK && rebuilt_version)
+    qv_error_prefix(&err, st, "the rebuild committed version %lld, then", (long long)rebuilt_version);
   Py_END_ALLOW_THREADS
   Py_DECREF(path_obj);
   if (st != QV_OK) return qvpy_raise(&err);

@@ -22,8 +22,12 @@
 
 static uint32_t crc_table[8][256]; /* slicing-by-8, built once (table_once) when first used */
 static pthread_once_t table_once = PTHREAD_ONCE_INIT;
-static bool crc_hardware; /* set once (mode_once), read by any thread */
 static pthread_once_t mode_once = PTHREAD_ONCE_INIT;
+
+#define CRC_POLY 0x82F63B78u /* reflected: bit 31 is x^0, bit 0 is x^31 */
+
+#if defined(__x86_64__)
+static bool crc_hardware; /* set once (mode_once), read by any thread */
 
 /* The stretch lengths of the three chains: long ones for large buffers,
  * short ones so that a 1 KiB checksum block (3 x 336 + 16) still runs in
@@ -38,9 +42,6 @@ static uint32_t crc_shift(const uint32_t *t, uint32_t c) {
   return t[c & 0xff] ^ t[256 + ((c >> 8) & 0xff)] ^ t[512 + ((c >> 16) & 0xff)] ^ t[768 + (c >> 24)];
 }
 
-#define CRC_POLY 0x82F63B78u /* reflected: bit 31 is x^0, bit 0 is x^31 */
-
-#if defined(__x86_64__)
 /* Fills t for stretches of `bytes` (a multiple of 8) zero bytes.  The
  * register holding x^0 advanced over them is m = x^(8 bytes) mod P; the
  * register holding x^k (bit 31 - k) becomes m x^k, one multiplication by

@@ -139,14 +139,16 @@ static inline __attribute__((always_inline)) void unpack_u32(const uint8_t *p, c
 
 void qvs_unpack(const uint8_t *p, int w, uint64_t ref, int64_t n, void *dst, int bw) {
   _Static_assert(QVS_MAX_BITS == 56, "qvs_unpack has a case for every width up to QVS_MAX_BITS");
+  /* widths beyond a case (refused where pages are read: qvs_check_layout)
+   * take the one loop too */
   if (bw == 8) switch (w) {
       CASES8(unpack_u64, 0) CASES8(unpack_u64, 8) CASES8(unpack_u64, 16) CASES8(unpack_u64, 24)
       CASES8(unpack_u64, 32) CASES8(unpack_u64, 40) CASES8(unpack_u64, 48) CASE(unpack_u64, 56)
-      default: return; /* wider widths are refused where pages are read (qvs_check_layout) */
+      default: UNPACK_LOOP(uint64_t, w); return;
     }
   if (bw == 4) switch (w) {
       CASES8(unpack_u32, 0) CASES8(unpack_u32, 8) CASES8(unpack_u32, 16) CASES8(unpack_u32, 24)
-      default: return;
+      default: UNPACK_LOOP(uint32_t, w); return;
     }
   if (bw == 2) UNPACK_LOOP(uint16_t, w);
   else UNPACK_LOOP(uint8_t, w);

@@ -124,6 +124,11 @@ static qv_status verify_blocks(const qvs_datafile *df, int32_t col, int32_t page
 
 static int64_t n_blocks(const qvs_page *pg) { return (pg->stored_len + pg->block - 1) / pg->block; }
 
+/* Where checksum block k of the page ends (the last one is shorter). */
+static int64_t block_end(const qvs_page *pg, int64_t k) {
+  return (k + 1) * pg->block < pg->stored_len ? (k + 1) * pg->block : pg->stored_len;
+}
+
 /* Raw bytes of frame k of a framed page. */
 static int64_t frame_raw(const qvs_page *pg, int64_t k) {
   return pg->raw_len - k * pg->frame < pg->frame ? pg->raw_len - k * pg->frame : pg->frame;
@@ -296,7 +301,9 @@ static qv_status read_span(qvs_view *v, uint8_t *dst, int64_t lo, int64_t hi, qv
  * are decompressed) or of the checksum blocks it spans (version 2:
  * verified here); then all of them are decompressed together (on the pool
  * when they are many).  (Reading nearby runs together was measured: no
- * faster from the page cache, and twice the bytes.) */
+ * faster from the page cache, and twice the bytes: between two runs of
+ * frames lie whole frames, several KiB each, where blocks, below, are
+ * 1 KiB.) */
 static qv_status fetch_frames(qvs_view *v, qv_error *err) {
   const qvs_page *pg = v->pg;
   int64_t wanted = 0;
@@ -325,7 +332,7 @@ static qv_status fetch_frames(qvs_view *v, qv_error *err) {
     }
     int64_t b0 = lo / pg->block, b1 = (hi - 1) / pg->block;
     lo = b0 * pg->block;
-    hi = (b1 + 1) * pg->block < pg->stored_len ? (b1 + 1) * pg->block : pg->stored_len;
+    hi = block_end(pg, b1);
     QV_RETURN_NOT_OK(read_span(v, v->io, lo, hi, err));
     QV_RETURN_NOT_OK(verify_blocks(v->df, v->col, v->page, pg, v->io + lo, b0, b1, err));
   }
@@ -344,12 +351,12 @@ static qv_status fetch_frames(qvs_view *v, qv_error *err) {
  * not verified): only what was asked for is checked and used. */
 #define COALESCE_GAP_BYTES 8192
 
-/* The last block of the read that starts with the wanted run ending at
- * `last`: later wanted runs join it while the untouched blocks between
- * are at most the gap (a loaded block ends the read: its verified bytes
- * are not overwritten). */
-static int64_t coalesced_end(const qvs_view *v, int64_t last) {
-  int64_t gap = COALESCE_GAP_BYTES / v->pg->block;
+/* The last block of the read that starts at wanted block `first`: the
+ * wanted run from there, and later wanted runs while the untouched blocks
+ * between are at most the gap (a loaded block ends the read: its verified
+ * bytes are not overwritten). */
+static int64_t coalesced_end(const qvs_view *v, int64_t first) {
+  int64_t gap = COALESCE_GAP_BYTES / v->pg->block, last = first;
   for (int64_t k = last + 1; k < v->n_blocks && k - last - 1 <= gap; k++) {
     if (v->state[k] == 2) break;
     if (v->state[k] == 1) {
@@ -372,8 +379,7 @@ qv_status qvs_view_fetch(qvs_view *v, qv_error *err) {
     }
     int64_t first = k, last = coalesced_end(v, k);
     int64_t start = first * pg->block;
-    int64_t end = (last + 1) * pg->block < pg->stored_len ? (last + 1) * pg->block : pg->stored_len;
-    QV_RETURN_NOT_OK(read_span(v, v->raw, start, end, err));
+    QV_RETURN_NOT_OK(read_span(v, v->raw, start, block_end(pg, last), err));
     /* verify and mark each wanted run of the read */
     for (k = first; k <= last;) {
       if (v->state[k] != 1) {
@@ -384,8 +390,7 @@ qv_status qvs_view_fetch(qvs_view *v, qv_error *err) {
       while (k <= last && v->state[k] == 1) k++;
       QV_RETURN_NOT_OK(verify_blocks(v->df, v->col, v->page, pg, v->raw + a * pg->block, a, k - 1, err));
       memset(v->state + a, 2, (size_t)(k - a));
-      int64_t hi = k * pg->block < pg->stored_len ? k * pg->block : pg->stored_len;
-      if (v->counters) v->counters->bytes_decoded += hi - a * pg->block;
+      if (v->counters) v->counters->bytes_decoded += block_end(pg, k - 1) - a * pg->block;
     }
   }
   return QV_OK;

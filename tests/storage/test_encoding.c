@@ -413,9 +413,10 @@ static void test_auto_codec_choice(void **state) {
 }
 
 /* qvs_unpack (one loop per width for 32- and 64-bit values, eight values
- * at a time, then the rest one by one) against qvs_unpack_one, for every
- * width each value size takes, counts around multiples of 8, all-ones
- * values (the widest the mask keeps) and a reference that carries. */
+ * at a time, then the rest one by one) against the values qvs_pack
+ * packed, for every width each value size takes, counts around multiples
+ * of 8, all-ones values (the widest the mask keeps) and a reference that
+ * carries. */
 static void test_unpack_widths(void **state) {
   (void)state;
   enum { MAXN = 1000 };
@@ -436,7 +437,7 @@ static void test_unpack_widths(void **state) {
         memset(out, 0xAB, sizeof out);
         qvs_unpack(packed, w, ref, n, out, bw);
         for (int64_t i = 0; i < n; i++) {
-          uint64_t want = ref + qvs_unpack_one(packed, w, i), got = 0;
+          uint64_t want = ref + vals[i], got = 0;
           memcpy(&got, out + i * bw, (size_t)bw); /* little-endian: the low bytes */
           if (bw < 8) want &= ((uint64_t)1 << (8 * bw)) - 1;
           if (got != want)
