@@ -119,6 +119,11 @@ qv_status qv_scanner_reader(qv_scanner *s, qv_batch_reader **out, qv_error *err)
  * *new_version (nullable) the version (unchanged when nothing matched). */
 qv_status qv_dataset_delete_where(const char *path, const char *filter, int64_t *deleted, int64_t *new_version,
                                   qv_error *err);
+/* The same for an expression (unbound; copied), e.g. from qv_polars_parse
+ * or qv_polars_from_json: the rows it keeps as a filter, evaluated with
+ * the semantics it was built with, are deleted. */
+qv_status qv_dataset_delete_matching(const char *path, const qv_expr *filter, int64_t *deleted,
+                                     int64_t *new_version, qv_error *err);
 
 #ifdef __cplusplus
 }

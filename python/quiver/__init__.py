@@ -58,6 +58,7 @@ from polars.io.plugins import register_io_source
 from quiver._quiver import LIBQUIVER_VERSION, Batch, BigQueryFilter, Dataset, LanceFilter, QuiverError, Scanner
 from quiver._quiver import batches_stream as _batches_stream
 from quiver._quiver import create_index as _create_index
+from quiver._quiver import delete as _delete
 from quiver._quiver import drop_index as _drop_index
 from quiver._quiver import list_indices as _list_indices
 from quiver._quiver import memory_trim
@@ -79,6 +80,7 @@ __all__ = [
     "ScanReport",
     "Scanner",
     "create_index",
+    "delete",
     "drop_index",
     "explain_bigquery_filter",
     "explain_lance_filter",
@@ -428,6 +430,22 @@ def write_dataset(
         page_rows=page_rows or 0,
         compression=compression,
     )
+
+
+def delete(path: str | os.PathLike[str], predicate: pl.Expr | str) -> tuple[int, int]:
+    """Deletes the rows ``predicate`` keeps, as a filter would, by committing
+    a version with deletion files (no data file is rewritten; older
+    versions still read the rows).  Returns (rows deleted, version), the
+    version unchanged when no row matched.
+
+    ``predicate`` is a Polars expression, evaluated with Polars semantics
+    (a row it makes null is kept, as ``df.filter`` drops it), or Lance SQL
+    text.  A Polars construct libquiver cannot evaluate raises QuiverError:
+    nothing is deleted then.
+    """
+    if isinstance(predicate, str):
+        return _delete(os.fspath(path), filter=predicate)
+    return _delete(os.fspath(path), polars_json=_expr_json(predicate))
 
 
 @dataclasses.dataclass(frozen=True)

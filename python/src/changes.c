@@ -1,5 +1,5 @@
-/* Calls that commit a new version of a dataset (quiver.write_dataset and
- * the scalar index functions) and the index listing.  Each is one call of
+/* Calls that commit a new version of a dataset (quiver.write_dataset,
+ * quiver.delete and the scalar index functions) and the index listing.  Each is one call of
  * libquiver's public API made with the GIL released: they read and write
  * files for as long as the data takes.  They touch no batch exported to
  * Polars, so they run without qvpy_lock (see pyquiver.h), and a write
@@ -73,6 +73,40 @@ PyObject *qvpy_write_dataset(PyObject *self, PyObject *args, PyObject *kwargs) {
   Py_DECREF(path_obj);
   if (st != QV_OK) return qvpy_raise(&err);
   return PyLong_FromLongLong(version);
+}
+
+/* delete(path, *, filter=None, polars_json=None) -> (rows, version): one of
+ * Lance SQL text or the JSON of a Polars expression. */
+PyObject *qvpy_delete(PyObject *self, PyObject *args, PyObject *kwargs) {
+  static char *kw[] = {"path", "filter", "polars_json", NULL};
+  PyObject *path_obj;
+  const char *filter = NULL, *json = NULL;
+  Py_ssize_t json_len = 0;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O&|$zz#:delete", kw, PyUnicode_FSConverter, &path_obj, &filter,
+                                   &json, &json_len))
+    return NULL;
+  qv_error err = {0};
+  qv_expr *expr = NULL;
+  if ((filter != NULL) == (json != NULL)) {
+    Py_DECREF(path_obj);
+    PyErr_SetString(PyExc_TypeError, "delete: give filter (Lance SQL) or polars_json, one of them");
+    return NULL;
+  }
+  if (json && qv_polars_from_json(json, (size_t)json_len, &expr, &err) != QV_OK) {
+    Py_DECREF(path_obj);
+    return qvpy_raise(&err);
+  }
+  int64_t deleted = 0, version = 0;
+  qv_status st;
+  const char *path = PyBytes_AS_STRING(path_obj);
+  Py_BEGIN_ALLOW_THREADS
+  st = expr ? qv_dataset_delete_matching(path, expr, &deleted, &version, &err)
+            : qv_dataset_delete_where(path, filter, &deleted, &version, &err);
+  Py_END_ALLOW_THREADS
+  qv_expr_destroy(expr);
+  Py_DECREF(path_obj);
+  if (st != QV_OK) return qvpy_raise(&err);
+  return Py_BuildValue("(LL)", (long long)deleted, (long long)version);
 }
 
 PyObject *qvpy_create_index(PyObject *self, PyObject *args, PyObject *kwargs) {

@@ -229,6 +229,10 @@ static PyMethodDef module_methods[] = {
     {"write_dataset", (PyCFunction)(void (*)(void))qvpy_write_dataset, METH_VARARGS | METH_KEYWORDS,
      "write_dataset(data, path, *, mode='create', max_rows_per_file=0, page_rows=0, compression='auto') -> int\n\n"
      "Writes the Arrow stream of data (__arrow_c_stream__) as a new version; returns it.  All or nothing."},
+    {"delete", (PyCFunction)(void (*)(void))qvpy_delete, METH_VARARGS | METH_KEYWORDS,
+     "delete(path, *, filter=None, polars_json=None) -> (rows, version)\n\n"
+     "Deletes the rows a Lance SQL filter or a Polars expression's JSON keeps; commits a version\n"
+     "(unchanged when no row matched)."},
     {"create_index", (PyCFunction)(void (*)(void))qvpy_create_index, METH_VARARGS | METH_KEYWORDS,
      "create_index(path, column, type, *, name=None) -> int\n\n"
      "Builds a btree, bitmap, ngram or label_list index on column and commits it; returns the version."},

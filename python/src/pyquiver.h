@@ -59,6 +59,7 @@ extern PyTypeObject qvpy_bigquery_filter_type;
 PyObject *qvpy_to_bigquery_filter(PyObject *self, PyObject *args, PyObject *kwargs);
 PyObject *qvpy_explain_bigquery_filter(PyObject *self, PyObject *args, PyObject *kwargs);
 PyObject *qvpy_write_dataset(PyObject *self, PyObject *args, PyObject *kwargs);
+PyObject *qvpy_delete(PyObject *self, PyObject *args, PyObject *kwargs);
 PyObject *qvpy_create_index(PyObject *self, PyObject *args, PyObject *kwargs);
 PyObject *qvpy_drop_index(PyObject *self, PyObject *args, PyObject *kwargs);
 PyObject *qvpy_optimize_indices(PyObject *self, PyObject *args, PyObject *kwargs);

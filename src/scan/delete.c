@@ -1,11 +1,13 @@
-/* Deleting rows by filter: a scan for the matching row ids, then one commit
- * of deletion files through the storage layer. */
+/* Deleting rows by filter (Lance SQL text or an expression): a scan for the
+ * matching row ids, then one commit of deletion files through the storage
+ * layer. */
 #include <string.h>
 
 #include "scan/scan_int.h"
 
-qv_status qv_dataset_delete_where(const char *path, const char *filter, int64_t *deleted, int64_t *new_version,
-                                  qv_error *err) {
+/* The rows a scan with filter (Lance SQL) or expr (one of them) returns. */
+static qv_status delete_matching(const char *path, const char *filter, const qv_expr *expr, int64_t *deleted,
+                                 int64_t *new_version, qv_error *err) {
   qv_dataset *ds = NULL;
   qv_scanner *sc = NULL;
   uint8_t **bitmaps = NULL;
@@ -14,7 +16,7 @@ qv_status qv_dataset_delete_where(const char *path, const char *filter, int64_t 
   int32_t last = 0;
   qv_status st = qv_dataset_open(path, 0, &ds, err);
   if (st != QV_OK) return st;
-  if (!filter || !*filter) {
+  if ((!filter || !*filter) && !expr) {
     st = qv_error_set(err, QV_ERR_INVALID, "delete: a filter is required (use 'true' to delete every row)");
     goto cleanup;
   }
@@ -22,7 +24,8 @@ qv_status qv_dataset_delete_where(const char *path, const char *filter, int64_t 
   static const char *const none[1] = {NULL};
   o.columns = none;
   o.n_columns = 0;
-  o.filter = filter;
+  o.filter = expr ? NULL : filter;
+  o.filter_expr = expr;
   o.with_row_id = true;
   if ((st = qv_scanner_open_dataset(ds, &o, &sc, err)) != QV_OK) goto cleanup;
   nf = qv_dataset_num_fragments(ds);
@@ -66,4 +69,14 @@ cleanup:
   qv_scanner_destroy(sc);
   qv_dataset_close(ds);
   return st;
+}
+
+qv_status qv_dataset_delete_where(const char *path, const char *filter, int64_t *deleted, int64_t *new_version,
+                                  qv_error *err) {
+  return delete_matching(path, filter, NULL, deleted, new_version, err);
+}
+
+qv_status qv_dataset_delete_matching(const char *path, const qv_expr *filter, int64_t *deleted,
+                                     int64_t *new_version, qv_error *err) {
+  return delete_matching(path, NULL, filter, deleted, new_version, err);
 }

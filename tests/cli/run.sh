@@ -181,5 +181,13 @@ run datafile-v3-all sh -c '"$0" scan "$1" --format csv | cksum' "$quiver" "$v3"
 run datafile-v3-take q scan "$v3" --format csv --filter "id % 250 = 3"
 run datafile-v3-stats q scan "$v3" --format stats --filter "id % 250 = 3"
 
+# Deleting by a Polars expression (--where), as `quiver scan --where` reads it.
+q import "$here/data/people.csv" del-ds --quiet > /dev/null 2>&1
+run delete-where q delete del-ds --where '(pl.col("id") == 2) | (pl.col("id") > 4)'
+run after-delete-where q scan del-ds --select id --format csv
+run delete-where-and-filter q delete del-ds --filter "id = 3" --where 'pl.col("id") == 3'
+run delete-where-bad q delete del-ds --where 'pl.col("id") =='
+run delete-help q delete --help
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -1,8 +1,9 @@
-"""Writing datasets and managing scalar indices from Python.
+"""Writing datasets, deleting rows and managing scalar indices from Python.
 
 quiver.write_dataset writes any Arrow stream (a Polars DataFrame, a pyarrow
-Table) as a new version, all or nothing; create_index, list_indices,
-optimize_indices and drop_index manage scalar indices.  Every scan is
+Table) as a new version, all or nothing; quiver.delete deletes the rows a
+Polars expression (Polars semantics) or Lance SQL keeps; create_index,
+list_indices, optimize_indices and drop_index manage scalar indices.  Every scan is
 checked against Polars' own filter of the same rows, with the indices on
 and off; list_indices is checked field by field; a damaged index file is
 listed, warned about, filtered around and rebuilt.
@@ -94,6 +95,42 @@ def test_write_errors_publish_nothing(tmp_path):
         quiver.write_dataset([1, 2], tmp_path / "other")
     assert not (tmp_path / "other").exists()
     assert quiver.Dataset(str(path)).version == 1
+
+
+DELETES = [
+    pl.col("score") > 50,  # null scores are kept, as df.filter drops them
+    (pl.col("id") % 7 == 0) & pl.col("text").str.contains("needle"),
+    pl.col("id").is_in([1, 2, 3]) | (pl.col("cat") == "c5"),
+    pl.col("id") / 2 > 9998,  # Polars divides exactly: 19997 matches (integer division would not)
+]
+
+
+@pytest.mark.parametrize("expr", DELETES)
+def test_delete_keeps_polars_rows(tmp_path, expr):
+    path = tmp_path / "ds"
+    df = table(0, ROWS)
+    quiver.write_dataset(df, path, max_rows_per_file=6000)
+    gone = df.filter(expr).height
+    assert gone > 0
+    assert quiver.delete(path, expr) == (gone, 2)
+    assert_frame_equal(quiver.scan(path).collect(), df.filter(~expr.fill_null(False)))
+    assert quiver.Dataset(str(path), 1).num_rows == ROWS  # the old version keeps every row
+    assert quiver.delete(path, expr) == (0, 2)  # nothing left to delete: no new version
+
+
+def test_delete_by_sql_and_errors(tmp_path):
+    path = tmp_path / "ds"
+    quiver.write_dataset(table(0, 100), path)
+    assert quiver.delete(path, "id < 10 OR cat = 'c7'") == (10 + 11, 2)
+    with pytest.raises(quiver.QuiverError) as e:
+        quiver.delete(path, "nope = 1")
+    assert e.value.status == "not found"
+    with pytest.raises(quiver.QuiverError):
+        quiver.delete(path, pl.col("id").rolling_mean(3) > 1)  # not something libquiver evaluates
+    with pytest.raises(TypeError, match="expected a polars Expr, not int"):
+        quiver.delete(path, 3)
+    assert quiver.Dataset(str(path)).version == 2  # no failed delete committed
+    assert quiver.scan(path).select(pl.len()).collect().item() == 100 - 21
 
 
 @pytest.fixture()

@@ -486,6 +486,27 @@ static void test_delete_where(void **state) {
   assert_int_equal(qv_dataset_delete_where(g_dir, "id < 0", &deleted, &version, &err), QV_OK);
   assert_int_equal(deleted, 0);
   assert_int_equal(version, 2);
+  /* An expression keeps its own semantics: Polars' `/` divides exactly,
+   * so id / 2 > 4999 holds for 9999 alone, where SQL's integer division
+   * holds for no row. */
+  qv_expr *e;
+  assert_int_equal(qv_polars_parse("pl.col('id') / 2 > 4999", &e, &err), QV_OK);
+  assert_int_equal(qv_dataset_delete_where(g_dir, "id / 2 > 4999", &deleted, &version, &err), QV_OK);
+  assert_int_equal(deleted, 0);
+  assert_int_equal(qv_dataset_delete_matching(g_dir, e, &deleted, &version, &err), QV_OK);
+  assert_int_equal(deleted, 1);
+  assert_int_equal(version, 3);
+  qv_expr_destroy(e);
+  t = scan_text(&o, NULL, NULL); /* version 1 */
+  assert_non_null(strstr(t, "\n9999\n"));
+  free(t);
+  o.dataset_version = 0;
+  t = scan_text(&o, NULL, NULL);
+  assert_int_equal(count_lines(t), ROWS - 12);
+  assert_null(strstr(t, "\n9999\n"));
+  free(t);
+  assert_int_equal(qv_dataset_delete_matching(g_dir, NULL, &deleted, &version, &err), QV_ERR_INVALID);
+  assert_string_equal(err.message, "delete: a filter is required (use 'true' to delete every row)");
 }
 
 /* Page ranges scanned on several threads (scanner.c's rounds) give the

@@ -5,17 +5,19 @@
 
 #include "cli.h"
 
-/* Parses just --help (and -v/--version N where allowed); returns -1 to go on. */
+/* Parses just --help (and -v/--version N, --filter SQL, --where POLARS
+ * where allowed: non-NULL); returns -1 to go on. */
 static int simple_args(const char *cmd, const char *help, int argc, char **argv, int64_t *version,
-                       const char **filter, const char **path) {
+                       const char **filter, const char **where, const char **path) {
   static const struct option longopts[] = {{"version", required_argument, NULL, 'v'},
                                            {"filter", required_argument, NULL, 'f'},
+                                           {"where", required_argument, NULL, 'w'},
                                            {"help", no_argument, NULL, 'h'},
                                            {NULL, 0, NULL, 0}};
   int ch;
   optind = 1;
   opterr = 0;
-  while ((ch = getopt_long(argc, argv, "v:f:h", longopts, NULL)) != -1) {
+  while ((ch = getopt_long(argc, argv, "v:f:w:h", longopts, NULL)) != -1) {
     switch (ch) {
       case 'v':
         if (!version || !cli_parse_count(optarg, version) || *version == 0)
@@ -24,6 +26,10 @@ static int simple_args(const char *cmd, const char *help, int argc, char **argv,
       case 'f':
         if (!filter) return cli_usage(cmd, "no --filter here");
         *filter = optarg;
+        break;
+      case 'w':
+        if (!where) return cli_usage(cmd, "no --where here");
+        *where = optarg;
         break;
       case 'h': fputs(help, stdout); return 0;
       default: return cli_usage(cmd, "unknown option '%s'", argv[optind - 1]);
@@ -41,7 +47,7 @@ int cmd_schema(int argc, char **argv) {
       "Prints each column's name, type and nullability, one per line.\n";
   int64_t version = 0;
   const char *path;
-  int rc = simple_args("schema", help, argc, argv, &version, NULL, &path);
+  int rc = simple_args("schema", help, argc, argv, &version, NULL, NULL, &path);
   if (rc >= 0) return rc;
   qv_dataset *ds;
   qv_error err;
@@ -62,7 +68,7 @@ int cmd_versions(int argc, char **argv) {
       "Lists every version: number, commit time (UTC), operation, live rows, fragments.\n"
       "Any version can be read with 'quiver scan --version N'.\n";
   const char *path;
-  int rc = simple_args("versions", help, argc, argv, NULL, NULL, &path);
+  int rc = simple_args("versions", help, argc, argv, NULL, NULL, NULL, &path);
   if (rc >= 0) return rc;
   qv_version_info *v;
   int64_t n;
@@ -84,17 +90,26 @@ int cmd_versions(int argc, char **argv) {
 
 int cmd_delete(int argc, char **argv) {
   static const char help[] =
-      "usage: quiver delete DATASET --filter SQL\n\n"
+      "usage: quiver delete DATASET --filter SQL\n"
+      "       quiver delete DATASET --where POLARS_EXPRESSION\n\n"
       "Deletes the rows matching the filter by committing a new version with\n"
       "deletion files (no data file is rewritten; older versions still read the\n"
-      "rows).  Prints how many rows were deleted and the new version.\n";
-  const char *path, *filter = NULL;
-  int rc = simple_args("delete", help, argc, argv, NULL, &filter, &path);
+      "rows).  --filter takes the Lance SQL filter language, --where a Polars\n"
+      "expression with Polars semantics, as `quiver scan` does (a row the filter\n"
+      "makes null is kept).  Prints how many rows were deleted and the new version.\n";
+  const char *path, *filter = NULL, *where = NULL;
+  int rc = simple_args("delete", help, argc, argv, NULL, &filter, &where, &path);
   if (rc >= 0) return rc;
-  if (!filter) return cli_usage("delete", "--filter is required");
+  if (!filter && !where) return cli_usage("delete", "--filter or --where is required");
+  if (filter && where) return cli_usage("delete", "give --filter or --where, not both");
   int64_t deleted, version;
   qv_error err;
-  if (qv_dataset_delete_where(path, filter, &deleted, &version, &err) != QV_OK) return cli_fail("delete", &err);
+  qv_expr *expr = NULL;
+  if (where && qv_polars_parse(where, &expr, &err) != QV_OK) return cli_fail("delete", &err);
+  qv_status st = expr ? qv_dataset_delete_matching(path, expr, &deleted, &version, &err)
+                      : qv_dataset_delete_where(path, filter, &deleted, &version, &err);
+  qv_expr_destroy(expr);
+  if (st != QV_OK) return cli_fail("delete", &err);
   printf("deleted %lld row%s; version %lld\n", (long long)deleted, deleted == 1 ? "" : "s", (long long)version);
   return 0;
 }
