@@ -73,6 +73,11 @@ run delete-needs-filter q delete ds
 # Arrow output is an IPC stream: it starts with the continuation marker.
 run arrow-magic bash -c "'$quiver' scan ds --format arrow | head -c 4 | od -An -tx1"
 run import-arrow-stdin bash -c "'$quiver' scan ds --format arrow > rows.arrows && '$quiver' import - ds-arrow -q < rows.arrows && '$quiver' scan ds-arrow --select id,name --limit 3"
+# An Arrow file (not stream) through a pipe: copied to $TMPDIR, then read.
+arrow_file="$here/../data/polars_eval/table.arrow"
+run import-arrow-file-pipe bash -c "cat '$arrow_file' | '$quiver' import - ds-arrow-pipe -q 2>/dev/null && '$quiver' scan ds-arrow-pipe --select s,i,f --format csv"
+run import-arrow-file-pipe-no-tmpdir bash -c "cat '$arrow_file' | TMPDIR=WORK-missing '$quiver' import - ds-arrow-pipe2 -q"
+run import-arrow-file-pipe-cut bash -c "head -c 2000 '$arrow_file' | '$quiver' import - ds-arrow-pipe3 -q; ls ds-arrow-pipe3 2>&1 | head -1"
 printf 'a,b\n1,2\n3\n' > ragged.csv
 run csv-ragged q import ragged.csv bad --quiet
 printf 'a\n\xff\n' > badutf8.csv

@@ -1,5 +1,7 @@
 /* quiver import: CSV or Arrow IPC into a dataset (create, append, overwrite). */
+#include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -12,10 +14,10 @@ static const char help[] =
     "\n"
     "Writes the rows of SOURCE as a new version of DATASET (a directory).  SOURCE is\n"
     "a CSV file or an Arrow IPC file or stream (recognised by its magic bytes);\n"
-    "'-' reads standard input (CSV, an Arrow stream, or an Arrow file redirected\n"
-    "with '<'; from a pipe the Arrow file format is not recognised).  Arrow input\n"
-    "is read a message at a time.  The import is all or nothing: on any error no\n"
-    "version is published.\n"
+    "'-' reads standard input.  Arrow input is read a message at a time; an Arrow\n"
+    "file (not stream) coming through a pipe is first copied to an unlinked file\n"
+    "in $TMPDIR (default /tmp), since its footer is at its end.  The import is all\n"
+    "or nothing: on any error no version is published.\n"
     "\n"
     "options:\n"
     "  -m, --mode M           create (default: fails if DATASET exists), append, overwrite\n"
@@ -70,24 +72,115 @@ static bool arrow_magic(const unsigned char *head, size_t n) {
   return n >= 4 && head[0] == 0xFF && head[1] == 0xFF && head[2] == 0xFF && head[3] == 0xFF;
 }
 
-static bool is_arrow(const char *path) {
+/* Standard input that cannot seek (a pipe, a terminal): its first bytes
+ * are read to tell CSV from Arrow, then replayed before the rest by the
+ * FILE that replaces stdin (glibc lets a program assign stdin), so the CSV
+ * or stream reader sees every byte.  The rest is read with read(2), which
+ * returns what a pipe has rather than waiting for a full buffer. */
+typedef struct replay {
+  unsigned char head[8];
+  size_t n, at;
+} replay;
+
+static ssize_t replay_read(void *cookie, char *buf, size_t size) {
+  replay *r = cookie;
+  if (r->at < r->n) {
+    size_t k = r->n - r->at < size ? r->n - r->at : size;
+    memcpy(buf, r->head + r->at, k);
+    r->at += k;
+    return (ssize_t)k;
+  }
+  ssize_t got;
+  while ((got = read(STDIN_FILENO, buf, size)) < 0 && errno == EINTR) {
+  }
+  return got;
+}
+
+static int replay_close(void *cookie) {
+  free(cookie);
+  return 0;
+}
+
+/* Reads up to 8 bytes of standard input and makes stdin replay them;
+ * *head and *n get them.  False when out of memory or unreadable. */
+static bool peek_stdin(unsigned char *head, size_t *n) {
+  replay *r = calloc(1, sizeof *r);
+  if (!r) return false;
+  while (r->n < sizeof r->head) {
+    ssize_t got = read(STDIN_FILENO, r->head + r->n, sizeof r->head - r->n);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) {
+      free(r);
+      return false;
+    }
+    if (got == 0) break;
+    r->n += (size_t)got;
+  }
+  cookie_io_functions_t io = {replay_read, NULL, NULL, replay_close};
+  FILE *f = fopencookie(r, "r", io);
+  if (!f) {
+    free(r);
+    return false;
+  }
+  memcpy(head, r->head, r->n);
+  *n = r->n;
+  stdin = f;
+  return true;
+}
+
+/* Copies the rest of in into an unlinked file in $TMPDIR (default /tmp),
+ * positioned at its start: an Arrow file read from a pipe, whose footer
+ * (at the end) the reader needs first.  NULL with err set on failure. */
+static FILE *spool(FILE *in, qv_error *err) {
+  const char *dir = getenv("TMPDIR");
+  char path[PATH_MAX];
+  snprintf(path, sizeof path, "%s/quiver-import-XXXXXX", dir && *dir ? dir : "/tmp");
+  int fd = mkstemp(path);
+  if (fd < 0) {
+    qv_error_set(err, QV_ERR_IO, "<stdin>: an Arrow file through a pipe is copied to %s first: %s",
+                 dir && *dir ? dir : "/tmp", strerror(errno));
+    return NULL;
+  }
+  unlink(path);
+  FILE *out = fdopen(fd, "w+b");
+  if (!out) {
+    close(fd);
+    qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+    return NULL;
+  }
+  static char buf[1 << 16];
+  size_t got;
+  while ((got = fread(buf, 1, sizeof buf, in)) > 0)
+    if (fwrite(buf, 1, got, out) != got) break;
+  if (ferror(in) || ferror(out) || fflush(out) != 0 || fseeko(out, 0, SEEK_SET) != 0) {
+    qv_error_set(err, QV_ERR_IO, "<stdin>: copying the Arrow file from the pipe to %s: %s",
+                 dir && *dir ? dir : "/tmp", strerror(errno ? errno : EIO));
+    fclose(out);
+    return NULL;
+  }
+  return out;
+}
+
+/* Whether the input is Arrow (else CSV).  Standard input that cannot seek
+ * is peeked at (peek_stdin); an Arrow file format there is spooled, and
+ * *spooled gets the copy to read instead. */
+static bool is_arrow(const char *path, FILE **spooled, qv_error *err) {
   unsigned char head[8] = {0};
+  size_t n = 0;
+  *spooled = NULL;
   if (!strcmp(path, "-")) {
     off_t at = ftello(stdin);
     if (at >= 0) { /* a redirected file: look at its head, then go back */
-      size_t n = fread(head, 1, sizeof head, stdin);
+      n = fread(head, 1, sizeof head, stdin);
       return fseeko(stdin, at, SEEK_SET) == 0 && arrow_magic(head, n);
     }
-    /* a pipe gives one byte back: a stream starts with 0xFF, which no UTF-8
-     * text does; the file format's "A" could start a CSV header */
-    int c = getc(stdin);
-    if (c == EOF) return false;
-    ungetc(c, stdin);
-    return c == 0xFF;
+    if (!peek_stdin(head, &n)) return false; /* the CSV reader reports what stdin does */
+    if (n >= 6 && !memcmp(head, "ARROW1", 6)) *spooled = spool(stdin, err);
+    return arrow_magic(head, n);
   }
   FILE *f = fopen(path, "rb");
   if (!f) return false;
-  size_t n = fread(head, 1, sizeof head, f);
+  n = fread(head, 1, sizeof head, f);
   fclose(f);
   return arrow_magic(head, n);
 }
@@ -176,10 +269,18 @@ int cmd_import(int argc, char **argv) {
   struct stat sb;
   if (strcmp(src, "-") && stat(src, &sb) == 0 && S_ISREG(sb.st_mode)) p.total_bytes = (int64_t)sb.st_size;
   co.bytes_read = &p.bytes_read;
-  bool arrow = is_arrow(src);
-  if (arrow) st = strcmp(src, "-") ? qv_ipc_read_path(src, &reader, &err) : qv_ipc_read_file(stdin, &reader, &err);
+  FILE *spooled = NULL;
+  err.code = QV_OK;
+  bool arrow = is_arrow(src, &spooled, &err);
+  if (err.code != QV_OK) return cli_fail("import", &err);
+  if (spooled) st = qv_ipc_read_file(spooled, &reader, &err);
+  else if (arrow) st = strcmp(src, "-") ? qv_ipc_read_path(src, &reader, &err) : qv_ipc_read_file(stdin, &reader, &err);
   else st = qv_csv_open(src, &co, &reader, &err);
-  if (st != QV_OK) return cli_fail("import", &err);
+  if (st != QV_OK) {
+    if (spooled) fclose(spooled);
+    if (arrow && !strcmp(src, "-")) qv_error_prefix(&err, st, "<stdin>"); /* a path names itself */
+    return cli_fail("import", &err);
+  }
 
   if (arrow) p.total_bytes = 0; /* the IPC reader reports rows only */
   wo.progress = on_progress;
@@ -188,6 +289,7 @@ int cmd_import(int argc, char **argv) {
   st = qv_dataset_write(dst, reader, &wo, &version, &err);
   if (p.enabled) fputs("\r\033[K", stderr);
   qv_batch_reader_destroy(reader);
+  if (spooled) fclose(spooled);
   if (st != QV_OK) return cli_fail("import", &err);
   qv_dataset *ds;
   if (qv_dataset_open(dst, version, &ds, &err) != QV_OK) return cli_fail("import", &err);
