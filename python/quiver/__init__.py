@@ -412,7 +412,8 @@ def write_dataset(
     the version.
 
     ``data`` is anything that exports an Arrow stream (``__arrow_c_stream__``):
-    a Polars DataFrame, a pyarrow Table or RecordBatchReader.  ``mode``:
+    a Polars DataFrame, a pyarrow Table or RecordBatchReader (read a batch at
+    a time); a Polars LazyFrame is collected first.  ``mode``:
     "create" (fails if a dataset is there), "append" (new fragments; creates
     when absent; the schema must match) or "overwrite" (a version with only
     this data; older versions stay readable).  ``max_rows_per_file`` (default
@@ -422,6 +423,8 @@ def write_dataset(
     appended rows until ``optimize_indices`` (scans filter those fragments
     in full meanwhile).
     """
+    if isinstance(data, pl.LazyFrame):
+        data = data.collect(engine="streaming")
     return _write_dataset(
         data,
         os.fspath(path),

@@ -63,6 +63,9 @@ def test_write_modes_and_options(tmp_path):
     assert_frame_equal(quiver.scan(path).collect(), pl.concat([first, more]))
     assert quiver.write_dataset(more, path, mode="overwrite") == 3
     assert_frame_equal(quiver.scan(path).collect(), more)
+    lazy = quiver.scan(path).filter(pl.col("id") % 2 == 0)  # a LazyFrame is collected, then written
+    assert quiver.write_dataset(lazy, tmp_path / "evens") == 1
+    assert_frame_equal(quiver.scan(tmp_path / "evens").collect(), more.filter(pl.col("id") % 2 == 0))
     assert_frame_equal(quiver.scan(path, version=1).collect(), first)  # older versions stay
 
 
@@ -71,7 +74,21 @@ def test_write_from_pyarrow(tmp_path):
     df = table(0, 1000)
     quiver.write_dataset(df.to_arrow(), tmp_path / "ds")
     assert_frame_equal(quiver.scan(tmp_path / "ds").collect(), df)
-    assert isinstance(df.to_arrow(), pa.Table)
+    # a reader that pulls batches from a Python generator, one at a time,
+    # while the write runs with the GIL released
+    arrow = df.to_arrow()
+    pulled = []
+
+    def batches():
+        for b in arrow.to_batches(max_chunksize=128):
+            pulled.append(b.num_rows)
+            yield b
+
+    reader = pa.RecordBatchReader.from_batches(arrow.schema, batches())
+    quiver.write_dataset(reader, tmp_path / "streamed", max_rows_per_file=300)
+    assert len(pulled) == 8
+    assert quiver.Dataset(str(tmp_path / "streamed")).num_fragments == 4
+    assert_frame_equal(quiver.scan(tmp_path / "streamed").collect(), df)
 
 
 def test_write_errors_publish_nothing(tmp_path):
