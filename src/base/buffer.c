@@ -39,6 +39,30 @@ qv_bytes *qv_bytes_alloc(int64_t size) {
   return b;
 }
 
+static void bytes_release_view(qv_bytes *b) {
+  qv_bytes_release(b->private_data);
+  qv_free(b);
+}
+
+qv_bytes *qv_bytes_view(qv_bytes *owner, const uint8_t *data, int64_t size) {
+  /* Misaligned (or empty) memory is copied: typed loads through
+   * qv_array_values must stay aligned, and a NULL data pointer would break
+   * callers that index buffers[1]->data unconditionally. */
+  if (size == 0 || data == NULL || ((uintptr_t)data & 7) != 0) {
+    qv_bytes *c = qv_bytes_alloc(size);
+    if (c && size > 0) memcpy(qv_bytes_mutable(c), data, (size_t)size);
+    return c;
+  }
+  qv_bytes *b = qv_malloc(sizeof *b);
+  if (!b) return NULL;
+  b->data = data;
+  b->size = size;
+  b->refcount = 1;
+  b->release = bytes_release_view;
+  b->private_data = qv_bytes_retain(owner);
+  return b;
+}
+
 qv_bytes *qv_bytes_retain(qv_bytes *b) {
   /* Atomic: scans on several threads share arrays (literals, dictionaries)
    * and hand results between threads.  Taking a reference needs no order;

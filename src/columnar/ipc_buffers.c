@@ -1,36 +1,11 @@
-/* Buffers that the IPC reader and the C Data importer share: zero-copy views
- * of foreign memory, dictionary decoding, and IPC body decompression. */
+/* Buffers that the IPC reader and the C Data importer share: foreign
+ * layouts, dictionary decoding, and IPC body decompression (zero-copy views
+ * of foreign memory are qv_bytes_view, quiver/base.h). */
 #include <lz4frame.h>
 #include <string.h>
 #include <zstd.h>
 
 #include "columnar/ipc_int.h"
-
-/* ---- views --------------------------------------------------------------- */
-
-static void view_release(qv_bytes *b) {
-  qv_bytes_release((qv_bytes *)b->private_data);
-  qv_free(b);
-}
-
-qv_bytes *qv_bytes_view(qv_bytes *owner, const uint8_t *data, int64_t size) {
-  /* Misaligned (or empty) memory is copied: typed loads through
-   * qv_array_values must stay aligned, and a NULL data pointer would break
-   * callers that index buffers[1]->data unconditionally. */
-  if (size == 0 || data == NULL || ((uintptr_t)data & 7) != 0) {
-    qv_bytes *c = qv_bytes_alloc(size);
-    if (c && size > 0) memcpy(qv_bytes_mutable(c), data, (size_t)size);
-    return c;
-  }
-  qv_bytes *b = qv_malloc(sizeof *b);
-  if (!b) return NULL;
-  b->data = data;
-  b->size = size;
-  b->refcount = 1;
-  b->release = view_release;
-  b->private_data = qv_bytes_retain(owner);
-  return b;
-}
 
 /* ---- foreign layouts ---------------------------------------------------- */
 

@@ -145,12 +145,8 @@ qv_status qv_ipc_schema_check(const qv_schema *schema, qv_error *err);
 qv_status qv_ipc_decompress(int codec, const uint8_t *src, int64_t n, int64_t want, qv_bytes **out,
                             int64_t where, qv_error *err);
 
-/* ---- arrays over foreign memory --------------------------------------- */
+/* ---- arrays over foreign memory (views: qv_bytes_view) ------------------ */
 
-/* A qv_bytes viewing [data, data + size) that keeps `owner` retained (it is
- * released when the view is).  When data is not 8-byte aligned the bytes are
- * copied instead, so typed loads stay aligned. */
-qv_bytes *qv_bytes_view(qv_bytes *owner, const uint8_t *data, int64_t size);
 /* Rows of dict selected by the integer array indices (nulls stay null);
  * every index is range-checked.  `where` names the field for errors. */
 qv_status qv_dictionary_decode(const qv_array *indices, qv_array *dict, qv_array **out,

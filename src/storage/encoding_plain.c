@@ -116,9 +116,18 @@ static qv_status take_buffer(dec_ctx *c, int32_t *b) {
   return QV_OK;
 }
 
+/* Buffers from this size up share the page's bytes (qvs_view.shared)
+ * instead of being copied; smaller ones are copied, which costs nothing
+ * and keeps them zero-padded like any new buffer. */
+#define SHARE_BYTES 4096
+
 static qv_status copy_buffer(dec_ctx *c, int32_t b, int64_t expect, qv_bytes **out) {
   int64_t len = qvs_view_len(c->v, b);
   if (expect >= 0 && len != expect) return bad(c, "buffer has the wrong length (has, needs)", len, expect);
+  if (c->v->shared && len >= SHARE_BYTES) {
+    if (!(*out = qv_bytes_view(c->v->shared, qvs_view_buf(c->v, b), len))) return nomem(c->err);
+    return QV_OK;
+  }
   qv_bytes *bytes = qv_bytes_alloc_uninit(len);
   if (!bytes) return nomem(c->err);
   if (len) memcpy(qv_bytes_mutable(bytes), qvs_view_buf(c->v, b), (size_t)len);

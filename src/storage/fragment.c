@@ -189,6 +189,7 @@ static qv_status page_array(qv_fragment_reader *r, int32_t col, int32_t page, qv
     case QV_ENCODING_FSST: st = qvs_decode_fsst(&v, t, &a, err); break;
     default: st = qvs_decode_plain(&v, t, &a, err); break;
   }
+  qvs_view_release(&v); /* a plain page's bytes live on in a's buffers */
   if (st != QV_OK) return st;
   qv_array_release(fc->cached);
   fc->cached = qv_array_retain(a);
@@ -326,7 +327,9 @@ qv_status qv_fragment_read_encoded(qv_fragment_reader *r, int32_t column, int64_
     if (pg->encoding == QV_ENCODING_DICTIONARY && pg->row_start == row_start && pg->row_count == row_count) {
       qvs_view v;
       QV_RETURN_NOT_OK(qvs_view_full(r->df, column, p, &r->cols[column].scratch, &r->cols[column].ctr, &v, err));
-      return qvs_decode_dict_encoded(&v, &c->field.type, out, err);
+      qv_status st = qvs_decode_dict_encoded(&v, &c->field.type, out, err);
+      qvs_view_release(&v); /* not plain: nothing to release, but the rule holds */
+      return st;
     }
   }
   return qv_fragment_read(r, column, row_start, row_count, out, err);

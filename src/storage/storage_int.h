@@ -381,6 +381,8 @@ typedef struct qvs_view {
   void **zstd;          /* framed: the scratch's decompression contexts, one per worker */
   qv_buffer *jobs;      /* framed: the scratch's list of frames to decompress */
   qv_io_counters *counters;
+  qv_bytes *shared;     /* a plain page loaded whole: raw's own buffer, which the decoded
+                           array's buffers share (qv_bytes_view) instead of copying it */
 } qvs_view;
 
 /* Per-column scratch a reader keeps so that pages reuse memory. */
@@ -393,9 +395,15 @@ typedef struct qvs_scratch {
 } qvs_scratch;
 
 void qvs_scratch_reset(qvs_scratch *s);
-/* Loads the whole page (reads, verifies every block, decompresses). */
+/* Loads the whole page (reads, verifies every block, decompresses).  A
+ * plain page goes into a buffer of its own (out->shared), not the scratch;
+ * qvs_view_release drops the view's reference once it is decoded. */
 qv_status qvs_view_full(qvs_datafile *df, int32_t col, int32_t page, qvs_scratch *s, qv_io_counters *ctr,
                         qvs_view *out, qv_error *err);
+static inline void qvs_view_release(qvs_view *v) {
+  qv_bytes_release(v->shared);
+  v->shared = NULL;
+}
 /* Prepares a page for partial loading (raw and framed pages; any other
  * page is loaded whole). */
 qv_status qvs_view_partial(qvs_datafile *df, int32_t col, int32_t page, qvs_scratch *s, qv_io_counters *ctr,

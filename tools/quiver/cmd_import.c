@@ -96,34 +96,22 @@ static ssize_t replay_read(void *cookie, char *buf, size_t size) {
   return got;
 }
 
-static int replay_close(void *cookie) {
-  free(cookie);
-  return 0;
-}
-
 /* Reads up to 8 bytes of standard input and makes stdin replay them;
- * *head and *n get them.  False when out of memory or unreadable. */
+ * *head and *n get them.  False when unreadable or out of memory. */
 static bool peek_stdin(unsigned char *head, size_t *n) {
-  replay *r = calloc(1, sizeof *r);
-  if (!r) return false;
-  while (r->n < sizeof r->head) {
-    ssize_t got = read(STDIN_FILENO, r->head + r->n, sizeof r->head - r->n);
+  static replay r; /* one standard input per process */
+  while (r.n < sizeof r.head) {
+    ssize_t got = read(STDIN_FILENO, r.head + r.n, sizeof r.head - r.n);
     if (got < 0 && errno == EINTR) continue;
-    if (got < 0) {
-      free(r);
-      return false;
-    }
+    if (got < 0) return false;
     if (got == 0) break;
-    r->n += (size_t)got;
+    r.n += (size_t)got;
   }
-  cookie_io_functions_t io = {replay_read, NULL, NULL, replay_close};
-  FILE *f = fopencookie(r, "r", io);
-  if (!f) {
-    free(r);
-    return false;
-  }
-  memcpy(head, r->head, r->n);
-  *n = r->n;
+  cookie_io_functions_t io = {replay_read, NULL, NULL, NULL};
+  FILE *f = fopencookie(&r, "r", io);
+  if (!f) return false;
+  memcpy(head, r.head, r.n);
+  *n = r.n;
   stdin = f;
   return true;
 }
