@@ -123,11 +123,13 @@ qv_bytes *qv_bytes_alloc(int64_t size);
 qv_bytes *qv_bytes_alloc_uninit(int64_t size);
 /* Takes ownership of qv_malloc'd memory of the given capacity. */
 qv_bytes *qv_bytes_wrap(uint8_t *data, int64_t size, int64_t capacity);
-/* A qv_bytes viewing [data, data + size), memory that `owner` keeps alive
- * (retained until the view is released): no copy, and the bytes after the
- * view are whatever follows in owner's memory, not zero padding.  When data
- * is not 8-byte aligned (or empty) the bytes are copied instead, so typed
- * loads stay aligned.  NULL when out of memory. */
+/* A new qv_bytes (refcount 1: the caller releases it) viewing [data, data +
+ * size), memory that `owner` keeps alive (owner is retained until the view
+ * is released): no copy.  A view is 8-byte aligned, not 64, and the bytes
+ * after it are whatever follows in owner's memory, not zero padding.  When
+ * data is not 8-byte aligned (or size is 0) the bytes are copied into a
+ * new buffer instead, so typed loads stay aligned.  NULL when out of
+ * memory. */
 qv_bytes *qv_bytes_view(qv_bytes *owner, const uint8_t *data, int64_t size);
 qv_bytes *qv_bytes_retain(qv_bytes *b); /* returns b; NULL-safe */
 void qv_bytes_release(qv_bytes *b);     /* NULL-safe */

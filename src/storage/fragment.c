@@ -379,6 +379,7 @@ static qv_status take(qv_fragment_reader *r, int32_t column, const take_rows *t,
         case QV_ENCODING_FSST: st = qvs_take_fsst(&v, type, rel, cnt, &acc, err); break;
         default: st = qvs_take_plain(&v, type, rel, cnt, &acc, err); break;
       }
+      qvs_view_release(&v); /* a partial view holds none; one loaded whole may */
       if (st != QV_OK) goto fail;
     }
     k += cnt;

@@ -211,74 +211,92 @@ static int64_t *job_list(qv_buffer *jobs, int64_t n, qv_error *err) {
   return (int64_t *)(void *)jobs->data;
 }
 
-/* Loads page bytes into raw (raw_len + QVS_SLACK bytes; see qvs_view_full). */
-static qv_status load_full(qvs_datafile *df, int32_t col, int32_t page, qvs_scratch *s, qv_io_counters *ctr,
-                           uint8_t *raw, qv_error *err) {
+/* Reads the page's stored bytes into dst and verifies them (its checksum
+ * blocks; a whole zstd frame's own size claim), so that nothing is sized
+ * by the footer's raw_len before they are known to be sound. */
+static qv_status read_stored(qvs_datafile *df, int32_t col, int32_t page, qv_io_counters *ctr, uint8_t *dst,
+                             qv_error *err) {
   const qvs_page *pg = &df->columns[col].pages[page];
-  bool stored_raw = pg->compression == QV_COMPRESSION_NONE;
-  uint8_t *io = raw;
-  if (!stored_raw) {
-    QV_RETURN_NOT_OK(grow(&s->io, pg->stored_len, err));
-    io = s->io.data;
-  }
-  QV_RETURN_NOT_OK(qvs_pread_full(df->fd, io, pg->stored_len, pg->offset, df->name, err));
+  QV_RETURN_NOT_OK(qvs_pread_full(df->fd, dst, pg->stored_len, pg->offset, df->name, err));
   if (ctr) {
     ctr->bytes_read += pg->stored_len;
     ctr->pages_read++;
   }
-  if (pg->stored_len && !pg->frame_crcs) QV_RETURN_NOT_OK(verify_blocks(df, col, page, pg, io, 0, n_blocks(pg) - 1, err));
-  if (!stored_raw) {
-    /* the frame's own claim must agree before we size memory by raw_len */
-    if (pg->compression == QV_COMPRESSION_ZSTD && !pg->framed) {
-      int64_t declared = qvs_zstd_frame_size(io, pg->stored_len);
-      if (declared >= 0 && declared != pg->raw_len)
-        return qvs_page_error(df, col, page, QV_ERR_CORRUPT, err, "zstd frame holds %lld bytes, the footer says %lld",
-                              (long long)declared, (long long)pg->raw_len);
-    }
-    qv_status st = QV_OK;
-    if (pg->framed) {
-      int64_t n = (pg->raw_len + pg->frame - 1) / pg->frame, so = 0;
-      int64_t *list = job_list(&s->jobs, n, err);
-      if (!list) return QV_ERR_NOMEM;
-      for (int64_t k = 0; k < n; k++) {
-        list[2 * k] = k;
-        list[2 * k + 1] = so;
-        so += qv_load_u32le(pg->frames + 4 * k);
-      }
-      QV_RETURN_NOT_OK(decompress_frames(df, col, page, pg, io, list, n, raw, s->zstd, err));
-    } else {
-      st = qvs_decompress(pg->compression, &s->zstd[0], io, pg->stored_len, raw, pg->raw_len, err);
-    }
-    if (st != QV_OK)
-      return qv_error_prefix(err, st, "%s: column `%s` page %d", df->name, df->columns[col].field.name, page);
+  if (pg->stored_len && !pg->frame_crcs) QV_RETURN_NOT_OK(verify_blocks(df, col, page, pg, dst, 0, n_blocks(pg) - 1, err));
+  if (pg->compression == QV_COMPRESSION_ZSTD && !pg->framed) {
+    int64_t declared = qvs_zstd_frame_size(dst, pg->stored_len);
+    if (declared >= 0 && declared != pg->raw_len)
+      return qvs_page_error(df, col, page, QV_ERR_CORRUPT, err, "zstd frame holds %lld bytes, the footer says %lld",
+                            (long long)declared, (long long)pg->raw_len);
   }
-  memset(raw + pg->raw_len, 0, QVS_SLACK);
+  return QV_OK;
+}
+
+/* Decompresses the stored bytes io of a compressed page into raw. */
+static qv_status decompress_page(qvs_datafile *df, int32_t col, int32_t page, qvs_scratch *s, const uint8_t *io,
+                                 uint8_t *raw, qv_error *err) {
+  const qvs_page *pg = &df->columns[col].pages[page];
+  qv_status st = QV_OK;
+  if (pg->framed) {
+    int64_t n = (pg->raw_len + pg->frame - 1) / pg->frame, so = 0;
+    int64_t *list = job_list(&s->jobs, n, err);
+    if (!list) return QV_ERR_NOMEM;
+    for (int64_t k = 0; k < n; k++) {
+      list[2 * k] = k;
+      list[2 * k + 1] = so;
+      so += qv_load_u32le(pg->frames + 4 * k);
+    }
+    return decompress_frames(df, col, page, pg, io, list, n, raw, s->zstd, err);
+  }
+  st = qvs_decompress(pg->compression, &s->zstd[0], io, pg->stored_len, raw, pg->raw_len, err);
+  if (st != QV_OK)
+    return qv_error_prefix(err, st, "%s: column `%s` page %d", df->name, df->columns[col].field.name, page);
+  return QV_OK;
+}
+
+/* Where the page's raw bytes go (raw_len + QVS_SLACK bytes).  A plain
+ * page's decoded arrays are its bytes, so they get a buffer of their own
+ * (out->shared) that the arrays share (decoding copied a full scan's
+ * every byte once more: a fifth of a scan of raw pages); other encodings
+ * decode into new buffers from the reader's scratch. */
+static qv_status raw_target(const qvs_page *pg, qvs_scratch *s, qvs_view *out, qv_error *err) {
+  if (pg->encoding != QV_ENCODING_PLAIN) {
+    QV_RETURN_NOT_OK(grow(&s->raw, pg->raw_len, err));
+    out->raw = s->raw.data;
+    return QV_OK;
+  }
+  if (!(out->shared = qv_bytes_alloc_uninit(pg->raw_len + QVS_SLACK)))
+    return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+  out->raw = qv_bytes_mutable(out->shared);
+  return QV_OK;
+}
+
+static qv_status load_full(qvs_datafile *df, int32_t col, int32_t page, qvs_scratch *s, qv_io_counters *ctr,
+                           qvs_view *out, qv_error *err) {
+  const qvs_page *pg = out->pg;
+  if (pg->compression == QV_COMPRESSION_NONE) { /* raw_len == stored_len: bounded by the file */
+    QV_RETURN_NOT_OK(raw_target(pg, s, out, err));
+    QV_RETURN_NOT_OK(read_stored(df, col, page, ctr, out->raw, err));
+  } else {
+    QV_RETURN_NOT_OK(grow(&s->io, pg->stored_len, err));
+    QV_RETURN_NOT_OK(read_stored(df, col, page, ctr, s->io.data, err));
+    QV_RETURN_NOT_OK(raw_target(pg, s, out, err));
+    QV_RETURN_NOT_OK(decompress_page(df, col, page, s, s->io.data, out->raw, err));
+  }
+  memset(out->raw + pg->raw_len, 0, QVS_SLACK);
   if (ctr) ctr->bytes_decoded += pg->raw_len;
   return QV_OK;
 }
 
 qv_status qvs_view_full(qvs_datafile *df, int32_t col, int32_t page, qvs_scratch *s, qv_io_counters *ctr,
                         qvs_view *out, qv_error *err) {
-  const qvs_page *pg = &df->columns[col].pages[page];
   memset(out, 0, sizeof *out);
   out->df = df;
   out->col = col;
   out->page = page;
-  out->pg = pg;
+  out->pg = &df->columns[col].pages[page];
   out->counters = ctr;
-  /* A plain page's decoded arrays are its bytes, so they get a buffer of
-   * their own and the arrays share it (decoding copied a full scan's every
-   * byte once more: a fifth of a scan of raw pages).  Other encodings
-   * decode into new buffers from the reader's scratch. */
-  if (pg->encoding == QV_ENCODING_PLAIN) {
-    if (!(out->shared = qv_bytes_alloc_uninit(pg->raw_len + QVS_SLACK)))
-      return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
-    out->raw = qv_bytes_mutable(out->shared);
-  } else {
-    QV_RETURN_NOT_OK(grow(&s->raw, pg->raw_len, err));
-    out->raw = s->raw.data;
-  }
-  qv_status st = load_full(df, col, page, s, ctr, out->raw, err);
+  qv_status st = load_full(df, col, page, s, ctr, out, err);
   if (st != QV_OK) qvs_view_release(out);
   return st;
 }

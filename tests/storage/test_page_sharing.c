@@ -27,9 +27,12 @@ static void *counting_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
   return p;
 }
 
-/* Writes ROWS rows: `big` int64 (random: a raw plain page of 64 KiB),
- * `small` int32 in [0, 100) (bit-packed), raw pages (no compression). */
-static char *write_dataset(qv_array **big, qv_array **small) {
+enum { BIG, SMALL, TEXT, NCOLS };
+
+/* Writes ROWS rows: `big` int64 (random: a plain page of 64 KiB), `small`
+ * int32 in [0, 100) (bit-packed), `text` random 40-character strings with
+ * nulls (plain: FSST cannot shrink them); pages compressed as given. */
+static char *write_dataset(qv_compression compression, qv_array **cols) {
   char *dir = make_tmpdir();
   char *path = join2(dir, "ds");
   free(dir);
@@ -37,25 +40,37 @@ static char *write_dataset(qv_array **big, qv_array **small) {
   qv_schema s = QV_SCHEMA_INIT;
   add_column(&s, "big", qv_datatype_simple(QV_TYPE_INT64));
   add_column(&s, "small", qv_datatype_simple(QV_TYPE_INT32));
-  qv_builder b[2];
-  for (int c = 0; c < 2; c++) assert_int_equal(qv_builder_init(&b[c], &s.fields[c].type, &err), QV_OK);
+  add_column(&s, "text", qv_datatype_simple(QV_TYPE_STRING));
+  qv_builder b[NCOLS];
+  for (int c = 0; c < NCOLS; c++) assert_int_equal(qv_builder_init(&b[c], &s.fields[c].type, &err), QV_OK);
   uint64_t rng = 3;
   for (int i = 0; i < ROWS; i++) {
-    assert_int_equal(qv_builder_append_int(&b[0], (int64_t)rng_next(&rng)), QV_OK);
-    assert_int_equal(qv_builder_append_int(&b[1], (int64_t)(rng_next(&rng) % 100)), QV_OK);
+    assert_int_equal(qv_builder_append_int(&b[BIG], (int64_t)rng_next(&rng)), QV_OK);
+    assert_int_equal(qv_builder_append_int(&b[SMALL], (int64_t)(rng_next(&rng) % 100)), QV_OK);
+    char text[41];
+    for (int k = 0; k < 40; k++) text[k] = (char)('!' + rng_next(&rng) % 90);
+    text[40] = '\0';
+    if (i % 97 == 5) assert_int_equal(qv_builder_append_null(&b[TEXT]), QV_OK);
+    else assert_int_equal(qv_builder_append_cstr(&b[TEXT], text), QV_OK);
   }
-  qv_array *cols[2];
-  for (int c = 0; c < 2; c++) assert_int_equal(qv_builder_finish(&b[c], &cols[c], &err), QV_OK);
+  for (int c = 0; c < NCOLS; c++) assert_int_equal(qv_builder_finish(&b[c], &cols[c], &err), QV_OK);
   qv_batch *batch = batch_slice_of(&s, cols, 0, ROWS);
   qv_write_options o = QV_WRITE_OPTIONS_INIT;
   o.page_rows = ROWS;
-  o.compression = QV_COMPRESSION_NONE;
+  o.compression = compression;
   assert_int_equal(write_batches(path, &s, &batch, 1, &o, NULL, &err), QV_OK);
   qv_batch_release(batch);
   qv_schema_reset(&s);
-  *big = cols[0];
-  *small = cols[1];
   return path;
+}
+
+static void drop_dataset(char *path, qv_array **cols) {
+  for (int c = 0; c < NCOLS; c++) qv_array_release(cols[c]);
+  char *dir = strdup(path);
+  *strrchr(dir, '/') = '\0';
+  rm_rf(dir);
+  free(dir);
+  free(path);
 }
 
 /* Reads column col whole from a fresh reader; the bytes allocated while
@@ -82,11 +97,11 @@ static qv_array *read_whole(const char *path, int32_t col, int64_t *allocated, i
 
 static void test_plain_page_shared(void **state) {
   (void)state;
-  qv_array *big, *small;
-  char *path = write_dataset(&big, &small);
+  qv_array *cols[NCOLS];
+  char *path = write_dataset(QV_COMPRESSION_NONE, cols);
   int64_t allocated;
   int encoding;
-  qv_array *a = read_whole(path, 0, &allocated, &encoding);
+  qv_array *a = read_whole(path, BIG, &allocated, &encoding);
   assert_int_equal(encoding, QV_ENCODING_PLAIN);
   /* the page (64 KiB of values) once, plus small change; a copy would be
    * two pages */
@@ -94,26 +109,45 @@ static void test_plain_page_shared(void **state) {
   assert_true(allocated >= ROWS * 8);
   assert_true(allocated < ROWS * 8 + ROWS * 8 / 2);
   /* the reader and the dataset are gone; the values live on in a */
-  assert_arrays_equal(a, 0, big, 0, ROWS);
+  assert_arrays_equal(a, 0, cols[BIG], 0, ROWS);
+  qv_array_release(a);
+  /* strings with nulls: offsets and bytes shared, the validity copied */
+  a = read_whole(path, TEXT, &allocated, &encoding);
+  assert_int_equal(encoding, QV_ENCODING_PLAIN);
+  int64_t page = ROWS * 4 + (ROWS - ROWS / 97) * 40;
+  print_message("plain string page of about %lld bytes: %lld bytes allocated\n", (long long)page, (long long)allocated);
+  assert_true(allocated < page + page / 2);
+  assert_arrays_equal(a, 0, cols[TEXT], 0, ROWS);
   qv_array_release(a);
   /* bit-packed: decoded into new memory, as before */
-  a = read_whole(path, 1, &allocated, &encoding);
+  a = read_whole(path, SMALL, &allocated, &encoding);
   assert_int_equal(encoding, QV_ENCODING_BITPACK_FOR);
-  assert_arrays_equal(a, 0, small, 0, ROWS);
+  assert_arrays_equal(a, 0, cols[SMALL], 0, ROWS);
   qv_array_release(a);
-  qv_array_release(big);
-  qv_array_release(small);
-  char *dir = strdup(path);
-  *strrchr(dir, '/') = '\0';
-  rm_rf(dir);
-  free(dir);
-  free(path);
+  drop_dataset(path, cols);
+}
+
+/* zstd pages (framed): decompressed into the shared buffer; the arrays
+ * outlive the reader all the same. */
+static void test_compressed_plain_page_shared(void **state) {
+  (void)state;
+  qv_array *cols[NCOLS];
+  char *path = write_dataset(QV_COMPRESSION_ZSTD, cols);
+  for (int c = 0; c < NCOLS; c++) {
+    int64_t allocated;
+    int encoding;
+    qv_array *a = read_whole(path, c, &allocated, &encoding);
+    assert_arrays_equal(a, 0, cols[c], 0, ROWS);
+    qv_array_release(a);
+  }
+  drop_dataset(path, cols);
 }
 
 int main(void) {
   qv_set_allocator(counting_alloc, NULL); /* before any other call into quiver */
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_plain_page_shared),
+      cmocka_unit_test(test_compressed_plain_page_shared),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

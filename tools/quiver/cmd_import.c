@@ -1,5 +1,6 @@
 /* quiver import: CSV or Arrow IPC into a dataset (create, append, overwrite). */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -97,19 +98,26 @@ static ssize_t replay_read(void *cookie, char *buf, size_t size) {
 }
 
 /* Reads up to 8 bytes of standard input and makes stdin replay them;
- * *head and *n get them.  False when unreadable or out of memory. */
-static bool peek_stdin(unsigned char *head, size_t *n) {
+ * *head and *n get them.  False with err set when standard input cannot
+ * be read (bytes it took would be lost to the reader). */
+static bool peek_stdin(unsigned char *head, size_t *n, qv_error *err) {
   static replay r; /* one standard input per process */
   while (r.n < sizeof r.head) {
     ssize_t got = read(STDIN_FILENO, r.head + r.n, sizeof r.head - r.n);
     if (got < 0 && errno == EINTR) continue;
-    if (got < 0) return false;
+    if (got < 0) {
+      qv_error_set(err, QV_ERR_IO, "<stdin>: cannot read: %s", strerror(errno));
+      return false;
+    }
     if (got == 0) break;
     r.n += (size_t)got;
   }
   cookie_io_functions_t io = {replay_read, NULL, NULL, NULL};
   FILE *f = fopencookie(&r, "r", io);
-  if (!f) return false;
+  if (!f) {
+    qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+    return false;
+  }
   memcpy(head, r.head, r.n);
   *n = r.n;
   stdin = f;
@@ -121,12 +129,13 @@ static bool peek_stdin(unsigned char *head, size_t *n) {
  * (at the end) the reader needs first.  NULL with err set on failure. */
 static FILE *spool(FILE *in, qv_error *err) {
   const char *dir = getenv("TMPDIR");
+  if (!dir || !*dir) dir = "/tmp";
   char path[PATH_MAX];
-  snprintf(path, sizeof path, "%s/quiver-import-XXXXXX", dir && *dir ? dir : "/tmp");
-  int fd = mkstemp(path);
+  int len = snprintf(path, sizeof path, "%s/quiver-import-XXXXXX", dir);
+  int fd = len < 0 || len >= (int)sizeof path ? (errno = ENAMETOOLONG, -1) : mkostemp(path, O_CLOEXEC);
   if (fd < 0) {
-    qv_error_set(err, QV_ERR_IO, "<stdin>: an Arrow file through a pipe is copied to %s first: %s",
-                 dir && *dir ? dir : "/tmp", strerror(errno));
+    qv_error_set(err, QV_ERR_IO, "<stdin>: an Arrow file through a pipe is copied to %s first: %s", dir,
+                 strerror(errno));
     return NULL;
   }
   unlink(path);
@@ -138,11 +147,16 @@ static FILE *spool(FILE *in, qv_error *err) {
   }
   static char buf[1 << 16];
   size_t got;
+  int e = 0;
   while ((got = fread(buf, 1, sizeof buf, in)) > 0)
-    if (fwrite(buf, 1, got, out) != got) break;
-  if (ferror(in) || ferror(out) || fflush(out) != 0 || fseeko(out, 0, SEEK_SET) != 0) {
-    qv_error_set(err, QV_ERR_IO, "<stdin>: copying the Arrow file from the pipe to %s: %s",
-                 dir && *dir ? dir : "/tmp", strerror(errno ? errno : EIO));
+    if (fwrite(buf, 1, got, out) != got) {
+      e = errno;
+      break;
+    }
+  if (!e && ferror(in)) e = EIO; /* the replay's read(2) error is not kept */
+  if (!e && (fflush(out) != 0 || fseeko(out, 0, SEEK_SET) != 0)) e = errno;
+  if (e) {
+    qv_error_set(err, QV_ERR_IO, "<stdin>: copying the Arrow file from the pipe to %s: %s", dir, strerror(e));
     fclose(out);
     return NULL;
   }
@@ -162,7 +176,7 @@ static bool is_arrow(const char *path, FILE **spooled, qv_error *err) {
       n = fread(head, 1, sizeof head, stdin);
       return fseeko(stdin, at, SEEK_SET) == 0 && arrow_magic(head, n);
     }
-    if (!peek_stdin(head, &n)) return false; /* the CSV reader reports what stdin does */
+    if (!peek_stdin(head, &n, err)) return false;
     if (n >= 6 && !memcmp(head, "ARROW1", 6)) *spooled = spool(stdin, err);
     return arrow_magic(head, n);
   }
@@ -278,6 +292,9 @@ int cmd_import(int argc, char **argv) {
   if (p.enabled) fputs("\r\033[K", stderr);
   qv_batch_reader_destroy(reader);
   if (spooled) fclose(spooled);
+  /* a reader's error names its source; stdin's Arrow reader does not know it */
+  if (st != QV_OK && arrow && !strcmp(src, "-") && strncmp(err.message, "<stdin>", 7))
+    qv_error_prefix(&err, st, "<stdin>");
   if (st != QV_OK) return cli_fail("import", &err);
   qv_dataset *ds;
   if (qv_dataset_open(dst, version, &ds, &err) != QV_OK) return cli_fail("import", &err);
