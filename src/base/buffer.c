@@ -10,16 +10,21 @@ static void bytes_release_owned(qv_bytes *b) {
 
 static int64_t pad64(int64_t n) { return (n + 63) & ~(int64_t)63; }
 
-qv_bytes *qv_bytes_wrap(uint8_t *data, int64_t size, int64_t capacity) {
-  (void)capacity;
+/* A new qv_bytes (refcount 1) over data, freed by release. */
+static qv_bytes *bytes_new(const uint8_t *data, int64_t size, void (*release)(qv_bytes *), void *private_data) {
   qv_bytes *b = qv_malloc(sizeof *b);
   if (!b) return NULL;
   b->data = data;
   b->size = size;
   b->refcount = 1;
-  b->release = bytes_release_owned;
-  b->private_data = NULL;
+  b->release = release;
+  b->private_data = private_data;
   return b;
+}
+
+qv_bytes *qv_bytes_wrap(uint8_t *data, int64_t size, int64_t capacity) {
+  (void)capacity;
+  return bytes_new(data, size, bytes_release_owned, NULL);
 }
 
 qv_bytes *qv_bytes_alloc_uninit(int64_t size) {
@@ -53,13 +58,8 @@ qv_bytes *qv_bytes_view(qv_bytes *owner, const uint8_t *data, int64_t size) {
     if (c && size > 0) memcpy(qv_bytes_mutable(c), data, (size_t)size);
     return c;
   }
-  qv_bytes *b = qv_malloc(sizeof *b);
-  if (!b) return NULL;
-  b->data = data;
-  b->size = size;
-  b->refcount = 1;
-  b->release = bytes_release_view;
-  b->private_data = qv_bytes_retain(owner);
+  qv_bytes *b = bytes_new(data, size, bytes_release_view, owner);
+  if (b) qv_bytes_retain(owner);
   return b;
 }
 
