@@ -1,10 +1,11 @@
 /* Calls that commit a new version of a dataset (quiver.write_dataset,
- * quiver.delete and the scalar index functions) and the index listing.  Each is one call of
- * libquiver's public API made with the GIL released: they read and write
- * files for as long as the data takes.  They touch no batch exported to
- * Polars, so they run without qvpy_lock (see pyquiver.h), and a write
- * must: the stream it consumes may be quiver's own (a frame of a
- * quiver.scan), whose callbacks take that lock, which is not recursive. */
+ * quiver.delete and the scalar index functions) and the index listing.
+ * Each is one call of libquiver's public API made with the GIL released:
+ * they read and write files for as long as the data takes.  They touch no
+ * batch exported to Polars, so they run without qvpy_lock (see
+ * pyquiver.h), and a write must: the stream it consumes may be quiver's
+ * own (a frame of a quiver.scan), whose callbacks take that lock, which
+ * is not recursive. */
 #include "pyquiver.h"
 
 #include <string.h>
@@ -111,7 +112,6 @@ PyObject *qvpy_delete(PyObject *self, PyObject *args, PyObject *kwargs) {
 
 PyObject *qvpy_create_index(PyObject *self, PyObject *args, PyObject *kwargs) {
   static char *kw[] = {"path", "column", "type", "name", NULL};
-  static const char *const types[] = {"btree", "bitmap", "ngram", "label_list", NULL}; /* for the message */
   PyObject *path_obj;
   const char *column, *type_name, *name = NULL;
   if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O&ss|$z:create_index", kw, PyUnicode_FSConverter, &path_obj, &column,
@@ -119,7 +119,9 @@ PyObject *qvpy_create_index(PyObject *self, PyObject *args, PyObject *kwargs) {
     return NULL;
   qv_index_type type;
   if (!qv_index_type_parse(type_name, &type)) {
-    pick("type", type_name, types); /* sets the ValueError */
+    const char *types[] = {qv_index_type_name(QV_INDEX_BTREE), qv_index_type_name(QV_INDEX_BITMAP),
+                           qv_index_type_name(QV_INDEX_NGRAM), qv_index_type_name(QV_INDEX_LABEL_LIST), NULL};
+    pick("type", type_name, types); /* sets the ValueError naming the library's types */
     Py_DECREF(path_obj);
     return NULL;
   }

@@ -57,18 +57,27 @@ static qv_status grow(qv_buffer *b, int64_t n, qv_error *err) {
   return QV_OK;
 }
 
+/* Where checksum block k of the page ends (the last one is shorter). */
+static int64_t block_end(const qvs_page *pg, int64_t k) {
+  return (k + 1) * pg->block < pg->stored_len ? (k + 1) * pg->block : pg->stored_len;
+}
+
+/* Whether block k's bytes, held at buf (which starts at block `first`),
+ * match its checksum. */
+static bool block_ok(const qvs_page *pg, const uint8_t *buf, int64_t first, int64_t k) {
+  int64_t start = k * pg->block;
+  return qv_crc32c(0, buf + (start - first * pg->block), (size_t)(block_end(pg, k) - start)) ==
+         qv_load_u32le(pg->crcs + 4 * k);
+}
+
 /* Verifies blocks [first, last] of the page's stored bytes held at buf
  * (which starts at block `first`). */
 static qv_status verify_blocks_serial(const qvs_datafile *df, int32_t col, int32_t page, const qvs_page *pg,
                                       const uint8_t *buf, int64_t first, int64_t last, qv_error *err) {
-  for (int64_t k = first; k <= last; k++) {
-    int64_t start = k * pg->block;
-    int64_t len = pg->stored_len - start < pg->block ? pg->stored_len - start : pg->block;
-    uint32_t got = qv_crc32c(0, buf + (k - first) * pg->block, (size_t)len);
-    if (got != qv_load_u32le(pg->crcs + 4 * k) && qvs_verify_checksums)
+  for (int64_t k = first; k <= last; k++)
+    if (!block_ok(pg, buf, first, k) && qvs_verify_checksums)
       return qvs_page_error(df, col, page, QV_ERR_CORRUPT, err, "checksum mismatch at byte offset %lld",
-                            (long long)(pg->offset + start));
-  }
+                            (long long)(pg->offset + k * pg->block));
   return QV_OK;
 }
 
@@ -97,16 +106,13 @@ typedef struct verify_job {
 static void verify_task(void *ctx, int64_t task, int worker) {
   (void)worker;
   verify_job *j = ctx;
-  int64_t per = blocks_per_task(j->pg), bs = j->pg->block;
+  int64_t per = blocks_per_task(j->pg);
   int64_t a = j->first + task * per, b = a + per - 1 < j->last ? a + per - 1 : j->last;
-  for (int64_t k = a; k <= b; k++) {
-    int64_t start = k * bs;
-    int64_t len = j->pg->stored_len - start < bs ? j->pg->stored_len - start : bs;
-    if (qv_crc32c(0, j->buf + (k - j->first) * bs, (size_t)len) != qv_load_u32le(j->pg->crcs + 4 * k)) {
+  for (int64_t k = a; k <= b; k++)
+    if (!block_ok(j->pg, j->buf, j->first, k)) {
       note_failure(&j->bad, task);
       return;
     }
-  }
 }
 
 static qv_status verify_blocks(const qvs_datafile *df, int32_t col, int32_t page, const qvs_page *pg,
@@ -123,11 +129,6 @@ static qv_status verify_blocks(const qvs_datafile *df, int32_t col, int32_t page
 }
 
 static int64_t n_blocks(const qvs_page *pg) { return (pg->stored_len + pg->block - 1) / pg->block; }
-
-/* Where checksum block k of the page ends (the last one is shorter). */
-static int64_t block_end(const qvs_page *pg, int64_t k) {
-  return (k + 1) * pg->block < pg->stored_len ? (k + 1) * pg->block : pg->stored_len;
-}
 
 /* Raw bytes of frame k of a framed page. */
 static int64_t frame_raw(const qvs_page *pg, int64_t k) {
@@ -222,7 +223,8 @@ static qv_status read_stored(qvs_datafile *df, int32_t col, int32_t page, qv_io_
     ctr->bytes_read += pg->stored_len;
     ctr->pages_read++;
   }
-  if (pg->stored_len && !pg->frame_crcs) QV_RETURN_NOT_OK(verify_blocks(df, col, page, pg, dst, 0, n_blocks(pg) - 1, err));
+  if (pg->stored_len && !pg->frame_crcs)
+    QV_RETURN_NOT_OK(verify_blocks(df, col, page, pg, dst, 0, n_blocks(pg) - 1, err));
   if (pg->compression == QV_COMPRESSION_ZSTD && !pg->framed) {
     int64_t declared = qvs_zstd_frame_size(dst, pg->stored_len);
     if (declared >= 0 && declared != pg->raw_len)
@@ -236,7 +238,6 @@ static qv_status read_stored(qvs_datafile *df, int32_t col, int32_t page, qv_io_
 static qv_status decompress_page(qvs_datafile *df, int32_t col, int32_t page, qvs_scratch *s, const uint8_t *io,
                                  uint8_t *raw, qv_error *err) {
   const qvs_page *pg = &df->columns[col].pages[page];
-  qv_status st = QV_OK;
   if (pg->framed) {
     int64_t n = (pg->raw_len + pg->frame - 1) / pg->frame, so = 0;
     int64_t *list = job_list(&s->jobs, n, err);
@@ -248,7 +249,7 @@ static qv_status decompress_page(qvs_datafile *df, int32_t col, int32_t page, qv
     }
     return decompress_frames(df, col, page, pg, io, list, n, raw, s->zstd, err);
   }
-  st = qvs_decompress(pg->compression, &s->zstd[0], io, pg->stored_len, raw, pg->raw_len, err);
+  qv_status st = qvs_decompress(pg->compression, &s->zstd[0], io, pg->stored_len, raw, pg->raw_len, err);
   if (st != QV_OK)
     return qv_error_prefix(err, st, "%s: column `%s` page %d", df->name, df->columns[col].field.name, page);
   return QV_OK;
