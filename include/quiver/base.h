@@ -50,6 +50,11 @@ qv_status qv_error_prefix(qv_error *err, qv_status code, const char *fmt, ...)
 #endif
     ;
 
+/* Sets err (if non-NULL) to QV_ERR_NOMEM with "WHERE: out of memory" (just
+ * "out of memory" when where is NULL) and returns QV_ERR_NOMEM.  Needs no
+ * memory itself, so it is safe on any allocation failure. */
+qv_status qv_error_nomem(qv_error *err, const char *where);
+
 /* Name of a status code ("invalid argument", ...); never NULL. */
 const char *qv_status_string(qv_status code);
 

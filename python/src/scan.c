@@ -333,7 +333,7 @@ static PyObject *scanner_new(PyTypeObject *type, PyObject *args, PyObject *kwarg
   qvpy_lock();
   st = qv_scanner_open(path, &o, &self->sc, &err);
   if (st == QV_OK && qv_schema_copy(qv_scanner_schema(self->sc), &self->schema) != QV_OK)
-    st = qv_error_set(&err, QV_ERR_NOMEM, "scanner: out of memory");
+    st = qv_error_nomem(&err, "scanner");
   qvpy_unlock();
   Py_END_ALLOW_THREADS
   if (st != QV_OK) {

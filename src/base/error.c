@@ -31,6 +31,11 @@ qv_status qv_error_prefix(qv_error *err, qv_status code, const char *fmt, ...) {
   return err->code;
 }
 
+qv_status qv_error_nomem(qv_error *err, const char *where) {
+  if (where) return qv_error_set(err, QV_ERR_NOMEM, "%s: out of memory", where);
+  return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+}
+
 const char *qv_status_string(qv_status code) {
   switch (code) {
     case QV_OK: return "ok";

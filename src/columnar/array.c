@@ -42,7 +42,7 @@ qv_status qv_array_from_buffers(const qv_datatype *type, int64_t length, qv_byte
     qv_bytes_release(values);
     qv_bytes_release(data);
     return type->n_children ? qv_error_set(err, QV_ERR_INVALID, "array: nested types need children")
-                            : qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+                            : qv_error_nomem(err, NULL);
   }
   a->buffers[0] = validity;
   a->buffers[1] = values;
@@ -78,7 +78,7 @@ qv_status qv_array_slice(qv_array *a, int64_t offset, int64_t length, qv_array *
   qv_array *s = qv_array_new(&a->type, length);
   if (!s || qv_array_alloc_children(s, a->n_children) != QV_OK) {
     qv_array_release(s);
-    return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+    return qv_error_nomem(err, NULL);
   }
   s->offset = a->offset + offset;
   for (int i = 0; i < 3; i++) s->buffers[i] = qv_bytes_retain(a->buffers[i]);
@@ -104,7 +104,7 @@ qv_status qv_array_make_null(const qv_datatype *type, int64_t length, qv_array *
 /* Gathers rows of a fixed-width or string array without a builder. */
 static qv_status take_flat(const qv_array *a, const uint32_t *rows, int64_t n, qv_array **out, qv_error *err) {
   qv_array *r = qv_array_new(&a->type, n);
-  if (!r) return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+  if (!r) return qv_error_nomem(err, NULL);
   qv_status st = QV_OK;
   if (a->null_count != 0 && a->buffers[0]) {
     qv_bytes *v = qv_bytes_alloc(qv_bitmap_bytes(n));
@@ -173,7 +173,7 @@ static qv_status take_flat(const qv_array *a, const uint32_t *rows, int64_t n, q
   *out = r;
   return QV_OK;
 nomem:
-  st = qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+  st = qv_error_nomem(err, NULL);
 fail:
   qv_array_release(r);
   return st;
@@ -223,7 +223,7 @@ static qv_status concat_flat(qv_array *const *arrays, int32_t n, int64_t total, 
     qv_bytes_release(validity);
     qv_bytes_release(values);
     qv_bytes_release(data);
-    return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+    return qv_error_nomem(err, NULL);
   }
   int64_t at = 0, pos = 0;
   for (int32_t k = 0; k < n; k++) {

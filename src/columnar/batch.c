@@ -32,7 +32,7 @@ qv_status qv_batch_make(const qv_schema *schema, qv_array **columns, int64_t num
   *out = b;
   return QV_OK;
 nomem:
-  st = qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+  st = qv_error_nomem(err, NULL);
 fail:
   for (int32_t i = 0; i < schema->n_fields; i++) qv_array_release(columns[i]);
   return st;
@@ -54,7 +54,7 @@ void qv_batch_release(qv_batch *b) {
 qv_status qv_batch_project(const qv_batch *b, const int32_t *cols, int32_t n, qv_batch **out, qv_error *err) {
   qv_schema s = QV_SCHEMA_INIT;
   qv_array **arrays = qv_calloc(n > 0 ? (size_t)n : 1, sizeof *arrays);
-  if (!arrays) return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+  if (!arrays) return qv_error_nomem(err, NULL);
   qv_status st = QV_OK;
   for (int32_t i = 0; i < n; i++) {
     if (cols[i] < 0 || cols[i] >= b->schema.n_fields) {
@@ -74,7 +74,7 @@ done:
 qv_status qv_batch_slice(const qv_batch *b, int64_t offset, int64_t length, qv_batch **out, qv_error *err) {
   int32_t n = b->schema.n_fields;
   qv_array **arrays = qv_calloc(n > 0 ? (size_t)n : 1, sizeof *arrays);
-  if (!arrays) return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+  if (!arrays) return qv_error_nomem(err, NULL);
   for (int32_t i = 0; i < n; i++) {
     qv_status st = qv_array_slice(b->columns[i], offset, length, &arrays[i], err);
     if (st != QV_OK) {
@@ -125,7 +125,7 @@ qv_status qv_batch_reader_from_batches(const qv_schema *schema, qv_batch *const 
     if (m) qv_free(m->batches);
     qv_free(m);
     qv_free(r);
-    return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+    return qv_error_nomem(err, NULL);
   }
   for (int32_t i = 0; i < n; i++) {
     if (!qv_schema_equal(&batches[i]->schema, schema)) {

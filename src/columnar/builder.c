@@ -34,7 +34,7 @@ qv_status qv_builder_init(qv_builder *b, const qv_datatype *type, qv_error *err)
   return QV_OK;
 nomem:
   qv_builder_reset(b);
-  return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+  return qv_error_nomem(err, NULL);
 }
 
 void qv_builder_reset(qv_builder *b) {
@@ -262,7 +262,7 @@ qv_status qv_builder_finish(qv_builder *b, qv_array **out, qv_error *err) {
   *out = a;
   return QV_OK;
 nomem:
-  st = qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+  st = qv_error_nomem(err, NULL);
 fail:
   qv_array_release(a);
   qv_builder_reset(b);

@@ -90,7 +90,7 @@ static qv_status export_field(const qv_field *f, const char *name, const qv_data
   memset(out, 0, sizeof *out);
   if (depth > QV_IPC_MAX_DEPTH) return qv_error_set(err, QV_ERR_INVALID, "export: type nested too deeply");
   schema_priv *p = qv_calloc(1, sizeof *p);
-  if (!p) return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+  if (!p) return qv_error_nomem(err, NULL);
   out->private_data = p;
   out->release = release_schema;
   p->format = type_format(t, xflags);
@@ -99,7 +99,7 @@ static qv_status export_field(const qv_field *f, const char *name, const qv_data
     release_schema(out);
     if ((unsigned)t->id > QV_TYPE_FIXED_SIZE_LIST)
       return qv_error_set(err, QV_ERR_INVALID, "export: unknown type %d", (int)t->id);
-    return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+    return qv_error_nomem(err, NULL);
   }
   out->format = p->format;
   out->name = p->name;
@@ -111,7 +111,7 @@ static qv_status export_field(const qv_field *f, const char *name, const qv_data
     p->children = qv_calloc((size_t)n, sizeof *p->children);
     if (!p->child_ptrs || !p->children) {
       release_schema(out);
-      return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+      return qv_error_nomem(err, NULL);
     }
     out->children = p->child_ptrs;
     out->n_children = n; /* children not yet filled have release == NULL */
@@ -179,7 +179,7 @@ static qv_status export_array(qv_array *arr, struct ArrowArray *out, int depth, 
 static qv_status export_begin(struct ArrowArray *out, int32_t n, array_priv **pp, qv_error *err) {
   memset(out, 0, sizeof *out);
   array_priv *p = qv_calloc(1, sizeof *p);
-  if (!p) return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+  if (!p) return qv_error_nomem(err, NULL);
   out->private_data = p;
   out->release = release_array;
   out->buffers = p->buffers;
@@ -188,7 +188,7 @@ static qv_status export_begin(struct ArrowArray *out, int32_t n, array_priv **pp
     p->children = qv_calloc((size_t)n, sizeof *p->children);
     if (!p->child_ptrs || !p->children) {
       release_array(out);
-      return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+      return qv_error_nomem(err, NULL);
     }
     for (int32_t i = 0; i < n; i++) p->child_ptrs[i] = &p->children[i];
     out->children = p->child_ptrs;
@@ -207,7 +207,7 @@ static qv_status export_views(const qv_array *arr, array_priv *p, struct ArrowAr
   const uint8_t *data = arr->buffers[2] ? arr->buffers[2]->data : NULL;
   p->views = qv_malloc((size_t)(n > 0 ? n : 1) * 16);
   p->data_size = qv_malloc(sizeof *p->data_size);
-  if (!p->views || !p->data_size) return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+  if (!p->views || !p->data_size) return qv_error_nomem(err, NULL);
   for (int64_t i = 0; i < n; i++) {
     uint8_t *v = p->views + 16 * i;
     int32_t start = off[i], len = off[i + 1] - start;
@@ -365,7 +365,7 @@ qv_status qv_export_stream_with(qv_batch_reader *reader, uint32_t flags, struct 
   stream_priv *p = qv_calloc(1, sizeof *p);
   if (!p) {
     qv_batch_reader_destroy(reader); /* ownership was taken either way */
-    return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+    return qv_error_nomem(err, NULL);
   }
   p->reader = reader;
   p->flags = flags;
@@ -487,7 +487,7 @@ static qv_status import_field(const struct ArrowSchema *s, qv_field *out, imp_in
   if (depth > QV_IPC_MAX_DEPTH) return qv_error_set(err, QV_ERR_UNSUPPORTED, "import: schema nested too deeply");
   if (!s || !s->release) return qv_error_set(err, QV_ERR_INVALID, "import: schema is released or missing");
   out->name = qv_strdup(s->name ? s->name : "");
-  if (!out->name) return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+  if (!out->name) return qv_error_nomem(err, NULL);
   out->nullable = (s->flags & ARROW_FLAG_NULLABLE) != 0;
   const struct ArrowSchema *vs = s; /* the schema describing the values */
   if (s->dictionary) {
@@ -520,7 +520,7 @@ static qv_status import_field(const struct ArrowSchema *s, qv_field *out, imp_in
   if (out->type.children) out->type.n_children = (int32_t)n;
   info->children = qv_calloc((size_t)n, sizeof(imp_info));
   if (info->children) info->n_children = (int32_t)n;
-  if (!out->type.children || !info->children) return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+  if (!out->type.children || !info->children) return qv_error_nomem(err, NULL);
   for (int64_t i = 0; i < n; i++)
     QV_RETURN_NOT_OK(
         import_field(vs->children[i], &out->type.children[i], &info->children[i], keeps_info, depth + 1, err));
@@ -568,7 +568,7 @@ static qv_status import_schema_info(const struct ArrowSchema *schema, qv_schema 
     if (!s.fields || !info) {
       qv_free(s.fields);
       qv_free(info);
-      return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+      return qv_error_nomem(err, NULL);
     }
     s.n_fields = (int32_t)n;
     for (int64_t i = 0; i < n && st == QV_OK; i++) st = import_field(schema->children[i], &s.fields[i], &info[i], keeps_info, 0, err);
@@ -629,7 +629,7 @@ static qv_status wrap(qv_bytes *owner, const struct ArrowArray *a, int i, int64_
   const uint8_t *data = a->buffers ? a->buffers[i] : NULL;
   if (!data && size > 0) return qv_error_set(err, QV_ERR_INVALID, "import: buffer %d is NULL but needs %lld bytes", i, (long long)size);
   *out = qv_bytes_view(owner, data, size);
-  return *out ? QV_OK : qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+  return *out ? QV_OK : qv_error_nomem(err, NULL);
 }
 
 static int64_t n_buffers_of(qv_type_id id) {
@@ -660,7 +660,7 @@ static qv_status import_foreign(qv_bytes *owner, const struct ArrowArray *a, con
   int64_t *sizes = NULL;
   qv_status st = QV_OK;
   if (!r || qv_array_alloc_children(r, type->n_children) != QV_OK) {
-    st = qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+    st = qv_error_nomem(err, NULL);
     goto cleanup;
   }
   const uint8_t *bits = a->null_count != 0 ? a->buffers[0] : NULL;
@@ -676,7 +676,7 @@ static qv_status import_foreign(qv_bytes *owner, const struct ArrowArray *a, con
     int64_t n_var = a->n_buffers - 3;
     sizes = qv_malloc(n_var > 0 ? (size_t)n_var * 8 : 1);
     if (!sizes) {
-      st = qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+      st = qv_error_nomem(err, NULL);
       goto cleanup;
     }
     if (n_var > 0) memcpy(sizes, a->buffers[a->n_buffers - 1], (size_t)n_var * 8);
@@ -686,7 +686,7 @@ static qv_status import_foreign(qv_bytes *owner, const struct ArrowArray *a, con
   }
   int64_t first = 0, last = 0;
   if (!a->buffers[1] && a->length == 0) {
-    if (!(r->buffers[1] = qv_bytes_alloc(4))) st = qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+    if (!(r->buffers[1] = qv_bytes_alloc(4))) st = qv_error_nomem(err, NULL);
   } else {
     st = qv_offsets_narrow(a->buffers[1], a->offset, a->length, -1, &r->buffers[1], &first, &last, "import", err);
   }
@@ -698,7 +698,7 @@ static qv_status import_foreign(qv_bytes *owner, const struct ArrowArray *a, con
       goto cleanup;
     }
     if (!(r->buffers[2] = qv_bytes_view(owner, data ? data + first : NULL, last - first)))
-      st = qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+      st = qv_error_nomem(err, NULL);
     goto cleanup;
   }
   if (!a->children || !a->children[0]) {
@@ -734,13 +734,13 @@ static qv_status import_plain(qv_bytes *owner, const struct ArrowArray *a, const
   qv_array *r = qv_array_new(type, a->length);
   if (!r || qv_array_alloc_children(r, type->n_children) != QV_OK) {
     qv_array_release(r);
-    return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+    return qv_error_nomem(err, NULL);
   }
   r->offset = a->offset;
   qv_status st = QV_OK;
   if (type->id == QV_TYPE_NULL) { /* quiver keeps an all-zero bitmap for nulls */
     r->null_count = a->length;
-    if (!(r->buffers[0] = qv_bytes_alloc(qv_bitmap_bytes(end)))) st = qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+    if (!(r->buffers[0] = qv_bytes_alloc(qv_bitmap_bytes(end)))) st = qv_error_nomem(err, NULL);
     goto done;
   }
   const uint8_t *bits = a->buffers ? a->buffers[0] : NULL;
@@ -761,7 +761,7 @@ static qv_status import_plain(qv_bytes *owner, const struct ArrowArray *a, const
     case QV_TYPE_BINARY:
     case QV_TYPE_LIST: {
       if (!a->buffers[1] && end == 0) {
-        if (!(r->buffers[1] = qv_bytes_alloc(4))) st = qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+        if (!(r->buffers[1] = qv_bytes_alloc(4))) st = qv_error_nomem(err, NULL);
       } else {
         st = wrap(owner, a, 1, (end + 1) * 4, &r->buffers[1], err);
       }
@@ -827,7 +827,7 @@ static qv_status import_array_info(struct ArrowArray *a, const qv_datatype *type
                                    qv_error *err) {
   if (!a || !a->release || !type || !out) return qv_error_set(err, QV_ERR_INVALID, "import: array is released or missing");
   qv_bytes *owner = owner_new(a);
-  if (!owner) return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+  if (!owner) return qv_error_nomem(err, NULL);
   owner_priv *p = owner->private_data;
   qv_status st = import_node(owner, &p->array, type, info, 0, out, err);
   if (st == QV_OK) {
@@ -862,7 +862,7 @@ static qv_status import_batch_info(struct ArrowArray *array, const qv_schema *sc
   cols = qv_calloc(n > 0 ? (size_t)n : 1, sizeof *cols);
   if (!cols) {
     qv_array_release(s);
-    return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+    return qv_error_nomem(err, NULL);
   }
   /* Struct children are indexed with the parent's offset (Arrow's rule). */
   for (int32_t i = 0; i < n && st == QV_OK; i++) {
@@ -921,7 +921,7 @@ static void ir_destroy(qv_batch_reader *self) {
 qv_status qv_import_stream(struct ArrowArrayStream *stream, qv_batch_reader **out, qv_error *err) {
   if (!stream || !stream->release || !out) return qv_error_set(err, QV_ERR_INVALID, "import: stream is released or missing");
   import_reader *r = qv_calloc(1, sizeof *r);
-  if (!r) return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+  if (!r) return qv_error_nomem(err, NULL);
   r->base.next = ir_next;
   r->base.schema = ir_schema;
   r->base.destroy = ir_destroy;

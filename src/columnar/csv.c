@@ -125,7 +125,7 @@ static qv_status copy_nulls(csv_reader *rd, const qv_csv_options *o, qv_error *e
   }
   return QV_OK;
 nomem:
-  return qv_error_set(err, QV_ERR_NOMEM, "%s: out of memory", rd->name);
+  return qv_error_nomem(err, rd->name);
 }
 
 /* ---- values ------------------------------------------------------------ */
@@ -316,7 +316,7 @@ static qv_status sample_add(csv_reader *rd, const csv_record *r, qv_error *err) 
   s->lines[s->n_rows++] = r->line;
   return QV_OK;
 nomem:
-  return qv_error_set(err, QV_ERR_NOMEM, "%s: out of memory", rd->name);
+  return qv_error_nomem(err, rd->name);
 }
 
 static void sample_free(csv_sample *s) {
@@ -414,7 +414,7 @@ static qv_status make_names(csv_reader *rd, const csv_record *hdr, bool header, 
   }
   return QV_OK;
 nomem:
-  return qv_error_set(err, QV_ERR_NOMEM, "%s: out of memory", rd->name);
+  return qv_error_nomem(err, rd->name);
 }
 
 /* Applies column_types; marks declared columns in declared[]. */
@@ -445,7 +445,7 @@ static qv_status apply_overrides(csv_reader *rd, const qv_csv_options *o, bool *
       qv_datatype_reset(&f->type);
       if (qv_datatype_copy(&t, &f->type) != QV_OK) {
         qv_datatype_reset(&t);
-        return qv_error_set(err, QV_ERR_NOMEM, "%s: out of memory", rd->name);
+        return qv_error_nomem(err, rd->name);
       }
       declared[c] = true;
       found = true;
@@ -484,7 +484,7 @@ static qv_status open_reader(csv_reader *rd, const qv_csv_options *o, qv_error *
 
   declared = qv_calloc((size_t)rd->ncols, sizeof *declared);
   if (!declared) {
-    st = qv_error_set(err, QV_ERR_NOMEM, "%s: out of memory", rd->name);
+    st = qv_error_nomem(err, rd->name);
     goto cleanup;
   }
   if ((st = apply_overrides(rd, o, declared, err)) != QV_OK) goto cleanup;
@@ -535,7 +535,7 @@ static csv_reader *reader_alloc(const char *name, qv_error *err) {
   if (rd) rd->name = qv_strdup(name);
   if (!rd || !rd->name) {
     qv_free(rd);
-    qv_error_set(err, QV_ERR_NOMEM, "%s: out of memory", name);
+    qv_error_nomem(err, name);
     return NULL;
   }
   return rd;
@@ -651,7 +651,7 @@ static qv_status reader_next(qv_batch_reader *self, qv_batch **out, qv_error *er
   int64_t rows = 0;
   qv_status st = QV_OK;
   if (!b) {
-    st = qv_error_set(e, QV_ERR_NOMEM, "%s: out of memory", rd->name);
+    st = qv_error_nomem(e, rd->name);
     goto cleanup;
   }
   for (; n_init < n; n_init++)
@@ -678,7 +678,7 @@ static qv_status reader_next(qv_batch_reader *self, qv_batch **out, qv_error *er
 
   cols = qv_calloc((size_t)n, sizeof *cols);
   if (!cols) {
-    st = qv_error_set(e, QV_ERR_NOMEM, "%s: out of memory", rd->name);
+    st = qv_error_nomem(e, rd->name);
     goto cleanup;
   }
   for (int32_t c = 0; c < n; c++)

@@ -64,7 +64,7 @@ qv_status csv_lexer_init_file(csv_lexer *lx, const char *name, FILE *f, bool clo
   lx->chunk_buf = qv_malloc((size_t)lx->chunk_size);
   if (!lx->chunk_buf) {
     if (close_file) fclose(f);
-    return qv_error_set(err, QV_ERR_NOMEM, "%s: out of memory", name);
+    return qv_error_nomem(err, name);
   }
   lx->file = f;
   lx->close_file = close_file;
@@ -77,7 +77,7 @@ qv_status csv_lexer_init_buffer(csv_lexer *lx, const char *name, const char *dat
   lexer_common_init(lx, name, d, chunk_size);
   /* The copy lets the reader outlive the caller's buffer (as IPC does). */
   lx->mem = qv_malloc(size > 0 ? (size_t)size : 1);
-  if (!lx->mem) return qv_error_set(err, QV_ERR_NOMEM, "%s: out of memory", name);
+  if (!lx->mem) return qv_error_nomem(err, name);
   if (size > 0) memcpy(lx->mem, data, (size_t)size);
   lx->mem_size = size;
   return QV_OK;
@@ -188,7 +188,7 @@ static qv_status rec_reserve(csv_lexer *lx, csv_record *r, int64_t extra, qv_err
   int64_t cap = r->cap ? r->cap : 256;
   while (cap < r->size + extra) cap *= 2;
   uint8_t *d = qv_realloc(r->data, (size_t)cap);
-  if (!d) return qv_error_set(err, QV_ERR_NOMEM, "%s: out of memory", lx->name);
+  if (!d) return qv_error_nomem(err, lx->name);
   r->data = d;
   r->cap = cap;
   return QV_OK;
@@ -209,7 +209,7 @@ static qv_status end_field(csv_lexer *lx, csv_record *r, qv_error *err) {
                           r->line);
     int32_t cap = r->cap_fields ? r->cap_fields * 2 : 16;
     csv_field *f = qv_realloc(r->fields, (size_t)cap * sizeof *f);
-    if (!f) return qv_error_set(err, QV_ERR_NOMEM, "%s: out of memory", lx->name);
+    if (!f) return qv_error_nomem(err, lx->name);
     r->fields = f;
     r->cap_fields = cap;
   }

@@ -33,7 +33,7 @@ qv_status qv_datatype_timestamp(qv_time_unit unit, const char *tz, qv_datatype *
   out->unit = unit;
   if (tz && *tz) {
     out->timezone = qv_strdup(tz);
-    if (!out->timezone) return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+    if (!out->timezone) return qv_error_nomem(err, NULL);
   }
   return QV_OK;
 }
@@ -52,11 +52,11 @@ qv_datatype qv_datatype_duration(qv_time_unit unit) {
 
 static qv_status wrap_child(qv_type_id id, qv_datatype *item, qv_datatype *out, qv_error *err) {
   qv_field *child = qv_calloc(1, sizeof *child);
-  if (!child) return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+  if (!child) return qv_error_nomem(err, NULL);
   child->name = qv_strdup("item");
   if (!child->name) {
     qv_free(child);
-    return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+    return qv_error_nomem(err, NULL);
   }
   child->type = *item;
   child->nullable = true;
@@ -91,7 +91,7 @@ qv_status qv_datatype_dictionary(qv_type_id index, qv_datatype *values, qv_datat
   if (!f || !(f[0].name = qv_strdup("indices")) || !(f[1].name = qv_strdup("values"))) {
     if (f) qv_free(f[0].name);
     qv_free(f);
-    return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+    return qv_error_nomem(err, NULL);
   }
   f[0].type = qv_datatype_simple(index);
   f[0].nullable = true;
@@ -108,7 +108,7 @@ qv_status qv_datatype_struct(qv_field *fields, int32_t n, qv_datatype *out, qv_e
   *out = qv_datatype_simple(QV_TYPE_STRUCT);
   if (n == 0) return QV_OK;
   out->children = qv_calloc((size_t)n, sizeof(qv_field));
-  if (!out->children) return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+  if (!out->children) return qv_error_nomem(err, NULL);
   memcpy(out->children, fields, (size_t)n * sizeof(qv_field));
   memset(fields, 0, (size_t)n * sizeof(qv_field));
   out->n_children = n;
@@ -313,7 +313,7 @@ static qv_status tp_unit_suffix(type_parser *p, qv_datatype *out, bool allow_tz)
     while (end > start && p->s[end - 1] == ' ') end--;
     if (end == start) return tp_fail(p, "a time zone");
     out->timezone = qv_strndup(p->s + start, end - start);
-    if (!out->timezone) return qv_error_set(p->err, QV_ERR_NOMEM, "out of memory");
+    if (!out->timezone) return qv_error_nomem(p->err, NULL);
   }
   if (!tp_eat(p, ']')) return tp_fail(p, "']'");
   return QV_OK;
@@ -406,7 +406,7 @@ static qv_status tp_type(type_parser *p, qv_datatype *out) {
       fields[n].type = ft;
       fields[n].nullable = true;
       n++;
-      if (!fields[n - 1].name) { st = qv_error_set(p->err, QV_ERR_NOMEM, "out of memory"); break; }
+      if (!fields[n - 1].name) { st = qv_error_nomem(p->err, NULL); break; }
     }
     if (st == QV_OK) st = qv_datatype_struct(fields, n, out, p->err);
     for (int32_t i = 0; i < n; i++) qv_field_reset(&fields[i]);
@@ -457,7 +457,7 @@ bool qv_type_is_temporal(qv_type_id id) {
 
 qv_status qv_field_init(qv_field *f, const char *name, qv_datatype *type, bool nullable, qv_error *err) {
   f->name = qv_strdup(name);
-  if (!f->name) return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+  if (!f->name) return qv_error_nomem(err, NULL);
   f->type = *type;
   *type = qv_datatype_simple(QV_TYPE_NULL);
   f->nullable = nullable;
@@ -485,10 +485,10 @@ void qv_field_reset(qv_field *f) {
 
 qv_status qv_schema_add(qv_schema *s, const qv_field *field, qv_error *err) {
   qv_field *nf = qv_realloc(s->fields, (size_t)(s->n_fields + 1) * sizeof(qv_field));
-  if (!nf) return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+  if (!nf) return qv_error_nomem(err, NULL);
   s->fields = nf;
   if (qv_field_copy(field, &s->fields[s->n_fields]) != QV_OK)
-    return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+    return qv_error_nomem(err, NULL);
   s->n_fields++;
   return QV_OK;
 }

@@ -31,7 +31,7 @@ static int64_t index_at(const qv_array *a, int64_t j) {
 
 qv_status qv_dictionary_indices_view(const qv_array *a, qv_array **out, qv_error *err) {
   qv_array *v = qv_array_new(&a->type.children[0].type, a->length);
-  if (!v) return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+  if (!v) return qv_error_nomem(err, NULL);
   v->offset = a->offset;
   v->null_count = a->null_count;
   v->buffers[0] = qv_bytes_retain(a->buffers[0]);
@@ -77,13 +77,13 @@ qv_status qv_array_dictionary(qv_array *indices, qv_array *values, qv_array **ou
     goto cleanup;
   }
   if (qv_datatype_copy(&values->type, &vt) != QV_OK) {
-    st = qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+    st = qv_error_nomem(err, NULL);
     goto cleanup;
   }
   if ((st = qv_datatype_dictionary(indices->type.id, &vt, &t, err)) != QV_OK) goto cleanup;
   a = qv_array_new(&t, indices->length);
   if (!a || qv_array_alloc_children(a, 1) != QV_OK) {
-    st = qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+    st = qv_error_nomem(err, NULL);
     goto cleanup;
   }
   a->offset = indices->offset;

@@ -11,7 +11,7 @@
 
 qv_status qv_bitmap_rebase(const uint8_t *bits, int64_t offset, int64_t length, qv_bytes **out, qv_error *err) {
   *out = qv_bytes_alloc(qv_bitmap_bytes(length));
-  if (!*out) return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+  if (!*out) return qv_error_nomem(err, NULL);
   qv_bitmap_copy(qv_bytes_mutable(*out), 0, bits, offset, length);
   return QV_OK;
 }
@@ -34,7 +34,7 @@ qv_status qv_offsets_narrow(const uint8_t *o, int64_t offset, int64_t length, in
     return qv_error_set(err, QV_ERR_OVERFLOW, "%s: %lld bytes/items do not fit quiver's 32-bit offsets", where,
                         (long long)(*last - *first));
   qv_bytes *b = qv_bytes_alloc((length + 1) * 4);
-  if (!b) return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+  if (!b) return qv_error_nomem(err, NULL);
   int32_t *d = (int32_t *)qv_bytes_mutable(b);
   int64_t prev = *first;
   for (int64_t i = 0; i <= length; i++) {
@@ -76,7 +76,7 @@ qv_status qv_views_materialize(const uint8_t *views, int64_t offset, int64_t len
   if (!ob || !db) {
     qv_bytes_release(ob);
     qv_bytes_release(db);
-    return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+    return qv_error_nomem(err, NULL);
   }
   int32_t *o = (int32_t *)qv_bytes_mutable(ob);
   uint8_t *d = qv_bytes_mutable(db);
@@ -126,7 +126,7 @@ qv_status qv_dictionary_decode(const qv_array *indices, qv_array *dict, qv_array
   if (n > 0 && indices->null_count == n && dict->length == 0)
     return qv_array_make_null(&dict->type, n, out, err);
   rows = qv_malloc(n > 0 ? (size_t)n * sizeof *rows : 1);
-  if (!rows) return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+  if (!rows) return qv_error_nomem(err, NULL);
   for (int64_t i = 0; i < n; i++) {
     if (!qv_array_is_valid(indices, i)) {
       rows[i] = 0;
@@ -151,7 +151,7 @@ qv_status qv_dictionary_decode(const qv_array *indices, qv_array *dict, qv_array
   qv_bytes *bits = qv_bytes_alloc(qv_bitmap_bytes(taken->offset + n));
   if (!r || !bits || qv_array_alloc_children(r, taken->n_children) != QV_OK) {
     qv_bytes_release(bits);
-    st = qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+    st = qv_error_nomem(err, NULL);
     goto cleanup;
   }
   r->buffers[0] = bits;
@@ -183,14 +183,14 @@ cleanup:
 static qv_status grow(qv_buffer *o, int64_t want, qv_error *err) {
   int64_t cap = o->capacity ? o->capacity * 2 : 65536;
   if (cap > want + 1) cap = want + 1;
-  if (qv_buffer_reserve(o, cap - o->size) != QV_OK) return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+  if (qv_buffer_reserve(o, cap - o->size) != QV_OK) return qv_error_nomem(err, NULL);
   return QV_OK;
 }
 
 static qv_status unzstd(const uint8_t *src, int64_t n, int64_t want, qv_buffer *o, int64_t where, qv_error *err) {
   qv_status st = QV_OK;
   ZSTD_DCtx *z = ZSTD_createDCtx();
-  if (!z) return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+  if (!z) return qv_error_nomem(err, NULL);
   ZSTD_inBuffer in = {src, (size_t)n, 0};
   size_t ret = 1;
   while (ret != 0) {
@@ -216,7 +216,7 @@ static qv_status unlz4(const uint8_t *src, int64_t n, int64_t want, qv_buffer *o
   qv_status st = QV_OK;
   LZ4F_dctx *z = NULL;
   if (LZ4F_isError(LZ4F_createDecompressionContext(&z, LZ4F_VERSION)))
-    return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+    return qv_error_nomem(err, NULL);
   size_t pos = 0, ret = 1;
   while (ret != 0) {
     if (o->size == o->capacity && (st = grow(o, want, err)) != QV_OK) break;
@@ -251,7 +251,7 @@ qv_status qv_ipc_decompress(int codec, const uint8_t *src, int64_t n, int64_t wa
   if (st == QV_OK && o.size != want)
     st = qv_error_set(err, QV_ERR_CORRUPT, "byte %lld: buffer decompressed to %s%lld bytes, header says %lld",
                       (long long)where, o.size > want ? "more than " : "", (long long)o.size, (long long)want);
-  if (st == QV_OK && qv_buffer_finish(&o, out) != QV_OK) st = qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+  if (st == QV_OK && qv_buffer_finish(&o, out) != QV_OK) st = qv_error_nomem(err, NULL);
   qv_buffer_reset(&o);
   return st;
 }

@@ -77,14 +77,14 @@ static qv_status src_take(src *s, int64_t n, const char *what, qv_bytes **out, q
   if (s->mem) {
     if (n > s->mem->size - s->pos) return truncated(at, n, what, err);
     *out = qv_bytes_view(s->mem, s->mem->data + s->pos, n);
-    if (!*out) return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+    if (!*out) return qv_error_nomem(err, NULL);
     s->pos += n;
     return QV_OK;
   }
   if (s->fd >= 0) { /* the size is known: one read of exactly n bytes */
     if (n > s->size - s->pos) return truncated(at, n, what, err);
     qv_bytes *b = qv_bytes_alloc(n);
-    if (!b) return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+    if (!b) return qv_error_nomem(err, NULL);
     if (src_read(s, qv_bytes_mutable(b), n) < n) {
       qv_bytes_release(b);
       if (s->failed) return qv_error_set(err, QV_ERR_IO, "byte %lld: read failed: %s", (long long)at, strerror(errno));
@@ -98,7 +98,7 @@ static qv_status src_take(src *s, int64_t n, const char *what, qv_bytes **out, q
     int64_t chunk = n - b.size < (1 << 20) ? n - b.size : (1 << 20);
     if (qv_buffer_reserve(&b, chunk) != QV_OK) {
       qv_buffer_reset(&b);
-      return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+      return qv_error_nomem(err, NULL);
     }
     int64_t got = src_read(s, b.data + b.size, chunk);
     b.size += got;
@@ -110,7 +110,7 @@ static qv_status src_take(src *s, int64_t n, const char *what, qv_bytes **out, q
   }
   qv_status st = qv_buffer_finish(&b, out);
   qv_buffer_reset(&b);
-  return st == QV_OK ? QV_OK : qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+  return st == QV_OK ? QV_OK : qv_error_nomem(err, NULL);
 }
 
 /* ---- messages ------------------------------------------------------------ */
@@ -229,7 +229,7 @@ static qv_status register_dicts(ipc_reader *r, const qv_ipc_field *f, int32_t n,
         if (r->n_dicts == r->cap_dicts) {
           int32_t cap = r->cap_dicts ? r->cap_dicts * 2 : 4;
           dict_entry *d = qv_realloc(r->dicts, (size_t)cap * sizeof *d);
-          if (!d) return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+          if (!d) return qv_error_nomem(err, NULL);
           r->dicts = d;
           r->cap_dicts = cap;
         }
@@ -300,7 +300,7 @@ static qv_status next_buffer(dec *d, qv_bytes **out) {
     len -= 8;
   }
   *out = qv_bytes_view(d->m->body, data, len);
-  return *out ? QV_OK : qv_error_set(d->err, QV_ERR_NOMEM, "out of memory");
+  return *out ? QV_OK : qv_error_nomem(d->err, NULL);
 }
 
 static qv_status need_bytes(dec *d, const qv_bytes *b, int64_t bytes, const char *what) {
@@ -334,7 +334,7 @@ static qv_status take_offsets(dec *d, qv_array *a) {
   if (a->length == 0 && a->buffers[1]->size < 4) {
     qv_bytes_release(a->buffers[1]);
     a->buffers[1] = qv_bytes_alloc(4);
-    if (!a->buffers[1]) return qv_error_set(d->err, QV_ERR_NOMEM, "out of memory");
+    if (!a->buffers[1]) return qv_error_nomem(d->err, NULL);
   }
   return need_bytes(d, a->buffers[1], (a->length + 1) * 4, "offsets");
 }
@@ -364,7 +364,7 @@ static qv_status decode_foreign(dec *d, const qv_ipc_field *info, qv_array *a) {
     vars = qv_calloc(n > 0 ? (size_t)n : 1, sizeof *vars);
     const uint8_t **ptrs = qv_calloc(n > 0 ? (size_t)n : 1, sizeof *ptrs);
     int64_t *sizes = qv_calloc(n > 0 ? (size_t)n : 1, sizeof *sizes);
-    if (!vars || !ptrs || !sizes) st = qv_error_set(d->err, QV_ERR_NOMEM, "out of memory");
+    if (!vars || !ptrs || !sizes) st = qv_error_nomem(d->err, NULL);
     for (int64_t i = 0; i < n && st == QV_OK; i++) {
       if ((st = next_buffer(d, &vars[i])) != QV_OK) break;
       ptrs[i] = vars[i]->data;
@@ -385,14 +385,14 @@ static qv_status decode_foreign(dec *d, const qv_ipc_field *info, qv_array *a) {
     size = db->size;
   }
   if (a->length == 0 && ob->size < 8) {
-    if (!(a->buffers[1] = qv_bytes_alloc(4))) st = qv_error_set(d->err, QV_ERR_NOMEM, "out of memory");
+    if (!(a->buffers[1] = qv_bytes_alloc(4))) st = qv_error_nomem(d->err, NULL);
   } else if ((st = need_bytes(d, ob, (a->length + 1) * 8, "64-bit offsets")) == QV_OK) {
     st = qv_offsets_narrow(ob->data, 0, a->length, size, &a->buffers[1], &first, &last, where, d->err);
   }
   if (st != QV_OK) goto cleanup;
   if (a->type.id != QV_TYPE_LIST) {
     if (!(a->buffers[2] = qv_bytes_view(db, db->data + first, last - first)))
-      st = qv_error_set(d->err, QV_ERR_NOMEM, "out of memory");
+      st = qv_error_nomem(d->err, NULL);
     goto cleanup;
   }
   if ((st = decode_array(d, &info->children[0], false, &child)) != QV_OK) goto cleanup;
@@ -413,7 +413,7 @@ static qv_status decode_node(dec *d, const qv_datatype *type, const qv_ipc_field
   qv_bytes *vb = NULL;
   QV_RETURN_NOT_OK(next_node(d, &len, &nulls));
   qv_array *a = qv_array_new(type, len);
-  if (!a) return qv_error_set(d->err, QV_ERR_NOMEM, "out of memory");
+  if (!a) return qv_error_nomem(d->err, NULL);
   qv_status st = QV_OK;
   if (type->id == QV_TYPE_NULL) {
     /* No buffers in IPC; quiver keeps an all-zero bitmap, shared by every
@@ -424,7 +424,7 @@ static qv_status decode_node(dec *d, const qv_datatype *type, const qv_ipc_field
       int64_t need = qv_bitmap_bytes(len);
       if (!d->r->zeros || d->r->zeros->size < need) {
         qv_bytes_release(d->r->zeros);
-        if (!(d->r->zeros = qv_bytes_alloc(need))) st = qv_error_set(d->err, QV_ERR_NOMEM, "out of memory");
+        if (!(d->r->zeros = qv_bytes_alloc(need))) st = qv_error_nomem(d->err, NULL);
       }
       a->buffers[0] = qv_bytes_retain(d->r->zeros);
     }
@@ -436,7 +436,7 @@ static qv_status decode_node(dec *d, const qv_datatype *type, const qv_ipc_field
   if (info->phys != QV_PHYS_PLAIN &&
       (type->id == QV_TYPE_STRING || type->id == QV_TYPE_BINARY || type->id == QV_TYPE_LIST)) {
     if (type->id == QV_TYPE_LIST && qv_array_alloc_children(a, 1) != QV_OK)
-      st = qv_error_set(d->err, QV_ERR_NOMEM, "out of memory");
+      st = qv_error_nomem(d->err, NULL);
     else
       st = decode_foreign(d, info, a);
     goto cleanup;
@@ -452,7 +452,7 @@ static qv_status decode_node(dec *d, const qv_datatype *type, const qv_ipc_field
     case QV_TYPE_FIXED_SIZE_LIST:
       if (type->id == QV_TYPE_LIST && (st = take_offsets(d, a)) != QV_OK) goto cleanup;
       if (qv_array_alloc_children(a, type->n_children) != QV_OK) {
-        st = qv_error_set(d->err, QV_ERR_NOMEM, "out of memory");
+        st = qv_error_nomem(d->err, NULL);
         goto cleanup;
       }
       for (int32_t i = 0; i < type->n_children; i++)
@@ -563,7 +563,7 @@ static qv_status read_record_batch(ipc_reader *r, const msg *m, qv_batch **out, 
   int32_t n = r->schema.n_fields;
   int64_t length;
   qv_array **cols = qv_calloc(n > 0 ? (size_t)n : 1, sizeof *cols);
-  if (!cols) return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+  if (!cols) return qv_error_nomem(err, NULL);
   qv_status st = decode_batch(r, m, &m->header, r->fields, n, false, &length, cols, err);
   if (st == QV_OK) st = qv_batch_make(&r->schema, cols, length, out, err); /* takes the columns */
   else
@@ -725,7 +725,7 @@ static qv_status reader_open(qv_bytes *mem, FILE *f, const uint8_t *peek, int np
   if (!r) {
     qv_bytes_release(mem);
     if (fd >= 0) close(fd);
-    return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+    return qv_error_nomem(err, NULL);
   }
   r->base.next = reader_next;
   r->base.schema = reader_schema;

@@ -65,7 +65,7 @@ static qv_status decode_children(decoder *d, const qv_fb_table *ft, int depth, q
    * is cleaned up by qv_schema_reset / qv_ipc_fields_free. */
   if ((type->children = qv_calloc(kids.count, sizeof(qv_field)))) type->n_children = (int32_t)kids.count;
   if ((info->children = qv_calloc(kids.count, sizeof(qv_ipc_field)))) info->n_children = (int32_t)kids.count;
-  if (!type->children || !info->children) return qv_error_set(d->err, QV_ERR_NOMEM, "out of memory");
+  if (!type->children || !info->children) return qv_error_nomem(d->err, NULL);
   for (uint32_t i = 0; i < kids.count; i++) {
     qv_fb_table ct;
     QV_RETURN_NOT_OK(qv_fb_vector_table(&kids, i, &ct, d->err));
@@ -137,7 +137,7 @@ static qv_status decode_type(decoder *d, const qv_fb_table *ft, int depth, qv_fi
       *t = qv_datatype_simple(QV_TYPE_TIMESTAMP);
       t->unit = u;
       if (present && tzlen > 0 && !(t->timezone = qv_strndup(tz, tzlen)))
-        return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+        return qv_error_nomem(err, NULL);
       break;
     }
     case QV_FBT_DURATION: {
@@ -197,7 +197,7 @@ static qv_status decode_field(decoder *d, const qv_fb_table *ft, int depth, qv_f
   int64_t nullable;
   QV_RETURN_NOT_OK(qv_fb_string(ft, F_NAME, &name, &len, &present, err));
   out->name = qv_strndup(present ? name : "", len);
-  if (!out->name) return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+  if (!out->name) return qv_error_nomem(err, NULL);
   QV_RETURN_NOT_OK(qv_fb_int(ft, F_NULLABLE, 1, 0, &nullable, err));
   out->nullable = nullable != 0;
   info->field = out;
@@ -241,7 +241,7 @@ qv_status qv_ipc_schema_decode(const qv_fb_table *t, qv_schema *schema, qv_ipc_f
     s.fields = qv_calloc(fv.count, sizeof(qv_field));
     info = qv_calloc(fv.count, sizeof(qv_ipc_field));
     if (!s.fields || !info) {
-      st = qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+      st = qv_error_nomem(err, NULL);
       goto cleanup;
     }
     s.n_fields = (int32_t)fv.count;

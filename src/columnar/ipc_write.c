@@ -178,7 +178,7 @@ static qv_status write_message(qv_ipc_writer *w, qv_fb_builder *fb, const body *
     qv_store_u64le(blk, (uint64_t)start);
     qv_store_u32le(blk + 8, (uint32_t)(8 + meta));
     qv_store_u64le(blk + 16, (uint64_t)body_len);
-    if (qv_buffer_append(&w->blocks, blk, 24) != QV_OK) return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+    if (qv_buffer_append(&w->blocks, blk, 24) != QV_OK) return qv_error_nomem(err, NULL);
     w->n_blocks++;
   }
   return QV_OK;
@@ -190,13 +190,13 @@ qv_status qv_ipc_writer_open(FILE *f, qv_ipc_format format, const qv_schema *sch
     return qv_error_set(err, QV_ERR_INVALID, "ipc: invalid writer arguments");
   QV_RETURN_NOT_OK(qv_ipc_schema_check(schema, err));
   qv_ipc_writer *w = qv_calloc(1, sizeof *w);
-  if (!w) return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+  if (!w) return qv_error_nomem(err, NULL);
   w->f = f;
   w->format = format;
   qv_status st = QV_OK;
   qv_fb_builder fb = {QV_BUFFER_INIT, QV_OK};
   if (qv_schema_copy(schema, &w->schema) != QV_OK) {
-    st = qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+    st = qv_error_nomem(err, NULL);
     goto cleanup;
   }
   if (format == QV_IPC_FILE && (st = out(w, "ARROW1\0\0", 8, err)) != QV_OK) goto cleanup;

@@ -241,7 +241,7 @@ static void clip(char *cell) {
 qv_status qv_batch_print(const qv_batch *b, FILE *out, qv_error *err) {
   int32_t nc = b->schema.n_fields;
   int *width = qv_calloc(nc > 0 ? (size_t)nc : 1, sizeof *width);
-  if (!width) return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+  if (!width) return qv_error_nomem(err, NULL);
   char cell[512];
   for (int32_t c = 0; c < nc; c++) {
     width[c] = display_width(b->schema.fields[c].name);

@@ -74,12 +74,12 @@ qv_status qv_scalar_from_array(const qv_array *a, int64_t i, qv_scalar *out, qv_
   if (a->type.id == QV_TYPE_DICTIONARY) { /* the entry's value, as a scalar of the values type */
     if (qv_array_is_valid(a, i)) return qv_scalar_from_array(a->children[0], qv_dictionary_index(a, i), out, err);
     qv_scalar n = QV_SCALAR_INIT;
-    if (qv_datatype_copy(&a->children[0]->type, &n.type) != QV_OK) return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+    if (qv_datatype_copy(&a->children[0]->type, &n.type) != QV_OK) return qv_error_nomem(err, NULL);
     *out = n;
     return QV_OK;
   }
   qv_scalar s = QV_SCALAR_INIT;
-  if (qv_datatype_copy(&a->type, &s.type) != QV_OK) return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+  if (qv_datatype_copy(&a->type, &s.type) != QV_OK) return qv_error_nomem(err, NULL);
   s.is_null = !qv_array_is_valid(a, i) || a->type.id == QV_TYPE_NULL;
   if (!s.is_null) {
     int64_t j = a->offset + i;
@@ -130,7 +130,7 @@ qv_status qv_scalar_from_array(const qv_array *a, int64_t i, qv_scalar *out, qv_
   *out = s;
   return QV_OK;
 nomem:
-  qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+  qv_error_nomem(err, NULL);
 fail:
   qv_scalar_reset(&s);
   return err ? err->code : QV_ERR_NOMEM;

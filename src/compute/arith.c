@@ -218,7 +218,7 @@ qv_status qvk_op_arith(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum 
   uint8_t *fl = qv_calloc((size_t)(n > 0 ? n : 1), 1);
   if (!fl) {
     qv_array_release(r);
-    return qv_error_set(c->err, QV_ERR_NOMEM, "%s: out of memory", qv_op_name(e->op));
+    return qv_error_nomem(c->err, qv_op_name(e->op));
   }
   void *d = qv_bytes_mutable(r->buffers[1]);
   const void *pa = a->scalar ? NULL : qv_array_values(a->array);
@@ -291,7 +291,7 @@ qv_status qvk_op_neg_abs(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datu
   uint8_t *fl = qv_calloc((size_t)(n > 0 ? n : 1), 1);
   if (!fl) {
     qv_array_release(r);
-    return qv_error_set(c->err, QV_ERR_NOMEM, "out of memory");
+    return qv_error_nomem(c->err, NULL);
   }
   void *d = qv_bytes_mutable(r->buffers[1]);
   const void *pa = qv_array_values(a->array);

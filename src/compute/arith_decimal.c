@@ -33,7 +33,7 @@ static int int_digits(qv_type_id id) {
 
 /* The decimal type an operand counts as. */
 static qv_status as_decimal(const qv_datatype *t, qv_datatype *out, qv_error *err) {
-  if (t->id == QV_TYPE_DECIMAL128) return qv_datatype_copy(t, out) == QV_OK ? QV_OK : qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+  if (t->id == QV_TYPE_DECIMAL128) return qv_datatype_copy(t, out) == QV_OK ? QV_OK : qv_error_nomem(err, NULL);
   if (qv_type_is_integer(t->id)) return qv_datatype_decimal(int_digits(t->id), 0, out, err);
   char tb[64];
   return qv_error_set(err, QV_ERR_TYPE, "decimal arithmetic: cannot mix decimal with %s (cast it first)",
@@ -68,7 +68,7 @@ qv_status qvk_decimal_arith(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_d
   int natural = 0, smax = da.scale > db.scale ? da.scale : db.scale;
   if (!null_a && !null_b) natural = op == QV_OP_MUL ? da.scale + db.scale : smax;
   if (bound && bound->id == QV_TYPE_DECIMAL128) {
-    st = qv_datatype_copy(bound, &rt) == QV_OK ? QV_OK : qv_error_set(c->err, QV_ERR_NOMEM, "out of memory");
+    st = qv_datatype_copy(bound, &rt) == QV_OK ? QV_OK : qv_error_nomem(c->err, NULL);
   } else if (bound && bound->id != QV_TYPE_DECIMAL128 && bound->id != QV_TYPE_NULL) {
     char tb[64];
     st = qv_error_set(c->err, QV_ERR_TYPE, "decimal %s: the node's type is %s, not a decimal", qv_op_name(op),

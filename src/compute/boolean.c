@@ -33,7 +33,7 @@ qv_status qvk_kleene(qv_op op, const qvk_datum *a, const qvk_datum *b, int64_t n
   if (!tmp) {
     qv_bytes_release(values);
     qv_bytes_release(validity);
-    return validity ? qv_error_set(err, QV_ERR_NOMEM, "%s: out of memory", qv_op_name(op)) : QV_ERR_NOMEM;
+    return validity ? qv_error_nomem(err, qv_op_name(op)) : QV_ERR_NOMEM;
   }
   uint64_t *va = (uint64_t *)qv_bytes_mutable(values), *ma = (uint64_t *)qv_bytes_mutable(validity);
   uint64_t *vb = tmp, *mb = tmp + nw;
@@ -100,7 +100,7 @@ qv_status qvk_op_truth(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum 
   uint64_t *m = values ? qv_malloc((size_t)(nw ? nw : 1) * 8) : NULL;
   if (!m) {
     qv_bytes_release(values);
-    return values ? qv_error_set(c->err, QV_ERR_NOMEM, "%s: out of memory", qv_op_name(e->op)) : QV_ERR_NOMEM;
+    return values ? qv_error_nomem(c->err, qv_op_name(e->op)) : QV_ERR_NOMEM;
   }
   uint64_t *v = (uint64_t *)qv_bytes_mutable(values);
   if (null_test) {

@@ -194,7 +194,7 @@ static qv_status num_cast(const qv_array *a, const qv_datatype *to, bool strict,
   qvk_i128 *ib = qv_malloc(CHUNK * sizeof *ib);
   double *fb = qv_malloc(CHUNK * sizeof *fb);
   uint8_t bad[CHUNK];
-  qv_status st = (ib && fb) ? QV_OK : qv_error_set(err, QV_ERR_NOMEM, "CAST: out of memory");
+  qv_status st = (ib && fb) ? QV_OK : qv_error_nomem(err, "CAST");
   bool from_int = int_like(a->type.id), to_int = int_like(to->id);
   int ss = scale_of(&a->type), ds = scale_of(to);
   bool to_dec = to->id == QV_TYPE_DECIMAL128;
@@ -355,7 +355,7 @@ static qv_status list_cast(qv_array *a, const qv_datatype *to, bool strict, qv_a
   qv_status st = qvk_array_new(to, a->length, &r, err);
   if (st == QV_OK) {
     r->children = qv_calloc(1, sizeof *r->children);
-    if (!r->children) st = qv_error_set(err, QV_ERR_NOMEM, "CAST: out of memory");
+    if (!r->children) st = qv_error_nomem(err, "CAST");
   }
   if (st != QV_OK) {
     qv_array_release(child);

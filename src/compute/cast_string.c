@@ -29,7 +29,7 @@ static qv_status string_result(const qv_datatype *to, int64_t n, qv_buffer *data
   if (st == QV_OK) {
     r->buffers[1] = offsets;
     offsets = NULL;
-    if (qv_buffer_finish(data, &r->buffers[2]) != QV_OK) st = qv_error_set(err, QV_ERR_NOMEM, "CAST: out of memory");
+    if (qv_buffer_finish(data, &r->buffers[2]) != QV_OK) st = qv_error_nomem(err, "CAST");
     qvk_set_validity(r, validity);
     validity = NULL;
   }
@@ -163,7 +163,7 @@ static qv_status to_string(qv_array *a, const qv_datatype *to, bool strict, bool
         else qv_bit_clear(valid, i);
         continue;
       }
-      st = qv_buffer_append(&data, p, len) == QV_OK ? QV_OK : qv_error_set(err, QV_ERR_NOMEM, "CAST: out of memory");
+      st = qv_buffer_append(&data, p, len) == QV_OK ? QV_OK : qv_error_nomem(err, "CAST");
       continue;
     }
     char buf[128];
@@ -178,7 +178,7 @@ static qv_status to_string(qv_array *a, const qv_datatype *to, bool strict, bool
       st = qv_error_set(err, QV_ERR_INVALID, "CAST: value of row %lld does not format", (long long)i);
       break;
     }
-    if (qv_buffer_append(&data, buf, k) != QV_OK) st = qv_error_set(err, QV_ERR_NOMEM, "CAST: out of memory");
+    if (qv_buffer_append(&data, buf, k) != QV_OK) st = qv_error_nomem(err, "CAST");
     if (data.size > INT32_MAX) st = qv_error_set(err, QV_ERR_OVERFLOW, "CAST: strings exceed 2 GiB");
   }
   if (st != QV_OK) {

@@ -11,14 +11,14 @@ qv_status qvk_coalesce(qvk_ctx *c, qvk_datum *args, int32_t na, const qv_datatyp
   for (int32_t k = 0; k < na && !rt; k++)
     if (qvk_datum_type(&args[k])->id != QV_TYPE_NULL) rt = qvk_datum_type(&args[k]);
   qv_datatype nt = qv_datatype_simple(QV_TYPE_NULL), rtype = QV_DATATYPE_INIT;
-  if (qv_datatype_copy(rt ? rt : &nt, &rtype) != QV_OK) return qv_error_set(c->err, QV_ERR_NOMEM, "out of memory");
+  if (qv_datatype_copy(rt ? rt : &nt, &rtype) != QV_OK) return qv_error_nomem(c->err, NULL);
   int64_t n = c->n, nw = qvk_words(n);
   uint8_t *src = qv_malloc((size_t)(n ? n : 1));
   uint64_t *todo = qv_malloc((size_t)(nw ? nw : 1) * 16);
   qv_status st = QV_OK;
   qv_array *r = NULL;
   if (!src || !todo) {
-    st = qv_error_set(c->err, QV_ERR_NOMEM, "coalesce: out of memory");
+    st = qv_error_nomem(c->err, "coalesce");
   } else {
     uint64_t *vk = todo + (nw ? nw : 1);
     if (n > 0) memset(src, QVK_PICK_NONE, (size_t)n);

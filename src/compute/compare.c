@@ -411,7 +411,7 @@ qv_status qvk_compare(qv_op op, uint8_t float_order, const qvk_datum *a, const q
   if (!b->scalar && (a->idx == NULL) != (b->idx == NULL)) {
     ident = qv_malloc((size_t)(n > 0 ? n : 1) * sizeof *ident);
     if (!ident) {
-      st = qv_error_set(err, QV_ERR_NOMEM, "compare: out of memory");
+      st = qv_error_nomem(err, "compare");
       goto cleanup;
     }
     for (int64_t i = 0; i < n; i++) ident[i] = (uint32_t)i;

@@ -154,7 +154,7 @@ qv_status qvk_compare_float(qv_op op, uint8_t order, const qvk_datum *a, const q
     return QV_OK;
   }
   double *wa = qv_malloc(2 * CHUNK * sizeof(double));
-  if (!wa) return qv_error_set(err, QV_ERR_NOMEM, "compare: out of memory");
+  if (!wa) return qv_error_nomem(err, "compare");
   double *wb = wa + CHUNK;
   for (int64_t start = 0; start < n; start += CHUNK) {
     int64_t m = n - start < CHUNK ? n - start : CHUNK;

@@ -146,7 +146,7 @@ qv_status qvk_compare_scaled(qv_op op, const qvk_datum *a, const qvk_datum *b, i
     return QV_OK;
   }
   qvk_i128 *buf = qv_malloc(2 * CHUNK * sizeof *buf);
-  if (!buf) return qv_error_set(err, QV_ERR_NOMEM, "compare: out of memory");
+  if (!buf) return qv_error_nomem(err, "compare");
   for (int64_t start = 0; start < n; start += CHUNK) {
     int64_t m = n - start < CHUNK ? n - start : CHUNK;
     widen128(a, fa, start, m, buf);

@@ -74,7 +74,7 @@ static qv_status map_bool(const qv_array *r, const qvk_datum *d, int64_t n, uint
                           qv_error *err) {
   int64_t nd = r->length, nb = qvk_words(n) * 8;
   uint8_t *tab = qv_malloc((size_t)(nd > 0 ? nd : 1));
-  if (!tab) return qv_error_set(err, QV_ERR_NOMEM, "eval: out of memory");
+  if (!tab) return qv_error_nomem(err, "eval");
   bool nulls = false;
   const uint8_t *bits = r->buffers[1]->data;
   for (int64_t k = 0; k < nd; k++) {
@@ -128,7 +128,7 @@ static qv_status per_entry(qvk_ctx *c, const qv_expr *e, qvk_datum *args, int32_
     st = qv_array_concat(parts, 2, &ext, c->err);
   }
   if (st == QV_OK && e->n_args > 4 && !(sub = qv_malloc((size_t)e->n_args * sizeof *sub)))
-    st = qv_error_set(c->err, QV_ERR_NOMEM, "eval: out of memory");
+    st = qv_error_nomem(c->err, "eval");
   if (st != QV_OK) goto cleanup;
   /* The other arguments are scalars: shallow copies read the same values
    * (a copy's scalar points at the original's storage, so resetting the

@@ -75,7 +75,7 @@ static qv_status eval_call(qvk_ctx *c, const qv_expr *e, qvk_datum *out) {
     return qv_error_set(c->err, QV_ERR_INVALID, "eval: malformed %s node", qv_op_name(e->op));
   if (n > 4) {
     args = qv_malloc((size_t)n * sizeof *args);
-    if (!args) return qv_error_set(c->err, QV_ERR_NOMEM, "eval: out of memory");
+    if (!args) return qv_error_nomem(c->err, "eval");
   }
   qvk_datum init = QVK_DATUM_INIT;
   for (int32_t i = 0; i < n; i++) args[i] = init;
@@ -146,7 +146,7 @@ static qv_status ctx_init(qvk_ctx *c, const qv_batch *batch, const uint32_t *sel
   c->gathered = NULL;
   if (sel && batch->schema.n_fields > 0) {
     c->gathered = qv_calloc((size_t)batch->schema.n_fields, sizeof *c->gathered);
-    if (!c->gathered) return qv_error_set(err, QV_ERR_NOMEM, "eval: out of memory");
+    if (!c->gathered) return qv_error_nomem(err, "eval");
     c->n_gathered = batch->schema.n_fields;
   }
   return QV_OK;
@@ -286,7 +286,7 @@ qv_status qv_eval_filter(const qv_expr *e, const qv_batch *batch, const qv_selec
   int32_t nc = qv_expr_conjuncts(e, stack, 16);
   if (nc > 16) {
     conj = qv_malloc((size_t)nc * sizeof *conj);
-    if (!conj) return qv_error_set(err, QV_ERR_NOMEM, "filter: out of memory");
+    if (!conj) return qv_error_nomem(err, "filter");
     qv_expr_conjuncts(e, conj, nc);
   }
   /* Rows alive so far: sel (or all rows) before the first conjunct, then

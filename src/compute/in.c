@@ -257,7 +257,7 @@ qv_status qvk_set_build(const qv_datatype *probe_type, uint8_t float_order,
   uint64_t cap = 8;
   while (cap < (uint64_t)n_items * 2) cap <<= 1;
   qvk_set *s = qv_calloc(1, sizeof *s);
-  if (!s) return qv_error_set(err, QV_ERR_NOMEM, "IN: out of memory");
+  if (!s) return qv_error_nomem(err, "IN");
   s->kind = kind;
   s->order = float_order;
   s->is_signed = qv_type_is_signed(p) || (qv_type_is_temporal(p));
@@ -484,11 +484,11 @@ qv_status qvk_op_in(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *ou
     const qv_array *l = args[1].scalar->list;
     n_items = l->length;
     list_items = qv_calloc((size_t)(n_items ? n_items : 1), sizeof *list_items);
-    if (!list_items) return qv_error_set(c->err, QV_ERR_NOMEM, "IN: out of memory");
+    if (!list_items) return qv_error_nomem(c->err, "IN");
     for (int64_t k = 0; k < n_items && st == QV_OK; k++) st = qv_scalar_from_array(l, k, &list_items[k], c->err);
   }
   items = qv_malloc((size_t)(n_items ? n_items : 1) * sizeof *items);
-  if (!items) st = qv_error_set(c->err, QV_ERR_NOMEM, "IN: out of memory");
+  if (!items) st = qv_error_nomem(c->err, "IN");
   if (st != QV_OK) goto cleanup;
   for (int64_t k = 0; k < n_items; k++) items[k] = from_list ? &list_items[k] : args[k + 1].scalar;
   if (x->scalar) { /* constant folding: one row */

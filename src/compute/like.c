@@ -66,7 +66,7 @@ static qv_status plan_build(like_plan *pl, const uint8_t *p, int64_t len, const 
   int64_t max_seg = 1;
   for (int64_t k = 0; k < len; k++) max_seg += p[k] == '%';
   pl->seg_off = qv_malloc((size_t)max_seg * 2 * sizeof(int64_t));
-  if (!pl->seg_off) return qv_error_set(err, QV_ERR_NOMEM, "LIKE: out of memory");
+  if (!pl->seg_off) return qv_error_nomem(err, "LIKE");
   pl->seg_len = pl->seg_off + max_seg;
   pl->n_seg = 1;
   pl->seg_off[0] = 0;
@@ -109,7 +109,7 @@ static qv_status plan_build(like_plan *pl, const uint8_t *p, int64_t len, const 
     if (st == QV_OK) st = rx_literal(&pl->rx, p + k, cl);
     k += cl;
   }
-  if (st != QV_OK) return qv_error_set(err, QV_ERR_NOMEM, "LIKE: out of memory");
+  if (st != QV_OK) return qv_error_nomem(err, "LIKE");
   pl->seg_len[pl->n_seg - 1] = pl->lit.size - pl->seg_off[pl->n_seg - 1];
   pl->regex_only = underscore || (ci && non_ascii && !binary);
   return QV_OK;
@@ -156,7 +156,7 @@ static int plan_match(like_plan *pl, const uint8_t *s, int64_t len, int64_t row,
     if (ascii || pl->binary) {
       pl->scratch.size = 0;
       if (qv_buffer_reserve(&pl->scratch, len + 1) != QV_OK) {
-        qv_error_set(err, QV_ERR_NOMEM, "ILIKE: out of memory");
+        qv_error_nomem(err, "ILIKE");
         return -1;
       }
       for (int64_t k = 0; k < len; k++) pl->scratch.data[k] = lower_ascii(s[k]);

@@ -68,7 +68,7 @@ static qv_status child_eq(const qv_array *l, int64_t lo, int64_t hi, const qv_sc
   uint64_t *w = qv_malloc((size_t)(nw ? nw : 1) * 8);
   if (!w) {
     qv_array_release(eq);
-    return qv_error_set(err, QV_ERR_NOMEM, "array_has: out of memory");
+    return qv_error_nomem(err, "array_has");
   }
   qvk_datum ed = QVK_DATUM_INIT;
   ed.array = eq;
@@ -112,7 +112,7 @@ static qv_status literal_items(qvk_ctx *c, const qvk_datum *d, qv_scalar **items
   const qv_array *l = d->scalar->list;
   if (!l) return QV_OK;
   qv_scalar *s = qv_calloc((size_t)(l->length ? l->length : 1), sizeof *s);
-  if (!s) return qv_error_set(c->err, QV_ERR_NOMEM, "out of memory");
+  if (!s) return qv_error_nomem(c->err, NULL);
   for (int64_t k = 0; k < l->length; k++) {
     qv_status st = qv_scalar_from_array(l, k, &s[k], c->err);
     if (st != QV_OK) {
@@ -193,7 +193,7 @@ static qv_status const_list_has(qvk_ctx *c, const qv_expr *e, const qvk_datum *l
   int64_t k = items ? items->length : 0;
   qv_bytes *values = qvk_bytes(qvk_words(n) * 8, c->err), *validity = qvk_bytes(qvk_words(n) * 8, c->err);
   uint64_t *w = qv_calloc((size_t)(qvk_words(n) ? qvk_words(n) : 1), 8);
-  qv_status st = values && validity && w ? QV_OK : qv_error_set(c->err, QV_ERR_NOMEM, "array_has: out of memory");
+  qv_status st = values && validity && w ? QV_OK : qv_error_nomem(c->err, "array_has");
   uint64_t *o = st == QV_OK ? (uint64_t *)qv_bytes_mutable(values) : NULL;
   uint64_t *v = st == QV_OK ? (uint64_t *)qv_bytes_mutable(validity) : NULL;
   bool has_null = false;
@@ -260,7 +260,7 @@ static qv_status has_per_row(qvk_ctx *c, const qv_expr *e, qvk_datum *l, qvk_dat
   qv_bytes *values = qvk_bytes(qvk_words(n) * 8, c->err), *validity = qvk_bytes(qvk_words(n) * 8, c->err);
   qv_array *slice = NULL, *spread = NULL, *eq = NULL;
   uint64_t *w = NULL;
-  qv_status st = map && values && validity ? QV_OK : qv_error_set(c->err, QV_ERR_NOMEM, "array_has: out of memory");
+  qv_status st = map && values && validity ? QV_OK : qv_error_nomem(c->err, "array_has");
   for (int64_t i = 0; i < n && st == QV_OK; i++) {
     int64_t b, en;
     range_of(la, i, &b, &en);
@@ -276,7 +276,7 @@ static qv_status has_per_row(qvk_ctx *c, const qv_expr *e, qvk_datum *l, qvk_dat
   }
   if (st == QV_OK) {
     w = qv_calloc((size_t)(qvk_words(m) ? qvk_words(m) : 1), 8);
-    if (!w) st = qv_error_set(c->err, QV_ERR_NOMEM, "array_has: out of memory");
+    if (!w) st = qv_error_nomem(c->err, "array_has");
   }
   if (st == QV_OK && m > 0) {
     qvk_datum ed = QVK_DATUM_INIT;
@@ -388,7 +388,7 @@ qv_status qvk_op_array(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum 
       qvk_set *set = NULL;
       uint64_t *w = qv_calloc((size_t)(qvk_words(hi - lo) ? qvk_words(hi - lo) : 1), 8);
       qv_array *slice = NULL;
-      if (!ptrs || !w) st = qv_error_set(c->err, QV_ERR_NOMEM, "%s: out of memory", fn);
+      if (!ptrs || !w) st = qv_error_nomem(c->err, fn);
       for (int64_t k = 0; k < n_items && st == QV_OK; k++) ptrs[k] = &items[k];
       if (st == QV_OK) st = qvk_set_build(&la->children[0]->type, e->sem.float_order, ptrs, n_items, &set, c->err);
       if (st == QV_OK) st = qv_array_slice(la->children[0], lo, hi - lo, &slice, c->err);
@@ -445,7 +445,7 @@ qv_status qvk_op_list_literal(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk
   if (!item) item = &null_t;
   int32_t n = e->n_args;
   qv_array **parts = qv_calloc((size_t)(n ? n : 1), sizeof *parts);
-  if (!parts) return qv_error_set(c->err, QV_ERR_NOMEM, "out of memory");
+  if (!parts) return qv_error_nomem(c->err, NULL);
   qv_status st = QV_OK;
   qvk_ctx one = *c;
   one.n = 1;
@@ -464,7 +464,7 @@ qv_status qvk_op_list_literal(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk
   qv_free(parts);
   qv_scalar s = QV_SCALAR_INIT;
   qv_datatype it = QV_DATATYPE_INIT;
-  if (st == QV_OK && qv_datatype_copy(item, &it) != QV_OK) st = qv_error_set(c->err, QV_ERR_NOMEM, "out of memory");
+  if (st == QV_OK && qv_datatype_copy(item, &it) != QV_OK) st = qv_error_nomem(c->err, NULL);
   if (st == QV_OK) st = qv_datatype_list(&it, &s.type, c->err);
   qv_datatype_reset(&it);
   if (st != QV_OK) {

@@ -47,7 +47,7 @@ qv_status qvk_op_polars_list(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_
   if (!pos || !validity) {
     qv_free(pos);
     qv_bytes_release(validity);
-    return validity ? qv_error_set(c->err, QV_ERR_NOMEM, "list.get: out of memory") : QV_ERR_NOMEM;
+    return validity ? qv_error_nomem(c->err, "list.get") : QV_ERR_NOMEM;
   }
   uint64_t *vw = (uint64_t *)qv_bytes_mutable(validity);
   const int64_t *iv = ix->scalar ? NULL : (const int64_t *)qv_array_values(ix->array);

@@ -224,7 +224,7 @@ static qv_status op_eq_missing(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qv
   if (!tmp) {
     qv_bytes_release(vals);
     qvk_datum_reset(&ed);
-    return vals ? qv_error_set(c->err, QV_ERR_NOMEM, "out of memory") : QV_ERR_NOMEM;
+    return vals ? qv_error_nomem(c->err, NULL) : QV_ERR_NOMEM;
   }
   uint64_t *va = tmp, *vb = tmp + (nw ? nw : 1), *w = (uint64_t *)qv_bytes_mutable(vals);
   if (!qvk_validity_words(&args[0], n, va)) qvk_fill(va, n, true);
@@ -281,7 +281,7 @@ static qv_status op_when(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datu
   if (!vals) {
     qv_free(src);
     qv_free(todo);
-    return qv_error_set(c->err, QV_ERR_NOMEM, "when: out of memory");
+    return qv_error_nomem(c->err, "when");
   }
   uint64_t *p = todo + (nw ? nw : 1), *pv = p + (nw ? nw : 1);
   if (n > 0) memset(src, nv - 1, (size_t)n); /* otherwise */

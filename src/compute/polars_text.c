@@ -58,7 +58,7 @@ uint8_t *qvk_sout_room(qvk_sout *o, int64_t n, const char *what, qv_error *err) 
     return NULL;
   }
   if (qv_buffer_reserve(&o->data, n) != QV_OK) {
-    qv_error_set(err, QV_ERR_NOMEM, "%s: out of memory", what);
+    qv_error_nomem(err, what);
     return NULL;
   }
   return o->data.data + o->data.size;
@@ -81,7 +81,7 @@ qv_status qvk_sout_finish(qvk_sout *o, qvk_datum *out, const char *what, qv_erro
   if (s == QV_OK) {
     r->buffers[1] = o->offsets;
     o->offsets = NULL;
-    if (qv_buffer_finish(&o->data, &r->buffers[2]) != QV_OK) s = qv_error_set(err, QV_ERR_NOMEM, "%s: out of memory", what);
+    if (qv_buffer_finish(&o->data, &r->buffers[2]) != QV_OK) s = qv_error_nomem(err, what);
     qvk_set_validity(r, o->validity);
     o->validity = NULL;
   }
@@ -103,7 +103,7 @@ static qv_status concat_str(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_d
   int64_t ls = (int64_t)strlen(sep);
   bool skip = (e->flags & QV_EXPR_F_IGNORE_NULLS) != 0;
   qvk_sview stack[8], *v = k <= 8 ? stack : qv_malloc((size_t)k * sizeof *v);
-  if (!v) return qv_error_set(c->err, QV_ERR_NOMEM, "%s: out of memory", what);
+  if (!v) return qv_error_nomem(c->err, what);
   for (int32_t j = 0; j < k; j++) qvk_sview_init(&v[j], &args[j]);
   qvk_sout o;
   qv_status st = qvk_sout_init(&o, c->n, c->err);
@@ -302,7 +302,7 @@ static qv_status strip_chars(qvk_ctx *c, qvk_datum *args, qvk_datum *out) {
   if (!ws) {
     if (cs->len > (int64_t)(sizeof stackset / sizeof *stackset)) { /* a code point takes at least a byte */
       set = qv_malloc((size_t)cs->len * sizeof *set);
-      if (!set) return qv_error_set(c->err, QV_ERR_NOMEM, "%s: out of memory", what);
+      if (!set) return qv_error_nomem(c->err, what);
     }
     for (int64_t k = 0; k < cs->len;) {
       int used;

@@ -27,7 +27,7 @@ qv_status qvk_regex_compile(const uint8_t *pat, size_t len, uint32_t options, co
   re->md = pcre2_match_data_create_from_pattern(re->code, NULL);
   if (!re->md) {
     qvk_regex_free(re);
-    return qv_error_set(err, QV_ERR_NOMEM, "%s: out of memory", what);
+    return qv_error_nomem(err, what);
   }
   return QV_OK;
 }
@@ -98,7 +98,7 @@ qv_status qvk_regex_compile_rust(const uint8_t *pat, size_t len, const char *wha
     if (c == ']' && depth > 0) depth--;
     if (qv_buffer_append(&out, &c, 1) != QV_OK) st = QV_ERR_NOMEM;
   }
-  if (st == QV_ERR_NOMEM) st = qv_error_set(err, QV_ERR_NOMEM, "%s: out of memory", what);
+  if (st == QV_ERR_NOMEM) st = qv_error_nomem(err, what);
   if (st == QV_OK) st = qvk_regex_compile(out.data ? out.data : (const uint8_t *)"", (size_t)out.size, opts, what, re, err);
   qv_buffer_reset(&out);
   return st;

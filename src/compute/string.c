@@ -166,7 +166,7 @@ qv_status qvk_op_case(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *
     int32_t len = off[i + 1] - off[i];
     /* a code point's mapping is at most 3/2 its encoded length */
     if (qv_buffer_reserve(&data, (int64_t)len * 2) != QV_OK) {
-      st = qv_error_set(c->err, QV_ERR_NOMEM, "%s: out of memory", qv_op_name(e->op));
+      st = qv_error_nomem(c->err, qv_op_name(e->op));
       break;
     }
     uint8_t *w = data.data + data.size;
@@ -205,7 +205,7 @@ qv_status qvk_op_case(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *
   if (st == QV_OK) {
     r->buffers[1] = offsets;
     offsets = NULL;
-    st = qv_buffer_finish(&data, &r->buffers[2]) == QV_OK ? QV_OK : qv_error_set(c->err, QV_ERR_NOMEM, "out of memory");
+    st = qv_buffer_finish(&data, &r->buffers[2]) == QV_OK ? QV_OK : qv_error_nomem(c->err, NULL);
     qvk_set_validity(r, validity);
     validity = NULL;
   }

@@ -124,7 +124,7 @@ qv_status qv_bind_error(qv_binder *b, qv_status code, int32_t pos, const char *f
   return qv_error_set(b->err, code, "filter: %s", msg);
 }
 
-qv_status qv_bind_nomem(qv_binder *b) { return qv_error_set(b->err, QV_ERR_NOMEM, "filter: out of memory"); }
+qv_status qv_bind_nomem(qv_binder *b) { return qv_error_nomem(b->err, "filter"); }
 
 qv_status qv_bind_set_type(qv_binder *b, qv_expr *e, const qv_datatype *t) {
   qv_datatype_reset(&e->type);

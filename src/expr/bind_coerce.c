@@ -247,7 +247,7 @@ qv_status qv_bind_convert_scalar(const qv_scalar *v, const qv_datatype *to, int3
   qv_type_id from = v->type.id;
   *ok = false;
   if (v->is_null || from == QV_TYPE_NULL || qv_datatype_equal(&v->type, to)) {
-    if (qv_scalar_copy(v, &r) != QV_OK) return qv_error_set(err, QV_ERR_NOMEM, "filter: out of memory");
+    if (qv_scalar_copy(v, &r) != QV_OK) return qv_error_nomem(err, "filter");
     qv_datatype_reset(&r.type);
     if (set_type(&r, to) != QV_OK) goto nomem;
     goto done;
@@ -315,7 +315,7 @@ qv_status qv_bind_convert_scalar(const qv_scalar *v, const qv_datatype *to, int3
     }
   } else if (from == QV_TYPE_STRING) {
     if (to->id == QV_TYPE_STRING || to->id == QV_TYPE_BINARY) {
-      if (qv_scalar_copy(v, &r) != QV_OK) return qv_error_set(err, QV_ERR_NOMEM, "filter: out of memory");
+      if (qv_scalar_copy(v, &r) != QV_OK) return qv_error_nomem(err, "filter");
       qv_datatype_reset(&r.type);
     } else if (qv_is_datetime(to->id)) {
       qv_scalar t = QV_SCALAR_INIT;
@@ -361,7 +361,7 @@ done:
   return QV_OK;
 nomem:
   qv_scalar_reset(&r);
-  return qv_error_set(err, QV_ERR_NOMEM, "filter: out of memory");
+  return qv_error_nomem(err, "filter");
 }
 
 qv_status qv_bind_read_temporal(const qv_scalar *v, const qv_datatype *target, int32_t pos, qv_scalar *out,
@@ -400,7 +400,7 @@ qv_status qv_bind_read_temporal(const qv_scalar *v, const qv_datatype *target, i
   out->type.unit = unit;
   if (target->timezone && !(out->type.timezone = qv_strdup(target->timezone))) {
     qv_scalar_reset(out);
-    return qv_error_set(err, QV_ERR_NOMEM, "filter: out of memory");
+    return qv_error_nomem(err, "filter");
   }
   return QV_OK;
 }

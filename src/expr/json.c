@@ -78,7 +78,7 @@ static bool fail(jp *p, size_t at, const char *fmt, ...) {
 }
 
 static bool nomem(jp *p) {
-  if (p->st == QV_OK) p->st = qv_error_set(p->err, QV_ERR_NOMEM, "%s: out of memory", p->what);
+  if (p->st == QV_OK) p->st = qv_error_nomem(p->err, p->what);
   return false;
 }
 
@@ -347,7 +347,7 @@ qv_status qv_json_parse(const char *text, size_t len, const char *what, qv_json_
                         QV_JSON_MAX_SIZE);
   if (!text && len) return qv_error_set(err, QV_ERR_INVALID, "%s: no text", what);
   qv_json_doc *doc = qv_calloc(1, sizeof *doc);
-  if (!doc) return qv_error_set(err, QV_ERR_NOMEM, "%s: out of memory", what);
+  if (!doc) return qv_error_nomem(err, what);
   jp p = {text ? text : "", len, 0, what, doc, NULL, 0, 0, err, QV_OK};
   if (parse_value(&p, &doc->root, 1)) {
     skip_ws(&p);

@@ -49,7 +49,7 @@ static qv_status push(lexer *lx, lance_tok_kind kind, int32_t start, int32_t len
   if (lx->count == lx->cap) {
     int32_t cap = lx->cap ? lx->cap * 2 : 32;
     lance_token *v = qv_realloc(lx->v, (size_t)cap * sizeof *v);
-    if (!v) return qv_error_set(lx->err, QV_ERR_NOMEM, "filter: out of memory");
+    if (!v) return qv_error_nomem(lx->err, "filter");
     lx->v = v;
     lx->cap = cap;
   }

@@ -76,7 +76,7 @@ static qv_expr *expected(lp *p, const char *what) {
 }
 
 static qv_expr *nomem(lp *p) {
-  if (p->st == QV_OK) p->st = qv_error_set(p->err, QV_ERR_NOMEM, "filter: out of memory");
+  if (p->st == QV_OK) p->st = qv_error_nomem(p->err, "filter");
   return NULL;
 }
 

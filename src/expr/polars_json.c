@@ -34,7 +34,7 @@ static qv_expr *bad(pj *p, const qv_json *at, const char *fmt, ...) {
 }
 
 static qv_expr *oom(pj *p) {
-  if (p->st == QV_OK) p->st = qv_error_set(p->err, QV_ERR_NOMEM, "polars json: out of memory");
+  if (p->st == QV_OK) p->st = qv_error_nomem(p->err, "polars json");
   return NULL;
 }
 
@@ -667,7 +667,7 @@ qv_status qv_polars_from_json(const char *json, size_t len, qv_expr **out, qv_er
   qv_json_doc_destroy(doc);
   if (p.st != QV_OK || !e) {
     qv_expr_destroy(e);
-    return p.st != QV_OK ? p.st : qv_error_set(err, QV_ERR_NOMEM, "polars json: out of memory");
+    return p.st != QV_OK ? p.st : qv_error_nomem(err, "polars json");
   }
   *out = e;
   return QV_OK;

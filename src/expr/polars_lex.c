@@ -34,7 +34,7 @@ static qv_status emit(lx *l, pt_kind kind, int32_t start, int32_t col, char *tex
     pt_token *nt = qv_realloc(l->t, (size_t)cap * sizeof *nt);
     if (!nt) {
       qv_free(text);
-      return qv_error_set(l->err, QV_ERR_NOMEM, "expression: out of memory");
+      return qv_error_nomem(l->err, "expression");
     }
     l->t = nt;
     l->cap = cap;
@@ -80,7 +80,7 @@ static qv_status string(lx *l, int32_t start, int32_t col, bool raw, bool bytes)
   while (j < l->n && l->s[j] != q && l->s[j] != '\n') j += (l->s[j] == '\\' && j + 1 < l->n) ? 2 : 1;
   if (j >= l->n || l->s[j] != q) return lfail(l, col, "unterminated string");
   char *o = qv_malloc((size_t)(j - body) + 1);
-  if (!o) return qv_error_set(l->err, QV_ERR_NOMEM, "expression: out of memory");
+  if (!o) return qv_error_nomem(l->err, "expression");
   size_t k = 0;
   int32_t i = body;
   while (i < j) {
@@ -173,7 +173,7 @@ static qv_status number(lx *l, int32_t start, int32_t col) {
   if (i < l->n && (is_name_start((unsigned char)s[i]) || is_digit((unsigned char)s[i])))
     return lfail(l, col, "invalid number");
   char *o = qv_malloc((size_t)(i - l->i) + 1);
-  if (!o) return qv_error_set(l->err, QV_ERR_NOMEM, "expression: out of memory");
+  if (!o) return qv_error_nomem(l->err, "expression");
   size_t k = 0;
   for (int32_t j = l->i; j < i; j++) {
     if (s[j] == '_') {
@@ -250,7 +250,7 @@ qv_status qv_pt_lex(const char *text, pt_token **out, int32_t *n_out, qv_error *
       }
       char *name = qv_strndup(l.s + l.i, (size_t)(j - l.i));
       if (!name) {
-        st = qv_error_set(err, QV_ERR_NOMEM, "expression: out of memory");
+        st = qv_error_nomem(err, "expression");
         break;
       }
       advance(&l, j - l.i);

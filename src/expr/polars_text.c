@@ -24,7 +24,7 @@ bool qv_pt_fail(pt *p, int32_t col, const char *fmt, ...) {
 }
 
 bool qv_pt_nomem(pt *p) {
-  if (p->st == QV_OK) p->st = qv_error_set(p->err, QV_ERR_NOMEM, "expression: out of memory");
+  if (p->st == QV_OK) p->st = qv_error_nomem(p->err, "expression");
   return false;
 }
 
@@ -668,7 +668,7 @@ qv_status qv_polars_parse(const char *text, qv_expr **out, qv_error *err) {
     qv_expr_destroy(e);
     return p.st;
   }
-  if (!e) return qv_error_set(err, QV_ERR_NOMEM, "expression: out of memory");
+  if (!e) return qv_error_nomem(err, "expression");
   *out = e;
   return QV_OK;
 }

@@ -28,20 +28,19 @@ typedef struct collector {
   int64_t slots, used;
 } collector;
 
-static qv_status nomem(qv_error *err) { return qv_error_set(err, QV_ERR_NOMEM, "index build: out of memory"); }
 
 static qv_status add_entry(collector *c, const uint8_t *key, int32_t len, uint32_t row, qv_error *err) {
   if (c->n == c->cap) {
     int64_t cap = c->cap ? c->cap * 2 : 4096;
     entry *e = qv_realloc(c->e, (size_t)cap * sizeof *e);
-    if (!e) return nomem(err);
+    if (!e) return qv_error_nomem(err, "index build");
     c->e = e;
     c->cap = cap;
   }
   c->e[c->n].off = (uint64_t)c->keys.size;
   c->e[c->n].len = (uint32_t)len;
   c->e[c->n].row = row;
-  if (len && qv_buffer_append(&c->keys, key, len) != QV_OK) return nomem(err);
+  if (len && qv_buffer_append(&c->keys, key, len) != QV_OK) return qv_error_nomem(err, "index build");
   c->n++;
   return QV_OK;
 }
@@ -54,7 +53,7 @@ static roaring_bitmap_t **tri_slot(collector *c, uint32_t t, qv_error *err) {
     if (!tri || !post) {
       qv_free(tri);
       qv_free(post);
-      nomem(err);
+      qv_error_nomem(err, "index build");
       return NULL;
     }
     for (int64_t i = 0; i < c->slots; i++) {
@@ -117,7 +116,7 @@ static qv_status collect(collector *c, qv_index_type type, const qv_array *a, in
     for (int32_t k = 0; k + 3 <= len; k++) {
       roaring_bitmap_t **p = tri_slot(c, qvi_trigram(key + k), err);
       if (!p) return QV_ERR_NOMEM;
-      if (!*p && !(*p = roaring_bitmap_create())) return nomem(err);
+      if (!*p && !(*p = roaring_bitmap_create())) return qv_error_nomem(err, "index build");
       roaring_bitmap_add(*p, row);
     }
   }
@@ -170,7 +169,7 @@ static qv_status write_btree(collector *c, int64_t page_rows, qvi_writer *w, qvs
     for (int64_t i = lo; i < hi; i++) qvs_put_u32(&pg, c->e[i].row);
     if (pg.status != QV_OK) {
       qv_buffer_reset(&pg.buf);
-      return nomem(err);
+      return qv_error_nomem(err, "index build");
     }
     int32_t chunk = qvi_writer_chunk(w, &pg.buf);
     qv_buffer_reset(&pg.buf);
@@ -192,7 +191,7 @@ static qv_status write_postings(collector *c, qv_index_type type, qvi_writer *w,
   uint32_t *rows = NULL;
   if (type == QV_INDEX_NGRAM) {
     order = qv_malloc((size_t)(c->used ? c->used : 1) * sizeof *order);
-    if (!order) return nomem(err);
+    if (!order) return qv_error_nomem(err, "index build");
     int64_t k = 0;
     for (int64_t i = 0; i < c->slots; i++)
       if (c->tri[i]) order[k++] = (tri_post){c->tri[i] - 1, c->post[i]};
@@ -216,7 +215,7 @@ static qv_status write_postings(collector *c, qv_index_type type, qvi_writer *w,
   } else {
     const uint8_t *keys = c->keys.data;
     rows = qv_malloc((size_t)(c->n ? c->n : 1) * sizeof *rows);
-    if (!rows) return nomem(err);
+    if (!rows) return qv_error_nomem(err, "index build");
     for (int64_t i = 0; i < c->n && bytes.status == QV_OK;) {
       int64_t j = i, nr = 0;
       while (j < c->n && qvi_key_cmp(keys + c->e[i].off, (int32_t)c->e[i].len, keys + c->e[j].off,
@@ -224,7 +223,7 @@ static qv_status write_postings(collector *c, qv_index_type type, qvi_writer *w,
         rows[nr++] = c->e[j++].row;
       roaring_bitmap_t *r = roaring_bitmap_of_ptr((size_t)nr, rows);
       if (!r) {
-        st = nomem(err);
+        st = qv_error_nomem(err, "index build");
         break;
       }
       roaring_bitmap_run_optimize(r);
@@ -242,7 +241,7 @@ static qv_status write_postings(collector *c, qv_index_type type, qvi_writer *w,
       i = j;
     }
   }
-  if (st == QV_OK && (bytes.status != QV_OK || dict.status != QV_OK)) st = nomem(err);
+  if (st == QV_OK && (bytes.status != QV_OK || dict.status != QV_OK)) st = qv_error_nomem(err, "index build");
   if (st == QV_OK) {
     int32_t chunk = qvi_writer_chunk(w, &dict.buf);
     qvs_put_u32(tail, (uint32_t)chunk);
@@ -267,7 +266,7 @@ qv_status qvi_build_fragment(const qv_dataset *ds, int32_t fragment, int32_t col
   const qv_datatype *ct = &qv_dataset_schema(ds)->fields[column].type;
   qv_fragment_info fi;
   qv_dataset_fragment(ds, fragment, &fi);
-  if (!(c.nulls = roaring_bitmap_create())) return nomem(err);
+  if (!(c.nulls = roaring_bitmap_create())) return qv_error_nomem(err, "index build");
   if ((st = qv_fragment_open(ds, fragment, &r, err)) != QV_OK) goto cleanup;
   int64_t rows = qv_fragment_num_rows(r);
   for (int64_t s = 0; s < rows && st == QV_OK; s += READ_ROWS) {
@@ -285,7 +284,7 @@ qv_status qvi_build_fragment(const qv_dataset *ds, int32_t fragment, int32_t col
   qvi_put_roaring(&nb, c.nulls);
   if (nb.status != QV_OK) {
     qv_buffer_reset(&nb.buf);
-    st = nomem(err);
+    st = qv_error_nomem(err, "index build");
     goto cleanup;
   }
   qvs_put_u32(&tail, (uint32_t)qvi_writer_chunk(&w, &nb.buf));
@@ -309,7 +308,7 @@ qv_status qvi_build_fragment(const qv_dataset *ds, int32_t fragment, int32_t col
   qvs_put_u64(&head, (uint64_t)entries);
   qvs_put_u64(&head, (uint64_t)distinct);
   if (head.status != QV_OK || tail.status != QV_OK) {
-    st = nomem(err);
+    st = qv_error_nomem(err, "index build");
     goto cleanup;
   }
   st = qvi_writer_finish(&w, &head.buf, &tail.buf, out, footer_crc, err);

@@ -50,13 +50,13 @@ qv_status qvi_writer_finish(qvi_writer *w, const qv_buffer *head, const qv_buffe
   qvs_put_bytes(&w->body, w->chunks.buf.data, w->chunks.buf.size);
   qvs_put_bytes(&w->body, tail->data, tail->size);
   if (w->body.status != QV_OK || w->chunks.status != QV_OK)
-    return qv_error_set(err, QV_ERR_NOMEM, "index file: out of memory");
+    return qv_error_nomem(err, "index file");
   int64_t flen = w->body.buf.size - start;
   uint32_t crc = qv_crc32c(0, w->body.buf.data + start, (size_t)flen);
   qvs_put_u64(&w->body, (uint64_t)flen);
   qvs_put_u32(&w->body, crc);
   qvs_put_bytes(&w->body, QVI_MAGIC, 4);
-  if (w->body.status != QV_OK) return qv_error_set(err, QV_ERR_NOMEM, "index file: out of memory");
+  if (w->body.status != QV_OK) return qv_error_nomem(err, "index file");
   *out = w->body.buf;
   memset(&w->body, 0, sizeof w->body);
   *footer_crc = crc;
@@ -104,7 +104,7 @@ static bool parse_btree(qvs_cursor *c, qvi_file *f) {
   }
   f->pages = qv_calloc(n ? n : 1, sizeof *f->pages);
   if (!f->pages) {
-    c->status = qv_error_set(c->err, QV_ERR_NOMEM, "out of memory");
+    c->status = qv_error_nomem(c->err, NULL);
     return false;
   }
   int64_t total = 0;
@@ -171,7 +171,7 @@ static qv_status parse_footer(qvi_file *f, int64_t base, int64_t expect_fragment
     return c.status;
   }
   f->chunks = qv_calloc(n ? n : 1, sizeof *f->chunks);
-  if (!f->chunks) return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+  if (!f->chunks) return qv_error_nomem(err, NULL);
   for (uint32_t i = 0; i < n; i++) {
     qvi_chunk *ch = &f->chunks[i];
     if (!qvs_get_range(&c, QVI_HEADER, base, &ch->offset, "chunk offset") ||
@@ -201,7 +201,7 @@ qv_status qvi_file_open_fd(int fd, const char *name, int64_t expect_fragment, in
   qvi_file *f = qv_calloc(1, sizeof *f);
   if (!f) {
     close(fd);
-    return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+    return qv_error_nomem(err, NULL);
   }
   f->fd = fd;
   f->nulls_chunk = f->dict_chunk = -1;
@@ -209,7 +209,7 @@ qv_status qvi_file_open_fd(int fd, const char *name, int64_t expect_fragment, in
   qv_status st = QV_OK;
   struct stat sb;
   if (!f->name) {
-    st = qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+    st = qv_error_nomem(err, NULL);
     goto fail;
   }
   if (fstat(fd, &sb) != 0) {
@@ -243,7 +243,7 @@ qv_status qvi_file_open_fd(int fd, const char *name, int64_t expect_fragment, in
   f->footer_len = (int64_t)flen;
   int64_t base = f->file_size - QVI_TRAILER - f->footer_len;
   if (!(f->footer = qv_malloc((size_t)f->footer_len))) {
-    st = qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+    st = qv_error_nomem(err, NULL);
     goto fail;
   }
   if ((st = qvs_pread_full(fd, f->footer, f->footer_len, base, name, err)) != QV_OK) goto fail;
@@ -329,7 +329,7 @@ qv_status qvi_file_dict(qvi_file *f, qv_error *err) {
   }
   if (!(d = qv_calloc((size_t)(f->n_keys ? f->n_keys : 1), sizeof *d))) {
     qv_free(b);
-    return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+    return qv_error_nomem(err, NULL);
   }
   for (int64_t k = 0; k < f->n_keys; k++) {
     uint32_t len;

@@ -20,7 +20,6 @@ bool qv_index_type_parse(const char *s, qv_index_type *out) {
   return false;
 }
 
-static qv_status nomem(qv_error *err) { return qv_error_set(err, QV_ERR_NOMEM, "out of memory"); }
 
 /* ---- writing files ---------------------------------------------------------- */
 
@@ -53,11 +52,11 @@ static qv_status build_file(const qv_dataset *ds, int32_t frag, int32_t column, 
   qv_status st = qvs_random_hex(hex, 16, err);
   snprintf(name, sizeof name, "_indices/%s.qvi", hex);
   char *full = st == QV_OK ? qvs_path_join(qv_dataset_path(ds), name) : NULL;
-  if (st == QV_OK && !full) st = nomem(err);
+  if (st == QV_OK && !full) st = qv_error_nomem(err, NULL);
   if (st == QV_OK && w->n == w->cap) {
     int32_t cap = w->cap ? w->cap * 2 : 8;
     qv_index_file *nf = qv_realloc(w->files, (size_t)cap * sizeof *nf);
-    if (!nf) st = nomem(err);
+    if (!nf) st = qv_error_nomem(err, NULL);
     else {
       w->files = nf;
       w->cap = cap;
@@ -73,7 +72,7 @@ static qv_status build_file(const qv_dataset *ds, int32_t frag, int32_t column, 
     f->footer_crc = crc;
     if (!(f->path = qv_strdup(name))) {
       remove(full);
-      st = nomem(err);
+      st = qv_error_nomem(err, NULL);
     } else {
       w->n++;
     }
@@ -87,7 +86,7 @@ static qv_status open_latest(const char *path, qv_dataset **ds, qv_error *err) {
   if (!path) return qv_error_set(err, QV_ERR_INVALID, "index: dataset path is NULL");
   QV_RETURN_NOT_OK(qv_dataset_open(path, 0, ds, err));
   char *dir = qvs_path_join(path, "_indices");
-  if (!dir) return nomem(err);
+  if (!dir) return qv_error_nomem(err, NULL);
   qv_status st = qvs_mkdir(dir, err);
   qv_free(dir);
   return st;
@@ -152,7 +151,7 @@ qv_status qv_index_create(const char *path, const char *column, qv_index_type ty
   if (st != QV_OK) goto cleanup;
   int32_t n = qv_dataset_num_indices(ds);
   if (!(all = qv_calloc((size_t)n + 1, sizeof *all))) {
-    st = nomem(err);
+    st = qv_error_nomem(err, NULL);
     goto cleanup;
   }
   for (int32_t i = 0; i < n; i++) qv_dataset_index(ds, i, &all[i]);
@@ -172,7 +171,7 @@ qv_status qv_index_drop(const char *path, const char *name, int64_t *out_version
   qv_status st = QV_OK;
   int32_t n = qv_dataset_num_indices(ds), at = find_index(ds, name), k = 0;
   qv_index_entry *all = qv_calloc((size_t)n + 1, sizeof *all);
-  if (!all) st = nomem(err);
+  if (!all) st = qv_error_nomem(err, NULL);
   else if (at < 0) st = qv_error_set(err, QV_ERR_NOT_FOUND, "%s: no index named `%s`", path, name);
   for (int32_t i = 0; i < n && st == QV_OK; i++)
     if (i != at) qv_dataset_index(ds, i, &all[k++]);
@@ -190,7 +189,7 @@ qv_status qv_index_optimize(const char *path, const char *name, int64_t *out_ver
   qv_index_entry *all = qv_calloc((size_t)n + 1, sizeof *all);
   written *w = qv_calloc((size_t)n + 1, sizeof *w);
   qv_index_file **merged = qv_calloc((size_t)n + 1, sizeof *merged);
-  qv_status st = all && w && merged ? QV_OK : nomem(err);
+  qv_status st = all && w && merged ? QV_OK : qv_error_nomem(err, NULL);
   bool changed = false, found = !name;
   for (int32_t i = 0; i < n && st == QV_OK; i++) {
     qv_dataset_index(ds, i, &all[i]);
@@ -210,7 +209,7 @@ qv_status qv_index_optimize(const char *path, const char *name, int64_t *out_ver
     changed = true;
     int32_t total = all[i].n_files + w[i].n, a = 0, b = 0;
     if (!(merged[i] = qv_calloc((size_t)total, sizeof *merged[i]))) {
-      st = nomem(err);
+      st = qv_error_nomem(err, NULL);
       break;
     }
     for (int32_t k = 0; k < total; k++) /* both sorted by fragment id */
@@ -279,7 +278,7 @@ qv_status qv_index_open(const qv_dataset *ds, int32_t i, qv_index **out, qv_erro
   if (i < 0 || i >= qv_dataset_num_indices(ds))
     return qv_error_set(err, QV_ERR_INVALID, "index %d of %d does not exist", i, qv_dataset_num_indices(ds));
   qv_index *ix = qv_calloc(1, sizeof *ix);
-  if (!ix) return nomem(err);
+  if (!ix) return qv_error_nomem(err, NULL);
   ix->ds = ds;
   qv_dataset_index(ds, i, &ix->entry);
   ix->column = qv_schema_find(qv_dataset_schema(ds), ix->entry.column);
@@ -292,7 +291,7 @@ qv_status qv_index_open(const qv_dataset *ds, int32_t i, qv_index **out, qv_erro
     qv_free(ix->files);
     qv_free(ix->damaged);
     qv_free(ix);
-    return nomem(err);
+    return qv_error_nomem(err, NULL);
   }
   if (!qvi_type_supported((qv_index_type)ix->entry.type, ix->ctype)) {
     qv_index_close(ix);
@@ -335,7 +334,7 @@ static qv_status open_file(qv_index *ix, int32_t k, qvi_file **out, qv_error *er
   if (!ix->files[k]) {
     const qv_index_file *e = &ix->entry.files[k];
     char *full = qvs_path_join(qv_dataset_path(ix->ds), e->path);
-    if (!full) return nomem(err);
+    if (!full) return qv_error_nomem(err, NULL);
     qvi_file *f = NULL;
     qv_status st = qvi_file_open(full, e->path, e->fragment_id, ix->entry.type, &f, err);
     qv_free(full);
@@ -503,7 +502,7 @@ qv_status qv_index_rebuild(const char *path, const char *name, int32_t *rebuilt,
   qv_index_entry *all = qv_calloc((size_t)n + 1, sizeof *all);
   written *w = qv_calloc((size_t)n + 1, sizeof *w);
   qv_index_file **files = qv_calloc((size_t)n + 1, sizeof *files);
-  qv_status st = all && w && files ? QV_OK : nomem(err);
+  qv_status st = all && w && files ? QV_OK : qv_error_nomem(err, NULL);
   bool found = !name;
   for (int32_t i = 0; i < n && st == QV_OK; i++) {
     qv_dataset_index(ds, i, &all[i]);
@@ -513,7 +512,7 @@ qv_status qv_index_rebuild(const char *path, const char *name, int32_t *rebuilt,
     int32_t bad = 0;
     st = qv_index_open(ds, i, &ix, err);
     if (st == QV_OK) st = qv_index_verify(ix, &bad, err);
-    if (st == QV_OK && bad > 0 && !(files[i] = qv_calloc((size_t)all[i].n_files, sizeof *files[i]))) st = nomem(err);
+    if (st == QV_OK && bad > 0 && !(files[i] = qv_calloc((size_t)all[i].n_files, sizeof *files[i]))) st = qv_error_nomem(err, NULL);
     for (int32_t k = 0; st == QV_OK && bad > 0 && k < all[i].n_files; k++) {
       files[i][k] = all[i].files[k];
       if (ix->damaged[k].status == QV_OK) continue;

@@ -29,7 +29,7 @@ void qvi_ask_reset(qvi_ask *a) {
 static qvi_range *add_range(qvi_ask *a, qv_error *err) {
   qvi_range *r = qv_realloc(a->ranges, (size_t)(a->n + 1) * sizeof *r);
   if (!r) {
-    qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+    qv_error_nomem(err, NULL);
     return NULL;
   }
   a->ranges = r;
@@ -69,7 +69,7 @@ typedef struct ctx {
 static bool key_of(ctx *c, const qv_scalar *s, uint8_t **key, int32_t *len) {
   bool ok;
   *key = qvi_key_of_scalar(s, c->ctype, len, &ok);
-  if (!ok && *len < 0) c->st = qv_error_set(c->err, QV_ERR_NOMEM, "out of memory");
+  if (!ok && *len < 0) c->st = qv_error_nomem(c->err, NULL);
   return ok;
 }
 
@@ -117,7 +117,7 @@ static bool float_range(ctx *c, qvi_ask *a, const double *lo, bool lo_inc, const
     return false;
   }
   if ((lo && !(r->lo = qv_malloc(8))) || (hi && !(r->hi = qv_malloc(8)))) {
-    c->st = qv_error_set(c->err, QV_ERR_NOMEM, "out of memory");
+    c->st = qv_error_nomem(c->err, NULL);
     return false;
   }
   if (lo) {
@@ -235,7 +235,7 @@ static bool point(ctx *c, qvi_ask *a, const qv_scalar *s) {
   r->lo_len = len;
   r->hi = qv_malloc((size_t)len + 1);
   if (!r->hi) {
-    c->st = qv_error_set(c->err, QV_ERR_NOMEM, "out of memory");
+    c->st = qv_error_nomem(c->err, NULL);
     return false;
   }
   if (len) memcpy(r->hi, k, (size_t)len);
@@ -271,7 +271,7 @@ static bool prefix(ctx *c, qvi_ask *a, const uint8_t *p, int64_t n) {
   if (c->ctype->id != QV_TYPE_STRING && c->ctype->id != QV_TYPE_BINARY) return false;
   qvi_range *r = add_range(a, c->err);
   if (!r || !(r->lo = qv_malloc((size_t)n + 1))) {
-    c->st = qv_error_set(c->err, QV_ERR_NOMEM, "out of memory");
+    c->st = qv_error_nomem(c->err, NULL);
     return false;
   }
   if (n) memcpy(r->lo, p, (size_t)n);
@@ -300,7 +300,7 @@ static bool trigrams(ctx *c, qvi_ask *a, const qvi_runs *runs) {
     for (int64_t k = 0; k + 3 <= runs->len[i]; k++) {
       qvi_range *r = add_range(a, c->err);
       if (!r || !(r->lo = qv_malloc(4)) || !(r->hi = qv_malloc(4))) {
-        c->st = qv_error_set(c->err, QV_ERR_NOMEM, "out of memory");
+        c->st = qv_error_nomem(c->err, NULL);
         return false;
       }
       memcpy(r->lo, t + k, 3);
@@ -528,7 +528,7 @@ static bool match_and(ctx *c, const qv_expr *e, qvi_ask *a) {
       if (!out || (r.has_lo && !lo) || (r.has_hi && !hi)) {
         qv_free(lo);
         qv_free(hi);
-        c->st = qv_error_set(c->err, QV_ERR_NOMEM, "out of memory");
+        c->st = qv_error_nomem(c->err, NULL);
         ok = false;
         break;
       }

@@ -130,7 +130,7 @@ qv_status qvi_file_query(qvi_file *f, const qvi_ask *a, roaring_bitmap_t *out, q
       }
       for (int32_t i = 0; i < a->n; i++) {
         roaring_bitmap_t *one = roaring_bitmap_create();
-        if (!one) return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+        if (!one) return qv_error_nomem(err, NULL);
         qv_status st = dict_range(f, &a->ranges[i], one, err);
         if (st != QV_OK) {
           roaring_bitmap_free(one);
@@ -145,7 +145,7 @@ qv_status qvi_file_query(qvi_file *f, const qvi_ask *a, roaring_bitmap_t *out, q
   }
   if (a->negate) {
     roaring_bitmap_t *all = roaring_bitmap_create();
-    if (!all) return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+    if (!all) return qv_error_nomem(err, NULL);
     qv_status st = nonnull(f, all, err);
     if (st == QV_OK) {
       roaring_bitmap_andnot_inplace(all, out);

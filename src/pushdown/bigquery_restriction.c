@@ -39,7 +39,7 @@ static qv_status budget(bq *t, const qv_expr *root, qv_error *err) {
   int64_t count = 1;
   qv_status st = QV_OK;
   item *q = qv_malloc((size_t)cap * sizeof *q);
-  if (!q) return qv_error_set(err, QV_ERR_NOMEM, "to_bigquery_filter: out of memory");
+  if (!q) return qv_error_nomem(err, "to_bigquery_filter");
   q[tail++] = (item){root, 1};
   while (head < tail && st == QV_OK) {
     item it = q[head++];
@@ -56,7 +56,7 @@ static qv_status budget(bq *t, const qv_expr *root, qv_error *err) {
         over_cap = over_cap ? over_cap * 2 : 16;
         const qv_expr **v = qv_realloc(t->over, (size_t)over_cap * sizeof *v);
         if (!v) {
-          st = qv_error_set(err, QV_ERR_NOMEM, "to_bigquery_filter: out of memory");
+          st = qv_error_nomem(err, "to_bigquery_filter");
           break;
         }
         t->over = v;
@@ -73,7 +73,7 @@ static qv_status budget(bq *t, const qv_expr *root, qv_error *err) {
       while (tail + kids > cap) cap *= 2;
       item *nq = qv_realloc(q, (size_t)cap * sizeof *nq);
       if (!nq) {
-        st = qv_error_set(err, QV_ERR_NOMEM, "to_bigquery_filter: out of memory");
+        st = qv_error_nomem(err, "to_bigquery_filter");
         break;
       }
       q = nq;
@@ -197,7 +197,7 @@ static qv_status translate(bq *t, const qv_expr *e, char **sql, bool *exact, qv_
   qv_bq_res_free(&r);
   if (out.oom || t->why.oom || t->oom) {
     qv_text_free(&out);
-    return qv_error_set(err, QV_ERR_NOMEM, "to_bigquery_filter: out of memory");
+    return qv_error_nomem(err, "to_bigquery_filter");
   }
   if (ok) *sql = out.p;
   else qv_text_free(&out);
@@ -215,7 +215,7 @@ qv_status qv_to_bigquery_filter(const qv_expr *e, const qv_schema *schema, qv_bi
     qv_bigquery_filter *f = qv_calloc(1, sizeof *f);
     if (!f) {
       qv_free(sql);
-      st = qv_error_set(err, QV_ERR_NOMEM, "to_bigquery_filter: out of memory");
+      st = qv_error_nomem(err, "to_bigquery_filter");
     } else {
       f->sql = sql;
       f->exact = exact;
@@ -243,7 +243,7 @@ qv_status qv_bigquery_filter_explain(const qv_expr *e, const qv_schema *schema, 
   qv_free(sql);
   qv_free(t.over);
   if (st == QV_OK && !t.why.p) qv_text_s(&t.why, "nothing declined\n");
-  if (st == QV_OK && t.why.oom) st = qv_error_set(err, QV_ERR_NOMEM, "bigquery_filter_explain: out of memory");
+  if (st == QV_OK && t.why.oom) st = qv_error_nomem(err, "bigquery_filter_explain");
   if (st != QV_OK) {
     qv_text_free(&t.why);
     return st;

@@ -752,11 +752,11 @@ qv_status qv_to_lance_filter(const qv_expr *e, const qv_schema *schema, qv_lance
   bool ok = positive(&t, e, &o, &exact);
   qv_status st = QV_OK;
   if (o.oom || t.why.oom || t.oom) {
-    st = qv_error_set(err, QV_ERR_NOMEM, "to_lance_filter: out of memory");
+    st = qv_error_nomem(err, "to_lance_filter");
   } else if (ok) {
     qv_lance_filter *f = qv_calloc(1, sizeof *f);
     if (!f) {
-      st = qv_error_set(err, QV_ERR_NOMEM, "to_lance_filter: out of memory");
+      st = qv_error_nomem(err, "to_lance_filter");
     } else {
       f->sql = o.p;
       f->exact = exact;

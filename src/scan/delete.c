@@ -31,7 +31,7 @@ static qv_status delete_matching(const char *path, const char *filter, const qv_
   nf = qv_dataset_num_fragments(ds);
   bitmaps = qv_calloc((size_t)(nf > 0 ? nf : 1), sizeof *bitmaps);
   if (!bitmaps) {
-    st = qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+    st = qv_error_nomem(err, NULL);
     goto cleanup;
   }
   for (;;) {
@@ -49,7 +49,7 @@ static qv_status delete_matching(const char *path, const char *filter, const qv_
         if (fi.id != fid) continue;
         if (!bitmaps[k] && !(bitmaps[k] = qv_calloc(1, (size_t)qv_bitmap_bytes(fi.num_rows)))) {
           qv_batch_release(b);
-          st = qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+          st = qv_error_nomem(err, NULL);
           goto cleanup;
         }
         qv_bit_set(bitmaps[k], row);

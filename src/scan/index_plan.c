@@ -109,7 +109,7 @@ static qv_status plan_expr(qv_index_plan *p, const qv_expr *e, bool need_exact, 
   if (!k) {
     node_reset(&kids[0]);
     node_reset(&kids[1]);
-    return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+    return qv_error_nomem(err, NULL);
   }
   memcpy(k, kids, sizeof kids);
   bool is_or = e->op == QV_OP_OR;
@@ -146,10 +146,10 @@ static qv_status try_pair(qv_index_plan *p, const qv_expr *const *conjuncts, int
   if (qv_expr_columns(conjuncts[i], &ci, 1) != 1 || qv_expr_columns(conjuncts[j], &cj, 1) != 1 || ci != cj)
     return QV_OK;
   qv_expr **grown = qv_realloc(p->pairs, (size_t)(p->n_pairs + 1) * sizeof *grown);
-  if (!grown) return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+  if (!grown) return qv_error_nomem(err, NULL);
   p->pairs = grown;
   qv_expr *both = qv_expr_binary(QV_OP_AND, qv_expr_clone(conjuncts[i]), qv_expr_clone(conjuncts[j]));
-  if (!both) return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+  if (!both) return qv_error_nomem(err, NULL);
   both->type = qv_datatype_simple(QV_TYPE_BOOL);
   inode node;
   bool found = false;
@@ -188,11 +188,11 @@ qv_status qv_index_plan_make(const qv_dataset *ds, const qv_expr *const *conjunc
   int32_t ni = qv_dataset_num_indices(ds);
   if (ni == 0 || n == 0) return QV_OK;
   qv_index_plan *p = qv_calloc(1, sizeof *p);
-  if (!p) return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+  if (!p) return qv_error_nomem(err, NULL);
   p->indices = qv_calloc((size_t)ni, sizeof *p->indices);
   p->uses = qv_calloc((size_t)n, sizeof *p->uses);
   p->trees = qv_calloc((size_t)n, sizeof *p->trees);
-  qv_status st = p->indices && p->uses && p->trees ? QV_OK : qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+  qv_status st = p->indices && p->uses && p->trees ? QV_OK : qv_error_nomem(err, NULL);
   for (int32_t i = 0; i < ni && st == QV_OK; i++) {
     st = qv_index_open(ds, i, &p->indices[p->n_indices], err);
     if (st == QV_OK) qv_index_set_tolerant(p->indices[p->n_indices++], true); /* damaged files: see below */
@@ -254,7 +254,7 @@ static qv_status answer(const inode *n, int64_t frag, roaring_bitmap_t *out, qv_
   }
   QV_RETURN_NOT_OK(answer(&n->kids[0], frag, out, err));
   roaring_bitmap_t *other = roaring_bitmap_create();
-  if (!other) return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+  if (!other) return qv_error_nomem(err, NULL);
   qv_status st = QV_OK;
   for (int32_t i = 1; i < n->n_kids && st == QV_OK; i++) {
     st = answer(&n->kids[i], frag, other, err);
@@ -283,7 +283,7 @@ qv_status qv_index_plan_fragment(const qv_index_plan *p, int64_t frag, roaring_b
       continue;
     }
     if (*active && !one && !(one = roaring_bitmap_create())) {
-      st = qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+      st = qv_error_nomem(err, NULL);
       break;
     }
     qv_error e;

@@ -71,5 +71,5 @@ qv_status qv_filter_prog_build(const qv_schema *ds, const qv_expr *const *conjun
 nomem:
   qv_expr_destroy(all);
   qv_filter_prog_reset(out);
-  return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+  return qv_error_nomem(err, NULL);
 }

@@ -96,7 +96,6 @@ struct qv_scanner {
   qv_error round_err[QV_SCAN_WINDOW];
 };
 
-static qv_status nomem(qv_error *err) { return qv_error_set(err, QV_ERR_NOMEM, "out of memory"); }
 
 static qv_status add_field(qv_schema *s, const qv_field *f, qv_error *err) { return qv_schema_add(s, f, err); }
 
@@ -104,7 +103,7 @@ static qv_status plan_projection(qv_scanner *s, const qv_scan_options *o, qv_err
   const qv_schema *ds = qv_dataset_schema(s->ds);
   int32_t n = o->columns ? o->n_columns : ds->n_fields;
   s->proj = qv_calloc((size_t)(n > 0 ? n : 1), sizeof *s->proj);
-  if (!s->proj) return nomem(err);
+  if (!s->proj) return qv_error_nomem(err, NULL);
   for (int32_t i = 0; i < n; i++) {
     int32_t c = i;
     if (o->columns) {
@@ -140,14 +139,14 @@ static qv_status plan_filter(qv_scanner *s, const qv_scan_options *o, qv_error *
     if (!*p) return QV_OK; /* an empty filter keeps every row */
     QV_RETURN_NOT_OK(qv_lance_filter_parse(o->filter, &parsed, err));
   } else if (o->filter_expr) {
-    if (!(parsed = qv_expr_clone(o->filter_expr))) return nomem(err);
+    if (!(parsed = qv_expr_clone(o->filter_expr))) return qv_error_nomem(err, NULL);
   } else {
     return QV_OK;
   }
   const qv_schema *ds = qv_dataset_schema(s->ds);
   s->filter_local = qv_expr_clone(parsed);
   if (!s->filter_local) {
-    st = nomem(err);
+    st = qv_error_nomem(err, NULL);
     goto done;
   }
   if ((st = qv_expr_bind(parsed, ds, err)) != QV_OK) goto done;
@@ -175,7 +174,7 @@ static qv_status plan_filter(qv_scanner *s, const qv_scan_options *o, qv_error *
     }
   s->fcols = qv_calloc((size_t)(n > 0 ? n : 1), sizeof *s->fcols);
   if (!s->fcols) {
-    st = nomem(err);
+    st = qv_error_nomem(err, NULL);
     goto done;
   }
   memcpy(s->fcols, cols, (size_t)n * sizeof *cols);
@@ -186,7 +185,7 @@ static qv_status plan_filter(qv_scanner *s, const qv_scan_options *o, qv_error *
   int32_t nc = qv_expr_conjuncts(s->filter, NULL, 0);
   s->conjuncts = qv_calloc((size_t)nc, sizeof *s->conjuncts);
   if (!s->conjuncts) {
-    st = nomem(err);
+    st = qv_error_nomem(err, NULL);
     goto done;
   }
   s->n_conjuncts = qv_expr_conjuncts(s->filter, s->conjuncts, nc);
@@ -202,7 +201,7 @@ static qv_status plan_indices(qv_scanner *s, const qv_scan_options *o, qv_error 
   QV_RETURN_NOT_OK(qv_index_plan_make(s->ds, s->conjuncts, s->n_conjuncts, &s->iplan, err));
   if (!qv_index_plan_any(s->iplan)) return QV_OK;
   const qv_expr **rest = qv_calloc((size_t)s->n_conjuncts, sizeof *rest);
-  if (!rest) return nomem(err);
+  if (!rest) return qv_error_nomem(err, NULL);
   int32_t n = 0;
   for (int32_t i = 0; i < s->n_conjuncts; i++) {
     const qv_index_use *u = qv_index_plan_use(s->iplan, i);
@@ -210,7 +209,7 @@ static qv_status plan_indices(qv_scanner *s, const qv_scan_options *o, qv_error 
   }
   qv_status st = qv_filter_prog_build(qv_dataset_schema(s->ds), rest, n, &s->refine, err);
   qv_free(rest);
-  if (st == QV_OK && !(s->frag_rows = roaring_bitmap_create())) st = nomem(err);
+  if (st == QV_OK && !(s->frag_rows = roaring_bitmap_create())) st = qv_error_nomem(err, NULL);
   return st;
 }
 
@@ -224,7 +223,7 @@ qv_status qv_scanner_open_dataset(const qv_dataset *ds, const qv_scan_options *o
   if (o->batch_size < 0 || o->offset < 0)
     return qv_error_set(err, QV_ERR_INVALID, "scan: batch size and offset must not be negative");
   qv_scanner *s = qv_calloc(1, sizeof *s);
-  if (!s) return nomem(err);
+  if (!s) return qv_error_nomem(err, NULL);
   s->ds = ds;
   s->limit = o->limit;
   s->offset = o->offset;
@@ -248,7 +247,7 @@ qv_status qv_scanner_open_dataset(const qv_dataset *ds, const qv_scan_options *o
   s->lanes = qv_calloc((size_t)n_lanes, sizeof *s->lanes);
   if (!s->lanes) {
     qv_scanner_destroy(s);
-    return nomem(err);
+    return qv_error_nomem(err, NULL);
   }
   s->n_lanes = n_lanes;
   s->window = 2 * n_lanes;
@@ -261,7 +260,7 @@ qv_status qv_scanner_open_dataset(const qv_dataset *ds, const qv_scan_options *o
     L->fcol_arrays = qv_calloc((size_t)(s->n_fcols > 0 ? s->n_fcols : 1), sizeof *L->fcol_arrays);
     if (!L->stats || !L->decoded || !L->taken || !L->fcol_arrays) {
       qv_scanner_destroy(s);
-      return nomem(err);
+      return qv_error_nomem(err, NULL);
     }
   }
   s->counters.n_columns = dss->n_fields < 64 ? dss->n_fields : 64;
@@ -418,7 +417,7 @@ static qv_status materialize(const qv_scanner *s, lane *L, int64_t start, int64_
   int32_t nout = s->out_schema.n_fields;
   qv_array **cols = qv_calloc((size_t)(nout > 0 ? nout : 1), sizeof *cols);
   qv_status st = QV_OK;
-  if (!cols) return nomem(err);
+  if (!cols) return qv_error_nomem(err, NULL);
   for (int32_t i = 0; i < s->n_proj && st == QV_OK; i++) {
     int32_t c = s->proj[i];
     if (L->taken[c]) {
@@ -444,7 +443,7 @@ static qv_status materialize(const qv_scanner *s, lane *L, int64_t start, int64_
     qv_bytes *b = qv_bytes_alloc(sel->count * 8);
     qv_datatype t = qv_datatype_simple(QV_TYPE_UINT64);
     if (!b) {
-      st = nomem(err);
+      st = qv_error_nomem(err, NULL);
     } else {
       uint64_t *ids = (uint64_t *)qv_bytes_mutable(b);
       for (int64_t k = 0; k < sel->count; k++) ids[k] = ((uint64_t)fi.id << 32) | (uint64_t)(start + sel->rows[k]);
@@ -515,7 +514,7 @@ static qv_status scan_page(qv_scanner *s, lane *L, int32_t page, qv_batch **out,
     else
       for (int32_t i = 0; i < got; i++) qv_array_release(fcols[i]);
     if (st == QV_OK) st = qv_eval_filter(fexpr, fb, NULL, &local, err);
-    if (st == QV_OK && qv_selection_reserve(&L->selected, local.count) != QV_OK) st = nomem(err);
+    if (st == QV_OK && qv_selection_reserve(&L->selected, local.count) != QV_OK) st = qv_error_nomem(err, NULL);
     if (st == QV_OK) {
       for (int64_t k = 0; k < local.count; k++) L->selected.rows[k] = L->live.rows[local.rows[k]];
       L->selected.count = local.count;
@@ -647,7 +646,7 @@ static qv_status push_pending(qv_scanner *s, qv_batch *b, qv_error *err) {
     qv_batch **p = qv_realloc(s->pending, (size_t)cap * sizeof *p);
     if (!p) {
       qv_batch_release(b);
-      return nomem(err);
+      return qv_error_nomem(err, NULL);
     }
     s->pending = p;
     s->cap_pending = cap;
@@ -715,7 +714,7 @@ static qv_status pop_batch(qv_scanner *s, qv_batch **out, qv_error *err) {
     int64_t want = s->batch_size - rows;
     if (s->n_pending == s->cap_pending) { /* room for the tail */
       qv_batch **p = qv_realloc(s->pending, (size_t)(s->cap_pending * 2) * sizeof *p);
-      if (!p) return nomem(err);
+      if (!p) return qv_error_nomem(err, NULL);
       s->pending = p;
       s->cap_pending *= 2;
     }
@@ -737,7 +736,7 @@ static qv_status pop_batch(qv_scanner *s, qv_batch **out, qv_error *err) {
   qv_array **cols = qv_calloc((size_t)(nc > 0 ? nc : 1), sizeof *cols);
   qv_array **parts = qv_calloc((size_t)take, sizeof *parts);
   qv_status st = QV_OK;
-  if (!cols || !parts) st = nomem(err);
+  if (!cols || !parts) st = qv_error_nomem(err, NULL);
   for (int32_t c = 0; c < nc && st == QV_OK; c++) {
     for (int32_t k = 0; k < take; k++) parts[k] = s->pending[k]->columns[c];
     st = qv_array_concat(parts, take, &cols[c], err);
@@ -902,7 +901,7 @@ qv_status qv_scanner_reader(qv_scanner *s, qv_batch_reader **out, qv_error *err)
   qv_batch_reader *r = qv_calloc(1, sizeof *r);
   if (!r) {
     qv_scanner_destroy(s);
-    return nomem(err);
+    return qv_error_nomem(err, NULL);
   }
   r->next = reader_next;
   r->schema = reader_schema;

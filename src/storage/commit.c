@@ -42,7 +42,7 @@ qv_status qvs_list_versions(const char *path, int64_t **out, int64_t *n, qv_erro
   *out = NULL;
   *n = 0;
   char *dir = qvs_path_join(path, "_versions");
-  if (!dir) return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+  if (!dir) return qv_error_nomem(err, NULL);
   DIR *d = opendir(dir);
   if (!d) {
     int e = errno;
@@ -60,7 +60,7 @@ qv_status qvs_list_versions(const char *path, int64_t **out, int64_t *n, qv_erro
       int64_t ncap = cap ? cap * 2 : 16;
       int64_t *nv = qv_realloc(v, (size_t)ncap * sizeof *nv);
       if (!nv) {
-        st = qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+        st = qv_error_nomem(err, NULL);
         goto cleanup;
       }
       v = nv;
@@ -95,7 +95,7 @@ qv_status qvs_ensure_layout(const char *path, qv_error *err) {
   bool created = false;
   for (size_t i = 0; i < sizeof subdirs / sizeof subdirs[0]; i++) {
     char *p = qvs_path_join(path, subdirs[i]);
-    if (!p) return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+    if (!p) return qv_error_nomem(err, NULL);
     if (stat(p, &sb) != 0) created = true;
     qv_status st = qvs_mkdir(p, err);
     qv_free(p);
@@ -106,7 +106,7 @@ qv_status qvs_ensure_layout(const char *path, qv_error *err) {
   if (created) QV_RETURN_NOT_OK(qvs_fsync_dir(path, err));
   if (created_root) {
     char *parent = qv_strdup(path);
-    if (!parent) return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+    if (!parent) return qv_error_nomem(err, NULL);
     char *slash = strrchr(parent, '/');
     qv_status st = QV_OK;
     if (!slash) st = qvs_fsync_dir(".", err);
@@ -148,7 +148,7 @@ qv_status qvs_publish_manifest(const char *path, const qvs_manifest *m, qv_error
   tmp = qvs_path_join(path, tmpname);
   final = qvs_path_join(path, name);
   if (!dir || !tmp || !final) {
-    st = qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+    st = qv_error_nomem(err, NULL);
     goto cleanup;
   }
   st = qvs_write_new_file(tmp, tmpname, bytes.data, bytes.size, err);

@@ -13,8 +13,8 @@ qv_status qvs_compress(int codec, int level, void **zstd_ctx, const uint8_t *src
   dst->size = 0;
   if (codec == QV_COMPRESSION_ZSTD) {
     size_t bound = ZSTD_compressBound((size_t)n);
-    if (qv_buffer_reserve(dst, (int64_t)bound) != QV_OK) return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
-    if (!*zstd_ctx && !(*zstd_ctx = ZSTD_createCCtx())) return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+    if (qv_buffer_reserve(dst, (int64_t)bound) != QV_OK) return qv_error_nomem(err, NULL);
+    if (!*zstd_ctx && !(*zstd_ctx = ZSTD_createCCtx())) return qv_error_nomem(err, NULL);
     size_t r = ZSTD_compressCCtx(*zstd_ctx, dst->data, bound, src, (size_t)n, level ? level : ZSTD_CLEVEL_DEFAULT);
     if (ZSTD_isError(r)) return qv_error_set(err, QV_ERR_INVALID, "zstd: %s", ZSTD_getErrorName(r));
     dst->size = (int64_t)r;
@@ -24,7 +24,7 @@ qv_status qvs_compress(int codec, int level, void **zstd_ctx, const uint8_t *src
     if (n > LZ4_MAX_INPUT_SIZE)
       return qv_error_set(err, QV_ERR_UNSUPPORTED, "lz4: a page of %lld bytes is too large", (long long)n);
     int bound = LZ4_compressBound((int)n);
-    if (qv_buffer_reserve(dst, bound) != QV_OK) return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+    if (qv_buffer_reserve(dst, bound) != QV_OK) return qv_error_nomem(err, NULL);
     /* lz4 has no levels here; a level asks for acceleration (faster, larger). */
     int r = LZ4_compress_fast((const char *)src, (char *)dst->data, (int)n, bound, level > 1 ? level : 1);
     if (r <= 0) return qv_error_set(err, QV_ERR_INVALID, "lz4: compression failed");
@@ -57,7 +57,7 @@ int64_t qvs_zstd_frame_size(const uint8_t *src, int64_t n) {
 qv_status qvs_decompress(int codec, void **zstd_ctx, const uint8_t *src, int64_t n, uint8_t *dst,
                          int64_t raw_len, qv_error *err) {
   if (codec == QV_COMPRESSION_ZSTD) {
-    if (!*zstd_ctx && !(*zstd_ctx = ZSTD_createDCtx())) return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+    if (!*zstd_ctx && !(*zstd_ctx = ZSTD_createDCtx())) return qv_error_nomem(err, NULL);
     unsigned long long declared = ZSTD_getFrameContentSize(src, (size_t)n);
     if (declared != ZSTD_CONTENTSIZE_UNKNOWN && declared != (unsigned long long)raw_len)
       return qv_error_set(err, QV_ERR_CORRUPT, "zstd: frame holds %lld bytes, expected %lld",

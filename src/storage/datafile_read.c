@@ -146,7 +146,7 @@ static int64_t max_raw_len(const qv_datatype *t, int encoding, int64_t n) {
 }
 
 static bool nomem(qvs_cursor *c) {
-  if (c->status == QV_OK) c->status = qv_error_set(c->err, QV_ERR_NOMEM, "%s: out of memory", c->file);
+  if (c->status == QV_OK) c->status = qv_error_nomem(c->err, c->file);
   return false;
 }
 
@@ -327,7 +327,7 @@ static qv_status build_stats(qvs_datafile *df, qv_error *err) {
       if (!pg->has_minmax) continue;
       if (qvs_stat_to_scalar(&c->field.type, &pg->min, &pg->stats.min) != QV_OK ||
           qvs_stat_to_scalar(&c->field.type, &pg->max, &pg->stats.max) != QV_OK)
-        return qv_error_set(err, QV_ERR_NOMEM, "%s: out of memory", df->name);
+        return qv_error_nomem(err, df->name);
     }
   }
   return QV_OK;
@@ -375,7 +375,7 @@ static qv_status parse_footer(qvs_datafile *df, qv_error *err) {
   }
   if (ncols) {
     df->columns = qv_calloc(ncols, sizeof *df->columns);
-    if (!df->columns) return qv_error_set(err, QV_ERR_NOMEM, "%s: out of memory", df->name);
+    if (!df->columns) return qv_error_nomem(err, df->name);
   }
   for (uint32_t i = 0; i < ncols; i++) {
     df->n_columns = (int32_t)i + 1;
@@ -414,14 +414,14 @@ qv_status qvs_datafile_open_fd(int fd, bool own_fd, const char *name, qvs_datafi
   qvs_datafile *df = qv_calloc(1, sizeof *df);
   if (!df) {
     if (own_fd) close(fd);
-    return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+    return qv_error_nomem(err, NULL);
   }
   atomic_init(&df->refs, 1);
   df->fd = fd;
   df->own_fd = own_fd;
   df->name = qv_strdup(name);
   if (!df->name) {
-    st = qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+    st = qv_error_nomem(err, NULL);
     goto fail;
   }
   struct stat sb;
@@ -460,7 +460,7 @@ qv_status qvs_datafile_open_fd(int fd, bool own_fd, const char *name, qvs_datafi
   df->footer_offset = df->file_size - QVS_DATA_TRAILER - df->footer_len;
   df->footer = qv_malloc((size_t)df->footer_len + 1);
   if (!df->footer) {
-    st = qv_error_set(err, QV_ERR_NOMEM, "%s: out of memory", name);
+    st = qv_error_nomem(err, name);
     goto fail;
   }
   if ((st = qvs_pread_full(fd, df->footer, df->footer_len, df->footer_offset, name, err)) != QV_OK) goto fail;

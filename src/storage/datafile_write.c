@@ -31,13 +31,12 @@ struct qvs_file_writer {
   qvs_fsst_scratch fsst;
 };
 
-static qv_status nomem(qv_error *err) { return qv_error_set(err, QV_ERR_NOMEM, "out of memory"); }
 
 qv_status qvs_file_writer_open(const char *path, const qv_schema *schema, const qv_write_options *opts,
                                qvs_file_writer **out, qv_error *err) {
   *out = NULL;
   qvs_file_writer *w = qv_calloc(1, sizeof *w);
-  if (!w) return nomem(err);
+  if (!w) return qv_error_nomem(err, NULL);
   w->fd = -1;
   w->schema = schema;
   w->opts = *opts;
@@ -47,14 +46,14 @@ qv_status qvs_file_writer_open(const char *path, const qv_schema *schema, const 
   w->n_pages = qv_calloc((size_t)nc + 1, sizeof *w->n_pages);
   w->col_rows = qv_calloc((size_t)nc + 1, sizeof *w->col_rows);
   if (!w->desc || !w->n_pages || !w->col_rows) {
-    st = nomem(err);
+    st = qv_error_nomem(err, NULL);
     goto fail;
   }
   char hex[33];
   if ((st = qvs_random_hex(hex, 16, err)) != QV_OK) goto fail;
   snprintf(w->name, sizeof w->name, "data/%s.qvf", hex);
   if (!(w->path = qvs_path_join(path, w->name))) {
-    st = nomem(err);
+    st = qv_error_nomem(err, NULL);
     goto fail;
   }
   w->fd = open(w->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
@@ -115,7 +114,7 @@ static qv_status compress_frames(qvs_file_writer *w, int c, int level, qv_buffer
     uint8_t len[4];
     qv_store_u32le(len, (uint32_t)w->frame.size);
     if (qv_buffer_append(comp, w->frame.data, w->frame.size) != QV_OK || qv_buffer_append(lens, len, 4) != QV_OK)
-      return nomem(err);
+      return qv_error_nomem(err, NULL);
   }
   return QV_OK;
 }
@@ -265,7 +264,7 @@ qv_status qvs_file_writer_page(qvs_file_writer *w, int32_t col, const qv_array *
       qvs_put_u32(d, qv_crc32c(0, stored + k * QVS_BLOCK, (size_t)len));
     }
   }
-  if (d->status != QV_OK) return nomem(err);
+  if (d->status != QV_OK) return qv_error_nomem(err, NULL);
   w->pos += stored_len;
   w->n_pages[col]++;
   w->col_rows[col] += n;
@@ -295,7 +294,7 @@ qv_status qvs_file_writer_finish(qvs_file_writer *w, qv_error *err) {
     qvs_put_bytes(&f, w->desc[i].buf.data, w->desc[i].buf.size);
   }
   if (f.status != QV_OK) {
-    st = nomem(err);
+    st = qv_error_nomem(err, NULL);
     goto cleanup;
   }
   int64_t flen = f.buf.size;
@@ -304,7 +303,7 @@ qv_status qvs_file_writer_finish(qvs_file_writer *w, qv_error *err) {
   qvs_put_u32(&f, crc);
   qvs_put_bytes(&f, QVS_DATA_MAGIC, 4);
   if (f.status != QV_OK) {
-    st = nomem(err);
+    st = qv_error_nomem(err, NULL);
     goto cleanup;
   }
   if ((st = qvs_write_full(w->fd, f.buf.data, f.buf.size, w->name, err)) != QV_OK) goto cleanup;

@@ -13,12 +13,12 @@ qv_status qv_dataset_open(const char *path, int64_t version, qv_dataset **out, q
     if (version == 0) return qv_error_set(err, QV_ERR_NOT_FOUND, "%s: no dataset here (no _versions/*.manifest)", path);
   }
   qv_dataset *ds = qv_calloc(1, sizeof *ds);
-  if (!ds) return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+  if (!ds) return qv_error_nomem(err, NULL);
   qvs_manifest_init(&ds->manifest);
   ds->path = qv_strdup(path);
   if (!ds->path) {
     qv_free(ds);
-    return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+    return qv_error_nomem(err, NULL);
   }
   qv_status st = qvs_manifest_read(path, version, &ds->manifest, err);
   if (st != QV_OK) {
@@ -68,7 +68,7 @@ qv_status qv_dataset_versions(const char *path, qv_version_info **out, int64_t *
   qv_version_info *info = qv_calloc((size_t)n, sizeof *info);
   if (!info) {
     qv_free(v);
-    return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+    return qv_error_nomem(err, NULL);
   }
   for (int64_t i = 0; i < n; i++) {
     qvs_manifest m;

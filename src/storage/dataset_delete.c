@@ -22,13 +22,13 @@ qv_status qv_dataset_delete_rows(qv_dataset *ds, const uint8_t *const *deleted, 
   uint8_t *bits = NULL;
   qv_buffer bytes = QV_BUFFER_INIT;
   qv_status st = QV_OK;
-  if (!written) return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+  if (!written) return qv_error_nomem(err, NULL);
   next.version = m->version + 1;
   next.timestamp_ms = qvs_now_ms();
   snprintf(next.operation, sizeof next.operation, "delete");
   next.next_fragment_id = m->next_fragment_id;
   if (qv_schema_copy(&m->schema, &next.schema) != QV_OK) {
-    st = qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+    st = qv_error_nomem(err, NULL);
     goto cleanup;
   }
   if ((st = qvs_ensure_layout(ds->path, err)) != QV_OK) goto cleanup;
@@ -41,7 +41,7 @@ qv_status qv_dataset_delete_rows(qv_dataset *ds, const uint8_t *const *deleted, 
     if ((st = qvs_deletion_load(ds->path, f, &bits, err)) != QV_OK) goto cleanup;
     int64_t nbytes = qv_bitmap_bytes(f->num_rows);
     if (!bits && !(bits = qv_calloc(1, (size_t)nbytes + 1))) {
-      st = qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+      st = qv_error_nomem(err, NULL);
       goto cleanup;
     }
     for (int64_t b = 0; b < nbytes; b++) bits[b] |= deleted[i][b];
@@ -54,7 +54,7 @@ qv_status qv_dataset_delete_rows(qv_dataset *ds, const uint8_t *const *deleted, 
       snprintf(name, sizeof name, "_deletions/%lld-%lld.del", (long long)f->id, (long long)next.version);
       char *full = qvs_path_join(ds->path, name);
       if (!full) {
-        st = qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+        st = qv_error_nomem(err, NULL);
         goto cleanup;
       }
       if ((st = qvs_deletion_encode(f->id, f->num_rows, bits, count, &bytes, err)) == QV_OK)
@@ -79,7 +79,7 @@ qv_status qv_dataset_delete_rows(qv_dataset *ds, const uint8_t *const *deleted, 
   if (n_written) {
     char *dir = qvs_path_join(ds->path, "_deletions");
     if (!dir) {
-      st = qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+      st = qv_error_nomem(err, NULL);
       goto cleanup;
     }
     st = qvs_fsync_dir(dir, err);

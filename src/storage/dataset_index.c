@@ -65,7 +65,7 @@ qv_status qv_dataset_commit_indices(const qv_dataset *ds, const qv_index_entry *
   snprintf(next.operation, sizeof next.operation, "%s", operation);
   next.next_fragment_id = m->next_fragment_id;
   if (qv_schema_copy(&m->schema, &next.schema) != QV_OK) {
-    st = qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+    st = qv_error_nomem(err, NULL);
     goto cleanup;
   }
   for (int32_t i = 0; i < m->n_fragments && st == QV_OK; i++) st = qvs_manifest_add_fragment(&next, &m->fragments[i], err);
@@ -80,7 +80,7 @@ qv_status qv_dataset_commit_indices(const qv_dataset *ds, const qv_index_entry *
   /* The index files must be durable before a manifest names them. */
   char *dir = qvs_path_join(ds->path, "_indices");
   if (!dir) {
-    st = qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+    st = qv_error_nomem(err, NULL);
     goto cleanup;
   }
   st = qvs_fsync_dir(dir, err);

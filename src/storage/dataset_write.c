@@ -25,7 +25,6 @@ typedef struct write_state {
   int32_t n_done, cap_done;
 } write_state;
 
-static qv_status nomem(qv_error *err) { return qv_error_set(err, QV_ERR_NOMEM, "out of memory"); }
 
 static qv_status check_options(const qv_write_options *o, qv_error *err) {
   if (o->version < 1 || o->version > QV_WRITE_OPTIONS_VERSION)
@@ -72,14 +71,14 @@ static qv_status finish_fragment(write_state *ws, qv_error *err) {
   if (ws->n_done == ws->cap_done) {
     int32_t cap = ws->cap_done ? ws->cap_done * 2 : 8;
     qvs_fragment_meta *d = qv_realloc(ws->done, (size_t)cap * sizeof *d);
-    if (!d) return nomem(err);
+    if (!d) return qv_error_nomem(err, NULL);
     ws->done = d;
     ws->cap_done = cap;
   }
   qvs_fragment_meta *f = &ws->done[ws->n_done];
   memset(f, 0, sizeof *f);
   f->data_file = qv_strdup(qvs_file_writer_name(ws->cur));
-  if (!f->data_file) return nomem(err);
+  if (!f->data_file) return qv_error_nomem(err, NULL);
   f->num_rows = qvs_file_writer_rows(ws->cur);
   ws->n_done++;
   qvs_commit_step("fragment-written");
@@ -119,7 +118,7 @@ static qv_status page_source(write_state *ws, int32_t col, int64_t k, qv_array *
   }
   /* nested: slices concatenated (the builder's slower path) */
   qv_array **parts = qv_calloc((size_t)ws->q_len, sizeof *parts);
-  if (!parts) return nomem(err);
+  if (!parts) return qv_error_nomem(err, NULL);
   int32_t n = 0;
   qv_status st = QV_OK;
   int64_t left = k;
@@ -185,7 +184,7 @@ static qv_status enqueue(write_state *ws, qv_batch *b, qv_error *err) {
   if (ws->q_len == ws->q_cap) {
     int32_t cap = ws->q_cap ? ws->q_cap * 2 : 8;
     pending *q = qv_realloc(ws->queue, (size_t)cap * sizeof *q);
-    if (!q) return nomem(err);
+    if (!q) return qv_error_nomem(err, NULL);
     ws->queue = q;
     ws->q_cap = cap;
   }
@@ -266,7 +265,7 @@ qv_status qv_dataset_write(const char *path, qv_batch_reader *reader, const qv_w
   if (ws.n_done) {
     char *data_dir = qvs_path_join(path, "data");
     if (!data_dir) {
-      st = nomem(err);
+      st = qv_error_nomem(err, NULL);
       goto cleanup;
     }
     st = qvs_fsync_dir(data_dir, err);
@@ -281,7 +280,7 @@ qv_status qv_dataset_write(const char *path, qv_batch_reader *reader, const qv_w
   snprintf(next.operation, sizeof next.operation, "%s",
            latest == 0 ? "create" : opts->mode == QV_WRITE_OVERWRITE ? "overwrite" : "append");
   if (qv_schema_copy(opts->mode == QV_WRITE_APPEND && latest > 0 ? &base.schema : schema, &next.schema) != QV_OK) {
-    st = nomem(err);
+    st = qv_error_nomem(err, NULL);
     goto cleanup;
   }
   next.next_fragment_id = base.next_fragment_id;

@@ -39,7 +39,7 @@ qv_status qvs_deletion_encode(int64_t fragment_id, int64_t num_rows, const uint8
   if (w.status == QV_OK) qvs_put_u32(&w, qv_crc32c(0, w.buf.data, (size_t)w.buf.size));
   if (w.status != QV_OK) {
     qv_buffer_reset(&w.buf);
-    return qv_error_set(err, QV_ERR_NOMEM, "deletion file: out of memory");
+    return qv_error_nomem(err, "deletion file");
   }
   *out = w.buf;
   return QV_OK;
@@ -80,7 +80,7 @@ qv_status qvs_deletion_decode(const uint8_t *data, int64_t size, const char *nam
                         (long long)payload, (long long)expect);
   const uint8_t *p = data + DEL_HEADER;
   uint8_t *bits = qv_calloc(1, (size_t)bitmap_bytes + 1);
-  if (!bits) return qv_error_set(err, QV_ERR_NOMEM, "%s: out of memory", name);
+  if (!bits) return qv_error_nomem(err, name);
   if (kind == KIND_BITMAP) {
     memcpy(bits, p, (size_t)bitmap_bytes);
     if ((num_rows & 7) && (bits[bitmap_bytes - 1] >> (num_rows & 7))) {
@@ -115,7 +115,7 @@ qv_status qvs_deletion_load(const char *path, const qvs_fragment_meta *f, uint8_
   *out_bits = NULL;
   if (!f->deletion_file) return QV_OK;
   char *full = qvs_path_join(path, f->deletion_file);
-  if (!full) return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+  if (!full) return qv_error_nomem(err, NULL);
   uint8_t *data = NULL;
   int64_t size = 0;
   /* The larger payload a valid file can have, plus its header. */

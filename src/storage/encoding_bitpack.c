@@ -98,7 +98,7 @@ qv_status qvs_encode_bitpack(const qv_array *a, int64_t start, int64_t n, int64_
   if (qvs_page_end_buffer(po, at) != QV_OK) goto nomem;
   return QV_OK;
 nomem:
-  return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+  return qv_error_nomem(err, NULL);
 }
 
 /* Unpacking.  For 32- and 64-bit values each width W up to the type's gets
@@ -171,7 +171,7 @@ qv_status qvs_decode_bitpack(const qvs_view *v, const qv_datatype *type, qv_arra
     qv_bytes_release(validity);
     qv_bytes_release(vals);
     qv_array_release(a);
-    return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+    return qv_error_nomem(err, NULL);
   }
   qvs_unpack(qvs_view_buf(v, 1), pg->bit_width, pg->reference, n, qv_bytes_mutable(vals), bw);
   a->buffers[0] = validity;

@@ -5,7 +5,6 @@
  * are in order of first appearance.  Null rows carry index 0. */
 #include "storage/storage_int.h"
 
-static qv_status nomem(qv_error *err) { return qv_error_set(err, QV_ERR_NOMEM, "out of memory"); }
 
 void qvs_dict_scratch_reset(qvs_dict_scratch *s) {
   qv_free(s->slots);
@@ -19,15 +18,15 @@ static qv_status reserve(qvs_dict_scratch *s, int64_t n, int64_t slots, qv_error
     qv_free(s->slots);
     s->slots = qv_malloc((size_t)slots * sizeof *s->slots);
     s->n_slots = s->slots ? slots : 0;
-    if (!s->slots) return nomem(err);
+    if (!s->slots) return qv_error_nomem(err, NULL);
   }
   if (s->codes_cap < n) {
     qv_free(s->codes);
     s->codes = qv_malloc((size_t)n * sizeof *s->codes);
     s->codes_cap = s->codes ? n : 0;
-    if (!s->codes) return nomem(err);
+    if (!s->codes) return qv_error_nomem(err, NULL);
   }
-  if (!s->entries && !(s->entries = qv_malloc(QVS_MAX_DICT * sizeof *s->entries))) return nomem(err);
+  if (!s->entries && !(s->entries = qv_malloc(QVS_MAX_DICT * sizeof *s->entries))) return qv_error_nomem(err, NULL);
   return QV_OK;
 }
 
@@ -76,26 +75,26 @@ qv_status qvs_encode_dict(const qv_array *a, int64_t start, int64_t n, int64_t n
   int w = qvs_bits_needed((uint64_t)(d - 1));
   po->bit_width = (uint8_t)w;
   int64_t at;
-  if (qvs_page_add_validity(po, a, start, n, null_count > 0) != QV_OK) return nomem(err);
+  if (qvs_page_add_validity(po, a, start, n, null_count > 0) != QV_OK) return qv_error_nomem(err, NULL);
   /* dictionary offsets and bytes */
-  if (qvs_page_begin_buffer(po, &at) != QV_OK || qv_buffer_reserve(&po->raw, (d + 1) * 4) != QV_OK) return nomem(err);
+  if (qvs_page_begin_buffer(po, &at) != QV_OK || qv_buffer_reserve(&po->raw, (d + 1) * 4) != QV_OK) return qv_error_nomem(err, NULL);
   int64_t total = 0;
   for (int64_t e = 0; e <= d; e++) {
     qv_store_u32le(po->raw.data + at + 4 * e, (uint32_t)total);
     if (e < d) total += off[s->entries[e] + 1] - off[s->entries[e]];
   }
   po->raw.size += (d + 1) * 4;
-  if (qvs_page_end_buffer(po, at) != QV_OK) return nomem(err);
-  if (qvs_page_begin_buffer(po, &at) != QV_OK || qv_buffer_reserve(&po->raw, total) != QV_OK) return nomem(err);
+  if (qvs_page_end_buffer(po, at) != QV_OK) return qv_error_nomem(err, NULL);
+  if (qvs_page_begin_buffer(po, &at) != QV_OK || qv_buffer_reserve(&po->raw, total) != QV_OK) return qv_error_nomem(err, NULL);
   for (int64_t e = 0; e < d; e++) {
     int32_t r = s->entries[e], len = off[r + 1] - off[r];
     memcpy(po->raw.data + po->raw.size, chars + off[r], (size_t)len);
     po->raw.size += len;
   }
-  if (qvs_page_end_buffer(po, at) != QV_OK) return nomem(err);
+  if (qvs_page_end_buffer(po, at) != QV_OK) return qv_error_nomem(err, NULL);
   /* indices */
   if (qvs_page_begin_buffer(po, &at) != QV_OK || qvs_zeros(&po->raw, qvs_packed_len(n, w)) != QV_OK)
-    return nomem(err);
+    return qv_error_nomem(err, NULL);
   uint8_t *out = po->raw.data + at;
   uint64_t acc = 0;
   int nb = 0;
@@ -109,7 +108,7 @@ qv_status qvs_encode_dict(const qv_array *a, int64_t start, int64_t n, int64_t n
     }
   }
   if (nb > 0) *out = (uint8_t)acc;
-  if (qvs_page_end_buffer(po, at) != QV_OK) return nomem(err);
+  if (qvs_page_end_buffer(po, at) != QV_OK) return qv_error_nomem(err, NULL);
   return QV_OK;
 }
 
@@ -172,7 +171,7 @@ qv_status qvs_decode_dict(const qvs_view *v, const qv_datatype *type, qv_array *
   const int32_t *doff = (const int32_t *)qvs_view_buf(v, 1);
   const uint8_t *ddata = qvs_view_buf(v, 2);
   uint32_t *codes = qv_malloc((size_t)n * sizeof *codes + 1);
-  if (!codes) return nomem(err);
+  if (!codes) return qv_error_nomem(err, NULL);
   qv_bytes *validity = NULL;
   int64_t nulls = 0;
   qv_status st = dict_codes(v, codes, &validity, &nulls, err);
@@ -223,7 +222,7 @@ qv_status qvs_decode_dict(const qvs_view *v, const qv_datatype *type, qv_array *
   *out = a;
   return QV_OK;
 nomem:
-  st = qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+  st = qv_error_nomem(err, NULL);
 fail:
   qv_free(codes);
   qv_bytes_release(validity);
@@ -250,7 +249,7 @@ qv_status qvs_decode_dict_encoded(const qvs_view *v, const qv_datatype *type, qv
   int64_t nulls = 0;
   qv_status st = QV_OK;
   if (!ix || !eoff || !edata || !(indices = qv_array_alloc(&i32, n, 0)) || !(values = qv_array_alloc(type, d, 0)))
-    st = nomem(err);
+    st = qv_error_nomem(err, NULL);
   if (st == QV_OK) st = dict_codes(v, (uint32_t *)(void *)qv_bytes_mutable(ix), &validity, &nulls, err);
   if (st != QV_OK) {
     qv_bytes_release(ix);

@@ -6,7 +6,6 @@
  * chooses it (datafile_write.c); docs/format.md says when. */
 #include "storage/storage_int.h"
 
-static qv_status nomem(qv_error *err) { return qv_error_set(err, QV_ERR_NOMEM, "out of memory"); }
 
 qv_status qvs_encode_fsst(const qv_array *a, int64_t start, int64_t n, int64_t null_count, qvs_fsst_scratch *s,
                           qvs_page_out *po, bool *used, qv_error *err) {
@@ -22,19 +21,19 @@ qv_status qvs_encode_fsst(const qv_array *a, int64_t start, int64_t n, int64_t n
   po->encoding = QV_ENCODING_FSST;
   po->dict_count = t.n;
   int64_t at, offs;
-  if (qvs_page_add_validity(po, a, start, n, null_count > 0) != QV_OK) return nomem(err);
+  if (qvs_page_add_validity(po, a, start, n, null_count > 0) != QV_OK) return qv_error_nomem(err, NULL);
   if (qvs_page_begin_buffer(po, &at) != QV_OK || qv_buffer_reserve(&po->raw, 9 * (int64_t)t.n) != QV_OK)
-    return nomem(err);
+    return qv_error_nomem(err, NULL);
   qvs_fsst_store(&t, po->raw.data + at);
   po->raw.size += 9 * (int64_t)t.n;
-  if (qvs_page_end_buffer(po, at) != QV_OK) return nomem(err);
+  if (qvs_page_end_buffer(po, at) != QV_OK) return qv_error_nomem(err, NULL);
   if (qvs_page_begin_buffer(po, &offs) != QV_OK || qv_buffer_reserve(&po->raw, (n + 1) * 4) != QV_OK)
-    return nomem(err);
+    return qv_error_nomem(err, NULL);
   po->raw.size += (n + 1) * 4;
-  if (qvs_page_end_buffer(po, offs) != QV_OK) return nomem(err);
+  if (qvs_page_end_buffer(po, offs) != QV_OK) return qv_error_nomem(err, NULL);
   /* codes: at most two bytes per input byte (all escapes) */
   if (qvs_page_begin_buffer(po, &at) != QV_OK || qv_buffer_reserve(&po->raw, 2 * (int64_t)(off[n] - off[0])) != QV_OK)
-    return nomem(err);
+    return qv_error_nomem(err, NULL);
   uint8_t *codes = po->raw.data + at, *o = po->raw.data + offs;
   int64_t pos = 0;
   qv_store_u32le(o, 0);
@@ -43,7 +42,7 @@ qv_status qvs_encode_fsst(const qv_array *a, int64_t start, int64_t n, int64_t n
     qv_store_u32le(o + 4 * (i + 1), (uint32_t)pos);
   }
   po->raw.size += pos;
-  if (qvs_page_end_buffer(po, at) != QV_OK) return nomem(err);
+  if (qvs_page_end_buffer(po, at) != QV_OK) return qv_error_nomem(err, NULL);
   return QV_OK;
 }
 
@@ -128,7 +127,7 @@ qv_status qvs_decode_fsst(const qvs_view *v, const qv_datatype *type, qv_array *
   *out = a;
   return QV_OK;
 nomem:
-  st = nomem(err);
+  st = qv_error_nomem(err, NULL);
 fail:
   qv_bytes_release(validity);
   qv_bytes_release(offs);

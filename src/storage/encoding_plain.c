@@ -10,7 +10,6 @@
  * loads only the checksum blocks that hold the requested rows. */
 #include "storage/storage_int.h"
 
-static qv_status nomem(qv_error *err) { return qv_error_set(err, QV_ERR_NOMEM, "out of memory"); }
 
 static int64_t node_nulls(const qv_array *a, int64_t start, int64_t n) {
   if (a->type.id == QV_TYPE_NULL) return n;
@@ -94,7 +93,7 @@ qv_status qvs_encode_plain(const qv_array *a, int64_t start, int64_t n, int64_t 
                            qv_error *err) {
   (void)null_count;
   po->encoding = QV_ENCODING_PLAIN;
-  if (enc_node(a, start, n, false, po) != QV_OK) return nomem(err);
+  if (enc_node(a, start, n, false, po) != QV_OK) return qv_error_nomem(err, NULL);
   return QV_OK;
 }
 
@@ -125,11 +124,11 @@ static qv_status copy_buffer(dec_ctx *c, int32_t b, int64_t expect, qv_bytes **o
   int64_t len = qvs_view_len(c->v, b);
   if (expect >= 0 && len != expect) return bad(c, "buffer has the wrong length (has, needs)", len, expect);
   if (c->v->shared && len >= SHARE_BYTES) {
-    if (!(*out = qv_bytes_view(c->v->shared, qvs_view_buf(c->v, b), len))) return nomem(c->err);
+    if (!(*out = qv_bytes_view(c->v->shared, qvs_view_buf(c->v, b), len))) return qv_error_nomem(c->err, NULL);
     return QV_OK;
   }
   qv_bytes *bytes = qv_bytes_alloc_uninit(len);
-  if (!bytes) return nomem(c->err);
+  if (!bytes) return qv_error_nomem(c->err, NULL);
   if (len) memcpy(qv_bytes_mutable(bytes), qvs_view_buf(c->v, b), (size_t)len);
   *out = bytes;
   return QV_OK;
@@ -173,7 +172,7 @@ static qv_status dec_node(dec_ctx *c, const qv_datatype *t, int64_t len, bool ne
   qv_array *a = qv_array_alloc(t, len, nchild);
   if (!a) {
     qv_bytes_release(validity);
-    return nomem(c->err);
+    return qv_error_nomem(c->err, NULL);
   }
   a->buffers[0] = validity;
   a->null_count = nulls;

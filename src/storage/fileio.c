@@ -81,7 +81,7 @@ qv_status qvs_read_file(const char *path, const char *name, int64_t max_size, ui
   }
   buf = qv_malloc((size_t)sb.st_size + 1);
   if (!buf) {
-    st = qv_error_set(err, QV_ERR_NOMEM, "%s: out of memory", name);
+    st = qv_error_nomem(err, name);
     goto cleanup;
   }
   st = qvs_pread_full(fd, buf, (int64_t)sb.st_size, 0, name, err);

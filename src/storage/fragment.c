@@ -48,7 +48,6 @@ static qv_status check_schema(const qvs_datafile *df, const qv_schema *s, qv_err
   return QV_OK;
 }
 
-static qv_status nomem(qv_error *err) { return qv_error_set(err, QV_ERR_NOMEM, "out of memory"); }
 
 /* A reader of df (whose reference it takes) with empty per-column state;
  * NULL when out of memory, and df is then still the caller's. */
@@ -71,7 +70,7 @@ qv_status qv_fragment_open(const qv_dataset *ds, int32_t fragment, qv_fragment_r
                         ds->manifest.n_fragments);
   const qvs_fragment_meta *f = &ds->manifest.fragments[fragment];
   char *full = qvs_path_join(ds->path, f->data_file);
-  if (!full) return nomem(err);
+  if (!full) return qv_error_nomem(err, NULL);
   qvs_datafile *df;
   qv_status st = qvs_datafile_open(full, f->data_file, &df, err);
   qv_free(full);
@@ -80,7 +79,7 @@ qv_status qv_fragment_open(const qv_dataset *ds, int32_t fragment, qv_fragment_r
   qv_fragment_reader *r = reader_of(df);
   if (!r) {
     qvs_datafile_close(df);
-    return nomem(err);
+    return qv_error_nomem(err, NULL);
   }
   if ((st = check_schema(df, &ds->manifest.schema, err)) != QV_OK) goto fail;
   if (df->num_rows != f->num_rows) {
@@ -99,13 +98,13 @@ fail:
 qv_status qv_fragment_open_shared(const qv_fragment_reader *r, qv_fragment_reader **out, qv_error *err) {
   *out = NULL;
   qv_fragment_reader *n = reader_of(r->df);
-  if (!n) return nomem(err);
+  if (!n) return qv_error_nomem(err, NULL);
   atomic_fetch_add(&r->df->refs, 1); /* n's reference: qv_fragment_close drops it */
   if (r->deleted) {
     int64_t bytes = qv_bitmap_bytes(r->df->num_rows);
     if (!(n->deleted = qv_malloc((size_t)bytes))) {
       qv_fragment_close(n);
-      return nomem(err);
+      return qv_error_nomem(err, NULL);
     }
     memcpy(n->deleted, r->deleted, (size_t)bytes);
   }
@@ -117,7 +116,7 @@ qv_status qvs_fragment_from_datafile(qvs_datafile *df, qv_fragment_reader **out,
   *out = reader_of(df);
   if (*out) return QV_OK;
   qvs_datafile_close(df);
-  return nomem(err);
+  return qv_error_nomem(err, NULL);
 }
 
 void qv_fragment_close(qv_fragment_reader *r) {
@@ -224,7 +223,7 @@ qv_status qv_fragment_read(qv_fragment_reader *r, int32_t column, int64_t row_st
   int32_t np = last - first + 1;
   qv_array *one[1];
   qv_array **parts = np == 1 ? one : qv_calloc((size_t)np, sizeof *parts);
-  if (!parts) return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+  if (!parts) return qv_error_nomem(err, NULL);
   qv_status st = QV_OK;
   int32_t got = 0;
   for (int32_t p = first; p <= last; p++) {
@@ -294,7 +293,7 @@ static qv_status take_nested(qv_fragment_reader *r, int32_t column, const take_r
   const qvs_column *c = &r->df->columns[column];
   int32_t np = page_of(c, row_at(t, t->n - 1)) - page_of(c, row_at(t, 0)) + 1;
   qv_array **parts = qv_calloc((size_t)np, sizeof *parts);
-  if (!parts) return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+  if (!parts) return qv_error_nomem(err, NULL);
   qv_status st = QV_OK;
   int32_t got = 0;
   for (int64_t k = 0; k < t->n;) {
@@ -339,7 +338,7 @@ qv_status qv_fragment_read_encoded(qv_fragment_reader *r, int32_t column, int64_
 static qv_status reserve_rel(qv_fragment_reader *r, int64_t n, qv_error *err) {
   if (n <= r->rel_cap) return QV_OK;
   uint32_t *rel = qv_realloc(r->rel, (size_t)n * sizeof *rel);
-  if (!rel) return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+  if (!rel) return qv_error_nomem(err, NULL);
   r->rel = rel;
   r->rel_cap = n;
   return QV_OK;

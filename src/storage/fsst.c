@@ -121,7 +121,7 @@ static qv_status reserve(qvs_fsst_scratch *s, qv_error *err) {
   s->n_used = 0;
   if (!s->pair_count || !s->touched || !s->spans || !s->cand || !s->cand_used) {
     qvs_fsst_scratch_reset(s);
-    return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+    return qv_error_nomem(err, NULL);
   }
   return QV_OK;
 }

@@ -3,7 +3,6 @@
  * batches.  Buffers are sized once from the known row count. */
 #include "storage/storage_int.h"
 
-static qv_status nomem(qv_error *err) { return qv_error_set(err, QV_ERR_NOMEM, "out of memory"); }
 
 qv_status qvs_acc_init(qvs_acc *acc, const qv_datatype *type, int64_t cap, qv_error *err) {
   memset(acc, 0, sizeof *acc);
@@ -20,7 +19,7 @@ qv_status qvs_acc_init(qvs_acc *acc, const qv_datatype *type, int64_t cap, qv_er
    * zero), so only bits, which are set one at a time, start zeroed */
   int64_t bytes = acc->width > 0 ? cap * acc->width : acc->width == 0 ? qv_bitmap_bytes(cap) : (cap + 1) * 4;
   acc->values = acc->width == 0 ? qv_bytes_alloc(bytes) : qv_bytes_alloc_uninit(bytes);
-  if (!acc->values) return nomem(err);
+  if (!acc->values) return qv_error_nomem(err, NULL);
   if (acc->width == -1) ((int32_t *)qv_bytes_mutable(acc->values))[0] = 0;
   return QV_OK;
 }
@@ -35,7 +34,7 @@ void qvs_acc_reset(qvs_acc *acc) {
 static qv_status ensure_validity(qvs_acc *acc, qv_error *err) {
   if (acc->validity) return QV_OK;
   acc->validity = qv_bytes_alloc(qv_bitmap_bytes(acc->cap));
-  if (!acc->validity) return nomem(err);
+  if (!acc->validity) return qv_error_nomem(err, NULL);
   uint8_t *bits = qv_bytes_mutable(acc->validity);
   memset(bits, 0xFF, (size_t)(acc->pos >> 3));
   for (int64_t i = acc->pos & ~(int64_t)7; i < acc->pos; i++) qv_bit_set(bits, i);
@@ -64,7 +63,7 @@ qv_status qvs_acc_reserve_bytes(qvs_acc *acc, int64_t n, qv_error *err) {
   int64_t cap = b->capacity * 2 > b->size + n ? b->capacity * 2 : b->size + n;
   cap = (cap + 63) & ~(int64_t)63;
   uint8_t *d = qv_realloc(b->data, (size_t)cap);
-  if (!d) return nomem(err);
+  if (!d) return qv_error_nomem(err, NULL);
   b->data = d;
   b->capacity = cap; /* [size, cap) is not zeroed: qvs_acc_finish zeroes what stays unused */
   return QV_OK;
@@ -178,7 +177,7 @@ qv_status qvs_acc_finish(qvs_acc *acc, qv_array **out, qv_error *err) {
   qv_array *a = qv_array_alloc(acc->type, acc->pos, 0);
   if (!a) {
     qvs_acc_reset(acc);
-    return nomem(err);
+    return qv_error_nomem(err, NULL);
   }
   if (acc->width == -1) {
     qv_bytes *d = NULL;
@@ -186,7 +185,7 @@ qv_status qvs_acc_finish(qvs_acc *acc, qv_array **out, qv_error *err) {
     if (qv_buffer_finish(&acc->data, &d) != QV_OK) {
       qv_array_release(a);
       qvs_acc_reset(acc);
-      return nomem(err);
+      return qv_error_nomem(err, NULL);
     }
     a->buffers[2] = d;
   }

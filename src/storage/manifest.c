@@ -41,7 +41,7 @@ void qvs_manifest_reset(qvs_manifest *m) {
 
 qv_status qvs_manifest_add_fragment(qvs_manifest *m, const qvs_fragment_meta *f, qv_error *err) {
   qvs_fragment_meta *nf = qv_realloc(m->fragments, (size_t)(m->n_fragments + 1) * sizeof *nf);
-  if (!nf) return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+  if (!nf) return qv_error_nomem(err, NULL);
   m->fragments = nf;
   qvs_fragment_meta *d = &m->fragments[m->n_fragments];
   memset(d, 0, sizeof *d);
@@ -52,7 +52,7 @@ qv_status qvs_manifest_add_fragment(qvs_manifest *m, const qvs_fragment_meta *f,
   d->deletion_file = f->deletion_file ? qv_strdup(f->deletion_file) : NULL;
   if (!d->data_file || (f->deletion_file && !d->deletion_file)) {
     fragment_reset(d);
-    return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+    return qv_error_nomem(err, NULL);
   }
   m->n_fragments++;
   return QV_OK;
@@ -105,13 +105,13 @@ qv_status qvs_manifest_encode(const qvs_manifest *m, qv_buffer *out, qv_error *e
   qvs_put_indices(&w, m);
   if (w.status != QV_OK) {
     qv_buffer_reset(&w.buf);
-    return qv_error_set(err, QV_ERR_NOMEM, "manifest: out of memory");
+    return qv_error_nomem(err, "manifest");
   }
   qv_store_u64le(w.buf.data + 8, (uint64_t)(w.buf.size - MANIFEST_HEADER));
   qvs_put_u32(&w, qv_crc32c(0, w.buf.data, (size_t)w.buf.size));
   if (w.status != QV_OK) {
     qv_buffer_reset(&w.buf);
-    return qv_error_set(err, QV_ERR_NOMEM, "manifest: out of memory");
+    return qv_error_nomem(err, "manifest");
   }
   *out = w.buf;
   return QV_OK;
@@ -199,7 +199,7 @@ qv_status qvs_manifest_decode(const uint8_t *data, int64_t size, const char *nam
   if (nfrag) {
     out->fragments = qv_calloc(nfrag, sizeof *out->fragments);
     if (!out->fragments) {
-      qv_error_set(err, QV_ERR_NOMEM, "%s: out of memory", name);
+      qv_error_nomem(err, name);
       qvs_manifest_reset(out);
       return QV_ERR_NOMEM;
     }
@@ -231,7 +231,7 @@ qv_status qvs_manifest_read(const char *path, int64_t version, qvs_manifest *out
   char name[64];
   snprintf(name, sizeof name, "_versions/%lld.manifest", (long long)version);
   char *full = qvs_path_join(path, name);
-  if (!full) return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+  if (!full) return qv_error_nomem(err, NULL);
   uint8_t *data = NULL;
   int64_t size = 0;
   qv_status st = qvs_read_file(full, name, QVS_MAX_MANIFEST_BYTES, &data, &size, err);

@@ -58,7 +58,7 @@ static bool has_fragment(const qvs_manifest *m, int64_t id) {
 
 static qv_status grow_indices(qvs_manifest *m, qv_error *err) {
   qvs_index_meta *n = qv_realloc(m->indices, (size_t)(m->n_indices + 1) * sizeof *n);
-  if (!n) return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+  if (!n) return qv_error_nomem(err, NULL);
   m->indices = n;
   memset(&m->indices[m->n_indices], 0, sizeof *n);
   return QV_OK;
@@ -85,7 +85,7 @@ qv_status qvs_manifest_add_index(qvs_manifest *m, const qv_index_entry *e, qv_er
   return QV_OK;
 nomem:
   qvs_index_meta_reset(d);
-  return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+  return qv_error_nomem(err, NULL);
 }
 
 qv_status qvs_manifest_carry_indices(qvs_manifest *m, const qvs_manifest *base, qv_error *err) {
@@ -176,7 +176,7 @@ static bool get_entry(qvs_cursor *c, qvs_manifest *m, qvs_index_meta *x) {
   }
   x->files = qv_calloc(n ? n : 1, sizeof *x->files);
   if (!x->files) {
-    c->status = qv_error_set(c->err, QV_ERR_NOMEM, "%s: out of memory", c->file);
+    c->status = qv_error_nomem(c->err, c->file);
     return false;
   }
   for (uint32_t k = 0; k < n; k++) {
@@ -192,7 +192,7 @@ bool qvs_get_indices(qvs_cursor *c, qvs_manifest *m, uint32_t n) {
   if (n) {
     m->indices = qv_calloc(n, sizeof *m->indices);
     if (!m->indices) {
-      c->status = qv_error_set(c->err, QV_ERR_NOMEM, "%s: out of memory", c->file);
+      c->status = qv_error_nomem(c->err, c->file);
       return false;
     }
   }

@@ -75,7 +75,7 @@ qv_status qvs_decode_validity(const qvs_view *v, int32_t b, int64_t n, int64_t e
   *nulls = count;
   if (count == 0) return QV_OK;
   qv_bytes *bits = qv_bytes_alloc_uninit(len);
-  if (!bits) return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+  if (!bits) return qv_error_nomem(err, NULL);
   memcpy(qv_bytes_mutable(bits), qvs_view_buf(v, b), (size_t)len);
   *out = bits;
   return QV_OK;

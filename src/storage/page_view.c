@@ -52,7 +52,7 @@ static qv_status grow(qv_buffer *b, int64_t n, qv_error *err) {
   qv_free(b->data);
   b->capacity = 0;
   int64_t cap = (n + QVS_SLACK + 63) & ~(int64_t)63;
-  if (!(b->data = qv_malloc((size_t)cap))) return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+  if (!(b->data = qv_malloc((size_t)cap))) return qv_error_nomem(err, NULL);
   b->capacity = cap;
   return QV_OK;
 }
@@ -204,7 +204,7 @@ static int64_t *job_list(qv_buffer *jobs, int64_t n, qv_error *err) {
     qv_free(jobs->data);
     jobs->capacity = 0;
     if (!(jobs->data = qv_malloc((size_t)bytes))) {
-      qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+      qv_error_nomem(err, NULL);
       return NULL;
     }
     jobs->capacity = bytes;
@@ -267,7 +267,7 @@ static qv_status raw_target(const qvs_page *pg, qvs_scratch *s, qvs_view *out, q
     return QV_OK;
   }
   if (!(out->shared = qv_bytes_alloc_uninit(pg->raw_len + QVS_SLACK)))
-    return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
+    return qv_error_nomem(err, NULL);
   out->raw = qv_bytes_mutable(out->shared);
   return QV_OK;
 }

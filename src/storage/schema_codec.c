@@ -70,7 +70,7 @@ void qvs_put_schema(qvs_wbuf *w, const qv_schema *s) {
 }
 
 static bool nomem(qvs_cursor *c) {
-  if (c->status == QV_OK) c->status = qv_error_set(c->err, QV_ERR_NOMEM, "%s: out of memory", c->file);
+  if (c->status == QV_OK) c->status = qv_error_nomem(c->err, c->file);
   return false;
 }
 

@@ -61,7 +61,7 @@ bool qvs_get_string(qvs_cursor *c, int64_t max_len, char **out, const char *what
   }
   *out = qv_strndup((const char *)p, n);
   if (!*out) {
-    c->status = qv_error_set(c->err, QV_ERR_NOMEM, "%s: out of memory", c->file);
+    c->status = qv_error_nomem(c->err, c->file);
     return false;
   }
   return true;
