@@ -265,13 +265,13 @@ PyMODINIT_FUNC PyInit__quiver(void) {
       "An error reported by libquiver.  str(e) is the C message; e.code the status number and "
       "e.status its name (\"not found\", \"parse error\", ...).",
       PyExc_ValueError, NULL);
-  if (!qvpy_error_type || PyModule_AddObjectRef(m, "QuiverError", qvpy_error_type) < 0) goto fail;
+  if (!qvpy_error_type || PyModule_AddObjectRef(m, "QuiverError", qvpy_error_type) < 0) goto cleanup;
   const char *names[] = {"Dataset", "Scanner", "Batch", "LanceFilter", "BigQueryFilter"};
   for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
-    if (PyModule_AddObjectRef(m, names[i], (PyObject *)types[i]) < 0) goto fail;
-  if (PyModule_AddStringConstant(m, "LIBQUIVER_VERSION", QV_VERSION_STRING) < 0) goto fail;
+    if (PyModule_AddObjectRef(m, names[i], (PyObject *)types[i]) < 0) goto cleanup;
+  if (PyModule_AddStringConstant(m, "LIBQUIVER_VERSION", QV_VERSION_STRING) < 0) goto cleanup;
   return m;
-fail:
+cleanup:
   Py_DECREF(m);
   return NULL;
 }

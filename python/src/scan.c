@@ -168,16 +168,16 @@ PyObject *qvpy_batches_stream(PyObject *self, PyObject *args, PyObject *kwargs) 
     PyObject *o = PySequence_Fast_GET_ITEM(seq, i);
     if (!PyObject_TypeCheck(o, &qvpy_batch_type)) {
       PyErr_Format(PyExc_TypeError, "batches_stream: item %zd is a %s, not a Batch", i, Py_TYPE(o)->tp_name);
-      goto done;
+      goto cleanup;
     }
     bs[i] = ((batch_obj *)o)->b;
     if (i > 0 && !qv_schema_equal(&bs[i]->schema, &bs[0]->schema)) {
       PyErr_Format(PyExc_ValueError, "batches_stream: batch %zd has another schema than batch 0", i);
-      goto done;
+      goto cleanup;
     }
   }
   out = stream_of(bs, (int32_t)n, views ? QV_EXPORT_STRING_VIEW : 0);
-done:
+cleanup:
   PyMem_Free(bs);
   Py_DECREF(seq);
   return out;

@@ -151,7 +151,7 @@ static qv_status take_flat(const qv_array *a, const uint32_t *rows, int64_t n, q
     for (int64_t i = 0; i < n; i++) total += off[rows[i] + 1] - off[rows[i]];
     if (total > INT32_MAX) {
       st = qv_error_set(err, QV_ERR_OVERFLOW, "take: %lld bytes of strings exceed one array's 2 GiB", (long long)total);
-      goto fail;
+      goto cleanup;
     }
     qv_bytes *ob = qv_bytes_alloc((n + 1) * 4);
     qv_bytes *db = qv_bytes_alloc(total);
@@ -174,7 +174,7 @@ static qv_status take_flat(const qv_array *a, const uint32_t *rows, int64_t n, q
   return QV_OK;
 nomem:
   st = qv_error_nomem(err, NULL);
-fail:
+cleanup:
   qv_array_release(r);
   return st;
 }

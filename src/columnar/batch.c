@@ -11,7 +11,7 @@ qv_status qv_batch_make(const qv_schema *schema, qv_array **columns, int64_t num
       st = qv_error_set(err, QV_ERR_INVALID, "batch: column `%s` has %lld rows, expected %lld",
                         schema->fields[i].name, columns[i] ? (long long)columns[i]->length : -1LL,
                         (long long)num_rows);
-      goto fail;
+      goto cleanup;
     }
   }
   qv_batch *b = qv_calloc(1, sizeof *b);
@@ -33,7 +33,7 @@ qv_status qv_batch_make(const qv_schema *schema, qv_array **columns, int64_t num
   return QV_OK;
 nomem:
   st = qv_error_nomem(err, NULL);
-fail:
+cleanup:
   for (int32_t i = 0; i < schema->n_fields; i++) qv_array_release(columns[i]);
   return st;
 }
@@ -59,13 +59,13 @@ qv_status qv_batch_project(const qv_batch *b, const int32_t *cols, int32_t n, qv
   for (int32_t i = 0; i < n; i++) {
     if (cols[i] < 0 || cols[i] >= b->schema.n_fields) {
       st = qv_error_set(err, QV_ERR_INVALID, "project: no column %d", cols[i]);
-      goto done;
+      goto cleanup;
     }
-    if ((st = qv_schema_add(&s, &b->schema.fields[cols[i]], err)) != QV_OK) goto done;
+    if ((st = qv_schema_add(&s, &b->schema.fields[cols[i]], err)) != QV_OK) goto cleanup;
   }
   for (int32_t i = 0; i < n; i++) arrays[i] = qv_array_retain(b->columns[cols[i]]);
   st = qv_batch_make(&s, arrays, b->num_rows, out, err);
-done:
+cleanup:
   qv_schema_reset(&s);
   qv_free(arrays);
   return st;

@@ -256,14 +256,14 @@ qv_status qv_builder_finish(qv_builder *b, qv_array **out, qv_error *err) {
     if (qv_buffer_finish(&b->data, &a->buffers[2]) != QV_OK) goto nomem;
   for (int32_t i = 0; i < b->n_children; i++) {
     st = qv_builder_finish(&b->children[i], &a->children[i], err);
-    if (st != QV_OK) goto fail;
+    if (st != QV_OK) goto cleanup;
   }
   qv_builder_reset(b);
   *out = a;
   return QV_OK;
 nomem:
   st = qv_error_nomem(err, NULL);
-fail:
+cleanup:
   qv_array_release(a);
   qv_builder_reset(b);
   return st;

@@ -741,11 +741,11 @@ static qv_status import_plain(qv_bytes *owner, const struct ArrowArray *a, const
   if (type->id == QV_TYPE_NULL) { /* quiver keeps an all-zero bitmap for nulls */
     r->null_count = a->length;
     if (!(r->buffers[0] = qv_bytes_alloc(qv_bitmap_bytes(end)))) st = qv_error_nomem(err, NULL);
-    goto done;
+    goto cleanup;
   }
   const uint8_t *bits = a->buffers ? a->buffers[0] : NULL;
   if (bits && a->null_count != 0) {
-    if ((st = wrap(owner, a, 0, qv_bitmap_bytes(end), &r->buffers[0], err)) != QV_OK) goto done;
+    if ((st = wrap(owner, a, 0, qv_bitmap_bytes(end), &r->buffers[0], err)) != QV_OK) goto cleanup;
     r->null_count = a->length - qv_bitmap_count(r->buffers[0]->data, a->offset, a->length);
     if (r->null_count == 0) {
       qv_bytes_release(r->buffers[0]);
@@ -753,7 +753,7 @@ static qv_status import_plain(qv_bytes *owner, const struct ArrowArray *a, const
     }
   } else if (a->null_count > 0) {
     st = qv_error_set(err, QV_ERR_INVALID, "import: %lld nulls but no validity bitmap", (long long)a->null_count);
-    goto done;
+    goto cleanup;
   }
   int w = qv_type_byte_width(type->id);
   switch (type->id) {
@@ -765,21 +765,21 @@ static qv_status import_plain(qv_bytes *owner, const struct ArrowArray *a, const
       } else {
         st = wrap(owner, a, 1, (end + 1) * 4, &r->buffers[1], err);
       }
-      if (st != QV_OK) goto done;
+      if (st != QV_OK) goto cleanup;
       if (type->id != QV_TYPE_LIST) {
         int32_t last = ((const int32_t *)r->buffers[1]->data)[end];
         if (last < 0) {
           st = qv_error_set(err, QV_ERR_INVALID, "import: negative string offset %d", last);
-          goto done;
+          goto cleanup;
         }
         st = wrap(owner, a, 2, last, &r->buffers[2], err);
-        goto done;
+        goto cleanup;
       }
       break;
     }
     case QV_TYPE_STRUCT:
     case QV_TYPE_FIXED_SIZE_LIST: break;
-    default: st = wrap(owner, a, 1, w == 0 ? qv_bitmap_bytes(end) : end * w, &r->buffers[1], err); goto done;
+    default: st = wrap(owner, a, 1, w == 0 ? qv_bitmap_bytes(end) : end * w, &r->buffers[1], err); goto cleanup;
   }
   for (int32_t i = 0; i < type->n_children && st == QV_OK; i++) {
     if (!a->children || !a->children[i]) {
@@ -789,7 +789,7 @@ static qv_status import_plain(qv_bytes *owner, const struct ArrowArray *a, const
     st = import_node(owner, a->children[i], &type->children[i].type, info ? &info->children[i] : NULL, depth + 1,
                      &r->children[i], err);
   }
-done:
+cleanup:
   if (st != QV_OK) {
     qv_array_release(r);
     return st;

@@ -114,12 +114,12 @@ qv_status qv_scalar_from_array(const qv_array *a, int64_t i, qv_scalar *out, qv_
       }
       case QV_TYPE_LIST: {
         const int32_t *o = (const int32_t *)v;
-        if (qv_array_slice(a->children[0], o[j], o[j + 1] - o[j], &s.list, err) != QV_OK) goto fail;
+        if (qv_array_slice(a->children[0], o[j], o[j + 1] - o[j], &s.list, err) != QV_OK) goto cleanup;
         break;
       }
       case QV_TYPE_FIXED_SIZE_LIST: {
         int64_t n = a->type.list_size;
-        if (qv_array_slice(a->children[0], j * n, n, &s.list, err) != QV_OK) goto fail;
+        if (qv_array_slice(a->children[0], j * n, n, &s.list, err) != QV_OK) goto cleanup;
         break;
       }
       default:
@@ -131,7 +131,7 @@ qv_status qv_scalar_from_array(const qv_array *a, int64_t i, qv_scalar *out, qv_
   return QV_OK;
 nomem:
   qv_error_nomem(err, NULL);
-fail:
+cleanup:
   qv_scalar_reset(&s);
   return err ? err->code : QV_ERR_NOMEM;
 }

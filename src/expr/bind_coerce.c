@@ -250,7 +250,7 @@ qv_status qv_bind_convert_scalar(const qv_scalar *v, const qv_datatype *to, int3
     if (qv_scalar_copy(v, &r) != QV_OK) return qv_error_nomem(err, "filter");
     qv_datatype_reset(&r.type);
     if (set_type(&r, to) != QV_OK) goto nomem;
-    goto done;
+    goto cleanup;
   }
   r.is_null = false;
   if (qv_is_int(from)) {
@@ -355,7 +355,7 @@ qv_status qv_bind_convert_scalar(const qv_scalar *v, const qv_datatype *to, int3
     return QV_OK; /* bool, binary, nested: only to themselves (handled above) */
   }
   if (set_type(&r, to) != QV_OK) goto nomem;
-done:
+cleanup:
   *out = r;
   *ok = true;
   return QV_OK;

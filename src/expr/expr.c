@@ -83,16 +83,16 @@ qv_expr *qv_expr_clone(const qv_expr *src) {
   if ((src->name && !(e->name = qv_strdup(src->name))) ||
       qv_scalar_copy(&src->value, &e->value) != QV_OK ||
       qv_datatype_copy(&src->type, &e->type) != QV_OK)
-    goto fail;
+    goto cleanup;
   if (src->n_args) {
     e->args = qv_calloc((size_t)src->n_args, sizeof *e->args);
-    if (!e->args) goto fail;
+    if (!e->args) goto cleanup;
     e->n_args = src->n_args;
     for (int32_t i = 0; i < src->n_args; i++)
-      if (!(e->args[i] = qv_expr_clone(src->args[i]))) goto fail;
+      if (!(e->args[i] = qv_expr_clone(src->args[i]))) goto cleanup;
   }
   return e;
-fail:
+cleanup:
   qv_expr_destroy(e);
   return NULL;
 }

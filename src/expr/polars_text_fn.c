@@ -194,7 +194,7 @@ static bool collect_inputs(pt *p, pt_args *a, qv_expr ***out, int32_t *n_out, in
         v = nv;
       }
       int32_t d;
-      if (!to_expr(p, item, false, &v[n], &d)) goto fail;
+      if (!to_expr(p, item, false, &v[n], &d)) goto cleanup;
       n++;
       if (d > *depth) *depth = d;
     }
@@ -204,7 +204,7 @@ static bool collect_inputs(pt *p, pt_args *a, qv_expr ***out, int32_t *n_out, in
   return true;
 fail_nomem:
   qv_pt_nomem(p);
-fail:
+cleanup:
   for (int32_t k = 0; k < n; k++) qv_expr_destroy(v[k]);
   qv_free(v);
   return false;

@@ -157,44 +157,44 @@ static bool when_chain(pt *p, pv *recv, const pt_token *name, pt_args *a, pv *ou
 
 static bool fill_null(pt *p, qv_expr *x, int32_t dx, pt_args *a, int32_t col, pv *out) {
   pv *val = qv_pt_arg(a, 0, "value"), *strat = qv_pt_arg(a, 1, "strategy"), *lim = qv_pt_arg(a, 2, "limit");
-  if (!qv_pt_all_used(p, a, ".", "fill_null")) goto fail;
+  if (!qv_pt_all_used(p, a, ".", "fill_null")) goto cleanup;
   if (strat && strat->kind != PV_NONE) {
     static const char *const names[] = {"zero", "one", "min", "max", "mean", "forward", "backward"};
     const char *s;
     int64_t limit = -1;
     if (val && val->kind != PV_NONE) {
       qv_pt_fail(p, val->col, "fill_null() takes a value or a strategy, not both");
-      goto fail;
+      goto cleanup;
     }
-    if (!qv_pt_get_str(p, strat, &s) || (lim && lim->kind != PV_NONE && !qv_pt_get_int(p, lim, &limit))) goto fail;
+    if (!qv_pt_get_str(p, strat, &s) || (lim && lim->kind != PV_NONE && !qv_pt_get_int(p, lim, &limit))) goto cleanup;
     for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
       if (strcmp(s, names[k]) != 0) continue;
       if (k < 5 && limit >= 0) {
         qv_pt_fail(p, lim->col, "fill_null(limit=) needs strategy 'forward' or 'backward'");
-        goto fail;
+        goto cleanup;
       }
       if (limit < -1) {
         qv_pt_fail(p, lim->col, "fill_null(limit=) must not be negative");
-        goto fail;
+        goto cleanup;
       }
       return qv_pt_set_expr(p, out, qv_pl_fill_strategy(x, names[k], limit), dx + 1, col);
     }
     qv_pt_fail(p, strat->col, "unknown fill_null strategy '%s'", s);
-    goto fail;
+    goto cleanup;
   }
   if (!val || val->kind == PV_NONE) {
     qv_pt_fail(p, a->col, "fill_null() expects a value or strategy=");
-    goto fail;
+    goto cleanup;
   }
   if (lim && lim->kind != PV_NONE) {
     qv_pt_fail(p, lim->col, "fill_null(limit=) needs a strategy");
-    goto fail;
+    goto cleanup;
   }
   qv_expr *v;
   int32_t dv;
-  if (!qv_pt_to_expr(p, val, true, &v, &dv)) goto fail;
+  if (!qv_pt_to_expr(p, val, true, &v, &dv)) goto cleanup;
   return qv_pt_set_expr(p, out, qv_pl_call2(QV_OP_FILL_NULL, x, v), (dx > dv ? dx : dv) + 1, col);
-fail:
+cleanup:
   qv_expr_destroy(x);
   return false;
 }
@@ -267,18 +267,18 @@ bool qv_pt_method(pt *p, pv *recv, const pt_token *ns, const pt_token *name, pt_
 #define MAXD(a_, b_) ((a_) > (b_) ? (a_) : (b_))
   for (size_t k = 0; k < sizeof unary_methods / sizeof unary_methods[0]; k++)
     if (ns_is(ns, unary_methods[k].ns) && strcmp(n, unary_methods[k].name) == 0) {
-      if (!qv_pt_all_used(p, a, ".", n)) goto fail;
+      if (!qv_pt_all_used(p, a, ".", n)) goto cleanup;
       return qv_pt_set_expr(p, out, qv_pl_call1(unary_methods[k].op, x), dx + 1, col);
     }
   for (size_t k = 0; k < sizeof binary_methods / sizeof binary_methods[0]; k++)
     if (ns_is(ns, binary_methods[k].ns) && strcmp(n, binary_methods[k].name) == 0) {
-      if (!in_expr(p, a, qv_pt_arg(a, 0, NULL), true, false, "an argument", &y, &dy) || !qv_pt_all_used(p, a, ".", n)) goto fail;
+      if (!in_expr(p, a, qv_pt_arg(a, 0, NULL), true, false, "an argument", &y, &dy) || !qv_pt_all_used(p, a, ".", n)) goto cleanup;
       return qv_pt_set_expr(p, out, qv_pl_call2(binary_methods[k].op, x, y), MAXD(dx, dy) + 1, col);
     }
   if (ns_is(ns, "dt"))
     for (size_t k = 0; k < sizeof dt_parts / sizeof dt_parts[0]; k++)
       if (strcmp(n, dt_parts[k]) == 0) {
-        if (!qv_pt_all_used(p, a, ".", n)) goto fail;
+        if (!qv_pt_all_used(p, a, ".", n)) goto cleanup;
         qv_expr *e = qv_pl_call1(QV_OP_DT_PART, x);
         return named(p, e, dt_parts[k]) && qv_pt_set_expr(p, out, e, dx + 1, col);
       }
@@ -289,7 +289,7 @@ bool qv_pt_method(pt *p, pv *recv, const pt_token *ns, const pt_token *name, pt_
       bool ne;
       if (!in_expr(p, a, qv_pt_arg(a, 0, "other"), true, false, "a list", &y, &dy) ||
           !get_bool(p, qv_pt_arg(a, 1, "nulls_equal"), false, &ne) || !qv_pt_all_used(p, a, ".", n))
-        goto fail;
+        goto cleanup;
       return qv_pt_set_expr(p, out, qv_pl_is_in(x, y, ne), MAXD(dx, dy) + 1, col);
     }
     if (strcmp(n, "is_between") == 0) {
@@ -298,11 +298,11 @@ bool qv_pt_method(pt *p, pv *recv, const pt_token *ns, const pt_token *name, pt_
       if (!in_expr(p, a, qv_pt_arg(a, 0, "lower_bound"), false, false, "a lower bound", &y, &dy) ||
           !in_expr(p, a, qv_pt_arg(a, 1, "upper_bound"), false, false, "an upper bound", &z, &dz) ||
           (cl && !qv_pt_get_str(p, cl, &closed)) || !qv_pt_all_used(p, a, ".", n))
-        goto fail;
+        goto cleanup;
       if (strcmp(closed, "both") != 0 && strcmp(closed, "left") != 0 && strcmp(closed, "right") != 0 &&
           strcmp(closed, "none") != 0) {
         qv_pt_fail(p, cl->col, "closed must be 'both', 'left', 'right' or 'none', not '%s'", closed);
-        goto fail;
+        goto cleanup;
       }
       return qv_pt_set_expr(p, out, qv_pl_is_between(x, y, z, closed), MAXD(dx, MAXD(dy, dz)) + 2, col);
     }
@@ -310,22 +310,22 @@ bool qv_pt_method(pt *p, pv *recv, const pt_token *ns, const pt_token *name, pt_
       int64_t dec = 0;
       const char *mode = "half_to_even";
       pv *d = qv_pt_arg(a, 0, "decimals"), *m = qv_pt_arg(a, 1, "mode");
-      if ((d && !qv_pt_get_int(p, d, &dec)) || (m && !qv_pt_get_str(p, m, &mode)) || !qv_pt_all_used(p, a, ".", n)) goto fail;
+      if ((d && !qv_pt_get_int(p, d, &dec)) || (m && !qv_pt_get_str(p, m, &mode)) || !qv_pt_all_used(p, a, ".", n)) goto cleanup;
       if (strcmp(mode, "half_to_even") != 0 && strcmp(mode, "half_away_from_zero") != 0) {
         qv_pt_fail(p, m->col, "unknown rounding mode '%s'", mode);
-        goto fail;
+        goto cleanup;
       }
       if (dec < 0 || dec > 255) {
         qv_pt_fail(p, d->col, "round() decimals must be 0..255");
-        goto fail;
+        goto cleanup;
       }
       return qv_pt_set_expr(p, out, qv_pl_round(x, dec, mode), dx + 1, col);
     }
     if (strcmp(n, "log") == 0 || strcmp(n, "log10") == 0) {
       pv *b = n[3] ? NULL : qv_pt_arg(a, 0, "base");
-      if (!qv_pt_all_used(p, a, ".", n)) goto fail;
+      if (!qv_pt_all_used(p, a, ".", n)) goto cleanup;
       if (b) {
-        if (!qv_pt_to_expr(p, b, true, &y, &dy)) goto fail;
+        if (!qv_pt_to_expr(p, b, true, &y, &dy)) goto cleanup;
       } else {
         y = qv_pl_dyn_float(n[3] ? 10.0 : 2.718281828459045);
       }
@@ -333,7 +333,7 @@ bool qv_pt_method(pt *p, pv *recv, const pt_token *ns, const pt_token *name, pt_
     }
     if (strcmp(n, "alias") == 0) {
       const char *s;
-      if (!qv_pt_get_str(p, qv_pt_arg(a, 0, "name"), &s) || !qv_pt_all_used(p, a, ".", n)) goto fail;
+      if (!qv_pt_get_str(p, qv_pt_arg(a, 0, "name"), &s) || !qv_pt_all_used(p, a, ".", n)) goto cleanup;
       qv_expr_destroy(x); /* JSON keeps Alias as an unknown node without inputs */
       return qv_pt_set_expr(p, out, qv_pl_unknown("Alias", NULL, 0), 1, col);
     }
@@ -343,17 +343,17 @@ bool qv_pt_method(pt *p, pv *recv, const pt_token *ns, const pt_token *name, pt_
       if (!in_expr(p, a, qv_pt_arg(a, 0, "pattern"), true, false, "a pattern", &y, &dy) ||
           !get_bool(p, qv_pt_arg(a, 1, "literal"), false, &lit) || !get_bool(p, qv_pt_arg(a, 2, "strict"), true, &strict) ||
           !qv_pt_all_used(p, a, ".", n))
-        goto fail;
+        goto cleanup;
       qv_expr *e = lit ? qv_pl_call2(QV_OP_CONTAINS, x, y)
                        : qv_pl_flags(qv_pl_call2(QV_OP_REGEXP_MATCH, x, y), strict ? 0 : QV_EXPR_F_LENIENT, 0);
       return qv_pt_set_expr(p, out, e, MAXD(dx, dy) + 1, col);
     }
     if (strcmp(n, "slice") == 0 || strcmp(n, "strip_chars") == 0) {
       bool slice = n[1] == 'l';
-      if (slice ? !in_expr(p, a, qv_pt_arg(a, 0, "offset"), true, false, "an offset", &y, &dy) : false) goto fail;
+      if (slice ? !in_expr(p, a, qv_pt_arg(a, 0, "offset"), true, false, "an offset", &y, &dy) : false) goto cleanup;
       if (!in_expr(p, a, qv_pt_arg(a, slice ? 1 : 0, slice ? "length" : "characters"), true, true, "", &z, &dz) ||
           !qv_pt_all_used(p, a, ".", n))
-        goto fail;
+        goto cleanup;
       qv_expr *e = slice ? qv_pl_call(QV_OP_STR_SLICE, (qv_expr *[]){x, y, z}, 3) : qv_pl_call2(QV_OP_STRIP_CHARS, x, z);
       return qv_pt_set_expr(p, out, e, MAXD(MAXD(dx, dy), dz) + 1, col);
     }
@@ -364,7 +364,7 @@ bool qv_pt_method(pt *p, pv *recv, const pt_token *ns, const pt_token *name, pt_
       if (!in_expr(p, a, qv_pt_arg(a, 0, "pattern"), true, false, "a pattern", &y, &dy) ||
           !in_expr(p, a, qv_pt_arg(a, 1, "value"), true, false, "a replacement", &z, &dz) ||
           !get_bool(p, qv_pt_arg(a, 2, "literal"), false, &lit) || (c && !qv_pt_get_int(p, c, &cnt)) || !qv_pt_all_used(p, a, ".", n))
-        goto fail;
+        goto cleanup;
       qv_expr *e = qv_pl_flags(qv_pl_call(QV_OP_REPLACE, (qv_expr *[]){x, y, z}, 3), lit ? QV_EXPR_F_LITERAL : 0, cnt);
       return qv_pt_set_expr(p, out, e, MAXD(MAXD(dx, dy), dz) + 1, col);
     }
@@ -372,7 +372,7 @@ bool qv_pt_method(pt *p, pv *recv, const pt_token *ns, const pt_token *name, pt_
       bool ci;
       if (!in_expr(p, a, qv_pt_arg(a, 0, "patterns"), true, false, "a list of patterns", &y, &dy) ||
           !get_bool(p, qv_pt_arg(a, 1, "ascii_case_insensitive"), false, &ci) || !qv_pt_all_used(p, a, ".", n))
-        goto fail;
+        goto cleanup;
       qv_expr *e = qv_pl_flags(qv_pl_call2(QV_OP_CONTAINS_ANY, x, y), ci ? QV_EXPR_F_ASCII_CI : 0, 0);
       return qv_pt_set_expr(p, out, e, MAXD(dx, dy) + 1, col);
     }
@@ -380,7 +380,7 @@ bool qv_pt_method(pt *p, pv *recv, const pt_token *ns, const pt_token *name, pt_
     if (strcmp(n, "epoch") == 0) return epoch(p, x, dx, a, col, out);
     if (strcmp(n, "truncate") == 0) {
       if (!in_expr(p, a, qv_pt_arg(a, 0, "every"), true, false, "an interval such as '1d'", &y, &dy) || !qv_pt_all_used(p, a, ".", n))
-        goto fail;
+        goto cleanup;
       return qv_pt_set_expr(p, out, qv_pl_call2(QV_OP_DT_TRUNCATE, x, y), MAXD(dx, dy) + 1, col);
     }
   } else if (ns_is(ns, "list")) {
@@ -388,27 +388,27 @@ bool qv_pt_method(pt *p, pv *recv, const pt_token *ns, const pt_token *name, pt_
       bool ne;
       if (!in_expr(p, a, qv_pt_arg(a, 0, "item"), true, false, "an item", &y, &dy) ||
           !get_bool(p, qv_pt_arg(a, 1, "nulls_equal"), true, &ne) || !qv_pt_all_used(p, a, ".", n))
-        goto fail;
+        goto cleanup;
       return qv_pt_set_expr(p, out, qv_pl_list_contains(x, y, ne), MAXD(dx, dy) + 1, col);
     }
     if (strcmp(n, "get") == 0) {
       bool oob;
       if (!in_expr(p, a, qv_pt_arg(a, 0, "index"), true, false, "an index", &y, &dy) ||
           !get_bool(p, qv_pt_arg(a, 1, "null_on_oob"), false, &oob) || !qv_pt_all_used(p, a, ".", n))
-        goto fail;
+        goto cleanup;
       qv_expr *e = qv_pl_flags(qv_pl_call2(QV_OP_LIST_GET, x, y), oob ? QV_EXPR_F_NULL_ON_OOB : 0, 0);
       return qv_pt_set_expr(p, out, e, MAXD(dx, dy) + 1, col);
     }
   } else if (ns_is(ns, "struct")) {
     if (strcmp(n, "field") == 0) {
       const char *s;
-      if (!qv_pt_get_str(p, qv_pt_arg(a, 0, "name"), &s) || !qv_pt_all_used(p, a, ".", n)) goto fail;
+      if (!qv_pt_get_str(p, qv_pt_arg(a, 0, "name"), &s) || !qv_pt_all_used(p, a, ".", n)) goto cleanup;
       qv_expr *e = qv_pl_call1(QV_OP_FIELD, x);
       return named(p, e, s) && qv_pt_set_expr(p, out, e, dx + 1, col);
     }
   }
   qv_pt_fail(p, col, "unknown method .%s%s%s()", ns ? ns->text : "", ns ? "." : "", n);
-fail:
+cleanup:
   qv_expr_destroy(x);
   qv_expr_destroy(y);
   qv_expr_destroy(z);

@@ -210,54 +210,54 @@ qv_status qvi_file_open_fd(int fd, const char *name, int64_t expect_fragment, in
   struct stat sb;
   if (!f->name) {
     st = qv_error_nomem(err, NULL);
-    goto fail;
+    goto cleanup;
   }
   if (fstat(fd, &sb) != 0) {
     st = qv_error_set(err, QV_ERR_IO, "%s: cannot stat: %s", name, strerror(errno));
-    goto fail;
+    goto cleanup;
   }
   f->file_size = (int64_t)sb.st_size;
   if (f->file_size < QVI_HEADER + QVI_TRAILER) {
     st = qv_error_set(err, QV_ERR_CORRUPT, "%s: %lld bytes is too short for an index file", name,
                       (long long)f->file_size);
-    goto fail;
+    goto cleanup;
   }
   uint8_t head[QVI_HEADER], tail[QVI_TRAILER];
-  if ((st = qvs_pread_full(fd, head, QVI_HEADER, 0, name, err)) != QV_OK) goto fail;
-  if ((st = qvs_pread_full(fd, tail, QVI_TRAILER, f->file_size - QVI_TRAILER, name, err)) != QV_OK) goto fail;
+  if ((st = qvs_pread_full(fd, head, QVI_HEADER, 0, name, err)) != QV_OK) goto cleanup;
+  if ((st = qvs_pread_full(fd, tail, QVI_TRAILER, f->file_size - QVI_TRAILER, name, err)) != QV_OK) goto cleanup;
   if (memcmp(head, QVI_MAGIC, 4) != 0 || memcmp(tail + 12, QVI_MAGIC, 4) != 0) {
     st = corrupt(f, memcmp(head, QVI_MAGIC, 4) ? 0 : f->file_size - 4, err, "not a quiver index file (bad magic)");
-    goto fail;
+    goto cleanup;
   }
   uint32_t fv = qv_load_u32le(head + 4);
   if (fv == 0 || fv > QVI_FORMAT_VERSION) {
     st = qv_error_set(err, fv ? QV_ERR_UNSUPPORTED : QV_ERR_CORRUPT,
                       "%s: offset 4: format version %u (this build reads 1..%d)", name, fv, QVI_FORMAT_VERSION);
-    goto fail;
+    goto cleanup;
   }
   uint64_t flen = qv_load_u64le(tail);
   if (flen > (uint64_t)(f->file_size - QVI_HEADER - QVI_TRAILER) || flen > (uint64_t)QVI_MAX_FOOTER || flen == 0) {
     st = corrupt(f, f->file_size - QVI_TRAILER, err, "footer length does not fit in the file");
-    goto fail;
+    goto cleanup;
   }
   f->footer_len = (int64_t)flen;
   int64_t base = f->file_size - QVI_TRAILER - f->footer_len;
   if (!(f->footer = qv_malloc((size_t)f->footer_len))) {
     st = qv_error_nomem(err, NULL);
-    goto fail;
+    goto cleanup;
   }
-  if ((st = qvs_pread_full(fd, f->footer, f->footer_len, base, name, err)) != QV_OK) goto fail;
+  if ((st = qvs_pread_full(fd, f->footer, f->footer_len, base, name, err)) != QV_OK) goto cleanup;
   f->footer_crc = qv_load_u32le(tail + 8);
   uint32_t got = qv_crc32c(0, f->footer, (size_t)f->footer_len);
   if (got != f->footer_crc && qvs_verify_checksums) {
     st = qv_error_set(err, QV_ERR_CORRUPT, "%s: offset %lld: footer checksum mismatch (stored %08x, computed %08x)",
                       name, (long long)base, f->footer_crc, got);
-    goto fail;
+    goto cleanup;
   }
-  if ((st = parse_footer(f, base, expect_fragment, expect_type, err)) != QV_OK) goto fail;
+  if ((st = parse_footer(f, base, expect_fragment, expect_type, err)) != QV_OK) goto cleanup;
   *out = f;
   return QV_OK;
-fail:
+cleanup:
   qvi_file_close(f);
   return st;
 }
@@ -325,7 +325,7 @@ qv_status qvi_file_dict(qvi_file *f, qv_error *err) {
   if (f->n_keys * MIN_DICT_ENTRY > ch->length) {
     qvs_cursor_fail(&c, "dictionary of %lld keys does not fit in %lld bytes", (long long)f->n_keys,
                     (long long)ch->length);
-    goto fail;
+    goto cleanup;
   }
   if (!(d = qv_calloc((size_t)(f->n_keys ? f->n_keys : 1), sizeof *d))) {
     qv_free(b);
@@ -335,25 +335,25 @@ qv_status qvi_file_dict(qvi_file *f, qv_error *err) {
     uint32_t len;
     const uint8_t *key;
     int64_t at = c.pos;
-    if (!qvs_get_u32(&c, &len, "key length") || !qvs_get_bytes(&c, len, &key, "key")) goto fail;
+    if (!qvs_get_u32(&c, &len, "key length") || !qvs_get_bytes(&c, len, &key, "key")) goto cleanup;
     d[k].key = key;
     d[k].key_len = (int32_t)len;
     if (k && qvi_key_cmp(d[k - 1].key, d[k - 1].key_len, key, d[k].key_len) >= 0) {
       c.pos = at;
       qvs_cursor_fail(&c, "dictionary key %lld is not above the previous one", (long long)k);
-      goto fail;
+      goto cleanup;
     }
-    if (!get_chunk_ref(&c, f, &d[k].chunk, "posting chunk")) goto fail;
-    if (!qvs_get_range(&c, 1, f->num_rows, &d[k].card, "posting count")) goto fail;
+    if (!get_chunk_ref(&c, f, &d[k].chunk, "posting chunk")) goto cleanup;
+    if (!qvs_get_range(&c, 1, f->num_rows, &d[k].card, "posting count")) goto cleanup;
   }
   if (c.pos != c.size) {
     qvs_cursor_fail(&c, "%lld unexpected bytes after the dictionary", (long long)(c.size - c.pos));
-    goto fail;
+    goto cleanup;
   }
   f->dict = d;
   f->dict_bytes = b;
   return QV_OK;
-fail:
+cleanup:
   qv_free(d);
   qv_free(b);
   return c.status;

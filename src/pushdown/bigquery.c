@@ -323,23 +323,23 @@ static bool compare(bq *t, const qv_expr *e, res *r) {
   res a = {0}, b = {0};
   bool ok = val(t, x, &a);
   ok = val(t, y, &b) && ok;
-  if (!ok) goto done;
+  if (!ok) goto cleanup;
   const char *op = cmp_sql(e->op);
   if (temporal_clash(t, x, y)) {
     ok = decline(t, e, "a date, a DATETIME and a TIMESTAMP compare only with their own kind in BigQuery");
-    goto done;
+    goto cleanup;
   }
   if (!is_lit(x) && !is_lit(y)) {
     if (maybe_float(t, x) || maybe_float(t, y)) {
       ok = float_pair(t, e, &a, &b, r);
-      goto done;
+      goto cleanup;
     }
   } else if (is_lit(x) != is_lit(y)) {
     const qv_expr *side = is_lit(x) ? y : x, *lit = is_lit(x) ? x : y;
     qv_type_id st = type_of(t, side);
     if (st == QV_TYPE_FLOAT32) {
       ok = decline(t, e, "a float32 side: Polars rounds the literal to float32, BigQuery has only FLOAT64");
-      goto done;
+      goto cleanup;
     }
     qv_op eff = is_lit(x) ? qv_op_mirror(e->op) : e->op;
     if (is_num_lit(lit) && maybe_float(t, side) && (eff == QV_OP_GT || eff == QV_OP_GE || eff == QV_OP_NE)) {
@@ -348,13 +348,13 @@ static bool compare(bq *t, const qv_expr *e, res *r) {
       qv_text_f(&r->sql, "((%s %s %s) OR IS_NAN(%s))", a.sql.p, op, b.sql.p, is_lit(x) ? b.sql.p : a.sql.p);
       qv_bq_take_extras(t, r, &a);
       qv_bq_take_extras(t, r, &b);
-      goto done;
+      goto cleanup;
     }
   }
   qv_text_f(&r->sql, "(%s %s %s)", a.sql.p, op, b.sql.p);
   qv_bq_take_extras(t, r, &a);
   qv_bq_take_extras(t, r, &b);
-done:
+cleanup:
   qv_bq_res_free(&a);
   qv_bq_res_free(&b);
   return ok;

@@ -206,10 +206,10 @@ static bool compare_lit(tr *t, const qv_expr *e, qv_op op, const qv_expr *x, con
   bool num = lit_number(l, &v);
   const char *s = cmp_sql(op);
   bool missing = op == QV_OP_EQ_MISSING || op == QV_OP_NE_MISSING;
-  if (!ok) goto done;
+  if (!ok) goto cleanup;
   if (xt == QV_TYPE_LIST || xt == QV_TYPE_FIXED_SIZE_LIST || xt == QV_TYPE_STRUCT) {
     ok = qv_lsql_decline(t, e, "a list or struct compared with a single value");
-    goto done;
+    goto cleanup;
   }
   /* A string against a number (or a number against a string): Polars
    * refuses to compare them, Lance would coerce or fail the query. */
@@ -217,23 +217,23 @@ static bool compare_lit(tr *t, const qv_expr *e, qv_op op, const qv_expr *x, con
       ((l->value.type.id == QV_TYPE_STRING && (qv_type_is_numeric(xt) || xt == QV_TYPE_BOOL)) ||
        (num && (xt == QV_TYPE_STRING || xt == QV_TYPE_BINARY)))) {
     ok = qv_lsql_decline(t, e, "a string compared with a number: Polars refuses it");
-    goto done;
+    goto cleanup;
   }
   if (num && !isfinite(v)) {
     ok = qv_lsql_decline(t, l, "NaN and infinite literals have no Lance SQL spelling");
-    goto done;
+    goto cleanup;
   }
   bool widen = false;
   if (!int_lit_range(t, e, xt, l, &widen)) {
     ok = false;
-    goto done;
+    goto cleanup;
   }
   if (widen) {
     qv_text b = {0};
     ok = qv_lsql_emit_literal(t, l, &b);
     if (ok) qv_text_f(o, "(CAST(%s AS BIGINT) %s %s)", a.p, s, b.p);
     qv_text_free(&b);
-    goto done;
+    goto cleanup;
   }
   if (num && qv_type_is_integer(xt) && is_float(l->value.type.id)) {
     /* Polars compares an integer with a float literal as Float64; Lance
@@ -259,11 +259,11 @@ static bool compare_lit(tr *t, const qv_expr *e, qv_op op, const qv_expr *x, con
       if (ok) qv_text_f(o, "(CAST(%s AS DOUBLE) %s %s)", a.p, s, b.p);
       qv_text_free(&b);
     }
-    goto done;
+    goto cleanup;
   }
   if (is_lit(l) && !l->value.is_null && l->value.type.id == QV_TYPE_TIMESTAMP) {
     ok = timestamp_lit(t, e, x, l, &a, s, o);
-    goto done;
+    goto cleanup;
   }
   if (num && (is_float(xt) || xt == QV_TYPE_NULL)) {
     bool known = is_float(xt);
@@ -274,22 +274,22 @@ static bool compare_lit(tr *t, const qv_expr *e, qv_op op, const qv_expr *x, con
        * arithmetic makes NaNs of either sign and Lance sorts -NaN first. */
       ok = qv_lsql_decline(t, e, "without a schema a computed value may be a float NaN of either sign, which Lance orders "
                          "by sign and Polars as greatest");
-      goto done;
+      goto cleanup;
     }
     if (!known && is_float(l->value.type.id)) {
       ok = qv_lsql_decline(t, e, "without a schema a float literal may meet an integer column (Lance rejects it) or "
                          "a float column's -0.0/NaN (ordered differently)");
-      goto done;
+      goto cleanup;
     }
     if (v == 0) {
       if (!known && op != QV_OP_GT && op != QV_OP_LE) {
         ok = qv_lsql_decline(t, e, "without a schema the column may be a float where Polars has -0.0 == 0.0 and Lance "
                            "-0.0 < 0.0");
-        goto done;
+        goto cleanup;
       }
       if (!known) {
         qv_text_f(o, "(%s %s 0)", a.p, s);
-        goto done;
+        goto cleanup;
       }
       switch (op) {
         case QV_OP_EQ: qv_text_f(o, "((%s = 0.0) OR (%s = -0.0))", a.p, a.p); break;
@@ -303,19 +303,19 @@ static bool compare_lit(tr *t, const qv_expr *e, qv_op op, const qv_expr *x, con
         case QV_OP_NE_MISSING: qv_text_f(o, "(((%s = 0.0) OR (%s = -0.0)) IS NOT TRUE)", a.p, a.p); break;
         default: ok = qv_lsql_decline(t, e, "eq_missing against zero on a float: -0.0 and 0.0 differ in Lance"); break;
       }
-      goto done;
+      goto cleanup;
     }
     if (known && op != QV_OP_EQ && op != QV_OP_NE && !missing) {
       qv_text b = {0};
       if (!float_side_lit(t, e, xt, l, &b)) {
         qv_text_free(&b);
         ok = false;
-        goto done;
+        goto cleanup;
       }
       if (op == QV_OP_GT || op == QV_OP_GE) qv_text_f(o, "((%s %s %s) OR isnan(%s))", a.p, s, b.p, a.p);
       else qv_text_f(o, "((%s %s %s) AND (NOT isnan(%s)))", a.p, s, b.p, a.p);
       qv_text_free(&b);
-      goto done;
+      goto cleanup;
     }
   }
   {
@@ -324,7 +324,7 @@ static bool compare_lit(tr *t, const qv_expr *e, qv_op op, const qv_expr *x, con
     if (ok) qv_text_f(o, "(%s %s %s)", a.p, s, b.p);
     qv_text_free(&b);
   }
-done:
+cleanup:
   qv_text_free(&a);
   return ok;
 }

@@ -147,16 +147,16 @@ static qv_status plan_filter(qv_scanner *s, const qv_scan_options *o, qv_error *
   s->filter_local = qv_expr_clone(parsed);
   if (!s->filter_local) {
     st = qv_error_nomem(err, NULL);
-    goto done;
+    goto cleanup;
   }
-  if ((st = qv_expr_bind(parsed, ds, err)) != QV_OK) goto done;
+  if ((st = qv_expr_bind(parsed, ds, err)) != QV_OK) goto cleanup;
   s->filter = parsed;
   parsed = NULL;
   if (s->filter->type.id != QV_TYPE_BOOL && s->filter->type.id != QV_TYPE_NULL) {
     char tn[64];
     qv_datatype_format(&s->filter->type, tn, sizeof tn);
     st = qv_error_set(err, QV_ERR_TYPE, "filter: the filter must be boolean, not %s", tn);
-    goto done;
+    goto cleanup;
   }
   /* The columns the filter reads, ascending, and the narrow schema the
    * evaluator sees them in. */
@@ -164,7 +164,7 @@ static qv_status plan_filter(qv_scanner *s, const qv_scan_options *o, qv_error *
   int32_t n = qv_expr_columns(s->filter, cols, 1024);
   if (n > 1024) {
     st = qv_error_set(err, QV_ERR_UNSUPPORTED, "filter: reads more than 1024 columns");
-    goto done;
+    goto cleanup;
   }
   for (int32_t i = 1; i < n; i++)
     for (int32_t j = i; j > 0 && cols[j - 1] > cols[j]; j--) {
@@ -175,21 +175,21 @@ static qv_status plan_filter(qv_scanner *s, const qv_scan_options *o, qv_error *
   s->fcols = qv_calloc((size_t)(n > 0 ? n : 1), sizeof *s->fcols);
   if (!s->fcols) {
     st = qv_error_nomem(err, NULL);
-    goto done;
+    goto cleanup;
   }
   memcpy(s->fcols, cols, (size_t)n * sizeof *cols);
   s->n_fcols = n;
   for (int32_t i = 0; i < n; i++)
-    if ((st = add_field(&s->filter_schema, &ds->fields[cols[i]], err)) != QV_OK) goto done;
-  if ((st = qv_expr_bind(s->filter_local, &s->filter_schema, err)) != QV_OK) goto done;
+    if ((st = add_field(&s->filter_schema, &ds->fields[cols[i]], err)) != QV_OK) goto cleanup;
+  if ((st = qv_expr_bind(s->filter_local, &s->filter_schema, err)) != QV_OK) goto cleanup;
   int32_t nc = qv_expr_conjuncts(s->filter, NULL, 0);
   s->conjuncts = qv_calloc((size_t)nc, sizeof *s->conjuncts);
   if (!s->conjuncts) {
     st = qv_error_nomem(err, NULL);
-    goto done;
+    goto cleanup;
   }
   s->n_conjuncts = qv_expr_conjuncts(s->filter, s->conjuncts, nc);
-done:
+cleanup:
   qv_expr_destroy(parsed);
   return st;
 }
@@ -527,7 +527,7 @@ static qv_status scan_page(qv_scanner *s, lane *L, int32_t page, qv_batch **out,
           st = qv_array_take(fcols[i], local.rows, local.count, &L->taken[fcols_idx[i]], err);
     qv_batch_release(fb);
     qv_selection_reset(&local);
-    if (st != QV_OK) goto done;
+    if (st != QV_OK) goto cleanup;
     L->rows_scanned += n;
     L->rows_selected += L->selected.count;
     sel = &L->selected;
@@ -551,7 +551,7 @@ static qv_status scan_page(qv_scanner *s, lane *L, int32_t page, qv_batch **out,
     }
     if (st == QV_OK) st = qv_eval_filter(fexpr, fb, all_live ? NULL : &L->live, &L->selected, err);
     qv_batch_release(fb);
-    if (st != QV_OK) goto done;
+    if (st != QV_OK) goto cleanup;
     L->rows_scanned += L->live.count;
     L->rows_selected += L->selected.count;
     sel = &L->selected;
@@ -562,7 +562,7 @@ static qv_status scan_page(qv_scanner *s, lane *L, int32_t page, qv_batch **out,
     if (!s->pushdown)
       for (int32_t i = 0; i < s->n_proj && st == QV_OK; i++)
         if (!decoded[s->proj[i]]) st = qv_fragment_read(L->reader, s->proj[i], start, rows, &decoded[s->proj[i]], err);
-    if (st != QV_OK) goto done;
+    if (st != QV_OK) goto cleanup;
   }
 
   /* Offset and limit cut the selection before anything else is decoded
@@ -588,12 +588,12 @@ static qv_status scan_page(qv_scanner *s, lane *L, int32_t page, qv_batch **out,
       qv_array_release(L->taken[c]);
       L->taken[c] = part;
     }
-  if (st != QV_OK) goto done;
+  if (st != QV_OK) goto cleanup;
   if (cut->count > 0) {
     st = materialize(s, L, start, rows, decoded, cut, whole && cut->count == rows, out, err);
     if (st == QV_OK && s->limit >= 0) s->produced += cut->count; /* serial: a limit makes one lane */
   }
-done:
+cleanup:
   for (int32_t c = 0; c < ds->n_fields; c++) {
     qv_array_release(decoded[c]);
     decoded[c] = NULL;

@@ -422,58 +422,58 @@ qv_status qvs_datafile_open_fd(int fd, bool own_fd, const char *name, qvs_datafi
   df->name = qv_strdup(name);
   if (!df->name) {
     st = qv_error_nomem(err, NULL);
-    goto fail;
+    goto cleanup;
   }
   struct stat sb;
   if (fstat(fd, &sb) != 0) {
     st = qv_error_set(err, QV_ERR_IO, "%s: cannot stat: %s", name, strerror(errno));
-    goto fail;
+    goto cleanup;
   }
   df->file_size = (int64_t)sb.st_size;
   if (df->file_size < QVS_DATA_HEADER + QVS_DATA_TRAILER) {
     st = qv_error_set(err, QV_ERR_CORRUPT, "%s: %lld bytes is too short for a data file", name,
                       (long long)df->file_size);
-    goto fail;
+    goto cleanup;
   }
   uint8_t head[QVS_DATA_HEADER], tail[QVS_DATA_TRAILER];
-  if ((st = qvs_pread_full(fd, head, sizeof head, 0, name, err)) != QV_OK) goto fail;
-  if ((st = qvs_pread_full(fd, tail, sizeof tail, df->file_size - QVS_DATA_TRAILER, name, err)) != QV_OK) goto fail;
+  if ((st = qvs_pread_full(fd, head, sizeof head, 0, name, err)) != QV_OK) goto cleanup;
+  if ((st = qvs_pread_full(fd, tail, sizeof tail, df->file_size - QVS_DATA_TRAILER, name, err)) != QV_OK) goto cleanup;
   if (memcmp(head, QVS_DATA_MAGIC, 4) != 0 || memcmp(tail + 12, QVS_DATA_MAGIC, 4) != 0) {
     st = qv_error_set(err, QV_ERR_CORRUPT, "%s: offset %lld: not a quiver data file (bad magic)", name,
                       memcmp(head, QVS_DATA_MAGIC, 4) != 0 ? 0LL : (long long)(df->file_size - 4));
-    goto fail;
+    goto cleanup;
   }
   uint32_t fv = qv_load_u32le(head + 4);
   if (fv == 0 || fv > QVS_DATAFILE_VERSION) {
     st = qv_error_set(err, fv == 0 ? QV_ERR_CORRUPT : QV_ERR_UNSUPPORTED,
                       "%s: offset 4: format version %u (this build reads 1..%d)", name, fv, QVS_DATAFILE_VERSION);
-    goto fail;
+    goto cleanup;
   }
   df->version = fv;
   uint64_t flen = qv_load_u64le(tail);
   if (flen > (uint64_t)(df->file_size - QVS_DATA_HEADER - QVS_DATA_TRAILER)) {
     st = qv_error_set(err, QV_ERR_CORRUPT, "%s: offset %lld: footer length %llu exceeds the file", name,
                       (long long)(df->file_size - QVS_DATA_TRAILER), (unsigned long long)flen);
-    goto fail;
+    goto cleanup;
   }
   df->footer_len = (int64_t)flen;
   df->footer_offset = df->file_size - QVS_DATA_TRAILER - df->footer_len;
   df->footer = qv_malloc((size_t)df->footer_len + 1);
   if (!df->footer) {
     st = qv_error_nomem(err, name);
-    goto fail;
+    goto cleanup;
   }
-  if ((st = qvs_pread_full(fd, df->footer, df->footer_len, df->footer_offset, name, err)) != QV_OK) goto fail;
+  if ((st = qvs_pread_full(fd, df->footer, df->footer_len, df->footer_offset, name, err)) != QV_OK) goto cleanup;
   uint32_t want = qv_load_u32le(tail + 8), got = qv_crc32c(0, df->footer, (size_t)df->footer_len);
   if (want != got && qvs_verify_checksums) {
     st = qv_error_set(err, QV_ERR_CORRUPT, "%s: offset %lld: footer checksum mismatch (stored %08x, computed %08x)",
                       name, (long long)df->footer_offset, want, got);
-    goto fail;
+    goto cleanup;
   }
-  if ((st = parse_footer(df, err)) != QV_OK) goto fail;
+  if ((st = parse_footer(df, err)) != QV_OK) goto cleanup;
   *out = df;
   return QV_OK;
-fail:
+cleanup:
   qvs_datafile_close(df);
   return st;
 }

@@ -47,30 +47,30 @@ qv_status qvs_file_writer_open(const char *path, const qv_schema *schema, const 
   w->col_rows = qv_calloc((size_t)nc + 1, sizeof *w->col_rows);
   if (!w->desc || !w->n_pages || !w->col_rows) {
     st = qv_error_nomem(err, NULL);
-    goto fail;
+    goto cleanup;
   }
   char hex[33];
-  if ((st = qvs_random_hex(hex, 16, err)) != QV_OK) goto fail;
+  if ((st = qvs_random_hex(hex, 16, err)) != QV_OK) goto cleanup;
   snprintf(w->name, sizeof w->name, "data/%s.qvf", hex);
   if (!(w->path = qvs_path_join(path, w->name))) {
     st = qv_error_nomem(err, NULL);
-    goto fail;
+    goto cleanup;
   }
   w->fd = open(w->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (w->fd < 0) {
     st = qv_error_set(err, QV_ERR_IO, "%s: cannot create: %s", w->name, strerror(errno));
     qv_free(w->path);
     w->path = NULL; /* nothing of ours to remove */
-    goto fail;
+    goto cleanup;
   }
   uint8_t head[QVS_DATA_HEADER];
   memcpy(head, QVS_DATA_MAGIC, 4);
   qv_store_u32le(head + 4, QVS_DATAFILE_VERSION);
-  if ((st = qvs_write_full(w->fd, head, sizeof head, w->name, err)) != QV_OK) goto fail;
+  if ((st = qvs_write_full(w->fd, head, sizeof head, w->name, err)) != QV_OK) goto cleanup;
   w->pos = QVS_DATA_HEADER;
   *out = w;
   return QV_OK;
-fail:
+cleanup:
   qvs_file_writer_destroy(w, false);
   return st;
 }

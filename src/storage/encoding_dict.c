@@ -193,7 +193,7 @@ qv_status qvs_decode_dict(const qvs_view *v, const qv_datatype *type, qv_array *
   if (total > INT32_MAX) {
     st = qvs_page_error(v->df, v->col, v->page, QV_ERR_OVERFLOW, err, "%lld bytes of strings exceed 2 GiB",
                         (long long)total);
-    goto fail;
+    goto cleanup;
   }
   /* 16 bytes of slack: short entries are copied as one 16-byte move (the
    * page scratch has QVS_SLACK bytes after its end, so the source side may
@@ -223,7 +223,7 @@ qv_status qvs_decode_dict(const qvs_view *v, const qv_datatype *type, qv_array *
   return QV_OK;
 nomem:
   st = qv_error_nomem(err, NULL);
-fail:
+cleanup:
   qv_free(codes);
   qv_bytes_release(validity);
   qv_bytes_release(offs);

@@ -116,7 +116,7 @@ qv_status qvs_decode_fsst(const qvs_view *v, const qv_datatype *type, qv_array *
   int64_t bad = qvs_fsst_decode_rows(&t, codes, co, n, qv_bytes_mutable(data), o);
   if (bad >= 0) {
     st = bad_codes(v, bad, err);
-    goto fail;
+    goto cleanup;
   }
   data->size = o[n];
   if (!(a = qv_array_alloc(type, n, 0))) goto nomem;
@@ -128,7 +128,7 @@ qv_status qvs_decode_fsst(const qvs_view *v, const qv_datatype *type, qv_array *
   return QV_OK;
 nomem:
   st = qv_error_nomem(err, NULL);
-fail:
+cleanup:
   qv_bytes_release(validity);
   qv_bytes_release(offs);
   qv_bytes_release(data);

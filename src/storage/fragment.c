@@ -81,16 +81,16 @@ qv_status qv_fragment_open(const qv_dataset *ds, int32_t fragment, qv_fragment_r
     qvs_datafile_close(df);
     return qv_error_nomem(err, NULL);
   }
-  if ((st = check_schema(df, &ds->manifest.schema, err)) != QV_OK) goto fail;
+  if ((st = check_schema(df, &ds->manifest.schema, err)) != QV_OK) goto cleanup;
   if (df->num_rows != f->num_rows) {
     st = qv_error_set(err, QV_ERR_CORRUPT, "%s: has %lld rows, the manifest says %lld", f->data_file,
                       (long long)df->num_rows, (long long)f->num_rows);
-    goto fail;
+    goto cleanup;
   }
-  if ((st = qvs_deletion_load(ds->path, f, &r->deleted, err)) != QV_OK) goto fail;
+  if ((st = qvs_deletion_load(ds->path, f, &r->deleted, err)) != QV_OK) goto cleanup;
   *out = r;
   return QV_OK;
-fail:
+cleanup:
   qv_fragment_close(r);
   return st;
 }
@@ -365,13 +365,13 @@ static qv_status take(qv_fragment_reader *r, int32_t column, const take_rows *t,
     bool dense = pg->encoding == QV_ENCODING_BITPACK_FOR && cnt * 8 >= pg->row_count;
     if (fc->cached_page == p || dense || (pg->compression != QV_COMPRESSION_NONE && !pg->framed)) {
       qv_array *a = NULL;
-      if ((st = page_array(r, column, p, &a, err)) != QV_OK) goto fail;
+      if ((st = page_array(r, column, p, &a, err)) != QV_OK) goto cleanup;
       st = qvs_acc_append(&acc, a, rel, 0, cnt, err);
       qv_array_release(a);
-      if (st != QV_OK) goto fail;
+      if (st != QV_OK) goto cleanup;
     } else {
       qvs_view v;
-      if ((st = qvs_view_partial(r->df, column, p, &fc->scratch, &fc->ctr, &v, err)) != QV_OK) goto fail;
+      if ((st = qvs_view_partial(r->df, column, p, &fc->scratch, &fc->ctr, &v, err)) != QV_OK) goto cleanup;
       switch (pg->encoding) {
         case QV_ENCODING_DICTIONARY: st = qvs_take_dict(&v, type, rel, cnt, &acc, err); break;
         case QV_ENCODING_BITPACK_FOR: st = qvs_take_bitpack(&v, type, rel, cnt, &acc, err); break;
@@ -379,12 +379,12 @@ static qv_status take(qv_fragment_reader *r, int32_t column, const take_rows *t,
         default: st = qvs_take_plain(&v, type, rel, cnt, &acc, err); break;
       }
       qvs_view_release(&v); /* a partial view holds none; one loaded whole may */
-      if (st != QV_OK) goto fail;
+      if (st != QV_OK) goto cleanup;
     }
     k += cnt;
   }
   return qvs_acc_finish(&acc, out, err);
-fail:
+cleanup:
   qvs_acc_reset(&acc);
   return st;
 }

@@ -180,21 +180,21 @@ qv_status qvs_manifest_decode(const uint8_t *data, int64_t size, const char *nam
   out->format_version = fv;
   char *op = NULL;
   uint32_t nfrag = 0, nidx = 0;
-  if (!qvs_get_range(&c, 1, INT64_MAX - 1, &out->version, "version")) goto fail;
+  if (!qvs_get_range(&c, 1, INT64_MAX - 1, &out->version, "version")) goto cleanup;
   uint64_t ts;
-  if (!qvs_get_u64(&c, &ts, "timestamp")) goto fail;
+  if (!qvs_get_u64(&c, &ts, "timestamp")) goto cleanup;
   out->timestamp_ms = (int64_t)ts;
-  if (!qvs_get_string(&c, (int64_t)sizeof out->operation - 1, &op, "operation")) goto fail;
+  if (!qvs_get_string(&c, (int64_t)sizeof out->operation - 1, &op, "operation")) goto cleanup;
   memcpy(out->operation, op, strlen(op) + 1);
   qv_free(op);
-  if (!qvs_get_schema(&c, &out->schema)) goto fail;
-  if (!qvs_get_range(&c, 0, INT64_MAX, &out->next_fragment_id, "next fragment id")) goto fail;
+  if (!qvs_get_schema(&c, &out->schema)) goto cleanup;
+  if (!qvs_get_range(&c, 0, INT64_MAX, &out->next_fragment_id, "next fragment id")) goto cleanup;
   int64_t at = c.pos;
-  if (!qvs_get_u32(&c, &nfrag, "fragment count")) goto fail;
+  if (!qvs_get_u32(&c, &nfrag, "fragment count")) goto cleanup;
   if ((int64_t)nfrag * MANIFEST_MIN_FRAGMENT > c.size - c.pos || nfrag > INT32_MAX) {
     c.pos = at;
     qvs_cursor_fail(&c, "fragment count %u does not fit in the %lld bytes left", nfrag, (long long)(c.size - c.pos));
-    goto fail;
+    goto cleanup;
   }
   if (nfrag) {
     out->fragments = qv_calloc(nfrag, sizeof *out->fragments);
@@ -206,22 +206,22 @@ qv_status qvs_manifest_decode(const uint8_t *data, int64_t size, const char *nam
   }
   for (uint32_t i = 0; i < nfrag; i++) {
     out->n_fragments = (int32_t)i + 1;
-    if (!get_fragment(&c, out->next_fragment_id, i ? out->fragments[i - 1].id : -1, &out->fragments[i])) goto fail;
+    if (!get_fragment(&c, out->next_fragment_id, i ? out->fragments[i - 1].id : -1, &out->fragments[i])) goto cleanup;
   }
   at = c.pos;
-  if (!qvs_get_u32(&c, &nidx, "index count")) goto fail;
+  if (!qvs_get_u32(&c, &nidx, "index count")) goto cleanup;
   if (nidx != 0 && fv < QVS_MANIFEST_VERSION_INDICES) {
     c.pos = at;
     qvs_cursor_fail(&c, "%u indices listed; format version 1 has none", nidx);
-    goto fail;
+    goto cleanup;
   }
-  if (!qvs_get_indices(&c, out, nidx)) goto fail;
+  if (!qvs_get_indices(&c, out, nidx)) goto cleanup;
   if (c.pos != c.size) {
     qvs_cursor_fail(&c, "%lld unexpected bytes after the manifest body", (long long)(c.size - c.pos));
-    goto fail;
+    goto cleanup;
   }
   return QV_OK;
-fail:
+cleanup:
   qvs_manifest_reset(out);
   return c.status;
 }

@@ -237,7 +237,7 @@ int cli_write_scan(const char *cmd, qv_scanner *sc, cli_format fmt, int64_t *row
     if (!t.width || !t.held) {
       fprintf(stderr, "quiver %s: out of memory\n", cmd);
       rc = 1;
-      goto done;
+      goto cleanup;
     }
   }
   if (fmt == FMT_CSV) {
@@ -295,7 +295,7 @@ int cli_write_scan(const char *cmd, qv_scanner *sc, cli_format fmt, int64_t *row
            (long long)*rows, (long long)c.pages_total, (long long)c.pages_pruned, (long long)c.rows_scanned,
            (long long)read, (long long)decoded, (long long)c.index_fallback_fragments, peak_rss_kib());
   }
-done:
+cleanup:
   for (int32_t k = 0; k < t.n_held; k++) qv_batch_release(t.held[k]);
   free(t.held);
   free(t.width);
