@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The one place that names quiver's system dependencies (DESIGN.md decision 1).
+# The one place that names quiver's system dependencies (docs/ARCHITECTURE.md, decision 1).
 # Installs the Debian packages that are missing; does nothing when all are there.
 # Usage: scripts/deps.sh [--dev]   (--dev adds the sanitizer/fuzzing toolchain)
 set -euo pipefail

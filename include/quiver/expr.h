@@ -88,7 +88,7 @@ typedef enum qv_op {
   QV_OP__COUNT
 } qv_op;
 
-/* How a node treats floats when comparing (DESIGN.md decision 2). */
+/* How a node treats floats when comparing (docs/ARCHITECTURE.md, decision 2). */
 typedef enum qv_float_order {
   QV_FLOAT_IEEE = 0, /* SQL/IEEE: NaN compares false (!= true), -0.0 == +0.0 */
   QV_FLOAT_TOTAL,    /* Arrow/Lance: total order, -NaN < -inf < ... < -0.0 < +0.0 < ... < +inf < NaN, NaN == NaN */

@@ -1,4 +1,4 @@
-/* quiver index layer: scalar indices over a dataset column (DESIGN.md
+/* quiver index layer: scalar indices over a dataset column (docs/ARCHITECTURE.md,
  * decision 7).  An index is one file per covered fragment under _indices/,
  * recorded in the manifest and versioned with the dataset.
  *

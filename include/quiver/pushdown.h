@@ -1,5 +1,5 @@
 /* quiver pushdown layer: translators from the expression IR to the filter
- * languages of other engines (DESIGN.md decisions 2 and 3).  Evaluates no
+ * languages of other engines (docs/ARCHITECTURE.md, decisions 2 and 3).  Evaluates no
  * data. */
 #ifndef QUIVER_PUSHDOWN_H
 #define QUIVER_PUSHDOWN_H

@@ -1,4 +1,4 @@
-/* quiver storage layer: the on-disk dataset (DESIGN.md decision 4).
+/* quiver storage layer: the on-disk dataset (docs/ARCHITECTURE.md, decision 4).
  *
  *   DATASET/_versions/<n>.manifest   schema, fragments, deletion files, indices
  *   DATASET/data/<uuid>.qvf          one file per fragment: every column as pages

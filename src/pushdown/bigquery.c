@@ -1,4 +1,4 @@
-/* Polars IR -> BigQuery Storage Read API row_restriction (DESIGN.md
+/* Polars IR -> BigQuery Storage Read API row_restriction (docs/ARCHITECTURE.md,
  * decisions 2 and 3).
  *
  * Two contexts.  In filter context (pos) a translation keeps at least the

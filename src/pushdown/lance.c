@@ -1,4 +1,4 @@
-/* Polars IR -> Lance SQL filter (DESIGN.md decisions 2 and 3).
+/* Polars IR -> Lance SQL filter (docs/ARCHITECTURE.md, decisions 2 and 3).
  *
  * A node translates only when Lance (DataFusion) keeps the same rows as
  * Polars; otherwise it declines with a reason.  AND in positive position

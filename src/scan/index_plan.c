@@ -1,5 +1,5 @@
 /* Choosing which conjuncts of a filter the scalar indices answer, and
- * answering them fragment by fragment (DESIGN.md decision 7).
+ * answering them fragment by fragment (docs/ARCHITECTURE.md, decision 7).
  *
  * For each top-level conjunct the planner asks every index of the version
  * for an estimate and keeps the one returning the fewest rows (exact before
