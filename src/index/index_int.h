@@ -92,7 +92,7 @@ void qvi_runs_reset(qvi_runs *r);
 /* ---- roaring bitmaps on disk (roaring_io.c) --------------------------------- */
 
 /* Portable serialization into w. */
-void qvi_put_roaring(qvs_wbuf *w, const roaring_bitmap_t *r);
+void qvi_put_roaring(qv_wbuf *w, const roaring_bitmap_t *r);
 /* Validates the bytes (keys and values ordered, runs in range, counts
  * consistent) and deserializes them; values must be < limit. */
 roaring_bitmap_t *qvi_get_roaring(const uint8_t *p, int64_t n, uint64_t limit, const char **why);
@@ -176,8 +176,8 @@ static inline uint32_t qvi_page_row(const qvi_page *pg, int64_t i) { return qv_l
 
 /* Writing: chunks first, then the footer (file.c). */
 typedef struct qvi_writer {
-  qvs_wbuf body;   /* header + chunks */
-  qvs_wbuf chunks; /* the chunk table */
+  qv_wbuf body;   /* header + chunks */
+  qv_wbuf chunks; /* the chunk table */
   int32_t n_chunks;
 } qvi_writer;
 void qvi_writer_init(qvi_writer *w);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "base/pool.h"
+#include "base/wire.h"
 
 #include "quiver/storage.h"
 
@@ -62,102 +63,15 @@ void qvs_commit_step(const char *step);
  * parsers and decoders with mutated bytes (never in the library itself). */
 extern bool qvs_verify_checksums;
 
-/* ---- bounded little-endian cursor over untrusted bytes ------------------ */
-
-/* Reads advance pos; the first failure sets status and a message naming the
- * file and the absolute file offset, and every later read fails too, so a
- * parser may check once at the end of a group of reads. */
-typedef struct qvs_cursor {
-  const uint8_t *data;
-  int64_t size;
-  int64_t pos;
-  int64_t base;     /* file offset of data[0], for messages */
-  const char *file; /* for messages */
-  qv_error *err;
-  qv_status status;
-} qvs_cursor;
-
-void qvs_cursor_init(qvs_cursor *c, const uint8_t *data, int64_t size, int64_t base, const char *file,
-                     qv_error *err);
-/* Sets a CORRUPT error at the cursor's position (first failure wins). */
-bool qvs_cursor_fail(qvs_cursor *c, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-static inline bool qvs_get_bytes(qvs_cursor *c, int64_t n, const uint8_t **out, const char *what) {
-  *out = NULL;
-  if (c->status != QV_OK) return false;
-  if (n < 0 || n > c->size - c->pos) return qvs_cursor_fail(c, "truncated %s (%lld bytes needed, %lld left)",
-                                                              what, (long long)n, (long long)(c->size - c->pos));
-  *out = c->data + c->pos;
-  c->pos += n;
-  return true;
-}
-static inline bool qvs_get_u8(qvs_cursor *c, uint8_t *v, const char *what) {
-  const uint8_t *p;
-  if (!qvs_get_bytes(c, 1, &p, what)) return false;
-  *v = p[0];
-  return true;
-}
-static inline bool qvs_get_u32(qvs_cursor *c, uint32_t *v, const char *what) {
-  const uint8_t *p;
-  if (!qvs_get_bytes(c, 4, &p, what)) return false;
-  *v = qv_load_u32le(p);
-  return true;
-}
-static inline bool qvs_get_u64(qvs_cursor *c, uint64_t *v, const char *what) {
-  const uint8_t *p;
-  if (!qvs_get_bytes(c, 8, &p, what)) return false;
-  *v = qv_load_u64le(p);
-  return true;
-}
-/* A u64 that must lie in [lo, hi] (as a signed count or offset). */
-bool qvs_get_range(qvs_cursor *c, int64_t lo, int64_t hi, int64_t *v, const char *what);
-/* u32 length + bytes (at most max_len); *out is a qv_malloc'd NUL-terminated
- * copy; embedded NUL bytes are refused (names are C strings). */
-bool qvs_get_string(qvs_cursor *c, int64_t max_len, char **out, const char *what);
-
-/* ---- writing little-endian bytes ---------------------------------------- */
-
-/* Appends to a qv_buffer; the status is sticky like the cursor's. */
-typedef struct qvs_writer_buf {
-  qv_buffer buf;
-  qv_status status;
-} qvs_wbuf;
-
-void qvs_put_bytes(qvs_wbuf *w, const void *p, int64_t n);
-void qvs_put_u8(qvs_wbuf *w, uint8_t v);
-void qvs_put_u32(qvs_wbuf *w, uint32_t v);
-void qvs_put_u64(qvs_wbuf *w, uint64_t v);
-void qvs_put_string(qvs_wbuf *w, const char *s);
-
 /* ---- schemas on disk (schema_codec.c) ----------------------------------- */
 
-void qvs_put_field(qvs_wbuf *w, const qv_field *f);
-void qvs_put_schema(qvs_wbuf *w, const qv_schema *s);
+void qvs_put_field(qv_wbuf *w, const qv_field *f);
+void qvs_put_schema(qv_wbuf *w, const qv_schema *s);
 /* Parses a field; on failure the cursor holds the error and *out is reset. */
-bool qvs_get_field(qvs_cursor *c, qv_field *out, int depth);
-bool qvs_get_schema(qvs_cursor *c, qv_schema *out);
+bool qvs_get_field(qv_cursor *c, qv_field *out, int depth);
+bool qvs_get_schema(qv_cursor *c, qv_schema *out);
 /* Whether the storage layer can write the type (every type it knows). */
 bool qvs_type_supported(const qv_datatype *t, int depth);
-
-/* ---- files (fileio.c) ----------------------------------------------------- */
-
-char *qvs_path_join(const char *a, const char *b); /* qv_malloc'd "a/b"; NULL on OOM */
-qv_status qvs_pread_full(int fd, void *buf, int64_t n, int64_t off, const char *name, qv_error *err);
-qv_status qvs_write_full(int fd, const void *buf, int64_t n, const char *name, qv_error *err);
-/* Whole file into a qv_malloc'd buffer; QV_ERR_CORRUPT when larger than
- * max_size (a hostile or wrong file), QV_ERR_NOT_FOUND when absent. */
-qv_status qvs_read_file(const char *path, const char *name, int64_t max_size, uint8_t **out, int64_t *size,
-                        qv_error *err);
-/* Writes bytes to path (O_EXCL), fsyncs it; removes it again on failure. */
-qv_status qvs_write_new_file(const char *path, const char *name, const void *data, int64_t size, qv_error *err);
-qv_status qvs_fsync_dir(const char *dir, qv_error *err);
-qv_status qvs_mkdir(const char *path, qv_error *err); /* ok when it exists */
-/* n random bytes as 2n lowercase hex characters + NUL into out. */
-qv_status qvs_random_hex(char *out, int n, qv_error *err);
-int64_t qvs_now_ms(void);
 
 /* ---- manifest (manifest.c) ------------------------------------------------ */
 
@@ -219,8 +133,8 @@ qv_status qvs_manifest_add_index(qvs_manifest *m, const qv_index_entry *e, qv_er
 qv_status qvs_manifest_carry_indices(qvs_manifest *m, const qvs_manifest *base, qv_error *err);
 void qvs_index_meta_reset(qvs_index_meta *x);
 /* Index entries on disk (manifest_index.c). */
-void qvs_put_indices(qvs_wbuf *w, const qvs_manifest *m);
-bool qvs_get_indices(qvs_cursor *c, qvs_manifest *m, uint32_t n);
+void qvs_put_indices(qv_wbuf *w, const qvs_manifest *m);
+bool qvs_get_indices(qv_cursor *c, qvs_manifest *m, uint32_t n);
 bool qvs_valid_deletion_file_name(const char *s);
 
 /* An open version of a dataset (dataset.c). */
@@ -235,6 +149,7 @@ struct qv_dataset {
  * NULL with *n == 0).  A missing _versions directory gives zero versions. */
 qv_status qvs_list_versions(const char *path, int64_t **out, int64_t *n, qv_error *err);
 qv_status qvs_latest_version(const char *path, int64_t *out, qv_error *err); /* 0 when none */
+int64_t qvs_now_ms(void); /* wall clock, for a manifest's timestamp */
 /* Creates the dataset's directories (those that are missing). */
 qv_status qvs_ensure_layout(const char *path, qv_error *err);
 /* Publishes m as _versions/<m->version>.manifest: temp file, fsync, link
@@ -281,8 +196,8 @@ typedef struct qvs_stats {
 /* Statistics of rows [start, start+n) of a (offset applied). */
 void qvs_stats_compute(const qv_array *a, int64_t start, int64_t n, qvs_stats *out);
 bool qvs_type_has_minmax(qv_type_id id);
-void qvs_put_stat_value(qvs_wbuf *w, qv_type_id id, const qvs_stat_value *v);
-bool qvs_get_stat_value(qvs_cursor *c, qv_type_id id, qvs_stat_value *v);
+void qvs_put_stat_value(qv_wbuf *w, qv_type_id id, const qvs_stat_value *v);
+bool qvs_get_stat_value(qv_cursor *c, qv_type_id id, qvs_stat_value *v);
 /* The value as a scalar of the given type (type copied). */
 qv_status qvs_stat_to_scalar(const qv_datatype *type, const qvs_stat_value *v, qv_scalar *out);
 
