@@ -12,7 +12,9 @@
 #include <unistd.h>
 
 #include "fuzz_file.h"
-#include "storage/storage_int.h"
+#include "base/wire.h"
+#include "storage/datafile.h"
+#include "storage/format.h"
 
 static void read_column(qv_fragment_reader *r, int32_t c) {
   qv_error err;

@@ -18,7 +18,10 @@
 #include <ftw.h>
 #include <unistd.h>
 
-#include "storage/storage_int.h"
+#include "base/wire.h"
+#include "storage/format.h"
+#include "storage/manifest.h"
+#include "storage/schema_codec.h"
 
 static char g_dir[64];
 

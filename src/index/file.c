@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "index/index_int.h"
+#include "storage/format.h"
 
 enum { MIN_CHUNK_ENTRY = 8 + 8 + 4, MIN_PAGE_ENTRY = 4 + 8 + 4 + 4, MIN_DICT_ENTRY = 4 + 4 + 8 };
 

@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "index/index_int.h"
+#include "storage/manifest.h"
 
 static const char *const type_names[] = {NULL, "btree", "bitmap", "ngram", "label_list"};
 

@@ -3,8 +3,10 @@
 #ifndef QUIVER_INDEX_INT_H
 #define QUIVER_INDEX_INT_H
 
+#include <string.h>
+
+#include "base/wire.h"
 #include "quiver/index.h"
-#include "storage/storage_int.h"
 
 #define QVI_MAGIC "QVI1"
 #define QVI_FORMAT_VERSION 1

@@ -8,11 +8,14 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "storage/storage_int.h"
+#include "base/wire.h"
+#include "storage/format.h"
+#include "storage/manifest.h"
 
 /* The storage layer's test hooks (storage/format.h). */
 void (*qvs_commit_hook)(const char *step) = NULL;

@@ -23,10 +23,19 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "storage/storage_int.h"
+#include "base/wire.h"
+#include "storage/compress.h"
+#include "storage/datafile.h"
+#include "storage/encoding.h"
+#include "storage/format.h"
+#include "storage/fsst.h"
+#include "storage/gather.h"
+#include "storage/page_stats.h"
+#include "storage/schema_codec.h"
 
 enum { MIN_PAGE_BYTES = 8 * 4 + 4 + 4 + 8 * 3 + 4 + 4, MIN_COLUMN_BYTES = 6 + 4 };
 

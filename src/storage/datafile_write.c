@@ -5,9 +5,17 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
-#include "storage/storage_int.h"
+#include "base/wire.h"
+#include "storage/compress.h"
+#include "storage/datafile.h"
+#include "storage/encoding.h"
+#include "storage/format.h"
+#include "storage/fsst.h"
+#include "storage/page_stats.h"
+#include "storage/schema_codec.h"
 
 struct qvs_file_writer {
   int fd;

@@ -4,7 +4,8 @@
  * by fragment and version, so a new one never replaces an old one. */
 #include <stdio.h>
 
-#include "storage/storage_int.h"
+#include "base/wire.h"
+#include "storage/manifest.h"
 
 qv_status qv_dataset_delete_rows(qv_dataset *ds, const uint8_t *const *deleted, int64_t *out_version,
                                  qv_error *err) {

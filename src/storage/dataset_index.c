@@ -2,8 +2,11 @@
  * index layer writes the files; this publishes the version naming them,
  * through the same atomic path as every other commit. */
 #include <stdio.h>
+#include <string.h>
 
-#include "storage/storage_int.h"
+#include "base/wire.h"
+#include "storage/format.h"
+#include "storage/manifest.h"
 
 int32_t qv_dataset_num_indices(const qv_dataset *ds) { return ds->manifest.n_indices; }
 

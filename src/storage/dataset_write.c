@@ -4,8 +4,14 @@
  * fsynced, then the manifest is published.  All or nothing: on any error
  * every file written for this version is removed and nothing is published. */
 #include <stdio.h>
+#include <string.h>
 
-#include "storage/storage_int.h"
+#include "base/wire.h"
+#include "storage/datafile.h"
+#include "storage/format.h"
+#include "storage/gather.h"
+#include "storage/manifest.h"
+#include "storage/schema_codec.h"
 
 typedef struct pending {
   qv_batch *batch;

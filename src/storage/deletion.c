@@ -10,8 +10,11 @@
  * against what the manifest says (fragment, rows, count) so that a deletion
  * file of another fragment or version cannot be swapped in unnoticed. */
 #include <stdio.h>
+#include <string.h>
 
-#include "storage/storage_int.h"
+#include "base/wire.h"
+#include "storage/format.h"
+#include "storage/manifest.h"
 
 enum { DEL_HEADER = 4 + 4 + 8 + 8 + 8 + 1, KIND_BITMAP = 0, KIND_LIST = 1 };
 

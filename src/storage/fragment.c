@@ -3,8 +3,13 @@
  * or selected rows (raw pages read block by block, only what the rows
  * need).  The data file must match what the manifest says about it. */
 #include <stdio.h>
+#include <string.h>
 
-#include "storage/storage_int.h"
+#include "base/wire.h"
+#include "storage/datafile.h"
+#include "storage/encoding.h"
+#include "storage/gather.h"
+#include "storage/manifest.h"
 
 typedef struct frag_col {
   qv_array *cached; /* the last whole page decoded */

@@ -13,8 +13,12 @@
  * File names inside are checked against the exact shapes we write, so a
  * hostile manifest cannot point a reader outside the dataset. */
 #include <stdio.h>
+#include <string.h>
 
-#include "storage/storage_int.h"
+#include "base/wire.h"
+#include "storage/format.h"
+#include "storage/manifest.h"
+#include "storage/schema_codec.h"
 
 enum { MANIFEST_HEADER = 16, MANIFEST_MIN_FRAGMENT = 8 + 4 + 8 + 8 + 4 };
 

@@ -11,8 +11,11 @@
  * hostile manifest cannot point outside _indices/), unique index names, a
  * column that exists, fragment ids that are fragments of this version. */
 #include <stdio.h>
+#include <string.h>
 
-#include "storage/storage_int.h"
+#include "base/wire.h"
+#include "storage/format.h"
+#include "storage/manifest.h"
 
 enum { MIN_ENTRY = 4 + 4 + 1 + 8 + 8 + 4, MIN_FILE = 8 + 4 + 8 + 4, MIN_INDEX_FILE = 36 };
 

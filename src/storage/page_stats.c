@@ -6,8 +6,11 @@
  * lower bound); a longer max is cut and its last character incremented so
  * that it stays an upper bound (valid UTF-8 for strings). */
 #include <math.h>
+#include <string.h>
 
-#include "storage/storage_int.h"
+#include "base/wire.h"
+#include "storage/format.h"
+#include "storage/page_stats.h"
 
 bool qvs_type_has_minmax(qv_type_id id) {
   switch (id) {

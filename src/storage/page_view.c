@@ -20,8 +20,12 @@
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <string.h>
 
-#include "storage/storage_int.h"
+#include "base/wire.h"
+#include "storage/compress.h"
+#include "storage/datafile.h"
+#include "storage/format.h"
 
 qv_status qvs_page_error(const qvs_datafile *df, int32_t col, int32_t page, qv_status code, qv_error *err,
                          const char *fmt, ...) {

@@ -11,7 +11,11 @@
  *
  * Codes are the qv_type_id values as of format version 1; they are part of
  * the format and must never be renumbered. */
-#include "storage/storage_int.h"
+#include <string.h>
+
+#include "base/wire.h"
+#include "storage/format.h"
+#include "storage/schema_codec.h"
 
 enum { MIN_FIELD_BYTES = 4 + 1 + 1 }; /* empty name, flags, code */
 

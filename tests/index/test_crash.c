@@ -8,6 +8,7 @@
 
 #include "index/index_int.h"
 #include "index_test_util.h"
+#include "storage/format.h"
 
 static const char *g_kill_at;
 

@@ -4,8 +4,12 @@
  * file and the problem, by full read and by take.  Two files: four columns
  * stored raw (dictionary, plain, bit-packed, list), and one FSST column. */
 #include <fcntl.h>
+#include <string.h>
 
-#include "storage/storage_int.h"
+#include "base/wire.h"
+#include "storage/datafile.h"
+#include "storage/format.h"
+#include "storage/fsst.h"
 #include "storage/storage_test_util.h"
 
 typedef struct fixture {

@@ -3,8 +3,11 @@
  * error must be exactly what one thread produces: the first damaged block
  * or frame in page order, whichever thread found it. */
 #include <fcntl.h>
+#include <string.h>
 
-#include "storage/storage_int.h"
+#include "base/wire.h"
+#include "storage/datafile.h"
+#include "storage/format.h"
 #include "storage/storage_test_util.h"
 
 enum { ROWS = 8192 }; /* one page of 8192 x 256 bytes: 128 frames of 16 KiB */
