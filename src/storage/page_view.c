@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/pool.h"
 #include "base/wire.h"
 #include "storage/compress.h"
 #include "storage/datafile.h"
