@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "storage/storage_int.h"
+#include "storage/fsst.h"
 
 static void check(bool ok, const char *what) {
   if (ok) return;

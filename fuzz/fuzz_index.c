@@ -16,6 +16,7 @@
 
 #include "fuzz_file.h"
 #include "index/index_int.h"
+#include "storage/format.h"
 
 static void ask(qvi_file *f, qvi_mode mode, bool negate, bool add_nulls, qvi_range *r, int32_t n) {
   qvi_ask a = {mode, negate, add_nulls, true, false, n, r};

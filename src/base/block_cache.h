@@ -1,4 +1,5 @@
-/* A cache of large freed blocks for the default allocator (memory.c).
+/* A cache of large freed blocks for the default allocator (memory.c, its
+ * only user besides the test).
  *
  * A scan allocates and frees the same large buffers over and over: the
  * columns of each output batch (a 65,536-row batch of int64 is 512 KiB),

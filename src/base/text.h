@@ -1,6 +1,7 @@
-/* Growing text, internal to libquiver (the expression printer, the Lance
- * and BigQuery translators): appends never fail on the spot; oom sticks
- * once an allocation failed and is checked once, when the text is taken. */
+/* Growing text, internal to libquiver (users: the expression printer, the
+ * Lance and BigQuery translators, the scan's explain): appends never fail
+ * on the spot; oom sticks once an allocation failed and is checked once,
+ * when the text is taken. */
 #ifndef QV_BASE_TEXT_H
 #define QV_BASE_TEXT_H
 

@@ -6,7 +6,9 @@
 #include <lz4.h>
 #include <zstd.h>
 
-#include "storage/storage_int.h"
+#include "quiver/storage.h"
+#include "storage/compress.h"
+#include "storage/format.h"
 
 qv_status qvs_compress(int codec, int level, void **zstd_ctx, const uint8_t *src, int64_t n, qv_buffer *dst,
                        qv_error *err) {

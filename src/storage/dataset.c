@@ -1,8 +1,9 @@
 /* Opening a version of a dataset and answering questions about it from its
  * manifest alone (no data file is touched until a fragment is opened). */
 #include <stdio.h>
+#include <string.h>
 
-#include "storage/storage_int.h"
+#include "storage/manifest.h"
 
 qv_status qv_dataset_open(const char *path, int64_t version, qv_dataset **out, qv_error *err) {
   *out = NULL;

@@ -2,8 +2,11 @@
  * index layer writes the files; this publishes the version naming them,
  * through the same atomic path as every other commit. */
 #include <stdio.h>
+#include <string.h>
 
-#include "storage/storage_int.h"
+#include "base/wire.h"
+#include "storage/format.h"
+#include "storage/manifest.h"
 
 int32_t qv_dataset_num_indices(const qv_dataset *ds) { return ds->manifest.n_indices; }
 
@@ -78,12 +81,12 @@ qv_status qv_dataset_commit_indices(const qv_dataset *ds, const qv_index_entry *
   }
   if (st != QV_OK) goto cleanup;
   /* The index files must be durable before a manifest names them. */
-  char *dir = qvs_path_join(ds->path, "_indices");
+  char *dir = qv_path_join(ds->path, "_indices");
   if (!dir) {
     st = qv_error_nomem(err, NULL);
     goto cleanup;
   }
-  st = qvs_fsync_dir(dir, err);
+  st = qv_file_fsync_dir(dir, err);
   qv_free(dir);
   if (st != QV_OK) goto cleanup;
   qvs_commit_step("data-written");

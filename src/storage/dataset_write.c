@@ -4,8 +4,14 @@
  * fsynced, then the manifest is published.  All or nothing: on any error
  * every file written for this version is removed and nothing is published. */
 #include <stdio.h>
+#include <string.h>
 
-#include "storage/storage_int.h"
+#include "base/wire.h"
+#include "storage/datafile.h"
+#include "storage/format.h"
+#include "storage/gather.h"
+#include "storage/manifest.h"
+#include "storage/schema_codec.h"
 
 typedef struct pending {
   qv_batch *batch;
@@ -263,12 +269,12 @@ qv_status qv_dataset_write(const char *path, qv_batch_reader *reader, const qv_w
   if ((st = drain(&ws, true, err)) != QV_OK) goto cleanup;
   if ((st = finish_fragment(&ws, err)) != QV_OK) goto cleanup;
   if (ws.n_done) {
-    char *data_dir = qvs_path_join(path, "data");
+    char *data_dir = qv_path_join(path, "data");
     if (!data_dir) {
       st = qv_error_nomem(err, NULL);
       goto cleanup;
     }
-    st = qvs_fsync_dir(data_dir, err);
+    st = qv_file_fsync_dir(data_dir, err);
     qv_free(data_dir);
     if (st != QV_OK) goto cleanup;
   }
@@ -301,7 +307,7 @@ cleanup:
   if (st != QV_OK) {
     qvs_file_writer_destroy(ws.cur, false);
     for (int32_t i = 0; i < ws.n_done; i++) {
-      char *p = qvs_path_join(path, ws.done[i].data_file);
+      char *p = qv_path_join(path, ws.done[i].data_file);
       if (p) remove(p);
       qv_free(p);
     }

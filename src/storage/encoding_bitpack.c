@@ -4,7 +4,13 @@
  * so one unaligned 64-bit load fetches it (w <= 56) and rows can be read
  * at random.  Null slots hold 0 (the reference).  Chosen when w is smaller
  * than the type's width. */
-#include "storage/storage_int.h"
+#include <string.h>
+
+#include "storage/datafile.h"
+#include "storage/encoding.h"
+#include "storage/format.h"
+#include "storage/gather.h"
+#include "storage/page_stats.h"
 
 int qvs_bits_needed(uint64_t range) { return range ? 64 - __builtin_clzll(range) : 0; }
 

@@ -3,7 +3,12 @@
  * w = bits(d-1) bits + QVS_PACK_PAD].  Chosen when the page's distinct
  * values number at most half its rows and at most QVS_MAX_DICT; entries
  * are in order of first appearance.  Null rows carry index 0. */
-#include "storage/storage_int.h"
+#include <string.h>
+
+#include "storage/datafile.h"
+#include "storage/encoding.h"
+#include "storage/format.h"
+#include "storage/gather.h"
 
 
 void qvs_dict_scratch_reset(qvs_dict_scratch *s) {

@@ -4,7 +4,11 @@
  * its rows' codes (plus the table, at most 2295 bytes); the page is stored
  * raw, read by checksum block (1 KiB).  Null rows have no codes.  The writer
  * chooses it (datafile_write.c); docs/format.md says when. */
-#include "storage/storage_int.h"
+#include "storage/datafile.h"
+#include "storage/encoding.h"
+#include "storage/format.h"
+#include "storage/fsst.h"
+#include "storage/gather.h"
 
 
 qv_status qvs_encode_fsst(const qv_array *a, int64_t start, int64_t n, int64_t null_count, qvs_fsst_scratch *s,

@@ -8,7 +8,12 @@
  *
  * Decoding validates every length and offset before use; the take path
  * loads only the checksum blocks that hold the requested rows. */
-#include "storage/storage_int.h"
+#include <string.h>
+
+#include "storage/datafile.h"
+#include "storage/encoding.h"
+#include "storage/format.h"
+#include "storage/gather.h"
 
 
 static int64_t node_nulls(const qv_array *a, int64_t start, int64_t n) {

@@ -3,8 +3,13 @@
  * or selected rows (raw pages read block by block, only what the rows
  * need).  The data file must match what the manifest says about it. */
 #include <stdio.h>
+#include <string.h>
 
-#include "storage/storage_int.h"
+#include "base/wire.h"
+#include "storage/datafile.h"
+#include "storage/encoding.h"
+#include "storage/gather.h"
+#include "storage/manifest.h"
 
 typedef struct frag_col {
   qv_array *cached; /* the last whole page decoded */
@@ -69,7 +74,7 @@ qv_status qv_fragment_open(const qv_dataset *ds, int32_t fragment, qv_fragment_r
     return qv_error_set(err, QV_ERR_INVALID, "%s: no fragment %d (the version has %d)", ds->path, fragment,
                         ds->manifest.n_fragments);
   const qvs_fragment_meta *f = &ds->manifest.fragments[fragment];
-  char *full = qvs_path_join(ds->path, f->data_file);
+  char *full = qv_path_join(ds->path, f->data_file);
   if (!full) return qv_error_nomem(err, NULL);
   qvs_datafile *df;
   qv_status st = qvs_datafile_open(full, f->data_file, &df, err);

@@ -14,7 +14,9 @@
  * longer ones used fewer than MIN_USES times are left out, or a table
  * learns the sample's values by heart), and repeat.  The encoder is greedy: at each position the longest symbol
  * that matches, else an escape. */
-#include "storage/storage_int.h"
+#include <string.h>
+
+#include "storage/fsst.h"
 
 #define SAMPLE_BYTES 16384 /* the paper's sample size */
 #define SAMPLE_VALUE 512   /* a longer value contributes its first bytes */

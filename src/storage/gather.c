@@ -1,7 +1,9 @@
 /* Building flat arrays row by row without a per-value builder: the output
  * of take, of reads that span pages, and of writer pages that span
  * batches.  Buffers are sized once from the known row count. */
-#include "storage/storage_int.h"
+#include <string.h>
+
+#include "storage/gather.h"
 
 
 qv_status qvs_acc_init(qvs_acc *acc, const qv_datatype *type, int64_t cap, qv_error *err) {

@@ -13,8 +13,12 @@
  * File names inside are checked against the exact shapes we write, so a
  * hostile manifest cannot point a reader outside the dataset. */
 #include <stdio.h>
+#include <string.h>
 
-#include "storage/storage_int.h"
+#include "base/wire.h"
+#include "storage/format.h"
+#include "storage/manifest.h"
+#include "storage/schema_codec.h"
 
 enum { MANIFEST_HEADER = 16, MANIFEST_MIN_FRAGMENT = 8 + 4 + 8 + 8 + 4 };
 
@@ -84,23 +88,23 @@ bool qvs_valid_deletion_file_name(const char *s) {
 }
 
 qv_status qvs_manifest_encode(const qvs_manifest *m, qv_buffer *out, qv_error *err) {
-  qvs_wbuf w = {QV_BUFFER_INIT, QV_OK};
-  qvs_put_bytes(&w, QVS_MANIFEST_MAGIC, 4);
-  qvs_put_u32(&w, m->n_indices ? QVS_MANIFEST_VERSION_INDICES : 1);
-  qvs_put_u64(&w, 0); /* body length, patched below */
-  qvs_put_u64(&w, (uint64_t)m->version);
-  qvs_put_u64(&w, (uint64_t)m->timestamp_ms);
-  qvs_put_string(&w, m->operation);
+  qv_wbuf w = {QV_BUFFER_INIT, QV_OK};
+  qv_wire_put_bytes(&w, QVS_MANIFEST_MAGIC, 4);
+  qv_wire_put_u32(&w, m->n_indices ? QVS_MANIFEST_VERSION_INDICES : 1);
+  qv_wire_put_u64(&w, 0); /* body length, patched below */
+  qv_wire_put_u64(&w, (uint64_t)m->version);
+  qv_wire_put_u64(&w, (uint64_t)m->timestamp_ms);
+  qv_wire_put_string(&w, m->operation);
   qvs_put_schema(&w, &m->schema);
-  qvs_put_u64(&w, (uint64_t)m->next_fragment_id);
-  qvs_put_u32(&w, (uint32_t)m->n_fragments);
+  qv_wire_put_u64(&w, (uint64_t)m->next_fragment_id);
+  qv_wire_put_u32(&w, (uint32_t)m->n_fragments);
   for (int32_t i = 0; i < m->n_fragments; i++) {
     const qvs_fragment_meta *f = &m->fragments[i];
-    qvs_put_u64(&w, (uint64_t)f->id);
-    qvs_put_string(&w, f->data_file);
-    qvs_put_u64(&w, (uint64_t)f->num_rows);
-    qvs_put_u64(&w, (uint64_t)f->num_deleted);
-    qvs_put_string(&w, f->deletion_file ? f->deletion_file : "");
+    qv_wire_put_u64(&w, (uint64_t)f->id);
+    qv_wire_put_string(&w, f->data_file);
+    qv_wire_put_u64(&w, (uint64_t)f->num_rows);
+    qv_wire_put_u64(&w, (uint64_t)f->num_deleted);
+    qv_wire_put_string(&w, f->deletion_file ? f->deletion_file : "");
   }
   qvs_put_indices(&w, m);
   if (w.status != QV_OK) {
@@ -108,7 +112,7 @@ qv_status qvs_manifest_encode(const qvs_manifest *m, qv_buffer *out, qv_error *e
     return qv_error_nomem(err, "manifest");
   }
   qv_store_u64le(w.buf.data + 8, (uint64_t)(w.buf.size - MANIFEST_HEADER));
-  qvs_put_u32(&w, qv_crc32c(0, w.buf.data, (size_t)w.buf.size));
+  qv_wire_put_u32(&w, qv_crc32c(0, w.buf.data, (size_t)w.buf.size));
   if (w.status != QV_OK) {
     qv_buffer_reset(&w.buf);
     return qv_error_nomem(err, "manifest");
@@ -117,40 +121,40 @@ qv_status qvs_manifest_encode(const qvs_manifest *m, qv_buffer *out, qv_error *e
   return QV_OK;
 }
 
-static bool get_fragment(qvs_cursor *c, int64_t next_id, int64_t prev_id, qvs_fragment_meta *f) {
+static bool get_fragment(qv_cursor *c, int64_t next_id, int64_t prev_id, qvs_fragment_meta *f) {
   int64_t at = c->pos;
-  if (!qvs_get_range(c, 0, INT64_MAX - 1, &f->id, "fragment id")) return false;
+  if (!qv_wire_get_range(c, 0, INT64_MAX - 1, &f->id, "fragment id")) return false;
   if (f->id <= prev_id || f->id >= next_id) {
     c->pos = at;
-    return qvs_cursor_fail(c, "fragment id %lld is not above %lld and below the next id %lld", (long long)f->id,
-                           (long long)prev_id, (long long)next_id);
+    return qv_cursor_fail(c, "fragment id %lld is not above %lld and below the next id %lld", (long long)f->id,
+                          (long long)prev_id, (long long)next_id);
   }
   at = c->pos;
-  if (!qvs_get_string(c, QVS_MAX_NAME, &f->data_file, "data file name")) return false;
+  if (!qv_wire_get_string(c, QVS_MAX_NAME, &f->data_file, "data file name")) return false;
   if (!qvs_valid_data_file_name(f->data_file)) {
     c->pos = at;
-    return qvs_cursor_fail(c, "fragment %lld: data file name \"%.80s\" is not data/<hex>.qvf", (long long)f->id,
-                           f->data_file);
+    return qv_cursor_fail(c, "fragment %lld: data file name \"%.80s\" is not data/<hex>.qvf", (long long)f->id,
+                          f->data_file);
   }
-  if (!qvs_get_range(c, 0, QVS_MAX_FRAGMENT_ROWS, &f->num_rows, "fragment row count")) return false;
-  if (!qvs_get_range(c, 0, f->num_rows, &f->num_deleted, "deleted row count")) return false;
+  if (!qv_wire_get_range(c, 0, QVS_MAX_FRAGMENT_ROWS, &f->num_rows, "fragment row count")) return false;
+  if (!qv_wire_get_range(c, 0, f->num_rows, &f->num_deleted, "deleted row count")) return false;
   at = c->pos;
   char *del = NULL;
-  if (!qvs_get_string(c, QVS_MAX_NAME, &del, "deletion file name")) return false;
+  if (!qv_wire_get_string(c, QVS_MAX_NAME, &del, "deletion file name")) return false;
   if (del[0] == '\0') {
     qv_free(del);
     if (f->num_deleted != 0) {
       c->pos = at;
-      return qvs_cursor_fail(c, "fragment %lld has %lld deleted rows but no deletion file", (long long)f->id,
-                             (long long)f->num_deleted);
+      return qv_cursor_fail(c, "fragment %lld has %lld deleted rows but no deletion file", (long long)f->id,
+                            (long long)f->num_deleted);
     }
     return true;
   }
   f->deletion_file = del;
   if (!qvs_valid_deletion_file_name(del) || f->num_deleted == 0) {
     c->pos = at;
-    return qvs_cursor_fail(c, "fragment %lld: deletion file \"%.80s\" is not _deletions/<id>-<version>.del "
-                           "or has no deleted rows", (long long)f->id, del);
+    return qv_cursor_fail(c, "fragment %lld: deletion file \"%.80s\" is not _deletions/<id>-<version>.del "
+                          "or has no deleted rows", (long long)f->id, del);
   }
   return true;
 }
@@ -175,25 +179,25 @@ qv_status qvs_manifest_decode(const uint8_t *data, int64_t size, const char *nam
   if (want != got && qvs_verify_checksums)
     return qv_error_set(err, QV_ERR_CORRUPT, "%s: checksum mismatch (stored %08x, computed %08x)", name, want, got);
 
-  qvs_cursor c;
-  qvs_cursor_init(&c, data + MANIFEST_HEADER, size - MANIFEST_HEADER - 4, MANIFEST_HEADER, name, err);
+  qv_cursor c;
+  qv_cursor_init(&c, data + MANIFEST_HEADER, size - MANIFEST_HEADER - 4, MANIFEST_HEADER, name, err);
   out->format_version = fv;
   char *op = NULL;
   uint32_t nfrag = 0, nidx = 0;
-  if (!qvs_get_range(&c, 1, INT64_MAX - 1, &out->version, "version")) goto cleanup;
+  if (!qv_wire_get_range(&c, 1, INT64_MAX - 1, &out->version, "version")) goto cleanup;
   uint64_t ts;
-  if (!qvs_get_u64(&c, &ts, "timestamp")) goto cleanup;
+  if (!qv_wire_get_u64(&c, &ts, "timestamp")) goto cleanup;
   out->timestamp_ms = (int64_t)ts;
-  if (!qvs_get_string(&c, (int64_t)sizeof out->operation - 1, &op, "operation")) goto cleanup;
+  if (!qv_wire_get_string(&c, (int64_t)sizeof out->operation - 1, &op, "operation")) goto cleanup;
   memcpy(out->operation, op, strlen(op) + 1);
   qv_free(op);
   if (!qvs_get_schema(&c, &out->schema)) goto cleanup;
-  if (!qvs_get_range(&c, 0, INT64_MAX, &out->next_fragment_id, "next fragment id")) goto cleanup;
+  if (!qv_wire_get_range(&c, 0, INT64_MAX, &out->next_fragment_id, "next fragment id")) goto cleanup;
   int64_t at = c.pos;
-  if (!qvs_get_u32(&c, &nfrag, "fragment count")) goto cleanup;
+  if (!qv_wire_get_u32(&c, &nfrag, "fragment count")) goto cleanup;
   if ((int64_t)nfrag * MANIFEST_MIN_FRAGMENT > c.size - c.pos || nfrag > INT32_MAX) {
     c.pos = at;
-    qvs_cursor_fail(&c, "fragment count %u does not fit in the %lld bytes left", nfrag, (long long)(c.size - c.pos));
+    qv_cursor_fail(&c, "fragment count %u does not fit in the %lld bytes left", nfrag, (long long)(c.size - c.pos));
     goto cleanup;
   }
   if (nfrag) {
@@ -209,15 +213,15 @@ qv_status qvs_manifest_decode(const uint8_t *data, int64_t size, const char *nam
     if (!get_fragment(&c, out->next_fragment_id, i ? out->fragments[i - 1].id : -1, &out->fragments[i])) goto cleanup;
   }
   at = c.pos;
-  if (!qvs_get_u32(&c, &nidx, "index count")) goto cleanup;
+  if (!qv_wire_get_u32(&c, &nidx, "index count")) goto cleanup;
   if (nidx != 0 && fv < QVS_MANIFEST_VERSION_INDICES) {
     c.pos = at;
-    qvs_cursor_fail(&c, "%u indices listed; format version 1 has none", nidx);
+    qv_cursor_fail(&c, "%u indices listed; format version 1 has none", nidx);
     goto cleanup;
   }
   if (!qvs_get_indices(&c, out, nidx)) goto cleanup;
   if (c.pos != c.size) {
-    qvs_cursor_fail(&c, "%lld unexpected bytes after the manifest body", (long long)(c.size - c.pos));
+    qv_cursor_fail(&c, "%lld unexpected bytes after the manifest body", (long long)(c.size - c.pos));
     goto cleanup;
   }
   return QV_OK;
@@ -230,11 +234,11 @@ qv_status qvs_manifest_read(const char *path, int64_t version, qvs_manifest *out
   qvs_manifest_init(out);
   char name[64];
   snprintf(name, sizeof name, "_versions/%lld.manifest", (long long)version);
-  char *full = qvs_path_join(path, name);
+  char *full = qv_path_join(path, name);
   if (!full) return qv_error_nomem(err, NULL);
   uint8_t *data = NULL;
   int64_t size = 0;
-  qv_status st = qvs_read_file(full, name, QVS_MAX_MANIFEST_BYTES, &data, &size, err);
+  qv_status st = qv_file_read(full, name, QVS_MAX_MANIFEST_BYTES, &data, &size, err);
   qv_free(full);
   if (st == QV_ERR_NOT_FOUND)
     return qv_error_set(err, st, "%s: version %lld does not exist", path, (long long)version);

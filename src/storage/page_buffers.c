@@ -1,7 +1,10 @@
 /* A page's buffers: appending them while writing (each starts at a
  * multiple of 8 so decoders may load words), and the validity bitmap both
  * ways. */
-#include "storage/storage_int.h"
+#include <string.h>
+
+#include "storage/datafile.h"
+#include "storage/encoding.h"
 
 void qvs_page_out_clear(qvs_page_out *po) {
   po->raw.size = 0;

@@ -20,8 +20,13 @@
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <string.h>
 
-#include "storage/storage_int.h"
+#include "base/pool.h"
+#include "base/wire.h"
+#include "storage/compress.h"
+#include "storage/datafile.h"
+#include "storage/format.h"
 
 qv_status qvs_page_error(const qvs_datafile *df, int32_t col, int32_t page, qv_status code, qv_error *err,
                          const char *fmt, ...) {
@@ -218,7 +223,7 @@ static int64_t *job_list(qv_buffer *jobs, int64_t n, qv_error *err) {
 static qv_status read_stored(qvs_datafile *df, int32_t col, int32_t page, qv_io_counters *ctr, uint8_t *dst,
                              qv_error *err) {
   const qvs_page *pg = &df->columns[col].pages[page];
-  QV_RETURN_NOT_OK(qvs_pread_full(df->fd, dst, pg->stored_len, pg->offset, df->name, err));
+  QV_RETURN_NOT_OK(qv_file_pread_full(df->fd, dst, pg->stored_len, pg->offset, df->name, err));
   if (ctr) {
     ctr->bytes_read += pg->stored_len;
     ctr->pages_read++;
@@ -333,7 +338,7 @@ qv_status qvs_view_partial(qvs_datafile *df, int32_t col, int32_t page, qvs_scra
 /* Reads the page's stored bytes [lo, hi) into dst + lo. */
 static qv_status read_span(qvs_view *v, uint8_t *dst, int64_t lo, int64_t hi, qv_error *err) {
   if (v->counters) v->counters->bytes_read += hi - lo;
-  return qvs_pread_full(v->df->fd, dst + lo, hi - lo, v->pg->offset + lo, v->df->name, err);
+  return qv_file_pread_full(v->df->fd, dst + lo, hi - lo, v->pg->offset + lo, v->df->name, err);
 }
 
 /* Loads the wanted frames of a framed page: each run of them is one read,

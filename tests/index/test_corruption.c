@@ -13,6 +13,7 @@
 
 #include "index/index_int.h"
 #include "index_test_util.h"
+#include "storage/format.h"
 
 static char *g_path;
 

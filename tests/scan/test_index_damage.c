@@ -10,12 +10,13 @@
  * still fails the scan: that is real loss.  qv_index_verify finds the
  * damage and qv_index_rebuild repairs it. */
 #include <fcntl.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "failing_alloc.h"
 #include "index/index_test_util.h"
 #include "quiver/scan.h"
-#include "storage/storage_int.h"
+#include "storage/format.h"
 
 static char *g_path;
 

@@ -2,9 +2,10 @@
  * commit; the dataset must then open at the last published version with
  * exactly its rows, and the next writer must succeed. */
 #include <signal.h>
+#include <string.h>
 #include <sys/wait.h>
 
-#include "storage/storage_int.h"
+#include "storage/format.h"
 #include "storage/storage_test_util.h"
 
 static const char *g_kill_at;

@@ -1,7 +1,10 @@
 /* Which encoding and compression each page gets, read off the page
  * descriptors, and the values that come back through each of them; the
  * bit unpacker over every width, value size and count. */
-#include "storage/storage_int.h"
+#include <string.h>
+
+#include "storage/encoding.h"
+#include "storage/format.h"
 #include "storage/storage_test_util.h"
 
 typedef struct col_spec {

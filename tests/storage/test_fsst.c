@@ -2,7 +2,9 @@
  * its table stays within the format's limits, its decoder refuses what the
  * table cannot mean, and a take of FSST pages reads and decodes only the
  * rows it asks for. */
-#include "storage/storage_int.h"
+#include <string.h>
+
+#include "storage/fsst.h"
 #include "storage/storage_test_util.h"
 
 enum { ROWS = 3000 };

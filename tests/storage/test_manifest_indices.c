@@ -4,7 +4,9 @@
  * unknown columns, duplicate names, bad versions, a v1 manifest listing
  * indices) is QV_ERR_CORRUPT naming the offset; commits check entries
  * before publishing anything. */
-#include "storage/storage_int.h"
+#include <string.h>
+
+#include "storage/manifest.h"
 #include "storage/storage_test_util.h"
 
 static void base_manifest(qvs_manifest *m) {

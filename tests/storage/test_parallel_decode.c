@@ -3,8 +3,11 @@
  * error must be exactly what one thread produces: the first damaged block
  * or frame in page order, whichever thread found it. */
 #include <fcntl.h>
+#include <string.h>
 
-#include "storage/storage_int.h"
+#include "base/wire.h"
+#include "storage/datafile.h"
+#include "storage/format.h"
 #include "storage/storage_test_util.h"
 
 enum { ROWS = 8192 }; /* one page of 8192 x 256 bytes: 128 frames of 16 KiB */
@@ -165,7 +168,7 @@ static void test_damage_reports_the_first(void **state) {
   char *file = join2(path, name);
   uint8_t *orig;
   int64_t size;
-  assert_int_equal(qvs_read_file(file, name, 1 << 20, &orig, &size, &err), QV_OK);
+  assert_int_equal(qv_file_read(file, name, 1 << 20, &orig, &size, &err), QV_OK);
   int64_t page_at, frame_at[3];
   const int64_t which[3] = {40, 90, 100};
   page_layout(file, name, &page_at, frame_at, which);

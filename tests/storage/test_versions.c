@@ -2,8 +2,9 @@
  * refusals (existing dataset, schema mismatch, conflicting writers) that
  * publish nothing and leave no files behind. */
 #include <dirent.h>
+#include <string.h>
 
-#include "storage/storage_int.h"
+#include "storage/format.h"
 #include "storage/storage_test_util.h"
 
 static qv_schema schema_of(const char *n1, qv_type_id t1) {
