@@ -7,6 +7,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* QV_API starts every declaration of libquiver's public API in
+ * include/quiver/.  The library is built with hidden visibility, so it
+ * exports exactly these (tests/install/exports.py checks that); internal
+ * headers never use it. */
+#if defined(__GNUC__) || defined(__clang__)
+#define QV_API __attribute__((visibility("default")))
+#else
+#define QV_API
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -36,7 +46,7 @@ typedef struct qv_error {
 } qv_error;
 
 /* Sets err (if non-NULL) and returns code; printf-style message. */
-qv_status qv_error_set(qv_error *err, qv_status code, const char *fmt, ...)
+QV_API qv_status qv_error_set(qv_error *err, qv_status code, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
 #endif
@@ -44,7 +54,7 @@ qv_status qv_error_set(qv_error *err, qv_status code, const char *fmt, ...)
 
 /* Prefixes an already-set error message with context ("data/3.qvf: ...").
  * Returns err->code (or code if err is NULL). */
-qv_status qv_error_prefix(qv_error *err, qv_status code, const char *fmt, ...)
+QV_API qv_status qv_error_prefix(qv_error *err, qv_status code, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
 #endif
@@ -53,10 +63,10 @@ qv_status qv_error_prefix(qv_error *err, qv_status code, const char *fmt, ...)
 /* Sets err (if non-NULL) to QV_ERR_NOMEM with "WHERE: out of memory" (just
  * "out of memory" when where is NULL) and returns QV_ERR_NOMEM.  Needs no
  * memory itself, so it is safe on any allocation failure. */
-qv_status qv_error_nomem(qv_error *err, const char *where);
+QV_API qv_status qv_error_nomem(qv_error *err, const char *where);
 
 /* Name of a status code ("invalid argument", ...); never NULL. */
-const char *qv_status_string(qv_status code);
+QV_API const char *qv_status_string(qv_status code);
 
 #define QV_RETURN_NOT_OK(expr)        \
   do {                                \
@@ -79,8 +89,8 @@ __extension__ typedef unsigned __int128 qv_uint128;
  * n < 1 restores the default.  Returns the previous value.  Concurrent
  * calls into quiver share the threads (one of them runs its work alone
  * while another uses them). */
-int qv_set_threads(int n);
-int qv_threads(void);
+QV_API int qv_set_threads(int n);
+QV_API int qv_threads(void);
 
 /* ---- memory ---------------------------------------------------------- */
 
@@ -90,23 +100,23 @@ int qv_threads(void);
  * from several threads at once (scans run on a worker pool; see
  * qv_set_threads).  Set it before the first call into quiver. */
 typedef void *(*qv_alloc_fn)(void *ud, void *ptr, size_t osize, size_t nsize);
-void qv_set_allocator(qv_alloc_fn fn, void *ud);
+QV_API void qv_set_allocator(qv_alloc_fn fn, void *ud);
 /* The default allocator keeps some freed blocks of 256 KiB and more (at
  * most 16, and 16 MiB in all) for the next request of their size, so that
  * a scan does not fault in fresh memory for every batch and wide page.
  * qv_memory_trim frees them (to the C library, which returns large
  * blocks to the system) and returns their bytes: e.g. after a large scan,
  * in a long-running process. */
-size_t qv_memory_trim(void);
+QV_API size_t qv_memory_trim(void);
 
 /* All of these return 64-byte aligned memory (the size is kept in a header
  * in front of it, so qv_free needs only the pointer). */
-void *qv_malloc(size_t size);               /* NULL on failure */
-void *qv_calloc(size_t count, size_t size); /* zeroed; NULL on failure or overflow */
-void *qv_realloc(void *ptr, size_t size);   /* ptr may be NULL; NULL on failure (ptr kept) */
-void qv_free(void *ptr);                    /* ptr may be NULL */
-char *qv_strdup(const char *s);             /* s may be NULL (returns NULL) */
-char *qv_strndup(const char *s, size_t n);
+QV_API void *qv_malloc(size_t size);               /* NULL on failure */
+QV_API void *qv_calloc(size_t count, size_t size); /* zeroed; NULL on failure or overflow */
+QV_API void *qv_realloc(void *ptr, size_t size);   /* ptr may be NULL; NULL on failure (ptr kept) */
+QV_API void qv_free(void *ptr);                    /* ptr may be NULL */
+QV_API char *qv_strdup(const char *s);             /* s may be NULL (returns NULL) */
+QV_API char *qv_strndup(const char *s, size_t n);
 
 /* ---- shared immutable bytes ------------------------------------------ */
 
@@ -122,12 +132,12 @@ typedef struct qv_bytes {
 } qv_bytes;
 
 /* New zero-filled, 64-byte-aligned buffer of size bytes (padded to 64). */
-qv_bytes *qv_bytes_alloc(int64_t size);
+QV_API qv_bytes *qv_bytes_alloc(int64_t size);
 /* The same, but only the padding after size bytes is zeroed: for a caller
  * that writes every byte itself (zeroing first would be a second pass). */
-qv_bytes *qv_bytes_alloc_uninit(int64_t size);
+QV_API qv_bytes *qv_bytes_alloc_uninit(int64_t size);
 /* Takes ownership of qv_malloc'd memory of the given capacity. */
-qv_bytes *qv_bytes_wrap(uint8_t *data, int64_t size, int64_t capacity);
+QV_API qv_bytes *qv_bytes_wrap(uint8_t *data, int64_t size, int64_t capacity);
 /* A new qv_bytes (refcount 1: the caller releases it) viewing [data, data +
  * size), memory that `owner` keeps alive (owner is retained until the view
  * is released): no copy.  A view is 8-byte aligned, not 64, and the bytes
@@ -135,9 +145,9 @@ qv_bytes *qv_bytes_wrap(uint8_t *data, int64_t size, int64_t capacity);
  * data is not 8-byte aligned (or size is 0) the bytes are copied into a
  * new buffer instead, so typed loads stay aligned.  NULL when out of
  * memory. */
-qv_bytes *qv_bytes_view(qv_bytes *owner, const uint8_t *data, int64_t size);
-qv_bytes *qv_bytes_retain(qv_bytes *b); /* returns b; NULL-safe */
-void qv_bytes_release(qv_bytes *b);     /* NULL-safe */
+QV_API qv_bytes *qv_bytes_view(qv_bytes *owner, const uint8_t *data, int64_t size);
+QV_API qv_bytes *qv_bytes_retain(qv_bytes *b); /* returns b; NULL-safe */
+QV_API void qv_bytes_release(qv_bytes *b);     /* NULL-safe */
 /* Mutable view of a buffer this caller just allocated (refcount 1). */
 static inline uint8_t *qv_bytes_mutable(qv_bytes *b) { return (uint8_t *)b->data; }
 
@@ -150,12 +160,12 @@ typedef struct qv_buffer {
 } qv_buffer;
 
 #define QV_BUFFER_INIT {NULL, 0, 0}
-qv_status qv_buffer_reserve(qv_buffer *b, int64_t additional);
-qv_status qv_buffer_append(qv_buffer *b, const void *src, int64_t n);
-qv_status qv_buffer_append_zeros(qv_buffer *b, int64_t n);
+QV_API qv_status qv_buffer_reserve(qv_buffer *b, int64_t additional);
+QV_API qv_status qv_buffer_append(qv_buffer *b, const void *src, int64_t n);
+QV_API qv_status qv_buffer_append_zeros(qv_buffer *b, int64_t n);
 /* Moves the contents into a qv_bytes (the buffer is reset); never NULL on QV_OK. */
-qv_status qv_buffer_finish(qv_buffer *b, qv_bytes **out);
-void qv_buffer_reset(qv_buffer *b);
+QV_API qv_status qv_buffer_finish(qv_buffer *b, qv_bytes **out);
+QV_API void qv_buffer_reset(qv_buffer *b);
 
 /* ---- bitmaps (Arrow LSB order) --------------------------------------- */
 
@@ -173,9 +183,9 @@ static inline void qv_bit_put(uint8_t *bits, int64_t i, bool v) {
 }
 static inline int64_t qv_bitmap_bytes(int64_t nbits) { return (nbits + 7) / 8; }
 /* Number of set bits in [offset, offset+length). */
-int64_t qv_bitmap_count(const uint8_t *bits, int64_t offset, int64_t length);
+QV_API int64_t qv_bitmap_count(const uint8_t *bits, int64_t offset, int64_t length);
 /* Copies length bits from src at src_offset to dst at dst_offset. */
-void qv_bitmap_copy(uint8_t *dst, int64_t dst_offset, const uint8_t *src,
+QV_API void qv_bitmap_copy(uint8_t *dst, int64_t dst_offset, const uint8_t *src,
                     int64_t src_offset, int64_t length);
 
 /* ---- selection vectors ----------------------------------------------- */
@@ -188,17 +198,17 @@ typedef struct qv_selection {
 } qv_selection;
 
 #define QV_SELECTION_INIT {NULL, 0, 0}
-qv_status qv_selection_reserve(qv_selection *s, int64_t capacity);
+QV_API qv_status qv_selection_reserve(qv_selection *s, int64_t capacity);
 /* Appends the positions of set bits of bits[0..length) (plus base). */
-qv_status qv_selection_from_bitmap(qv_selection *s, const uint8_t *bits,
+QV_API qv_status qv_selection_from_bitmap(qv_selection *s, const uint8_t *bits,
                                    int64_t length);
-void qv_selection_reset(qv_selection *s);
+QV_API void qv_selection_reset(qv_selection *s);
 
 /* ---- checksums and hashing ------------------------------------------- */
 
 /* CRC32C (Castagnoli).  Pass 0 to start; chain by passing the previous value. */
-uint32_t qv_crc32c(uint32_t crc, const void *data, size_t size);
-uint64_t qv_hash64(const void *data, size_t size, uint64_t seed); /* xxh3 */
+QV_API uint32_t qv_crc32c(uint32_t crc, const void *data, size_t size);
+QV_API uint64_t qv_hash64(const void *data, size_t size, uint64_t seed); /* xxh3 */
 
 /* ---- little-endian access for file formats --------------------------- */
 
@@ -220,31 +230,31 @@ static inline void qv_store_u64le(uint8_t *p, uint64_t v) {
 
 /* Length of the longest valid UTF-8 prefix of s[0..n) (n when all valid).
  * Rejects overlong forms, surrogates and code points above U+10FFFF. */
-int64_t qv_utf8_valid_prefix(const uint8_t *s, int64_t n);
+QV_API int64_t qv_utf8_valid_prefix(const uint8_t *s, int64_t n);
 
 /* ---- calendar -------------------------------------------------------- */
 
 /* Proleptic Gregorian calendar; days since 1970-01-01. */
-int64_t qv_days_from_civil(int64_t year, unsigned month, unsigned day);
-void qv_civil_from_days(int64_t days, int64_t *year, unsigned *month, unsigned *day);
+QV_API int64_t qv_days_from_civil(int64_t year, unsigned month, unsigned day);
+QV_API void qv_civil_from_days(int64_t days, int64_t *year, unsigned *month, unsigned *day);
 
 /* Parses "YYYY-MM-DD" exactly (n bytes, no surrounding text). */
-bool qv_parse_date(const char *s, size_t n, int64_t *days);
+QV_API bool qv_parse_date(const char *s, size_t n, int64_t *days);
 
 /* Parses "YYYY-MM-DD[( |T)HH:MM[:SS[.f{1,9}]]][Z|(+|-)HH[:MM]]" exactly.
  * Outputs whole seconds since the epoch (UTC when a zone is given,
  * wall-clock otherwise), the fraction in nanoseconds, and whether a zone
  * designator was present. */
-bool qv_parse_datetime(const char *s, size_t n, int64_t *seconds, int32_t *nanos, bool *has_zone);
+QV_API bool qv_parse_datetime(const char *s, size_t n, int64_t *seconds, int32_t *nanos, bool *has_zone);
 
 /* Formats seconds + nanos as "YYYY-MM-DD HH:MM:SS[.fraction]" with exactly
  * frac_digits digits (0, 3, 6 or 9); returns the snprintf length. */
-int qv_format_datetime(int64_t seconds, int32_t nanos, int frac_digits, char *buf, size_t size);
+QV_API int qv_format_datetime(int64_t seconds, int32_t nanos, int frac_digits, char *buf, size_t size);
 
 /* ---- time ------------------------------------------------------------ */
 
-double qv_now_seconds(void);      /* monotonic clock */
-int64_t qv_peak_rss_bytes(void);  /* this process's peak resident set; -1 if unknown */
+QV_API double qv_now_seconds(void);      /* monotonic clock */
+QV_API int64_t qv_peak_rss_bytes(void);  /* this process's peak resident set; -1 if unknown */
 
 #ifdef __cplusplus
 }

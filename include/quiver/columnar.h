@@ -77,42 +77,42 @@ typedef struct qv_field {
 #define QV_DATATYPE_INIT {QV_TYPE_NULL, 0, 0, QV_UNIT_SECOND, NULL, 0, 0, NULL}
 
 /* Simple (childless, parameterless) type. */
-qv_datatype qv_datatype_simple(qv_type_id id);
-qv_status qv_datatype_decimal(int32_t precision, int32_t scale, qv_datatype *out, qv_error *err);
+QV_API qv_datatype qv_datatype_simple(qv_type_id id);
+QV_API qv_status qv_datatype_decimal(int32_t precision, int32_t scale, qv_datatype *out, qv_error *err);
 /* tz may be NULL (naive); it is copied. */
-qv_status qv_datatype_timestamp(qv_time_unit unit, const char *tz, qv_datatype *out, qv_error *err);
-qv_datatype qv_datatype_time64(qv_time_unit unit);
-qv_datatype qv_datatype_duration(qv_time_unit unit);
+QV_API qv_status qv_datatype_timestamp(qv_time_unit unit, const char *tz, qv_datatype *out, qv_error *err);
+QV_API qv_datatype qv_datatype_time64(qv_time_unit unit);
+QV_API qv_datatype qv_datatype_duration(qv_time_unit unit);
 /* Takes ownership of *item (reset to NULL type on success). */
-qv_status qv_datatype_list(qv_datatype *item, qv_datatype *out, qv_error *err);
-qv_status qv_datatype_fixed_size_list(qv_datatype *item, int32_t size, qv_datatype *out, qv_error *err);
+QV_API qv_status qv_datatype_list(qv_datatype *item, qv_datatype *out, qv_error *err);
+QV_API qv_status qv_datatype_fixed_size_list(qv_datatype *item, int32_t size, qv_datatype *out, qv_error *err);
 /* dictionary<index, values>: index an integer type id; takes ownership of
  * *values (a flat type other than a dictionary; reset on success). */
-qv_status qv_datatype_dictionary(qv_type_id index, qv_datatype *values, qv_datatype *out, qv_error *err);
+QV_API qv_status qv_datatype_dictionary(qv_type_id index, qv_datatype *values, qv_datatype *out, qv_error *err);
 /* Takes ownership of fields[0..n) (their contents are moved). */
-qv_status qv_datatype_struct(qv_field *fields, int32_t n, qv_datatype *out, qv_error *err);
-qv_status qv_datatype_copy(const qv_datatype *src, qv_datatype *out);
-void qv_datatype_reset(qv_datatype *t);
-bool qv_datatype_equal(const qv_datatype *a, const qv_datatype *b);
+QV_API qv_status qv_datatype_struct(qv_field *fields, int32_t n, qv_datatype *out, qv_error *err);
+QV_API qv_status qv_datatype_copy(const qv_datatype *src, qv_datatype *out);
+QV_API void qv_datatype_reset(qv_datatype *t);
+QV_API bool qv_datatype_equal(const qv_datatype *a, const qv_datatype *b);
 /* Writes a readable name ("timestamp[us, UTC]", "list<int64>") into buf;
  * returns the length that would have been written (snprintf contract). */
-int qv_datatype_format(const qv_datatype *t, char *buf, size_t size);
+QV_API int qv_datatype_format(const qv_datatype *t, char *buf, size_t size);
 /* Parses the format above back ("int64", "decimal(10,2)", "timestamp[ms]"). */
-qv_status qv_datatype_parse(const char *text, qv_datatype *out, qv_error *err);
+QV_API qv_status qv_datatype_parse(const char *text, qv_datatype *out, qv_error *err);
 
 /* Bytes per value of a fixed-width type (bool: 0, meaning bit-packed;
  * variable-width and nested: -1). */
-int qv_type_byte_width(qv_type_id id);
-bool qv_type_is_integer(qv_type_id id);
-bool qv_type_is_signed(qv_type_id id);
-bool qv_type_is_floating(qv_type_id id);
-bool qv_type_is_numeric(qv_type_id id); /* integer, float, decimal */
-bool qv_type_is_temporal(qv_type_id id);
-const char *qv_time_unit_name(qv_time_unit u); /* "s", "ms", "us", "ns" */
+QV_API int qv_type_byte_width(qv_type_id id);
+QV_API bool qv_type_is_integer(qv_type_id id);
+QV_API bool qv_type_is_signed(qv_type_id id);
+QV_API bool qv_type_is_floating(qv_type_id id);
+QV_API bool qv_type_is_numeric(qv_type_id id); /* integer, float, decimal */
+QV_API bool qv_type_is_temporal(qv_type_id id);
+QV_API const char *qv_time_unit_name(qv_time_unit u); /* "s", "ms", "us", "ns" */
 
-qv_status qv_field_init(qv_field *f, const char *name, qv_datatype *type, bool nullable, qv_error *err);
-qv_status qv_field_copy(const qv_field *src, qv_field *out);
-void qv_field_reset(qv_field *f);
+QV_API qv_status qv_field_init(qv_field *f, const char *name, qv_datatype *type, bool nullable, qv_error *err);
+QV_API qv_status qv_field_copy(const qv_field *src, qv_field *out);
+QV_API void qv_field_reset(qv_field *f);
 
 /* ---- schema ---------------------------------------------------------- */
 
@@ -123,12 +123,12 @@ typedef struct qv_schema {
 
 #define QV_SCHEMA_INIT {0, NULL}
 /* Appends a copy of the field. */
-qv_status qv_schema_add(qv_schema *s, const qv_field *field, qv_error *err);
-qv_status qv_schema_copy(const qv_schema *src, qv_schema *out);
-void qv_schema_reset(qv_schema *s);
+QV_API qv_status qv_schema_add(qv_schema *s, const qv_field *field, qv_error *err);
+QV_API qv_status qv_schema_copy(const qv_schema *src, qv_schema *out);
+QV_API void qv_schema_reset(qv_schema *s);
 /* Index of the field with this name, or -1. */
-int32_t qv_schema_find(const qv_schema *s, const char *name);
-bool qv_schema_equal(const qv_schema *a, const qv_schema *b);
+QV_API int32_t qv_schema_find(const qv_schema *s, const char *name);
+QV_API bool qv_schema_equal(const qv_schema *a, const qv_schema *b);
 
 /* ---- arrays ---------------------------------------------------------- */
 
@@ -151,39 +151,39 @@ typedef struct qv_array {
 
 /* A flat array (no children) from buffers; takes the buffer references
  * (also on failure).  null_count is computed from validity (may be NULL). */
-qv_status qv_array_from_buffers(const qv_datatype *type, int64_t length, qv_bytes *validity, qv_bytes *values,
+QV_API qv_status qv_array_from_buffers(const qv_datatype *type, int64_t length, qv_bytes *validity, qv_bytes *values,
                                 qv_bytes *data, qv_array **out, qv_error *err);
 /* A fresh array (type copied, refcount 1) with no buffers and n_children
  * empty child slots, for decoders that fill buffers[] and children[]
  * themselves (and must leave it valid: see qv_array_validate).  NULL on
  * allocation failure. */
-qv_array *qv_array_alloc(const qv_datatype *type, int64_t length, int32_t n_children);
-qv_array *qv_array_retain(qv_array *a);  /* NULL-safe */
-void qv_array_release(qv_array *a);      /* NULL-safe */
+QV_API qv_array *qv_array_alloc(const qv_datatype *type, int64_t length, int32_t n_children);
+QV_API qv_array *qv_array_retain(qv_array *a);  /* NULL-safe */
+QV_API void qv_array_release(qv_array *a);      /* NULL-safe */
 /* Zero-copy slice [offset, offset+length); new reference. */
-qv_status qv_array_slice(qv_array *a, int64_t offset, int64_t length, qv_array **out, qv_error *err);
+QV_API qv_status qv_array_slice(qv_array *a, int64_t offset, int64_t length, qv_array **out, qv_error *err);
 /* Rows rows[0..n) of a (any type) into a new array. */
-qv_status qv_array_take(const qv_array *a, const uint32_t *rows, int64_t n, qv_array **out, qv_error *err);
+QV_API qv_status qv_array_take(const qv_array *a, const uint32_t *rows, int64_t n, qv_array **out, qv_error *err);
 /* Array of length rows, all null, of the given type. */
-qv_status qv_array_make_null(const qv_datatype *type, int64_t length, qv_array **out, qv_error *err);
+QV_API qv_status qv_array_make_null(const qv_datatype *type, int64_t length, qv_array **out, qv_error *err);
 /* Concatenates arrays of the same type. */
-qv_status qv_array_concat(qv_array *const *arrays, int32_t n, qv_array **out, qv_error *err);
+QV_API qv_status qv_array_concat(qv_array *const *arrays, int32_t n, qv_array **out, qv_error *err);
 /* A dictionary-encoded array: row i is values[indices[i]], null where
  * indices[i] is null or that entry of values is.  Takes both references
  * (also on failure).  indices must be an integer array whose non-null
  * entries all lie in [0, values->length) (QV_ERR_INVALID names the first
  * that does not); values a flat array, not itself a dictionary. */
-qv_status qv_array_dictionary(qv_array *indices, qv_array *values, qv_array **out, qv_error *err);
+QV_API qv_status qv_array_dictionary(qv_array *indices, qv_array *values, qv_array **out, qv_error *err);
 /* The rows of a dictionary array as a plain array of its values type. */
-qv_status qv_array_dictionary_decode(const qv_array *a, qv_array **out, qv_error *err);
+QV_API qv_status qv_array_dictionary_decode(const qv_array *a, qv_array **out, qv_error *err);
 /* Validates buffers, offsets, UTF-8 against the type (for untrusted input). */
-qv_status qv_array_validate(const qv_array *a, qv_error *err);
+QV_API qv_status qv_array_validate(const qv_array *a, qv_error *err);
 
 static inline bool qv_array_is_valid(const qv_array *a, int64_t i) {
   return a->buffers[0] == NULL || qv_bit_get(a->buffers[0]->data, a->offset + i);
 }
 /* Typed value pointer at element 0 (offset applied) of a fixed-width array. */
-const void *qv_array_values(const qv_array *a);
+QV_API const void *qv_array_values(const qv_array *a);
 static inline const int32_t *qv_array_offsets(const qv_array *a) {
   return (const int32_t *)a->buffers[1]->data + a->offset;
 }
@@ -211,30 +211,30 @@ typedef struct qv_builder {
   struct qv_builder *children;
 } qv_builder;
 
-qv_status qv_builder_init(qv_builder *b, const qv_datatype *type, qv_error *err);
-void qv_builder_reset(qv_builder *b);
-qv_status qv_builder_reserve(qv_builder *b, int64_t additional);
-qv_status qv_builder_append_null(qv_builder *b);
-qv_status qv_builder_append_nulls(qv_builder *b, int64_t n);
-qv_status qv_builder_append_bool(qv_builder *b, bool v);
+QV_API qv_status qv_builder_init(qv_builder *b, const qv_datatype *type, qv_error *err);
+QV_API void qv_builder_reset(qv_builder *b);
+QV_API qv_status qv_builder_reserve(qv_builder *b, int64_t additional);
+QV_API qv_status qv_builder_append_null(qv_builder *b);
+QV_API qv_status qv_builder_append_nulls(qv_builder *b, int64_t n);
+QV_API qv_status qv_builder_append_bool(qv_builder *b, bool v);
 /* Any signed integer, date32, timestamp, time64, duration (range-checked
  * against the type: QV_ERR_OVERFLOW when it does not fit). */
-qv_status qv_builder_append_int(qv_builder *b, int64_t v);
-qv_status qv_builder_append_uint(qv_builder *b, uint64_t v); /* any integer type */
-qv_status qv_builder_append_double(qv_builder *b, double v); /* float32/64 */
+QV_API qv_status qv_builder_append_int(qv_builder *b, int64_t v);
+QV_API qv_status qv_builder_append_uint(qv_builder *b, uint64_t v); /* any integer type */
+QV_API qv_status qv_builder_append_double(qv_builder *b, double v); /* float32/64 */
 /* decimal128: two's complement, lo/hi 64-bit halves. */
-qv_status qv_builder_append_decimal(qv_builder *b, uint64_t lo, int64_t hi);
-qv_status qv_builder_append_bytes(qv_builder *b, const void *data, int64_t len); /* string/binary */
+QV_API qv_status qv_builder_append_decimal(qv_builder *b, uint64_t lo, int64_t hi);
+QV_API qv_status qv_builder_append_bytes(qv_builder *b, const void *data, int64_t len); /* string/binary */
 static inline qv_status qv_builder_append_cstr(qv_builder *b, const char *s) {
   int64_t n = 0;
   while (s[n]) n++;
   return qv_builder_append_bytes(b, s, n);
 }
 /* Closes a list / struct / fixed_size_list slot after its children were appended. */
-qv_status qv_builder_append_valid(qv_builder *b);
+QV_API qv_status qv_builder_append_valid(qv_builder *b);
 /* Appends element i of a (same type) — slow path, for tests and CSV. */
-qv_status qv_builder_append_from(qv_builder *b, const qv_array *a, int64_t i);
-qv_status qv_builder_finish(qv_builder *b, qv_array **out, qv_error *err);
+QV_API qv_status qv_builder_append_from(qv_builder *b, const qv_array *a, int64_t i);
+QV_API qv_status qv_builder_finish(qv_builder *b, qv_array **out, qv_error *err);
 
 /* ---- scalars --------------------------------------------------------- */
 
@@ -259,16 +259,16 @@ typedef struct qv_scalar {
 } qv_scalar;
 
 #define QV_SCALAR_INIT {QV_DATATYPE_INIT, true, {0}, NULL, 0, NULL}
-void qv_scalar_reset(qv_scalar *s);
-qv_status qv_scalar_copy(const qv_scalar *src, qv_scalar *out);
+QV_API void qv_scalar_reset(qv_scalar *s);
+QV_API qv_status qv_scalar_copy(const qv_scalar *src, qv_scalar *out);
 /* Element i of a as a scalar (type copied). */
-qv_status qv_scalar_from_array(const qv_array *a, int64_t i, qv_scalar *out, qv_error *err);
-qv_scalar qv_scalar_int(qv_type_id id, int64_t v);   /* signed / temporal w/o params */
-qv_scalar qv_scalar_double(double v);                 /* float64 */
-qv_scalar qv_scalar_bool(bool v);
-qv_status qv_scalar_string(const char *data, int64_t len, qv_scalar *out); /* string */
+QV_API qv_status qv_scalar_from_array(const qv_array *a, int64_t i, qv_scalar *out, qv_error *err);
+QV_API qv_scalar qv_scalar_int(qv_type_id id, int64_t v);   /* signed / temporal w/o params */
+QV_API qv_scalar qv_scalar_double(double v);                 /* float64 */
+QV_API qv_scalar qv_scalar_bool(bool v);
+QV_API qv_status qv_scalar_string(const char *data, int64_t len, qv_scalar *out); /* string */
 /* Text as in qv_array_format_value. */
-int qv_scalar_format(const qv_scalar *s, char *buf, size_t size);
+QV_API int qv_scalar_format(const qv_scalar *s, char *buf, size_t size);
 
 /* ---- record batches -------------------------------------------------- */
 
@@ -281,13 +281,13 @@ typedef struct qv_batch {
 } qv_batch;
 
 /* Takes ownership of the column references; copies the schema. */
-qv_status qv_batch_make(const qv_schema *schema, qv_array **columns, int64_t num_rows,
+QV_API qv_status qv_batch_make(const qv_schema *schema, qv_array **columns, int64_t num_rows,
                         qv_batch **out, qv_error *err);
-qv_batch *qv_batch_retain(qv_batch *b);
-void qv_batch_release(qv_batch *b);
+QV_API qv_batch *qv_batch_retain(qv_batch *b);
+QV_API void qv_batch_release(qv_batch *b);
 /* Selected columns (by index) as a new batch sharing arrays. */
-qv_status qv_batch_project(const qv_batch *b, const int32_t *cols, int32_t n, qv_batch **out, qv_error *err);
-qv_status qv_batch_slice(const qv_batch *b, int64_t offset, int64_t length, qv_batch **out, qv_error *err);
+QV_API qv_status qv_batch_project(const qv_batch *b, const int32_t *cols, int32_t n, qv_batch **out, qv_error *err);
+QV_API qv_status qv_batch_slice(const qv_batch *b, int64_t offset, int64_t length, qv_batch **out, qv_error *err);
 
 /* A pull stream of batches (IPC readers, CSV, scans all produce these). */
 typedef struct qv_batch_reader {
@@ -298,15 +298,15 @@ typedef struct qv_batch_reader {
   void *private_data;
 } qv_batch_reader;
 
-void qv_batch_reader_destroy(qv_batch_reader *r); /* NULL-safe */
+QV_API void qv_batch_reader_destroy(qv_batch_reader *r); /* NULL-safe */
 /* A reader over batches in memory (each retained; the schema is copied). */
-qv_status qv_batch_reader_from_batches(const qv_schema *schema, qv_batch *const *batches, int32_t n,
+QV_API qv_status qv_batch_reader_from_batches(const qv_schema *schema, qv_batch *const *batches, int32_t n,
                                        qv_batch_reader **out, qv_error *err);
 
 /* Writes a batch as an aligned text table (for the command and tests). */
-qv_status qv_batch_print(const qv_batch *b, FILE *out, qv_error *err);
+QV_API qv_status qv_batch_print(const qv_batch *b, FILE *out, qv_error *err);
 /* Formats element i of a as text ("null" for nulls) into buf. */
-int qv_array_format_value(const qv_array *a, int64_t i, char *buf, size_t size);
+QV_API int qv_array_format_value(const qv_array *a, int64_t i, char *buf, size_t size);
 
 /* ---- Arrow C Data Interface ------------------------------------------ */
 
@@ -352,32 +352,32 @@ struct ArrowArrayStream {
 
 /* Export: the out structs are filled and own their references; the consumer
  * calls their release callbacks. */
-qv_status qv_export_schema(const qv_schema *schema, struct ArrowSchema *out, qv_error *err);
-qv_status qv_export_field(const qv_field *field, struct ArrowSchema *out, qv_error *err);
-qv_status qv_export_array(qv_array *array, struct ArrowArray *out, qv_error *err);
+QV_API qv_status qv_export_schema(const qv_schema *schema, struct ArrowSchema *out, qv_error *err);
+QV_API qv_status qv_export_field(const qv_field *field, struct ArrowSchema *out, qv_error *err);
+QV_API qv_status qv_export_array(qv_array *array, struct ArrowArray *out, qv_error *err);
 /* A batch exports as a struct array. */
-qv_status qv_export_batch(qv_batch *batch, struct ArrowArray *out, qv_error *err);
+QV_API qv_status qv_export_batch(qv_batch *batch, struct ArrowArray *out, qv_error *err);
 /* Takes ownership of reader (destroyed by the stream's release). */
-qv_status qv_export_stream(qv_batch_reader *reader, struct ArrowArrayStream *out, qv_error *err);
+QV_API qv_status qv_export_stream(qv_batch_reader *reader, struct ArrowArrayStream *out, qv_error *err);
 
 /* Export flags for the *_with variants (0: as above). */
 #define QV_EXPORT_STRING_VIEW 0x1u /* strings / binary as string_view / binary_view ("vu" / "vz"): 16-byte
                                     * views onto quiver's own data buffer, which Polars keeps without copying */
-qv_status qv_export_schema_with(const qv_schema *schema, uint32_t flags, struct ArrowSchema *out, qv_error *err);
-qv_status qv_export_batch_with(qv_batch *batch, uint32_t flags, struct ArrowArray *out, qv_error *err);
-qv_status qv_export_stream_with(qv_batch_reader *reader, uint32_t flags, struct ArrowArrayStream *out,
+QV_API qv_status qv_export_schema_with(const qv_schema *schema, uint32_t flags, struct ArrowSchema *out, qv_error *err);
+QV_API qv_status qv_export_batch_with(qv_batch *batch, uint32_t flags, struct ArrowArray *out, qv_error *err);
+QV_API qv_status qv_export_stream_with(qv_batch_reader *reader, uint32_t flags, struct ArrowArrayStream *out,
                                 qv_error *err);
 
 /* Import: moves from the input (its release is set to NULL on success; on
  * failure the input is left for the caller to release). Dictionary-encoded
  * imports are decoded. */
-qv_status qv_import_field(struct ArrowSchema *schema, qv_field *out, qv_error *err);
+QV_API qv_status qv_import_field(struct ArrowSchema *schema, qv_field *out, qv_error *err);
 /* A struct schema as a qv_schema. */
-qv_status qv_import_schema(struct ArrowSchema *schema, qv_schema *out, qv_error *err);
-qv_status qv_import_array(struct ArrowArray *array, const qv_datatype *type, qv_array **out, qv_error *err);
-qv_status qv_import_batch(struct ArrowArray *array, const qv_schema *schema, qv_batch **out, qv_error *err);
+QV_API qv_status qv_import_schema(struct ArrowSchema *schema, qv_schema *out, qv_error *err);
+QV_API qv_status qv_import_array(struct ArrowArray *array, const qv_datatype *type, qv_array **out, qv_error *err);
+QV_API qv_status qv_import_batch(struct ArrowArray *array, const qv_schema *schema, qv_batch **out, qv_error *err);
 /* Wraps a stream as a reader (takes ownership of stream). */
-qv_status qv_import_stream(struct ArrowArrayStream *stream, qv_batch_reader **out, qv_error *err);
+QV_API qv_status qv_import_stream(struct ArrowArrayStream *stream, qv_batch_reader **out, qv_error *err);
 
 /* ---- Arrow IPC ------------------------------------------------------- */
 
@@ -386,26 +386,26 @@ typedef struct qv_ipc_writer qv_ipc_writer;
 typedef enum qv_ipc_format { QV_IPC_STREAM = 0, QV_IPC_FILE = 1 } qv_ipc_format;
 
 /* Writes to f (not closed by the writer). */
-qv_status qv_ipc_writer_open(FILE *f, qv_ipc_format format, const qv_schema *schema,
+QV_API qv_status qv_ipc_writer_open(FILE *f, qv_ipc_format format, const qv_schema *schema,
                              qv_ipc_writer **out, qv_error *err);
-qv_status qv_ipc_writer_write(qv_ipc_writer *w, const qv_batch *batch, qv_error *err);
+QV_API qv_status qv_ipc_writer_write(qv_ipc_writer *w, const qv_batch *batch, qv_error *err);
 /* Writes the end-of-stream marker (and the file footer); frees the writer. */
-qv_status qv_ipc_writer_close(qv_ipc_writer *w, qv_error *err);
-void qv_ipc_writer_destroy(qv_ipc_writer *w); /* abandon without closing; NULL-safe */
+QV_API qv_status qv_ipc_writer_close(qv_ipc_writer *w, qv_error *err);
+QV_API void qv_ipc_writer_destroy(qv_ipc_writer *w); /* abandon without closing; NULL-safe */
 
 /* Reads a stream or file from memory (format detected from the magic).  The
  * bytes are copied.  Every offset and length is validated. */
-qv_status qv_ipc_read_buffer(const uint8_t *data, int64_t size, qv_batch_reader **out, qv_error *err);
+QV_API qv_status qv_ipc_read_buffer(const uint8_t *data, int64_t size, qv_batch_reader **out, qv_error *err);
 /* Reads a stream or file from a path.  A regular file is read by
  * positioned reads, a message at a time (a file's footer first, then each
  * block where it lies), so memory does not grow with the file; a pipe's
  * stream is read in order (a file format through a pipe, whole). */
-qv_status qv_ipc_read_path(const char *path, qv_batch_reader **out, qv_error *err);
+QV_API qv_status qv_ipc_read_path(const char *path, qv_batch_reader **out, qv_error *err);
 /* Reads a stream from f (e.g. stdin) a message at a time.  The file
  * format, which needs its footer, is read by positioned reads when f is a
  * regular file read from its start (stdin redirected from a file), and
  * whole otherwise (a pipe). */
-qv_status qv_ipc_read_file(FILE *f, qv_batch_reader **out, qv_error *err);
+QV_API qv_status qv_ipc_read_file(FILE *f, qv_batch_reader **out, qv_error *err);
 
 /* ---- CSV import ------------------------------------------------------ */
 
@@ -436,8 +436,8 @@ typedef struct qv_csv_options {
 /* Reads CSV from path (or "-" for stdin).  Inferred types: bool, int64,
  * float64, date32, timestamp[us], string.  Errors name the line (and
  * column) of the problem, including invalid UTF-8. */
-qv_status qv_csv_open(const char *path, const qv_csv_options *opts, qv_batch_reader **out, qv_error *err);
-qv_status qv_csv_open_buffer(const char *data, int64_t size, const qv_csv_options *opts,
+QV_API qv_status qv_csv_open(const char *path, const qv_csv_options *opts, qv_batch_reader **out, qv_error *err);
+QV_API qv_status qv_csv_open_buffer(const char *data, int64_t size, const qv_csv_options *opts,
                              qv_batch_reader **out, qv_error *err);
 
 #ifdef __cplusplus

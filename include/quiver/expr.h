@@ -159,25 +159,25 @@ typedef struct qv_expr {
 
 /* All builders return NULL on allocation failure.  Call builders take
  * ownership of their argument nodes (also on failure). */
-qv_expr *qv_expr_column(const char *name);
-qv_expr *qv_expr_literal(qv_scalar *value); /* moves *value (reset on return) */
-qv_expr *qv_expr_call(qv_op op, qv_expr **args, int32_t n_args);
-qv_expr *qv_expr_unary(qv_op op, qv_expr *a);
-qv_expr *qv_expr_binary(qv_op op, qv_expr *a, qv_expr *b);
-qv_expr *qv_expr_clone(const qv_expr *e);
-void qv_expr_destroy(qv_expr *e); /* NULL-safe, recursive */
+QV_API qv_expr *qv_expr_column(const char *name);
+QV_API qv_expr *qv_expr_literal(qv_scalar *value); /* moves *value (reset on return) */
+QV_API qv_expr *qv_expr_call(qv_op op, qv_expr **args, int32_t n_args);
+QV_API qv_expr *qv_expr_unary(qv_op op, qv_expr *a);
+QV_API qv_expr *qv_expr_binary(qv_op op, qv_expr *a, qv_expr *b);
+QV_API qv_expr *qv_expr_clone(const qv_expr *e);
+QV_API void qv_expr_destroy(qv_expr *e); /* NULL-safe, recursive */
 
 /* The operator's canonical name ("=", "AND", "starts_with", ...). */
-const char *qv_op_name(qv_op op);
+QV_API const char *qv_op_name(qv_op op);
 
 /* The comparison with its operands swapped (a < b is b > a); any other
  * operator unchanged. */
-qv_op qv_op_mirror(qv_op op);
+QV_API qv_op qv_op_mirror(qv_op op);
 
 /* Canonical text of the tree, fully parenthesised, in the Lance SQL
  * spelling; stable for golden tests.  Returns a qv_malloc'd string
  * (qv_free) or NULL on allocation failure. */
-char *qv_expr_to_string(const qv_expr *e);
+QV_API char *qv_expr_to_string(const qv_expr *e);
 
 /* ---- binding --------------------------------------------------------- */
 
@@ -186,20 +186,20 @@ char *qv_expr_to_string(const qv_expr *e);
  * integer vs float, date vs timestamp, string literal vs date...).  Errors
  * say which node and why ("no column `x`", "cannot compare string with
  * int64 at column 7"). */
-qv_status qv_expr_bind(qv_expr *e, const qv_schema *schema, qv_error *err);
+QV_API qv_status qv_expr_bind(qv_expr *e, const qv_schema *schema, qv_error *err);
 
 /* Appends the distinct bound column indices e reads to out (capacity cap);
  * returns how many there are (may exceed cap). */
-int32_t qv_expr_columns(const qv_expr *e, int32_t *out, int32_t cap);
+QV_API int32_t qv_expr_columns(const qv_expr *e, int32_t *out, int32_t cap);
 
 /* Splits a tree into its top-level AND conjuncts (pointers into e). */
-int32_t qv_expr_conjuncts(const qv_expr *e, const qv_expr **out, int32_t cap);
+QV_API int32_t qv_expr_conjuncts(const qv_expr *e, const qv_expr **out, int32_t cap);
 
 /* ---- front ends ------------------------------------------------------ */
 
 /* Parses the Lance SQL filter language into an unbound tree.  Errors:
  * QV_ERR_PARSE with "filter: expected X at column N" (1-based). */
-qv_status qv_lance_filter_parse(const char *text, qv_expr **out, qv_error *err);
+QV_API qv_status qv_lance_filter_parse(const char *text, qv_expr **out, qv_error *err);
 
 /* Parses a Polars expression written as in Python (`pl.col("a") > 1`,
  * `pl.when(...).then(...).otherwise(...)`, method chains with the .str,
@@ -207,7 +207,7 @@ qv_status qv_lance_filter_parse(const char *text, qv_expr **out, qv_error *err);
  * semantics.  The tree is the one qv_polars_from_json builds from the
  * JSON Polars serializes for the same expression.  Errors: QV_ERR_PARSE
  * with "expression: expected X at column N" (1-based, in characters). */
-qv_status qv_polars_parse(const char *text, qv_expr **out, qv_error *err);
+QV_API qv_status qv_polars_parse(const char *text, qv_expr **out, qv_error *err);
 
 /* Reads the JSON that Polars writes with Expr.meta.serialize(format="json")
  * (pinned Polars 2.1.0) into an unbound tree.  json need not be
@@ -216,7 +216,7 @@ qv_status qv_polars_parse(const char *text, qv_expr **out, qv_error *err);
  * possible), not errors.  Errors: QV_ERR_PARSE "polars json: ... at byte N"
  * for malformed or over-deep JSON, and for known nodes whose contents do
  * not have the expected shape. */
-qv_status qv_polars_from_json(const char *json, size_t len, qv_expr **out, qv_error *err);
+QV_API qv_status qv_polars_from_json(const char *json, size_t len, qv_expr **out, qv_error *err);
 
 #ifdef __cplusplus
 }

@@ -40,9 +40,9 @@ typedef enum qv_index_type {
 } qv_index_type;
 
 /* "btree", "bitmap", "ngram", "label_list" ("unknown" otherwise). */
-const char *qv_index_type_name(int type);
+QV_API const char *qv_index_type_name(int type);
 /* Parses those names; false when s is none of them. */
-bool qv_index_type_parse(const char *s, qv_index_type *out);
+QV_API bool qv_index_type_parse(const char *s, qv_index_type *out);
 
 typedef struct qv_index_options {
   int version;              /* QV_INDEX_OPTIONS_VERSION */
@@ -58,15 +58,15 @@ typedef struct qv_index_options {
  * QV_ERR_EXISTS: the name is taken; QV_ERR_TYPE: the column's type cannot
  * have this index; QV_ERR_CONFLICT: another writer committed first.  On
  * any error nothing is published and the files written are removed. */
-qv_status qv_index_create(const char *path, const char *column, qv_index_type type, const qv_index_options *opts,
+QV_API qv_status qv_index_create(const char *path, const char *column, qv_index_type type, const qv_index_options *opts,
                           int64_t *out_version, qv_error *err);
 /* Commits a version without the index `name` (QV_ERR_NOT_FOUND if absent).
  * Its files stay: older versions still use them. */
-qv_status qv_index_drop(const char *path, const char *name, int64_t *out_version, qv_error *err);
+QV_API qv_status qv_index_drop(const char *path, const char *name, int64_t *out_version, qv_error *err);
 /* Builds files for the fragments the index (NULL: every index) does not
  * cover yet, such as appended ones, and commits.  *out_version (nullable)
  * is 0 when every index already covered every fragment (nothing committed). */
-qv_status qv_index_optimize(const char *path, const char *name, int64_t *out_version, qv_error *err);
+QV_API qv_status qv_index_optimize(const char *path, const char *name, int64_t *out_version, qv_error *err);
 
 /* ---- reading ----------------------------------------------------------- */
 
@@ -74,13 +74,13 @@ typedef struct qv_index qv_index;
 
 /* Opens index entry i of ds (see qv_dataset_num_indices).  Files are opened
  * lazily, when a fragment is first asked about.  ds must outlive it. */
-qv_status qv_index_open(const qv_dataset *ds, int32_t i, qv_index **out, qv_error *err);
-void qv_index_close(qv_index *ix); /* NULL-safe */
+QV_API qv_status qv_index_open(const qv_dataset *ds, int32_t i, qv_index **out, qv_error *err);
+QV_API void qv_index_close(qv_index *ix); /* NULL-safe */
 
-const char *qv_index_name(const qv_index *ix);
-qv_index_type qv_index_kind(const qv_index *ix);
-int32_t qv_index_column(const qv_index *ix); /* dataset column index */
-bool qv_index_covers(const qv_index *ix, int64_t fragment_id);
+QV_API const char *qv_index_name(const qv_index *ix);
+QV_API qv_index_type qv_index_kind(const qv_index *ix);
+QV_API int32_t qv_index_column(const qv_index *ix); /* dataset column index */
+QV_API bool qv_index_covers(const qv_index *ix, int64_t fragment_id);
 
 /* Statistics kept with the index, summed over its files. */
 typedef struct qv_index_stats {
@@ -92,7 +92,7 @@ typedef struct qv_index_stats {
   int64_t bytes;      /* file bytes */
 } qv_index_stats;
 
-qv_status qv_index_stats_get(qv_index *ix, qv_index_stats *out, qv_error *err);
+QV_API qv_status qv_index_stats_get(qv_index *ix, qv_index_stats *out, qv_error *err);
 
 typedef enum qv_index_answer {
   QV_INDEX_NO = 0,      /* this index cannot answer the conjunct */
@@ -111,14 +111,14 @@ typedef struct qv_index_estimate {
 /* Whether the index can answer a conjunct (bound against the dataset's
  * schema) and how many rows it would return, from its statistics alone
  * (the page lookup, value counts; no posting list or page is read). */
-qv_status qv_index_estimate_rows(qv_index *ix, const qv_expr *conjunct, qv_index_estimate *out, qv_error *err);
+QV_API qv_status qv_index_estimate_rows(qv_index *ix, const qv_expr *conjunct, qv_index_estimate *out, qv_error *err);
 
 /* The rows of fragment `fragment_id` the conjunct keeps (row numbers within
  * the fragment; deleted rows are not removed) into out (cleared first),
  * and whether that is exact.  QV_ERR_INVALID when the index cannot answer
  * the conjunct or does not cover the fragment; QV_ERR_CORRUPT with the
  * file, offset and problem when a file is damaged. */
-qv_status qv_index_query(qv_index *ix, const qv_expr *conjunct, int64_t fragment_id, roaring_bitmap_t *out,
+QV_API qv_status qv_index_query(qv_index *ix, const qv_expr *conjunct, int64_t fragment_id, roaring_bitmap_t *out,
                          bool *exact, qv_error *err);
 
 /* ---- damaged files -------------------------------------------------------
@@ -134,31 +134,31 @@ qv_status qv_index_query(qv_index *ix, const qv_expr *conjunct, int64_t fragment
 /* Whether st, from reading an index file, means the file is unusable
  * (QV_ERR_CORRUPT, QV_ERR_IO, QV_ERR_NOT_FOUND, QV_ERR_UNSUPPORTED) rather
  * than a failure of the machine (QV_ERR_NOMEM) or of the caller. */
-bool qv_index_damage_status(qv_status st);
+QV_API bool qv_index_damage_status(qv_status st);
 /* Tolerant (off by default): qv_index_estimate_rows and qv_index_stats_get
  * leave damaged files out, as fragments the index does not cover, instead
  * of failing.  qv_index_query still fails on a damaged file's fragment. */
-void qv_index_set_tolerant(qv_index *ix, bool on);
+QV_API void qv_index_set_tolerant(qv_index *ix, bool on);
 /* Files found damaged so far and the first one's error ("FILE: offset N:
  * what"; NULL when none; valid until qv_index_close). */
-int32_t qv_index_damaged(const qv_index *ix, const char **first_error);
+QV_API int32_t qv_index_damaged(const qv_index *ix, const char **first_error);
 /* Whether the file of fragment_id was found damaged. */
-bool qv_index_fragment_damaged(const qv_index *ix, int64_t fragment_id);
+QV_API bool qv_index_fragment_damaged(const qv_index *ix, int64_t fragment_id);
 /* Opens every file and reads every chunk, checking its CRC32C; damage is
  * recorded (see qv_index_damaged), not returned: *damaged (nullable) gets
  * the count.  Fails only for other errors (QV_ERR_NOMEM). */
-qv_status qv_index_verify(qv_index *ix, int32_t *damaged, qv_error *err);
+QV_API qv_status qv_index_verify(qv_index *ix, int32_t *damaged, qv_error *err);
 /* Rewrites, from the data files, the files of index `name` (NULL: every
  * index) that qv_index_verify finds damaged, and commits.  *rebuilt
  * (nullable) gets the count of files rewritten; *out_version (nullable)
  * is 0 when nothing was damaged (nothing committed).  The damaged files
  * stay: older versions still name them. */
-qv_status qv_index_rebuild(const char *path, const char *name, int32_t *rebuilt, int64_t *out_version,
+QV_API qv_status qv_index_rebuild(const char *path, const char *name, int32_t *rebuilt, int64_t *out_version,
                            qv_error *err);
 
 /* Chunks (pages, posting lists, dictionaries, null rows) and bytes read
  * from the index's files so far, over every open file. */
-void qv_index_counters(const qv_index *ix, qv_io_counters *out);
+QV_API void qv_index_counters(const qv_index *ix, qv_io_counters *out);
 
 #ifdef __cplusplus
 }

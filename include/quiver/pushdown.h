@@ -26,15 +26,15 @@ typedef struct qv_lance_filter {
  * column type translates.  *out gets a new filter (free it with
  * qv_lance_filter_free), or NULL when nothing translates.  Errors:
  * QV_ERR_INVALID for NULL e/out, QV_ERR_NOMEM. */
-qv_status qv_to_lance_filter(const qv_expr *e, const qv_schema *schema, qv_lance_filter **out, qv_error *err);
+QV_API qv_status qv_to_lance_filter(const qv_expr *e, const qv_schema *schema, qv_lance_filter **out, qv_error *err);
 
 /* NULL-safe. */
-void qv_lance_filter_free(qv_lance_filter *f);
+QV_API void qv_lance_filter_free(qv_lance_filter *f);
 
 /* The same translation, explained: one line per node that declined (or
  * conjunct that was dropped) with the reason, or "nothing declined".
  * Returns qv_malloc'd text (qv_free), NULL on allocation failure. */
-char *qv_lance_filter_explain(const qv_expr *e, const qv_schema *schema);
+QV_API char *qv_lance_filter_explain(const qv_expr *e, const qv_schema *schema);
 
 /* A BigQuery Storage Read API row_restriction (GoogleSQL): exact is true
  * when it keeps exactly the rows the expression keeps, false when it keeps
@@ -52,16 +52,16 @@ typedef struct qv_bigquery_filter {
  * when nothing translates.  Errors: QV_ERR_INVALID for NULL e/out and for a
  * column name BigQuery cannot hold ("bigquery: column name 'a.b' contains
  * '.' (U+002E), ..."), QV_ERR_NOMEM. */
-qv_status qv_to_bigquery_filter(const qv_expr *e, const qv_schema *schema, qv_bigquery_filter **out, qv_error *err);
+QV_API qv_status qv_to_bigquery_filter(const qv_expr *e, const qv_schema *schema, qv_bigquery_filter **out, qv_error *err);
 
 /* NULL-safe. */
-void qv_bigquery_filter_free(qv_bigquery_filter *f);
+QV_API void qv_bigquery_filter_free(qv_bigquery_filter *f);
 
 /* The same translation, explained: *out gets one line per node that
  * declined, conjunct that was dropped or shed, with the reason, or
  * "nothing declined" (qv_malloc'd, qv_free).  Errors as
  * qv_to_bigquery_filter. */
-qv_status qv_bigquery_filter_explain(const qv_expr *e, const qv_schema *schema, char **out, qv_error *err);
+QV_API qv_status qv_bigquery_filter_explain(const qv_expr *e, const qv_schema *schema, char **out, qv_error *err);
 
 /* Reads a BigQuery table schema as JSON (len bytes, need not be
  * NUL-terminated): the field array `bq show --schema --format=json`
@@ -80,7 +80,7 @@ qv_status qv_bigquery_filter_explain(const qv_expr *e, const qv_schema *schema, 
  * (QV_SCHEMA_INIT); on failure it is reset.  Errors: QV_ERR_PARSE
  * "bigquery schema: ... at byte N" for malformed JSON or a field without a
  * name or type, QV_ERR_UNSUPPORTED for an unknown type, QV_ERR_NOMEM. */
-qv_status qv_bigquery_schema_from_json(const char *json, size_t len, qv_schema *out, qv_error *err);
+QV_API qv_status qv_bigquery_schema_from_json(const char *json, size_t len, qv_schema *out, qv_error *err);
 
 #ifdef __cplusplus
 }

@@ -97,32 +97,32 @@ typedef struct qv_scanner qv_scanner;
 /* Opens a scan of the dataset at path.  Parses and binds the filter; errors
  * (bad filter, unknown column, version) are reported here, before any data
  * is read. */
-qv_status qv_scanner_open(const char *path, const qv_scan_options *opts, qv_scanner **out, qv_error *err);
+QV_API qv_status qv_scanner_open(const char *path, const qv_scan_options *opts, qv_scanner **out, qv_error *err);
 /* The same over an already open dataset (not owned; must outlive the scanner). */
-qv_status qv_scanner_open_dataset(const qv_dataset *ds, const qv_scan_options *opts, qv_scanner **out,
+QV_API qv_status qv_scanner_open_dataset(const qv_dataset *ds, const qv_scan_options *opts, qv_scanner **out,
                                   qv_error *err);
-void qv_scanner_destroy(qv_scanner *s); /* NULL-safe */
+QV_API void qv_scanner_destroy(qv_scanner *s); /* NULL-safe */
 
 /* Output schema (projection, plus _rowid when asked). */
-const qv_schema *qv_scanner_schema(const qv_scanner *s);
+QV_API const qv_schema *qv_scanner_schema(const qv_scanner *s);
 /* Next batch (caller releases) or NULL at the end. */
-qv_status qv_scanner_next(qv_scanner *s, qv_batch **out, qv_error *err);
-void qv_scanner_counters(const qv_scanner *s, qv_scan_counters *out);
+QV_API qv_status qv_scanner_next(qv_scanner *s, qv_batch **out, qv_error *err);
+QV_API void qv_scanner_counters(const qv_scanner *s, qv_scan_counters *out);
 /* The plan as indented text (qv_malloc'd; qv_free).  With counters = true,
  * the counters gathered so far are appended. */
-char *qv_scanner_explain(const qv_scanner *s, bool counters);
+QV_API char *qv_scanner_explain(const qv_scanner *s, bool counters);
 /* The scanner as a batch reader (takes ownership of s). */
-qv_status qv_scanner_reader(qv_scanner *s, qv_batch_reader **out, qv_error *err);
+QV_API qv_status qv_scanner_reader(qv_scanner *s, qv_batch_reader **out, qv_error *err);
 
 /* Deletes the rows matching a Lance SQL filter from the latest version by
  * committing deletion files.  *deleted (nullable) gets the row count,
  * *new_version (nullable) the version (unchanged when nothing matched). */
-qv_status qv_dataset_delete_where(const char *path, const char *filter, int64_t *deleted, int64_t *new_version,
+QV_API qv_status qv_dataset_delete_where(const char *path, const char *filter, int64_t *deleted, int64_t *new_version,
                                   qv_error *err);
 /* The same for an expression (unbound; copied), e.g. from qv_polars_parse
  * or qv_polars_from_json: the rows it keeps as a filter, evaluated with
  * the semantics it was built with, are deleted. */
-qv_status qv_dataset_delete_matching(const char *path, const qv_expr *filter, int64_t *deleted,
+QV_API qv_status qv_dataset_delete_matching(const char *path, const qv_expr *filter, int64_t *deleted,
                                      int64_t *new_version, qv_error *err);
 
 #ifdef __cplusplus

@@ -59,20 +59,20 @@ typedef struct qv_write_options {
  * another schema; QV_ERR_CONFLICT: another writer published the same
  * version first (retry).  *out_version (nullable) receives the new
  * version number. */
-qv_status qv_dataset_write(const char *path, qv_batch_reader *reader, const qv_write_options *opts,
+QV_API qv_status qv_dataset_write(const char *path, qv_batch_reader *reader, const qv_write_options *opts,
                            int64_t *out_version, qv_error *err);
 
 typedef struct qv_dataset qv_dataset;
 
 /* Opens version `version` (0 = latest). */
-qv_status qv_dataset_open(const char *path, int64_t version, qv_dataset **out, qv_error *err);
-void qv_dataset_close(qv_dataset *ds); /* NULL-safe */
+QV_API qv_status qv_dataset_open(const char *path, int64_t version, qv_dataset **out, qv_error *err);
+QV_API void qv_dataset_close(qv_dataset *ds); /* NULL-safe */
 
-const char *qv_dataset_path(const qv_dataset *ds);
-int64_t qv_dataset_version(const qv_dataset *ds);
-const qv_schema *qv_dataset_schema(const qv_dataset *ds);
-int64_t qv_dataset_count_rows(const qv_dataset *ds); /* excluding deleted rows */
-int32_t qv_dataset_num_fragments(const qv_dataset *ds);
+QV_API const char *qv_dataset_path(const qv_dataset *ds);
+QV_API int64_t qv_dataset_version(const qv_dataset *ds);
+QV_API const qv_schema *qv_dataset_schema(const qv_dataset *ds);
+QV_API int64_t qv_dataset_count_rows(const qv_dataset *ds); /* excluding deleted rows */
+QV_API int32_t qv_dataset_num_fragments(const qv_dataset *ds);
 
 typedef struct qv_version_info {
   int64_t version;
@@ -83,7 +83,7 @@ typedef struct qv_version_info {
 } qv_version_info;
 
 /* All versions, oldest first; *out is qv_malloc'd (qv_free). */
-qv_status qv_dataset_versions(const char *path, qv_version_info **out, int64_t *count, qv_error *err);
+QV_API qv_status qv_dataset_versions(const char *path, qv_version_info **out, int64_t *count, qv_error *err);
 
 /* ---- fragments, pages, statistics (what the scanner reads) ----------- */
 
@@ -94,7 +94,7 @@ typedef struct qv_fragment_info {
   const char *path;     /* data file, relative to the dataset */
 } qv_fragment_info;
 
-void qv_dataset_fragment(const qv_dataset *ds, int32_t i, qv_fragment_info *out);
+QV_API void qv_dataset_fragment(const qv_dataset *ds, int32_t i, qv_fragment_info *out);
 
 /* Statistics of one page of one column.  min/max are null scalars when
  * unknown (all values null, or a type without order). */
@@ -119,17 +119,17 @@ typedef struct qv_fragment_reader qv_fragment_reader;
 /* Opens fragment i of ds (checked against the manifest: schema, rows,
  * deletion file); it does not refer to ds afterwards.  A reader keeps per-column
  * state (the last decoded page, scratch, counters): use one per thread. */
-qv_status qv_fragment_open(const qv_dataset *ds, int32_t fragment, qv_fragment_reader **out, qv_error *err);
-void qv_fragment_close(qv_fragment_reader *r); /* NULL-safe */
+QV_API qv_status qv_fragment_open(const qv_dataset *ds, int32_t fragment, qv_fragment_reader **out, qv_error *err);
+QV_API void qv_fragment_close(qv_fragment_reader *r); /* NULL-safe */
 /* A second reader of r's fragment, for another thread: it shares r's
  * parsed footer and descriptor and copies its deletions, so nothing is
  * read again (a footer is 0.1-1% of its file and is checked on open); its
  * own per-column state starts empty.  Either may be closed first. */
-qv_status qv_fragment_open_shared(const qv_fragment_reader *r, qv_fragment_reader **out, qv_error *err);
+QV_API qv_status qv_fragment_open_shared(const qv_fragment_reader *r, qv_fragment_reader **out, qv_error *err);
 
-int64_t qv_fragment_num_rows(const qv_fragment_reader *r);
-int32_t qv_fragment_num_pages(const qv_fragment_reader *r, int32_t column);
-void qv_fragment_page(const qv_fragment_reader *r, int32_t column, int32_t page, qv_page_info *out);
+QV_API int64_t qv_fragment_num_rows(const qv_fragment_reader *r);
+QV_API int32_t qv_fragment_num_pages(const qv_fragment_reader *r, int32_t column);
+QV_API void qv_fragment_page(const qv_fragment_reader *r, int32_t column, int32_t page, qv_page_info *out);
 /* Encoding codes of qv_page_info.encoding (stable: they are on disk). */
 enum {
   QV_ENCODING_PLAIN = 0,      /* fixed width as is, bool as bits, strings as offsets + bytes, nested */
@@ -139,32 +139,32 @@ enum {
 };
 /* Name of an encoding code ("plain", "dictionary", "bitpack-for", "fsst";
  * "unknown" for anything else). */
-const char *qv_encoding_name(int encoding);
+QV_API const char *qv_encoding_name(int encoding);
 
 /* Decodes rows [row_start, row_start+row_count) of a top-level column. */
-qv_status qv_fragment_read(qv_fragment_reader *r, int32_t column, int64_t row_start, int64_t row_count,
+QV_API qv_status qv_fragment_read(qv_fragment_reader *r, int32_t column, int64_t row_start, int64_t row_count,
                            qv_array **out, qv_error *err);
 /* As qv_fragment_read, but when [row_start, row_start + row_count) is
  * exactly one page and that page is dictionary-encoded, the rows come back
  * as a dictionary array (int32 indices into the page's distinct values, of
  * the column's type): the evaluator then compares each distinct value once
  * (QV_TYPE_DICTIONARY; qv_array_dictionary_decode gives the plain rows). */
-qv_status qv_fragment_read_encoded(qv_fragment_reader *r, int32_t column, int64_t row_start, int64_t row_count,
+QV_API qv_status qv_fragment_read_encoded(qv_fragment_reader *r, int32_t column, int64_t row_start, int64_t row_count,
                                    qv_array **out, qv_error *err);
 /* Decodes only rows[0..n) (sorted, fragment-relative) of a column, reading
  * and decoding no more than those rows need where the encoding allows. */
-qv_status qv_fragment_take(qv_fragment_reader *r, int32_t column, const int64_t *rows, int64_t n,
+QV_API qv_status qv_fragment_take(qv_fragment_reader *r, int32_t column, const int64_t *rows, int64_t n,
                            qv_array **out, qv_error *err);
 /* As qv_fragment_take, for the rows base + sel[k] (k < n): a selection
  * vector (qv_selection) evaluated on the rows from base on, sorted.  A
  * scanner takes a page's selected rows this way with base the page's first
  * row: the selection is used as it is, not copied or widened. */
-qv_status qv_fragment_take_selection(qv_fragment_reader *r, int32_t column, int64_t base, const uint32_t *sel,
+QV_API qv_status qv_fragment_take_selection(qv_fragment_reader *r, int32_t column, int64_t base, const uint32_t *sel,
                                      int64_t n, qv_array **out, qv_error *err);
 
 /* Deleted rows of the fragment as a bitmap of num_rows bits (1 = deleted),
  * or NULL when none are deleted.  Owned by the reader. */
-const uint8_t *qv_fragment_deleted(const qv_fragment_reader *r);
+QV_API const uint8_t *qv_fragment_deleted(const qv_fragment_reader *r);
 
 /* Per-reader I/O counters, for explain --analyze. */
 typedef struct qv_io_counters {
@@ -172,7 +172,7 @@ typedef struct qv_io_counters {
   int64_t bytes_decoded;
   int64_t pages_read;
 } qv_io_counters;
-void qv_fragment_counters(const qv_fragment_reader *r, int32_t column, qv_io_counters *out);
+QV_API void qv_fragment_counters(const qv_fragment_reader *r, int32_t column, qv_io_counters *out);
 
 /* ---- indices recorded in the manifest ----------------------------------
  *
@@ -200,16 +200,16 @@ typedef struct qv_index_entry {
   const qv_index_file *files; /* fragment ids strictly increasing */
 } qv_index_entry;
 
-int32_t qv_dataset_num_indices(const qv_dataset *ds);
+QV_API int32_t qv_dataset_num_indices(const qv_dataset *ds);
 /* Entry i (pointers into ds, valid while it is open); zeroed when out of range. */
-void qv_dataset_index(const qv_dataset *ds, int32_t i, qv_index_entry *out);
+QV_API void qv_dataset_index(const qv_dataset *ds, int32_t i, qv_index_entry *out);
 /* Commits a new version with ds's fragments and `indices` as its complete
  * index list (copied; their files must already be written and fsynced
  * under _indices/).  operation is the version's operation name (<= 31
  * bytes).  A built_version or updated_version of 0 means the version this
  * commit creates.  QV_ERR_CONFLICT when ds is not the latest version; QV_ERR_INVALID
  * when an entry would not pass the manifest's checks. */
-qv_status qv_dataset_commit_indices(const qv_dataset *ds, const qv_index_entry *indices, int32_t n,
+QV_API qv_status qv_dataset_commit_indices(const qv_dataset *ds, const qv_index_entry *indices, int32_t n,
                                     const char *operation, int64_t *out_version, qv_error *err);
 
 /* ---- deletes --------------------------------------------------------- */
@@ -218,7 +218,7 @@ qv_status qv_dataset_commit_indices(const qv_dataset *ds, const qv_index_entry *
  * fragment i's rows (NULL = no new deletes there); merged with existing
  * deletions.  Fails with QV_ERR_CONFLICT if ds is not the latest version.
  * A fragment left with no live row is not part of the new version. */
-qv_status qv_dataset_delete_rows(qv_dataset *ds, const uint8_t *const *deleted, int64_t *out_version,
+QV_API qv_status qv_dataset_delete_rows(qv_dataset *ds, const uint8_t *const *deleted, int64_t *out_version,
                                  qv_error *err);
 
 #ifdef __cplusplus
