@@ -9,7 +9,7 @@ PREFIX   ?= /usr/local
 CMAKE_FLAGS ?=
 JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all deps build demo pyenv pypackage test test-c test-python lance-coverage asan tsan install bench fuzz clean
+.PHONY: all deps build demo pyenv pypackage test test-c test-python lance-coverage asan tsan install bench fuzz clean clean-demo
 
 all: build
 
@@ -76,3 +76,7 @@ fuzz:
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) build-fuzz build-py
+
+# The demo's dataset (demo-data/, about 550 MB at the default 2M rows).
+clean-demo:
+	rm -rf demo-data

@@ -83,8 +83,9 @@ char *qv_scanner_explain(const qv_scanner *s, bool with_counters) {
   const qv_dataset *ds = qv_scanner_dataset_(s);
   const qv_schema *schema = qv_dataset_schema(ds);
   int32_t nf = qv_dataset_num_fragments(ds);
-  qv_text_f(&t, "Scan %s version %lld (%d fragment%s, %lld rows)\n", qv_dataset_path(ds),
-      (long long)qv_dataset_version(ds), nf, nf == 1 ? "" : "s", (long long)qv_dataset_count_rows(ds));
+  int64_t rows = qv_dataset_count_rows(ds);
+  qv_text_f(&t, "Scan %s version %lld (%d fragment%s, %lld row%s)\n", qv_dataset_path(ds),
+      (long long)qv_dataset_version(ds), nf, nf == 1 ? "" : "s", (long long)rows, rows == 1 ? "" : "s");
   qv_text_f(&t, "  Project: ");
   add_columns(&t, schema, v.proj, v.n_proj);
   if (v.with_row_id) qv_text_f(&t, "%s_rowid", v.n_proj ? ", " : "");
@@ -124,8 +125,8 @@ char *qv_scanner_explain(const qv_scanner *s, bool with_counters) {
     qv_text_f(&t, "  rows: %lld scanned, %lld selected, %lld returned\n", (long long)c.rows_scanned,
         (long long)c.rows_selected, (long long)c.rows_returned);
     if (v.index_plan && qv_index_plan_any(v.index_plan))
-      qv_text_f(&t, "  index: %lld rows kept, %lld fragments and %lld page ranges skipped, %lld bytes read\n",
-          (long long)c.index_rows, (long long)c.fragments_index_skipped, (long long)c.pages_index_skipped,
+      qv_text_f(&t, "  index: %lld row%s kept, %lld fragments and %lld page ranges skipped, %lld bytes read\n",
+          (long long)c.index_rows, c.index_rows == 1 ? "" : "s", (long long)c.fragments_index_skipped, (long long)c.pages_index_skipped,
           (long long)c.index_bytes_read);
     if (c.index_fallback_fragments)
       qv_text_f(&t, "  index fallback: %lld fragment(s) filtered in full (index files unusable, see above)\n",

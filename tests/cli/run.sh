@@ -70,6 +70,9 @@ run delete q delete ds --filter "id = 1"
 run after-delete q scan ds --select id --filter "id < 3"
 run old-version q scan ds --version 1 --select id --filter "id < 3"
 run delete-needs-filter q delete ds
+# A delete that matches nothing commits nothing and says so; the latest version stays.
+run delete-nothing q delete ds --filter "id = 999"
+run versions-after-delete-nothing bash -c "'$quiver' versions ds | tail -n 1 | cut -c1-12"
 # Arrow output is an IPC stream: it starts with the continuation marker.
 run arrow-magic bash -c "'$quiver' scan ds --format arrow | head -c 4 | od -An -tx1"
 run import-arrow-stdin bash -c "'$quiver' scan ds --format arrow > rows.arrows && '$quiver' import - ds-arrow -q < rows.arrows && '$quiver' scan ds-arrow --select id,name --limit 3"
@@ -125,6 +128,8 @@ q index create big --column id --type btree > /dev/null
 q index create big --column grp --type bitmap > /dev/null
 run index-explain-used q explain --analyze big --filter "id BETWEEN 100 AND 120 AND grp = 25" --select word
 run index-scan-used q scan big --filter "id BETWEEN 100 AND 120 AND grp = 25" --select id,word
+# One row kept: "1 row", not "1 rows".
+run index-explain-one-row bash -c "'$quiver' explain --analyze big --filter 'id = 100' --select word | grep 'index:'"
 run index-scan-or q scan big --filter "id = 7 OR id = 2999" --select id,word
 # A float column with NaN of both signs, infinities and signed zeros: the
 # BTREE answers Polars comparisons (NaN greatest, -0.0 = 0.0) exactly.

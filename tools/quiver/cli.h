@@ -24,6 +24,9 @@ int cmd_bigquery_filter(int argc, char **argv);
 
 /* Prints "quiver CMD: message" to stderr and returns 1. */
 int cli_fail(const char *cmd, const qv_error *err);
+/* The program as it was run (argv[0], e.g. "build/quiver"), for hints that
+ * show a command to type next. */
+extern const char *cli_program;
 /* Prints a usage problem plus "try 'quiver CMD --help'" and returns 2. */
 int cli_usage(const char *cmd, const char *fmt, ...)
 #if defined(__GNUC__)

@@ -96,7 +96,8 @@ int cmd_delete(int argc, char **argv) {
       "deletion files (no data file is rewritten; older versions still read the\n"
       "rows).  --filter takes the Lance SQL filter language, --where a Polars\n"
       "expression with Polars semantics, as `quiver scan` does (a row the filter\n"
-      "makes null is kept).  Prints how many rows were deleted and the new version.\n";
+      "makes null is kept).  Prints how many rows were deleted and the new version;\n"
+      "when no row matches, nothing is committed and it says so (exit status 0).\n";
   const char *path, *filter = NULL, *where = NULL;
   int rc = simple_args("delete", help, argc, argv, NULL, &filter, &where, &path);
   if (rc >= 0) return rc;
@@ -110,6 +111,9 @@ int cmd_delete(int argc, char **argv) {
                       : qv_dataset_delete_where(path, filter, &deleted, &version, &err);
   qv_expr_destroy(expr);
   if (st != QV_OK) return cli_fail("delete", &err);
-  printf("deleted %lld row%s; version %lld\n", (long long)deleted, deleted == 1 ? "" : "s", (long long)version);
+  if (deleted == 0)
+    printf("no row matched; nothing changed (version %lld is still the latest)\n", (long long)version);
+  else
+    printf("deleted %lld row%s; version %lld\n", (long long)deleted, deleted == 1 ? "" : "s", (long long)version);
   return 0;
 }

@@ -252,6 +252,6 @@ int cmd_demo(int argc, char **argv) {
   printf("\npushdown on is %.1fx faster and reads %.1fx fewer bytes than pushdown off.\n",
          res[1].seconds / (res[0].seconds > 0 ? res[0].seconds : 1e-9),
          (double)field(res[1].stats, "bytes_read=") / (double)(field(res[0].stats, "bytes_read=") > 0 ? field(res[0].stats, "bytes_read=") : 1));
-  printf("Try: quiver explain --analyze %s --filter \"val > 0.999\" --select id,payload\n", path);
+  printf("Try: %s explain --analyze %s --filter \"val > 0.999\" --select id,payload\n", cli_program, path);
   return 0;
 }

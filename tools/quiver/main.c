@@ -32,11 +32,13 @@ static void usage(FILE *f) {
   for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
     fprintf(f, "  %-15s %s\n", commands[i].name, commands[i].summary);
   fprintf(f,
-          "\n'quiver <command> --help' describes each one.\n"
+          "\n'quiver <command> --help' describes each one; 'quiver --version' prints the version.\n"
           "Filters use the Lance SQL filter language, e.g. \"val > 0.999 AND cat IN ('c1', 'c2')\".\n"
           "\nenvironment:\n"
           "  QUIVER_THREADS=N  threads a scan may use (default: the number of CPUs; 1: the calling thread only)\n");
 }
+
+const char *cli_program = "quiver";
 
 int cli_fail(const char *cmd, const qv_error *err) {
   fprintf(stderr, "quiver %s: %s\n", cmd, err->message);
@@ -67,6 +69,7 @@ bool cli_parse_count(const char *text, int64_t *out) {
 }
 
 int main(int argc, char **argv) {
+  if (argc > 0 && argv[0] && argv[0][0]) cli_program = argv[0];
   if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
     usage(argc < 2 ? stderr : stdout);
     return argc < 2 ? 2 : 0;
