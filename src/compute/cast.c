@@ -100,23 +100,18 @@ static void load_f64(const qv_array *a, int64_t start, int64_t m, double *dst) {
 
 /* ---- storing blocks ----------------------------------------------------------- */
 
+/* decimal128 holds precision digits here; a bool target takes any value
+ * (nonzero is true); the rest are their type's range. */
 static void range_of(const qv_datatype *t, qvk_i128 *lo, qvk_i128 *hi) {
-  switch (t->id) {
-    case QV_TYPE_INT8: *lo = INT8_MIN; *hi = INT8_MAX; return;
-    case QV_TYPE_INT16: *lo = INT16_MIN; *hi = INT16_MAX; return;
-    case QV_TYPE_INT32: case QV_TYPE_DATE32: *lo = INT32_MIN; *hi = INT32_MAX; return;
-    case QV_TYPE_UINT8: *lo = 0; *hi = UINT8_MAX; return;
-    case QV_TYPE_UINT16: *lo = 0; *hi = UINT16_MAX; return;
-    case QV_TYPE_UINT32: *lo = 0; *hi = UINT32_MAX; return;
-    case QV_TYPE_UINT64: *lo = 0; *hi = UINT64_MAX; return;
-    case QV_TYPE_DECIMAL128: {
-      int p = t->precision < 1 || t->precision > 38 ? 38 : t->precision;
-      *hi = qvk_pow10_i128[p] - 1;
-      *lo = -*hi;
-      return;
-    }
-    case QV_TYPE_BOOL: *lo = QVK_I128_MIN; *hi = QVK_I128_MAX; return;
-    default: *lo = INT64_MIN; *hi = INT64_MAX; return;
+  if (t->id == QV_TYPE_DECIMAL128) {
+    int p = t->precision < 1 || t->precision > 38 ? 38 : t->precision;
+    *hi = qvk_pow10_i128[p] - 1;
+    *lo = -*hi;
+  } else if (t->id == QV_TYPE_BOOL) {
+    *lo = QVK_I128_MIN;
+    *hi = QVK_I128_MAX;
+  } else {
+    qvk_int_range(t->id, lo, hi);
   }
 }
 

@@ -116,21 +116,6 @@ QVK_MULTIVERSION static void vv_i64_u64(qv_op op, const int64_t *a, const uint64
 
 #define flip qv_op_mirror
 
-/* The value range of an integer-like physical type. */
-void qvk_int_range(qv_type_id id, qvk_i128 *lo, qvk_i128 *hi) {
-  switch (id) {
-    case QV_TYPE_INT8: *lo = INT8_MIN; *hi = INT8_MAX; return;
-    case QV_TYPE_INT16: *lo = INT16_MIN; *hi = INT16_MAX; return;
-    case QV_TYPE_INT32: case QV_TYPE_DATE32: *lo = INT32_MIN; *hi = INT32_MAX; return;
-    case QV_TYPE_UINT8: *lo = 0; *hi = UINT8_MAX; return;
-    case QV_TYPE_UINT16: *lo = 0; *hi = UINT16_MAX; return;
-    case QV_TYPE_UINT32: *lo = 0; *hi = UINT32_MAX; return;
-    case QV_TYPE_UINT64: *lo = 0; *hi = UINT64_MAX; return;
-    case QV_TYPE_DECIMAL128: *lo = QVK_I128_MIN; *hi = QVK_I128_MAX; return;
-    default: *lo = INT64_MIN; *hi = INT64_MAX; return; /* int64 and 64-bit temporals */
-  }
-}
-
 void qvk_cmp_int_vs(qv_type_id id, qv_op op, const void *vals, const uint32_t *idx, qvk_i128 s,
                     int64_t n, uint64_t *out) {
   qvk_i128 lo, hi;

@@ -383,8 +383,22 @@ static inline int64_t qvk_dec_hi(const uint8_t *p, int64_t r) {
 qv_status qvk_compare_scaled(qv_op op, const qvk_datum *a, const qvk_datum *b, int64_t n,
                              uint64_t *out, qv_error *err);
 bool qvk_is_scaled(const qv_datatype *t);
-/* The value range of an integer-like physical type (compare.c). */
-void qvk_int_range(qv_type_id id, qvk_i128 *lo, qvk_i128 *hi);
+/* The value range of an integer-like physical type: compare, cast and IN
+ * clamp or reject values against it.  decimal128 gets the whole int128
+ * range (cast narrows it to the precision itself). */
+static inline void qvk_int_range(qv_type_id id, qvk_i128 *lo, qvk_i128 *hi) {
+  switch (id) {
+    case QV_TYPE_INT8: *lo = INT8_MIN; *hi = INT8_MAX; return;
+    case QV_TYPE_INT16: *lo = INT16_MIN; *hi = INT16_MAX; return;
+    case QV_TYPE_INT32: case QV_TYPE_DATE32: *lo = INT32_MIN; *hi = INT32_MAX; return;
+    case QV_TYPE_UINT8: *lo = 0; *hi = UINT8_MAX; return;
+    case QV_TYPE_UINT16: *lo = 0; *hi = UINT16_MAX; return;
+    case QV_TYPE_UINT32: *lo = 0; *hi = UINT32_MAX; return;
+    case QV_TYPE_UINT64: *lo = 0; *hi = UINT64_MAX; return;
+    case QV_TYPE_DECIMAL128: *lo = QVK_I128_MIN; *hi = QVK_I128_MAX; return;
+    default: *lo = INT64_MIN; *hi = INT64_MAX; return; /* int64 and 64-bit temporals */
+  }
+}
 /* Internal: integer compare of one type, exposed to compare_scaled.c. */
 void qvk_cmp_int_vs(qv_type_id id, qv_op op, const void *vals, const uint32_t *idx, qvk_i128 s,
                     int64_t n, uint64_t *out);
