@@ -280,6 +280,22 @@ void qvk_set_validity(qv_array *a, qv_bytes *validity);
  * (qvk_fixed_result with_validity): counts its nulls and drops it when
  * every row is valid. */
 void qvk_finish_validity(qv_array *a);
+/* The validity of the n rows where a and b (NULL: a alone) are both valid,
+ * as a new bitmap in *out; *out is NULL when every row is valid.  Fails
+ * (*out NULL, err set) only when the bitmap cannot be allocated. */
+qv_status qvk_validity_of(const qvk_datum *a, const qvk_datum *b, int64_t n, qv_bytes **out, qv_error *err);
+/* The end of a kernel that built r: when st is QV_OK r becomes *out,
+ * otherwise r is released (NULL is fine); returns st. */
+qv_status qvk_array_out(qv_status st, qv_array *r, qvk_datum *out);
+/* The end of a kernel that wrote r's n values and whose rows are null
+ * where x's are: r gets x's validity (qvk_validity_of) and becomes *out;
+ * r is released on failure. */
+qv_status qvk_array_out_valid(qv_array *r, const qvk_datum *x, int64_t n, qvk_datum *out, qv_error *err);
+/* The end of a bool kernel: when st is QV_OK the bool array of values and
+ * validity (qvk_bool_result) becomes *out; values and validity are taken
+ * on every path; returns st or the failure of building the array. */
+qv_status qvk_bool_out(qv_status st, int64_t n, qv_bytes *values, qv_bytes *validity, qvk_datum *out,
+                       qv_error *err);
 /* Fixed-width array of type with n elements: allocates values (zeroed) and,
  * if with_validity, an all-zero validity bitmap the caller fills. */
 qv_status qvk_fixed_result(const qv_datatype *type, int64_t n, bool with_validity,

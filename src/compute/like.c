@@ -339,26 +339,6 @@ qv_status qvk_op_like(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *
     }
   }
   plan_reset(&pl);
-  if (st == QV_OK) {
-    validity = qvk_bytes(qvk_words(n) * 8, c->err);
-    if (!validity) st = QV_ERR_NOMEM;
-  }
-  if (st != QV_OK) {
-    qv_bytes_release(values);
-    qv_bytes_release(validity);
-    return st;
-  }
-  uint64_t *m = (uint64_t *)qv_bytes_mutable(validity);
-  bool nulls = qvk_validity_words(x, n, m);
-  if (!pat->scalar) {
-    if (nulls) qvk_and_validity(pat, n, m);
-    else nulls = qvk_validity_words(pat, n, m);
-  }
-  if (!nulls) {
-    qv_bytes_release(validity);
-    validity = NULL;
-  }
-  QV_RETURN_NOT_OK(qvk_bool_result(n, values, validity, &r, c->err));
-  qvk_datum_set_array(out, r);
-  return QV_OK;
+  if (st == QV_OK) st = qvk_validity_of(x, pat->scalar ? NULL : pat, n, &validity, c->err);
+  return qvk_bool_out(st, n, values, validity, out, c->err);
 }

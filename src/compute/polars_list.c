@@ -105,10 +105,5 @@ qv_status qvk_op_polars_list(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_
   }
   qv_free(pos);
   qv_bytes_release(validity);
-  if (st != QV_OK) {
-    qv_array_release(r);
-    return st;
-  }
-  qvk_datum_set_array(out, r);
-  return QV_OK;
+  return qvk_array_out(st, r, out);
 }

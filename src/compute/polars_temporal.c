@@ -96,21 +96,6 @@ static int64_t part_value(int part, int64_t days, int64_t tod, int64_t per) {
   }
 }
 
-static qv_status with_validity(qvk_ctx *c, const qvk_datum *x, qv_array *r, qvk_datum *out) {
-  qv_bytes *validity = qvk_bytes(qvk_words(c->n) * 8, c->err);
-  if (!validity) {
-    qv_array_release(r);
-    return QV_ERR_NOMEM;
-  }
-  if (!qvk_validity_words(x, c->n, (uint64_t *)qv_bytes_mutable(validity))) {
-    qv_bytes_release(validity);
-    validity = NULL;
-  }
-  qvk_set_validity(r, validity);
-  qvk_datum_set_array(out, r);
-  return QV_OK;
-}
-
 /* Splits local value v (units of per) into days and time of day. */
 static inline void split_day(int64_t v, int64_t off, int64_t per, bool date, int64_t *days, int64_t *tod) {
   if (date) {
@@ -217,7 +202,7 @@ static qv_status dt_part(qvk_ctx *c, const qv_expr *e, qvk_datum *x, qvk_datum *
     int64_t v = part_value(part, days, tod, per);
     memcpy(dst + i * w, &v, (size_t)w); /* every part fits its type's low bytes */
   }
-  return with_validity(c, x, r, out);
+  return qvk_array_out_valid(r, x, c->n, out, c->err);
 }
 
 static qv_status dt_epoch(qvk_ctx *c, const qv_expr *e, qvk_datum *x, qvk_datum *out) {
@@ -424,7 +409,7 @@ static qv_status dt_truncate(qvk_ctx *c, qvk_datum *x, const qvk_datum *ed, qvk_
     qv_array_release(r);
     return qv_error_set(c->err, QV_ERR_OVERFLOW, "dt.truncate: row %lld truncates outside the representable range", (long long)i);
   }
-  return with_validity(c, x, r, out);
+  return qvk_array_out_valid(r, x, c->n, out, c->err);
 }
 
 static qv_status dt_date(qvk_ctx *c, qvk_datum *x, qvk_datum *out) {
@@ -450,7 +435,7 @@ static qv_status dt_date(qvk_ctx *c, qvk_datum *x, qvk_datum *out) {
      * seconds-resolution extremes, which Polars cannot hold either */
     dst[i] = (int32_t)days;
   }
-  return with_validity(c, x, r, out);
+  return qvk_array_out_valid(r, x, c->n, out, c->err);
 }
 
 qv_status qvk_op_polars_temporal(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out) {

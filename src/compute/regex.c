@@ -184,15 +184,7 @@ static qv_status regex_per_row(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qv
     else if (rc != PCRE2_ERROR_NOMATCH) st = qvk_regex_error(rc, what, i, c->err);
   }
   qvk_regex_free(&re);
-  qv_array *r = NULL;
-  if (st == QV_OK) {
-    st = qvk_bool_result(n, values, validity, &r, c->err);
-    values = validity = NULL;
-  }
-  qv_bytes_release(values);
-  qv_bytes_release(validity);
-  if (st == QV_OK) qvk_datum_set_array(out, r);
-  return st;
+  return qvk_bool_out(st, n, values, validity, out, c->err);
 }
 
 /* Whether pattern p matches exactly the strings that contain it as plain
@@ -279,19 +271,6 @@ qv_status qvk_op_regex(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum 
     }
   }
   qvk_regex_free(&re);
-  if (st == QV_OK) {
-    validity = qvk_bytes(qvk_words(n) * 8, c->err);
-    if (!validity) st = QV_ERR_NOMEM;
-    else if (!qvk_validity_words(x, n, (uint64_t *)qv_bytes_mutable(validity))) {
-      qv_bytes_release(validity);
-      validity = NULL;
-    }
-  }
-  if (st != QV_OK) {
-    qv_bytes_release(values);
-    return st;
-  }
-  QV_RETURN_NOT_OK(qvk_bool_result(n, values, validity, &r, c->err));
-  qvk_datum_set_array(out, r);
-  return QV_OK;
+  if (st == QV_OK) st = qvk_validity_of(x, NULL, n, &validity, c->err);
+  return qvk_bool_out(st, n, values, validity, out, c->err);
 }

@@ -16,22 +16,6 @@ static qv_status want_string(const qv_expr *e, const qvk_datum *d, int k, qv_err
                       qvk_type_name(qvk_datum_type(d), tb, sizeof tb));
 }
 
-/* Validity words of the result: valid where every datum is (NULL: all). */
-static qv_status result_validity(const qvk_datum *ds, int nd, int64_t n, qv_bytes **out, qv_error *err) {
-  *out = NULL;
-  qv_bytes *b = qvk_bytes(qvk_words(n) * 8, err);
-  if (!b) return QV_ERR_NOMEM;
-  uint64_t *m = (uint64_t *)qv_bytes_mutable(b);
-  bool any = false;
-  for (int k = 0; k < nd; k++) {
-    if (!any) any = qvk_validity_words(&ds[k], n, m);
-    else qvk_and_validity(&ds[k], n, m);
-  }
-  if (!any) qv_bytes_release(b);
-  else *out = b;
-  return QV_OK;
-}
-
 static inline const uint8_t *chars_of(const qv_array *a) {
   return a->buffers[2] ? a->buffers[2]->data : (const uint8_t *)"";
 }
@@ -115,15 +99,8 @@ qv_status qvk_op_str_match(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_da
       o[base >> 6] = qvk_pack64(tmp);
     }
   }
-  qv_status st = result_validity(args, 2, n, &validity, c->err);
-  if (st != QV_OK) {
-    qv_bytes_release(values);
-    return st;
-  }
-  qv_array *r = NULL;
-  QV_RETURN_NOT_OK(qvk_bool_result(n, values, validity, &r, c->err));
-  qvk_datum_set_array(out, r);
-  return QV_OK;
+  qv_status st = qvk_validity_of(&args[0], &args[1], n, &validity, c->err);
+  return qvk_bool_out(st, n, values, validity, out, c->err);
 }
 
 /* ---- lower / upper --------------------------------------------------------- */
@@ -199,7 +176,7 @@ qv_status qvk_op_case(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *
   }
   if (st == QV_OK) {
     oo[n] = (int32_t)data.size;
-    st = result_validity(x, 1, n, &validity, c->err);
+    st = qvk_validity_of(x, NULL, n, &validity, c->err);
   }
   if (st == QV_OK) st = qvk_array_new(&a->type, n, &r, c->err);
   if (st == QV_OK) {
@@ -212,12 +189,7 @@ qv_status qvk_op_case(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *
   qv_buffer_reset(&data);
   qv_bytes_release(offsets);
   qv_bytes_release(validity);
-  if (st != QV_OK) {
-    qv_array_release(r);
-    return st;
-  }
-  qvk_datum_set_array(out, r);
-  return QV_OK;
+  return qvk_array_out(st, r, out);
 }
 
 /* ---- length ------------------------------------------------------------------ */
@@ -254,13 +226,5 @@ qv_status qvk_op_length(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum
     }
     memcpy(dst + i * w, &count, (size_t)w); /* lengths fit every integer type's low bytes */
   }
-  qv_bytes *validity = NULL;
-  qv_status st = result_validity(x, 1, n, &validity, c->err);
-  if (st != QV_OK) {
-    qv_array_release(r);
-    return st;
-  }
-  qvk_set_validity(r, validity);
-  qvk_datum_set_array(out, r);
-  return QV_OK;
+  return qvk_array_out_valid(r, x, n, out, c->err);
 }
