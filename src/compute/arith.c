@@ -204,9 +204,7 @@ qv_status qvk_op_arith(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum 
   int64_t n = c->n;
   qv_array *r = NULL;
   if (qvk_datum_all_null(a) || qvk_datum_all_null(b)) {
-    QV_RETURN_NOT_OK(qvk_null_result(rt, n, &r, c->err));
-    qvk_datum_set_array(out, r);
-    return QV_OK;
+    return qvk_null_out(rt, n, out, c->err);
   }
   QV_RETURN_NOT_OK(qvk_coerce(c, a, rt));
   QV_RETURN_NOT_OK(qvk_coerce(c, b, rt));
@@ -278,9 +276,7 @@ qv_status qvk_op_neg_abs(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datu
   bool neg = e->op == QV_OP_NEG;
   qv_array *r = NULL;
   if (t->id == QV_TYPE_NULL) {
-    QV_RETURN_NOT_OK(qvk_null_result(t, n, &r, c->err));
-    qvk_datum_set_array(out, r);
-    return QV_OK;
+    return qvk_null_out(t, n, out, c->err);
   }
   if (!qv_type_is_numeric(t->id)) {
     char tb[64];

@@ -527,18 +527,8 @@ qv_status qvk_op_between(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datu
     }
     if (done) {
       qv_bytes *validity = NULL;
-      if (x->array->null_count != 0 && x->array->buffers[0]) {
-        validity = qvk_bytes(nb, c->err);
-        if (!validity) {
-          qv_bytes_release(values);
-          return QV_ERR_NOMEM;
-        }
-        qvk_validity_words(x, c->n, (uint64_t *)qv_bytes_mutable(validity));
-      }
-      qv_array *r = NULL;
-      QV_RETURN_NOT_OK(qvk_bool_result(c->n, values, validity, &r, c->err));
-      qvk_datum_set_array(out, r);
-      return QV_OK;
+      qv_status st = qvk_validity_of(x, NULL, c->n, &validity, c->err);
+      return qvk_bool_out(st, c->n, values, validity, out, c->err);
     }
     qv_bytes_release(values);
   }

@@ -302,6 +302,8 @@ qv_status qvk_fixed_result(const qv_datatype *type, int64_t n, bool with_validit
                            qv_array **out, qv_error *err);
 /* All-null array of type with n rows. */
 qv_status qvk_null_result(const qv_datatype *type, int64_t n, qv_array **out, qv_error *err);
+/* The same as the result *out of a kernel. */
+qv_status qvk_null_out(const qv_datatype *type, int64_t n, qvk_datum *out, qv_error *err);
 /* An n-row array repeating scalar s. */
 qv_status qvk_broadcast(const qv_scalar *s, int64_t n, qv_array **out, qv_error *err);
 /* Type-check helpers for error messages. */

@@ -256,6 +256,13 @@ qv_status qvk_null_result(const qv_datatype *type, int64_t n, qv_array **out, qv
   return qv_array_make_null(type, n, out, err);
 }
 
+qv_status qvk_null_out(const qv_datatype *type, int64_t n, qvk_datum *out, qv_error *err) {
+  qv_array *r = NULL;
+  QV_RETURN_NOT_OK(qvk_null_result(type, n, &r, err));
+  qvk_datum_set_array(out, r);
+  return QV_OK;
+}
+
 static void put_fixed(uint8_t *dst, int w, const qv_scalar *s) {
   switch (s->type.id) {
     case QV_TYPE_FLOAT32: {

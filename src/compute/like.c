@@ -287,11 +287,8 @@ qv_status qvk_op_like(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *
   int64_t n = c->n;
   bool ci = e->sem.case_insensitive;
   qv_datatype bt = qv_datatype_simple(QV_TYPE_BOOL);
-  qv_array *r = NULL;
   if (qvk_datum_all_null(x) || qvk_datum_all_null(pat) || (e->n_args == 3 && qvk_datum_all_null(&args[2]))) {
-    QV_RETURN_NOT_OK(qvk_null_result(&bt, n, &r, c->err));
-    qvk_datum_set_array(out, r);
-    return QV_OK;
+    return qvk_null_out(&bt, n, out, c->err);
   }
   const uint8_t *esc = (const uint8_t *)"\\";
   int64_t el = 1;

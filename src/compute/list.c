@@ -290,10 +290,7 @@ qv_status qvk_op_array(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum 
   bool per_row_nulls = e->op == QV_OP_ARRAY_HAS && e->sem.in_nulls_equal && !args[1].scalar;
   if (lt->id == QV_TYPE_NULL || (want == 2 && !per_row_nulls && qvk_datum_all_null(&args[1]))) {
     qv_datatype rt = qv_datatype_simple(e->op == QV_OP_ARRAY_LENGTH ? QV_TYPE_INT64 : QV_TYPE_BOOL);
-    qv_array *r = NULL;
-    QV_RETURN_NOT_OK(qvk_null_result(qvk_bound_type(e) ? &e->type : &rt, n, &r, c->err));
-    qvk_datum_set_array(out, r);
-    return QV_OK;
+    return qvk_null_out(qvk_bound_type(e) ? &e->type : &rt, n, out, c->err);
   }
   if (!is_list(lt)) {
     char tb[64];

@@ -394,10 +394,7 @@ static qv_status replace(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datu
   const qv_scalar *pat = args[1].scalar, *val = args[2].scalar;
   if (pat->is_null || val->is_null || qvk_datum_all_null(&args[0])) {
     qv_datatype st = qv_datatype_simple(QV_TYPE_STRING);
-    qv_array *r = NULL;
-    QV_RETURN_NOT_OK(qvk_null_result(&st, c->n, &r, c->err));
-    qvk_datum_set_array(out, r);
-    return QV_OK;
+    return qvk_null_out(&st, c->n, out, c->err);
   }
   bool literal = (e->flags & QV_EXPR_F_LITERAL) != 0;
   /* How many matches Polars replaces: all for n < 0; for n = 0 none,
@@ -500,10 +497,7 @@ static qv_status contains_any(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk
   int64_t n = c->n;
   qv_datatype bt = qv_datatype_simple(QV_TYPE_BOOL);
   if (pd->scalar->is_null || qvk_datum_all_null(&args[0]) || !pd->scalar->list) {
-    qv_array *r = NULL;
-    QV_RETURN_NOT_OK(qvk_null_result(&bt, n, &r, c->err));
-    qvk_datum_set_array(out, r);
-    return QV_OK;
+    return qvk_null_out(&bt, n, out, c->err);
   }
   const qv_array *pl = pd->scalar->list;
   if (pl->type.id != QV_TYPE_STRING && pl->type.id != QV_TYPE_NULL)
@@ -539,9 +533,7 @@ static qv_status len_bytes(qvk_ctx *c, qvk_datum *args, qvk_datum *out) {
   qv_array *r = NULL;
   int64_t n = c->n;
   if (qvk_datum_all_null(&args[0])) {
-    QV_RETURN_NOT_OK(qvk_null_result(&ut, n, &r, c->err));
-    qvk_datum_set_array(out, r);
-    return QV_OK;
+    return qvk_null_out(&ut, n, out, c->err);
   }
   QV_RETURN_NOT_OK(qvk_fixed_result(&ut, n, false, &r, c->err));
   uint32_t *dst = (uint32_t *)qv_bytes_mutable(r->buffers[1]);

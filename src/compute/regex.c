@@ -219,12 +219,9 @@ qv_status qvk_op_regex(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum 
   if (!args[1].scalar) return regex_per_row(c, e, args, out);
   int64_t n = c->n;
   qv_datatype bt = qv_datatype_simple(QV_TYPE_BOOL);
-  qv_array *r = NULL;
   bool null_args = qvk_datum_all_null(&args[1]) || (e->n_args == 3 && qvk_datum_all_null(&args[2]));
   if (qvk_datum_all_null(x) || null_args) {
-    QV_RETURN_NOT_OK(qvk_null_result(&bt, n, &r, c->err));
-    qvk_datum_set_array(out, r);
-    return QV_OK;
+    return qvk_null_out(&bt, n, out, c->err);
   }
   if (x->scalar) QV_RETURN_NOT_OK(qvk_datum_array(c, x));
   bool binary = x->array->type.id == QV_TYPE_BINARY;
@@ -250,9 +247,7 @@ qv_status qvk_op_regex(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum 
       c->err->code = QV_OK;
       c->err->message[0] = '\0';
     }
-    QV_RETURN_NOT_OK(qvk_null_result(&bt, n, &r, c->err));
-    qvk_datum_set_array(out, r);
-    return QV_OK;
+    return qvk_null_out(&bt, n, out, c->err);
   }
   QV_RETURN_NOT_OK(cs);
   qv_bytes *values = qvk_bytes(qvk_words(n) * 8, c->err), *validity = NULL;

@@ -50,10 +50,7 @@ qv_status qvk_op_str_match(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_da
   int64_t n = c->n;
   qv_datatype bt = qv_datatype_simple(QV_TYPE_BOOL);
   if (qvk_datum_all_null(x) || qvk_datum_all_null(y)) {
-    qv_array *r = NULL;
-    QV_RETURN_NOT_OK(qvk_null_result(&bt, n, &r, c->err));
-    qvk_datum_set_array(out, r);
-    return QV_OK;
+    return qvk_null_out(&bt, n, out, c->err);
   }
   /* A scalar needle reads the column through the selection; a column
    * needle is matched row by row on dense arrays. */
@@ -123,10 +120,7 @@ qv_status qvk_op_case(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *
   int64_t n = c->n;
   if (a->type.id == QV_TYPE_NULL) {
     qv_datatype st = qv_datatype_simple(QV_TYPE_STRING);
-    qv_array *r = NULL;
-    QV_RETURN_NOT_OK(qvk_null_result(&st, n, &r, c->err));
-    qvk_datum_set_array(out, r);
-    return QV_OK;
+    return qvk_null_out(&st, n, out, c->err);
   }
   bool upper = e->op == QV_OP_UPPER, binary = a->type.id == QV_TYPE_BINARY;
   const int32_t *off = qv_array_offsets(a);
@@ -206,9 +200,7 @@ qv_status qvk_op_length(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum
   if (!rt || !qv_type_is_integer(rt->id)) rt = &i64;
   qv_array *r = NULL;
   if (x->array->type.id == QV_TYPE_NULL) {
-    QV_RETURN_NOT_OK(qvk_null_result(rt, n, &r, c->err));
-    qvk_datum_set_array(out, r);
-    return QV_OK;
+    return qvk_null_out(rt, n, out, c->err);
   }
   QV_RETURN_NOT_OK(qvk_fixed_result(rt, n, false, &r, c->err));
   const qv_array *a = x->array;
