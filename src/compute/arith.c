@@ -169,13 +169,7 @@ static qv_status finish(qvk_ctx *c, const qv_expr *e, const qvk_datum *a, const 
   result_validity(a, b, c->n, valid);
   qv_status st = settle(c, e, a, b, fl, valid, rt);
   qv_free(fl);
-  if (st != QV_OK) {
-    qv_array_release(r);
-    return st;
-  }
-  qvk_finish_validity(r);
-  qvk_datum_set_array(out, r);
-  return QV_OK;
+  return qvk_fixed_out(st, r, out);
 }
 
 

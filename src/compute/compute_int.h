@@ -287,6 +287,9 @@ qv_status qvk_validity_of(const qvk_datum *a, const qvk_datum *b, int64_t n, qv_
 /* The end of a kernel that built r: when st is QV_OK r becomes *out,
  * otherwise r is released (NULL is fine); returns st. */
 qv_status qvk_array_out(qv_status st, qv_array *r, qvk_datum *out);
+/* qvk_array_out for a result whose validity was written in place
+ * (qvk_fixed_result with_validity): qvk_finish_validity first. */
+qv_status qvk_fixed_out(qv_status st, qv_array *r, qvk_datum *out);
 /* The end of a kernel that wrote r's n values and whose rows are null
  * where x's are: r gets x's validity (qvk_validity_of) and becomes *out;
  * r is released on failure. */

@@ -217,6 +217,11 @@ qv_status qvk_array_out(qv_status st, qv_array *r, qvk_datum *out) {
   return QV_OK;
 }
 
+qv_status qvk_fixed_out(qv_status st, qv_array *r, qvk_datum *out) {
+  if (st == QV_OK) qvk_finish_validity(r);
+  return qvk_array_out(st, r, out);
+}
+
 qv_status qvk_array_out_valid(qv_array *r, const qvk_datum *x, int64_t n, qvk_datum *out, qv_error *err) {
   qv_bytes *validity = NULL;
   qv_status st = qvk_validity_of(x, NULL, n, &validity, err);

@@ -58,6 +58,19 @@ static qv_status rx_literal(qv_buffer *rx, const uint8_t *c, int64_t n) {
   return qv_buffer_append(rx, c, n);
 }
 
+/* Appends one character of the pattern (cl bytes at p) as literal text:
+ * to the literal (lowercased under ci) and, escaped, to the regex. */
+static qv_status plan_literal(like_plan *pl, const uint8_t *p, int64_t cl, bool *non_ascii) {
+  qv_status st = QV_OK;
+  for (int64_t j = 0; j < cl; j++) {
+    *non_ascii |= p[j] >= 0x80;
+    uint8_t b = pl->ci ? lower_ascii(p[j]) : p[j];
+    if (st == QV_OK) st = qv_buffer_append(&pl->lit, &b, 1);
+  }
+  if (st == QV_OK) st = rx_literal(&pl->rx, p, cl);
+  return st;
+}
+
 static qv_status plan_build(like_plan *pl, const uint8_t *p, int64_t len, const uint8_t *esc, int64_t el,
                             bool ci, bool binary, qv_error *err) {
   memset(pl, 0, sizeof *pl);
@@ -78,12 +91,7 @@ static qv_status plan_build(like_plan *pl, const uint8_t *p, int64_t len, const 
       if (k >= len)
         return qv_error_set(err, QV_ERR_INVALID, "LIKE: the pattern ends with the escape character");
       int64_t cl = char_len(p + k, len - k, binary);
-      for (int64_t j = 0; j < cl; j++) {
-        non_ascii |= p[k + j] >= 0x80;
-        uint8_t b = ci ? lower_ascii(p[k + j]) : p[k + j];
-        if (st == QV_OK) st = qv_buffer_append(&pl->lit, &b, 1);
-      }
-      if (st == QV_OK) st = rx_literal(&pl->rx, p + k, cl);
+      st = plan_literal(pl, p + k, cl, &non_ascii);
       k += cl;
       continue;
     }
@@ -101,12 +109,7 @@ static qv_status plan_build(like_plan *pl, const uint8_t *p, int64_t len, const 
       continue;
     }
     int64_t cl = char_len(p + k, len - k, binary);
-    for (int64_t j = 0; j < cl; j++) {
-      non_ascii |= p[k + j] >= 0x80;
-      uint8_t b = ci ? lower_ascii(p[k + j]) : p[k + j];
-      if (st == QV_OK) st = qv_buffer_append(&pl->lit, &b, 1);
-    }
-    if (st == QV_OK) st = rx_literal(&pl->rx, p + k, cl);
+    st = plan_literal(pl, p + k, cl, &non_ascii);
     k += cl;
   }
   if (st != QV_OK) return qv_error_nomem(err, "LIKE");

@@ -382,13 +382,7 @@ static qv_status op_horizontal(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qv
       default: HFOLD(int64_t, NO_NAN) break; /* int64, timestamps */
     }
   }
-  if (st != QV_OK) {
-    qv_array_release(r);
-    return st;
-  }
-  qvk_finish_validity(r);
-  qvk_datum_set_array(out, r);
-  return QV_OK;
+  return qvk_fixed_out(st, r, out);
 }
 #undef HFOLD
 #undef HFOLD_KEYED
