@@ -197,9 +197,7 @@ qv_status qvk_op_arith(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum 
   }
   int64_t n = c->n;
   qv_array *r = NULL;
-  if (qvk_datum_all_null(a) || qvk_datum_all_null(b)) {
-    return qvk_null_out(rt, n, out, c->err);
-  }
+  if (qvk_datum_all_null(a) || qvk_datum_all_null(b)) return qvk_null_out(rt, n, out, c->err);
   QV_RETURN_NOT_OK(qvk_coerce(c, a, rt));
   QV_RETURN_NOT_OK(qvk_coerce(c, b, rt));
   QV_RETURN_NOT_OK(qvk_datum_dense(c, a));
@@ -269,9 +267,7 @@ qv_status qvk_op_neg_abs(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datu
   int64_t n = c->n;
   bool neg = e->op == QV_OP_NEG;
   qv_array *r = NULL;
-  if (t->id == QV_TYPE_NULL) {
-    return qvk_null_out(t, n, out, c->err);
-  }
+  if (t->id == QV_TYPE_NULL) return qvk_null_out(t, n, out, c->err);
   if (!qv_type_is_numeric(t->id)) {
     char tb[64];
     return qv_error_set(c->err, QV_ERR_TYPE, "%s: expected a number, got %s", neg ? "unary -" : "abs",

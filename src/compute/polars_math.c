@@ -149,9 +149,7 @@ static qv_status op_float_map(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk
   if (m == M_LOG) {
     if (!args[1].scalar)
       return qv_error_set(c->err, QV_ERR_UNSUPPORTED, "log: the base must be a constant");
-    if (args[1].scalar->is_null) {
-      return qvk_null_out(rt, c->n, out, c->err);
-    }
+    if (args[1].scalar->is_null) return qvk_null_out(rt, c->n, out, c->err);
     QV_RETURN_NOT_OK(qvk_coerce(c, &args[1], rt));
     k = rt->id == QV_TYPE_FLOAT32 ? (double)args[1].scalar->v.f : args[1].scalar->v.f;
   }

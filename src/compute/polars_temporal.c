@@ -183,9 +183,7 @@ static qv_status dt_part(qvk_ctx *c, const qv_expr *e, qvk_datum *x, qvk_datum *
   if (!rt || !qv_type_is_integer(rt->id)) rt = &i64;
   if (x->scalar) QV_RETURN_NOT_OK(qvk_datum_array(c, x));
   qv_array *r = NULL;
-  if (x->array->type.id == QV_TYPE_NULL) {
-    return qvk_null_out(rt, c->n, out, c->err);
-  }
+  if (x->array->type.id == QV_TYPE_NULL) return qvk_null_out(rt, c->n, out, c->err);
   QV_RETURN_NOT_OK(qvk_fixed_result(rt, c->n, false, &r, c->err));
   uint8_t *dst = qv_bytes_mutable(r->buffers[1]);
   int w = qv_type_byte_width(rt->id);
@@ -214,9 +212,7 @@ static qv_status dt_epoch(qvk_ctx *c, const qv_expr *e, qvk_datum *x, qvk_datum 
   if (x->scalar) QV_RETURN_NOT_OK(qvk_datum_array(c, x));
   qv_datatype i64 = qv_datatype_simple(QV_TYPE_INT64);
   qv_array *r = NULL;
-  if (x->array->type.id == QV_TYPE_NULL) {
-    return qvk_null_out(&i64, c->n, out, c->err);
-  }
+  if (x->array->type.id == QV_TYPE_NULL) return qvk_null_out(&i64, c->n, out, c->err);
   QV_RETURN_NOT_OK(qvk_fixed_result(&i64, c->n, false, &r, c->err));
   int64_t *dst = (int64_t *)qv_bytes_mutable(r->buffers[1]);
   bool date = id == QV_TYPE_DATE32;
@@ -348,9 +344,7 @@ static qv_status dt_truncate(qvk_ctx *c, qvk_datum *x, const qvk_datum *ed, qvk_
   if (x->scalar) QV_RETURN_NOT_OK(qvk_datum_array(c, x));
   const qv_array *a = x->array;
   qv_array *r = NULL;
-  if (a->type.id == QV_TYPE_NULL) {
-    return qvk_null_out(&a->type, c->n, out, c->err);
-  }
+  if (a->type.id == QV_TYPE_NULL) return qvk_null_out(&a->type, c->n, out, c->err);
   QV_RETURN_NOT_OK(qvk_fixed_result(&a->type, c->n, false, &r, c->err));
   uint8_t *dst = qv_bytes_mutable(r->buffers[1]);
   int64_t day = date ? 1 : 86400 * per;
@@ -414,9 +408,7 @@ static qv_status dt_date(qvk_ctx *c, qvk_datum *x, qvk_datum *out) {
   if (x->scalar) QV_RETURN_NOT_OK(qvk_datum_array(c, x));
   qv_datatype dt = qv_datatype_simple(QV_TYPE_DATE32);
   qv_array *r = NULL;
-  if (x->array->type.id == QV_TYPE_NULL) {
-    return qvk_null_out(&dt, c->n, out, c->err);
-  }
+  if (x->array->type.id == QV_TYPE_NULL) return qvk_null_out(&dt, c->n, out, c->err);
   QV_RETURN_NOT_OK(qvk_fixed_result(&dt, c->n, false, &r, c->err));
   int32_t *dst = (int32_t *)qv_bytes_mutable(r->buffers[1]);
   bool date = id == QV_TYPE_DATE32;

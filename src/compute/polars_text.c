@@ -532,9 +532,7 @@ static qv_status len_bytes(qvk_ctx *c, qvk_datum *args, qvk_datum *out) {
   qv_datatype ut = qv_datatype_simple(QV_TYPE_UINT32);
   qv_array *r = NULL;
   int64_t n = c->n;
-  if (qvk_datum_all_null(&args[0])) {
-    return qvk_null_out(&ut, n, out, c->err);
-  }
+  if (qvk_datum_all_null(&args[0])) return qvk_null_out(&ut, n, out, c->err);
   QV_RETURN_NOT_OK(qvk_fixed_result(&ut, n, false, &r, c->err));
   uint32_t *dst = (uint32_t *)qv_bytes_mutable(r->buffers[1]);
   qvk_sview v;

@@ -220,9 +220,7 @@ qv_status qvk_op_regex(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum 
   int64_t n = c->n;
   qv_datatype bt = qv_datatype_simple(QV_TYPE_BOOL);
   bool null_args = qvk_datum_all_null(&args[1]) || (e->n_args == 3 && qvk_datum_all_null(&args[2]));
-  if (qvk_datum_all_null(x) || null_args) {
-    return qvk_null_out(&bt, n, out, c->err);
-  }
+  if (qvk_datum_all_null(x) || null_args) return qvk_null_out(&bt, n, out, c->err);
   if (x->scalar) QV_RETURN_NOT_OK(qvk_datum_array(c, x));
   bool binary = x->array->type.id == QV_TYPE_BINARY;
   uint32_t opts = binary ? 0 : (PCRE2_UTF | PCRE2_UCP);

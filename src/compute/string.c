@@ -49,9 +49,7 @@ qv_status qvk_op_str_match(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_da
   qvk_datum *x = &args[0], *y = &args[1];
   int64_t n = c->n;
   qv_datatype bt = qv_datatype_simple(QV_TYPE_BOOL);
-  if (qvk_datum_all_null(x) || qvk_datum_all_null(y)) {
-    return qvk_null_out(&bt, n, out, c->err);
-  }
+  if (qvk_datum_all_null(x) || qvk_datum_all_null(y)) return qvk_null_out(&bt, n, out, c->err);
   /* A scalar needle reads the column through the selection; a column
    * needle is matched row by row on dense arrays. */
   if (x->scalar || !y->scalar) QV_RETURN_NOT_OK(qvk_datum_array(c, x));
@@ -199,9 +197,7 @@ qv_status qvk_op_length(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum
   qv_datatype i64 = qv_datatype_simple(QV_TYPE_INT64);
   if (!rt || !qv_type_is_integer(rt->id)) rt = &i64;
   qv_array *r = NULL;
-  if (x->array->type.id == QV_TYPE_NULL) {
-    return qvk_null_out(rt, n, out, c->err);
-  }
+  if (x->array->type.id == QV_TYPE_NULL) return qvk_null_out(rt, n, out, c->err);
   QV_RETURN_NOT_OK(qvk_fixed_result(rt, n, false, &r, c->err));
   const qv_array *a = x->array;
   const int32_t *off = qv_array_offsets(a);
