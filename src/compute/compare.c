@@ -118,13 +118,9 @@ QVK_MULTIVERSION static void vv_i64_u64(qv_op op, const int64_t *a, const uint64
 
 void qvk_cmp_int_vs(qv_type_id id, qv_op op, const void *vals, const uint32_t *idx, qvk_i128 s,
                     int64_t n, uint64_t *out) {
-  qvk_i128 lo, hi;
-  qvk_int_range(id, &lo, &hi);
-  if (s < lo || s > hi) { /* every value is on one side of s */
-    bool above = s < lo;  /* x > s for all x */
-    bool v = op == QV_OP_NE || (above ? (op == QV_OP_GT || op == QV_OP_GE)
-                                      : (op == QV_OP_LT || op == QV_OP_LE));
-    qvk_fill(out, n, v);
+  bool all;
+  if (qvk_int_outside(id, op, s, &all)) {
+    qvk_fill(out, n, all);
     return;
   }
   switch (id) {

@@ -420,6 +420,17 @@ static inline void qvk_int_range(qv_type_id id, qvk_i128 *lo, qvk_i128 *hi) {
     default: *lo = INT64_MIN; *hi = INT64_MAX; return; /* int64 and 64-bit temporals */
   }
 }
+
+/* Whether s lies outside the range of integer-like type id; then every
+ * value is on one side of s and *all is `x op s` for each of them. */
+static inline bool qvk_int_outside(qv_type_id id, qv_op op, qvk_i128 s, bool *all) {
+  qvk_i128 lo, hi;
+  qvk_int_range(id, &lo, &hi);
+  if (s >= lo && s <= hi) return false;
+  bool above = s < lo; /* x > s for all x */
+  *all = op == QV_OP_NE || (above ? (op == QV_OP_GT || op == QV_OP_GE) : (op == QV_OP_LT || op == QV_OP_LE));
+  return true;
+}
 /* Internal: integer compare of one type, exposed to compare_scaled.c. */
 void qvk_cmp_int_vs(qv_type_id id, qv_op op, const void *vals, const uint32_t *idx, qvk_i128 s,
                     int64_t n, uint64_t *out);
