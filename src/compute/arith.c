@@ -169,13 +169,7 @@ static qv_status finish(qvk_ctx *c, const qv_expr *e, const qvk_datum *a, const 
   result_validity(a, b, c->n, valid);
   qv_status st = settle(c, e, a, b, fl, valid, rt);
   qv_free(fl);
-  if (st != QV_OK) {
-    qv_array_release(r);
-    return st;
-  }
-  qvk_finish_validity(r);
-  qvk_datum_set_array(out, r);
-  return QV_OK;
+  return qvk_fixed_out(st, r, out);
 }
 
 
@@ -203,11 +197,7 @@ qv_status qvk_op_arith(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum 
   }
   int64_t n = c->n;
   qv_array *r = NULL;
-  if (qvk_datum_all_null(a) || qvk_datum_all_null(b)) {
-    QV_RETURN_NOT_OK(qvk_null_result(rt, n, &r, c->err));
-    qvk_datum_set_array(out, r);
-    return QV_OK;
-  }
+  if (qvk_datum_all_null(a) || qvk_datum_all_null(b)) return qvk_null_out(rt, n, out, c->err);
   QV_RETURN_NOT_OK(qvk_coerce(c, a, rt));
   QV_RETURN_NOT_OK(qvk_coerce(c, b, rt));
   QV_RETURN_NOT_OK(qvk_datum_dense(c, a));
@@ -277,11 +267,7 @@ qv_status qvk_op_neg_abs(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datu
   int64_t n = c->n;
   bool neg = e->op == QV_OP_NEG;
   qv_array *r = NULL;
-  if (t->id == QV_TYPE_NULL) {
-    QV_RETURN_NOT_OK(qvk_null_result(t, n, &r, c->err));
-    qvk_datum_set_array(out, r);
-    return QV_OK;
-  }
+  if (t->id == QV_TYPE_NULL) return qvk_null_out(t, n, out, c->err);
   if (!qv_type_is_numeric(t->id)) {
     char tb[64];
     return qv_error_set(c->err, QV_ERR_TYPE, "%s: expected a number, got %s", neg ? "unary -" : "abs",

@@ -83,9 +83,7 @@ qv_status qvk_op_logic(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum 
   load(&args[0], n, v, m);
   for (int64_t w = 0; w < nw; w++) v[w] = ~v[w] & m[w];
   if (n & 63) v[nw - 1] &= ((uint64_t)1 << (n & 63)) - 1;
-  QV_RETURN_NOT_OK(qvk_bool_result(n, values, validity, &r, c->err));
-  qvk_datum_set_array(out, r);
-  return QV_OK;
+  return qvk_bool_out(QV_OK, n, values, validity, out, c->err);
 }
 
 /* IS [NOT] NULL on any type; IS [NOT] TRUE / FALSE on booleans.  Never null. */
@@ -122,8 +120,5 @@ qv_status qvk_op_truth(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum 
   }
   if (n & 63) v[nw - 1] &= ((uint64_t)1 << (n & 63)) - 1;
   qv_free(m);
-  qv_array *r = NULL;
-  QV_RETURN_NOT_OK(qvk_bool_result(n, values, NULL, &r, c->err));
-  qvk_datum_set_array(out, r);
-  return QV_OK;
+  return qvk_bool_out(QV_OK, n, values, NULL, out, c->err);
 }

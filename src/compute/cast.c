@@ -100,23 +100,18 @@ static void load_f64(const qv_array *a, int64_t start, int64_t m, double *dst) {
 
 /* ---- storing blocks ----------------------------------------------------------- */
 
+/* decimal128 holds precision digits here; a bool target takes any value
+ * (nonzero is true); the rest are their type's range. */
 static void range_of(const qv_datatype *t, qvk_i128 *lo, qvk_i128 *hi) {
-  switch (t->id) {
-    case QV_TYPE_INT8: *lo = INT8_MIN; *hi = INT8_MAX; return;
-    case QV_TYPE_INT16: *lo = INT16_MIN; *hi = INT16_MAX; return;
-    case QV_TYPE_INT32: case QV_TYPE_DATE32: *lo = INT32_MIN; *hi = INT32_MAX; return;
-    case QV_TYPE_UINT8: *lo = 0; *hi = UINT8_MAX; return;
-    case QV_TYPE_UINT16: *lo = 0; *hi = UINT16_MAX; return;
-    case QV_TYPE_UINT32: *lo = 0; *hi = UINT32_MAX; return;
-    case QV_TYPE_UINT64: *lo = 0; *hi = UINT64_MAX; return;
-    case QV_TYPE_DECIMAL128: {
-      int p = t->precision < 1 || t->precision > 38 ? 38 : t->precision;
-      *hi = qvk_pow10_i128[p] - 1;
-      *lo = -*hi;
-      return;
-    }
-    case QV_TYPE_BOOL: *lo = QVK_I128_MIN; *hi = QVK_I128_MAX; return;
-    default: *lo = INT64_MIN; *hi = INT64_MAX; return;
+  if (t->id == QV_TYPE_DECIMAL128) {
+    int p = t->precision < 1 || t->precision > 38 ? 38 : t->precision;
+    *hi = qvk_pow10_i128[p] - 1;
+    *lo = -*hi;
+  } else if (t->id == QV_TYPE_BOOL) {
+    *lo = QVK_I128_MIN;
+    *hi = QVK_I128_MAX;
+  } else {
+    qvk_int_range(t->id, lo, hi);
   }
 }
 
@@ -180,16 +175,38 @@ static void rescale(qvk_i128 *v, int64_t m, int d, bool round, uint8_t *bad) {
   }
 }
 
+/* A fixed-width result of type to for a's rows, its validity a's (all
+ * ones when a has none) for settle() to clear the rows that go null. */
+static qv_status result_for(const qv_array *a, const qv_datatype *to, qv_array **out, uint8_t **valid,
+                            qv_error *err) {
+  int64_t n = a->length;
+  QV_RETURN_NOT_OK(qvk_fixed_result(to, n, true, out, err));
+  *valid = qv_bytes_mutable((*out)->buffers[0]);
+  qvk_datum src = QVK_DATUM_INIT;
+  src.array = (qv_array *)a;
+  if (!qvk_validity_words(&src, n, (uint64_t *)*valid)) memset(*valid, 0xff, (size_t)qv_bitmap_bytes(n));
+  return QV_OK;
+}
+
+/* The end of a cast that built r (result_for): r, its bitmap dropped when
+ * every row is valid, goes to *out; r is released when st failed. */
+static qv_status result_done(qv_status st, qv_array *r, qv_array **out) {
+  if (st != QV_OK) {
+    qv_array_release(r);
+    return st;
+  }
+  qvk_finish_validity(r);
+  *out = r;
+  return QV_OK;
+}
+
 /* ---- numeric -> numeric ------------------------------------------------------- */
 
 static qv_status num_cast(const qv_array *a, const qv_datatype *to, bool strict, qv_array **out, qv_error *err) {
   int64_t n = a->length;
   qv_array *r = NULL;
-  QV_RETURN_NOT_OK(qvk_fixed_result(to, n, true, &r, err));
-  uint8_t *valid = qv_bytes_mutable(r->buffers[0]);
-  qvk_datum src = QVK_DATUM_INIT;
-  src.array = (qv_array *)a;
-  if (!qvk_validity_words(&src, n, (uint64_t *)valid)) memset(valid, 0xff, (size_t)qv_bitmap_bytes(n));
+  uint8_t *valid;
+  QV_RETURN_NOT_OK(result_for(a, to, &r, &valid, err));
   uint8_t *dst = qv_bytes_mutable(r->buffers[1]);
   qvk_i128 *ib = qv_malloc(CHUNK * sizeof *ib);
   double *fb = qv_malloc(CHUNK * sizeof *fb);
@@ -246,13 +263,7 @@ static qv_status num_cast(const qv_array *a, const qv_datatype *to, bool strict,
   }
   qv_free(ib);
   qv_free(fb);
-  if (st != QV_OK) {
-    qv_array_release(r);
-    return st;
-  }
-  qvk_finish_validity(r);
-  *out = r;
-  return QV_OK;
+  return result_done(st, r, out);
 }
 
 /* ---- temporal ------------------------------------------------------------------- */
@@ -266,11 +277,8 @@ static qv_status temporal_map(const qv_array *a, const qv_datatype *to, bool str
    * FLOORMOD_DIV: floor_mod(x, f) / g; RAW: x */
   int64_t n = a->length;
   qv_array *r = NULL;
-  QV_RETURN_NOT_OK(qvk_fixed_result(to, n, true, &r, err));
-  uint8_t *valid = qv_bytes_mutable(r->buffers[0]);
-  qvk_datum src = QVK_DATUM_INIT;
-  src.array = (qv_array *)a;
-  if (!qvk_validity_words(&src, n, (uint64_t *)valid)) memset(valid, 0xff, (size_t)qv_bitmap_bytes(n));
+  uint8_t *valid;
+  QV_RETURN_NOT_OK(result_for(a, to, &r, &valid, err));
   uint8_t *dst = qv_bytes_mutable(r->buffers[1]);
   qvk_i128 ib[CHUNK];
   uint8_t bad[CHUNK];
@@ -295,13 +303,7 @@ static qv_status temporal_map(const qv_array *a, const qv_datatype *to, bool str
     store_i128(to, dst, start, m, ib);
     st = settle(a, to, strict, start, m, bad, valid, err);
   }
-  if (st != QV_OK) {
-    qv_array_release(r);
-    return st;
-  }
-  qvk_finish_validity(r);
-  *out = r;
-  return QV_OK;
+  return result_done(st, r, out);
 }
 
 static qv_status temporal_cast(const qv_array *a, const qv_datatype *to, bool strict, qv_array **out,
@@ -401,11 +403,8 @@ qv_status qvk_cast_array(qv_array *a, const qv_datatype *to, bool strict, qv_arr
 static qv_status wrap_int_cast(const qv_array *a, const qv_datatype *to, qv_array **out, qv_error *err) {
   int64_t n = a->length;
   qv_array *r = NULL;
-  QV_RETURN_NOT_OK(qvk_fixed_result(to, n, true, &r, err));
-  uint8_t *valid = qv_bytes_mutable(r->buffers[0]);
-  qvk_datum src = QVK_DATUM_INIT;
-  src.array = (qv_array *)a;
-  if (!qvk_validity_words(&src, n, (uint64_t *)valid)) memset(valid, 0xff, (size_t)qv_bitmap_bytes(n));
+  uint8_t *valid;
+  QV_RETURN_NOT_OK(result_for(a, to, &r, &valid, err));
   uint8_t *dst = qv_bytes_mutable(r->buffers[1]);
   int w = qv_type_byte_width(to->id);
   qvk_i128 ib[CHUNK];
@@ -417,9 +416,7 @@ static qv_status wrap_int_cast(const qv_array *a, const qv_datatype *to, qv_arra
       memcpy(dst + (start + j) * w, &bits, (size_t)w);
     }
   }
-  qvk_finish_validity(r);
-  *out = r;
-  return QV_OK;
+  return result_done(QV_OK, r, out);
 }
 
 qv_status qvk_op_cast(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out) {

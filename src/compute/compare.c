@@ -116,30 +116,11 @@ QVK_MULTIVERSION static void vv_i64_u64(qv_op op, const int64_t *a, const uint64
 
 #define flip qv_op_mirror
 
-/* The value range of an integer-like physical type. */
-void qvk_int_range(qv_type_id id, qvk_i128 *lo, qvk_i128 *hi) {
-  switch (id) {
-    case QV_TYPE_INT8: *lo = INT8_MIN; *hi = INT8_MAX; return;
-    case QV_TYPE_INT16: *lo = INT16_MIN; *hi = INT16_MAX; return;
-    case QV_TYPE_INT32: case QV_TYPE_DATE32: *lo = INT32_MIN; *hi = INT32_MAX; return;
-    case QV_TYPE_UINT8: *lo = 0; *hi = UINT8_MAX; return;
-    case QV_TYPE_UINT16: *lo = 0; *hi = UINT16_MAX; return;
-    case QV_TYPE_UINT32: *lo = 0; *hi = UINT32_MAX; return;
-    case QV_TYPE_UINT64: *lo = 0; *hi = UINT64_MAX; return;
-    case QV_TYPE_DECIMAL128: *lo = QVK_I128_MIN; *hi = QVK_I128_MAX; return;
-    default: *lo = INT64_MIN; *hi = INT64_MAX; return; /* int64 and 64-bit temporals */
-  }
-}
-
 void qvk_cmp_int_vs(qv_type_id id, qv_op op, const void *vals, const uint32_t *idx, qvk_i128 s,
                     int64_t n, uint64_t *out) {
-  qvk_i128 lo, hi;
-  qvk_int_range(id, &lo, &hi);
-  if (s < lo || s > hi) { /* every value is on one side of s */
-    bool above = s < lo;  /* x > s for all x */
-    bool v = op == QV_OP_NE || (above ? (op == QV_OP_GT || op == QV_OP_GE)
-                                      : (op == QV_OP_LT || op == QV_OP_LE));
-    qvk_fill(out, n, v);
+  bool all;
+  if (qvk_int_outside(id, op, s, &all)) {
+    qvk_fill(out, n, all);
     return;
   }
   switch (id) {
@@ -542,18 +523,8 @@ qv_status qvk_op_between(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datu
     }
     if (done) {
       qv_bytes *validity = NULL;
-      if (x->array->null_count != 0 && x->array->buffers[0]) {
-        validity = qvk_bytes(nb, c->err);
-        if (!validity) {
-          qv_bytes_release(values);
-          return QV_ERR_NOMEM;
-        }
-        qvk_validity_words(x, c->n, (uint64_t *)qv_bytes_mutable(validity));
-      }
-      qv_array *r = NULL;
-      QV_RETURN_NOT_OK(qvk_bool_result(c->n, values, validity, &r, c->err));
-      qvk_datum_set_array(out, r);
-      return QV_OK;
+      qv_status st = qvk_validity_of(x, NULL, c->n, &validity, c->err);
+      return qvk_bool_out(st, c->n, values, validity, out, c->err);
     }
     qv_bytes_release(values);
   }

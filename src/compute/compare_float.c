@@ -235,17 +235,6 @@ qv_status qvk_op_isnan(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum 
     if (idx) QVK_LOOP(n, o, a[idx[i]] != a[idx[i]]);
     else QVK_LOOP(n, o, a[i] != a[i]);
   }
-  validity = qvk_bytes(nb, c->err);
-  if (!validity) {
-    qv_bytes_release(values);
-    return QV_ERR_NOMEM;
-  }
-  if (!qvk_validity_words(x, n, (uint64_t *)qv_bytes_mutable(validity))) {
-    qv_bytes_release(validity);
-    validity = NULL;
-  }
-  qv_array *r = NULL;
-  QV_RETURN_NOT_OK(qvk_bool_result(n, values, validity, &r, c->err));
-  qvk_datum_set_array(out, r);
-  return QV_OK;
+  qv_status st = qvk_validity_of(x, NULL, n, &validity, c->err);
+  return qvk_bool_out(st, n, values, validity, out, c->err);
 }

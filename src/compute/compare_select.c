@@ -274,12 +274,9 @@ static void sel_all(int64_t n, sel_out *o) {
  * qvk_cmp_int_vs: a scalar outside the type's range answers for all. */
 static void sel_int(qv_type_id id, qv_op op, const void *v, const uint32_t *idx, qvk_i128 s, int64_t n,
                     sel_out *o) {
-  qvk_i128 lo, hi;
-  qvk_int_range(id, &lo, &hi);
-  if (s < lo || s > hi) {
-    bool above = s < lo; /* x > s for all x */
-    if (op == QV_OP_NE || (above ? (op == QV_OP_GT || op == QV_OP_GE) : (op == QV_OP_LT || op == QV_OP_LE)))
-      sel_all(n, o);
+  bool all;
+  if (qvk_int_outside(id, op, s, &all)) {
+    if (all) sel_all(n, o);
     return;
   }
   switch (id) {

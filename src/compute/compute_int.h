@@ -280,12 +280,33 @@ void qvk_set_validity(qv_array *a, qv_bytes *validity);
  * (qvk_fixed_result with_validity): counts its nulls and drops it when
  * every row is valid. */
 void qvk_finish_validity(qv_array *a);
+/* The validity of the n rows where a and b (NULL: a alone) are both valid,
+ * as a new bitmap in *out; *out is NULL when every row is valid.  Fails
+ * (*out NULL, err set) only when the bitmap cannot be allocated. */
+qv_status qvk_validity_of(const qvk_datum *a, const qvk_datum *b, int64_t n, qv_bytes **out, qv_error *err);
+/* The end of a kernel that built r: when st is QV_OK r becomes *out,
+ * otherwise r is released (NULL is fine); returns st. */
+qv_status qvk_array_out(qv_status st, qv_array *r, qvk_datum *out);
+/* qvk_array_out for a result whose validity was written in place
+ * (qvk_fixed_result with_validity): qvk_finish_validity first. */
+qv_status qvk_fixed_out(qv_status st, qv_array *r, qvk_datum *out);
+/* The end of a kernel that wrote r's n values and whose rows are null
+ * where x's are: r gets x's validity (qvk_validity_of) and becomes *out;
+ * r is released on failure. */
+qv_status qvk_array_out_valid(qv_array *r, const qvk_datum *x, int64_t n, qvk_datum *out, qv_error *err);
+/* The end of a bool kernel: when st is QV_OK the bool array of values and
+ * validity (qvk_bool_result) becomes *out; values and validity are taken
+ * on every path; returns st or the failure of building the array. */
+qv_status qvk_bool_out(qv_status st, int64_t n, qv_bytes *values, qv_bytes *validity, qvk_datum *out,
+                       qv_error *err);
 /* Fixed-width array of type with n elements: allocates values (zeroed) and,
  * if with_validity, an all-zero validity bitmap the caller fills. */
 qv_status qvk_fixed_result(const qv_datatype *type, int64_t n, bool with_validity,
                            qv_array **out, qv_error *err);
 /* All-null array of type with n rows. */
 qv_status qvk_null_result(const qv_datatype *type, int64_t n, qv_array **out, qv_error *err);
+/* The same as the result *out of a kernel. */
+qv_status qvk_null_out(const qv_datatype *type, int64_t n, qvk_datum *out, qv_error *err);
 /* An n-row array repeating scalar s. */
 qv_status qvk_broadcast(const qv_scalar *s, int64_t n, qv_array **out, qv_error *err);
 /* Type-check helpers for error messages. */
@@ -383,8 +404,33 @@ static inline int64_t qvk_dec_hi(const uint8_t *p, int64_t r) {
 qv_status qvk_compare_scaled(qv_op op, const qvk_datum *a, const qvk_datum *b, int64_t n,
                              uint64_t *out, qv_error *err);
 bool qvk_is_scaled(const qv_datatype *t);
-/* The value range of an integer-like physical type (compare.c). */
-void qvk_int_range(qv_type_id id, qvk_i128 *lo, qvk_i128 *hi);
+/* The value range of an integer-like physical type: compare, cast and IN
+ * clamp or reject values against it.  decimal128 gets the whole int128
+ * range (cast narrows it to the precision itself). */
+static inline void qvk_int_range(qv_type_id id, qvk_i128 *lo, qvk_i128 *hi) {
+  switch (id) {
+    case QV_TYPE_INT8: *lo = INT8_MIN; *hi = INT8_MAX; return;
+    case QV_TYPE_INT16: *lo = INT16_MIN; *hi = INT16_MAX; return;
+    case QV_TYPE_INT32: case QV_TYPE_DATE32: *lo = INT32_MIN; *hi = INT32_MAX; return;
+    case QV_TYPE_UINT8: *lo = 0; *hi = UINT8_MAX; return;
+    case QV_TYPE_UINT16: *lo = 0; *hi = UINT16_MAX; return;
+    case QV_TYPE_UINT32: *lo = 0; *hi = UINT32_MAX; return;
+    case QV_TYPE_UINT64: *lo = 0; *hi = UINT64_MAX; return;
+    case QV_TYPE_DECIMAL128: *lo = QVK_I128_MIN; *hi = QVK_I128_MAX; return;
+    default: *lo = INT64_MIN; *hi = INT64_MAX; return; /* int64 and 64-bit temporals */
+  }
+}
+
+/* Whether s lies outside the range of integer-like type id; then every
+ * value is on one side of s and *all is `x op s` for each of them. */
+static inline bool qvk_int_outside(qv_type_id id, qv_op op, qvk_i128 s, bool *all) {
+  qvk_i128 lo, hi;
+  qvk_int_range(id, &lo, &hi);
+  if (s >= lo && s <= hi) return false;
+  bool above = s < lo; /* x > s for all x */
+  *all = op == QV_OP_NE || (above ? (op == QV_OP_GT || op == QV_OP_GE) : (op == QV_OP_LT || op == QV_OP_LE));
+  return true;
+}
 /* Internal: integer compare of one type, exposed to compare_scaled.c. */
 void qvk_cmp_int_vs(qv_type_id id, qv_op op, const void *vals, const uint32_t *idx, qvk_i128 s,
                     int64_t n, uint64_t *out);

@@ -193,6 +193,54 @@ qv_status qvk_bool_result(int64_t n, qv_bytes *values, qv_bytes *validity, qv_ar
   return QV_OK;
 }
 
+qv_status qvk_validity_of(const qvk_datum *a, const qvk_datum *b, int64_t n, qv_bytes **out, qv_error *err) {
+  *out = NULL;
+  qv_bytes *v = qvk_bytes(qvk_words(n) * 8, err);
+  if (!v) return QV_ERR_NOMEM;
+  uint64_t *m = (uint64_t *)qv_bytes_mutable(v);
+  bool nulls = qvk_validity_words(a, n, m);
+  if (b) {
+    if (nulls) qvk_and_validity(b, n, m);
+    else nulls = qvk_validity_words(b, n, m);
+  }
+  if (nulls) *out = v;
+  else qv_bytes_release(v);
+  return QV_OK;
+}
+
+qv_status qvk_array_out(qv_status st, qv_array *r, qvk_datum *out) {
+  if (st != QV_OK) {
+    qv_array_release(r);
+    return st;
+  }
+  qvk_datum_set_array(out, r);
+  return QV_OK;
+}
+
+qv_status qvk_fixed_out(qv_status st, qv_array *r, qvk_datum *out) {
+  if (st == QV_OK) qvk_finish_validity(r);
+  return qvk_array_out(st, r, out);
+}
+
+qv_status qvk_array_out_valid(qv_array *r, const qvk_datum *x, int64_t n, qvk_datum *out, qv_error *err) {
+  qv_bytes *validity = NULL;
+  qv_status st = qvk_validity_of(x, NULL, n, &validity, err);
+  if (st == QV_OK) qvk_set_validity(r, validity);
+  return qvk_array_out(st, r, out);
+}
+
+qv_status qvk_bool_out(qv_status st, int64_t n, qv_bytes *values, qv_bytes *validity, qvk_datum *out,
+                       qv_error *err) {
+  qv_array *r = NULL;
+  if (st == QV_OK) st = qvk_bool_result(n, values, validity, &r, err);
+  else {
+    qv_bytes_release(values);
+    qv_bytes_release(validity);
+  }
+  if (st == QV_OK) qvk_datum_set_array(out, r);
+  return st;
+}
+
 qv_status qvk_fixed_result(const qv_datatype *type, int64_t n, bool with_validity,
                            qv_array **out, qv_error *err) {
   int w = qv_type_byte_width(type->id);
@@ -211,6 +259,13 @@ qv_status qvk_fixed_result(const qv_datatype *type, int64_t n, bool with_validit
 
 qv_status qvk_null_result(const qv_datatype *type, int64_t n, qv_array **out, qv_error *err) {
   return qv_array_make_null(type, n, out, err);
+}
+
+qv_status qvk_null_out(const qv_datatype *type, int64_t n, qvk_datum *out, qv_error *err) {
+  qv_array *r = NULL;
+  QV_RETURN_NOT_OK(qvk_null_result(type, n, &r, err));
+  qvk_datum_set_array(out, r);
+  return QV_OK;
 }
 
 static void put_fixed(uint8_t *dst, int w, const qv_scalar *s) {

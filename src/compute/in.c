@@ -80,20 +80,6 @@ static inline bool float_key(double x, uint8_t order, uint64_t *key) {
 
 /* ---- inserting the list's values ------------------------------------------ */
 
-static void range_of(qv_type_id id, qvk_i128 *lo, qvk_i128 *hi) {
-  switch (id) {
-    case QV_TYPE_BOOL: *lo = 0; *hi = 1; return;
-    case QV_TYPE_INT8: *lo = INT8_MIN; *hi = INT8_MAX; return;
-    case QV_TYPE_INT16: *lo = INT16_MIN; *hi = INT16_MAX; return;
-    case QV_TYPE_INT32: case QV_TYPE_DATE32: *lo = INT32_MIN; *hi = INT32_MAX; return;
-    case QV_TYPE_UINT8: *lo = 0; *hi = UINT8_MAX; return;
-    case QV_TYPE_UINT16: *lo = 0; *hi = UINT16_MAX; return;
-    case QV_TYPE_UINT32: *lo = 0; *hi = UINT32_MAX; return;
-    case QV_TYPE_UINT64: *lo = 0; *hi = UINT64_MAX; return;
-    default: *lo = INT64_MIN; *hi = INT64_MAX; return;
-  }
-}
-
 static int64_t unit_exp(const qv_datatype *t) { return 3 * (int64_t)t->unit; }
 
 /* The list value s in the probe's integer domain.  Returns 0 when it can
@@ -132,8 +118,8 @@ static int int_value(const qv_datatype *probe, const qv_scalar *s, qvk_i128 *v) 
       x /= qvk_pow10_i128[-d];
     }
   }
-  qvk_i128 lo, hi;
-  range_of(p, &lo, &hi);
+  qvk_i128 lo, hi; /* a bool probe's 0 or 1 is always inside */
+  qvk_int_range(p, &lo, &hi);
   if (x < lo || x > hi) return 0;
   *v = x;
   return 1;

@@ -58,6 +58,19 @@ static qv_status rx_literal(qv_buffer *rx, const uint8_t *c, int64_t n) {
   return qv_buffer_append(rx, c, n);
 }
 
+/* Appends one character of the pattern (cl bytes at p) as literal text:
+ * to the literal (lowercased under ci) and, escaped, to the regex. */
+static qv_status plan_literal(like_plan *pl, const uint8_t *p, int64_t cl, bool *non_ascii) {
+  qv_status st = QV_OK;
+  for (int64_t j = 0; j < cl; j++) {
+    *non_ascii |= p[j] >= 0x80;
+    uint8_t b = pl->ci ? lower_ascii(p[j]) : p[j];
+    if (st == QV_OK) st = qv_buffer_append(&pl->lit, &b, 1);
+  }
+  if (st == QV_OK) st = rx_literal(&pl->rx, p, cl);
+  return st;
+}
+
 static qv_status plan_build(like_plan *pl, const uint8_t *p, int64_t len, const uint8_t *esc, int64_t el,
                             bool ci, bool binary, qv_error *err) {
   memset(pl, 0, sizeof *pl);
@@ -78,12 +91,7 @@ static qv_status plan_build(like_plan *pl, const uint8_t *p, int64_t len, const 
       if (k >= len)
         return qv_error_set(err, QV_ERR_INVALID, "LIKE: the pattern ends with the escape character");
       int64_t cl = char_len(p + k, len - k, binary);
-      for (int64_t j = 0; j < cl; j++) {
-        non_ascii |= p[k + j] >= 0x80;
-        uint8_t b = ci ? lower_ascii(p[k + j]) : p[k + j];
-        if (st == QV_OK) st = qv_buffer_append(&pl->lit, &b, 1);
-      }
-      if (st == QV_OK) st = rx_literal(&pl->rx, p + k, cl);
+      st = plan_literal(pl, p + k, cl, &non_ascii);
       k += cl;
       continue;
     }
@@ -101,12 +109,7 @@ static qv_status plan_build(like_plan *pl, const uint8_t *p, int64_t len, const 
       continue;
     }
     int64_t cl = char_len(p + k, len - k, binary);
-    for (int64_t j = 0; j < cl; j++) {
-      non_ascii |= p[k + j] >= 0x80;
-      uint8_t b = ci ? lower_ascii(p[k + j]) : p[k + j];
-      if (st == QV_OK) st = qv_buffer_append(&pl->lit, &b, 1);
-    }
-    if (st == QV_OK) st = rx_literal(&pl->rx, p + k, cl);
+    st = plan_literal(pl, p + k, cl, &non_ascii);
     k += cl;
   }
   if (st != QV_OK) return qv_error_nomem(err, "LIKE");
@@ -287,11 +290,8 @@ qv_status qvk_op_like(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *
   int64_t n = c->n;
   bool ci = e->sem.case_insensitive;
   qv_datatype bt = qv_datatype_simple(QV_TYPE_BOOL);
-  qv_array *r = NULL;
   if (qvk_datum_all_null(x) || qvk_datum_all_null(pat) || (e->n_args == 3 && qvk_datum_all_null(&args[2]))) {
-    QV_RETURN_NOT_OK(qvk_null_result(&bt, n, &r, c->err));
-    qvk_datum_set_array(out, r);
-    return QV_OK;
+    return qvk_null_out(&bt, n, out, c->err);
   }
   const uint8_t *esc = (const uint8_t *)"\\";
   int64_t el = 1;
@@ -339,26 +339,6 @@ qv_status qvk_op_like(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *
     }
   }
   plan_reset(&pl);
-  if (st == QV_OK) {
-    validity = qvk_bytes(qvk_words(n) * 8, c->err);
-    if (!validity) st = QV_ERR_NOMEM;
-  }
-  if (st != QV_OK) {
-    qv_bytes_release(values);
-    qv_bytes_release(validity);
-    return st;
-  }
-  uint64_t *m = (uint64_t *)qv_bytes_mutable(validity);
-  bool nulls = qvk_validity_words(x, n, m);
-  if (!pat->scalar) {
-    if (nulls) qvk_and_validity(pat, n, m);
-    else nulls = qvk_validity_words(pat, n, m);
-  }
-  if (!nulls) {
-    qv_bytes_release(validity);
-    validity = NULL;
-  }
-  QV_RETURN_NOT_OK(qvk_bool_result(n, values, validity, &r, c->err));
-  qvk_datum_set_array(out, r);
-  return QV_OK;
+  if (st == QV_OK) st = qvk_validity_of(x, pat->scalar ? NULL : pat, n, &validity, c->err);
+  return qvk_bool_out(st, n, values, validity, out, c->err);
 }

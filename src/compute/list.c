@@ -81,26 +81,9 @@ static qv_status child_eq(const qv_array *l, int64_t lo, int64_t hi, const qv_sc
 
 static qv_status bool_out(qvk_ctx *c, qvk_datum *out, qv_bytes *values, const qvk_datum *l,
                           const qvk_datum *needle) {
-  int64_t n = c->n;
-  qv_bytes *validity = qvk_bytes(qvk_words(n) * 8, c->err);
-  if (!validity) {
-    qv_bytes_release(values);
-    return QV_ERR_NOMEM;
-  }
-  uint64_t *m = (uint64_t *)qv_bytes_mutable(validity);
-  bool nulls = qvk_validity_words(l, n, m);
-  if (needle) {
-    if (nulls) qvk_and_validity(needle, n, m);
-    else nulls = qvk_validity_words(needle, n, m);
-  }
-  if (!nulls) {
-    qv_bytes_release(validity);
-    validity = NULL;
-  }
-  qv_array *r = NULL;
-  QV_RETURN_NOT_OK(qvk_bool_result(n, values, validity, &r, c->err));
-  qvk_datum_set_array(out, r);
-  return QV_OK;
+  qv_bytes *validity = NULL;
+  qv_status st = qvk_validity_of(l, needle, c->n, &validity, c->err);
+  return qvk_bool_out(st, c->n, values, validity, out, c->err);
 }
 
 /* Items of a constant list argument, as scalars (caller resets each). */
@@ -141,18 +124,7 @@ static qv_status array_length(qvk_ctx *c, const qv_expr *e, qvk_datum *l, qvk_da
     int64_t len = en - b;
     memcpy(dst + w * i, &len, (size_t)w);
   }
-  qv_bytes *validity = qvk_bytes(qvk_words(n) * 8, c->err);
-  if (!validity) {
-    qv_array_release(r);
-    return QV_ERR_NOMEM;
-  }
-  if (!qvk_validity_words(l, n, (uint64_t *)qv_bytes_mutable(validity))) {
-    qv_bytes_release(validity);
-    validity = NULL;
-  }
-  qvk_set_validity(r, validity);
-  qvk_datum_set_array(out, r);
-  return QV_OK;
+  return qvk_array_out_valid(r, l, n, out, c->err);
 }
 
 /* Polars' list.contains(None) with nulls_equal: whether the list holds a
@@ -237,15 +209,7 @@ static qv_status const_list_has(qvk_ctx *c, const qv_expr *e, const qvk_datum *l
     }
   }
   qv_free(w);
-  qv_array *r = NULL;
-  if (st == QV_OK) {
-    st = qvk_bool_result(n, values, validity, &r, c->err);
-    values = validity = NULL;
-  }
-  qv_bytes_release(values);
-  qv_bytes_release(validity);
-  if (st == QV_OK) qvk_datum_set_array(out, r);
-  return st;
+  return qvk_bool_out(st, n, values, validity, out, c->err);
 }
 
 static qv_status has_per_row(qvk_ctx *c, const qv_expr *e, qvk_datum *l, qvk_datum *needle, qvk_datum *out) {
@@ -308,15 +272,7 @@ static qv_status has_per_row(qvk_ctx *c, const qv_expr *e, qvk_datum *l, qvk_dat
   qv_array_release(slice);
   qv_array_release(spread);
   qv_array_release(eq);
-  qv_array *r = NULL;
-  if (st == QV_OK) {
-    st = qvk_bool_result(n, values, validity, &r, c->err);
-    values = validity = NULL;
-  }
-  qv_bytes_release(values);
-  qv_bytes_release(validity);
-  if (st == QV_OK) qvk_datum_set_array(out, r);
-  return st;
+  return qvk_bool_out(st, n, values, validity, out, c->err);
 }
 
 qv_status qvk_op_array(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out) {
@@ -334,10 +290,7 @@ qv_status qvk_op_array(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum 
   bool per_row_nulls = e->op == QV_OP_ARRAY_HAS && e->sem.in_nulls_equal && !args[1].scalar;
   if (lt->id == QV_TYPE_NULL || (want == 2 && !per_row_nulls && qvk_datum_all_null(&args[1]))) {
     qv_datatype rt = qv_datatype_simple(e->op == QV_OP_ARRAY_LENGTH ? QV_TYPE_INT64 : QV_TYPE_BOOL);
-    qv_array *r = NULL;
-    QV_RETURN_NOT_OK(qvk_null_result(qvk_bound_type(e) ? &e->type : &rt, n, &r, c->err));
-    qvk_datum_set_array(out, r);
-    return QV_OK;
+    return qvk_null_out(qvk_bound_type(e) ? &e->type : &rt, n, out, c->err);
   }
   if (!is_list(lt)) {
     char tb[64];

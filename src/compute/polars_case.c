@@ -138,9 +138,5 @@ qv_status qvk_polars_case(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_dat
     }
     o.data.size += wrote;
   }
-  if (st != QV_OK) {
-    qvk_sout_reset(&o);
-    return st;
-  }
-  return qvk_sout_finish(&o, out, what, c->err);
+  return qvk_sout_finish(&o, st, out, what, c->err);
 }

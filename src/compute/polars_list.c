@@ -34,11 +34,7 @@ qv_status qvk_op_polars_list(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_
   qv_datatype nt = qv_datatype_simple(QV_TYPE_NULL);
   if (!rt) rt = lt->id == QV_TYPE_NULL ? &nt : &lt->children[0].type;
   qv_array *r = NULL;
-  if (qvk_datum_all_null(l) || qvk_datum_all_null(ix)) {
-    QV_RETURN_NOT_OK(qvk_null_result(rt, n, &r, c->err));
-    qvk_datum_set_array(out, r);
-    return QV_OK;
-  }
+  if (qvk_datum_all_null(l) || qvk_datum_all_null(ix)) return qvk_null_out(rt, n, out, c->err);
   /* A constant list is one range [0, length) of its items on every row. */
   const qv_array *la = l->scalar ? NULL : l->array;
   const qv_array *child = la ? la->children[0] : l->scalar->list;
@@ -105,10 +101,5 @@ qv_status qvk_op_polars_list(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_
   }
   qv_free(pos);
   qv_bytes_release(validity);
-  if (st != QV_OK) {
-    qv_array_release(r);
-    return st;
-  }
-  qvk_datum_set_array(out, r);
-  return QV_OK;
+  return qvk_array_out(st, r, out);
 }

@@ -149,12 +149,7 @@ static qv_status op_float_map(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk
   if (m == M_LOG) {
     if (!args[1].scalar)
       return qv_error_set(c->err, QV_ERR_UNSUPPORTED, "log: the base must be a constant");
-    if (args[1].scalar->is_null) {
-      qv_array *r = NULL;
-      QV_RETURN_NOT_OK(qvk_null_result(rt, c->n, &r, c->err));
-      qvk_datum_set_array(out, r);
-      return QV_OK;
-    }
+    if (args[1].scalar->is_null) return qvk_null_out(rt, c->n, out, c->err);
     QV_RETURN_NOT_OK(qvk_coerce(c, &args[1], rt));
     k = rt->id == QV_TYPE_FLOAT32 ? (double)args[1].scalar->v.f : args[1].scalar->v.f;
   }
@@ -205,10 +200,7 @@ static qv_status op_float_class(qvk_ctx *c, const qv_expr *e, qvk_datum *args, q
       if (r) qv_bit_set(bits, i);
     }
   }
-  qv_array *r = NULL;
-  QV_RETURN_NOT_OK(qvk_bool_result(n, vals, valid, &r, c->err));
-  qvk_datum_set_array(out, r);
-  return QV_OK;
+  return qvk_bool_out(QV_OK, n, vals, valid, out, c->err);
 }
 
 /* ---- eq_missing / ne_missing ---------------------------------------------------------------- */
@@ -238,10 +230,7 @@ static qv_status op_eq_missing(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qv
   if (n & 63) w[nw - 1] &= ((uint64_t)1 << (n & 63)) - 1;
   qv_free(tmp);
   qvk_datum_reset(&ed);
-  qv_array *r = NULL;
-  QV_RETURN_NOT_OK(qvk_bool_result(n, vals, NULL, &r, c->err));
-  qvk_datum_set_array(out, r);
-  return QV_OK;
+  return qvk_bool_out(QV_OK, n, vals, NULL, out, c->err);
 }
 
 /* ---- fill_null ----------------------------------------------------------------------------- */
@@ -357,10 +346,7 @@ static qv_status op_horizontal(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qv
       return qv_error_set(c->err, QV_ERR_UNSUPPORTED, "%s of %s is not supported", qv_op_name(e->op),
                           qvk_type_name(rt, tb, sizeof tb));
     }
-    qv_array *r = NULL;
-    QV_RETURN_NOT_OK(qvk_null_result(rt, n, &r, c->err));
-    qvk_datum_set_array(out, r);
-    return QV_OK;
+    return qvk_null_out(rt, n, out, c->err);
   }
   qv_array *r = NULL;
   QV_RETURN_NOT_OK(qvk_fixed_result(rt, n, true, &r, c->err));
@@ -394,13 +380,7 @@ static qv_status op_horizontal(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qv
       default: HFOLD(int64_t, NO_NAN) break; /* int64, timestamps */
     }
   }
-  if (st != QV_OK) {
-    qv_array_release(r);
-    return st;
-  }
-  qvk_finish_validity(r);
-  qvk_datum_set_array(out, r);
-  return QV_OK;
+  return qvk_fixed_out(st, r, out);
 }
 #undef HFOLD
 #undef HFOLD_KEYED

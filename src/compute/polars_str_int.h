@@ -62,8 +62,10 @@ static inline void qvk_sout_valid(qvk_sout *o, int64_t i) { qv_bit_set(o->vbits,
 qv_status qvk_sout_add(qvk_sout *o, const void *p, int64_t n, const char *what, qv_error *err);
 /* Ensures room for n more bytes; returns where they go (NULL on error). */
 uint8_t *qvk_sout_room(qvk_sout *o, int64_t n, const char *what, qv_error *err);
-/* Finishes the array (string type) into *out; releases o on every path. */
-qv_status qvk_sout_finish(qvk_sout *o, qvk_datum *out, const char *what, qv_error *err);
+/* Finishes the array (string type) into *out; releases o on every path.
+ * A kernel that failed passes its st (not QV_OK): o is only released and
+ * st returned. */
+qv_status qvk_sout_finish(qvk_sout *o, qv_status st, qvk_datum *out, const char *what, qv_error *err);
 void qvk_sout_reset(qvk_sout *o);
 
 /* Decodes one UTF-8 code point at p (n bytes left, n > 0; the input is

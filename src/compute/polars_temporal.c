@@ -96,21 +96,6 @@ static int64_t part_value(int part, int64_t days, int64_t tod, int64_t per) {
   }
 }
 
-static qv_status with_validity(qvk_ctx *c, const qvk_datum *x, qv_array *r, qvk_datum *out) {
-  qv_bytes *validity = qvk_bytes(qvk_words(c->n) * 8, c->err);
-  if (!validity) {
-    qv_array_release(r);
-    return QV_ERR_NOMEM;
-  }
-  if (!qvk_validity_words(x, c->n, (uint64_t *)qv_bytes_mutable(validity))) {
-    qv_bytes_release(validity);
-    validity = NULL;
-  }
-  qvk_set_validity(r, validity);
-  qvk_datum_set_array(out, r);
-  return QV_OK;
-}
-
 /* Splits local value v (units of per) into days and time of day. */
 static inline void split_day(int64_t v, int64_t off, int64_t per, bool date, int64_t *days, int64_t *tod) {
   if (date) {
@@ -198,11 +183,7 @@ static qv_status dt_part(qvk_ctx *c, const qv_expr *e, qvk_datum *x, qvk_datum *
   if (!rt || !qv_type_is_integer(rt->id)) rt = &i64;
   if (x->scalar) QV_RETURN_NOT_OK(qvk_datum_array(c, x));
   qv_array *r = NULL;
-  if (x->array->type.id == QV_TYPE_NULL) {
-    QV_RETURN_NOT_OK(qvk_null_result(rt, c->n, &r, c->err));
-    qvk_datum_set_array(out, r);
-    return QV_OK;
-  }
+  if (x->array->type.id == QV_TYPE_NULL) return qvk_null_out(rt, c->n, out, c->err);
   QV_RETURN_NOT_OK(qvk_fixed_result(rt, c->n, false, &r, c->err));
   uint8_t *dst = qv_bytes_mutable(r->buffers[1]);
   int w = qv_type_byte_width(rt->id);
@@ -217,7 +198,7 @@ static qv_status dt_part(qvk_ctx *c, const qv_expr *e, qvk_datum *x, qvk_datum *
     int64_t v = part_value(part, days, tod, per);
     memcpy(dst + i * w, &v, (size_t)w); /* every part fits its type's low bytes */
   }
-  return with_validity(c, x, r, out);
+  return qvk_array_out_valid(r, x, c->n, out, c->err);
 }
 
 static qv_status dt_epoch(qvk_ctx *c, const qv_expr *e, qvk_datum *x, qvk_datum *out) {
@@ -231,11 +212,7 @@ static qv_status dt_epoch(qvk_ctx *c, const qv_expr *e, qvk_datum *x, qvk_datum 
   if (x->scalar) QV_RETURN_NOT_OK(qvk_datum_array(c, x));
   qv_datatype i64 = qv_datatype_simple(QV_TYPE_INT64);
   qv_array *r = NULL;
-  if (x->array->type.id == QV_TYPE_NULL) {
-    QV_RETURN_NOT_OK(qvk_null_result(&i64, c->n, &r, c->err));
-    qvk_datum_set_array(out, r);
-    return QV_OK;
-  }
+  if (x->array->type.id == QV_TYPE_NULL) return qvk_null_out(&i64, c->n, out, c->err);
   QV_RETURN_NOT_OK(qvk_fixed_result(&i64, c->n, false, &r, c->err));
   int64_t *dst = (int64_t *)qv_bytes_mutable(r->buffers[1]);
   bool date = id == QV_TYPE_DATE32;
@@ -367,11 +344,7 @@ static qv_status dt_truncate(qvk_ctx *c, qvk_datum *x, const qvk_datum *ed, qvk_
   if (x->scalar) QV_RETURN_NOT_OK(qvk_datum_array(c, x));
   const qv_array *a = x->array;
   qv_array *r = NULL;
-  if (a->type.id == QV_TYPE_NULL) {
-    QV_RETURN_NOT_OK(qvk_null_result(&a->type, c->n, &r, c->err));
-    qvk_datum_set_array(out, r);
-    return QV_OK;
-  }
+  if (a->type.id == QV_TYPE_NULL) return qvk_null_out(&a->type, c->n, out, c->err);
   QV_RETURN_NOT_OK(qvk_fixed_result(&a->type, c->n, false, &r, c->err));
   uint8_t *dst = qv_bytes_mutable(r->buffers[1]);
   int64_t day = date ? 1 : 86400 * per;
@@ -424,7 +397,7 @@ static qv_status dt_truncate(qvk_ctx *c, qvk_datum *x, const qvk_datum *ed, qvk_
     qv_array_release(r);
     return qv_error_set(c->err, QV_ERR_OVERFLOW, "dt.truncate: row %lld truncates outside the representable range", (long long)i);
   }
-  return with_validity(c, x, r, out);
+  return qvk_array_out_valid(r, x, c->n, out, c->err);
 }
 
 static qv_status dt_date(qvk_ctx *c, qvk_datum *x, qvk_datum *out) {
@@ -435,11 +408,7 @@ static qv_status dt_date(qvk_ctx *c, qvk_datum *x, qvk_datum *out) {
   if (x->scalar) QV_RETURN_NOT_OK(qvk_datum_array(c, x));
   qv_datatype dt = qv_datatype_simple(QV_TYPE_DATE32);
   qv_array *r = NULL;
-  if (x->array->type.id == QV_TYPE_NULL) {
-    QV_RETURN_NOT_OK(qvk_null_result(&dt, c->n, &r, c->err));
-    qvk_datum_set_array(out, r);
-    return QV_OK;
-  }
+  if (x->array->type.id == QV_TYPE_NULL) return qvk_null_out(&dt, c->n, out, c->err);
   QV_RETURN_NOT_OK(qvk_fixed_result(&dt, c->n, false, &r, c->err));
   int32_t *dst = (int32_t *)qv_bytes_mutable(r->buffers[1]);
   bool date = id == QV_TYPE_DATE32;
@@ -450,7 +419,7 @@ static qv_status dt_date(qvk_ctx *c, qvk_datum *x, qvk_datum *out) {
      * seconds-resolution extremes, which Polars cannot hold either */
     dst[i] = (int32_t)days;
   }
-  return with_validity(c, x, r, out);
+  return qvk_array_out_valid(r, x, c->n, out, c->err);
 }
 
 qv_status qvk_op_polars_temporal(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out) {

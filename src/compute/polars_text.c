@@ -73,25 +73,24 @@ qv_status qvk_sout_add(qvk_sout *o, const void *p, int64_t n, const char *what, 
   return QV_OK;
 }
 
-qv_status qvk_sout_finish(qvk_sout *o, qvk_datum *out, const char *what, qv_error *err) {
+qv_status qvk_sout_finish(qvk_sout *o, qv_status st, qvk_datum *out, const char *what, qv_error *err) {
+  if (st != QV_OK) {
+    qvk_sout_reset(o);
+    return st;
+  }
   o->o[o->n] = (int32_t)o->data.size;
-  qv_datatype st = qv_datatype_simple(QV_TYPE_STRING);
+  qv_datatype t = qv_datatype_simple(QV_TYPE_STRING);
   qv_array *r = NULL;
-  qv_status s = qvk_array_new(&st, o->n, &r, err);
-  if (s == QV_OK) {
+  st = qvk_array_new(&t, o->n, &r, err);
+  if (st == QV_OK) {
     r->buffers[1] = o->offsets;
     o->offsets = NULL;
-    if (qv_buffer_finish(&o->data, &r->buffers[2]) != QV_OK) s = qv_error_nomem(err, what);
+    if (qv_buffer_finish(&o->data, &r->buffers[2]) != QV_OK) st = qv_error_nomem(err, what);
     qvk_set_validity(r, o->validity);
     o->validity = NULL;
   }
   qvk_sout_reset(o);
-  if (s != QV_OK) {
-    qv_array_release(r);
-    return s;
-  }
-  qvk_datum_set_array(out, r);
-  return QV_OK;
+  return qvk_array_out(st, r, out);
 }
 
 /* ---- concat_str ---------------------------------------------------------------- */
@@ -125,11 +124,7 @@ static qv_status concat_str(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_d
     else qvk_sout_valid(&o, i);
   }
   if (v != stack) qv_free(v);
-  if (st != QV_OK) {
-    qvk_sout_reset(&o);
-    return st;
-  }
-  return qvk_sout_finish(&o, out, what, c->err);
+  return qvk_sout_finish(&o, st, out, what, c->err);
 }
 
 /* ---- str.slice ------------------------------------------------------------------- */
@@ -200,11 +195,7 @@ static qv_status str_slice(qvk_ctx *c, qvk_datum *args, qvk_datum *out) {
     }
     qvk_sout_valid(&o, i);
   }
-  if (st != QV_OK) {
-    qvk_sout_reset(&o);
-    return st;
-  }
-  return qvk_sout_finish(&o, out, what, c->err);
+  return qvk_sout_finish(&o, st, out, what, c->err);
 }
 
 /* ---- str.strip_chars --------------------------------------------------------------- */
@@ -283,11 +274,7 @@ static qv_status strip_per_row(qvk_ctx *c, qvk_datum *args, qvk_datum *out) {
     st = qvk_sout_add(&o, p + b, e - b, what, c->err);
     qvk_sout_valid(&o, i);
   }
-  if (st != QV_OK) {
-    qvk_sout_reset(&o);
-    return st;
-  }
-  return qvk_sout_finish(&o, out, what, c->err);
+  return qvk_sout_finish(&o, st, out, what, c->err);
 }
 
 static qv_status strip_chars(qvk_ctx *c, qvk_datum *args, qvk_datum *out) {
@@ -327,11 +314,7 @@ static qv_status strip_chars(qvk_ctx *c, qvk_datum *args, qvk_datum *out) {
     qvk_sout_valid(&o, i);
   }
   if (set != stackset) qv_free(set);
-  if (st != QV_OK) {
-    qvk_sout_reset(&o);
-    return st;
-  }
-  return qvk_sout_finish(&o, out, what, c->err);
+  return qvk_sout_finish(&o, st, out, what, c->err);
 }
 
 /* ---- str.replace ------------------------------------------------------------------- */
@@ -411,10 +394,7 @@ static qv_status replace(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datu
   const qv_scalar *pat = args[1].scalar, *val = args[2].scalar;
   if (pat->is_null || val->is_null || qvk_datum_all_null(&args[0])) {
     qv_datatype st = qv_datatype_simple(QV_TYPE_STRING);
-    qv_array *r = NULL;
-    QV_RETURN_NOT_OK(qvk_null_result(&st, c->n, &r, c->err));
-    qvk_datum_set_array(out, r);
-    return QV_OK;
+    return qvk_null_out(&st, c->n, out, c->err);
   }
   bool literal = (e->flags & QV_EXPR_F_LITERAL) != 0;
   /* How many matches Polars replaces: all for n < 0; for n = 0 none,
@@ -494,11 +474,7 @@ static qv_status replace(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datu
     if (st == QV_OK) st = qvk_sout_add(&o, p + copied, len - copied, what, c->err);
   }
   qvk_regex_free(&re);
-  if (st != QV_OK) {
-    qvk_sout_reset(&o);
-    return st;
-  }
-  return qvk_sout_finish(&o, out, what, c->err);
+  return qvk_sout_finish(&o, st, out, what, c->err);
 }
 
 /* ---- str.contains_any ----------------------------------------------------------------- */
@@ -521,10 +497,7 @@ static qv_status contains_any(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk
   int64_t n = c->n;
   qv_datatype bt = qv_datatype_simple(QV_TYPE_BOOL);
   if (pd->scalar->is_null || qvk_datum_all_null(&args[0]) || !pd->scalar->list) {
-    qv_array *r = NULL;
-    QV_RETURN_NOT_OK(qvk_null_result(&bt, n, &r, c->err));
-    qvk_datum_set_array(out, r);
-    return QV_OK;
+    return qvk_null_out(&bt, n, out, c->err);
   }
   const qv_array *pl = pd->scalar->list;
   if (pl->type.id != QV_TYPE_STRING && pl->type.id != QV_TYPE_NULL)
@@ -549,19 +522,8 @@ static qv_status contains_any(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk
     }
     if (hit) ow[i >> 6] |= (uint64_t)1 << (i & 63);
   }
-  validity = qvk_bytes(qvk_words(n) * 8, c->err);
-  if (!validity) {
-    qv_bytes_release(values);
-    return QV_ERR_NOMEM;
-  }
-  if (!qvk_validity_words(&args[0], n, (uint64_t *)qv_bytes_mutable(validity))) {
-    qv_bytes_release(validity);
-    validity = NULL;
-  }
-  qv_array *r = NULL;
-  QV_RETURN_NOT_OK(qvk_bool_result(n, values, validity, &r, c->err));
-  qvk_datum_set_array(out, r);
-  return QV_OK;
+  qv_status st = qvk_validity_of(&args[0], NULL, n, &validity, c->err);
+  return qvk_bool_out(st, n, values, validity, out, c->err);
 }
 
 /* ---- str.len_bytes ---------------------------------------------------------------------- */
@@ -570,11 +532,7 @@ static qv_status len_bytes(qvk_ctx *c, qvk_datum *args, qvk_datum *out) {
   qv_datatype ut = qv_datatype_simple(QV_TYPE_UINT32);
   qv_array *r = NULL;
   int64_t n = c->n;
-  if (qvk_datum_all_null(&args[0])) {
-    QV_RETURN_NOT_OK(qvk_null_result(&ut, n, &r, c->err));
-    qvk_datum_set_array(out, r);
-    return QV_OK;
-  }
+  if (qvk_datum_all_null(&args[0])) return qvk_null_out(&ut, n, out, c->err);
   QV_RETURN_NOT_OK(qvk_fixed_result(&ut, n, false, &r, c->err));
   uint32_t *dst = (uint32_t *)qv_bytes_mutable(r->buffers[1]);
   qvk_sview v;
@@ -587,18 +545,7 @@ static qv_status len_bytes(qvk_ctx *c, qvk_datum *args, qvk_datum *out) {
       dst[i] = (uint32_t)(v.off[row + 1] - v.off[row]);
     }
   }
-  qv_bytes *validity = qvk_bytes(qvk_words(n) * 8, c->err);
-  if (!validity) {
-    qv_array_release(r);
-    return QV_ERR_NOMEM;
-  }
-  if (!qvk_validity_words(&args[0], n, (uint64_t *)qv_bytes_mutable(validity))) {
-    qv_bytes_release(validity);
-    validity = NULL;
-  }
-  qvk_set_validity(r, validity);
-  qvk_datum_set_array(out, r);
-  return QV_OK;
+  return qvk_array_out_valid(r, &args[0], n, out, c->err);
 }
 
 /* ---- dispatch ----------------------------------------------------------------------------- */

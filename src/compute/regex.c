@@ -184,15 +184,7 @@ static qv_status regex_per_row(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qv
     else if (rc != PCRE2_ERROR_NOMATCH) st = qvk_regex_error(rc, what, i, c->err);
   }
   qvk_regex_free(&re);
-  qv_array *r = NULL;
-  if (st == QV_OK) {
-    st = qvk_bool_result(n, values, validity, &r, c->err);
-    values = validity = NULL;
-  }
-  qv_bytes_release(values);
-  qv_bytes_release(validity);
-  if (st == QV_OK) qvk_datum_set_array(out, r);
-  return st;
+  return qvk_bool_out(st, n, values, validity, out, c->err);
 }
 
 /* Whether pattern p matches exactly the strings that contain it as plain
@@ -227,13 +219,8 @@ qv_status qvk_op_regex(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum 
   if (!args[1].scalar) return regex_per_row(c, e, args, out);
   int64_t n = c->n;
   qv_datatype bt = qv_datatype_simple(QV_TYPE_BOOL);
-  qv_array *r = NULL;
   bool null_args = qvk_datum_all_null(&args[1]) || (e->n_args == 3 && qvk_datum_all_null(&args[2]));
-  if (qvk_datum_all_null(x) || null_args) {
-    QV_RETURN_NOT_OK(qvk_null_result(&bt, n, &r, c->err));
-    qvk_datum_set_array(out, r);
-    return QV_OK;
-  }
+  if (qvk_datum_all_null(x) || null_args) return qvk_null_out(&bt, n, out, c->err);
   if (x->scalar) QV_RETURN_NOT_OK(qvk_datum_array(c, x));
   bool binary = x->array->type.id == QV_TYPE_BINARY;
   uint32_t opts = binary ? 0 : (PCRE2_UTF | PCRE2_UCP);
@@ -258,9 +245,7 @@ qv_status qvk_op_regex(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum 
       c->err->code = QV_OK;
       c->err->message[0] = '\0';
     }
-    QV_RETURN_NOT_OK(qvk_null_result(&bt, n, &r, c->err));
-    qvk_datum_set_array(out, r);
-    return QV_OK;
+    return qvk_null_out(&bt, n, out, c->err);
   }
   QV_RETURN_NOT_OK(cs);
   qv_bytes *values = qvk_bytes(qvk_words(n) * 8, c->err), *validity = NULL;
@@ -279,19 +264,6 @@ qv_status qvk_op_regex(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum 
     }
   }
   qvk_regex_free(&re);
-  if (st == QV_OK) {
-    validity = qvk_bytes(qvk_words(n) * 8, c->err);
-    if (!validity) st = QV_ERR_NOMEM;
-    else if (!qvk_validity_words(x, n, (uint64_t *)qv_bytes_mutable(validity))) {
-      qv_bytes_release(validity);
-      validity = NULL;
-    }
-  }
-  if (st != QV_OK) {
-    qv_bytes_release(values);
-    return st;
-  }
-  QV_RETURN_NOT_OK(qvk_bool_result(n, values, validity, &r, c->err));
-  qvk_datum_set_array(out, r);
-  return QV_OK;
+  if (st == QV_OK) st = qvk_validity_of(x, NULL, n, &validity, c->err);
+  return qvk_bool_out(st, n, values, validity, out, c->err);
 }

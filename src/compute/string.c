@@ -16,22 +16,6 @@ static qv_status want_string(const qv_expr *e, const qvk_datum *d, int k, qv_err
                       qvk_type_name(qvk_datum_type(d), tb, sizeof tb));
 }
 
-/* Validity words of the result: valid where every datum is (NULL: all). */
-static qv_status result_validity(const qvk_datum *ds, int nd, int64_t n, qv_bytes **out, qv_error *err) {
-  *out = NULL;
-  qv_bytes *b = qvk_bytes(qvk_words(n) * 8, err);
-  if (!b) return QV_ERR_NOMEM;
-  uint64_t *m = (uint64_t *)qv_bytes_mutable(b);
-  bool any = false;
-  for (int k = 0; k < nd; k++) {
-    if (!any) any = qvk_validity_words(&ds[k], n, m);
-    else qvk_and_validity(&ds[k], n, m);
-  }
-  if (!any) qv_bytes_release(b);
-  else *out = b;
-  return QV_OK;
-}
-
 static inline const uint8_t *chars_of(const qv_array *a) {
   return a->buffers[2] ? a->buffers[2]->data : (const uint8_t *)"";
 }
@@ -65,12 +49,7 @@ qv_status qvk_op_str_match(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_da
   qvk_datum *x = &args[0], *y = &args[1];
   int64_t n = c->n;
   qv_datatype bt = qv_datatype_simple(QV_TYPE_BOOL);
-  if (qvk_datum_all_null(x) || qvk_datum_all_null(y)) {
-    qv_array *r = NULL;
-    QV_RETURN_NOT_OK(qvk_null_result(&bt, n, &r, c->err));
-    qvk_datum_set_array(out, r);
-    return QV_OK;
-  }
+  if (qvk_datum_all_null(x) || qvk_datum_all_null(y)) return qvk_null_out(&bt, n, out, c->err);
   /* A scalar needle reads the column through the selection; a column
    * needle is matched row by row on dense arrays. */
   if (x->scalar || !y->scalar) QV_RETURN_NOT_OK(qvk_datum_array(c, x));
@@ -115,15 +94,8 @@ qv_status qvk_op_str_match(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_da
       o[base >> 6] = qvk_pack64(tmp);
     }
   }
-  qv_status st = result_validity(args, 2, n, &validity, c->err);
-  if (st != QV_OK) {
-    qv_bytes_release(values);
-    return st;
-  }
-  qv_array *r = NULL;
-  QV_RETURN_NOT_OK(qvk_bool_result(n, values, validity, &r, c->err));
-  qvk_datum_set_array(out, r);
-  return QV_OK;
+  qv_status st = qvk_validity_of(&args[0], &args[1], n, &validity, c->err);
+  return qvk_bool_out(st, n, values, validity, out, c->err);
 }
 
 /* ---- lower / upper --------------------------------------------------------- */
@@ -146,10 +118,7 @@ qv_status qvk_op_case(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *
   int64_t n = c->n;
   if (a->type.id == QV_TYPE_NULL) {
     qv_datatype st = qv_datatype_simple(QV_TYPE_STRING);
-    qv_array *r = NULL;
-    QV_RETURN_NOT_OK(qvk_null_result(&st, n, &r, c->err));
-    qvk_datum_set_array(out, r);
-    return QV_OK;
+    return qvk_null_out(&st, n, out, c->err);
   }
   bool upper = e->op == QV_OP_UPPER, binary = a->type.id == QV_TYPE_BINARY;
   const int32_t *off = qv_array_offsets(a);
@@ -199,7 +168,7 @@ qv_status qvk_op_case(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *
   }
   if (st == QV_OK) {
     oo[n] = (int32_t)data.size;
-    st = result_validity(x, 1, n, &validity, c->err);
+    st = qvk_validity_of(x, NULL, n, &validity, c->err);
   }
   if (st == QV_OK) st = qvk_array_new(&a->type, n, &r, c->err);
   if (st == QV_OK) {
@@ -212,12 +181,7 @@ qv_status qvk_op_case(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *
   qv_buffer_reset(&data);
   qv_bytes_release(offsets);
   qv_bytes_release(validity);
-  if (st != QV_OK) {
-    qv_array_release(r);
-    return st;
-  }
-  qvk_datum_set_array(out, r);
-  return QV_OK;
+  return qvk_array_out(st, r, out);
 }
 
 /* ---- length ------------------------------------------------------------------ */
@@ -233,11 +197,7 @@ qv_status qvk_op_length(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum
   qv_datatype i64 = qv_datatype_simple(QV_TYPE_INT64);
   if (!rt || !qv_type_is_integer(rt->id)) rt = &i64;
   qv_array *r = NULL;
-  if (x->array->type.id == QV_TYPE_NULL) {
-    QV_RETURN_NOT_OK(qvk_null_result(rt, n, &r, c->err));
-    qvk_datum_set_array(out, r);
-    return QV_OK;
-  }
+  if (x->array->type.id == QV_TYPE_NULL) return qvk_null_out(rt, n, out, c->err);
   QV_RETURN_NOT_OK(qvk_fixed_result(rt, n, false, &r, c->err));
   const qv_array *a = x->array;
   const int32_t *off = qv_array_offsets(a);
@@ -254,13 +214,5 @@ qv_status qvk_op_length(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum
     }
     memcpy(dst + i * w, &count, (size_t)w); /* lengths fit every integer type's low bytes */
   }
-  qv_bytes *validity = NULL;
-  qv_status st = result_validity(x, 1, n, &validity, c->err);
-  if (st != QV_OK) {
-    qv_array_release(r);
-    return st;
-  }
-  qvk_set_validity(r, validity);
-  qvk_datum_set_array(out, r);
-  return QV_OK;
+  return qvk_array_out_valid(r, x, n, out, c->err);
 }

@@ -169,18 +169,7 @@ qv_status qvk_op_date_part(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_da
       dst[i] = field(part, days, tod, per, has_date);
     }
   }
-  qv_bytes *validity = qvk_bytes(qvk_words(n) * 8, c->err);
-  if (!validity) {
-    qv_array_release(r);
-    return QV_ERR_NOMEM;
-  }
-  if (!qvk_validity_words(x, n, (uint64_t *)qv_bytes_mutable(validity))) {
-    qv_bytes_release(validity);
-    validity = NULL;
-  }
-  qvk_set_validity(r, validity);
-  qvk_datum_set_array(out, r);
-  return QV_OK;
+  return qvk_array_out_valid(r, x, n, out, c->err);
 }
 
 /* Days of the first day of the period holding `days`. */
@@ -250,16 +239,5 @@ qv_status qvk_op_date_trunc(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_d
       dst[i] = (int64_t)t;
     }
   }
-  qv_bytes *validity = qvk_bytes(qvk_words(n) * 8, c->err);
-  if (!validity) {
-    qv_array_release(r);
-    return QV_ERR_NOMEM;
-  }
-  if (!qvk_validity_words(x, n, (uint64_t *)qv_bytes_mutable(validity))) {
-    qv_bytes_release(validity);
-    validity = NULL;
-  }
-  qvk_set_validity(r, validity);
-  qvk_datum_set_array(out, r);
-  return QV_OK;
+  return qvk_array_out_valid(r, x, n, out, c->err);
 }

@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "expr/expr_lit.h"
 #include "pushdown/bigquery_int.h"
 
 /* The context and piece types (qv_bq, qv_bq_res) live in bigquery_int.h,
@@ -116,16 +117,6 @@ static bool decline(bq *t, const qv_expr *e, const char *fmt, ...) {
 
 /* ---- types ------------------------------------------------------------ */
 
-static bool is_lit(const qv_expr *e) { return e->kind == QV_EXPR_LITERAL; }
-static bool is_null_lit(const qv_expr *e) { return is_lit(e) && e->value.is_null; }
-static bool is_false_lit(const qv_expr *e) {
-  return is_lit(e) && !e->value.is_null && e->value.type.id == QV_TYPE_BOOL && !e->value.v.b;
-}
-static bool is_num_lit(const qv_expr *e) {
-  return is_lit(e) && !e->value.is_null &&
-         (qv_type_is_integer(e->value.type.id) || qv_type_is_floating(e->value.type.id));
-}
-
 static const qv_datatype *column_type(const bq *t, const qv_expr *e) {
   if (!t->schema || e->kind != QV_EXPR_COLUMN) return NULL;
   int32_t i = qv_schema_find(t->schema, e->name);
@@ -169,8 +160,8 @@ static qv_type_id type_of_d(const bq *t, const qv_expr *e, int depth) {
   for (int32_t i = 0; i < e->n_args; i++) {
     if (e->op == QV_OP_WHEN && i % 2 == 0 && i != e->n_args - 1) continue; /* a predicate */
     const qv_expr *a = e->args[i];
-    if (is_null_lit(a)) continue;
-    if (is_lit(a) && (a->flags & QV_EXPR_F_DYNAMIC)) {
+    if (qv_is_null_lit(a)) continue;
+    if (qv_is_lit(a) && (a->flags & QV_EXPR_F_DYNAMIC)) {
       dyn_float = dyn_float || qv_type_is_floating(a->value.type.id);
       continue;
     }
@@ -193,7 +184,7 @@ static qv_type_id type_of_d(const bq *t, const qv_expr *e, int depth) {
  * themselves, where Polars converts a date to midnight. */
 static int temporal_kind(const bq *t, const qv_expr *e) {
   const qv_datatype *d = e->kind == QV_EXPR_LITERAL ? &e->value.type : column_type(t, e);
-  if (!d || (e->kind == QV_EXPR_LITERAL && e->value.is_null)) return 0;
+  if (!d || qv_is_null_lit(e)) return 0;
   if (d->id == QV_TYPE_DATE32) return 1;
   if (d->id == QV_TYPE_TIMESTAMP) return d->timezone ? 3 : 2;
   return 0;
@@ -266,7 +257,7 @@ static bool call_fn(bq *t, const qv_expr *e, const char *fn, res *r) {
 /* Every argument is something other than a bare NULL literal. */
 static bool no_null_args(bq *t, const qv_expr *e) {
   for (int32_t i = 0; i < e->n_args; i++)
-    if (is_null_lit(e->args[i]))
+    if (qv_is_null_lit(e->args[i]))
       return decline(t, e, "a bare NULL literal operand (use is_null / is_not_null for NULL checks)");
   return true;
 }
@@ -329,23 +320,23 @@ static bool compare(bq *t, const qv_expr *e, res *r) {
     ok = decline(t, e, "a date, a DATETIME and a TIMESTAMP compare only with their own kind in BigQuery");
     goto cleanup;
   }
-  if (!is_lit(x) && !is_lit(y)) {
+  if (!qv_is_lit(x) && !qv_is_lit(y)) {
     if (maybe_float(t, x) || maybe_float(t, y)) {
       ok = float_pair(t, e, &a, &b, r);
       goto cleanup;
     }
-  } else if (is_lit(x) != is_lit(y)) {
-    const qv_expr *side = is_lit(x) ? y : x, *lit = is_lit(x) ? x : y;
+  } else if (qv_is_lit(x) != qv_is_lit(y)) {
+    const qv_expr *side = qv_is_lit(x) ? y : x, *lit = qv_is_lit(x) ? x : y;
     qv_type_id st = type_of(t, side);
     if (st == QV_TYPE_FLOAT32) {
       ok = decline(t, e, "a float32 side: Polars rounds the literal to float32, BigQuery has only FLOAT64");
       goto cleanup;
     }
-    qv_op eff = is_lit(x) ? qv_op_mirror(e->op) : e->op;
-    if (is_num_lit(lit) && maybe_float(t, side) && (eff == QV_OP_GT || eff == QV_OP_GE || eff == QV_OP_NE)) {
+    qv_op eff = qv_is_lit(x) ? qv_op_mirror(e->op) : e->op;
+    if (qv_is_num_lit(lit) && maybe_float(t, side) && (eff == QV_OP_GT || eff == QV_OP_GE || eff == QV_OP_NE)) {
       /* Polars keeps NaN rows here (NaN is above everything and unequal
        * to every number); BigQuery's IEEE comparison would drop them. */
-      qv_text_f(&r->sql, "((%s %s %s) OR IS_NAN(%s))", a.sql.p, op, b.sql.p, is_lit(x) ? b.sql.p : a.sql.p);
+      qv_text_f(&r->sql, "((%s %s %s) OR IS_NAN(%s))", a.sql.p, op, b.sql.p, qv_is_lit(x) ? b.sql.p : a.sql.p);
       qv_bq_take_extras(t, r, &a);
       qv_bq_take_extras(t, r, &b);
       goto cleanup;
@@ -362,7 +353,7 @@ cleanup:
 
 /* NOT x in value context: (NOT x), with ~(a | b) as ((NOT a) AND (NOT b)). */
 static bool val_not(bq *t, const qv_expr *x, res *r) {
-  if (is_null_lit(x)) return decline(t, x, "NOT of a bare NULL literal");
+  if (qv_is_null_lit(x)) return decline(t, x, "NOT of a bare NULL literal");
   if (qv_bq_known_non_bool(t, x)) return decline(t, x, "~ of a non-boolean is bitwise in Polars");
   if (x->kind == QV_EXPR_CALL && x->op == QV_OP_OR && x->n_args == 2 && !qv_bq_is_over(t, x)) {
     res a = {0}, b = {0};
@@ -413,10 +404,10 @@ static bool val_when(bq *t, const qv_expr *e, res *r) {
   int32_t n = e->n_args, pairs = (n - 1) / 2;
   bool any_value = false;
   for (int32_t i = 0; i < pairs; i++) {
-    if (is_null_lit(e->args[2 * i])) return decline(t, e, "a NULL predicate");
-    if (!is_null_lit(e->args[2 * i + 1])) any_value = true;
+    if (qv_is_null_lit(e->args[2 * i])) return decline(t, e, "a NULL predicate");
+    if (!qv_is_null_lit(e->args[2 * i + 1])) any_value = true;
   }
-  if (!is_null_lit(e->args[n - 1])) any_value = true;
+  if (!qv_is_null_lit(e->args[n - 1])) any_value = true;
   if (!any_value) return decline(t, e, "every result is NULL");
   res *parts = qv_calloc((size_t)n, sizeof *parts);
   if (!parts) {
@@ -449,7 +440,7 @@ static bool val_when(bq *t, const qv_expr *e, res *r) {
       qv_text_s(&r->sql, " THEN ");
       put(t, r, &parts[2 * i + 1]);
     }
-    if (!is_null_lit(e->args[n - 1])) {
+    if (!qv_is_null_lit(e->args[n - 1])) {
       qv_text_s(&r->sql, " ELSE ");
       put(t, r, &parts[n - 1]);
     }
@@ -462,7 +453,7 @@ static bool val_when(bq *t, const qv_expr *e, res *r) {
 
 static bool in_list(bq *t, const qv_expr *e, res *r) {
   if (e->sem.in_nulls_equal) return decline(t, e, "is_in(nulls_equal=True): SQL IN never matches NULL");
-  if (is_null_lit(e->args[0])) return decline(t, e, "is_in of a bare NULL literal");
+  if (qv_is_null_lit(e->args[0])) return decline(t, e, "is_in of a bare NULL literal");
   if (e->n_args > 1 && temporal_clash(t, e->args[0], e->args[1]))
     return decline(t, e, "a date, a DATETIME and a TIMESTAMP compare only with their own kind in BigQuery");
   res a = {0};
@@ -516,8 +507,6 @@ static bool strings_only(bq *t, const qv_expr *e) {
   }
   return true;
 }
-
-static bool str_lit(const qv_expr *e) { return is_lit(e) && !e->value.is_null && e->value.type.id == QV_TYPE_STRING; }
 
 static bool fill_null(bq *t, const qv_expr *e, res *r) {
   if (e->n_args == 2) return call_fn(t, e, "IFNULL", r);
@@ -585,7 +574,7 @@ static bool val_call(bq *t, const qv_expr *e, res *r) {
     case QV_OP_CONTAINS: {
       if (!strings_only(t, e)) return false;
       const qv_expr *p = e->args[1];
-      if (!str_lit(p) || p->value.len == 0)
+      if (!qv_is_str_lit(p) || p->value.len == 0)
         return decline(t, e, "str.contains(literal=True) with a computed or empty pattern (STRPOS of '' is not "
                              "pinned down here)");
       res a = {0}, b = {0};
@@ -603,7 +592,7 @@ static bool val_call(bq *t, const qv_expr *e, res *r) {
         return decline(t, e, "str.contains(strict=False): an invalid regex is null in Polars, an error in BigQuery");
       if (e->n_args != 2 || !strings_only(t, e)) return e->n_args != 2 ? decline(t, e, "regex flags") : false;
       const qv_expr *p = e->args[1];
-      if (!str_lit(p)) return decline(t, e, "a computed regex: whether RE2 reads it as Polars does is unknown");
+      if (!qv_is_str_lit(p)) return decline(t, e, "a computed regex: whether RE2 reads it as Polars does is unknown");
       const char *why = qv_bq_regex_incompatible((const char *)p->value.bytes, (size_t)p->value.len);
       if (why) return decline(t, e, "%s", why);
       return call_fn(t, e, "REGEXP_CONTAINS", r);
@@ -672,17 +661,17 @@ static int pos_when(bq *t, const qv_expr *e, int32_t i, res *r) {
   r->exact = true;
   if (i == n - 1) {
     const qv_expr *f = e->args[i];
-    if (is_null_lit(f) || is_false_lit(f)) return W_NEVER;
+    if (qv_is_null_lit(f) || qv_is_false_lit(f)) return W_NEVER;
     return qv_bq_pos(t, f, false, r) ? W_OK : W_FAIL;
   }
   const qv_expr *p = e->args[i], *th = e->args[i + 1];
-  if (is_null_lit(p)) {
+  if (qv_is_null_lit(p)) {
     decline(t, e, "a NULL predicate");
     return W_FAIL;
   }
   res pr = {0}, tr = {0}, rest = {0}, arm1 = {0}, arm2 = {0};
   bool okp = qv_bq_pos(t, p, false, &pr);
-  int ts = (is_null_lit(th) || is_false_lit(th)) ? W_NEVER : (qv_bq_pos(t, th, false, &tr) ? W_OK : W_FAIL);
+  int ts = (qv_is_null_lit(th) || qv_is_false_lit(th)) ? W_NEVER : (qv_bq_pos(t, th, false, &tr) ? W_OK : W_FAIL);
   int rs = pos_when(t, e, i + 2, &rest);
   int a1 = W_NEVER, a2 = W_NEVER, out = W_FAIL;
   arm1.exact = arm2.exact = true;
@@ -773,6 +762,6 @@ bool qv_bq_pos(bq *t, const qv_expr *e, bool neg, res *r) {
       return st == W_OK;
     }
   }
-  if (is_null_lit(e)) return decline(t, e, "a bare NULL literal as a filter");
+  if (qv_is_null_lit(e)) return decline(t, e, "a bare NULL literal as a filter");
   return neg ? val_not(t, e, r) : val(t, e, r);
 }

@@ -160,22 +160,12 @@ static bool timestamp_lit(tr *t, const qv_expr *e, const qv_expr *x, const qv_ex
     frac += ps;
     secs -= 1;
   }
-  int64_t days = secs / 86400, sod = secs % 86400;
-  if (sod < 0) {
-    sod += 86400;
-    days -= 1;
-  }
-  int64_t y;
-  unsigned m, dd;
-  qv_civil_from_days(days, &y, &m, &dd);
-  if (y < 1678 || y > 2261) return qv_lsql_decline(t, e, "a timestamp outside Lance's nanosecond range (years 1678..2261)");
-  qv_text_f(o, "(%s %s timestamp '%04lld-%02u-%02u %02d:%02d:%02d", a->p, s, (long long)y, m, dd, (int)(sod / 3600),
-       (int)(sod / 60 % 60), (int)(sod % 60));
-  if (frac) {
-    int digits = unit == 1 ? 3 : unit == 2 ? 6 : 9;
-    qv_text_f(o, ".%0*lld", digits, (long long)frac);
-  }
-  qv_text_s(o, "')");
+  if (secs < qv_days_from_civil(1678, 1, 1) * 86400 || secs >= qv_days_from_civil(2262, 1, 1) * 86400)
+    return qv_lsql_decline(t, e, "a timestamp outside Lance's nanosecond range (years 1678..2261)");
+  /* the fraction only when there is one, in the unit's digits */
+  char when[48];
+  qv_format_datetime(secs, (int32_t)(frac * (1000000000 / ps)), frac ? 3 * unit : 0, when, sizeof when);
+  qv_text_f(o, "(%s %s timestamp '%s')", a->p, s, when);
   return true;
 }
 

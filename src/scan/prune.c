@@ -9,6 +9,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "expr/expr_lit.h"
 #include "scan/scan_int.h"
 
 static int cmp3(qv_int128 a, qv_int128 b) { return (a > b) - (a < b); }
@@ -77,8 +78,6 @@ static int32_t column_of(const qv_expr *e) {
   return -1;
 }
 
-static bool is_literal(const qv_expr *e) { return e->kind == QV_EXPR_LITERAL && !e->value.is_null; }
-
 /* A page's value interval, with zeros widened (see the file comment). */
 typedef struct interval {
   qv_scalar lo, hi; /* shallow copies of the stats; only v.f may differ */
@@ -130,14 +129,14 @@ bool qv_prune_page(const qv_expr *e, const qv_page_stats *const *stats, int64_t 
         op = qv_op_mirror(op);
       }
       int32_t c = column_of(col);
-      if (c < 0 || !is_literal(lit)) return false;
+      if (c < 0 || !qv_is_value_lit(lit)) return false;
       if (all_null(stats[c], rows)) return true;
       interval iv = page_interval(stats[c], lit);
       return iv.usable && cmp_excludes(op, &iv, &lit->value);
     }
     case QV_OP_BETWEEN: {
       int32_t c = column_of(e->args[0]);
-      if (c < 0 || !is_literal(e->args[1]) || !is_literal(e->args[2])) return false;
+      if (c < 0 || !qv_is_value_lit(e->args[1]) || !qv_is_value_lit(e->args[2])) return false;
       if (all_null(stats[c], rows)) return true;
       interval iv = page_interval(stats[c], e->args[1]);
       interval iv2 = page_interval(stats[c], e->args[2]);
@@ -149,7 +148,7 @@ bool qv_prune_page(const qv_expr *e, const qv_page_stats *const *stats, int64_t 
       if (c < 0) return false;
       if (all_null(stats[c], rows)) return true;
       for (int32_t i = 1; i < e->n_args; i++) {
-        if (!is_literal(e->args[i])) return false;
+        if (!qv_is_value_lit(e->args[i])) return false;
         interval iv = page_interval(stats[c], e->args[i]);
         if (!iv.usable || !cmp_excludes(QV_OP_EQ, &iv, &e->args[i]->value)) return false;
       }
@@ -175,8 +174,8 @@ bool qv_prune_applicable(const qv_expr *e) {
   if (e->kind != QV_EXPR_CALL) return false;
   switch (e->op) {
     case QV_OP_EQ: case QV_OP_NE: case QV_OP_LT: case QV_OP_LE: case QV_OP_GT: case QV_OP_GE:
-      return (column_of(e->args[0]) >= 0 && is_literal(e->args[1])) ||
-             (column_of(e->args[1]) >= 0 && is_literal(e->args[0]));
+      return (column_of(e->args[0]) >= 0 && qv_is_value_lit(e->args[1])) ||
+             (column_of(e->args[1]) >= 0 && qv_is_value_lit(e->args[0]));
     case QV_OP_BETWEEN: case QV_OP_IN: case QV_OP_IS_NULL: case QV_OP_IS_NOT_NULL:
       return column_of(e->args[0]) >= 0;
     case QV_OP_OR: return qv_prune_applicable(e->args[0]) && qv_prune_applicable(e->args[1]);

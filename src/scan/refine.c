@@ -23,6 +23,25 @@ static void renumber(qv_expr *e, const int32_t *cols, int32_t n) {
   for (int32_t i = 0; i < e->n_args; i++) renumber(e->args[i], cols, n);
 }
 
+qv_status qv_filter_columns(const qv_expr *e, int32_t **out_cols, int32_t *out_n, qv_error *err) {
+  *out_cols = NULL;
+  *out_n = 0;
+  int32_t cols[1024];
+  int32_t n = qv_expr_columns(e, cols, 1024);
+  if (n > 1024) return qv_error_set(err, QV_ERR_UNSUPPORTED, "filter: reads more than 1024 columns");
+  for (int32_t i = 1; i < n; i++)
+    for (int32_t j = i; j > 0 && cols[j - 1] > cols[j]; j--) {
+      int32_t t = cols[j];
+      cols[j] = cols[j - 1];
+      cols[j - 1] = t;
+    }
+  *out_cols = qv_calloc((size_t)(n > 0 ? n : 1), sizeof **out_cols);
+  if (!*out_cols) return qv_error_nomem(err, NULL);
+  memcpy(*out_cols, cols, (size_t)n * sizeof *cols);
+  *out_n = n;
+  return QV_OK;
+}
+
 qv_status qv_filter_prog_build(const qv_schema *ds, const qv_expr *const *conjuncts, int32_t n, qv_filter_prog *out,
                                qv_error *err) {
   memset(out, 0, sizeof *out);
@@ -43,29 +62,18 @@ qv_status qv_filter_prog_build(const qv_schema *ds, const qv_expr *const *conjun
     all = and;
   }
   if (!all) return QV_OK;
-  int32_t cols[1024];
-  int32_t nc = qv_expr_columns(all, cols, 1024);
-  if (nc > 1024) {
+  qv_status st = qv_filter_columns(all, &out->cols, &out->n_cols, err);
+  if (st != QV_OK) {
     qv_expr_destroy(all);
-    return qv_error_set(err, QV_ERR_UNSUPPORTED, "filter: reads more than 1024 columns");
+    return st;
   }
-  for (int32_t i = 1; i < nc; i++)
-    for (int32_t j = i; j > 0 && cols[j - 1] > cols[j]; j--) {
-      int32_t t = cols[j];
-      cols[j] = cols[j - 1];
-      cols[j - 1] = t;
-    }
-  out->cols = qv_calloc((size_t)(nc > 0 ? nc : 1), sizeof *out->cols);
-  if (!out->cols) goto nomem;
-  memcpy(out->cols, cols, (size_t)nc * sizeof *cols);
-  out->n_cols = nc;
-  for (int32_t i = 0; i < nc; i++)
-    if (qv_schema_add(&out->schema, &ds->fields[cols[i]], err) != QV_OK) {
+  for (int32_t i = 0; i < out->n_cols; i++)
+    if (qv_schema_add(&out->schema, &ds->fields[out->cols[i]], err) != QV_OK) {
       qv_expr_destroy(all);
       qv_filter_prog_reset(out);
       return QV_ERR_NOMEM;
     }
-  renumber(all, out->cols, nc);
+  renumber(all, out->cols, out->n_cols);
   out->expr = all;
   return QV_OK;
 nomem:

@@ -75,6 +75,10 @@ typedef struct qv_filter_prog {
 
 qv_status qv_filter_prog_build(const qv_schema *ds, const qv_expr *const *conjuncts, int32_t n, qv_filter_prog *out,
                                qv_error *err);
+/* The columns e reads, ascending, in a new array *out_cols (qv_free; at
+ * least one element's room even when *out_n is 0).  A filter reading
+ * more than 1,024 columns is QV_ERR_UNSUPPORTED. */
+qv_status qv_filter_columns(const qv_expr *e, int32_t **out_cols, int32_t *out_n, qv_error *err);
 void qv_filter_prog_reset(qv_filter_prog *p);
 
 /* What explain needs to see of a scanner's plan (pointers into it). */

@@ -160,27 +160,9 @@ static qv_status plan_filter(qv_scanner *s, const qv_scan_options *o, qv_error *
   }
   /* The columns the filter reads, ascending, and the narrow schema the
    * evaluator sees them in. */
-  int32_t cols[1024];
-  int32_t n = qv_expr_columns(s->filter, cols, 1024);
-  if (n > 1024) {
-    st = qv_error_set(err, QV_ERR_UNSUPPORTED, "filter: reads more than 1024 columns");
-    goto cleanup;
-  }
-  for (int32_t i = 1; i < n; i++)
-    for (int32_t j = i; j > 0 && cols[j - 1] > cols[j]; j--) {
-      int32_t t = cols[j];
-      cols[j] = cols[j - 1];
-      cols[j - 1] = t;
-    }
-  s->fcols = qv_calloc((size_t)(n > 0 ? n : 1), sizeof *s->fcols);
-  if (!s->fcols) {
-    st = qv_error_nomem(err, NULL);
-    goto cleanup;
-  }
-  memcpy(s->fcols, cols, (size_t)n * sizeof *cols);
-  s->n_fcols = n;
-  for (int32_t i = 0; i < n; i++)
-    if ((st = add_field(&s->filter_schema, &ds->fields[cols[i]], err)) != QV_OK) goto cleanup;
+  if ((st = qv_filter_columns(s->filter, &s->fcols, &s->n_fcols, err)) != QV_OK) goto cleanup;
+  for (int32_t i = 0; i < s->n_fcols; i++)
+    if ((st = add_field(&s->filter_schema, &ds->fields[s->fcols[i]], err)) != QV_OK) goto cleanup;
   if ((st = qv_expr_bind(s->filter_local, &s->filter_schema, err)) != QV_OK) goto cleanup;
   int32_t nc = qv_expr_conjuncts(s->filter, NULL, 0);
   s->conjuncts = qv_calloc((size_t)nc, sizeof *s->conjuncts);
