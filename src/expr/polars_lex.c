@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "expr/diag.h"
 #include "expr/polars_text_int.h"
 
 typedef struct lx {
@@ -12,11 +13,11 @@ typedef struct lx {
   int32_t n, i, col;
   pt_token *t;
   int32_t nt, cap;
-  qv_error *err;
+  qv_diag d; /* "expression: ... at column N" */
 } lx;
 
 static qv_status lfail(lx *l, int32_t col, const char *what) {
-  return qv_error_set(l->err, QV_ERR_PARSE, "expression: %s at column %d", what, col);
+  return qv_diag_fail(&l->d, QV_ERR_PARSE, col, "%s", what);
 }
 
 static void advance(lx *l, int32_t k) {
@@ -34,7 +35,7 @@ static qv_status emit(lx *l, pt_kind kind, int32_t start, int32_t col, char *tex
     pt_token *nt = qv_realloc(l->t, (size_t)cap * sizeof *nt);
     if (!nt) {
       qv_free(text);
-      return qv_error_nomem(l->err, "expression");
+      return qv_diag_nomem(&l->d);
     }
     l->t = nt;
     l->cap = cap;
@@ -80,7 +81,7 @@ static qv_status string(lx *l, int32_t start, int32_t col, bool raw, bool bytes)
   while (j < l->n && l->s[j] != q && l->s[j] != '\n') j += (l->s[j] == '\\' && j + 1 < l->n) ? 2 : 1;
   if (j >= l->n || l->s[j] != q) return lfail(l, col, "unterminated string");
   char *o = qv_malloc((size_t)(j - body) + 1);
-  if (!o) return qv_error_nomem(l->err, "expression");
+  if (!o) return qv_diag_nomem(&l->d);
   size_t k = 0;
   int32_t i = body;
   while (i < j) {
@@ -173,7 +174,7 @@ static qv_status number(lx *l, int32_t start, int32_t col) {
   if (i < l->n && (is_name_start((unsigned char)s[i]) || is_digit((unsigned char)s[i])))
     return lfail(l, col, "invalid number");
   char *o = qv_malloc((size_t)(i - l->i) + 1);
-  if (!o) return qv_error_nomem(l->err, "expression");
+  if (!o) return qv_diag_nomem(&l->d);
   size_t k = 0;
   for (int32_t j = l->i; j < i; j++) {
     if (s[j] == '_') {
@@ -216,7 +217,7 @@ qv_status qv_pt_lex(const char *text, pt_token **out, int32_t *n_out, qv_error *
   if (len > QV_EXPR_MAX_TEXT)
     return qv_error_set(err, QV_ERR_PARSE, "expression: longer than %d bytes", QV_EXPR_MAX_TEXT);
   int64_t valid = qv_utf8_valid_prefix((const uint8_t *)text, (int64_t)len);
-  lx l = {text, (int32_t)len, 0, 1, NULL, 0, 0, err};
+  lx l = {text, (int32_t)len, 0, 1, NULL, 0, 0, QV_DIAG_INIT(err, "expression", "column")};
   if ((size_t)valid != len) {
     advance(&l, (int32_t)valid);
     return lfail(&l, l.col, "invalid UTF-8");
@@ -250,7 +251,7 @@ qv_status qv_pt_lex(const char *text, pt_token **out, int32_t *n_out, qv_error *
       }
       char *name = qv_strndup(l.s + l.i, (size_t)(j - l.i));
       if (!name) {
-        st = qv_error_nomem(err, "expression");
+        st = qv_diag_nomem(&l.d);
         break;
       }
       advance(&l, j - l.i);
