@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/utf8.h"
 #include "expr/diag.h"
 #include "expr/expr_int.h"
 
@@ -124,29 +125,6 @@ static bool hex4(jp *p, size_t at, uint32_t *out) {
   return true;
 }
 
-static size_t put_utf8(char *o, uint32_t cp) {
-  if (cp < 0x80) {
-    o[0] = (char)cp;
-    return 1;
-  }
-  if (cp < 0x800) {
-    o[0] = (char)(0xC0 | (cp >> 6));
-    o[1] = (char)(0x80 | (cp & 0x3F));
-    return 2;
-  }
-  if (cp < 0x10000) {
-    o[0] = (char)(0xE0 | (cp >> 12));
-    o[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-    o[2] = (char)(0x80 | (cp & 0x3F));
-    return 3;
-  }
-  o[0] = (char)(0xF0 | (cp >> 18));
-  o[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-  o[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-  o[3] = (char)(0x80 | (cp & 0x3F));
-  return 4;
-}
-
 /* At the opening quote.  The decoded text is never longer than the raw. */
 static bool parse_string(jp *p, qv_json *v) {
   size_t start = p->i++;
@@ -196,7 +174,7 @@ static bool parse_string(jp *p, qv_json *v) {
         }
         /* \u0000 cannot live in a NUL-terminated name; nothing Polars writes has it. */
         if (cp == 0) return fail(p, esc, "\\u0000 in string");
-        k += put_utf8(o + k, cp);
+        k += qv_utf8_encode((uint8_t *)o + k, cp);
         break;
       }
       default: return fail(p, esc, "invalid escape in string");

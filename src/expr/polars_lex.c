@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/utf8.h"
 #include "expr/diag.h"
 #include "expr/polars_text_int.h"
 
@@ -58,18 +59,6 @@ static int hexv(char c) {
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;
   if (c >= 'A' && c <= 'F') return c - 'A' + 10;
   return -1;
-}
-
-static size_t utf8_put(char *o, uint32_t cp) {
-  if (cp < 0x80) { o[0] = (char)cp; return 1; }
-  if (cp < 0x800) { o[0] = (char)(0xC0 | (cp >> 6)); o[1] = (char)(0x80 | (cp & 0x3F)); return 2; }
-  if (cp < 0x10000) {
-    o[0] = (char)(0xE0 | (cp >> 12)); o[1] = (char)(0x80 | ((cp >> 6) & 0x3F)); o[2] = (char)(0x80 | (cp & 0x3F));
-    return 3;
-  }
-  o[0] = (char)(0xF0 | (cp >> 18)); o[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-  o[2] = (char)(0x80 | ((cp >> 6) & 0x3F)); o[3] = (char)(0x80 | (cp & 0x3F));
-  return 4;
 }
 
 /* At the opening quote, after any prefix.  Decoded text is never longer
@@ -139,7 +128,7 @@ static qv_status string(lx *l, int32_t start, int32_t col, bool raw, bool bytes)
         return lfail(l, col, cp == 0 ? "NUL character in string" : "invalid character escape in string");
       }
       if (bytes || (e == 'x' && cp < 0x80)) o[k++] = (char)cp;
-      else k += utf8_put(o + k, cp); /* \xHH in a str is the code point U+00HH */
+      else k += qv_utf8_encode((uint8_t *)o + k, cp); /* \xHH in a str is the code point U+00HH */
     }
   }
   o[k] = '\0';
