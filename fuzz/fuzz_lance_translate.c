@@ -85,8 +85,12 @@ static void translate(const qv_expr *e, const qv_schema *s, const char *text) {
     check(valid_sql(f1->sql, s), "emitted SQL does not parse or bind", text);
     check(strcmp(f1->sql, f2->sql) == 0 && f1->exact == f2->exact, "two translations differ", text);
   }
-  char *why = qv_lance_filter_explain(e, s);
-  check(why != NULL && why[0], "no explain text", text);
+  char *why = NULL;
+  if (qv_lance_filter_explain(e, s, &why, &err) != QV_OK) {
+    check(why == NULL && err.message[0], "explain failure without a message, or with a result", text);
+  } else {
+    check(why != NULL && why[0], "no explain text", text);
+  }
   qv_free(why);
   qv_lance_filter_free(f1);
   qv_lance_filter_free(f2);

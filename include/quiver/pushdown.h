@@ -31,10 +31,11 @@ QV_API qv_status qv_to_lance_filter(const qv_expr *e, const qv_schema *schema, q
 /* NULL-safe. */
 QV_API void qv_lance_filter_free(qv_lance_filter *f);
 
-/* The same translation, explained: one line per node that declined (or
- * conjunct that was dropped) with the reason, or "nothing declined".
- * Returns qv_malloc'd text (qv_free), NULL on allocation failure. */
-QV_API char *qv_lance_filter_explain(const qv_expr *e, const qv_schema *schema);
+/* The same translation, explained: *out gets one line per node that
+ * declined (or conjunct that was dropped) with the reason, or "nothing
+ * declined" (qv_malloc'd, qv_free); it is NULL on failure.  Errors as
+ * qv_to_lance_filter. */
+QV_API qv_status qv_lance_filter_explain(const qv_expr *e, const qv_schema *schema, char **out, qv_error *err);
 
 /* A BigQuery Storage Read API row_restriction (GoogleSQL): exact is true
  * when it keeps exactly the rows the expression keeps, false when it keeps

@@ -36,8 +36,27 @@ optimize DATASET NAME --rebuild``); ``quiver.list_indices`` names the damaged
 files.
 
 Errors reported by libquiver raise ``quiver.QuiverError`` (a ValueError)
-with the C message; ``e.status`` names the status ("not found", "parse
-error", ...).
+or one of its subclasses, chosen by the error's status code, with the C
+message as ``str(e)``, the code as ``e.code`` and its name as ``e.status``
+("not found", "parse error", ...):
+
+- ``InvalidInput``: a bad argument, filter or expression text, types that
+  do not fit (status "invalid argument", "parse error", "type error");
+- ``UnsupportedExpression``: valid, but libquiver cannot bind or evaluate
+  it yet, such as a Polars construct it does not know ("unsupported");
+- ``CorruptData``: a file's bytes are not what the format allows ("corrupt
+  data");
+- ``NotFound``: no such dataset, version, column, field or index ("not
+  found");
+- ``AlreadyExists``: the dataset or index to create is there already
+  ("already exists");
+- ``CommitConflict``: another writer committed the version first; retry
+  ("conflict");
+- ``QuiverError`` itself: everything else ("I/O error", "overflow", "out of
+  memory").
+
+Tell errors apart by class (or ``e.code``), not by message text:
+``except quiver.QuiverError`` catches them all.
 
 Memory: libquiver keeps some freed blocks of 256 KiB and more (at most 16
 MiB) for its next scans; ``quiver.memory_trim()`` gives them back.
@@ -56,6 +75,7 @@ import polars as pl
 from polars.io.plugins import register_io_source
 
 from quiver._quiver import LIBQUIVER_VERSION, Batch, BigQueryFilter, Dataset, LanceFilter, QuiverError, Scanner
+from quiver._quiver import AlreadyExists, CommitConflict, CorruptData, InvalidInput, NotFound, UnsupportedExpression
 from quiver._quiver import batches_stream as _batches_stream
 from quiver._quiver import create_index as _create_index
 from quiver._quiver import delete as _delete
@@ -70,15 +90,21 @@ from quiver._quiver import to_bigquery_filter as _to_bigquery_filter
 from quiver._quiver import to_lance_filter as _to_lance_filter
 
 __all__ = [
+    "AlreadyExists",
     "Batch",
     "BigQueryFilter",
+    "CommitConflict",
+    "CorruptData",
     "Dataset",
     "IndexFallbackWarning",
     "IndexInfo",
+    "InvalidInput",
     "LanceFilter",
+    "NotFound",
     "QuiverError",
     "ScanReport",
     "Scanner",
+    "UnsupportedExpression",
     "create_index",
     "delete",
     "drop_index",
@@ -222,8 +248,10 @@ def explain_bigquery_filter(expr: pl.Expr, schema: Any = None) -> str:
 
 
 def _not_bindable_yet(err: QuiverError) -> bool:
-    """True for the errors the temporary fallback covers."""
-    return "cannot be bound" in str(err) or getattr(err, "status", None) == "unsupported"
+    """True for the errors the temporary fallback covers: libquiver cannot
+    bind or evaluate the predicate yet (an operator without a binder rule,
+    a construct it does not know)."""
+    return isinstance(err, UnsupportedExpression)
 
 
 class _Chunks:
@@ -443,8 +471,8 @@ def delete(path: str | os.PathLike[str], predicate: pl.Expr | str) -> tuple[int,
 
     ``predicate`` is a Polars expression, evaluated with Polars semantics
     (a row it makes null is kept, as ``df.filter`` drops it), or Lance SQL
-    text.  A Polars construct libquiver cannot evaluate raises QuiverError:
-    nothing is deleted then.
+    text.  A Polars construct libquiver cannot evaluate raises
+    UnsupportedExpression (a QuiverError): nothing is deleted then.
     """
     if isinstance(predicate, str):
         return _delete(os.fspath(path), filter=predicate)

@@ -149,8 +149,11 @@ PyObject *qvpy_explain_lance_filter(PyObject *self, PyObject *args, PyObject *kw
   qv_schema schema = QV_SCHEMA_INIT;
   bool has_schema;
   if (parse_expr_args(args, kwargs, "explain_lance_filter", &e, &schema, &has_schema) < 0) return NULL;
-  char *text = qv_lance_filter_explain(e, has_schema ? &schema : NULL);
-  PyObject *result = text ? PyUnicode_FromString(text) : PyErr_NoMemory();
+  qv_error err = {0};
+  char *text = NULL;
+  PyObject *result = NULL;
+  if (qv_lance_filter_explain(e, has_schema ? &schema : NULL, &text, &err) != QV_OK) qvpy_raise(&err);
+  else result = PyUnicode_FromString(text);
   qv_free(text);
   qv_expr_destroy(e);
   qv_schema_reset(&schema);

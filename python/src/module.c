@@ -15,18 +15,58 @@ void qvpy_unlock(void) { pthread_mutex_unlock(&lock); }
 
 PyObject *qvpy_error_type = NULL;
 
+/* The subclasses of QuiverError, each for the status codes listed: the
+ * package and its users tell errors apart by class (or e.code), never by
+ * message text.  A code no row names raises QuiverError itself.  Keep the
+ * package docstring and README's Python section in step with this table. */
+static struct {
+  const char *name; /* "quiver.X" */
+  const char *doc;
+  qv_status codes[3];
+  PyObject *type;
+} error_classes[] = {
+    {"quiver.InvalidInput",
+     "A bad argument, filter or expression text, or types that do not fit together "
+     "(QV_ERR_INVALID, QV_ERR_PARSE, QV_ERR_TYPE).",
+     {QV_ERR_INVALID, QV_ERR_PARSE, QV_ERR_TYPE},
+     NULL},
+    {"quiver.UnsupportedExpression",
+     "Valid, but libquiver cannot evaluate or bind it yet, such as a Polars construct it does not know "
+     "(QV_ERR_UNSUPPORTED).",
+     {QV_ERR_UNSUPPORTED},
+     NULL},
+    {"quiver.CorruptData", "A file's bytes are not what the format allows (QV_ERR_CORRUPT).", {QV_ERR_CORRUPT}, NULL},
+    {"quiver.NotFound", "No such dataset, version, column, field or index (QV_ERR_NOT_FOUND).", {QV_ERR_NOT_FOUND},
+     NULL},
+    {"quiver.AlreadyExists", "The dataset or index to create is already there (QV_ERR_EXISTS).", {QV_ERR_EXISTS},
+     NULL},
+    {"quiver.CommitConflict", "Another writer committed the same version first; retry (QV_ERR_CONFLICT).",
+     {QV_ERR_CONFLICT},
+     NULL},
+};
+
+#define N_ERROR_CLASSES (sizeof error_classes / sizeof error_classes[0])
+
+static PyObject *error_class(qv_status code) {
+  for (size_t i = 0; i < N_ERROR_CLASSES; i++)
+    for (size_t k = 0; k < sizeof error_classes[i].codes / sizeof error_classes[i].codes[0]; k++)
+      if (error_classes[i].codes[k] == code && code != QV_OK) return error_classes[i].type;
+  return qvpy_error_type;
+}
+
 PyObject *qvpy_raise(const qv_error *err) {
   const char *msg = err->message[0] ? err->message : qv_status_string(err->code);
+  PyObject *type = error_class(err->code);
   /* Messages quote user input, which need not be valid UTF-8. */
   PyObject *text = PyUnicode_DecodeUTF8(msg, (Py_ssize_t)strlen(msg), "replace");
-  PyObject *exc = text ? PyObject_CallOneArg(qvpy_error_type, text) : NULL;
+  PyObject *exc = text ? PyObject_CallOneArg(type, text) : NULL;
   Py_XDECREF(text);
   if (!exc) return NULL;
   PyObject *code = PyLong_FromLong((long)err->code);
   PyObject *status = PyUnicode_FromString(qv_status_string(err->code));
   if (code && status && PyObject_SetAttrString(exc, "code", code) == 0 &&
       PyObject_SetAttrString(exc, "status", status) == 0)
-    PyErr_SetObject(qvpy_error_type, exc);
+    PyErr_SetObject(type, exc);
   Py_XDECREF(code);
   Py_XDECREF(status);
   Py_DECREF(exc);
@@ -183,7 +223,7 @@ int qvpy_schema_from_stream_object(PyObject *obj, qv_schema *out) {
   if (st == QV_OK) st = qv_schema_copy(reader->schema(reader), out);
   qv_batch_reader_destroy(reader);
   if (st != QV_OK) {
-    if (!err.message[0]) qv_error_set(&err, st, "schema: out of memory");
+    if (!err.message[0]) qv_error_nomem(&err, "schema");
     qvpy_raise(&err);
     return -1;
   }
@@ -260,12 +300,25 @@ PyMODINIT_FUNC PyInit__quiver(void) {
     if (PyType_Ready(types[i]) < 0) return NULL;
   PyObject *m = PyModule_Create(&module_def);
   if (!m) return NULL;
-  qvpy_error_type = PyErr_NewExceptionWithDoc(
-      "quiver.QuiverError",
-      "An error reported by libquiver.  str(e) is the C message; e.code the status number and "
-      "e.status its name (\"not found\", \"parse error\", ...).",
-      PyExc_ValueError, NULL);
+  /* Created once per process, so that the classes stay the same objects
+   * (and the subclasses keep their base) should the module be initialized
+   * again. */
+  if (!qvpy_error_type)
+    qvpy_error_type = PyErr_NewExceptionWithDoc(
+        "quiver.QuiverError",
+        "An error reported by libquiver.  str(e) is the C message; e.code the status number and "
+        "e.status its name (\"not found\", \"parse error\", ...).  The subclasses say what kind of "
+        "error it is; errors of no subclass's kind (I/O, overflow, out of memory) are QuiverError itself.",
+        PyExc_ValueError, NULL);
   if (!qvpy_error_type || PyModule_AddObjectRef(m, "QuiverError", qvpy_error_type) < 0) goto cleanup;
+  for (size_t i = 0; i < N_ERROR_CLASSES; i++) {
+    if (!error_classes[i].type)
+      error_classes[i].type =
+          PyErr_NewExceptionWithDoc(error_classes[i].name, error_classes[i].doc, qvpy_error_type, NULL);
+    if (!error_classes[i].type ||
+        PyModule_AddObjectRef(m, strchr(error_classes[i].name, '.') + 1, error_classes[i].type) < 0)
+      goto cleanup;
+  }
   const char *names[] = {"Dataset", "Scanner", "Batch", "LanceFilter", "BigQueryFilter"};
   for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
     if (PyModule_AddObjectRef(m, names[i], (PyObject *)types[i]) < 0) goto cleanup;

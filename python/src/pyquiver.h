@@ -9,7 +9,8 @@
  *    to Polars are released by whichever Polars thread drops them last, so
  *    the extension serializes those calls itself.  A thread holding the lock
  *    never waits for the GIL, so the two cannot deadlock.
- *  - Errors from libquiver become quiver.QuiverError with the C message and
+ *  - Errors from libquiver become quiver.QuiverError, or the subclass its
+ *    status code maps to (module.c's error_classes), with the C message and
  *    the status (code and name) as attributes. */
 #ifndef QUIVER_PYQUIVER_H
 #define QUIVER_PYQUIVER_H
@@ -23,10 +24,13 @@
 void qvpy_lock(void);
 void qvpy_unlock(void);
 
-/* The exception type quiver.QuiverError (a ValueError). */
+/* The exception type quiver.QuiverError (a ValueError), base of the
+ * subclasses qvpy_raise picks from. */
 extern PyObject *qvpy_error_type;
 
-/* Raises QuiverError from err; returns NULL for `return qvpy_raise(&err);`. */
+/* Raises the QuiverError subclass err->code maps to (QuiverError itself
+ * for a code none maps), with str(e) the message, e.code and e.status;
+ * returns NULL for `return qvpy_raise(&err);`. */
 PyObject *qvpy_raise(const qv_error *err);
 
 /* Wraps a producer's stream so that every call into it, and the release of

@@ -1,5 +1,8 @@
 /* UTF-8 validation (RFC 3629): the one check every string entering quiver
- * passes through, from CSV, IPC, C Data imports and data files. */
+ * passes through, from CSV, IPC, C Data imports and data files; and the
+ * one encoder of a code point (base/utf8.h). */
+#include "base/utf8.h"
+
 #include "quiver/base.h"
 
 int64_t qv_utf8_valid_prefix(const uint8_t *s, int64_t n) {
@@ -31,4 +34,27 @@ int64_t qv_utf8_valid_prefix(const uint8_t *s, int64_t n) {
     i += len;
   }
   return n;
+}
+
+size_t qv_utf8_encode(uint8_t *out, uint32_t cp) {
+  if (cp < 0x80) {
+    out[0] = (uint8_t)cp;
+    return 1;
+  }
+  if (cp < 0x800) {
+    out[0] = (uint8_t)(0xC0 | (cp >> 6));
+    out[1] = (uint8_t)(0x80 | (cp & 0x3F));
+    return 2;
+  }
+  if (cp < 0x10000) {
+    out[0] = (uint8_t)(0xE0 | (cp >> 12));
+    out[1] = (uint8_t)(0x80 | ((cp >> 6) & 0x3F));
+    out[2] = (uint8_t)(0x80 | (cp & 0x3F));
+    return 3;
+  }
+  out[0] = (uint8_t)(0xF0 | (cp >> 18));
+  out[1] = (uint8_t)(0x80 | ((cp >> 12) & 0x3F));
+  out[2] = (uint8_t)(0x80 | ((cp >> 6) & 0x3F));
+  out[3] = (uint8_t)(0x80 | (cp & 0x3F));
+  return 4;
 }

@@ -4,6 +4,7 @@
 #ifndef QV_COMPUTE_POLARS_STR_INT_H
 #define QV_COMPUTE_POLARS_STR_INT_H
 
+#include "base/utf8.h"
 #include "compute/compute_int.h"
 
 /* A string datum seen row by row: a scalar, or an array through idx. */
@@ -93,30 +94,6 @@ static inline const uint8_t *qvk_utf8_prev(const uint8_t *begin, const uint8_t *
   do p--;
   while (p > begin && (*p & 0xC0) == 0x80);
   return p;
-}
-
-/* Writes cp as UTF-8 to w; returns the bytes written (1..4). */
-static inline int qvk_utf8_put(uint8_t *w, int32_t cp) {
-  if (cp < 0x80) {
-    w[0] = (uint8_t)cp;
-    return 1;
-  }
-  if (cp < 0x800) {
-    w[0] = (uint8_t)(0xC0 | (cp >> 6));
-    w[1] = (uint8_t)(0x80 | (cp & 0x3F));
-    return 2;
-  }
-  if (cp < 0x10000) {
-    w[0] = (uint8_t)(0xE0 | (cp >> 12));
-    w[1] = (uint8_t)(0x80 | ((cp >> 6) & 0x3F));
-    w[2] = (uint8_t)(0x80 | (cp & 0x3F));
-    return 3;
-  }
-  w[0] = (uint8_t)(0xF0 | (cp >> 18));
-  w[1] = (uint8_t)(0x80 | ((cp >> 12) & 0x3F));
-  w[2] = (uint8_t)(0x80 | ((cp >> 6) & 0x3F));
-  w[3] = (uint8_t)(0x80 | (cp & 0x3F));
-  return 4;
 }
 
 /* Rust's char::is_whitespace (the White_Space property). */

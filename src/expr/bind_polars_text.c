@@ -185,6 +185,8 @@ qv_status qv_bind_polars_text(qv_binder *b, qv_expr *e) {
       return qv_bind_set_type(b, e, &e->args[0]->type.children[0].type);
     }
     default:
-      return qv_bind_error(b, QV_ERR_INVALID, e->pos, "operator %s cannot be bound", qv_op_name(e->op));
+      /* An operator the IR has but no binder rule for yet: valid, not
+       * implemented, so UNSUPPORTED (the Python package falls back on it). */
+      return qv_bind_error(b, QV_ERR_UNSUPPORTED, e->pos, "operator %s cannot be bound", qv_op_name(e->op));
   }
 }

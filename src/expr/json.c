@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/utf8.h"
+#include "expr/diag.h"
 #include "expr/expr_int.h"
 
 typedef struct chunk {
@@ -26,12 +28,10 @@ struct qv_json_doc {
 typedef struct jp {
   const char *s;
   size_t n, i;
-  const char *what;
   qv_json_doc *doc;
   qv_json *stack; /* scratch: values of the open containers */
   size_t top, cap;
-  qv_error *err;
-  qv_status st; /* first error */
+  qv_diag d; /* the first error: "WHAT: ... at byte N" */
 } jp;
 
 #define CHUNK_DATA(c) ((char *)(c) + ((sizeof(chunk) + 7) & ~(size_t)7))
@@ -67,18 +67,15 @@ static bool fail(jp *p, size_t at, const char *fmt, ...)
 #endif
     ;
 static bool fail(jp *p, size_t at, const char *fmt, ...) {
-  if (p->st != QV_OK) return false;
-  char msg[512];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
+  qv_diag_vfail(&p->d, QV_ERR_PARSE, (int64_t)at, fmt, ap);
   va_end(ap);
-  p->st = qv_error_set(p->err, QV_ERR_PARSE, "%s: %s at byte %zu", p->what, msg, at);
   return false;
 }
 
 static bool nomem(jp *p) {
-  if (p->st == QV_OK) p->st = qv_error_nomem(p->err, p->what);
+  qv_diag_nomem(&p->d);
   return false;
 }
 
@@ -126,29 +123,6 @@ static bool hex4(jp *p, size_t at, uint32_t *out) {
   p->i += 4;
   *out = v;
   return true;
-}
-
-static size_t put_utf8(char *o, uint32_t cp) {
-  if (cp < 0x80) {
-    o[0] = (char)cp;
-    return 1;
-  }
-  if (cp < 0x800) {
-    o[0] = (char)(0xC0 | (cp >> 6));
-    o[1] = (char)(0x80 | (cp & 0x3F));
-    return 2;
-  }
-  if (cp < 0x10000) {
-    o[0] = (char)(0xE0 | (cp >> 12));
-    o[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-    o[2] = (char)(0x80 | (cp & 0x3F));
-    return 3;
-  }
-  o[0] = (char)(0xF0 | (cp >> 18));
-  o[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-  o[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-  o[3] = (char)(0x80 | (cp & 0x3F));
-  return 4;
 }
 
 /* At the opening quote.  The decoded text is never longer than the raw. */
@@ -200,7 +174,7 @@ static bool parse_string(jp *p, qv_json *v) {
         }
         /* \u0000 cannot live in a NUL-terminated name; nothing Polars writes has it. */
         if (cp == 0) return fail(p, esc, "\\u0000 in string");
-        k += put_utf8(o + k, cp);
+        k += qv_utf8_encode((uint8_t *)o + k, cp);
         break;
       }
       default: return fail(p, esc, "invalid escape in string");
@@ -348,7 +322,7 @@ qv_status qv_json_parse(const char *text, size_t len, const char *what, qv_json_
   if (!text && len) return qv_error_set(err, QV_ERR_INVALID, "%s: no text", what);
   qv_json_doc *doc = qv_calloc(1, sizeof *doc);
   if (!doc) return qv_error_nomem(err, what);
-  jp p = {text ? text : "", len, 0, what, doc, NULL, 0, 0, err, QV_OK};
+  jp p = {text ? text : "", len, 0, doc, NULL, 0, 0, QV_DIAG_INIT(err, what, "byte")};
   if (parse_value(&p, &doc->root, 1)) {
     skip_ws(&p);
     if (p.i < p.n) {
@@ -357,9 +331,9 @@ qv_status qv_json_parse(const char *text, size_t len, const char *what, qv_json_
     }
   }
   qv_free(p.stack);
-  if (p.st != QV_OK) {
+  if (qv_diag_failed(&p.d)) {
     qv_json_doc_destroy(doc);
-    return p.st;
+    return p.d.st;
   }
   *out = doc;
   return QV_OK;

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "expr/diag.h"
 #include "expr/expr_int.h"
 
 typedef struct lexer {
@@ -32,7 +33,7 @@ typedef struct lexer {
   int32_t col;
   lance_token *v;
   int32_t count, cap;
-  qv_error *err;
+  qv_diag d; /* "filter: ... at column N" */
 } lexer;
 
 /* 1-based column of the character starting at byte off. */
@@ -49,7 +50,7 @@ static qv_status push(lexer *lx, lance_tok_kind kind, int32_t start, int32_t len
   if (lx->count == lx->cap) {
     int32_t cap = lx->cap ? lx->cap * 2 : 32;
     lance_token *v = qv_realloc(lx->v, (size_t)cap * sizeof *v);
-    if (!v) return qv_error_nomem(lx->err, "filter");
+    if (!v) return qv_diag_nomem(&lx->d);
     lx->v = v;
     lx->cap = cap;
   }
@@ -62,7 +63,7 @@ static qv_status push(lexer *lx, lance_tok_kind kind, int32_t start, int32_t len
 }
 
 static qv_status lex_error(lexer *lx, int32_t off, const char *what) {
-  return qv_error_set(lx->err, QV_ERR_PARSE, "filter: %s at column %d", what, col_of(lx, off));
+  return qv_diag_fail(&lx->d, QV_ERR_PARSE, col_of(lx, off), "%s", what);
 }
 
 static bool is_ident_start(unsigned char c) {
@@ -222,7 +223,7 @@ qv_status qv_lance_lex(const char *text, lance_token **out, int32_t *n_out, qv_e
   if (n > QV_EXPR_MAX_TEXT)
     return qv_error_set(err, QV_ERR_PARSE, "filter: text of %zu bytes is longer than the %d allowed", n,
                         QV_EXPR_MAX_TEXT);
-  lexer lx = {text, (int32_t)n, 0, 0, 0, NULL, 0, 0, err};
+  lexer lx = {text, (int32_t)n, 0, 0, 0, NULL, 0, 0, QV_DIAG_INIT(err, "filter", "column")};
   int64_t valid = qv_utf8_valid_prefix((const uint8_t *)text, (int64_t)n);
   if (valid != (int64_t)n) return lex_error(&lx, (int32_t)valid, "invalid UTF-8");
   qv_status st = QV_OK;

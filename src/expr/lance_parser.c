@@ -25,6 +25,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "expr/diag.h"
 #include "expr/expr_int.h"
 
 typedef struct lp {
@@ -32,8 +33,7 @@ typedef struct lp {
   lance_token *t;
   int32_t n, i;
   int nesting;
-  qv_status st;
-  qv_error *err;
+  qv_diag d; /* "filter: ... at column N" */
 } lp;
 
 static const lance_token *peek(const lp *p) { return &p->t[p->i]; }
@@ -56,27 +56,24 @@ static qv_expr *fail(lp *p, qv_status code, int32_t col, const char *fmt, ...)
     ;
 
 static qv_expr *fail(lp *p, qv_status code, int32_t col, const char *fmt, ...) {
-  if (p->st != QV_OK) return NULL; /* keep the first error */
-  char msg[768];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
+  qv_diag_vfail(&p->d, code, col, fmt, ap);
   va_end(ap);
-  p->st = qv_error_set(p->err, code, "filter: %s at column %d", msg, col);
   return NULL;
 }
 
 static qv_expr *expected(lp *p, const char *what) {
   char d[64];
   const lance_token *t = peek(p);
-  if (p->st != QV_OK) return NULL;
-  p->st = qv_error_set(p->err, QV_ERR_PARSE, "filter: expected %s at column %d, found %s", what, t->col,
-                       qv_lance_describe(p->text, t, d, sizeof d));
+  if (qv_diag_failed(&p->d)) return NULL;
+  qv_diag_set(&p->d, QV_ERR_PARSE, "filter: expected %s at column %d, found %s", what, t->col,
+              qv_lance_describe(p->text, t, d, sizeof d));
   return NULL;
 }
 
 static qv_expr *nomem(lp *p) {
-  if (p->st == QV_OK) p->st = qv_error_nomem(p->err, "filter");
+  qv_diag_nomem(&p->d);
   return NULL;
 }
 
@@ -611,7 +608,7 @@ static qv_expr *parse_word(lp *p, int *depth) {
     if (parse_type(p, &ty, true) && (peek(p)->kind == LT_STRING || peek(p)->kind == LT_DSTRING))
       return typed_literal(p, &ty, col);
     qv_datatype_reset(&ty);
-    if (p->st != QV_OK) return NULL;
+    if (qv_diag_failed(&p->d)) return NULL;
     p->i = save; /* not a typed literal: a column or a call named like a type */
   }
   if (peek2(p)->kind == LT_LPAREN) return function_call(p, depth);
@@ -747,7 +744,7 @@ static qv_expr *parse_in(lp *p, qv_expr *left, int32_t col, int *depth) {
   }
   argv a = {0};
   argv_push(p, &a, left);
-  if (p->st != QV_OK || !expr_list(p, &a, LT_RPAREN, "',' or ')'", depth)) {
+  if (qv_diag_failed(&p->d) || !expr_list(p, &a, LT_RPAREN, "',' or ')'", depth)) {
     argv_free(&a);
     return NULL;
   }
@@ -882,7 +879,8 @@ qv_status qv_lance_filter_parse(const char *text, qv_expr **out, qv_error *err) 
   if (!out) return qv_error_set(err, QV_ERR_INVALID, "filter: no output given");
   *out = NULL;
   if (!text) return qv_error_set(err, QV_ERR_INVALID, "filter: no text given");
-  lp p = {text, NULL, 0, 0, 0, QV_OK, err};
+  lp p = {text, NULL, 0, 0, 0, QV_DIAG_INIT(err, "filter", "column")};
+  p.d.msg_max = 768;
   QV_RETURN_NOT_OK(qv_lance_lex(text, &p.t, &p.n, err));
   int depth = 0;
   qv_expr *e = parse_expr(&p, 0, &depth);
@@ -891,7 +889,7 @@ qv_status qv_lance_filter_parse(const char *text, qv_expr **out, qv_error *err) 
     e = expected(&p, "an operator or end of input");
   }
   qv_free(p.t);
-  if (!e) return p.st != QV_OK ? p.st : qv_error_set(err, QV_ERR_PARSE, "filter: invalid");
+  if (!e) return qv_diag_failed(&p.d) ? p.d.st : qv_error_set(err, QV_ERR_PARSE, "filter: invalid");
   *out = e;
   return QV_OK;
 }

@@ -9,12 +9,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "expr/diag.h"
 #include "expr/json.h"
 #include "expr/polars_int.h"
 
 typedef struct pj {
-  qv_error *err;
-  qv_status st;
+  qv_diag d; /* the first error: "polars json: ... at byte N" */
 } pj;
 
 static qv_expr *bad(pj *p, const qv_json *at, const char *fmt, ...)
@@ -23,18 +23,15 @@ static qv_expr *bad(pj *p, const qv_json *at, const char *fmt, ...)
 #endif
     ;
 static qv_expr *bad(pj *p, const qv_json *at, const char *fmt, ...) {
-  if (p->st != QV_OK) return NULL;
-  char msg[512];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
+  qv_diag_vfail(&p->d, QV_ERR_PARSE, at ? (int64_t)at->offset : 0, fmt, ap);
   va_end(ap);
-  p->st = qv_error_set(p->err, QV_ERR_PARSE, "polars json: %s at byte %lld", msg, (long long)(at ? at->offset : 0));
   return NULL;
 }
 
 static qv_expr *oom(pj *p) {
-  if (p->st == QV_OK) p->st = qv_error_nomem(p->err, "polars json");
+  qv_diag_nomem(&p->d);
   return NULL;
 }
 
@@ -660,14 +657,14 @@ qv_status qv_polars_from_json(const char *json, size_t len, qv_expr **out, qv_er
   *out = NULL;
   qv_json_doc *doc = NULL;
   QV_RETURN_NOT_OK(qv_json_parse(json, len, "polars json", &doc, err));
-  pj p = {err, QV_OK};
+  pj p = {QV_DIAG_INIT(err, "polars json", "byte")};
   qv_expr *e = conv(&p, qv_json_root(doc), 0);
   if (e && qv_pl_depth(e, QV_EXPR_MAX_DEPTH) > QV_EXPR_MAX_DEPTH)
     bad(&p, qv_json_root(doc), "expression deeper than %d levels", QV_EXPR_MAX_DEPTH);
   qv_json_doc_destroy(doc);
-  if (p.st != QV_OK || !e) {
+  if (qv_diag_failed(&p.d) || !e) {
     qv_expr_destroy(e);
-    return p.st != QV_OK ? p.st : qv_error_nomem(err, "polars json");
+    return qv_diag_failed(&p.d) ? p.d.st : qv_diag_nomem(&p.d);
   }
   *out = e;
   return QV_OK;

@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/utf8.h"
+#include "expr/diag.h"
 #include "expr/polars_text_int.h"
 
 typedef struct lx {
@@ -12,11 +14,11 @@ typedef struct lx {
   int32_t n, i, col;
   pt_token *t;
   int32_t nt, cap;
-  qv_error *err;
+  qv_diag d; /* "expression: ... at column N" */
 } lx;
 
 static qv_status lfail(lx *l, int32_t col, const char *what) {
-  return qv_error_set(l->err, QV_ERR_PARSE, "expression: %s at column %d", what, col);
+  return qv_diag_fail(&l->d, QV_ERR_PARSE, col, "%s", what);
 }
 
 static void advance(lx *l, int32_t k) {
@@ -34,7 +36,7 @@ static qv_status emit(lx *l, pt_kind kind, int32_t start, int32_t col, char *tex
     pt_token *nt = qv_realloc(l->t, (size_t)cap * sizeof *nt);
     if (!nt) {
       qv_free(text);
-      return qv_error_nomem(l->err, "expression");
+      return qv_diag_nomem(&l->d);
     }
     l->t = nt;
     l->cap = cap;
@@ -59,18 +61,6 @@ static int hexv(char c) {
   return -1;
 }
 
-static size_t utf8_put(char *o, uint32_t cp) {
-  if (cp < 0x80) { o[0] = (char)cp; return 1; }
-  if (cp < 0x800) { o[0] = (char)(0xC0 | (cp >> 6)); o[1] = (char)(0x80 | (cp & 0x3F)); return 2; }
-  if (cp < 0x10000) {
-    o[0] = (char)(0xE0 | (cp >> 12)); o[1] = (char)(0x80 | ((cp >> 6) & 0x3F)); o[2] = (char)(0x80 | (cp & 0x3F));
-    return 3;
-  }
-  o[0] = (char)(0xF0 | (cp >> 18)); o[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-  o[2] = (char)(0x80 | ((cp >> 6) & 0x3F)); o[3] = (char)(0x80 | (cp & 0x3F));
-  return 4;
-}
-
 /* At the opening quote, after any prefix.  Decoded text is never longer
  * than the source except for \x escapes in bytes (same length or less). */
 static qv_status string(lx *l, int32_t start, int32_t col, bool raw, bool bytes) {
@@ -80,7 +70,7 @@ static qv_status string(lx *l, int32_t start, int32_t col, bool raw, bool bytes)
   while (j < l->n && l->s[j] != q && l->s[j] != '\n') j += (l->s[j] == '\\' && j + 1 < l->n) ? 2 : 1;
   if (j >= l->n || l->s[j] != q) return lfail(l, col, "unterminated string");
   char *o = qv_malloc((size_t)(j - body) + 1);
-  if (!o) return qv_error_nomem(l->err, "expression");
+  if (!o) return qv_diag_nomem(&l->d);
   size_t k = 0;
   int32_t i = body;
   while (i < j) {
@@ -138,7 +128,7 @@ static qv_status string(lx *l, int32_t start, int32_t col, bool raw, bool bytes)
         return lfail(l, col, cp == 0 ? "NUL character in string" : "invalid character escape in string");
       }
       if (bytes || (e == 'x' && cp < 0x80)) o[k++] = (char)cp;
-      else k += utf8_put(o + k, cp); /* \xHH in a str is the code point U+00HH */
+      else k += qv_utf8_encode((uint8_t *)o + k, cp); /* \xHH in a str is the code point U+00HH */
     }
   }
   o[k] = '\0';
@@ -173,7 +163,7 @@ static qv_status number(lx *l, int32_t start, int32_t col) {
   if (i < l->n && (is_name_start((unsigned char)s[i]) || is_digit((unsigned char)s[i])))
     return lfail(l, col, "invalid number");
   char *o = qv_malloc((size_t)(i - l->i) + 1);
-  if (!o) return qv_error_nomem(l->err, "expression");
+  if (!o) return qv_diag_nomem(&l->d);
   size_t k = 0;
   for (int32_t j = l->i; j < i; j++) {
     if (s[j] == '_') {
@@ -216,7 +206,7 @@ qv_status qv_pt_lex(const char *text, pt_token **out, int32_t *n_out, qv_error *
   if (len > QV_EXPR_MAX_TEXT)
     return qv_error_set(err, QV_ERR_PARSE, "expression: longer than %d bytes", QV_EXPR_MAX_TEXT);
   int64_t valid = qv_utf8_valid_prefix((const uint8_t *)text, (int64_t)len);
-  lx l = {text, (int32_t)len, 0, 1, NULL, 0, 0, err};
+  lx l = {text, (int32_t)len, 0, 1, NULL, 0, 0, QV_DIAG_INIT(err, "expression", "column")};
   if ((size_t)valid != len) {
     advance(&l, (int32_t)valid);
     return lfail(&l, l.col, "invalid UTF-8");
@@ -250,7 +240,7 @@ qv_status qv_pt_lex(const char *text, pt_token **out, int32_t *n_out, qv_error *
       }
       char *name = qv_strndup(l.s + l.i, (size_t)(j - l.i));
       if (!name) {
-        st = qv_error_nomem(err, "expression");
+        st = qv_diag_nomem(&l.d);
         break;
       }
       advance(&l, j - l.i);

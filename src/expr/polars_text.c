@@ -13,18 +13,15 @@
 #include "expr/polars_text_int.h"
 
 bool qv_pt_fail(pt *p, int32_t col, const char *fmt, ...) {
-  if (p->st != QV_OK) return false;
-  char msg[512];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
+  qv_diag_vfail(&p->d, QV_ERR_PARSE, col, fmt, ap);
   va_end(ap);
-  p->st = qv_error_set(p->err, QV_ERR_PARSE, "expression: %s at column %d", msg, col);
   return false;
 }
 
 bool qv_pt_nomem(pt *p) {
-  if (p->st == QV_OK) p->st = qv_error_nomem(p->err, "expression");
+  qv_diag_nomem(&p->d);
   return false;
 }
 
@@ -173,7 +170,7 @@ static bool list_to_expr(pt *p, pv *v, qv_expr **out) {
     if (!(items[i] = list_item(p, &v->items[i], kind))) {
       for (int32_t k = 0; k < i; k++) qv_expr_destroy(items[k]);
       qv_free(items);
-      return p->st != QV_OK ? false : qv_pt_nomem(p);
+      return qv_diag_failed(&p->d) ? false : qv_pt_nomem(p);
     }
   }
   *out = qv_pl_call(QV_OP_LIST, items, v->n_items);
@@ -651,7 +648,7 @@ qv_status qv_polars_parse(const char *text, qv_expr **out, qv_error *err) {
   pt p;
   memset(&p, 0, sizeof p);
   p.text = text;
-  p.err = err;
+  p.d = (qv_diag)QV_DIAG_INIT(err, "expression", "column");
   QV_RETURN_NOT_OK(qv_pt_lex(text, &p.toks, &p.n, err));
   pv v = {0};
   qv_expr *e = NULL;
@@ -664,9 +661,9 @@ qv_status qv_polars_parse(const char *text, qv_expr **out, qv_error *err) {
   }
   qv_pv_reset(&v);
   qv_pt_free_tokens(p.toks, p.n);
-  if (p.st != QV_OK) {
+  if (qv_diag_failed(&p.d)) {
     qv_expr_destroy(e);
-    return p.st;
+    return p.d.st;
   }
   if (!e) return qv_error_nomem(err, "expression");
   *out = e;

@@ -225,7 +225,7 @@ static bool horizontal(pt *p, const char *fn, pt_args *a, int32_t col, pv *out) 
     if (n < 0) n = -n - 1;
     for (int32_t k = 0; k < n; k++) qv_expr_destroy(in[k]);
     qv_free(in);
-    return p->st != QV_OK ? false : qv_pt_fail(p, a->col, "%s() expects at least one input", fn);
+    return qv_diag_failed(&p->d) ? false : qv_pt_fail(p, a->col, "%s() expects at least one input", fn);
   }
   qv_expr *e;
   if (concat) e = qv_pl_concat_str(in, n, sep, strlen(sep), ignore);
@@ -245,7 +245,7 @@ bool qv_pt_pl_attr(pt *p, const pt_token *name, pt_args *a, bool called, pv *out
   const char *n = name->text;
   bool matched;
   memset(out, 0, sizeof *out);
-  if (dtype_attr(p, name, a, called, out, &matched) || matched) return p->st == QV_OK;
+  if (dtype_attr(p, name, a, called, out, &matched) || matched) return !qv_diag_failed(&p->d);
   if (!called) return qv_pt_fail(p, name->col, "unknown attribute pl.%s", n);
   if (strcmp(n, "col") == 0) {
     pv *c = qv_pt_arg(a, 0, "name");

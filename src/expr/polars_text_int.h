@@ -4,6 +4,7 @@
 #ifndef QUIVER_EXPR_POLARS_TEXT_INT_H
 #define QUIVER_EXPR_POLARS_TEXT_INT_H
 
+#include "expr/diag.h"
 #include "expr/polars_int.h"
 
 typedef enum pt_kind {
@@ -87,8 +88,7 @@ typedef struct pt {
   pt_token *toks;
   int32_t n, i;
   int32_t nesting;
-  qv_error *err;
-  qv_status st; /* first error */
+  qv_diag d; /* the first error: "expression: ... at column N" */
 } pt;
 
 /* Records the first error (QV_ERR_PARSE "expression: <msg> at column N");

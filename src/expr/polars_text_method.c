@@ -117,7 +117,7 @@ static bool when_chain(pt *p, pv *recv, const pt_token *name, pt_args *a, pv *ou
     if (k < a->n || !qv_pt_all_used(p, a, ".", n)) {
       for (int32_t i = 0; i < k; i++) qv_expr_destroy(in[i]);
       qv_free(in);
-      return p->st != QV_OK ? false : qv_pt_fail(p, a->col, ".when() takes predicates as positional arguments");
+      return qv_diag_failed(&p->d) ? false : qv_pt_fail(p, a->col, ".when() takes predicates as positional arguments");
     }
     e = qv_pl_horizontal(true, in, a->n);
     qv_free(in);
@@ -236,7 +236,7 @@ static bool cast(pt *p, qv_expr *x, int32_t dx, pt_args *a, int32_t col, pv *out
   if (!dt || dt->kind != PV_DTYPE || !get_bool(p, qv_pt_arg(a, 1, "strict"), true, &strict) ||
       !get_bool(p, qv_pt_arg(a, 2, "wrap_numerical"), false, &wrap) || !qv_pt_all_used(p, a, ".", "cast")) {
     qv_expr_destroy(x);
-    return p->st != QV_OK ? false : qv_pt_fail(p, a->col, "cast() expects a data type such as pl.Int32");
+    return qv_diag_failed(&p->d) ? false : qv_pt_fail(p, a->col, "cast() expects a data type such as pl.Int32");
   }
   if (!dt->dtype_ok) return qv_pt_set_expr(p, out, qv_pl_unknown("Cast", &x, 1), dx + 1, col);
   qv_expr *e = qv_pl_call1(QV_OP_CAST, x);
@@ -257,7 +257,7 @@ bool qv_pt_method(pt *p, pv *recv, const pt_token *ns, const pt_token *name, pt_
   if (!ns && (recv->kind == PV_WHEN || recv->kind == PV_THEN)) {
     bool done;
     bool ok = when_chain(p, recv, name, a, out, &done);
-    if (done || p->st != QV_OK) return ok;
+    if (done || qv_diag_failed(&p->d)) return ok;
   }
   if (recv->kind != PV_EXPR && recv->kind != PV_THEN)
     return qv_pt_fail(p, col, "method .%s() on a Python value (write pl.lit(...))", n);

@@ -775,8 +775,9 @@ void qv_lance_filter_free(qv_lance_filter *f) {
   qv_free(f);
 }
 
-char *qv_lance_filter_explain(const qv_expr *e, const qv_schema *schema) {
-  if (!e) return NULL;
+qv_status qv_lance_filter_explain(const qv_expr *e, const qv_schema *schema, char **out, qv_error *err) {
+  if (!out || !e) return qv_error_set(err, QV_ERR_INVALID, "lance_filter_explain: NULL expression or output");
+  *out = NULL;
   tr t = {schema, {0}, false};
   qv_text o = {0};
   bool exact = true;
@@ -785,7 +786,8 @@ char *qv_lance_filter_explain(const qv_expr *e, const qv_schema *schema) {
   if (!t.why.p && !t.why.oom) qv_text_s(&t.why, "nothing declined\n");
   if (t.why.oom || t.oom) {
     qv_text_free(&t.why);
-    return NULL;
+    return qv_error_nomem(err, "lance_filter_explain");
   }
-  return t.why.p;
+  *out = t.why.p;
+  return QV_OK;
 }

@@ -8,6 +8,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "base/utf8.h"
 #include "base/wire.h"
 #include "storage/format.h"
 #include "storage/page_stats.h"
@@ -118,15 +119,7 @@ static bool bump(uint8_t *p, int64_t *n, bool utf8) {
     }
     c++;
     if (c == 0xD800) c = 0xE000;
-    if (c < 0x80) { p[s] = (uint8_t)c; *n = s + 1; }
-    else if (c < 0x800) { p[s] = (uint8_t)(0xC0 | c >> 6); p[s + 1] = (uint8_t)(0x80 | (c & 0x3F)); *n = s + 2; }
-    else if (c < 0x10000) {
-      p[s] = (uint8_t)(0xE0 | c >> 12); p[s + 1] = (uint8_t)(0x80 | ((c >> 6) & 0x3F));
-      p[s + 2] = (uint8_t)(0x80 | (c & 0x3F)); *n = s + 3;
-    } else {
-      p[s] = (uint8_t)(0xF0 | c >> 18); p[s + 1] = (uint8_t)(0x80 | ((c >> 12) & 0x3F));
-      p[s + 2] = (uint8_t)(0x80 | ((c >> 6) & 0x3F)); p[s + 3] = (uint8_t)(0x80 | (c & 0x3F)); *n = s + 4;
-    }
+    *n = s + (int64_t)qv_utf8_encode(p + s, c);
     return true;
   }
   return false;

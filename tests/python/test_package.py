@@ -10,7 +10,7 @@
   fallback for predicates libquiver cannot bind yet.
 * The Arrow C stream path: capsules named as the PyCapsule interface says,
   Polars columns pointing at the very buffers libquiver exported.
-* Errors: QuiverError with libquiver's message.
+* Errors: QuiverError with libquiver's message (the classes: test_errors.py).
 
 The build directory (for the `quiver` command) comes from QV_BUILD_DIR
 (default: build/ of this checkout).

@@ -42,8 +42,12 @@ int cmd_lance_filter(int argc, char **argv) {
     puts("None");
   }
   if (explain) {
-    char *why = qv_lance_filter_explain(e, schema_text ? &schema : NULL);
-    if (why) fputs(why, stdout);
+    char *why = NULL;
+    if (qv_lance_filter_explain(e, schema_text ? &schema : NULL, &why, &err) != QV_OK) {
+      rc = cli_fail(cmd, &err);
+      goto cleanup;
+    }
+    fputs(why, stdout);
     qv_free(why);
   }
 cleanup:
