@@ -11,6 +11,8 @@
 #include <string.h>
 
 #include "base/text.h"
+#include "expr/op_info.h"
+#include "pushdown/pushdown_int.h"
 #include "quiver/pushdown.h"
 
 

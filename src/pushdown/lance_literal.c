@@ -128,20 +128,6 @@ bool qv_lsql_emit_literal(tr *t, const qv_expr *e, qv_text *o) {
   }
 }
 
-static const char *cmp_sql(qv_op op) {
-  switch (op) {
-    case QV_OP_EQ: return "=";
-    case QV_OP_NE: return "!=";
-    case QV_OP_LT: return "<";
-    case QV_OP_LE: return "<=";
-    case QV_OP_GT: return ">";
-    case QV_OP_GE: return ">=";
-    case QV_OP_EQ_MISSING: return "IS NOT DISTINCT FROM";
-    case QV_OP_NE_MISSING: return "IS DISTINCT FROM";
-    default: return "?";
-  }
-}
-
 /* x OP timestamp literal: only a naive literal against a column known to
  * be a naive timestamp, within Lance's nanosecond timestamp range.  Lance
  * reads `timestamp '...'` as wall-clock time without a zone, which is what
@@ -204,7 +190,7 @@ static bool compare_lit(tr *t, const qv_expr *e, qv_op op, const qv_expr *x, con
   qv_type_id xt = qv_lsql_type_of(t, x);
   double v = 0;
   bool num = lit_number(l, &v);
-  const char *s = cmp_sql(op);
+  const char *s = qv_pd_cmp_sql(op);
   bool missing = op == QV_OP_EQ_MISSING || op == QV_OP_NE_MISSING;
   if (!ok) goto cleanup;
   if (xt == QV_TYPE_LIST || xt == QV_TYPE_FIXED_SIZE_LIST || xt == QV_TYPE_STRUCT) {
@@ -342,7 +328,7 @@ bool qv_lsql_compare(tr *t, const qv_expr *e, qv_text *o) {
     if (!ok) return false;
     return qv_lsql_decline(t, e, "two sides that may be floats: Lance orders -0.0 < 0.0 and NaN by sign");
   }
-  return qv_lsql_binop(t, e, cmp_sql(e->op), o);
+  return qv_lsql_binop(t, e, qv_pd_cmp_sql(e->op), o);
 }
 
 bool qv_lsql_in_list(tr *t, const qv_expr *e, qv_text *o) {
