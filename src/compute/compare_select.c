@@ -12,6 +12,7 @@
  * and against the row-at-a-time oracle in tests/compute/test_compare.c). */
 #include "compute/bit_positions.h"
 #include "compute/compute_int.h"
+#include "expr/op_info.h"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -390,7 +391,7 @@ qv_status qvk_compare_select(qv_op op, uint8_t order, const qvk_datum *a, const 
                              const uint32_t *rows, int64_t n, qv_selection *sel, bool *handled,
                              qv_error *err) {
   *handled = false;
-  if (op < QV_OP_EQ || op > QV_OP_GE) return QV_OK;
+  if (!qv_op_is_compare(op)) return QV_OK;
   if (a->scalar && !b->scalar) { /* column on the left */
     const qvk_datum *t = a;
     a = b;

@@ -532,15 +532,18 @@ static inline const qv_datatype *qvk_bound_type(const qv_expr *e) {
  * Polars where the two differ. */
 static inline bool qvk_polars_node(const qv_expr *e) { return e->sem.float_order == QV_FLOAT_POLARS; }
 
-/* Operators only the Polars front ends produce: polars_math.c takes the
- * numeric and logical ones and hands the rest to polars_text.c (strings,
- * temporal parts, lists), which reports "eval: operator X is not
- * supported" for anything it does not know either. */
-qv_status qvk_op_polars(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out);
-qv_status qvk_op_polars_text(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out);
-/* polars_temporal.c (dt.<part>, dt.epoch, dt.truncate, dt.date) and
- * polars_list.c (list.get), reached through qvk_op_polars_text. */
-qv_status qvk_op_polars_temporal(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out);
-qv_status qvk_op_polars_list(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out);
+/* Every kernel the registry names: KERNEL(x) in expr/ops.def is
+ * qvk_op_x, declared here from the row (eval.c dispatches to it).  Those
+ * of the operators only the Polars front ends produce live in
+ * polars_math.c (numbers, logic, when/then), polars_text.c (strings),
+ * polars_temporal.c (dt.<part>, dt.epoch, dt.truncate, dt.date) and
+ * polars_list.c (list.get). */
+#define KERNEL(k) qv_status qvk_op_##k(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out);
+#define NO_KERNEL
+#define QV_OP_ROW(id, name, lo, hi, cls, mirror, sql, print, bind, kernel, ...) kernel
+#include "expr/ops.def"
+#undef QV_OP_ROW
+#undef NO_KERNEL
+#undef KERNEL
 
 #endif

@@ -16,15 +16,14 @@
  * column, arithmetic, casts, which could fail on an entry no row uses)
  * gets the column decoded to plain values first. */
 #include "compute/compute_int.h"
+#include "expr/op_info.h"
 
 /* Ops whose answer for a row depends only on that row's value and that
  * cannot fail because of a value. */
 static bool per_value(qv_op op) {
+  if (qv_op_is_compare(op) || qv_op_is_test(op)) return true;
   switch (op) {
-    case QV_OP_EQ: case QV_OP_NE: case QV_OP_LT: case QV_OP_LE: case QV_OP_GT: case QV_OP_GE:
     case QV_OP_IN: case QV_OP_BETWEEN:
-    case QV_OP_IS_NULL: case QV_OP_IS_NOT_NULL: case QV_OP_IS_TRUE: case QV_OP_IS_NOT_TRUE:
-    case QV_OP_IS_FALSE: case QV_OP_IS_NOT_FALSE:
     case QV_OP_LIKE: case QV_OP_STARTS_WITH: case QV_OP_ENDS_WITH: case QV_OP_CONTAINS:
     case QV_OP_REGEXP_LIKE: case QV_OP_REGEXP_MATCH: case QV_OP_ISNAN:
       return true;
@@ -184,7 +183,7 @@ qv_status qvk_dict_call(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum
     }
   }
   if (nd == 0) return QV_OK;
-  bool position_ok = pos == 0 || (pos == 1 && e->op >= QV_OP_EQ && e->op <= QV_OP_GE);
+  bool position_ok = pos == 0 || (pos == 1 && qv_op_is_compare(e->op));
   if (nd == 1 && arrays == 1 && position_ok && per_value(e->op)) {
     *handled = true;
     return per_entry(c, e, args, pos, out, dispatch);

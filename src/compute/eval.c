@@ -1,6 +1,7 @@
 /* The evaluator: runs a bound expression tree over a record batch, on all
  * rows or on the rows of a selection vector, by dispatching each node to
- * its kernel (a switch per node, never per row).
+ * its kernel (the KERNEL column of expr/ops.def: one table lookup per
+ * node, never per row).
  *
  * - Column references read batch->columns[node->column]; under a selection
  *   they stay views through the selection, so kernels that can read through
@@ -14,6 +15,7 @@
  *   the rows the previous ones kept, so a later conjunct is never computed
  *   (and never fails) on a row an earlier one dropped. */
 #include "compute/compute_int.h"
+#include "expr/op_info.h"
 
 static qv_status eval_node(qvk_ctx *c, const qv_expr *e, qvk_datum *out);
 
@@ -24,39 +26,21 @@ static bool is_constant(const qv_expr *e) {
   return true;
 }
 
+/* The KERNEL column of expr/ops.def: one kernel per operator. */
+#define KERNEL(k) qvk_op_##k
+#define NO_KERNEL NULL
+#define QV_OP_ROW(id, name, lo, hi, cls, mirror, sql, print, bind, kernel, ...) kernel,
+static const qvk_op_fn kernels[QV_OP__COUNT] = {
+#include "expr/ops.def"
+};
+#undef QV_OP_ROW
+#undef NO_KERNEL
+#undef KERNEL
+
 static qv_status dispatch(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out) {
-  switch (e->op) {
-    case QV_OP_EQ: case QV_OP_NE: case QV_OP_LT: case QV_OP_LE: case QV_OP_GT: case QV_OP_GE:
-      return qvk_op_compare(c, e, args, out);
-    case QV_OP_AND: case QV_OP_OR: case QV_OP_XOR: case QV_OP_NOT:
-      return qvk_op_logic(c, e, args, out);
-    case QV_OP_IS_NULL: case QV_OP_IS_NOT_NULL: case QV_OP_IS_TRUE: case QV_OP_IS_NOT_TRUE:
-    case QV_OP_IS_FALSE: case QV_OP_IS_NOT_FALSE:
-      return qvk_op_truth(c, e, args, out);
-    case QV_OP_IN: return qvk_op_in(c, e, args, out);
-    case QV_OP_BETWEEN: return qvk_op_between(c, e, args, out);
-    case QV_OP_LIKE: return qvk_op_like(c, e, args, out);
-    case QV_OP_CAST: return qvk_op_cast(c, e, args, out);
-    case QV_OP_ADD: case QV_OP_SUB: case QV_OP_MUL: case QV_OP_DIV: case QV_OP_MOD:
-      return qvk_op_arith(c, e, args, out);
-    case QV_OP_NEG: case QV_OP_ABS: return qvk_op_neg_abs(c, e, args, out);
-    case QV_OP_FIELD: return qvk_op_field(c, e, args, out);
-    case QV_OP_STARTS_WITH: case QV_OP_ENDS_WITH: case QV_OP_CONTAINS:
-      return qvk_op_str_match(c, e, args, out);
-    case QV_OP_REGEXP_LIKE: case QV_OP_REGEXP_MATCH: return qvk_op_regex(c, e, args, out);
-    case QV_OP_LOWER: case QV_OP_UPPER: return qvk_op_case(c, e, args, out);
-    case QV_OP_LENGTH: return qvk_op_length(c, e, args, out);
-    case QV_OP_COALESCE: return qvk_op_coalesce(c, e, args, out);
-    case QV_OP_ISNAN: return qvk_op_isnan(c, e, args, out);
-    case QV_OP_ARRAY_HAS: case QV_OP_ARRAY_HAS_ANY: case QV_OP_ARRAY_HAS_ALL:
-    case QV_OP_ARRAY_LENGTH:
-      return qvk_op_array(c, e, args, out);
-    case QV_OP_DATE_PART: return qvk_op_date_part(c, e, args, out);
-    case QV_OP_DATE_TRUNC: return qvk_op_date_trunc(c, e, args, out);
-    case QV_OP_LIST: return qvk_op_list_literal(c, e, args, out);
-    default: break;
-  }
-  return qvk_op_polars(c, e, args, out);
+  qvk_op_fn k = (unsigned)e->op < (unsigned)QV_OP__COUNT ? kernels[e->op] : NULL;
+  if (!k) return qv_error_set(c->err, QV_ERR_UNSUPPORTED, "eval: operator %s is not supported", qv_op_name(e->op));
+  return k(c, e, args, out);
 }
 
 /* The kernel of e on its evaluated args, after dictionary-encoded
@@ -250,7 +234,7 @@ static qv_status keep_true(const qvk_datum *d, const uint32_t *rows, int64_t n, 
 static qv_status filter_conjunct(qvk_ctx *c, const qv_expr *e, qv_selection *dst, qv_error *err) {
   qvk_datum d = QVK_DATUM_INIT;
   qv_status st;
-  if (e->kind == QV_EXPR_CALL && e->op >= QV_OP_EQ && e->op <= QV_OP_GE && e->n_args == 2 && e->args &&
+  if (e->kind == QV_EXPR_CALL && qv_op_is_compare(e->op) && e->n_args == 2 && e->args &&
       e->args[0] && e->args[1] && !is_constant(e)) {
     qvk_datum args[2] = {QVK_DATUM_INIT, QVK_DATUM_INIT};
     bool handled = false;

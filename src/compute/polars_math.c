@@ -52,7 +52,7 @@ static uint64_t wrapping_pow(uint64_t base, uint32_t exp) {
   return r;
 }
 
-static qv_status op_pow(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out) {
+qv_status qvk_op_pow(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out) {
   const qv_datatype *rt = qvk_bound_type(e);
   if (!rt) return qv_error_set(c->err, QV_ERR_INVALID, "**: unbound node");
   qv_datatype et = qv_type_is_integer(rt->id) ? qv_datatype_simple(QV_TYPE_UINT32) : *rt;
@@ -125,7 +125,7 @@ static float map32(float_map m, float x, float k) {
   }
 }
 
-static qv_status op_float_map(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out) {
+qv_status qvk_op_float_map(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out) {
   const qv_datatype *rt = qvk_bound_type(e);
   if (!rt) return qv_error_set(c->err, QV_ERR_INVALID, "%s: unbound node", qv_op_name(e->op));
   if (e->op == QV_OP_ROUND && !qv_type_is_floating(rt->id)) { /* integers round to themselves */
@@ -171,7 +171,7 @@ static qv_status op_float_map(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk
 
 /* ---- is_not_nan / is_finite / is_infinite -------------------------------------------------- */
 
-static qv_status op_float_class(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out) {
+qv_status qvk_op_float_class(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out) {
   int64_t n = c->n, nw = qvk_words(n);
   qv_bytes *vals = qvk_bytes(nw * 8, c->err);
   qv_bytes *valid = vals ? qvk_bytes(nw * 8, c->err) : NULL;
@@ -205,7 +205,7 @@ static qv_status op_float_class(qvk_ctx *c, const qv_expr *e, qvk_datum *args, q
 
 /* ---- eq_missing / ne_missing ---------------------------------------------------------------- */
 
-static qv_status op_eq_missing(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out) {
+qv_status qvk_op_eq_missing(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out) {
   int64_t n = c->n, nw = qvk_words(n);
   qv_array *eq = NULL;
   QV_RETURN_NOT_OK(qvk_compare(QV_OP_EQ, e->sem.float_order, &args[0], &args[1], n, &eq, c->err));
@@ -235,7 +235,7 @@ static qv_status op_eq_missing(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qv
 
 /* ---- fill_null ----------------------------------------------------------------------------- */
 
-static qv_status op_fill_null(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out) {
+qv_status qvk_op_fill_null(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out) {
   const qv_datatype *rt = qvk_bound_type(e);
   if (e->n_args == 2) return qvk_coalesce(c, args, 2, rt, out);
   /* strategy "zero" or "one" (the binder refuses the others) */
@@ -256,7 +256,7 @@ static qv_status op_fill_null(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk
 
 /* ---- when / then / otherwise ------------------------------------------------------------------ */
 
-static qv_status op_when(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out) {
+qv_status qvk_op_when(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out) {
   int32_t na = e->n_args, nv = na / 2 + 1;
   if (na < 3 || na % 2 == 0) return qv_error_set(c->err, QV_ERR_INVALID, "when: malformed node");
   if (nv > QVK_PICK_MAX)
@@ -335,7 +335,7 @@ static qv_status op_when(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datu
     }                                                                                   \
   }
 
-static qv_status op_horizontal(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out) {
+qv_status qvk_op_horizontal(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out) {
   const qv_datatype *rt = qvk_bound_type(e);
   if (!rt) return qv_error_set(c->err, QV_ERR_INVALID, "%s: unbound node", qv_op_name(e->op));
   int64_t n = c->n;
@@ -386,23 +386,10 @@ static qv_status op_horizontal(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qv
 #undef HFOLD_KEYED
 #undef NO_NAN
 
-/* ---- dispatch -------------------------------------------------------------------------------- */
-
-qv_status qvk_op_polars(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out) {
-  switch (e->op) {
-    case QV_OP_FLOORDIV: return qvk_op_arith(c, e, args, out);
-    case QV_OP_POW: return op_pow(c, e, args, out);
-    case QV_OP_ROUND: case QV_OP_SQRT: case QV_OP_LN: case QV_OP_LOG10: case QV_OP_CBRT: case QV_OP_LOG:
-      return op_float_map(c, e, args, out);
-    case QV_OP_IS_NOT_NAN: case QV_OP_IS_FINITE: case QV_OP_IS_INFINITE: return op_float_class(c, e, args, out);
-    case QV_OP_EQ_MISSING: case QV_OP_NE_MISSING: return op_eq_missing(c, e, args, out);
-    case QV_OP_FILL_NULL: return op_fill_null(c, e, args, out);
-    case QV_OP_WHEN: return op_when(c, e, args, out);
-    case QV_OP_MIN_HORIZONTAL: case QV_OP_MAX_HORIZONTAL: return op_horizontal(c, e, args, out);
-    case QV_OP_ALL_HORIZONTAL: case QV_OP_ANY_HORIZONTAL: /* one argument: itself */
-      qvk_datum_move(out, &args[0]);
-      return QV_OK;
-    default: break;
-  }
-  return qvk_op_polars_text(c, e, args, out);
+/* all_horizontal / any_horizontal of one argument: the argument itself. */
+qv_status qvk_op_passthrough(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out) {
+  (void)c;
+  (void)e;
+  qvk_datum_move(out, &args[0]);
+  return QV_OK;
 }

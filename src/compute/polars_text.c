@@ -548,7 +548,7 @@ static qv_status len_bytes(qvk_ctx *c, qvk_datum *args, qvk_datum *out) {
   return qvk_array_out_valid(r, &args[0], n, out, c->err);
 }
 
-/* ---- dispatch ----------------------------------------------------------------------------- */
+/* ---- argument checks ------------------------------------------------------------------------ */
 
 static qv_status want_strings(qvk_ctx *c, const qv_expr *e, qvk_datum *args, int32_t n) {
   for (int32_t k = 0; k < n; k++) {
@@ -567,41 +567,46 @@ static qv_status want_n(qvk_ctx *c, const qv_expr *e, int32_t n) {
                       n == 1 ? "" : "s", (int)e->n_args);
 }
 
-qv_status qvk_op_polars_text(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out) {
-  switch (e->op) {
-    case QV_OP_CONCAT_STR:
-      if (e->n_args < 1) return want_n(c, e, 1);
-      QV_RETURN_NOT_OK(want_strings(c, e, args, e->n_args));
-      return concat_str(c, e, args, out);
-    case QV_OP_STR_SLICE:
-      QV_RETURN_NOT_OK(want_n(c, e, 3));
-      QV_RETURN_NOT_OK(want_strings(c, e, args, 1));
-      return str_slice(c, args, out);
-    case QV_OP_STRIP_CHARS:
-      QV_RETURN_NOT_OK(want_n(c, e, 2));
-      QV_RETURN_NOT_OK(want_strings(c, e, args, 2));
-      return strip_chars(c, args, out);
-    case QV_OP_REPLACE:
-      QV_RETURN_NOT_OK(want_n(c, e, 3));
-      QV_RETURN_NOT_OK(want_strings(c, e, args, 3));
-      return replace(c, e, args, out);
-    case QV_OP_CONTAINS_ANY:
-      QV_RETURN_NOT_OK(want_n(c, e, 2));
-      QV_RETURN_NOT_OK(want_strings(c, e, args, 1));
-      return contains_any(c, e, args, out);
-    case QV_OP_TITLECASE:
-      QV_RETURN_NOT_OK(want_n(c, e, 1));
-      QV_RETURN_NOT_OK(want_strings(c, e, args, 1));
-      return qvk_polars_case(c, e, args, out);
-    case QV_OP_LEN_BYTES:
-      QV_RETURN_NOT_OK(want_n(c, e, 1));
-      QV_RETURN_NOT_OK(want_strings(c, e, args, 1));
-      return len_bytes(c, args, out);
-    case QV_OP_DT_PART: case QV_OP_DT_EPOCH: case QV_OP_DT_TRUNCATE: case QV_OP_DT_DATE:
-      return qvk_op_polars_temporal(c, e, args, out);
-    case QV_OP_LIST_GET:
-      return qvk_op_polars_list(c, e, args, out);
-    default: break;
-  }
-  return qv_error_set(c->err, QV_ERR_UNSUPPORTED, "eval: operator %s is not supported", qv_op_name(e->op));
+/* ---- kernels (the KERNEL column of expr/ops.def) ---------------------------------------- */
+
+qv_status qvk_op_concat_str(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out) {
+  if (e->n_args < 1) return want_n(c, e, 1);
+  QV_RETURN_NOT_OK(want_strings(c, e, args, e->n_args));
+  return concat_str(c, e, args, out);
+}
+
+qv_status qvk_op_str_slice(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out) {
+  QV_RETURN_NOT_OK(want_n(c, e, 3));
+  QV_RETURN_NOT_OK(want_strings(c, e, args, 1));
+  return str_slice(c, args, out);
+}
+
+qv_status qvk_op_strip_chars(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out) {
+  QV_RETURN_NOT_OK(want_n(c, e, 2));
+  QV_RETURN_NOT_OK(want_strings(c, e, args, 2));
+  return strip_chars(c, args, out);
+}
+
+qv_status qvk_op_replace(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out) {
+  QV_RETURN_NOT_OK(want_n(c, e, 3));
+  QV_RETURN_NOT_OK(want_strings(c, e, args, 3));
+  return replace(c, e, args, out);
+}
+
+qv_status qvk_op_contains_any(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out) {
+  QV_RETURN_NOT_OK(want_n(c, e, 2));
+  QV_RETURN_NOT_OK(want_strings(c, e, args, 1));
+  return contains_any(c, e, args, out);
+}
+
+qv_status qvk_op_titlecase(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out) {
+  QV_RETURN_NOT_OK(want_n(c, e, 1));
+  QV_RETURN_NOT_OK(want_strings(c, e, args, 1));
+  return qvk_polars_case(c, e, args, out);
+}
+
+qv_status qvk_op_len_bytes(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out) {
+  QV_RETURN_NOT_OK(want_n(c, e, 1));
+  QV_RETURN_NOT_OK(want_strings(c, e, args, 1));
+  return len_bytes(c, args, out);
 }

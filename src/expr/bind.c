@@ -447,7 +447,8 @@ static qv_status bind_field(qv_binder *b, qv_expr *e) {
 
 /* ---- functions ------------------------------------------------------------------------- */
 
-static qv_status bind_array_has(qv_binder *b, qv_expr *e) {
+/* array_has, array_has_any, array_has_all */
+qv_status qv_bind_rule_array_has(qv_binder *b, qv_expr *e) {
   const char *what = qv_op_name(e->op);
   QV_RETURN_NOT_OK(qv_bind_want_list(b, e, 0, what));
   qv_status st = QV_OK;
@@ -500,135 +501,172 @@ static qv_status bind_array_has(qv_binder *b, qv_expr *e) {
   return st;
 }
 
-static qv_status bind_function(qv_binder *b, qv_expr *e) {
-  const char *what = qv_op_name(e->op);
+qv_status qv_bind_rule_string_pred(qv_binder *b, qv_expr *e) {
+  for (int32_t i = 0; i < e->n_args; i++) QV_RETURN_NOT_OK(qv_bind_want_string(b, e, i, qv_op_name(e->op)));
+  qv_bind_set_simple(e, QV_TYPE_BOOL);
+  return QV_OK;
+}
+
+qv_status qv_bind_rule_string_case(qv_binder *b, qv_expr *e) {
+  QV_RETURN_NOT_OK(qv_bind_want_string(b, e, 0, qv_op_name(e->op)));
+  qv_bind_set_simple(e, QV_TYPE_STRING);
+  return QV_OK;
+}
+
+qv_status qv_bind_rule_length(qv_binder *b, qv_expr *e) {
+  QV_RETURN_NOT_OK(qv_bind_want_string(b, e, 0, qv_op_name(e->op)));
+  /* Polars' str.len_chars is UInt32 */
+  qv_bind_set_simple(e, qv_bind_is_polars(e) ? QV_TYPE_UINT32 : QV_TYPE_INT32);
+  return QV_OK;
+}
+
+qv_status qv_bind_rule_abs(qv_binder *b, qv_expr *e) {
+  qv_type_id id = e->args[0]->type.id;
+  if (!qv_is_num(id) && id != QV_TYPE_NULL)
+    return qv_bind_error(b, QV_ERR_TYPE, e->pos, "abs expects a number, got %s", TN(&e->args[0]->type));
+  return qv_bind_set_type(b, e, &e->args[0]->type);
+}
+
+qv_status qv_bind_rule_isnan(qv_binder *b, qv_expr *e) {
+  qv_type_id id = e->args[0]->type.id;
+  if (qv_is_int(id) || id == QV_TYPE_DECIMAL128 || id == QV_TYPE_NULL)
+    QV_RETURN_NOT_OK(qv_bind_coerce_simple(b, &e->args[0], QV_TYPE_FLOAT64));
+  else if (!qv_is_float(id))
+    return qv_bind_error(b, QV_ERR_TYPE, e->pos, "isnan expects a number, got %s", TN(&e->args[0]->type));
+  qv_bind_set_simple(e, QV_TYPE_BOOL);
+  return QV_OK;
+}
+
+qv_status qv_bind_rule_coalesce(qv_binder *b, qv_expr *e) {
   qv_datatype c;
-  switch (e->op) {
-    case QV_OP_STARTS_WITH: case QV_OP_ENDS_WITH: case QV_OP_CONTAINS:
-    case QV_OP_REGEXP_LIKE: case QV_OP_REGEXP_MATCH:
-      for (int32_t i = 0; i < e->n_args; i++) QV_RETURN_NOT_OK(qv_bind_want_string(b, e, i, what));
-      qv_bind_set_simple(e, QV_TYPE_BOOL);
-      return QV_OK;
-    case QV_OP_LOWER: case QV_OP_UPPER:
-      QV_RETURN_NOT_OK(qv_bind_want_string(b, e, 0, what));
-      qv_bind_set_simple(e, QV_TYPE_STRING);
-      return QV_OK;
-    case QV_OP_LENGTH: /* Polars' str.len_chars is UInt32 */
-      QV_RETURN_NOT_OK(qv_bind_want_string(b, e, 0, what));
-      qv_bind_set_simple(e, qv_bind_is_polars(e) ? QV_TYPE_UINT32 : QV_TYPE_INT32);
-      return QV_OK;
-    case QV_OP_ABS: {
-      qv_type_id id = e->args[0]->type.id;
-      if (!qv_is_num(id) && id != QV_TYPE_NULL)
-        return qv_bind_error(b, QV_ERR_TYPE, e->pos, "abs expects a number, got %s", TN(&e->args[0]->type));
-      return qv_bind_set_type(b, e, &e->args[0]->type);
-    }
-    case QV_OP_ISNAN: {
-      qv_type_id id = e->args[0]->type.id;
-      if (qv_is_int(id) || id == QV_TYPE_DECIMAL128 || id == QV_TYPE_NULL)
-        QV_RETURN_NOT_OK(qv_bind_coerce_simple(b, &e->args[0], QV_TYPE_FLOAT64));
-      else if (!qv_is_float(id))
-        return qv_bind_error(b, QV_ERR_TYPE, e->pos, "isnan expects a number, got %s", TN(&e->args[0]->type));
-      qv_bind_set_simple(e, QV_TYPE_BOOL);
-      return QV_OK;
-    }
-    case QV_OP_COALESCE:
-      QV_RETURN_NOT_OK(qv_bind_unify(b, e->args, e->n_args, QV_COMMON_UNION, "coalesce", e->pos, &c));
-      qv_datatype_reset(&e->type);
-      e->type = c;
-      return QV_OK;
-    case QV_OP_ARRAY_HAS: case QV_OP_ARRAY_HAS_ANY: case QV_OP_ARRAY_HAS_ALL:
-      return bind_array_has(b, e);
-    case QV_OP_ARRAY_LENGTH: /* Polars' list.len is UInt32 */
-      QV_RETURN_NOT_OK(qv_bind_want_list(b, e, 0, what));
-      qv_bind_set_simple(e, qv_bind_is_polars(e) ? QV_TYPE_UINT32 : QV_TYPE_UINT64);
-      return QV_OK;
-    case QV_OP_DATE_PART: case QV_OP_DATE_TRUNC: {
-      QV_RETURN_NOT_OK(qv_bind_want_string(b, e, 0, what));
-      const qv_datatype *t = &e->args[1]->type;
-      if (!qv_is_datetime(t->id) && t->id != QV_TYPE_NULL)
-        return qv_bind_error(b, QV_ERR_TYPE, e->pos, "%s expects a date or timestamp, got %s", what, TN(t));
-      if (e->op == QV_OP_DATE_PART) {
-        qv_bind_set_simple(e, QV_TYPE_INT64);
-        return QV_OK;
-      }
-      return qv_bind_set_type(b, e, t);
-    }
-    default:
-      return qv_bind_polars(b, e);
+  QV_RETURN_NOT_OK(qv_bind_unify(b, e->args, e->n_args, QV_COMMON_UNION, "coalesce", e->pos, &c));
+  qv_datatype_reset(&e->type);
+  e->type = c;
+  return QV_OK;
+}
+
+qv_status qv_bind_rule_array_length(qv_binder *b, qv_expr *e) {
+  QV_RETURN_NOT_OK(qv_bind_want_list(b, e, 0, qv_op_name(e->op)));
+  /* Polars' list.len is UInt32 */
+  qv_bind_set_simple(e, qv_bind_is_polars(e) ? QV_TYPE_UINT32 : QV_TYPE_UINT64);
+  return QV_OK;
+}
+
+/* date_part and date_trunc */
+qv_status qv_bind_rule_date_part(qv_binder *b, qv_expr *e) {
+  const char *what = qv_op_name(e->op);
+  QV_RETURN_NOT_OK(qv_bind_want_string(b, e, 0, what));
+  const qv_datatype *t = &e->args[1]->type;
+  if (!qv_is_datetime(t->id) && t->id != QV_TYPE_NULL)
+    return qv_bind_error(b, QV_ERR_TYPE, e->pos, "%s expects a date or timestamp, got %s", what, TN(t));
+  if (e->op == QV_OP_DATE_PART) {
+    qv_bind_set_simple(e, QV_TYPE_INT64);
+    return QV_OK;
   }
+  return qv_bind_set_type(b, e, t);
+}
+
+/* ---- operators ----------------------------------------------------------------------------- */
+
+/* A Lance operator node with an argument count it cannot have. */
+static qv_status bad_arity(qv_binder *b, const qv_expr *e) {
+  return qv_bind_error(b, QV_ERR_INVALID, e->pos, "%s has %d arguments", qv_op_name(e->op), (int)e->n_args);
+}
+
+/* = != < <= > >=, IN, BETWEEN */
+qv_status qv_bind_rule_compare(qv_binder *b, qv_expr *e) {
+  if (e->n_args < 1) return bad_arity(b, e);
+  qv_datatype c;
+  if (qv_bind_is_polars(e)) QV_RETURN_NOT_OK(qv_bind_polars_compare_check(b, e));
+  QV_RETURN_NOT_OK(qv_bind_unify(b, e->args, e->n_args, QV_COMMON_COMPARE, "compare", e->pos, &c));
+  qv_datatype_reset(&c);
+  qv_bind_set_simple(e, QV_TYPE_BOOL);
+  return QV_OK;
+}
+
+/* AND OR XOR NOT, IS [NOT] TRUE / FALSE */
+qv_status qv_bind_rule_bool_args(qv_binder *b, qv_expr *e) {
+  for (int32_t i = 0; i < e->n_args; i++) QV_RETURN_NOT_OK(qv_bind_want_bool(b, e, i, qv_op_name(e->op)));
+  qv_bind_set_simple(e, QV_TYPE_BOOL);
+  return QV_OK;
+}
+
+qv_status qv_bind_rule_null_test(qv_binder *b, qv_expr *e) {
+  (void)b;
+  qv_bind_set_simple(e, QV_TYPE_BOOL);
+  return QV_OK;
+}
+
+qv_status qv_bind_rule_like(qv_binder *b, qv_expr *e) {
+  for (int32_t i = 0; i < e->n_args; i++)
+    QV_RETURN_NOT_OK(qv_bind_want_string(b, e, i, e->sem.case_insensitive ? "ILIKE" : "LIKE"));
+  qv_bind_set_simple(e, QV_TYPE_BOOL);
+  return QV_OK;
+}
+
+qv_status qv_bind_rule_cast(qv_binder *b, qv_expr *e) {
+  if (e->n_args != 1) return bad_arity(b, e);
+  if (!qv_bind_castable(&e->args[0]->type, &e->type))
+    return qv_bind_error(b, QV_ERR_TYPE, e->pos, "cannot cast %s to %s", TN(&e->args[0]->type), TN(&e->type));
+  return QV_OK;
+}
+
+/* + - * / % */
+qv_status qv_bind_rule_arith(qv_binder *b, qv_expr *e) {
+  if (e->n_args != 2) return bad_arity(b, e);
+  bool numeric = false;
+  if (qv_bind_is_polars(e)) QV_RETURN_NOT_OK(qv_bind_polars_arith(b, e, &numeric));
+  return numeric ? QV_OK : bind_arith(b, e);
+}
+
+qv_status qv_bind_rule_neg(qv_binder *b, qv_expr *e) {
+  if (e->n_args != 1) return bad_arity(b, e);
+  qv_type_id id = e->args[0]->type.id;
+  if (qv_is_uint(id) || !(qv_is_num(id) || id == QV_TYPE_NULL))
+    return qv_bind_error(b, QV_ERR_TYPE, e->pos, "cannot negate %s", TN(&e->args[0]->type));
+  return qv_bind_set_type(b, e, &e->args[0]->type);
+}
+
+qv_status qv_bind_rule_field(qv_binder *b, qv_expr *e) {
+  if (e->n_args != 1) return bad_arity(b, e);
+  return bind_field(b, e);
+}
+
+/* A list literal: its elements' common type. */
+qv_status qv_bind_rule_list(qv_binder *b, qv_expr *e) {
+  qv_datatype c, lt;
+  if (e->n_args == 0) {
+    c = qv_datatype_simple(QV_TYPE_NULL);
+  } else {
+    QV_RETURN_NOT_OK(qv_bind_unify(b, e->args, e->n_args, QV_COMMON_UNION, "a list", e->pos, &c));
+  }
+  qv_status st = qv_bind_list_of(&c, &lt) == QV_OK ? QV_OK : qv_bind_nomem(b);
+  qv_datatype_reset(&c);
+  if (st == QV_OK) {
+    qv_datatype_reset(&e->type);
+    e->type = lt;
+  }
+  return st;
 }
 
 /* ---- the walk ---------------------------------------------------------------------------- */
+
+/* The BIND column of expr/ops.def. */
+typedef qv_status (*bind_rule)(qv_binder *b, qv_expr *e);
+#define BIND(x) qv_bind_rule_##x
+#define QV_OP_ROW(id, name, lo, hi, cls, mirror, sql, print, bind, ...) bind,
+static const bind_rule rules[QV_OP__COUNT] = {
+#include "expr/ops.def"
+};
+#undef QV_OP_ROW
+#undef BIND
 
 static qv_status bind_node(qv_binder *b, qv_expr **slot);
 
 static qv_status bind_call(qv_binder *b, qv_expr *e) {
   for (int32_t i = 0; i < e->n_args; i++) QV_RETURN_NOT_OK(bind_node(b, &e->args[i]));
-  const char *what = qv_op_name(e->op);
-  qv_datatype c;
-  switch (e->op) {
-    case QV_OP_EQ: case QV_OP_NE: case QV_OP_LT: case QV_OP_LE: case QV_OP_GT: case QV_OP_GE:
-    case QV_OP_IN: case QV_OP_BETWEEN:
-      if (e->n_args < 1) break;
-      if (qv_bind_is_polars(e)) QV_RETURN_NOT_OK(qv_bind_polars_compare_check(b, e));
-      QV_RETURN_NOT_OK(qv_bind_unify(b, e->args, e->n_args, QV_COMMON_COMPARE, "compare", e->pos, &c));
-      qv_datatype_reset(&c);
-      qv_bind_set_simple(e, QV_TYPE_BOOL);
-      return QV_OK;
-    case QV_OP_AND: case QV_OP_OR: case QV_OP_XOR: case QV_OP_NOT:
-    case QV_OP_IS_TRUE: case QV_OP_IS_NOT_TRUE: case QV_OP_IS_FALSE: case QV_OP_IS_NOT_FALSE:
-      for (int32_t i = 0; i < e->n_args; i++) QV_RETURN_NOT_OK(qv_bind_want_bool(b, e, i, what));
-      qv_bind_set_simple(e, QV_TYPE_BOOL);
-      return QV_OK;
-    case QV_OP_IS_NULL: case QV_OP_IS_NOT_NULL:
-      qv_bind_set_simple(e, QV_TYPE_BOOL);
-      return QV_OK;
-    case QV_OP_LIKE:
-      for (int32_t i = 0; i < e->n_args; i++)
-        QV_RETURN_NOT_OK(qv_bind_want_string(b, e, i, e->sem.case_insensitive ? "ILIKE" : "LIKE"));
-      qv_bind_set_simple(e, QV_TYPE_BOOL);
-      return QV_OK;
-    case QV_OP_CAST:
-      if (e->n_args != 1) break;
-      if (!qv_bind_castable(&e->args[0]->type, &e->type))
-        return qv_bind_error(b, QV_ERR_TYPE, e->pos, "cannot cast %s to %s", TN(&e->args[0]->type), TN(&e->type));
-      return QV_OK;
-    case QV_OP_ADD: case QV_OP_SUB: case QV_OP_MUL: case QV_OP_DIV: case QV_OP_MOD: {
-      if (e->n_args != 2) break;
-      bool numeric = false;
-      if (qv_bind_is_polars(e)) QV_RETURN_NOT_OK(qv_bind_polars_arith(b, e, &numeric));
-      return numeric ? QV_OK : bind_arith(b, e);
-    }
-    case QV_OP_NEG: {
-      if (e->n_args != 1) break;
-      qv_type_id id = e->args[0]->type.id;
-      if (qv_is_uint(id) || !(qv_is_num(id) || id == QV_TYPE_NULL))
-        return qv_bind_error(b, QV_ERR_TYPE, e->pos, "cannot negate %s", TN(&e->args[0]->type));
-      return qv_bind_set_type(b, e, &e->args[0]->type);
-    }
-    case QV_OP_FIELD:
-      if (e->n_args != 1) break;
-      return bind_field(b, e);
-    case QV_OP_LIST: {
-      qv_datatype lt;
-      if (e->n_args == 0) {
-        c = qv_datatype_simple(QV_TYPE_NULL);
-      } else {
-        QV_RETURN_NOT_OK(qv_bind_unify(b, e->args, e->n_args, QV_COMMON_UNION, "a list", e->pos, &c));
-      }
-      qv_status st = qv_bind_list_of(&c, &lt) == QV_OK ? QV_OK : qv_bind_nomem(b);
-      qv_datatype_reset(&c);
-      if (st == QV_OK) {
-        qv_datatype_reset(&e->type);
-        e->type = lt;
-      }
-      return st;
-    }
-    default:
-      return bind_function(b, e);
-  }
-  return qv_bind_error(b, QV_ERR_INVALID, e->pos, "%s has %d arguments", what, (int)e->n_args);
+  if ((unsigned)e->op >= (unsigned)QV_OP__COUNT) return qv_bind_rule_unbindable(b, e);
+  return rules[e->op](b, e);
 }
 
 static qv_status bind_node(qv_binder *b, qv_expr **slot) {

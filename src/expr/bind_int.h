@@ -1,8 +1,9 @@
 /* Internals of the binder shared by its files: bind.c walks the tree and
- * binds the Lance filter language's operators, bind_polars.c the numeric
- * and logical operators only the Polars front ends produce, and
- * bind_polars_text.c their string, temporal and list operators.  Every
- * helper reports errors as "filter: ... at column N". */
+ * dispatches each operator to its rule (the BIND column of expr/ops.def);
+ * the rules live in bind.c (the Lance filter language's operators),
+ * bind_polars.c (the numeric and logical operators only the Polars front
+ * ends produce) and bind_polars_text.c (their string, temporal and list
+ * operators).  Every helper reports errors as "filter: ... at column N". */
 #ifndef QUIVER_BIND_INT_H
 #define QUIVER_BIND_INT_H
 
@@ -49,12 +50,17 @@ qv_status qv_bind_want_bool(qv_binder *b, qv_expr *e, int32_t i, const char *wha
 qv_status qv_bind_want_string(qv_binder *b, qv_expr *e, int32_t i, const char *what);
 qv_status qv_bind_want_list(qv_binder *b, qv_expr *e, int32_t i, const char *what);
 
-/* Operators of the Polars front ends, called for every operator bind.c
- * does not know, after e's arguments are bound.  qv_bind_polars handles
- * the numeric and logical ones and hands the rest to
- * qv_bind_polars_text (strings, temporal parts, lists), which reports
- * "operator X cannot be bound" for anything it does not know either. */
-qv_status qv_bind_polars(qv_binder *b, qv_expr *e);
+/* The bind rules: BIND(x) in expr/ops.def names qv_bind_rule_x, called
+ * after e's arguments are bound; it checks them, inserts casts and sets
+ * e's type.  bind.c has the Lance filter language's rules, bind_polars.c
+ * the numeric and logical ones only the Polars front ends produce,
+ * bind_polars_text.c their string, temporal and list ones. */
+#define BIND(x) qv_status qv_bind_rule_##x(qv_binder *b, qv_expr *e);
+#define QV_OP_ROW(id, name, lo, hi, cls, mirror, sql, print, bind, ...) bind
+#include "expr/ops.def"
+#undef QV_OP_ROW
+#undef BIND
+
 /* + - * / % on a Polars node with Polars' result types; *numeric false
  * (nothing changed) when an operand is not a number. */
 qv_status qv_bind_polars_arith(qv_binder *b, qv_expr *e, bool *numeric);
@@ -64,6 +70,5 @@ qv_status qv_bind_polars_arith(qv_binder *b, qv_expr *e, bool *numeric);
 qv_status qv_bind_polars_compare_check(qv_binder *b, const qv_expr *e);
 /* Whether e came from a Polars front end (they mark every node). */
 static inline bool qv_bind_is_polars(const qv_expr *e) { return e->sem.float_order == QV_FLOAT_POLARS; }
-qv_status qv_bind_polars_text(qv_binder *b, qv_expr *e);
 
 #endif

@@ -246,7 +246,7 @@ static qv_status arity(qv_binder *b, const qv_expr *e, int32_t lo, int32_t hi) {
 
 /* a ** b: integers stay in the base's type (wrapping) with the exponent
  * read as UInt32; otherwise the floats' common type. */
-static qv_status bind_pow(qv_binder *b, qv_expr *e) {
+qv_status qv_bind_rule_pow(qv_binder *b, qv_expr *e) {
   QV_RETURN_NOT_OK(arity(b, e, 2, 2));
   QV_RETURN_NOT_OK(want_number(b, e, 0));
   QV_RETURN_NOT_OK(want_number(b, e, 1));
@@ -270,7 +270,7 @@ static qv_status bind_pow(qv_binder *b, qv_expr *e) {
 }
 
 /* sqrt, ln, log10, cbrt, log(x, base): integers become Float64. */
-static qv_status bind_float_fn(qv_binder *b, qv_expr *e) {
+qv_status qv_bind_rule_float_fn(qv_binder *b, qv_expr *e) {
   QV_RETURN_NOT_OK(arity(b, e, e->op == QV_OP_LOG ? 2 : 1, e->op == QV_OP_LOG ? 2 : 1));
   for (int32_t i = 0; i < e->n_args; i++) QV_RETURN_NOT_OK(want_number(b, e, i));
   qv_type_id t = e->args[0]->type.id == QV_TYPE_FLOAT32 ? QV_TYPE_FLOAT32 : QV_TYPE_FLOAT64;
@@ -279,7 +279,7 @@ static qv_status bind_float_fn(qv_binder *b, qv_expr *e) {
   return QV_OK;
 }
 
-static qv_status bind_fill_null(qv_binder *b, qv_expr *e) {
+qv_status qv_bind_rule_fill_null(qv_binder *b, qv_expr *e) {
   QV_RETURN_NOT_OK(arity(b, e, 1, 2));
   if (e->n_args == 2) return pl_unify(b, e, e->args, 2, "fill_null");
   const char *s = e->name ? e->name : "";
@@ -296,7 +296,7 @@ static qv_status bind_fill_null(qv_binder *b, qv_expr *e) {
 }
 
 /* when(p1).then(t1)...otherwise(f): predicates boolean, values unified. */
-static qv_status bind_when(qv_binder *b, qv_expr *e) {
+qv_status qv_bind_rule_when(qv_binder *b, qv_expr *e) {
   int32_t n = e->n_args;
   if (n < 3 || n % 2 == 0) return arity(b, e, 3, 2);
   for (int32_t i = 0; i + 1 < n; i += 2) QV_RETURN_NOT_OK(qv_bind_want_bool(b, e, i, "when"));
@@ -315,7 +315,8 @@ static qv_status bind_when(qv_binder *b, qv_expr *e) {
   return st;
 }
 
-static qv_status bind_horizontal(qv_binder *b, qv_expr *e) {
+/* min_horizontal, max_horizontal (and least / greatest from a Lance filter) */
+qv_status qv_bind_rule_horizontal(qv_binder *b, qv_expr *e) {
   QV_RETURN_NOT_OK(arity(b, e, 1, INT32_MAX));
   if (qv_bind_is_polars(e)) {
     QV_RETURN_NOT_OK(pl_unify(b, e, e->args, e->n_args, qv_op_name(e->op)));
@@ -331,51 +332,53 @@ static qv_status bind_horizontal(qv_binder *b, qv_expr *e) {
   return qv_bind_error(b, QV_ERR_UNSUPPORTED, e->pos, "%s of %s is not supported", name, TN(&e->type));
 }
 
-qv_status qv_bind_polars(qv_binder *b, qv_expr *e) {
-  switch (e->op) {
-    case QV_OP_FLOORDIV: {
-      QV_RETURN_NOT_OK(arity(b, e, 2, 2));
-      bool numeric;
-      QV_RETURN_NOT_OK(qv_bind_polars_arith(b, e, &numeric));
-      if (numeric) return QV_OK;
-      return qv_bind_error(b, QV_ERR_TYPE, e->pos, "cannot apply // to %s and %s", TN(&e->args[0]->type),
-                           TN(&e->args[1]->type));
-    }
-    case QV_OP_POW: return bind_pow(b, e);
-    case QV_OP_ROUND:
-      QV_RETURN_NOT_OK(arity(b, e, 1, 1));
-      QV_RETURN_NOT_OK(want_number(b, e, 0));
-      return qv_bind_set_type(b, e, &e->args[0]->type);
-    case QV_OP_SQRT: case QV_OP_LN: case QV_OP_LOG10: case QV_OP_CBRT: case QV_OP_LOG:
-      return bind_float_fn(b, e);
-    case QV_OP_IS_NOT_NAN: case QV_OP_IS_FINITE: case QV_OP_IS_INFINITE:
-      QV_RETURN_NOT_OK(arity(b, e, 1, 1));
-      QV_RETURN_NOT_OK(want_number(b, e, 0));
-      qv_bind_set_simple(e, QV_TYPE_BOOL);
-      return QV_OK;
-    case QV_OP_EQ_MISSING: case QV_OP_NE_MISSING: {
-      QV_RETURN_NOT_OK(arity(b, e, 2, 2));
-      qv_datatype c;
-      QV_RETURN_NOT_OK(qv_bind_unify(b, e->args, 2, QV_COMMON_COMPARE, "compare", e->pos, &c));
-      qv_datatype_reset(&c);
-      qv_bind_set_simple(e, QV_TYPE_BOOL);
-      return QV_OK;
-    }
-    case QV_OP_FILL_NULL: return bind_fill_null(b, e);
-    case QV_OP_WHEN: return bind_when(b, e);
-    case QV_OP_MIN_HORIZONTAL: case QV_OP_MAX_HORIZONTAL: return bind_horizontal(b, e);
-    case QV_OP_ALL_HORIZONTAL: case QV_OP_ANY_HORIZONTAL:
-      QV_RETURN_NOT_OK(arity(b, e, 1, 1));
-      QV_RETURN_NOT_OK(qv_bind_want_bool(b, e, 0, qv_op_name(e->op)));
-      qv_bind_set_simple(e, QV_TYPE_BOOL);
-      return QV_OK;
-    case QV_OP_DROP_NULLS:
-      return qv_bind_error(b, QV_ERR_UNSUPPORTED, e->pos,
-                           "drop_nulls changes the number of rows, so it cannot be part of a filter");
-    case QV_OP_UNKNOWN:
-      return qv_bind_error(b, QV_ERR_UNSUPPORTED, e->pos, "the Polars construct %s is not supported by quiver",
-                           e->name ? e->name : "?");
-    default:
-      return qv_bind_polars_text(b, e);
-  }
+qv_status qv_bind_rule_floordiv(qv_binder *b, qv_expr *e) {
+  QV_RETURN_NOT_OK(arity(b, e, 2, 2));
+  bool numeric;
+  QV_RETURN_NOT_OK(qv_bind_polars_arith(b, e, &numeric));
+  if (numeric) return QV_OK;
+  return qv_bind_error(b, QV_ERR_TYPE, e->pos, "cannot apply // to %s and %s", TN(&e->args[0]->type),
+                       TN(&e->args[1]->type));
+}
+
+qv_status qv_bind_rule_round(qv_binder *b, qv_expr *e) {
+  QV_RETURN_NOT_OK(arity(b, e, 1, 1));
+  QV_RETURN_NOT_OK(want_number(b, e, 0));
+  return qv_bind_set_type(b, e, &e->args[0]->type);
+}
+
+/* is_not_nan, is_finite, is_infinite */
+qv_status qv_bind_rule_float_class(qv_binder *b, qv_expr *e) {
+  QV_RETURN_NOT_OK(arity(b, e, 1, 1));
+  QV_RETURN_NOT_OK(want_number(b, e, 0));
+  qv_bind_set_simple(e, QV_TYPE_BOOL);
+  return QV_OK;
+}
+
+/* eq_missing, ne_missing */
+qv_status qv_bind_rule_eq_missing(qv_binder *b, qv_expr *e) {
+  QV_RETURN_NOT_OK(arity(b, e, 2, 2));
+  qv_datatype c;
+  QV_RETURN_NOT_OK(qv_bind_unify(b, e->args, 2, QV_COMMON_COMPARE, "compare", e->pos, &c));
+  qv_datatype_reset(&c);
+  qv_bind_set_simple(e, QV_TYPE_BOOL);
+  return QV_OK;
+}
+
+/* all_horizontal, any_horizontal of one argument */
+qv_status qv_bind_rule_bool_horizontal(qv_binder *b, qv_expr *e) {
+  QV_RETURN_NOT_OK(arity(b, e, 1, 1));
+  QV_RETURN_NOT_OK(qv_bind_want_bool(b, e, 0, qv_op_name(e->op)));
+  qv_bind_set_simple(e, QV_TYPE_BOOL);
+  return QV_OK;
+}
+
+qv_status qv_bind_rule_drop_nulls(qv_binder *b, qv_expr *e) {
+  return qv_bind_error(b, QV_ERR_UNSUPPORTED, e->pos,
+                       "drop_nulls changes the number of rows, so it cannot be part of a filter");
+}
+
+qv_status qv_bind_rule_unknown(qv_binder *b, qv_expr *e) {
+  return qv_bind_error(b, QV_ERR_UNSUPPORTED, e->pos, "the Polars construct %s is not supported by quiver",
+                       e->name ? e->name : "?");
 }

@@ -37,7 +37,7 @@ static qv_status want_args(qv_binder *b, qv_expr *e, int32_t n) {
                        n == 1 ? "" : "s", (int)e->n_args);
 }
 
-static qv_status bind_concat(qv_binder *b, qv_expr *e) {
+qv_status qv_bind_rule_concat_str(qv_binder *b, qv_expr *e) {
   if (e->n_args < 1) return qv_bind_error(b, QV_ERR_INVALID, e->pos, "concat_str needs at least one input");
   for (int32_t i = 0; i < e->n_args; i++) {
     qv_type_id id = e->args[i]->type.id;
@@ -51,7 +51,7 @@ static qv_status bind_concat(qv_binder *b, qv_expr *e) {
   return QV_OK;
 }
 
-static qv_status bind_contains_any(qv_binder *b, qv_expr *e) {
+qv_status qv_bind_rule_contains_any(qv_binder *b, qv_expr *e) {
   QV_RETURN_NOT_OK(want_args(b, e, 2));
   QV_RETURN_NOT_OK(want_str(b, e, 0, "str.contains_any"));
   const qv_datatype *t = &e->args[1]->type;
@@ -97,7 +97,7 @@ static qv_status bind_dt(qv_binder *b, qv_expr *e, const char *what) {
   return QV_OK;
 }
 
-static qv_status bind_dt_part(qv_binder *b, qv_expr *e) {
+qv_status qv_bind_rule_dt_part(qv_binder *b, qv_expr *e) {
   QV_RETURN_NOT_OK(want_args(b, e, 1));
   const char *name = e->name ? e->name : "";
   for (size_t k = 0; k < sizeof dt_parts / sizeof dt_parts[0]; k++) {
@@ -114,79 +114,83 @@ static qv_status bind_dt_part(qv_binder *b, qv_expr *e) {
   return qv_bind_error(b, QV_ERR_INVALID, e->pos, "unknown temporal part dt.%s", name);
 }
 
-qv_status qv_bind_polars_text(qv_binder *b, qv_expr *e) {
-  const char *what = qv_op_name(e->op);
-  switch (e->op) {
-    case QV_OP_CONCAT_STR:
-      return bind_concat(b, e);
-    case QV_OP_STR_SLICE:
-      QV_RETURN_NOT_OK(want_args(b, e, 3));
-      QV_RETURN_NOT_OK(want_str(b, e, 0, what));
-      QV_RETURN_NOT_OK(want_int(b, e, 1, "str.slice offset"));
-      QV_RETURN_NOT_OK(want_int(b, e, 2, "str.slice length"));
-      qv_bind_set_simple(e, QV_TYPE_STRING);
-      return QV_OK;
-    case QV_OP_STRIP_CHARS:
-      QV_RETURN_NOT_OK(want_args(b, e, 2));
-      QV_RETURN_NOT_OK(want_str(b, e, 0, what));
-      QV_RETURN_NOT_OK(want_str(b, e, 1, "str.strip_chars characters"));
-      qv_bind_set_simple(e, QV_TYPE_STRING);
-      return QV_OK;
-    case QV_OP_REPLACE:
-      QV_RETURN_NOT_OK(want_args(b, e, 3));
-      QV_RETURN_NOT_OK(want_str(b, e, 0, what));
-      QV_RETURN_NOT_OK(want_str(b, e, 1, "str.replace pattern"));
-      QV_RETURN_NOT_OK(want_str(b, e, 2, "str.replace value"));
-      qv_bind_set_simple(e, QV_TYPE_STRING);
-      return QV_OK;
-    case QV_OP_CONTAINS_ANY:
-      return bind_contains_any(b, e);
-    case QV_OP_TITLECASE:
-      QV_RETURN_NOT_OK(want_args(b, e, 1));
-      QV_RETURN_NOT_OK(want_str(b, e, 0, what));
-      qv_bind_set_simple(e, QV_TYPE_STRING);
-      return QV_OK;
-    case QV_OP_LEN_BYTES:
-      QV_RETURN_NOT_OK(want_args(b, e, 1));
-      QV_RETURN_NOT_OK(want_str(b, e, 0, what));
-      qv_bind_set_simple(e, QV_TYPE_UINT32);
-      return QV_OK;
-    case QV_OP_DT_PART:
-      return bind_dt_part(b, e);
-    case QV_OP_DT_EPOCH: {
-      QV_RETURN_NOT_OK(want_args(b, e, 1));
-      const char *u = e->name ? e->name : "";
-      if (strcmp(u, "ns") != 0 && strcmp(u, "us") != 0 && strcmp(u, "ms") != 0)
-        return qv_bind_error(b, QV_ERR_INVALID, e->pos, "dt.epoch: unknown time unit '%s'", u);
-      QV_RETURN_NOT_OK(bind_dt(b, e, "dt.epoch"));
-      qv_bind_set_simple(e, QV_TYPE_INT64);
-      return QV_OK;
-    }
-    case QV_OP_DT_TRUNCATE: {
-      QV_RETURN_NOT_OK(want_args(b, e, 2));
-      QV_RETURN_NOT_OK(bind_dt(b, e, what));
-      const qv_expr *every = e->args[1];
-      if (every->kind != QV_EXPR_LITERAL || every->value.is_null || every->value.type.id != QV_TYPE_STRING)
-        return qv_bind_error(b, QV_ERR_UNSUPPORTED, e->pos,
-                             "dt.truncate expects a constant interval such as \"1d\", got %s", TN(&every->type));
-      return qv_bind_set_type(b, e, &e->args[0]->type);
-    }
-    case QV_OP_DT_DATE:
-      QV_RETURN_NOT_OK(want_args(b, e, 1));
-      QV_RETURN_NOT_OK(bind_dt(b, e, what));
-      qv_bind_set_simple(e, QV_TYPE_DATE32);
-      return QV_OK;
-    case QV_OP_LIST_GET: {
-      QV_RETURN_NOT_OK(want_args(b, e, 2));
-      qv_type_id id = e->args[0]->type.id;
-      if (!qv_is_listlike(id))
-        return qv_bind_error(b, QV_ERR_TYPE, e->pos, "list.get expects a list, got %s", TN(&e->args[0]->type));
-      QV_RETURN_NOT_OK(want_int(b, e, 1, "list.get index"));
-      return qv_bind_set_type(b, e, &e->args[0]->type.children[0].type);
-    }
-    default:
-      /* An operator the IR has but no binder rule for yet: valid, not
-       * implemented, so UNSUPPORTED (the Python package falls back on it). */
-      return qv_bind_error(b, QV_ERR_UNSUPPORTED, e->pos, "operator %s cannot be bound", qv_op_name(e->op));
-  }
+qv_status qv_bind_rule_str_slice(qv_binder *b, qv_expr *e) {
+  QV_RETURN_NOT_OK(want_args(b, e, 3));
+  QV_RETURN_NOT_OK(want_str(b, e, 0, qv_op_name(e->op)));
+  QV_RETURN_NOT_OK(want_int(b, e, 1, "str.slice offset"));
+  QV_RETURN_NOT_OK(want_int(b, e, 2, "str.slice length"));
+  qv_bind_set_simple(e, QV_TYPE_STRING);
+  return QV_OK;
+}
+
+qv_status qv_bind_rule_strip_chars(qv_binder *b, qv_expr *e) {
+  QV_RETURN_NOT_OK(want_args(b, e, 2));
+  QV_RETURN_NOT_OK(want_str(b, e, 0, qv_op_name(e->op)));
+  QV_RETURN_NOT_OK(want_str(b, e, 1, "str.strip_chars characters"));
+  qv_bind_set_simple(e, QV_TYPE_STRING);
+  return QV_OK;
+}
+
+qv_status qv_bind_rule_replace(qv_binder *b, qv_expr *e) {
+  QV_RETURN_NOT_OK(want_args(b, e, 3));
+  QV_RETURN_NOT_OK(want_str(b, e, 0, qv_op_name(e->op)));
+  QV_RETURN_NOT_OK(want_str(b, e, 1, "str.replace pattern"));
+  QV_RETURN_NOT_OK(want_str(b, e, 2, "str.replace value"));
+  qv_bind_set_simple(e, QV_TYPE_STRING);
+  return QV_OK;
+}
+
+qv_status qv_bind_rule_titlecase(qv_binder *b, qv_expr *e) {
+  QV_RETURN_NOT_OK(want_args(b, e, 1));
+  QV_RETURN_NOT_OK(want_str(b, e, 0, qv_op_name(e->op)));
+  qv_bind_set_simple(e, QV_TYPE_STRING);
+  return QV_OK;
+}
+
+qv_status qv_bind_rule_len_bytes(qv_binder *b, qv_expr *e) {
+  QV_RETURN_NOT_OK(want_args(b, e, 1));
+  QV_RETURN_NOT_OK(want_str(b, e, 0, qv_op_name(e->op)));
+  qv_bind_set_simple(e, QV_TYPE_UINT32);
+  return QV_OK;
+}
+
+qv_status qv_bind_rule_dt_epoch(qv_binder *b, qv_expr *e) {
+  QV_RETURN_NOT_OK(want_args(b, e, 1));
+  const char *u = e->name ? e->name : "";
+  if (strcmp(u, "ns") != 0 && strcmp(u, "us") != 0 && strcmp(u, "ms") != 0)
+    return qv_bind_error(b, QV_ERR_INVALID, e->pos, "dt.epoch: unknown time unit '%s'", u);
+  QV_RETURN_NOT_OK(bind_dt(b, e, "dt.epoch"));
+  qv_bind_set_simple(e, QV_TYPE_INT64);
+  return QV_OK;
+}
+
+qv_status qv_bind_rule_dt_truncate(qv_binder *b, qv_expr *e) {
+  QV_RETURN_NOT_OK(want_args(b, e, 2));
+  QV_RETURN_NOT_OK(bind_dt(b, e, qv_op_name(e->op)));
+  const qv_expr *every = e->args[1];
+  if (every->kind != QV_EXPR_LITERAL || every->value.is_null || every->value.type.id != QV_TYPE_STRING)
+    return qv_bind_error(b, QV_ERR_UNSUPPORTED, e->pos,
+                         "dt.truncate expects a constant interval such as \"1d\", got %s", TN(&every->type));
+  return qv_bind_set_type(b, e, &e->args[0]->type);
+}
+
+qv_status qv_bind_rule_dt_date(qv_binder *b, qv_expr *e) {
+  QV_RETURN_NOT_OK(want_args(b, e, 1));
+  QV_RETURN_NOT_OK(bind_dt(b, e, qv_op_name(e->op)));
+  qv_bind_set_simple(e, QV_TYPE_DATE32);
+  return QV_OK;
+}
+
+qv_status qv_bind_rule_list_get(qv_binder *b, qv_expr *e) {
+  QV_RETURN_NOT_OK(want_args(b, e, 2));
+  qv_type_id id = e->args[0]->type.id;
+  if (!qv_is_listlike(id))
+    return qv_bind_error(b, QV_ERR_TYPE, e->pos, "list.get expects a list, got %s", TN(&e->args[0]->type));
+  QV_RETURN_NOT_OK(want_int(b, e, 1, "list.get index"));
+  return qv_bind_set_type(b, e, &e->args[0]->type.children[0].type);
+}
+
+/* QV_OP_NONE, and a value that is not an operator. */
+qv_status qv_bind_rule_unbindable(qv_binder *b, qv_expr *e) {
+  return qv_bind_error(b, QV_ERR_INVALID, e->pos, "operator %s cannot be bound", qv_op_name(e->op));
 }

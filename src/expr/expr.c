@@ -1,4 +1,5 @@
-/* The expression IR: building, cloning, freeing, operator names. */
+/* The expression IR: building, cloning, freeing (operator names and
+ * classes come from the registry: expr/ops.def, op_info.c). */
 #include "quiver/expr.h"
 
 #include <string.h>
@@ -105,102 +106,6 @@ void qv_expr_destroy(qv_expr *e) {
   qv_scalar_reset(&e->value);
   qv_datatype_reset(&e->type);
   qv_free(e);
-}
-
-qv_op qv_op_mirror(qv_op op) {
-  switch (op) {
-    case QV_OP_LT: return QV_OP_GT;
-    case QV_OP_LE: return QV_OP_GE;
-    case QV_OP_GT: return QV_OP_LT;
-    case QV_OP_GE: return QV_OP_LE;
-    default: return op;
-  }
-}
-
-const char *qv_op_name(qv_op op) {
-  switch (op) {
-    case QV_OP_NONE: return "?";
-    case QV_OP_EQ: return "=";
-    case QV_OP_NE: return "!=";
-    case QV_OP_LT: return "<";
-    case QV_OP_LE: return "<=";
-    case QV_OP_GT: return ">";
-    case QV_OP_GE: return ">=";
-    case QV_OP_AND: return "AND";
-    case QV_OP_OR: return "OR";
-    case QV_OP_XOR: return "XOR";
-    case QV_OP_NOT: return "NOT";
-    case QV_OP_IS_NULL: return "IS NULL";
-    case QV_OP_IS_NOT_NULL: return "IS NOT NULL";
-    case QV_OP_IS_TRUE: return "IS TRUE";
-    case QV_OP_IS_NOT_TRUE: return "IS NOT TRUE";
-    case QV_OP_IS_FALSE: return "IS FALSE";
-    case QV_OP_IS_NOT_FALSE: return "IS NOT FALSE";
-    case QV_OP_IN: return "IN";
-    case QV_OP_BETWEEN: return "BETWEEN";
-    case QV_OP_LIKE: return "LIKE";
-    case QV_OP_CAST: return "CAST";
-    case QV_OP_ADD: return "+";
-    case QV_OP_SUB: return "-";
-    case QV_OP_MUL: return "*";
-    case QV_OP_DIV: return "/";
-    case QV_OP_MOD: return "%";
-    case QV_OP_NEG: return "-";
-    case QV_OP_FIELD: return ".";
-    case QV_OP_STARTS_WITH: return "starts_with";
-    case QV_OP_ENDS_WITH: return "ends_with";
-    case QV_OP_CONTAINS: return "contains";
-    case QV_OP_REGEXP_LIKE: return "regexp_like";
-    case QV_OP_REGEXP_MATCH: return "regexp_match";
-    case QV_OP_LOWER: return "lower";
-    case QV_OP_UPPER: return "upper";
-    case QV_OP_LENGTH: return "length";
-    case QV_OP_ABS: return "abs";
-    case QV_OP_COALESCE: return "coalesce";
-    case QV_OP_ISNAN: return "isnan";
-    case QV_OP_ARRAY_HAS: return "array_has";
-    case QV_OP_ARRAY_HAS_ANY: return "array_has_any";
-    case QV_OP_ARRAY_HAS_ALL: return "array_has_all";
-    case QV_OP_ARRAY_LENGTH: return "array_length";
-    case QV_OP_DATE_PART: return "date_part";
-    case QV_OP_DATE_TRUNC: return "date_trunc";
-    case QV_OP_LIST: return "list";
-    case QV_OP_FLOORDIV: return "//";
-    case QV_OP_POW: return "**";
-    case QV_OP_ROUND: return "round";
-    case QV_OP_SQRT: return "sqrt";
-    case QV_OP_LN: return "ln";
-    case QV_OP_LOG10: return "log10";
-    case QV_OP_CBRT: return "cbrt";
-    case QV_OP_LOG: return "log";
-    case QV_OP_IS_NOT_NAN: return "is_not_nan";
-    case QV_OP_IS_FINITE: return "is_finite";
-    case QV_OP_IS_INFINITE: return "is_infinite";
-    case QV_OP_EQ_MISSING: return "eq_missing";
-    case QV_OP_NE_MISSING: return "ne_missing";
-    case QV_OP_FILL_NULL: return "fill_null";
-    case QV_OP_WHEN: return "when";
-    case QV_OP_MIN_HORIZONTAL: return "min_horizontal";
-    case QV_OP_MAX_HORIZONTAL: return "max_horizontal";
-    case QV_OP_ALL_HORIZONTAL: return "all_horizontal";
-    case QV_OP_ANY_HORIZONTAL: return "any_horizontal";
-    case QV_OP_CONCAT_STR: return "concat_str";
-    case QV_OP_STR_SLICE: return "str.slice";
-    case QV_OP_STRIP_CHARS: return "str.strip_chars";
-    case QV_OP_REPLACE: return "str.replace";
-    case QV_OP_CONTAINS_ANY: return "str.contains_any";
-    case QV_OP_TITLECASE: return "str.to_titlecase";
-    case QV_OP_LEN_BYTES: return "str.len_bytes";
-    case QV_OP_DT_PART: return "dt.part";
-    case QV_OP_DT_EPOCH: return "dt.epoch";
-    case QV_OP_DT_TRUNCATE: return "dt.truncate";
-    case QV_OP_DT_DATE: return "dt.date";
-    case QV_OP_LIST_GET: return "list.get";
-    case QV_OP_DROP_NULLS: return "drop_nulls";
-    case QV_OP_UNKNOWN: return "unknown";
-    case QV_OP__COUNT: break;
-  }
-  return "?";
 }
 
 static void collect_columns(const qv_expr *e, int32_t *out, int32_t cap, int32_t *n) {

@@ -315,43 +315,26 @@ int qv_expr_format_timestamp(int64_t v, qv_time_unit unit, char *buf, size_t siz
 
 /* Names as DataFusion registers them (with the aliases it accepts);
  * is_valid is Lance's legacy spelling of IS NOT NULL. */
+/* The filter language's functions: the SQL column of expr/ops.def, one
+ * entry per name (a row without names adds one NULL entry, skipped). */
+#define LF_ENTRY(id, lo, hi, nm) {nm, QV_OP_##id, lo, hi},
+#define LF_1(id, lo, hi, a) LF_ENTRY(id, lo, hi, a)
+#define LF_2(id, lo, hi, a, b) LF_1(id, lo, hi, a) LF_ENTRY(id, lo, hi, b)
+#define LF_3(id, lo, hi, a, b, c) LF_2(id, lo, hi, a, b) LF_ENTRY(id, lo, hi, c)
+#define LF_4(id, lo, hi, a, b, c, d) LF_3(id, lo, hi, a, b, c) LF_ENTRY(id, lo, hi, d)
+#define LF_PICK(_1, _2, _3, _4, m, ...) m
+#define LF_EACH(id, lo, hi, ...) LF_PICK(__VA_ARGS__, LF_4, LF_3, LF_2, LF_1, unused)(id, lo, hi, __VA_ARGS__)
+#define LF_SQL(...) __VA_ARGS__
+#define LF_NO_SQL NULL
+#define QV_OP_ROW(id, name, lo, hi, cls, mirror, sql, ...) LF_EACH(id, lo, hi, LF_##sql)
 static const lance_function functions[] = {
-    {"starts_with", QV_OP_STARTS_WITH, 2, 2},
-    {"ends_with", QV_OP_ENDS_WITH, 2, 2},
-    {"contains", QV_OP_CONTAINS, 2, 2},
-    {"regexp_like", QV_OP_REGEXP_LIKE, 2, 3},
-    {"regexp_match", QV_OP_REGEXP_MATCH, 2, 3},
-    {"lower", QV_OP_LOWER, 1, 1},
-    {"upper", QV_OP_UPPER, 1, 1},
-    {"length", QV_OP_LENGTH, 1, 1},
-    {"char_length", QV_OP_LENGTH, 1, 1},
-    {"character_length", QV_OP_LENGTH, 1, 1},
-    {"octet_length", QV_OP_LEN_BYTES, 1, 1},
-    {"abs", QV_OP_ABS, 1, 1},
-    {"coalesce", QV_OP_COALESCE, 1, -1},
-    {"isnan", QV_OP_ISNAN, 1, 1},
-    {"array_has", QV_OP_ARRAY_HAS, 2, 2},
-    {"array_contains", QV_OP_ARRAY_HAS, 2, 2},
-    {"list_has", QV_OP_ARRAY_HAS, 2, 2},
-    {"list_contains", QV_OP_ARRAY_HAS, 2, 2},
-    {"array_has_any", QV_OP_ARRAY_HAS_ANY, 2, 2},
-    {"list_has_any", QV_OP_ARRAY_HAS_ANY, 2, 2},
-    {"array_has_all", QV_OP_ARRAY_HAS_ALL, 2, 2},
-    {"list_has_all", QV_OP_ARRAY_HAS_ALL, 2, 2},
-    {"array_length", QV_OP_ARRAY_LENGTH, 1, 1},
-    {"list_length", QV_OP_ARRAY_LENGTH, 1, 1},
-    {"date_part", QV_OP_DATE_PART, 2, 2},
-    {"datepart", QV_OP_DATE_PART, 2, 2},
-    {"date_trunc", QV_OP_DATE_TRUNC, 2, 2},
-    {"datetrunc", QV_OP_DATE_TRUNC, 2, 2},
-    {"is_valid", QV_OP_IS_NOT_NULL, 1, 1},
-    {"least", QV_OP_MIN_HORIZONTAL, 1, -1},
-    {"greatest", QV_OP_MAX_HORIZONTAL, 1, -1},
+#include "expr/ops.def"
 };
+#undef QV_OP_ROW
 
 const lance_function *qv_lance_function(const char *name, size_t len) {
   for (size_t k = 0; k < sizeof functions / sizeof functions[0]; k++)
-    if (strlen(functions[k].name) == len && strncasecmp(functions[k].name, name, len) == 0)
+    if (functions[k].name && strlen(functions[k].name) == len && strncasecmp(functions[k].name, name, len) == 0)
       return &functions[k];
   return NULL;
 }

@@ -13,6 +13,7 @@
 
 #include "base/text.h"
 #include "expr/expr_int.h"
+#include "expr/op_info.h"
 
 static void quoted(qv_text *b, const uint8_t *s, int64_t n, char q) {
   qv_text_add(b, &q, 1);
@@ -191,217 +192,230 @@ static void str_lit(qv_text *b, const char *s) {
   quoted(b, (const uint8_t *)s, (int64_t)strlen(s), '\'');
 }
 
-/* Operators and options from the Polars front ends, in a Polars-flavoured
- * spelling (they have no Lance SQL one).  Options are always printed so
- * that two trees that differ in one print differently.  Returns false for
- * nodes the Lance printing below handles. */
-static bool polars_call(qv_text *b, const qv_expr *e) {
-  int32_t n = e->n_args;
-  switch (e->op) {
-    case QV_OP_FLOORDIV: case QV_OP_POW:
-      if (n != 2) return false;
-      infix(b, e, qv_op_name(e->op));
-      return true;
-    case QV_OP_IN:
-      if (!e->sem.in_nulls_equal || n < 1) return false;
-      qv_text_s(b, "(");
-      expr(b, e->args[0]);
-      qv_text_s(b, " IN (");
-      args_list(b, e, 1);
-      qv_text_s(b, ") NULLS EQUAL)");
-      return true;
-    case QV_OP_ARRAY_HAS:
-      if (!e->sem.in_nulls_equal) return false;
-      qv_text_s(b, "array_has(");
-      args_list(b, e, 0);
-      qv_text_s(b, ", nulls_equal=true)");
-      return true;
-    case QV_OP_REGEXP_MATCH:
-      if (!(e->flags & QV_EXPR_F_LENIENT)) return false;
-      qv_text_s(b, "regexp_match(");
-      args_list(b, e, 0);
-      qv_text_s(b, ", strict=false)");
-      return true;
-    case QV_OP_ROUND:
-      qv_text_s(b, "round(");
-      args_list(b, e, 0);
-      qv_text_f(b, ", %lld, ", (long long)e->param);
-      str_lit(b, e->name);
-      qv_text_s(b, ")");
-      return true;
-    case QV_OP_FILL_NULL:
-      if (n != 1) return false;
-      qv_text_s(b, "fill_null(");
-      expr(b, e->args[0]);
-      qv_text_s(b, ", strategy=");
-      str_lit(b, e->name);
-      if (e->param >= 0) qv_text_f(b, ", limit=%lld", (long long)e->param);
-      qv_text_s(b, ")");
-      return true;
-    case QV_OP_CONCAT_STR:
-      qv_text_s(b, "concat_str(");
-      args_list(b, e, 0);
-      qv_text_s(b, n ? ", separator=" : "separator=");
-      str_lit(b, e->name);
-      qv_text_s(b, (e->flags & QV_EXPR_F_IGNORE_NULLS) ? ", ignore_nulls=true)" : ", ignore_nulls=false)");
-      return true;
-    case QV_OP_REPLACE:
-      qv_text_s(b, "str.replace(");
-      args_list(b, e, 0);
-      qv_text_f(b, ", n=%lld, literal=%s)", (long long)e->param, (e->flags & QV_EXPR_F_LITERAL) ? "true" : "false");
-      return true;
-    case QV_OP_CONTAINS_ANY:
-      qv_text_s(b, "str.contains_any(");
-      args_list(b, e, 0);
-      qv_text_s(b, (e->flags & QV_EXPR_F_ASCII_CI) ? ", ascii_case_insensitive=true)" : ", ascii_case_insensitive=false)");
-      return true;
-    case QV_OP_DT_PART:
-      qv_text_s(b, "dt.");
-      qv_text_s(b, e->name ? e->name : "?");
-      qv_text_s(b, "(");
-      args_list(b, e, 0);
-      qv_text_s(b, ")");
-      return true;
-    case QV_OP_DT_EPOCH:
-      qv_text_s(b, "dt.epoch(");
-      args_list(b, e, 0);
-      qv_text_s(b, ", ");
-      str_lit(b, e->name);
-      qv_text_s(b, ")");
-      return true;
-    case QV_OP_LIST_GET:
-      qv_text_s(b, "list.get(");
-      args_list(b, e, 0);
-      qv_text_s(b, (e->flags & QV_EXPR_F_NULL_ON_OOB) ? ", null_on_oob=true)" : ", null_on_oob=false)");
-      return true;
-    case QV_OP_UNKNOWN:
-      qv_text_s(b, "unknown<");
-      qv_text_s(b, e->name ? e->name : "?");
-      qv_text_s(b, ">(");
-      args_list(b, e, 0);
-      qv_text_s(b, ")");
-      return true;
-    default:
-      return false;
-  }
+/* ---- operators: the PRINT column of expr/ops.def ------------------------
+ *
+ * P_INFIX, P_POSTFIX and P_CALL rows print generically; a P_CUSTOM(x) row
+ * has print_x below.  A custom printer returns false to fall back to the
+ * function-call form, as every form does for an argument count it does not
+ * fit.  Operators and options from the Polars front ends print in a
+ * Polars-flavoured spelling (they have no Lance SQL one), options always,
+ * so that two trees that differ in one print differently. */
+
+static bool print_not(qv_text *b, const qv_expr *e) {
+  if (e->n_args != 1) return false;
+  qv_text_s(b, "(NOT ");
+  expr(b, e->args[0]);
+  qv_text_s(b, ")");
+  return true;
 }
+
+static bool print_neg(qv_text *b, const qv_expr *e) {
+  if (e->n_args != 1) return false;
+  /* -(5) stays a negation; -5 would read back as a literal. */
+  bool lit = e->args[0]->kind == QV_EXPR_LITERAL;
+  qv_text_s(b, lit ? "(-(" : "(-");
+  expr(b, e->args[0]);
+  qv_text_s(b, lit ? "))" : ")");
+  return true;
+}
+
+static bool print_in(qv_text *b, const qv_expr *e) {
+  if (e->n_args < 1) return false;
+  qv_text_s(b, "(");
+  expr(b, e->args[0]);
+  qv_text_s(b, " IN (");
+  args_list(b, e, 1);
+  qv_text_s(b, e->sem.in_nulls_equal ? ") NULLS EQUAL)" : "))");
+  return true;
+}
+
+static bool print_between(qv_text *b, const qv_expr *e) {
+  if (e->n_args != 3) return false;
+  qv_text_s(b, "(");
+  expr(b, e->args[0]);
+  qv_text_s(b, " BETWEEN ");
+  expr(b, e->args[1]);
+  qv_text_s(b, " AND ");
+  expr(b, e->args[2]);
+  qv_text_s(b, ")");
+  return true;
+}
+
+static bool print_like(qv_text *b, const qv_expr *e) {
+  int32_t n = e->n_args;
+  if (n != 2 && n != 3) return false;
+  qv_text_s(b, "(");
+  expr(b, e->args[0]);
+  qv_text_s(b, e->sem.case_insensitive ? " ILIKE " : " LIKE ");
+  expr(b, e->args[1]);
+  if (n == 3) {
+    qv_text_s(b, " ESCAPE ");
+    expr(b, e->args[2]);
+  }
+  qv_text_s(b, ")");
+  return true;
+}
+
+static bool print_cast(qv_text *b, const qv_expr *e) {
+  if (e->n_args != 1) return false;
+  qv_text_s(b, e->sem.cast_strict ? "CAST(" : "TRY_CAST(");
+  expr(b, e->args[0]);
+  qv_text_s(b, " AS ");
+  type_name(b, &e->type);
+  qv_text_s(b, (e->flags & QV_EXPR_F_WRAP) ? " WRAPPING)" : ")");
+  return true;
+}
+
+static bool print_field(qv_text *b, const qv_expr *e) {
+  if (e->n_args != 1) return false;
+  postfix_base(b, e->args[0]);
+  qv_text_s(b, ".");
+  ident(b, e->name, true);
+  return true;
+}
+
+static bool print_list(qv_text *b, const qv_expr *e) {
+  qv_text_s(b, "[");
+  args_list(b, e, 0);
+  qv_text_s(b, "]");
+  return true;
+}
+
+static bool print_array_has(qv_text *b, const qv_expr *e) {
+  if (!e->sem.in_nulls_equal) return false;
+  qv_text_s(b, "array_has(");
+  args_list(b, e, 0);
+  qv_text_s(b, ", nulls_equal=true)");
+  return true;
+}
+
+static bool print_regexp_match(qv_text *b, const qv_expr *e) {
+  if (!(e->flags & QV_EXPR_F_LENIENT)) return false;
+  qv_text_s(b, "regexp_match(");
+  args_list(b, e, 0);
+  qv_text_s(b, ", strict=false)");
+  return true;
+}
+
+static bool print_round(qv_text *b, const qv_expr *e) {
+  qv_text_s(b, "round(");
+  args_list(b, e, 0);
+  qv_text_f(b, ", %lld, ", (long long)e->param);
+  str_lit(b, e->name);
+  qv_text_s(b, ")");
+  return true;
+}
+
+static bool print_fill_null(qv_text *b, const qv_expr *e) {
+  if (e->n_args != 1) return false;
+  qv_text_s(b, "fill_null(");
+  expr(b, e->args[0]);
+  qv_text_s(b, ", strategy=");
+  str_lit(b, e->name);
+  if (e->param >= 0) qv_text_f(b, ", limit=%lld", (long long)e->param);
+  qv_text_s(b, ")");
+  return true;
+}
+
+static bool print_concat_str(qv_text *b, const qv_expr *e) {
+  qv_text_s(b, "concat_str(");
+  args_list(b, e, 0);
+  qv_text_s(b, e->n_args ? ", separator=" : "separator=");
+  str_lit(b, e->name);
+  qv_text_s(b, (e->flags & QV_EXPR_F_IGNORE_NULLS) ? ", ignore_nulls=true)" : ", ignore_nulls=false)");
+  return true;
+}
+
+static bool print_replace(qv_text *b, const qv_expr *e) {
+  qv_text_s(b, "str.replace(");
+  args_list(b, e, 0);
+  qv_text_f(b, ", n=%lld, literal=%s)", (long long)e->param, (e->flags & QV_EXPR_F_LITERAL) ? "true" : "false");
+  return true;
+}
+
+static bool print_contains_any(qv_text *b, const qv_expr *e) {
+  qv_text_s(b, "str.contains_any(");
+  args_list(b, e, 0);
+  qv_text_s(b, (e->flags & QV_EXPR_F_ASCII_CI) ? ", ascii_case_insensitive=true)" : ", ascii_case_insensitive=false)");
+  return true;
+}
+
+static bool print_dt_part(qv_text *b, const qv_expr *e) {
+  qv_text_s(b, "dt.");
+  qv_text_s(b, e->name ? e->name : "?");
+  qv_text_s(b, "(");
+  args_list(b, e, 0);
+  qv_text_s(b, ")");
+  return true;
+}
+
+static bool print_dt_epoch(qv_text *b, const qv_expr *e) {
+  qv_text_s(b, "dt.epoch(");
+  args_list(b, e, 0);
+  qv_text_s(b, ", ");
+  str_lit(b, e->name);
+  qv_text_s(b, ")");
+  return true;
+}
+
+static bool print_list_get(qv_text *b, const qv_expr *e) {
+  qv_text_s(b, "list.get(");
+  args_list(b, e, 0);
+  qv_text_s(b, (e->flags & QV_EXPR_F_NULL_ON_OOB) ? ", null_on_oob=true)" : ", null_on_oob=false)");
+  return true;
+}
+
+static bool print_unknown(qv_text *b, const qv_expr *e) {
+  qv_text_s(b, "unknown<");
+  qv_text_s(b, e->name ? e->name : "?");
+  qv_text_s(b, ">(");
+  args_list(b, e, 0);
+  qv_text_s(b, ")");
+  return true;
+}
+
+typedef bool (*print_fn)(qv_text *b, const qv_expr *e);
+
+#define P_INFIX(s) NULL
+#define P_POSTFIX NULL
+#define P_CALL NULL
+#define P_CALL_AS(f) NULL
+#define P_CUSTOM(f) print_##f
+#define QV_OP_ROW(id, name, lo, hi, cls, mirror, sql, print, ...) print,
+static const print_fn custom[QV_OP__COUNT] = {
+#include "expr/ops.def"
+};
+#undef QV_OP_ROW
 
 static void call(qv_text *b, const qv_expr *e) {
   int32_t n = e->n_args;
-  if (e->op >= QV_OP_FLOORDIV || e->sem.in_nulls_equal || e->flags) {
-    if (polars_call(b, e)) return;
-  }
-  switch (e->op) {
-    case QV_OP_EQ: case QV_OP_NE: case QV_OP_LT: case QV_OP_LE: case QV_OP_GT: case QV_OP_GE:
-    case QV_OP_AND: case QV_OP_OR: case QV_OP_XOR:
-    case QV_OP_ADD: case QV_OP_SUB: case QV_OP_MUL: case QV_OP_DIV: case QV_OP_MOD:
-      if (n == 2) {
-        infix(b, e, qv_op_name(e->op));
-        return;
-      }
-      break;
-    case QV_OP_EQ_MISSING: case QV_OP_NE_MISSING:
-      if (n == 2) {
-        infix(b, e, e->op == QV_OP_EQ_MISSING ? "IS NOT DISTINCT FROM" : "IS DISTINCT FROM");
-        return;
-      }
-      break;
-    case QV_OP_NOT:
-      if (n == 1) {
-        qv_text_s(b, "(NOT ");
-        expr(b, e->args[0]);
-        qv_text_s(b, ")");
-        return;
-      }
-      break;
-    case QV_OP_NEG:
-      if (n == 1) {
-        /* -(5) stays a negation; -5 would read back as a literal. */
-        bool lit = e->args[0]->kind == QV_EXPR_LITERAL;
-        qv_text_s(b, lit ? "(-(" : "(-");
-        expr(b, e->args[0]);
-        qv_text_s(b, lit ? "))" : ")");
-        return;
-      }
-      break;
-    case QV_OP_IS_NULL: case QV_OP_IS_NOT_NULL: case QV_OP_IS_TRUE: case QV_OP_IS_NOT_TRUE:
-    case QV_OP_IS_FALSE: case QV_OP_IS_NOT_FALSE:
-      if (n == 1) {
-        qv_text_s(b, "(");
-        expr(b, e->args[0]);
-        qv_text_f(b, " %s)", qv_op_name(e->op));
-        return;
-      }
-      break;
-    case QV_OP_IN:
-      if (n >= 1) {
-        qv_text_s(b, "(");
-        expr(b, e->args[0]);
-        qv_text_s(b, " IN (");
-        args_list(b, e, 1);
-        qv_text_s(b, "))");
-        return;
-      }
-      break;
-    case QV_OP_BETWEEN:
-      if (n == 3) {
-        qv_text_s(b, "(");
-        expr(b, e->args[0]);
-        qv_text_s(b, " BETWEEN ");
-        expr(b, e->args[1]);
-        qv_text_s(b, " AND ");
-        expr(b, e->args[2]);
-        qv_text_s(b, ")");
-        return;
-      }
-      break;
-    case QV_OP_LIKE:
-      if (n == 2 || n == 3) {
-        qv_text_s(b, "(");
-        expr(b, e->args[0]);
-        qv_text_s(b, e->sem.case_insensitive ? " ILIKE " : " LIKE ");
-        expr(b, e->args[1]);
-        if (n == 3) {
-          qv_text_s(b, " ESCAPE ");
-          expr(b, e->args[2]);
+  const qv_op_info *info = qv_op_info_of(e->op);
+  if (info) {
+    switch ((qv_op_print)info->print) {
+      case QV_PRINT_INFIX:
+        if (n == 2) {
+          infix(b, e, info->infix);
+          return;
         }
-        qv_text_s(b, ")");
-        return;
-      }
-      break;
-    case QV_OP_CAST:
-      if (n == 1) {
-        qv_text_s(b, e->sem.cast_strict ? "CAST(" : "TRY_CAST(");
-        expr(b, e->args[0]);
-        qv_text_s(b, " AS ");
-        type_name(b, &e->type);
-        qv_text_s(b, (e->flags & QV_EXPR_F_WRAP) ? " WRAPPING)" : ")");
-        return;
-      }
-      break;
-    case QV_OP_FIELD:
-      if (n == 1) {
-        postfix_base(b, e->args[0]);
-        qv_text_s(b, ".");
-        ident(b, e->name, true);
-        return;
-      }
-      break;
-    case QV_OP_LIST:
-      qv_text_s(b, "[");
-      args_list(b, e, 0);
-      qv_text_s(b, "]");
-      return;
-    default:
-      break;
+        break;
+      case QV_PRINT_POSTFIX:
+        if (n == 1) {
+          qv_text_s(b, "(");
+          expr(b, e->args[0]);
+          qv_text_f(b, " %s)", info->name);
+          return;
+        }
+        break;
+      case QV_PRINT_CUSTOM:
+        if (custom[e->op](b, e)) return;
+        break;
+      case QV_PRINT_CALL: break;
+    }
   }
   /* Functions, and any operator with an unexpected argument count.
    * Operators the Lance language also has print in its spelling, which
    * reads back. */
-  qv_text_s(b, e->op == QV_OP_MIN_HORIZONTAL   ? "least"
-           : e->op == QV_OP_MAX_HORIZONTAL ? "greatest"
-           : e->op == QV_OP_LEN_BYTES      ? "octet_length"
-                                           : qv_op_name(e->op));
+  qv_text_s(b, info && info->call ? info->call : qv_op_name(e->op));
   qv_text_s(b, "(");
   args_list(b, e, 0);
   qv_text_s(b, ")");

@@ -16,6 +16,7 @@
 #include <math.h>
 
 #include "expr/expr_lit.h"
+#include "expr/op_info.h"
 #include "index/index_int.h"
 
 void qvi_ask_reset(qvi_ask *a) {
@@ -189,14 +190,14 @@ static int float_order(const ctx *c, const qv_expr *e) {
 static bool match_float(ctx *c, const qv_expr *e, qvi_ask *a) {
   bool polars = e->sem.float_order == QV_FLOAT_POLARS;
   double v, w;
+  if (qv_op_is_compare(e->op)) {
+    if (e->n_args != 2) return false;
+    if (column_of(e->args[0]) == c->column && float_lit(e->args[1], &v)) return float_compare(c, a, e->op, v, polars);
+    if (column_of(e->args[1]) == c->column && float_lit(e->args[0], &v))
+      return float_compare(c, a, qv_op_mirror(e->op), v, polars);
+    return false;
+  }
   switch (e->op) {
-    case QV_OP_EQ: case QV_OP_NE: case QV_OP_LT: case QV_OP_LE: case QV_OP_GT: case QV_OP_GE: {
-      if (e->n_args != 2) return false;
-      if (column_of(e->args[0]) == c->column && float_lit(e->args[1], &v)) return float_compare(c, a, e->op, v, polars);
-      if (column_of(e->args[1]) == c->column && float_lit(e->args[0], &v))
-        return float_compare(c, a, qv_op_mirror(e->op), v, polars);
-      return false;
-    }
     case QV_OP_BETWEEN: {
       if (e->n_args != 3 || column_of(e->args[0]) != c->column || !float_lit(e->args[1], &v) ||
           !float_lit(e->args[2], &w))
@@ -395,22 +396,22 @@ static bool match_value(ctx *c, const qv_expr *e, qvi_ask *a) {
   int order = float_order(c, e);
   if ((order == QV_FLOAT_IEEE || order == QV_FLOAT_POLARS) && e->op != QV_OP_IS_NULL && e->op != QV_OP_IS_NOT_NULL)
     return match_float(c, e, a);
-  switch (e->op) {
-    case QV_OP_EQ: case QV_OP_NE: case QV_OP_LT: case QV_OP_LE: case QV_OP_GT: case QV_OP_GE: {
-      const qv_expr *col = e->args[0], *lit = e->args[1];
-      qv_op op = e->op;
-      if (column_of(col) != c->column) {
-        col = e->args[1];
-        lit = e->args[0];
-        op = qv_op_mirror(op);
-      }
-      if (column_of(col) != c->column || !qv_is_value_lit(lit) || !floats_ok(c, e)) return false;
-      if (op == QV_OP_EQ || op == QV_OP_NE) {
-        a->negate = op == QV_OP_NE;
-        return point(c, a, &lit->value);
-      }
-      return bound(c, a, op, &lit->value);
+  if (qv_op_is_compare(e->op)) {
+    const qv_expr *col = e->args[0], *lit = e->args[1];
+    qv_op op = e->op;
+    if (column_of(col) != c->column) {
+      col = e->args[1];
+      lit = e->args[0];
+      op = qv_op_mirror(op);
     }
+    if (column_of(col) != c->column || !qv_is_value_lit(lit) || !floats_ok(c, e)) return false;
+    if (op == QV_OP_EQ || op == QV_OP_NE) {
+      a->negate = op == QV_OP_NE;
+      return point(c, a, &lit->value);
+    }
+    return bound(c, a, op, &lit->value);
+  }
+  switch (e->op) {
     case QV_OP_BETWEEN: {
       if (e->n_args != 3 || column_of(e->args[0]) != c->column || !qv_is_value_lit(e->args[1]) ||
           !qv_is_value_lit(e->args[2]) || !floats_ok(c, e))

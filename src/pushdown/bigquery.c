@@ -30,7 +30,9 @@
 #include <string.h>
 
 #include "expr/expr_lit.h"
+#include "expr/op_info.h"
 #include "pushdown/bigquery_int.h"
+#include "pushdown/pushdown_int.h"
 
 /* The context and piece types (qv_bq, qv_bq_res) live in bigquery_int.h,
  * shared with bigquery_restriction.c, which owns the budget and the whole
@@ -72,46 +74,20 @@ void qv_bq_take_extras(bq *t, res *dst, res *src) {
 }
 
 
-static const char *node_name(const qv_expr *e) {
-  if (e->kind == QV_EXPR_COLUMN) return "column";
-  if (e->kind == QV_EXPR_LITERAL) return "literal";
-  if (e->op == QV_OP_UNKNOWN && e->name) return e->name;
-  return qv_op_name(e->op);
-}
-
-/* Records why e declines; returns false so callers can `return decline(...)`. */
+/* Records why e declines (pushdown/decline.c spells the line); returns
+ * false so callers can `return decline(...)`.  The subtree of a node the
+ * budget degraded may be as deep and wide as the caller could build, so it
+ * is not printed; long trees (an is_in of 10,000 values) are cut. */
 static bool decline(bq *t, const qv_expr *e, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
 static bool decline(bq *t, const qv_expr *e, const char *fmt, ...) {
-  char reason[400];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(reason, sizeof reason, fmt, ap);
+  qv_pd_vdecline(&t->why, &t->oom, e, !qv_bq_is_over(t, e), 300, fmt, ap);
   va_end(ap);
-  if (qv_bq_is_over(t, e)) {
-    /* The subtree may be as deep and wide as the caller could build: not printed. */
-    qv_text_f(&t->why, "declined %s: %s\n", node_name(e), reason);
-    return false;
-  }
-  char *text = qv_expr_to_string(e);
-  if (!text) t->oom = true;
-  qv_text_f(&t->why, "declined %s", node_name(e));
-  if (e->pos > 0) qv_text_f(&t->why, " at column %d", (int)e->pos);
-  qv_text_s(&t->why, ": ");
-  qv_text_s(&t->why, reason);
-  qv_text_s(&t->why, " [");
-  /* Long trees (an is_in of 10,000 values) are cut in the explanation. */
-  if (text && strlen(text) > 300) {
-    qv_text_add(&t->why, text, 300);
-    qv_text_s(&t->why, "...");
-  } else {
-    qv_text_s(&t->why, text ? text : "?");
-  }
-  qv_text_s(&t->why, "]\n");
-  qv_free(text);
   return false;
 }
 
@@ -262,17 +238,6 @@ static bool no_null_args(bq *t, const qv_expr *e) {
   return true;
 }
 
-static const char *cmp_sql(qv_op op) {
-  switch (op) {
-    case QV_OP_EQ: return "=";
-    case QV_OP_NE: return "!=";
-    case QV_OP_LT: return "<";
-    case QV_OP_LE: return "<=";
-    case QV_OP_GT: return ">";
-    default: return ">=";
-  }
-}
-
 static bool is_number_type(qv_type_id id) { return qv_type_is_integer(id) || id == QV_TYPE_FLOAT64; }
 
 /* Two expressions, at least one a float, compared with Polars' order (NaN
@@ -294,7 +259,7 @@ static bool float_pair(bq *t, const qv_expr *e, res *a, res *b, res *r) {
   const char *x = a->sql.p, *y = b->sql.p;
   bool swap = e->op == QV_OP_LT || e->op == QV_OP_LE;
   const char *p = swap ? y : x, *q = swap ? x : y; /* the side that is greater when NaN */
-  const char *op = cmp_sql(e->op);
+  const char *op = qv_pd_cmp_sql(e->op);
   switch (e->op) {
     case QV_OP_EQ: qv_text_f(&r->sql, "((%s = %s) OR (IS_NAN(%s) AND IS_NAN(%s)))", x, y, x, y); break;
     case QV_OP_NE: qv_text_f(&r->sql, "((%s != %s) AND (NOT (IS_NAN(%s) AND IS_NAN(%s))))", x, y, x, y); break;
@@ -308,14 +273,14 @@ static bool float_pair(bq *t, const qv_expr *e, res *a, res *b, res *r) {
   return true;
 }
 
-static bool compare(bq *t, const qv_expr *e, res *r) {
+static bool bq_compare(bq *t, const qv_expr *e, res *r) {
   const qv_expr *x = e->args[0], *y = e->args[1];
   if (!no_null_args(t, e)) return false;
   res a = {0}, b = {0};
   bool ok = val(t, x, &a);
   ok = val(t, y, &b) && ok;
   if (!ok) goto cleanup;
-  const char *op = cmp_sql(e->op);
+  const char *op = qv_pd_cmp_sql(e->op);
   if (temporal_clash(t, x, y)) {
     ok = decline(t, e, "a date, a DATETIME and a TIMESTAMP compare only with their own kind in BigQuery");
     goto cleanup;
@@ -378,7 +343,7 @@ static bool val_not(bq *t, const qv_expr *x, res *r) {
   return ok;
 }
 
-static bool logic(bq *t, const qv_expr *e, res *r) {
+static bool bq_logic(bq *t, const qv_expr *e, res *r) {
   for (int32_t i = 0; i < e->n_args; i++)
     if (qv_bq_known_non_bool(t, e->args[i])) return decline(t, e, "on non-booleans Polars' %s is bitwise", qv_op_name(e->op));
   if (e->op == QV_OP_NOT) return val_not(t, e->args[0], r);
@@ -400,7 +365,7 @@ static bool logic(bq *t, const qv_expr *e, res *r) {
 /* when/then/otherwise producing a value: IF(p, t, f) or CASE WHEN ... END.
  * IF and CASE take a NULL condition as not true, as Polars does, so a
  * predicate needs only an exact filter translation. */
-static bool val_when(bq *t, const qv_expr *e, res *r) {
+static bool bq_when(bq *t, const qv_expr *e, res *r) {
   int32_t n = e->n_args, pairs = (n - 1) / 2;
   bool any_value = false;
   for (int32_t i = 0; i < pairs; i++) {
@@ -451,7 +416,7 @@ static bool val_when(bq *t, const qv_expr *e, res *r) {
   return ok;
 }
 
-static bool in_list(bq *t, const qv_expr *e, res *r) {
+static bool bq_in_list(bq *t, const qv_expr *e, res *r) {
   if (e->sem.in_nulls_equal) return decline(t, e, "is_in(nulls_equal=True): SQL IN never matches NULL");
   if (qv_is_null_lit(e->args[0])) return decline(t, e, "is_in of a bare NULL literal");
   if (e->n_args > 1 && temporal_clash(t, e->args[0], e->args[1]))
@@ -477,7 +442,7 @@ static bool in_list(bq *t, const qv_expr *e, res *r) {
   return ok;
 }
 
-static bool nan_test(bq *t, const qv_expr *e, res *r) {
+static bool bq_nan_test(bq *t, const qv_expr *e, res *r) {
   qv_type_id id = type_of(t, e->args[0]);
   if (!no_null_args(t, e)) return false;
   if (id != QV_TYPE_NULL && !qv_type_is_integer(id) && !qv_type_is_floating(id))
@@ -508,7 +473,7 @@ static bool strings_only(bq *t, const qv_expr *e) {
   return true;
 }
 
-static bool fill_null(bq *t, const qv_expr *e, res *r) {
+static bool bq_fill_null(bq *t, const qv_expr *e, res *r) {
   if (e->n_args == 2) return call_fn(t, e, "IFNULL", r);
   const char *s = e->name ? e->name : "";
   const char *v = strcmp(s, "zero") == 0 ? "0" : strcmp(s, "one") == 0 ? "1" : NULL;
@@ -526,85 +491,98 @@ static bool fill_null(bq *t, const qv_expr *e, res *r) {
   return ok;
 }
 
-static bool val_call(bq *t, const qv_expr *e, res *r) {
-  switch (e->op) {
-    case QV_OP_EQ: case QV_OP_NE: case QV_OP_LT: case QV_OP_LE: case QV_OP_GT: case QV_OP_GE:
-      return compare(t, e, r);
-    case QV_OP_AND: case QV_OP_OR: case QV_OP_NOT: return logic(t, e, r);
-    case QV_OP_ALL_HORIZONTAL: case QV_OP_ANY_HORIZONTAL:
-      if (e->n_args != 1) return decline(t, e, "an empty horizontal");
-      return val(t, e->args[0], r);
-    case QV_OP_IS_NULL: case QV_OP_IS_NOT_NULL: {
-      if (!no_null_args(t, e)) return false;
-      res a = {0};
-      bool ok = val(t, e->args[0], &a);
-      if (ok) {
-        qv_text_f(&r->sql, "(%s %s)", a.sql.p, e->op == QV_OP_IS_NULL ? "IS NULL" : "IS NOT NULL");
-        qv_bq_take_extras(t, r, &a);
-      }
-      qv_bq_res_free(&a);
-      return ok;
-    }
-    case QV_OP_DROP_NULLS: {
-      if (!no_null_args(t, e)) return false;
-      res a = {0};
-      bool ok = val(t, e->args[0], &a);
-      if (ok) {
-        /* drop_nulls shortens the column; BigQuery drops those rows
-         * first, so the local re-filter sees no nulls left to drop. */
-        put(t, r, &a);
-        qv_text c = {0};
-        qv_text_f(&c, "(%s IS NOT NULL)", a.sql.p);
-        if (c.oom) t->oom = true;
-        else add_extra(t, r, c.p);
-        qv_text_free(&c);
-      }
-      qv_bq_res_free(&a);
-      return ok;
-    }
-    case QV_OP_IN: return in_list(t, e, r);
-    case QV_OP_WHEN: return val_when(t, e, r);
-    case QV_OP_COALESCE: return call_fn(t, e, "COALESCE", r);
-    case QV_OP_FILL_NULL: return fill_null(t, e, r);
-    case QV_OP_ISNAN: case QV_OP_IS_NOT_NAN: case QV_OP_IS_FINITE: case QV_OP_IS_INFINITE: return nan_test(t, e, r);
-    case QV_OP_STARTS_WITH: return strings_only(t, e) && call_fn(t, e, "STARTS_WITH", r);
-    case QV_OP_ENDS_WITH: return strings_only(t, e) && call_fn(t, e, "ENDS_WITH", r);
-    case QV_OP_UPPER: return strings_only(t, e) && call_fn(t, e, "UPPER", r);
-    case QV_OP_LOWER: return strings_only(t, e) && call_fn(t, e, "LOWER", r);
-    case QV_OP_CONTAINS: {
-      if (!strings_only(t, e)) return false;
-      const qv_expr *p = e->args[1];
-      if (!qv_is_str_lit(p) || p->value.len == 0)
-        return decline(t, e, "str.contains(literal=True) with a computed or empty pattern (STRPOS of '' is not "
-                             "pinned down here)");
-      res a = {0}, b = {0};
-      bool ok = val(t, e->args[0], &a) && val(t, p, &b);
-      if (ok) {
-        qv_text_f(&r->sql, "(STRPOS(%s, %s) > 0)", a.sql.p, b.sql.p);
-        qv_bq_take_extras(t, r, &a);
-      }
-      qv_bq_res_free(&a);
-      qv_bq_res_free(&b);
-      return ok;
-    }
-    case QV_OP_REGEXP_MATCH: {
-      if (e->flags & QV_EXPR_F_LENIENT)
-        return decline(t, e, "str.contains(strict=False): an invalid regex is null in Polars, an error in BigQuery");
-      if (e->n_args != 2 || !strings_only(t, e)) return e->n_args != 2 ? decline(t, e, "regex flags") : false;
-      const qv_expr *p = e->args[1];
-      if (!qv_is_str_lit(p)) return decline(t, e, "a computed regex: whether RE2 reads it as Polars does is unknown");
-      const char *why = qv_bq_regex_incompatible((const char *)p->value.bytes, (size_t)p->value.len);
-      if (why) return decline(t, e, "%s", why);
-      return call_fn(t, e, "REGEXP_CONTAINS", r);
-    }
-    case QV_OP_ADD: case QV_OP_SUB: case QV_OP_MUL: case QV_OP_DIV: case QV_OP_MOD: case QV_OP_NEG:
-    case QV_OP_FLOORDIV: case QV_OP_POW:
-      return decline(t, e, "arithmetic does not push: BigQuery raises on division by zero and overflow where "
-                           "Polars gives null or wraps");
-    case QV_OP_CAST: return decline(t, e, "casts do not push: a failed strict cast raises in BigQuery");
-    case QV_OP_UNKNOWN: return decline(t, e, "a Polars construct quiver does not know");
-    default: return decline(t, e, "%s is not in the BigQuery translation set", qv_op_name(e->op));
+/* all_horizontal / any_horizontal of one argument: the argument */
+static bool bq_bool_horizontal(bq *t, const qv_expr *e, res *r) {
+  if (e->n_args != 1) return decline(t, e, "an empty horizontal");
+  return val(t, e->args[0], r);
+}
+
+static bool bq_null_test(bq *t, const qv_expr *e, res *r) {
+  if (!no_null_args(t, e)) return false;
+  res a = {0};
+  bool ok = val(t, e->args[0], &a);
+  if (ok) {
+    qv_text_f(&r->sql, "(%s %s)", a.sql.p, qv_op_name(e->op));
+    qv_bq_take_extras(t, r, &a);
   }
+  qv_bq_res_free(&a);
+  return ok;
+}
+
+static bool bq_drop_nulls(bq *t, const qv_expr *e, res *r) {
+  if (!no_null_args(t, e)) return false;
+  res a = {0};
+  bool ok = val(t, e->args[0], &a);
+  if (ok) {
+    /* drop_nulls shortens the column; BigQuery drops those rows
+     * first, so the local re-filter sees no nulls left to drop. */
+    put(t, r, &a);
+    qv_text c = {0};
+    qv_text_f(&c, "(%s IS NOT NULL)", a.sql.p);
+    if (c.oom) t->oom = true;
+    else add_extra(t, r, c.p);
+    qv_text_free(&c);
+  }
+  qv_bq_res_free(&a);
+  return ok;
+}
+
+static bool bq_contains(bq *t, const qv_expr *e, res *r) {
+  if (!strings_only(t, e)) return false;
+  const qv_expr *p = e->args[1];
+  if (!qv_is_str_lit(p) || p->value.len == 0)
+    return decline(t, e, "str.contains(literal=True) with a computed or empty pattern (STRPOS of '' is not "
+                         "pinned down here)");
+  res a = {0}, b = {0};
+  bool ok = val(t, e->args[0], &a) && val(t, p, &b);
+  if (ok) {
+    qv_text_f(&r->sql, "(STRPOS(%s, %s) > 0)", a.sql.p, b.sql.p);
+    qv_bq_take_extras(t, r, &a);
+  }
+  qv_bq_res_free(&a);
+  qv_bq_res_free(&b);
+  return ok;
+}
+
+static bool bq_regexp_match(bq *t, const qv_expr *e, res *r) {
+  if (e->flags & QV_EXPR_F_LENIENT)
+    return decline(t, e, "str.contains(strict=False): an invalid regex is null in Polars, an error in BigQuery");
+  if (e->n_args != 2 || !strings_only(t, e)) return e->n_args != 2 ? decline(t, e, "regex flags") : false;
+  const qv_expr *p = e->args[1];
+  if (!qv_is_str_lit(p)) return decline(t, e, "a computed regex: whether RE2 reads it as Polars does is unknown");
+  const char *why = qv_bq_regex_incompatible((const char *)p->value.bytes, (size_t)p->value.len);
+  if (why) return decline(t, e, "%s", why);
+  return call_fn(t, e, "REGEXP_CONTAINS", r);
+}
+
+/* The BQ column of expr/ops.def: a same-arguments function (over strings
+ * only, for BQ_STRING_FN), a reason to decline, or a bq_<x> above. */
+typedef struct lowering {
+  bool (*custom)(bq *t, const qv_expr *e, res *r);
+  const char *fn;
+  bool strings;
+  const char *why;
+} lowering;
+#define QV_BQ_ARITH_WHY \
+  "arithmetic does not push: BigQuery raises on division by zero and overflow where Polars gives null or wraps"
+#define BQ_FN(f) {NULL, f, false, NULL}
+#define BQ_STRING_FN(f) {NULL, f, true, NULL}
+#define BQ_DECLINE(w) {NULL, NULL, false, w}
+#define BQ_UNSUPPORTED {NULL, NULL, false, NULL}
+#define BQ_CUSTOM(x) {bq_##x, NULL, false, NULL}
+#define QV_OP_ROW(id, name, lo, hi, cls, mirror, sql, print, bind, kernel, lance, bq) bq,
+static const lowering lowerings[QV_OP__COUNT] = {
+#include "expr/ops.def"
+};
+#undef QV_OP_ROW
+
+static bool val_call(bq *t, const qv_expr *e, res *r) {
+  static const lowering none = BQ_UNSUPPORTED;
+  const lowering *l = (unsigned)e->op < (unsigned)QV_OP__COUNT ? &lowerings[e->op] : &none;
+  if (l->custom) return l->custom(t, e, r);
+  if (l->fn) return (!l->strings || strings_only(t, e)) && call_fn(t, e, l->fn, r);
+  if (l->why) return decline(t, e, "%s", l->why);
+  return decline(t, e, "%s is not in the BigQuery translation set", qv_op_name(e->op));
 }
 
 static bool val(bq *t, const qv_expr *e, res *r) {

@@ -29,24 +29,13 @@
  * translation through pylance against Polars' rows. */
 #include "lance_int.h"
 
-/* Records why e declines; returns false so callers can `return qv_lsql_decline(...)`. */
+/* Records why e declines (pushdown/decline.c spells the line); returns
+ * false so callers can `return qv_lsql_decline(...)`. */
 bool qv_lsql_decline(tr *t, const qv_expr *e, const char *fmt, ...) {
-  char reason[400];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(reason, sizeof reason, fmt, ap);
+  qv_pd_vdecline(&t->why, &t->oom, e, true, 0, fmt, ap);
   va_end(ap);
-  char *text = qv_expr_to_string(e);
-  if (!text) t->oom = true;
-  qv_text_f(&t->why, "declined %s", e->kind == QV_EXPR_CALL ? (e->op == QV_OP_UNKNOWN && e->name ? e->name : qv_op_name(e->op))
-                                                       : e->kind == QV_EXPR_COLUMN ? "column" : "literal");
-  if (e->pos > 0) qv_text_f(&t->why, " at column %d", (int)e->pos);
-  qv_text_s(&t->why, ": ");
-  qv_text_s(&t->why, reason);
-  qv_text_s(&t->why, " [");
-  qv_text_s(&t->why, text ? text : "?");
-  qv_text_s(&t->why, "]\n");
-  qv_free(text);
   return false;
 }
 
@@ -192,7 +181,7 @@ static bool call_fn(tr *t, const qv_expr *e, const char *fn, qv_text *o) {
 /* coalesce / fill_null.  Over Float32 values Polars keeps a Python number
  * as a Float32, DataFusion would widen all to DOUBLE (and 0.1 would stay
  * the double 0.1), so such literals are cast to FLOAT. */
-static bool coalesce(tr *t, const qv_expr *e, qv_text *o) {
+static bool lance_coalesce(tr *t, const qv_expr *e, qv_text *o) {
   qv_text parts[8] = {{0}};
   if (e->n_args > 8) return qv_lsql_decline(t, e, "too many arguments");
   bool f32 = qv_lsql_type_of(t, e) == QV_TYPE_FLOAT32;
@@ -225,7 +214,7 @@ static bool boolean_operand(tr *t, const qv_expr *e) {
   return id == QV_TYPE_BOOL || id == QV_TYPE_NULL;
 }
 
-static bool logic(tr *t, const qv_expr *e, qv_text *o) {
+static bool lance_logic(tr *t, const qv_expr *e, qv_text *o) {
   for (int32_t i = 0; i < e->n_args; i++)
     if (!boolean_operand(t, e->args[i]))
       return qv_lsql_decline(t, e, "on integers Polars' %s is bitwise", qv_op_name(e->op));
@@ -284,7 +273,7 @@ static bool float_narrowing(qv_type_id from, qv_type_id to) {
   return from == QV_TYPE_FLOAT64 && to == QV_TYPE_FLOAT32;
 }
 
-static bool cast(tr *t, const qv_expr *e, qv_text *o) {
+static bool lance_cast(tr *t, const qv_expr *e, qv_text *o) {
   qv_type_id from = qv_lsql_type_of(t, e->args[0]), to = e->type.id;
   const char *name = sql_type(to);
   if (!name) return qv_lsql_decline(t, e, "casts to this type format or parse differently in Lance");
@@ -304,7 +293,7 @@ static bool cast(tr *t, const qv_expr *e, qv_text *o) {
   return ok;
 }
 
-static bool dt_part(tr *t, const qv_expr *e, qv_text *o) {
+static bool lance_dt_part(tr *t, const qv_expr *e, qv_text *o) {
   static const struct { const char *pl, *sql; } parts[] = {
       {"year", "year"}, {"month", "month"}, {"day", "day"}, {"hour", "hour"}, {"minute", "minute"},
       {"quarter", "quarter"}, {"week", "week"}, {"ordinal_day", "doy"}, {"weekday", NULL},
@@ -334,13 +323,13 @@ static bool dt_part(tr *t, const qv_expr *e, qv_text *o) {
   return ok;
 }
 
-static bool dt_truncate(tr *t, const qv_expr *e, qv_text *o) {
+static bool lance_dt_truncate(tr *t, const qv_expr *e, qv_text *o) {
   static const struct { const char *every, *unit; } units[] = {
       {"1y", "year"}, {"1q", "quarter"}, {"1mo", "month"}, {"1w", "week"},
       {"1d", "day"},  {"1h", "hour"},    {"1m", "minute"}, {"1s", "second"},
   };
   const qv_expr *ev = e->args[1];
-  if (!str_lit(ev)) return qv_lsql_decline(t, e, "dt.truncate with a computed interval");
+  if (!qv_is_str_lit(ev)) return qv_lsql_decline(t, e, "dt.truncate with a computed interval");
   const char *unit = NULL;
   for (size_t k = 0; k < sizeof units / sizeof units[0]; k++)
     if (strcmp((const char *)ev->value.bytes, units[k].every) == 0) unit = units[k].unit;
@@ -357,7 +346,7 @@ static bool dt_truncate(tr *t, const qv_expr *e, qv_text *o) {
   return ok;
 }
 
-static bool field_ref(tr *t, const qv_expr *e, qv_text *o) {
+static bool lance_field_ref(tr *t, const qv_expr *e, qv_text *o) {
   const qv_expr *base = e->args[0];
   if (base->kind != QV_EXPR_COLUMN && !(base->kind == QV_EXPR_CALL && base->op == QV_OP_FIELD))
     return qv_lsql_decline(t, e, "struct.field of a computed struct");
@@ -382,7 +371,7 @@ static bool field_ref(tr *t, const qv_expr *e, qv_text *o) {
 static bool arith_binop(tr *t, const qv_expr *e, const char *op, qv_text *o) {
   const qv_expr *x = e->args[0], *y = e->args[1];
   qv_type_id tx = qv_lsql_type_of(t, x), ty = qv_lsql_type_of(t, y);
-  bool lx = is_lit(x), ly = is_lit(y);
+  bool lx = qv_is_lit(x), ly = qv_is_lit(y);
   if (lx && ly) return qv_lsql_binop(t, e, op, o);
   if ((!lx && tx == QV_TYPE_NULL) || (!ly && ty == QV_TYPE_NULL))
     return qv_lsql_decline(t, e, "an operand of unknown type: integer overflow wraps in Polars' type and in a wider "
@@ -415,7 +404,7 @@ static bool arith_binop(tr *t, const qv_expr *e, const char *op, qv_text *o) {
   return ok;
 }
 
-static bool arith(tr *t, const qv_expr *e, qv_text *o) {
+static bool lance_arith(tr *t, const qv_expr *e, qv_text *o) {
   switch (e->op) {
     case QV_OP_ADD: return arith_binop(t, e, "+", o);
     case QV_OP_SUB: return arith_binop(t, e, "-", o);
@@ -506,12 +495,12 @@ static bool arith(tr *t, const qv_expr *e, qv_text *o) {
 
 /* str.contains_any(["a", "b"]): any pattern occurs as a substring, an
  * empty pattern always; the same as an OR of contains(). */
-static bool contains_any(tr *t, const qv_expr *e, qv_text *o) {
+static bool lance_contains_any(tr *t, const qv_expr *e, qv_text *o) {
   if (e->flags & QV_EXPR_F_ASCII_CI)
     return qv_lsql_decline(t, e, "contains_any(ascii_case_insensitive=True) has no exact Lance spelling");
   const qv_expr *l = e->args[1];
   bool ok = l->kind == QV_EXPR_CALL && l->op == QV_OP_LIST && l->n_args >= 1 && l->n_args <= 256;
-  for (int32_t i = 0; ok && i < l->n_args; i++) ok = str_lit(l->args[i]);
+  for (int32_t i = 0; ok && i < l->n_args; i++) ok = qv_is_str_lit(l->args[i]);
   if (!ok) return qv_lsql_decline(t, e, "contains_any needs a literal list of 1..256 strings without nulls");
   qv_text a = {0}, parts = {0};
   ok = qv_lsql_value(t, e->args[0], &a);
@@ -527,10 +516,158 @@ static bool contains_any(tr *t, const qv_expr *e, qv_text *o) {
   return ok;
 }
 
-static bool is_logic(const qv_expr *e) {
-  return e->kind == QV_EXPR_CALL &&
-         (e->op == QV_OP_AND || e->op == QV_OP_OR || e->op == QV_OP_XOR || e->op == QV_OP_NOT);
+static bool lance_compare(tr *t, const qv_expr *e, qv_text *o) { return qv_lsql_compare(t, e, o); }
+
+static bool lance_in_list(tr *t, const qv_expr *e, qv_text *o) { return qv_lsql_in_list(t, e, o); }
+
+static bool lance_null_test(tr *t, const qv_expr *e, qv_text *o) {
+  qv_text a = {0};
+  bool ok = qv_lsql_value(t, e->args[0], &a);
+  if (ok) qv_text_f(o, "(%s %s)", a.p, qv_op_name(e->op));
+  qv_text_free(&a);
+  return ok;
 }
+
+static bool lance_regexp_match(tr *t, const qv_expr *e, qv_text *o) {
+  if (e->flags & QV_EXPR_F_LENIENT) return qv_lsql_decline(t, e, "str.contains(strict=False): an invalid regex is null in Polars, an error in Lance");
+  if (e->n_args != 2) return qv_lsql_decline(t, e, "regex flags");
+  return call_fn(t, e, "regexp_like", o);
+}
+
+static bool lance_abs(tr *t, const qv_expr *e, qv_text *o) {
+  qv_type_id id = qv_lsql_type_of(t, e->args[0]);
+  if (id == QV_TYPE_NULL || (qv_type_is_integer(id) && qv_type_is_signed(id)))
+    return qv_lsql_decline(t, e, "abs of the most negative integer wraps in Polars and fails the whole Lance query");
+  return call_fn(t, e, "abs", o);
+}
+
+static bool lance_fill_null(tr *t, const qv_expr *e, qv_text *o) {
+  if (e->n_args != 2) return qv_lsql_decline(t, e, "fill_null(strategy=...) looks at other rows");
+  return lance_coalesce(t, e, o);
+}
+
+/* isnan, is_not_nan, is_finite, is_infinite */
+static bool lance_nan_test(tr *t, const qv_expr *e, qv_text *o) {
+  qv_type_id id = qv_lsql_type_of(t, e->args[0]);
+  if (id != QV_TYPE_NULL && !is_float(id)) return qv_lsql_decline(t, e, "the NaN tests apply to floats only");
+  qv_text a = {0};
+  bool ok = qv_lsql_value(t, e->args[0], &a);
+  if (ok) {
+    if (e->op == QV_OP_ISNAN) qv_text_f(o, "isnan(%s)", a.p);
+    else if (e->op == QV_OP_IS_NOT_NAN) qv_text_f(o, "(NOT isnan(%s))", a.p);
+    /* abs() clears NaN's sign, and +NaN sorts above +inf in the total order. */
+    else if (e->op == QV_OP_IS_FINITE) qv_text_f(o, "(abs(%s) < CAST('inf' AS DOUBLE))", a.p);
+    else qv_text_f(o, "(abs(%s) = CAST('inf' AS DOUBLE))", a.p);
+  }
+  qv_text_free(&a);
+  return ok;
+}
+
+/* min_horizontal / max_horizontal: least / greatest */
+static bool lance_horizontal(tr *t, const qv_expr *e, qv_text *o) {
+  for (int32_t i = 0; i < e->n_args; i++)
+    if (!qv_is_lit(e->args[i]) && maybe_float(t, e->args[i]))
+      return qv_lsql_decline(t, e, "an input may be a float: Polars and Lance order -0.0 and NaN differently");
+  return call_fn(t, e, e->op == QV_OP_MIN_HORIZONTAL ? "least" : "greatest", o);
+}
+
+/* all_horizontal / any_horizontal of one argument: the argument */
+static bool lance_bool_horizontal(tr *t, const qv_expr *e, qv_text *o) {
+  if (e->n_args != 1) return qv_lsql_decline(t, e, "empty horizontal");
+  return qv_lsql_value(t, e->args[0], o);
+}
+
+static bool lance_concat_str(tr *t, const qv_expr *e, qv_text *o) {
+  for (int32_t i = 0; i < e->n_args; i++)
+    if (qv_lsql_type_of(t, e->args[i]) != QV_TYPE_STRING)
+      return qv_lsql_decline(t, e, "concat_str of a value not known to be a string (number formats differ)");
+  if (e->n_args < 1 || e->n_args > 7) return qv_lsql_decline(t, e, "concat_str arity");
+  qv_text parts[8] = {{0}};
+  bool ok = args_into(t, e, 0, parts);
+  qv_text sep = {0};
+  const char *sn = e->name ? e->name : "";
+  ok = ok && qv_lsql_emit_string(t, e, (const uint8_t *)sn, (int64_t)strlen(sn), &sep);
+  if (ok && (e->flags & QV_EXPR_F_IGNORE_NULLS)) {
+    qv_text_f(o, "concat_ws(%s", sep.p);
+    for (int32_t i = 0; i < e->n_args; i++) qv_text_f(o, ", %s", parts[i].p);
+    qv_text_s(o, ")");
+  } else if (ok) {
+    qv_text_s(o, "(");
+    for (int32_t i = 0; i < e->n_args; i++) {
+      if (i) qv_text_f(o, " || %s || ", sep.p);
+      qv_text_s(o, parts[i].p);
+    }
+    qv_text_s(o, ")");
+  }
+  for (int32_t i = 0; i < e->n_args; i++) qv_text_free(&parts[i]);
+  qv_text_free(&sep);
+  return ok;
+}
+
+static bool lance_strip_chars(tr *t, const qv_expr *e, qv_text *o) {
+  if (qv_is_null_lit(e->args[1]))
+    return qv_lsql_decline(t, e, "str.strip_chars() strips Unicode whitespace, btrim only spaces");
+  return call_fn(t, e, "btrim", o);
+}
+
+static bool lance_replace(tr *t, const qv_expr *e, qv_text *o) {
+  if (e->flags & QV_EXPR_F_LITERAL) return qv_lsql_decline(t, e, "str.replace(literal=True) has no exact Lance spelling");
+  const qv_expr *v = e->args[2];
+  if (!qv_is_str_lit(v) || strpbrk((const char *)v->value.bytes, "$\\"))
+    return qv_lsql_decline(t, e, "a replacement that is computed or holds $ or \\ (group references differ)");
+  if (e->param != 1 && e->param != -1) return qv_lsql_decline(t, e, "str.replace with n=%lld", (long long)e->param);
+  qv_text parts[3] = {{0}};
+  bool ok = args_into(t, e, 0, parts);
+  if (ok) qv_text_f(o, "regexp_replace(%s, %s, %s%s)", parts[0].p, parts[1].p, parts[2].p, e->param == -1 ? ", 'g'" : "");
+  for (int i = 0; i < 3; i++) qv_text_free(&parts[i]);
+  return ok;
+}
+
+static bool lance_dt_date(tr *t, const qv_expr *e, qv_text *o) {
+  const qv_datatype *d = qv_lsql_col_type(t, e->args[0]);
+  if (!d || d->id != QV_TYPE_TIMESTAMP || d->timezone)
+    return qv_lsql_decline(t, e, "dt.date needs a timestamp known to be naive");
+  qv_text a = {0};
+  bool ok = qv_lsql_value(t, e->args[0], &a);
+  if (ok) qv_text_f(o, "CAST(%s AS DATE)", a.p);
+  qv_text_free(&a);
+  return ok;
+}
+
+static bool lance_array_has(tr *t, const qv_expr *e, qv_text *o) {
+  if (qv_is_null_lit(e->args[1])) return qv_lsql_decline(t, e, "list.contains(None)");
+  return call_fn(t, e, "array_has", o);
+}
+
+static bool lance_list_get(tr *t, const qv_expr *e, qv_text *o) {
+  int64_t k;
+  if (!(e->flags & QV_EXPR_F_NULL_ON_OOB)) return qv_lsql_decline(t, e, "list.get without null_on_oob fails in Polars, gives NULL in Lance");
+  if (!int_lit(e->args[1], &k) || k == INT64_MAX) return qv_lsql_decline(t, e, "list.get with a computed index");
+  qv_text a = {0};
+  bool ok = qv_lsql_value(t, e->args[0], &a);
+  if (ok) qv_text_f(o, "array_element(%s, %lld)", a.p, (long long)(k >= 0 ? k + 1 : k));
+  qv_text_free(&a);
+  return ok;
+}
+
+/* The LANCE column of expr/ops.def: a same-arguments function, a reason
+ * to decline, or a lance_<x> above. */
+typedef struct lowering {
+  bool (*custom)(tr *t, const qv_expr *e, qv_text *o);
+  const char *fn;
+  const char *why;
+} lowering;
+#define LANCE_FN(f) {NULL, f, NULL}
+#define LANCE_DECLINE(w) {NULL, NULL, w}
+#define LANCE_UNSUPPORTED {NULL, NULL, NULL}
+#define LANCE_CUSTOM(x) {lance_##x, NULL, NULL}
+#define QV_OP_ROW(id, name, lo, hi, cls, mirror, sql, print, bind, kernel, lance, ...) lance,
+static const lowering lowerings[QV_OP__COUNT] = {
+#include "expr/ops.def"
+};
+#undef QV_OP_ROW
+
+static bool is_logic(const qv_expr *e) { return e->kind == QV_EXPR_CALL && qv_op_is_logic(e->op); }
 
 bool qv_lsql_value(tr *t, const qv_expr *e, qv_text *o) {
   if (e->kind == QV_EXPR_COLUMN) return emit_column(t, e, o);
@@ -542,147 +679,12 @@ bool qv_lsql_value(tr *t, const qv_expr *e, qv_text *o) {
       if (is_logic(e->args[i]) && qv_lsql_type_of(t, e->args[i]) != QV_TYPE_BOOL)
         return qv_lsql_decline(t, e->args[i], "an operand not known to be boolean: Polars' %s may be bitwise",
                        qv_op_name(e->args[i]->op));
-  switch (e->op) {
-    case QV_OP_EQ: case QV_OP_NE: case QV_OP_LT: case QV_OP_LE: case QV_OP_GT: case QV_OP_GE:
-    case QV_OP_EQ_MISSING: case QV_OP_NE_MISSING:
-      return qv_lsql_compare(t, e, o);
-    case QV_OP_AND: case QV_OP_OR: case QV_OP_XOR: case QV_OP_NOT: return logic(t, e, o);
-    case QV_OP_IS_NULL: case QV_OP_IS_NOT_NULL: {
-      qv_text a = {0};
-      bool ok = qv_lsql_value(t, e->args[0], &a);
-      if (ok) qv_text_f(o, "(%s %s)", a.p, e->op == QV_OP_IS_NULL ? "IS NULL" : "IS NOT NULL");
-      qv_text_free(&a);
-      return ok;
-    }
-    case QV_OP_IN: return qv_lsql_in_list(t, e, o);
-    case QV_OP_CAST: return cast(t, e, o);
-    case QV_OP_ADD: case QV_OP_SUB: case QV_OP_MUL: case QV_OP_DIV: case QV_OP_MOD: case QV_OP_NEG: case QV_OP_POW:
-      return arith(t, e, o);
-    case QV_OP_FLOORDIV: return qv_lsql_decline(t, e, "// floors in Polars and truncates in Lance");
-    case QV_OP_FIELD: return field_ref(t, e, o);
-    case QV_OP_STARTS_WITH: return call_fn(t, e, "starts_with", o);
-    case QV_OP_ENDS_WITH: return call_fn(t, e, "ends_with", o);
-    case QV_OP_CONTAINS: return call_fn(t, e, "contains", o);
-    case QV_OP_REGEXP_MATCH:
-      if (e->flags & QV_EXPR_F_LENIENT) return qv_lsql_decline(t, e, "str.contains(strict=False): an invalid regex is null in Polars, an error in Lance");
-      if (e->n_args != 2) return qv_lsql_decline(t, e, "regex flags");
-      return call_fn(t, e, "regexp_like", o);
-    case QV_OP_LOWER: return call_fn(t, e, "lower", o);
-    case QV_OP_UPPER: return call_fn(t, e, "upper", o);
-    case QV_OP_LENGTH: return call_fn(t, e, "character_length", o);
-    case QV_OP_LEN_BYTES: return call_fn(t, e, "octet_length", o);
-    case QV_OP_ABS: {
-      qv_type_id id = qv_lsql_type_of(t, e->args[0]);
-      if (id == QV_TYPE_NULL || (qv_type_is_integer(id) && qv_type_is_signed(id)))
-        return qv_lsql_decline(t, e, "abs of the most negative integer wraps in Polars and fails the whole Lance query");
-      return call_fn(t, e, "abs", o);
-    }
-    case QV_OP_COALESCE: return coalesce(t, e, o);
-    case QV_OP_FILL_NULL:
-      if (e->n_args != 2) return qv_lsql_decline(t, e, "fill_null(strategy=...) looks at other rows");
-      return coalesce(t, e, o);
-    case QV_OP_ISNAN: case QV_OP_IS_NOT_NAN: case QV_OP_IS_FINITE: case QV_OP_IS_INFINITE: {
-      qv_type_id id = qv_lsql_type_of(t, e->args[0]);
-      if (id != QV_TYPE_NULL && !is_float(id)) return qv_lsql_decline(t, e, "the NaN tests apply to floats only");
-      qv_text a = {0};
-      bool ok = qv_lsql_value(t, e->args[0], &a);
-      if (ok) {
-        if (e->op == QV_OP_ISNAN) qv_text_f(o, "isnan(%s)", a.p);
-        else if (e->op == QV_OP_IS_NOT_NAN) qv_text_f(o, "(NOT isnan(%s))", a.p);
-        /* abs() clears NaN's sign, and +NaN sorts above +inf in the total order. */
-        else if (e->op == QV_OP_IS_FINITE) qv_text_f(o, "(abs(%s) < CAST('inf' AS DOUBLE))", a.p);
-        else qv_text_f(o, "(abs(%s) = CAST('inf' AS DOUBLE))", a.p);
-      }
-      qv_text_free(&a);
-      return ok;
-    }
-    case QV_OP_MIN_HORIZONTAL: case QV_OP_MAX_HORIZONTAL:
-      for (int32_t i = 0; i < e->n_args; i++)
-        if (!is_lit(e->args[i]) && maybe_float(t, e->args[i]))
-          return qv_lsql_decline(t, e, "an input may be a float: Polars and Lance order -0.0 and NaN differently");
-      return call_fn(t, e, e->op == QV_OP_MIN_HORIZONTAL ? "least" : "greatest", o);
-    case QV_OP_ALL_HORIZONTAL: case QV_OP_ANY_HORIZONTAL:
-      if (e->n_args != 1) return qv_lsql_decline(t, e, "empty horizontal");
-      return qv_lsql_value(t, e->args[0], o);
-    case QV_OP_CONCAT_STR: {
-      for (int32_t i = 0; i < e->n_args; i++)
-        if (qv_lsql_type_of(t, e->args[i]) != QV_TYPE_STRING)
-          return qv_lsql_decline(t, e, "concat_str of a value not known to be a string (number formats differ)");
-      if (e->n_args < 1 || e->n_args > 7) return qv_lsql_decline(t, e, "concat_str arity");
-      qv_text parts[8] = {{0}};
-      bool ok = args_into(t, e, 0, parts);
-      qv_text sep = {0};
-      const char *sn = e->name ? e->name : "";
-      ok = ok && qv_lsql_emit_string(t, e, (const uint8_t *)sn, (int64_t)strlen(sn), &sep);
-      if (ok && (e->flags & QV_EXPR_F_IGNORE_NULLS)) {
-        qv_text_f(o, "concat_ws(%s", sep.p);
-        for (int32_t i = 0; i < e->n_args; i++) qv_text_f(o, ", %s", parts[i].p);
-        qv_text_s(o, ")");
-      } else if (ok) {
-        qv_text_s(o, "(");
-        for (int32_t i = 0; i < e->n_args; i++) {
-          if (i) qv_text_f(o, " || %s || ", sep.p);
-          qv_text_s(o, parts[i].p);
-        }
-        qv_text_s(o, ")");
-      }
-      for (int32_t i = 0; i < e->n_args; i++) qv_text_free(&parts[i]);
-      qv_text_free(&sep);
-      return ok;
-    }
-    case QV_OP_STRIP_CHARS:
-      if (is_lit(e->args[1]) && e->args[1]->value.is_null)
-        return qv_lsql_decline(t, e, "str.strip_chars() strips Unicode whitespace, btrim only spaces");
-      return call_fn(t, e, "btrim", o);
-    case QV_OP_REPLACE: {
-      if (e->flags & QV_EXPR_F_LITERAL) return qv_lsql_decline(t, e, "str.replace(literal=True) has no exact Lance spelling");
-      const qv_expr *v = e->args[2];
-      if (!str_lit(v) || strpbrk((const char *)v->value.bytes, "$\\"))
-        return qv_lsql_decline(t, e, "a replacement that is computed or holds $ or \\ (group references differ)");
-      if (e->param != 1 && e->param != -1) return qv_lsql_decline(t, e, "str.replace with n=%lld", (long long)e->param);
-      qv_text parts[3] = {{0}};
-      bool ok = args_into(t, e, 0, parts);
-      if (ok) qv_text_f(o, "regexp_replace(%s, %s, %s%s)", parts[0].p, parts[1].p, parts[2].p, e->param == -1 ? ", 'g'" : "");
-      for (int i = 0; i < 3; i++) qv_text_free(&parts[i]);
-      return ok;
-    }
-    case QV_OP_CONTAINS_ANY: return contains_any(t, e, o);
-    case QV_OP_TITLECASE: return qv_lsql_decline(t, e, "str.to_titlecase has no Lance function with the same word rules");
-    case QV_OP_STR_SLICE: return qv_lsql_decline(t, e, "str.slice has no Lance spelling with Polars' offsets");
-    case QV_OP_ROUND: return qv_lsql_decline(t, e, "round: Polars rounds ties to even, Lance away from zero");
-    case QV_OP_SQRT: case QV_OP_LN: case QV_OP_LOG10: case QV_OP_CBRT: case QV_OP_LOG:
-      return qv_lsql_decline(t, e, "%s: NaN in Polars and NULL in Lance outside the domain", qv_op_name(e->op));
-    case QV_OP_DT_PART: return dt_part(t, e, o);
-    case QV_OP_DT_EPOCH: return qv_lsql_decline(t, e, "dt.epoch has no Lance spelling");
-    case QV_OP_DT_TRUNCATE: return dt_truncate(t, e, o);
-    case QV_OP_DT_DATE: {
-      const qv_datatype *d = qv_lsql_col_type(t, e->args[0]);
-      if (!d || d->id != QV_TYPE_TIMESTAMP || d->timezone)
-        return qv_lsql_decline(t, e, "dt.date needs a timestamp known to be naive");
-      qv_text a = {0};
-      bool ok = qv_lsql_value(t, e->args[0], &a);
-      if (ok) qv_text_f(o, "CAST(%s AS DATE)", a.p);
-      qv_text_free(&a);
-      return ok;
-    }
-    case QV_OP_ARRAY_HAS:
-      if (is_lit(e->args[1]) && e->args[1]->value.is_null) return qv_lsql_decline(t, e, "list.contains(None)");
-      return call_fn(t, e, "array_has", o);
-    case QV_OP_ARRAY_LENGTH: return call_fn(t, e, "array_length", o);
-    case QV_OP_LIST_GET: {
-      int64_t k;
-      if (!(e->flags & QV_EXPR_F_NULL_ON_OOB)) return qv_lsql_decline(t, e, "list.get without null_on_oob fails in Polars, gives NULL in Lance");
-      if (!int_lit(e->args[1], &k) || k == INT64_MAX) return qv_lsql_decline(t, e, "list.get with a computed index");
-      qv_text a = {0};
-      bool ok = qv_lsql_value(t, e->args[0], &a);
-      if (ok) qv_text_f(o, "array_element(%s, %lld)", a.p, (long long)(k >= 0 ? k + 1 : k));
-      qv_text_free(&a);
-      return ok;
-    }
-    case QV_OP_WHEN: return qv_lsql_decline(t, e, "when/then/otherwise is not translated");
-    case QV_OP_UNKNOWN: return qv_lsql_decline(t, e, "a Polars construct quiver does not know");
-    default: return qv_lsql_decline(t, e, "%s is not produced by the Polars front ends", qv_op_name(e->op));
-  }
+  static const lowering none = LANCE_UNSUPPORTED;
+  const lowering *l = (unsigned)e->op < (unsigned)QV_OP__COUNT ? &lowerings[e->op] : &none;
+  if (l->custom) return l->custom(t, e, o);
+  if (l->fn) return call_fn(t, e, l->fn, o);
+  if (l->why) return qv_lsql_decline(t, e, "%s", l->why);
+  return qv_lsql_decline(t, e, "%s is not produced by the Polars front ends", qv_op_name(e->op));
 }
 
 /* Tree depth, giving up past limit (the translator recurses per level). */

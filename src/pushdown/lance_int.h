@@ -11,6 +11,9 @@
 #include <string.h>
 
 #include "base/text.h"
+#include "expr/expr_lit.h"
+#include "expr/op_info.h"
+#include "pushdown/pushdown_int.h"
 #include "quiver/pushdown.h"
 
 
@@ -57,10 +60,8 @@ static inline bool maybe_float(const tr *t, const qv_expr *e) {
   return id == QV_TYPE_NULL || is_float(id);
 }
 
-static inline bool is_lit(const qv_expr *e) { return e->kind == QV_EXPR_LITERAL; }
-
 static inline bool lit_number(const qv_expr *l, double *v) {
-  if (!is_lit(l) || l->value.is_null) return false;
+  if (!qv_is_value_lit(l)) return false;
   qv_type_id id = l->value.type.id;
   if (is_float(id)) *v = l->value.v.f;
   else if (qv_type_is_integer(id)) *v = qv_type_is_signed(id) ? (double)l->value.v.i : (double)l->value.v.u;
@@ -69,15 +70,12 @@ static inline bool lit_number(const qv_expr *l, double *v) {
 }
 
 static inline bool int_lit(const qv_expr *e, int64_t *v) {
-  if (!is_lit(e) || e->value.is_null) return false;
+  if (!qv_is_value_lit(e)) return false;
   qv_type_id id = e->value.type.id;
   if (qv_type_is_signed(id) && qv_type_is_integer(id)) *v = e->value.v.i;
   else if (qv_type_is_integer(id) && e->value.v.u <= (uint64_t)INT64_MAX) *v = (int64_t)e->value.v.u;
   else return false;
   return true;
 }
-
-static inline bool str_lit(const qv_expr *e) { return is_lit(e) && !e->value.is_null && e->value.type.id == QV_TYPE_STRING; }
-
 
 #endif

@@ -10,7 +10,7 @@
  * fits every integer type.  Returns false (declined) when neither works. */
 static bool int_lit_range(tr *t, const qv_expr *e, qv_type_id xt, const qv_expr *l, bool *cast_out) {
   *cast_out = false;
-  if (!is_lit(l) || l->value.is_null || !qv_type_is_integer(l->value.type.id)) return true;
+  if (!qv_is_value_lit(l) || !qv_type_is_integer(l->value.type.id)) return true;
   if (xt == QV_TYPE_NULL) {
     if (qv_lsql_lit_fits(l, QV_TYPE_INT8) && !(qv_type_is_signed(l->value.type.id) && l->value.v.i < 0)) return true;
     return qv_lsql_decline(t, e, "without a schema an integer literal outside 0..127 may not fit the column's type "
@@ -128,20 +128,6 @@ bool qv_lsql_emit_literal(tr *t, const qv_expr *e, qv_text *o) {
   }
 }
 
-static const char *cmp_sql(qv_op op) {
-  switch (op) {
-    case QV_OP_EQ: return "=";
-    case QV_OP_NE: return "!=";
-    case QV_OP_LT: return "<";
-    case QV_OP_LE: return "<=";
-    case QV_OP_GT: return ">";
-    case QV_OP_GE: return ">=";
-    case QV_OP_EQ_MISSING: return "IS NOT DISTINCT FROM";
-    case QV_OP_NE_MISSING: return "IS DISTINCT FROM";
-    default: return "?";
-  }
-}
-
 /* x OP timestamp literal: only a naive literal against a column known to
  * be a naive timestamp, within Lance's nanosecond timestamp range.  Lance
  * reads `timestamp '...'` as wall-clock time without a zone, which is what
@@ -194,7 +180,7 @@ static bool compare_lit(tr *t, const qv_expr *e, qv_op op, const qv_expr *x, con
   qv_type_id xt = qv_lsql_type_of(t, x);
   double v = 0;
   bool num = lit_number(l, &v);
-  const char *s = cmp_sql(op);
+  const char *s = qv_pd_cmp_sql(op);
   bool missing = op == QV_OP_EQ_MISSING || op == QV_OP_NE_MISSING;
   if (!ok) goto cleanup;
   if (xt == QV_TYPE_LIST || xt == QV_TYPE_FIXED_SIZE_LIST || xt == QV_TYPE_STRUCT) {
@@ -251,7 +237,7 @@ static bool compare_lit(tr *t, const qv_expr *e, qv_op op, const qv_expr *x, con
     }
     goto cleanup;
   }
-  if (is_lit(l) && !l->value.is_null && l->value.type.id == QV_TYPE_TIMESTAMP) {
+  if (qv_is_value_lit(l) && l->value.type.id == QV_TYPE_TIMESTAMP) {
     ok = timestamp_lit(t, e, x, l, &a, s, o);
     goto cleanup;
   }
@@ -321,9 +307,9 @@ cleanup:
 
 bool qv_lsql_compare(tr *t, const qv_expr *e, qv_text *o) {
   const qv_expr *x = e->args[0], *y = e->args[1];
-  if (!is_lit(x) && is_lit(y)) return compare_lit(t, e, e->op, x, y, o);
-  if (is_lit(x) && !is_lit(y)) return compare_lit(t, e, qv_op_mirror(e->op), y, x, o);
-  if (!is_lit(x) && !is_lit(y) && (maybe_float(t, x) || maybe_float(t, y))) {
+  if (!qv_is_lit(x) && qv_is_lit(y)) return compare_lit(t, e, e->op, x, y, o);
+  if (qv_is_lit(x) && !qv_is_lit(y)) return compare_lit(t, e, qv_op_mirror(e->op), y, x, o);
+  if (!qv_is_lit(x) && !qv_is_lit(y) && (maybe_float(t, x) || maybe_float(t, y))) {
     qv_text a = {0}, b = {0};
     bool ok = qv_lsql_value(t, x, &a);
     ok = qv_lsql_value(t, y, &b) && ok;
@@ -332,7 +318,7 @@ bool qv_lsql_compare(tr *t, const qv_expr *e, qv_text *o) {
     if (!ok) return false;
     return qv_lsql_decline(t, e, "two sides that may be floats: Lance orders -0.0 < 0.0 and NaN by sign");
   }
-  return qv_lsql_binop(t, e, cmp_sql(e->op), o);
+  return qv_lsql_binop(t, e, qv_pd_cmp_sql(e->op), o);
 }
 
 bool qv_lsql_in_list(tr *t, const qv_expr *e, qv_text *o) {
@@ -401,7 +387,7 @@ bool qv_lsql_lit_fits(const qv_expr *l, qv_type_id id) {
   static const int64_t smax[] = {INT8_MAX, INT16_MAX, INT32_MAX, INT64_MAX};
   static const uint64_t umax[] = {UINT8_MAX, UINT16_MAX, UINT32_MAX, UINT64_MAX};
   int r = qv_lsql_int_rank(id) - 1;
-  if (r < 0 || !is_lit(l) || l->value.is_null || !qv_type_is_integer(l->value.type.id)) return false;
+  if (r < 0 || !qv_is_value_lit(l) || !qv_type_is_integer(l->value.type.id)) return false;
   bool neg = qv_type_is_signed(l->value.type.id) && l->value.v.i < 0;
   if (qv_type_is_signed(id)) {
     if (neg) return l->value.v.i >= smin[r];

@@ -11,6 +11,7 @@
 
 #include "expr/expr_lit.h"
 #include "scan/scan_int.h"
+#include "expr/op_info.h"
 
 static int cmp3(qv_int128 a, qv_int128 b) { return (a > b) - (a < b); }
 
@@ -119,21 +120,21 @@ static bool all_null(const qv_page_stats *st, int64_t rows) { return st->null_co
 
 bool qv_prune_page(const qv_expr *e, const qv_page_stats *const *stats, int64_t rows) {
   if (e->kind != QV_EXPR_CALL) return false;
-  switch (e->op) {
-    case QV_OP_EQ: case QV_OP_NE: case QV_OP_LT: case QV_OP_LE: case QV_OP_GT: case QV_OP_GE: {
-      const qv_expr *col = e->args[0], *lit = e->args[1];
-      qv_op op = e->op;
-      if (column_of(col) < 0) {
-        col = e->args[1];
-        lit = e->args[0];
-        op = qv_op_mirror(op);
-      }
-      int32_t c = column_of(col);
-      if (c < 0 || !qv_is_value_lit(lit)) return false;
-      if (all_null(stats[c], rows)) return true;
-      interval iv = page_interval(stats[c], lit);
-      return iv.usable && cmp_excludes(op, &iv, &lit->value);
+  if (qv_op_is_compare(e->op)) {
+    const qv_expr *col = e->args[0], *lit = e->args[1];
+    qv_op op = e->op;
+    if (column_of(col) < 0) {
+      col = e->args[1];
+      lit = e->args[0];
+      op = qv_op_mirror(op);
     }
+    int32_t c = column_of(col);
+    if (c < 0 || !qv_is_value_lit(lit)) return false;
+    if (all_null(stats[c], rows)) return true;
+    interval iv = page_interval(stats[c], lit);
+    return iv.usable && cmp_excludes(op, &iv, &lit->value);
+  }
+  switch (e->op) {
     case QV_OP_BETWEEN: {
       int32_t c = column_of(e->args[0]);
       if (c < 0 || !qv_is_value_lit(e->args[1]) || !qv_is_value_lit(e->args[2])) return false;
@@ -172,10 +173,10 @@ bool qv_prune_page(const qv_expr *e, const qv_page_stats *const *stats, int64_t 
 
 bool qv_prune_applicable(const qv_expr *e) {
   if (e->kind != QV_EXPR_CALL) return false;
+  if (qv_op_is_compare(e->op))
+    return (column_of(e->args[0]) >= 0 && qv_is_value_lit(e->args[1])) ||
+           (column_of(e->args[1]) >= 0 && qv_is_value_lit(e->args[0]));
   switch (e->op) {
-    case QV_OP_EQ: case QV_OP_NE: case QV_OP_LT: case QV_OP_LE: case QV_OP_GT: case QV_OP_GE:
-      return (column_of(e->args[0]) >= 0 && qv_is_value_lit(e->args[1])) ||
-             (column_of(e->args[1]) >= 0 && qv_is_value_lit(e->args[0]));
     case QV_OP_BETWEEN: case QV_OP_IN: case QV_OP_IS_NULL: case QV_OP_IS_NOT_NULL:
       return column_of(e->args[0]) >= 0;
     case QV_OP_OR: return qv_prune_applicable(e->args[0]) && qv_prune_applicable(e->args[1]);
