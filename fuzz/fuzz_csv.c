@@ -21,7 +21,7 @@ static const char *const k_types[] = {
 static uint64_t drain(const char *text, int64_t size, const qv_csv_options *o, int64_t chunk) {
   qv_batch_reader *r = NULL;
   qv_error err = {0};
-  qv_status st = qv_csv_open_buffer_chunked(text, size, o, chunk, 1 << 16, &r, &err);
+  qv_status st = qvc_csv_open_buffer_chunked(text, size, o, chunk, 1 << 16, &r, &err);
   uint64_t h = 0;
   if (st == QV_OK) {
     const qv_schema *s = r->schema(r);

@@ -156,10 +156,10 @@ static void write_seed(const char *seeds, const char *name, const char *const *t
   if (qv_dataset_open(dir, 0, &ds, &err) != QV_OK) abort();
   qv_fragment_info fi;
   qv_dataset_fragment(ds, 0, &fi);
-  char *src = qv_path_join(dir, fi.path);
+  char *src = qvb_path_join(dir, fi.path);
   uint8_t *bytes = NULL;
   int64_t n = 0;
-  if (qv_file_read(src, fi.path, 1 << 20, &bytes, &n, &err) != QV_OK) abort();
+  if (qvb_file_read(src, fi.path, 1 << 20, &bytes, &n, &err) != QV_OK) abort();
   for (int mode = 0; mode < 2; mode++) {
     char path[512];
     snprintf(path, sizeof path, "%s/%s-%d", seeds, name, mode);

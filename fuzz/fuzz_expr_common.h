@@ -1,7 +1,7 @@
 /* Pieces the expression fuzz targets share: a fixed schema to bind against
  * and the check that a Polars front end put Polars semantics on every node. */
-#ifndef QV_FUZZ_EXPR_COMMON_H
-#define QV_FUZZ_EXPR_COMMON_H
+#ifndef QUIVER_FUZZ_FUZZ_EXPR_COMMON_H
+#define QUIVER_FUZZ_FUZZ_EXPR_COMMON_H
 
 #include <stdio.h>
 #include <stdlib.h>

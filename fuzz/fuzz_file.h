@@ -2,8 +2,8 @@
  * file): an anonymous memory file, or a temporary file where memfd_create
  * is missing.  -1 when neither works.  Needs _GNU_SOURCE before any
  * system header. */
-#ifndef QV_FUZZ_FILE_H
-#define QV_FUZZ_FILE_H
+#ifndef QUIVER_FUZZ_FUZZ_FILE_H
+#define QUIVER_FUZZ_FUZZ_FILE_H
 
 #include <stdint.h>
 #include <stdio.h>

@@ -114,7 +114,7 @@ static void setup(void) {
     for (int32_t i = 0; i < m.n_fragments; i++) {
       char fixed[64];
       snprintf(fixed, sizeof fixed, "data/%032d.qvf", i);
-      char *from = qv_path_join(g_dir, m.fragments[i].data_file), *to = qv_path_join(g_dir, fixed);
+      char *from = qvb_path_join(g_dir, m.fragments[i].data_file), *to = qvb_path_join(g_dir, fixed);
       if (v == 1 && rename(from, to) != 0) abort();
       qv_free(from);
       qv_free(to);
@@ -164,8 +164,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (qvs_deletion_decode(p, n, "_deletions/x.del", frag, rows, count, &bits, &err) == QV_OK) qv_free(bits);
   }
   /* and as a bare schema */
-  qv_cursor c;
-  qv_cursor_init(&c, p, n, 0, "schema", &err);
+  qvb_cursor c;
+  qvb_cursor_init(&c, p, n, 0, "schema", &err);
   qv_schema s;
   if (qvs_get_schema(&c, &s)) qv_schema_reset(&s);
   qvs_verify_checksums = true;

@@ -4,8 +4,8 @@
  * allocated before the budget ran out is released normally.  Scans run on
  * the worker pool: set qv_set_threads(1) around such a test so that the
  * n-th allocation is the same one in every run. */
-#ifndef QV_TESTS_FAILING_ALLOC_H
-#define QV_TESTS_FAILING_ALLOC_H
+#ifndef QUIVER_TESTS_FAILING_ALLOC_H
+#define QUIVER_TESTS_FAILING_ALLOC_H
 
 #include <stdlib.h>
 #include <string.h>

@@ -12,8 +12,8 @@
  *  - Errors from libquiver become quiver.QuiverError, or the subclass its
  *    status code maps to (module.c's error_classes), with the C message and
  *    the status (code and name) as attributes. */
-#ifndef QUIVER_PYQUIVER_H
-#define QUIVER_PYQUIVER_H
+#ifndef QUIVER_PYTHON_SRC_PYQUIVER_H
+#define QUIVER_PYTHON_SRC_PYQUIVER_H
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>

@@ -20,14 +20,14 @@ static void after_fork_child(void) { pthread_mutex_init(&cache.mu, NULL); }
 static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 static void install_atfork(void) { pthread_atfork(NULL, NULL, after_fork_child); }
 
-size_t qv_block_class(size_t n) {
+size_t qvb_block_class(size_t n) {
   /* without the cache, blocks are their exact size (AddressSanitizer then
    * sees an overrun past the size asked for) */
   if (!QV_BLOCK_CACHE_ON || n < QV_BLOCK_CACHE_MIN || n > SIZE_MAX - CLASS_STEP) return n;
   return (n + CLASS_STEP - 1) & ~(CLASS_STEP - 1);
 }
 
-void *qv_block_cache_take(size_t cls) {
+void *qvb_block_cache_take(size_t cls) {
   if (!QV_BLOCK_CACHE_ON || cls < QV_BLOCK_CACHE_MIN) return NULL;
   void *p = NULL;
   pthread_mutex_lock(&cache.mu);
@@ -43,7 +43,7 @@ void *qv_block_cache_take(size_t cls) {
   return p;
 }
 
-bool qv_block_cache_keep(void *p, size_t cls) {
+bool qvb_block_cache_keep(void *p, size_t cls) {
   if (!QV_BLOCK_CACHE_ON || cls < QV_BLOCK_CACHE_MIN || cls > QV_BLOCK_CACHE_BYTES) return false;
   pthread_once(&atfork_once, install_atfork);
   bool kept = false;
@@ -61,7 +61,7 @@ bool qv_block_cache_keep(void *p, size_t cls) {
   return kept;
 }
 
-size_t qv_block_cache_clear(void) {
+size_t qvb_block_cache_clear(void) {
   size_t freed = 0;
   pthread_mutex_lock(&cache.mu);
   for (int i = 0; i < QV_BLOCK_CACHE_SLOTS; i++)

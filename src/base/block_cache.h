@@ -15,8 +15,8 @@
  * whatever the workload.  Thread-safe.  AddressSanitizer builds keep
  * nothing (QV_BLOCK_CACHE_ON is 0), so that a use after free of a large
  * block is still caught. */
-#ifndef QV_BASE_BLOCK_CACHE_H
-#define QV_BASE_BLOCK_CACHE_H
+#ifndef QUIVER_BASE_BLOCK_CACHE_H
+#define QUIVER_BASE_BLOCK_CACHE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -38,13 +38,13 @@
 
 /* The size class of an n-byte request: n itself below QV_BLOCK_CACHE_MIN
  * (and always, in AddressSanitizer builds). */
-size_t qv_block_class(size_t n);
+size_t qvb_block_class(size_t n);
 /* A kept block of exactly that class (64-byte aligned), or NULL. */
-void *qv_block_cache_take(size_t cls);
+void *qvb_block_cache_take(size_t cls);
 /* Keeps p (a block of class cls from posix_memalign); false when it does
  * not fit (too small, or the cache is full): the caller frees it. */
-bool qv_block_cache_keep(void *p, size_t cls);
+bool qvb_block_cache_keep(void *p, size_t cls);
 /* Frees every kept block; returns their bytes (qv_memory_trim). */
-size_t qv_block_cache_clear(void);
+size_t qvb_block_cache_clear(void);
 
 #endif

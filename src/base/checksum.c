@@ -139,7 +139,7 @@ __attribute__((target("sse4.2"))) static uint32_t crc_hw(uint32_t crc, const uin
 }
 #endif
 
-uint32_t qv_crc32c_portable(uint32_t crc, const void *data, size_t size) {
+uint32_t qvb_crc32c_portable(uint32_t crc, const void *data, size_t size) {
   pthread_once(&table_once, table_init);
   return ~crc_sw(~crc, data, size);
 }
@@ -149,7 +149,7 @@ uint32_t qv_crc32c(uint32_t crc, const void *data, size_t size) {
 #if defined(__x86_64__)
   if (crc_hardware) return ~crc_hw(~crc, data, size);
 #endif
-  return qv_crc32c_portable(crc, data, size);
+  return qvb_crc32c_portable(crc, data, size);
 }
 
 uint64_t qv_hash64(const void *data, size_t size, uint64_t seed) {

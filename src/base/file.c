@@ -11,7 +11,7 @@
 
 #include "base/wire.h"
 
-char *qv_path_join(const char *a, const char *b) {
+char *qvb_path_join(const char *a, const char *b) {
   size_t na = strlen(a), nb = strlen(b);
   char *p = qv_malloc(na + nb + 2);
   if (!p) return NULL;
@@ -21,7 +21,7 @@ char *qv_path_join(const char *a, const char *b) {
   return p;
 }
 
-qv_status qv_file_pread_full(int fd, void *buf, int64_t n, int64_t off, const char *name, qv_error *err) {
+qv_status qvb_file_pread_full(int fd, void *buf, int64_t n, int64_t off, const char *name, qv_error *err) {
   uint8_t *p = buf;
   while (n > 0) {
     ssize_t got = pread(fd, p, (size_t)n, (off_t)off);
@@ -40,7 +40,7 @@ qv_status qv_file_pread_full(int fd, void *buf, int64_t n, int64_t off, const ch
   return QV_OK;
 }
 
-qv_status qv_file_write_full(int fd, const void *buf, int64_t n, const char *name, qv_error *err) {
+qv_status qvb_file_write_full(int fd, const void *buf, int64_t n, const char *name, qv_error *err) {
   const uint8_t *p = buf;
   while (n > 0) {
     ssize_t put = write(fd, p, (size_t)n);
@@ -54,7 +54,7 @@ qv_status qv_file_write_full(int fd, const void *buf, int64_t n, const char *nam
   return QV_OK;
 }
 
-qv_status qv_file_read(const char *path, const char *name, int64_t max_size, uint8_t **out, int64_t *size,
+qv_status qvb_file_read(const char *path, const char *name, int64_t max_size, uint8_t **out, int64_t *size,
                        qv_error *err) {
   *out = NULL;
   *size = 0;
@@ -84,7 +84,7 @@ qv_status qv_file_read(const char *path, const char *name, int64_t max_size, uin
     st = qv_error_nomem(err, name);
     goto cleanup;
   }
-  st = qv_file_pread_full(fd, buf, (int64_t)sb.st_size, 0, name, err);
+  st = qvb_file_pread_full(fd, buf, (int64_t)sb.st_size, 0, name, err);
   if (st != QV_OK) goto cleanup;
   *out = buf;
   *size = (int64_t)sb.st_size;
@@ -95,20 +95,20 @@ cleanup:
   return st;
 }
 
-qv_status qv_file_write_new(const char *path, const char *name, const void *data, int64_t size, qv_error *err) {
+qv_status qvb_file_write_new(const char *path, const char *name, const void *data, int64_t size, qv_error *err) {
   int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) {
     qv_status code = errno == EEXIST ? QV_ERR_EXISTS : QV_ERR_IO;
     return qv_error_set(err, code, "%s: cannot create: %s", name, strerror(errno));
   }
-  qv_status st = qv_file_write_full(fd, data, size, name, err);
+  qv_status st = qvb_file_write_full(fd, data, size, name, err);
   if (st == QV_OK && fsync(fd) != 0) st = qv_error_set(err, QV_ERR_IO, "%s: fsync failed: %s", name, strerror(errno));
   if (close(fd) != 0 && st == QV_OK) st = qv_error_set(err, QV_ERR_IO, "%s: close failed: %s", name, strerror(errno));
   if (st != QV_OK) unlink(path);
   return st;
 }
 
-qv_status qv_file_fsync_dir(const char *dir, qv_error *err) {
+qv_status qvb_file_fsync_dir(const char *dir, qv_error *err) {
   int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) return qv_error_set(err, QV_ERR_IO, "%s: cannot open directory: %s", dir, strerror(errno));
   qv_status st = QV_OK;
@@ -119,7 +119,7 @@ qv_status qv_file_fsync_dir(const char *dir, qv_error *err) {
   return st;
 }
 
-qv_status qv_file_mkdir(const char *path, qv_error *err) {
+qv_status qvb_file_mkdir(const char *path, qv_error *err) {
   if (mkdir(path, 0755) == 0) return QV_OK;
   if (errno == EEXIST) {
     struct stat sb;
@@ -129,7 +129,7 @@ qv_status qv_file_mkdir(const char *path, qv_error *err) {
   return qv_error_set(err, QV_ERR_IO, "%s: cannot create directory: %s", path, strerror(errno));
 }
 
-qv_status qv_random_hex(char *out, int n, qv_error *err) {
+qv_status qvb_random_hex(char *out, int n, qv_error *err) {
   uint8_t bytes[64];
   if (n > (int)sizeof bytes) n = (int)sizeof bytes;
   int64_t got = 0;

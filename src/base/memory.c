@@ -17,17 +17,17 @@ static void *default_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
   (void)ud;
   void *p = NULL;
   if (nsize > 0) {
-    size_t cls = qv_block_class(nsize);
-    if (ptr && cls == qv_block_class(osize)) return ptr; /* the block already has room */
-    p = qv_block_cache_take(cls);
+    size_t cls = qvb_block_class(nsize);
+    if (ptr && cls == qvb_block_class(osize)) return ptr; /* the block already has room */
+    p = qvb_block_cache_take(cls);
     if (!p && posix_memalign(&p, 64, cls) != 0) return NULL;
     if (ptr) memcpy(p, ptr, osize < nsize ? osize : nsize);
   }
-  if (ptr && !qv_block_cache_keep(ptr, qv_block_class(osize))) free(ptr);
+  if (ptr && !qvb_block_cache_keep(ptr, qvb_block_class(osize))) free(ptr);
   return p;
 }
 
-size_t qv_memory_trim(void) { return qv_block_cache_clear(); }
+size_t qv_memory_trim(void) { return qvb_block_cache_clear(); }
 
 static qv_alloc_fn g_alloc = default_alloc;
 static void *g_alloc_ud = NULL;

@@ -1,4 +1,4 @@
-/* The worker pool behind qv_pool_run (pool.h) and qv_set_threads.
+/* The worker pool behind qvb_pool_run (pool.h) and qv_set_threads.
  *
  * One process-wide pool, started on first use with qv_threads() - 1
  * helper threads that sleep on a condition variable between jobs.  A job
@@ -118,7 +118,7 @@ static void start_helpers(int want) {
   }
 }
 
-void qv_pool_run(int64_t n_tasks, int max_workers, qv_pool_fn fn, void *ctx) {
+void qvb_pool_run(int64_t n_tasks, int max_workers, qv_pool_fn fn, void *ctx) {
   int want = qv_threads();
   if (max_workers < want) want = max_workers;
   if (n_tasks <= 1 || want <= 1) {

@@ -4,16 +4,16 @@
  * checksum blocks; datafile.h sizes per-worker scratch by QV_POOL_MAX) and
  * scan (scanner.c: the page ranges of one round, lane by lane).
  *
- * qv_pool_run(n, max_workers, fn, ctx) calls fn(ctx, task, worker) once
+ * qvb_pool_run(n, max_workers, fn, ctx) calls fn(ctx, task, worker) once
  * for every task in [0, n) and returns when all have returned.  The calling
  * thread works too (as worker 0); helpers are workers 1 .. w - 1, where w
  * is the smaller of qv_threads() and max_workers, so fn may keep
  * per-worker scratch indexed by `worker` in max_workers slots.  Tasks must be
  * independent, must not allocate through a non-thread-safe allocator, and
- * must not call qv_pool_run themselves (a nested or concurrent call simply
+ * must not call qvb_pool_run themselves (a nested or concurrent call simply
  * runs its tasks on the calling thread, so it is safe, only not parallel). */
-#ifndef QV_BASE_POOL_H
-#define QV_BASE_POOL_H
+#ifndef QUIVER_BASE_POOL_H
+#define QUIVER_BASE_POOL_H
 
 #include <stdint.h>
 
@@ -22,6 +22,6 @@
 
 typedef void (*qv_pool_fn)(void *ctx, int64_t task, int worker);
 
-void qv_pool_run(int64_t n_tasks, int max_workers, qv_pool_fn fn, void *ctx);
+void qvb_pool_run(int64_t n_tasks, int max_workers, qv_pool_fn fn, void *ctx);
 
 #endif

@@ -7,7 +7,7 @@
 
 #include "quiver/base.h"
 
-void qv_text_add(qv_text *b, const char *s, size_t n) {
+void qvb_text_add(qvb_text *b, const char *s, size_t n) {
   if (b->oom) return;
   if (b->n + n + 1 > b->cap) {
     size_t cap = b->cap ? b->cap * 2 : 64;
@@ -25,9 +25,9 @@ void qv_text_add(qv_text *b, const char *s, size_t n) {
   b->p[b->n] = 0;
 }
 
-void qv_text_s(qv_text *b, const char *s) { qv_text_add(b, s, strlen(s)); }
+void qvb_text_s(qvb_text *b, const char *s) { qvb_text_add(b, s, strlen(s)); }
 
-void qv_text_f(qv_text *b, const char *fmt, ...) {
+void qvb_text_f(qvb_text *b, const char *fmt, ...) {
   char buf[256];
   va_list ap, ap2;
   va_start(ap, fmt);
@@ -35,7 +35,7 @@ void qv_text_f(qv_text *b, const char *fmt, ...) {
   int n = vsnprintf(buf, sizeof buf, fmt, ap);
   va_end(ap);
   if (n >= 0 && (size_t)n < sizeof buf) {
-    qv_text_add(b, buf, (size_t)n);
+    qvb_text_add(b, buf, (size_t)n);
   } else if (n >= 0) {
     /* Operands are whole subtrees: format long pieces on the heap. */
     char *big = qv_malloc((size_t)n + 1);
@@ -43,14 +43,14 @@ void qv_text_f(qv_text *b, const char *fmt, ...) {
       b->oom = true;
     } else {
       vsnprintf(big, (size_t)n + 1, fmt, ap2);
-      qv_text_add(b, big, (size_t)n);
+      qvb_text_add(b, big, (size_t)n);
       qv_free(big);
     }
   }
   va_end(ap2);
 }
 
-void qv_text_free(qv_text *b) {
+void qvb_text_free(qvb_text *b) {
   qv_free(b->p);
   b->p = NULL;
   b->n = b->cap = 0;

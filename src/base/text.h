@@ -2,25 +2,25 @@
  * Lance and BigQuery translators, the scan's explain): appends never fail
  * on the spot; oom sticks once an allocation failed and is checked once,
  * when the text is taken. */
-#ifndef QV_BASE_TEXT_H
-#define QV_BASE_TEXT_H
+#ifndef QUIVER_BASE_TEXT_H
+#define QUIVER_BASE_TEXT_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
-typedef struct qv_text {
+typedef struct qvb_text {
   char *p; /* NUL-terminated once anything was added */
   size_t n, cap;
   bool oom;
-} qv_text;
+} qvb_text;
 
-void qv_text_add(qv_text *b, const char *s, size_t n);
-void qv_text_s(qv_text *b, const char *s);
-void qv_text_f(qv_text *b, const char *fmt, ...)
+void qvb_text_add(qvb_text *b, const char *s, size_t n);
+void qvb_text_s(qvb_text *b, const char *s);
+void qvb_text_f(qvb_text *b, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
-void qv_text_free(qv_text *b);
+void qvb_text_free(qvb_text *b);
 
 #endif

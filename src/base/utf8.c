@@ -36,7 +36,7 @@ int64_t qv_utf8_valid_prefix(const uint8_t *s, int64_t n) {
   return n;
 }
 
-size_t qv_utf8_encode(uint8_t *out, uint32_t cp) {
+size_t qvb_utf8_encode(uint8_t *out, uint32_t cp) {
   if (cp < 0x80) {
     out[0] = (uint8_t)cp;
     return 1;

@@ -2,8 +2,8 @@
  * writer the JSON reader, the Polars lexer, the string kernels and the page
  * statistics share.  (Validation is public: qv_utf8_valid_prefix in
  * quiver/base.h.) */
-#ifndef QV_BASE_UTF8_H
-#define QV_BASE_UTF8_H
+#ifndef QUIVER_BASE_UTF8_H
+#define QUIVER_BASE_UTF8_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -11,6 +11,6 @@
 /* Writes code point cp as UTF-8 to out (room for 4 bytes) and returns the
  * bytes written, 1..4.  cp must be at most U+10FFFF; surrogates are not
  * refused here: a caller that must not produce them checks first. */
-size_t qv_utf8_encode(uint8_t *out, uint32_t cp);
+size_t qvb_utf8_encode(uint8_t *out, uint32_t cp);
 
 #endif

@@ -8,7 +8,7 @@
 
 #include "base/wire.h"
 
-void qv_cursor_init(qv_cursor *c, const uint8_t *data, int64_t size, int64_t base, const char *file,
+void qvb_cursor_init(qvb_cursor *c, const uint8_t *data, int64_t size, int64_t base, const char *file,
                     qv_error *err) {
   c->data = data;
   c->size = size;
@@ -19,7 +19,7 @@ void qv_cursor_init(qv_cursor *c, const uint8_t *data, int64_t size, int64_t bas
   c->status = QV_OK;
 }
 
-bool qv_cursor_fail(qv_cursor *c, const char *fmt, ...) {
+bool qvb_cursor_fail(qvb_cursor *c, const char *fmt, ...) {
   if (c->status != QV_OK) return false;
   char what[512];
   va_list ap;
@@ -31,33 +31,33 @@ bool qv_cursor_fail(qv_cursor *c, const char *fmt, ...) {
   return false;
 }
 
-bool qv_wire_get_range(qv_cursor *c, int64_t lo, int64_t hi, int64_t *v, const char *what) {
+bool qvb_wire_get_range(qvb_cursor *c, int64_t lo, int64_t hi, int64_t *v, const char *what) {
   int64_t at = c->pos;
   uint64_t u;
-  if (!qv_wire_get_u64(c, &u, what)) return false;
+  if (!qvb_wire_get_u64(c, &u, what)) return false;
   if (u > (uint64_t)INT64_MAX || (int64_t)u < lo || (int64_t)u > hi) {
     c->pos = at; /* report the offset of the bad value itself */
-    return qv_cursor_fail(c, "%s %llu is outside %lld..%lld", what, (unsigned long long)u, (long long)lo,
+    return qvb_cursor_fail(c, "%s %llu is outside %lld..%lld", what, (unsigned long long)u, (long long)lo,
                           (long long)hi);
   }
   *v = (int64_t)u;
   return true;
 }
 
-bool qv_wire_get_string(qv_cursor *c, int64_t max_len, char **out, const char *what) {
+bool qvb_wire_get_string(qvb_cursor *c, int64_t max_len, char **out, const char *what) {
   *out = NULL;
   int64_t at = c->pos;
   uint32_t n;
   const uint8_t *p;
-  if (!qv_wire_get_u32(c, &n, what)) return false;
+  if (!qvb_wire_get_u32(c, &n, what)) return false;
   if ((int64_t)n > max_len) {
     c->pos = at;
-    return qv_cursor_fail(c, "%s is %u bytes long (at most %lld allowed)", what, n, (long long)max_len);
+    return qvb_cursor_fail(c, "%s is %u bytes long (at most %lld allowed)", what, n, (long long)max_len);
   }
-  if (!qv_wire_get_bytes(c, n, &p, what)) return false;
+  if (!qvb_wire_get_bytes(c, n, &p, what)) return false;
   if (memchr(p, 0, n)) {
     c->pos = at;
-    return qv_cursor_fail(c, "%s contains a NUL byte", what);
+    return qvb_cursor_fail(c, "%s contains a NUL byte", what);
   }
   *out = qv_strndup((const char *)p, n);
   if (!*out) {
@@ -67,27 +67,27 @@ bool qv_wire_get_string(qv_cursor *c, int64_t max_len, char **out, const char *w
   return true;
 }
 
-void qv_wire_put_bytes(qv_wbuf *w, const void *p, int64_t n) {
+void qvb_wire_put_bytes(qvb_wbuf *w, const void *p, int64_t n) {
   if (w->status != QV_OK) return;
   w->status = qv_buffer_append(&w->buf, p, n);
 }
 
-void qv_wire_put_u8(qv_wbuf *w, uint8_t v) { qv_wire_put_bytes(w, &v, 1); }
+void qvb_wire_put_u8(qvb_wbuf *w, uint8_t v) { qvb_wire_put_bytes(w, &v, 1); }
 
-void qv_wire_put_u32(qv_wbuf *w, uint32_t v) {
+void qvb_wire_put_u32(qvb_wbuf *w, uint32_t v) {
   uint8_t b[4];
   qv_store_u32le(b, v);
-  qv_wire_put_bytes(w, b, 4);
+  qvb_wire_put_bytes(w, b, 4);
 }
 
-void qv_wire_put_u64(qv_wbuf *w, uint64_t v) {
+void qvb_wire_put_u64(qvb_wbuf *w, uint64_t v) {
   uint8_t b[8];
   qv_store_u64le(b, v);
-  qv_wire_put_bytes(w, b, 8);
+  qvb_wire_put_bytes(w, b, 8);
 }
 
-void qv_wire_put_string(qv_wbuf *w, const char *s) {
+void qvb_wire_put_string(qvb_wbuf *w, const char *s) {
   size_t n = s ? strlen(s) : 0;
-  qv_wire_put_u32(w, (uint32_t)n);
-  qv_wire_put_bytes(w, s, (int64_t)n);
+  qvb_wire_put_u32(w, (uint32_t)n);
+  qvb_wire_put_bytes(w, s, (int64_t)n);
 }

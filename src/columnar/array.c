@@ -5,7 +5,7 @@
 
 #include "columnar/columnar_int.h"
 
-qv_array *qv_array_new(const qv_datatype *type, int64_t length) {
+qv_array *qvc_array_new(const qv_datatype *type, int64_t length) {
   qv_array *a = qv_calloc(1, sizeof *a);
   if (!a) return NULL;
   if (qv_datatype_copy(type, &a->type) != QV_OK) {
@@ -17,7 +17,7 @@ qv_array *qv_array_new(const qv_datatype *type, int64_t length) {
   return a;
 }
 
-qv_status qv_array_alloc_children(qv_array *a, int32_t n) {
+qv_status qvc_array_alloc_children(qv_array *a, int32_t n) {
   if (n == 0) return QV_OK;
   a->children = qv_calloc((size_t)n, sizeof *a->children);
   if (!a->children) return QV_ERR_NOMEM;
@@ -26,8 +26,8 @@ qv_status qv_array_alloc_children(qv_array *a, int32_t n) {
 }
 
 qv_array *qv_array_alloc(const qv_datatype *type, int64_t length, int32_t n_children) {
-  qv_array *a = qv_array_new(type, length);
-  if (a && qv_array_alloc_children(a, n_children) != QV_OK) {
+  qv_array *a = qvc_array_new(type, length);
+  if (a && qvc_array_alloc_children(a, n_children) != QV_OK) {
     qv_array_release(a);
     return NULL;
   }
@@ -36,7 +36,7 @@ qv_array *qv_array_alloc(const qv_datatype *type, int64_t length, int32_t n_chil
 
 qv_status qv_array_from_buffers(const qv_datatype *type, int64_t length, qv_bytes *validity, qv_bytes *values,
                                 qv_bytes *data, qv_array **out, qv_error *err) {
-  qv_array *a = type->n_children == 0 ? qv_array_new(type, length) : NULL;
+  qv_array *a = type->n_children == 0 ? qvc_array_new(type, length) : NULL;
   if (!a) {
     qv_bytes_release(validity);
     qv_bytes_release(values);
@@ -75,8 +75,8 @@ qv_status qv_array_slice(qv_array *a, int64_t offset, int64_t length, qv_array *
   if (offset < 0 || length < 0 || offset > a->length || length > a->length - offset)
     return qv_error_set(err, QV_ERR_INVALID, "slice [%lld, +%lld) is outside an array of %lld rows",
                         (long long)offset, (long long)length, (long long)a->length);
-  qv_array *s = qv_array_new(&a->type, length);
-  if (!s || qv_array_alloc_children(s, a->n_children) != QV_OK) {
+  qv_array *s = qvc_array_new(&a->type, length);
+  if (!s || qvc_array_alloc_children(s, a->n_children) != QV_OK) {
     qv_array_release(s);
     return qv_error_nomem(err, NULL);
   }
@@ -103,7 +103,7 @@ qv_status qv_array_make_null(const qv_datatype *type, int64_t length, qv_array *
 
 /* Gathers rows of a fixed-width or string array without a builder. */
 static qv_status take_flat(const qv_array *a, const uint32_t *rows, int64_t n, qv_array **out, qv_error *err) {
-  qv_array *r = qv_array_new(&a->type, n);
+  qv_array *r = qvc_array_new(&a->type, n);
   if (!r) return qv_error_nomem(err, NULL);
   qv_status st = QV_OK;
   if (a->null_count != 0 && a->buffers[0]) {
@@ -184,7 +184,7 @@ qv_status qv_array_take(const qv_array *a, const uint32_t *rows, int64_t n, qv_a
     if ((int64_t)rows[i] >= a->length)
       return qv_error_set(err, QV_ERR_INVALID, "take: row %u is outside an array of %lld rows", rows[i],
                           (long long)a->length);
-  if (a->type.id == QV_TYPE_DICTIONARY) return qv_dictionary_take(a, rows, n, out, err);
+  if (a->type.id == QV_TYPE_DICTIONARY) return qvc_dictionary_take(a, rows, n, out, err);
   if (a->type.id != QV_TYPE_LIST && a->type.id != QV_TYPE_STRUCT && a->type.id != QV_TYPE_FIXED_SIZE_LIST &&
       a->type.id != QV_TYPE_NULL)
     return take_flat(a, rows, n, out, err);
@@ -313,7 +313,7 @@ qv_status qv_array_validate(const qv_array *a, qv_error *err) {
         if (o[i] < 0 || o[i] > o[i + 1] || o[i + 1] > limit)
           return qv_error_set(err, QV_ERR_CORRUPT, "array: offset %lld (%d..%d) is out of range 0..%lld",
                               (long long)i, o[i], o[i + 1], (long long)limit);
-      if (a->type.id == QV_TYPE_STRING) return qv_utf8_validate_offsets(a, err);
+      if (a->type.id == QV_TYPE_STRING) return qvc_utf8_validate_offsets(a, err);
       if (a->type.id == QV_TYPE_LIST) return qv_array_validate(a->children[0], err);
       return QV_OK;
     }
@@ -327,7 +327,7 @@ qv_status qv_array_validate(const qv_array *a, qv_error *err) {
         QV_RETURN_NOT_OK(qv_array_validate(a->children[i], err));
       }
       return QV_OK;
-    case QV_TYPE_DICTIONARY: return qv_dictionary_validate(a, err);
+    case QV_TYPE_DICTIONARY: return qvc_dictionary_validate(a, err);
     case QV_TYPE_FIXED_SIZE_LIST:
       if (a->n_children != 1 || a->children[0]->length < end * a->type.list_size)
         return qv_error_set(err, QV_ERR_CORRUPT, "array: fixed_size_list child is too short");
@@ -337,7 +337,7 @@ qv_status qv_array_validate(const qv_array *a, qv_error *err) {
   }
 }
 
-qv_status qv_utf8_validate_offsets(const qv_array *a, qv_error *err) {
+qv_status qvc_utf8_validate_offsets(const qv_array *a, qv_error *err) {
   const int32_t *o = qv_array_offsets(a);
   const uint8_t *d = a->buffers[2]->data;
   /* Offsets are validated and monotonic, so the whole covered range can be

@@ -242,9 +242,9 @@ qv_status qv_builder_append_from(qv_builder *b, const qv_array *a, int64_t i) {
 }
 
 qv_status qv_builder_finish(qv_builder *b, qv_array **out, qv_error *err) {
-  qv_array *a = qv_array_new(&b->type, b->length);
+  qv_array *a = qvc_array_new(&b->type, b->length);
   qv_status st = QV_OK;
-  if (!a || qv_array_alloc_children(a, b->n_children) != QV_OK) goto nomem;
+  if (!a || qvc_array_alloc_children(a, b->n_children) != QV_OK) goto nomem;
   a->null_count = b->null_count;
   if (b->null_count > 0 && qv_buffer_finish(&b->validity, &a->buffers[0]) != QV_OK) goto nomem;
   if (b->type.id != QV_TYPE_NULL && b->type.id != QV_TYPE_STRUCT && b->type.id != QV_TYPE_FIXED_SIZE_LIST) {

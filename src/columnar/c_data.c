@@ -384,7 +384,7 @@ qv_status qv_export_stream_with(qv_batch_reader *reader, uint32_t flags, struct 
 typedef struct imp_info {
   bool dict;
   qv_type_id index;
-  qv_phys phys; /* large_* or *_view layout, converted on import */
+  qvc_phys phys; /* large_* or *_view layout, converted on import */
   int32_t n_children;
   struct imp_info *children;
 } imp_info;
@@ -421,8 +421,8 @@ static bool parse_unit(char c, qv_time_unit *u) {
 
 /* The childless part of a type from its format string; *phys says whether
  * the layout is quiver's own or a large/view variant converted on import. */
-static qv_status parse_format(const char *f, qv_datatype *t, qv_phys *phys, qv_error *err) {
-  static const struct { const char *fmt; qv_type_id id; qv_phys phys; } foreign[] = {
+static qv_status parse_format(const char *f, qv_datatype *t, qvc_phys *phys, qv_error *err) {
+  static const struct { const char *fmt; qv_type_id id; qvc_phys phys; } foreign[] = {
       {"U", QV_TYPE_STRING, QV_PHYS_LARGE}, {"Z", QV_TYPE_BINARY, QV_PHYS_LARGE}, {"+L", QV_TYPE_LIST, QV_PHYS_LARGE},
       {"vu", QV_TYPE_STRING, QV_PHYS_VIEW}, {"vz", QV_TYPE_BINARY, QV_PHYS_VIEW}};
   *phys = QV_PHYS_PLAIN;
@@ -492,7 +492,7 @@ static qv_status import_field(const struct ArrowSchema *s, qv_field *out, imp_in
   const struct ArrowSchema *vs = s; /* the schema describing the values */
   if (s->dictionary) {
     qv_datatype it;
-    qv_phys iphys;
+    qvc_phys iphys;
     QV_RETURN_NOT_OK(parse_format(s->format, &it, &iphys, err));
     if (!qv_type_is_integer(it.id))
       return qv_error_set(err, QV_ERR_INVALID, "import: field '%s' has dictionary indices of format '%s'",
@@ -656,16 +656,16 @@ static qv_status import_foreign(qv_bytes *owner, const struct ArrowArray *a, con
     return qv_error_set(err, QV_ERR_INVALID, "import: array has %lld buffers and %lld children, its layout needs %s%lld",
                         (long long)a->n_buffers, (long long)a->n_children, view ? "at least " : "",
                         (long long)min_buffers);
-  qv_array *r = qv_array_new(type, a->length), *child = NULL;
+  qv_array *r = qvc_array_new(type, a->length), *child = NULL;
   int64_t *sizes = NULL;
   qv_status st = QV_OK;
-  if (!r || qv_array_alloc_children(r, type->n_children) != QV_OK) {
+  if (!r || qvc_array_alloc_children(r, type->n_children) != QV_OK) {
     st = qv_error_nomem(err, NULL);
     goto cleanup;
   }
   const uint8_t *bits = a->null_count != 0 ? a->buffers[0] : NULL;
   if (bits) {
-    if ((st = qv_bitmap_rebase(bits, a->offset, a->length, &r->buffers[0], err)) != QV_OK) goto cleanup;
+    if ((st = qvc_bitmap_rebase(bits, a->offset, a->length, &r->buffers[0], err)) != QV_OK) goto cleanup;
     r->null_count = a->length - qv_bitmap_count(r->buffers[0]->data, 0, a->length);
     if (r->null_count == 0) {
       qv_bytes_release(r->buffers[0]);
@@ -680,7 +680,7 @@ static qv_status import_foreign(qv_bytes *owner, const struct ArrowArray *a, con
       goto cleanup;
     }
     if (n_var > 0) memcpy(sizes, a->buffers[a->n_buffers - 1], (size_t)n_var * 8);
-    st = qv_views_materialize(a->buffers[1], a->offset, a->length, bits, (const uint8_t *const *)a->buffers + 2, sizes,
+    st = qvc_views_materialize(a->buffers[1], a->offset, a->length, bits, (const uint8_t *const *)a->buffers + 2, sizes,
                               n_var, &r->buffers[1], &r->buffers[2], "import", err);
     goto cleanup;
   }
@@ -688,7 +688,7 @@ static qv_status import_foreign(qv_bytes *owner, const struct ArrowArray *a, con
   if (!a->buffers[1] && a->length == 0) {
     if (!(r->buffers[1] = qv_bytes_alloc(4))) st = qv_error_nomem(err, NULL);
   } else {
-    st = qv_offsets_narrow(a->buffers[1], a->offset, a->length, -1, &r->buffers[1], &first, &last, "import", err);
+    st = qvc_offsets_narrow(a->buffers[1], a->offset, a->length, -1, &r->buffers[1], &first, &last, "import", err);
   }
   if (st != QV_OK) goto cleanup;
   if (!list) {
@@ -731,8 +731,8 @@ static qv_status import_plain(qv_bytes *owner, const struct ArrowArray *a, const
                         (long long)a->n_buffers, (long long)a->n_children, (long long)n_buffers_of(type->id),
                         type->n_children);
   int64_t end = a->offset + a->length;
-  qv_array *r = qv_array_new(type, a->length);
-  if (!r || qv_array_alloc_children(r, type->n_children) != QV_OK) {
+  qv_array *r = qvc_array_new(type, a->length);
+  if (!r || qvc_array_alloc_children(r, type->n_children) != QV_OK) {
     qv_array_release(r);
     return qv_error_nomem(err, NULL);
   }
@@ -816,7 +816,7 @@ static qv_status import_node(qv_bytes *owner, const struct ArrowArray *a, const 
   imp_info vinfo = *info;
   vinfo.dict = false;
   if (st == QV_OK) st = import_node(owner, a->dictionary, type, &vinfo, depth + 1, &values, err);
-  if (st == QV_OK) st = qv_dictionary_decode(idx, values, out, "import", err);
+  if (st == QV_OK) st = qvc_dictionary_decode(idx, values, out, "import", err);
   qv_array_release(idx);
   qv_array_release(values);
   return st;

@@ -577,7 +577,7 @@ qv_status qv_csv_open(const char *path, const qv_csv_options *opts, qv_batch_rea
   return finish_open(rd, o, out, err);
 }
 
-qv_status qv_csv_open_buffer_chunked(const char *data, int64_t size, const qv_csv_options *opts,
+qv_status qvc_csv_open_buffer_chunked(const char *data, int64_t size, const qv_csv_options *opts,
                                      int64_t chunk_size, int64_t max_record,
                                      qv_batch_reader **out, qv_error *err) {
   static const qv_csv_options defaults = QV_CSV_OPTIONS_INIT;
@@ -606,7 +606,7 @@ qv_status qv_csv_open_buffer_chunked(const char *data, int64_t size, const qv_cs
 
 qv_status qv_csv_open_buffer(const char *data, int64_t size, const qv_csv_options *opts,
                              qv_batch_reader **out, qv_error *err) {
-  return qv_csv_open_buffer_chunked(data, size, opts, 0, 0, out, err);
+  return qvc_csv_open_buffer_chunked(data, size, opts, 0, 0, out, err);
 }
 
 /* ---- the reader -------------------------------------------------------- */

@@ -1,8 +1,8 @@
 /* CSV import internals shared by csv.c (reader, schema, batches),
  * csv_lexer.c (byte source, UTF-8 check, record tokenizer) and csv_parse.c
  * (text -> typed value).  Not part of the public API. */
-#ifndef QUIVER_CSV_INT_H
-#define QUIVER_CSV_INT_H
+#ifndef QUIVER_COLUMNAR_CSV_INT_H
+#define QUIVER_COLUMNAR_CSV_INT_H
 
 #include <stdio.h>
 
@@ -135,7 +135,7 @@ csv_parse_result csv_parse_time(const uint8_t *text, int64_t len, qv_time_unit u
 /* qv_csv_open_buffer with the input fed in chunk_size pieces (>= 4) and a
  * record size limit, so tests and the fuzzer reach chunk-boundary code
  * without megabyte inputs.  0 means the default for either. */
-qv_status qv_csv_open_buffer_chunked(const char *data, int64_t size, const qv_csv_options *opts,
+qv_status qvc_csv_open_buffer_chunked(const char *data, int64_t size, const qv_csv_options *opts,
                                      int64_t chunk_size, int64_t max_record,
                                      qv_batch_reader **out, qv_error *err);
 

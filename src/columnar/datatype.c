@@ -196,7 +196,7 @@ const char *qv_time_unit_name(qv_time_unit u) {
   return "?";
 }
 
-#define put qv_textf
+#define put qvc_textf
 
 static void put_type(char *buf, size_t size, int *n, const qv_datatype *t) {
   size_t off = (size_t)*n;

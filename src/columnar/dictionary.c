@@ -29,8 +29,8 @@ static int64_t index_at(const qv_array *a, int64_t j) {
   }
 }
 
-qv_status qv_dictionary_indices_view(const qv_array *a, qv_array **out, qv_error *err) {
-  qv_array *v = qv_array_new(&a->type.children[0].type, a->length);
+qv_status qvc_dictionary_indices_view(const qv_array *a, qv_array **out, qv_error *err) {
+  qv_array *v = qvc_array_new(&a->type.children[0].type, a->length);
   if (!v) return qv_error_nomem(err, NULL);
   v->offset = a->offset;
   v->null_count = a->null_count;
@@ -81,8 +81,8 @@ qv_status qv_array_dictionary(qv_array *indices, qv_array *values, qv_array **ou
     goto cleanup;
   }
   if ((st = qv_datatype_dictionary(indices->type.id, &vt, &t, err)) != QV_OK) goto cleanup;
-  a = qv_array_new(&t, indices->length);
-  if (!a || qv_array_alloc_children(a, 1) != QV_OK) {
+  a = qvc_array_new(&t, indices->length);
+  if (!a || qvc_array_alloc_children(a, 1) != QV_OK) {
     st = qv_error_nomem(err, NULL);
     goto cleanup;
   }
@@ -108,22 +108,22 @@ qv_status qv_array_dictionary_decode(const qv_array *a, qv_array **out, qv_error
   if (a->type.id != QV_TYPE_DICTIONARY || a->n_children != 1)
     return qv_error_set(err, QV_ERR_TYPE, "dictionary: not a dictionary array");
   qv_array *idx = NULL;
-  QV_RETURN_NOT_OK(qv_dictionary_indices_view(a, &idx, err));
-  qv_status st = qv_dictionary_decode(idx, a->children[0], out, "dictionary", err);
+  QV_RETURN_NOT_OK(qvc_dictionary_indices_view(a, &idx, err));
+  qv_status st = qvc_dictionary_decode(idx, a->children[0], out, "dictionary", err);
   qv_array_release(idx);
   return st;
 }
 
-qv_status qv_dictionary_take(const qv_array *a, const uint32_t *rows, int64_t n, qv_array **out, qv_error *err) {
+qv_status qvc_dictionary_take(const qv_array *a, const uint32_t *rows, int64_t n, qv_array **out, qv_error *err) {
   qv_array *idx = NULL, *taken = NULL;
-  QV_RETURN_NOT_OK(qv_dictionary_indices_view(a, &idx, err));
+  QV_RETURN_NOT_OK(qvc_dictionary_indices_view(a, &idx, err));
   qv_status st = qv_array_take(idx, rows, n, &taken, err);
   qv_array_release(idx);
   if (st != QV_OK) return st;
   return qv_array_dictionary(taken, qv_array_retain(a->children[0]), out, err);
 }
 
-qv_status qv_dictionary_validate(const qv_array *a, qv_error *err) {
+qv_status qvc_dictionary_validate(const qv_array *a, qv_error *err) {
   if (a->n_children != 1 || a->type.n_children != 2 || !a->children[0])
     return qv_error_set(err, QV_ERR_CORRUPT, "array: a dictionary needs one dictionary child");
   int w = qv_type_byte_width(a->type.children[0].type.id);
@@ -136,4 +136,4 @@ qv_status qv_dictionary_validate(const qv_array *a, qv_error *err) {
   return check_indices(a, "array", err);
 }
 
-int64_t qv_dictionary_index(const qv_array *a, int64_t i) { return index_at(a, a->offset + i); }
+int64_t qvc_dictionary_index(const qv_array *a, int64_t i) { return index_at(a, a->offset + i); }

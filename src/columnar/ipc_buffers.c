@@ -9,7 +9,7 @@
 
 /* ---- foreign layouts ---------------------------------------------------- */
 
-qv_status qv_bitmap_rebase(const uint8_t *bits, int64_t offset, int64_t length, qv_bytes **out, qv_error *err) {
+qv_status qvc_bitmap_rebase(const uint8_t *bits, int64_t offset, int64_t length, qv_bytes **out, qv_error *err) {
   *out = qv_bytes_alloc(qv_bitmap_bytes(length));
   if (!*out) return qv_error_nomem(err, NULL);
   qv_bitmap_copy(qv_bytes_mutable(*out), 0, bits, offset, length);
@@ -22,7 +22,7 @@ static int64_t ld64(const uint8_t *p) {
   return v;
 }
 
-qv_status qv_offsets_narrow(const uint8_t *o, int64_t offset, int64_t length, int64_t data_size, qv_bytes **out,
+qv_status qvc_offsets_narrow(const uint8_t *o, int64_t offset, int64_t length, int64_t data_size, qv_bytes **out,
                             int64_t *first, int64_t *last, const char *where, qv_error *err) {
   *out = NULL;
   *first = ld64(o + 8 * offset);
@@ -51,7 +51,7 @@ qv_status qv_offsets_narrow(const uint8_t *o, int64_t offset, int64_t length, in
   return QV_OK;
 }
 
-qv_status qv_views_materialize(const uint8_t *views, int64_t offset, int64_t length, const uint8_t *bits,
+qv_status qvc_views_materialize(const uint8_t *views, int64_t offset, int64_t length, const uint8_t *bits,
                                const uint8_t *const *bufs, const int64_t *sizes, int64_t n_bufs, qv_bytes **offsets,
                                qv_bytes **data, const char *where, qv_error *err) {
   int64_t total = 0;
@@ -115,7 +115,7 @@ static int64_t load_index(const qv_array *a, int64_t i) {
   }
 }
 
-qv_status qv_dictionary_decode(const qv_array *indices, qv_array *dict, qv_array **out, const char *where,
+qv_status qvc_dictionary_decode(const qv_array *indices, qv_array *dict, qv_array **out, const char *where,
                                qv_error *err) {
   qv_status st = QV_OK;
   int64_t n = indices->length;
@@ -147,9 +147,9 @@ qv_status qv_dictionary_decode(const qv_array *indices, qv_array *dict, qv_array
     goto cleanup;
   }
   /* Null indices became row 0 of the dictionary; mask them back out. */
-  r = qv_array_new(&taken->type, n);
+  r = qvc_array_new(&taken->type, n);
   qv_bytes *bits = qv_bytes_alloc(qv_bitmap_bytes(taken->offset + n));
-  if (!r || !bits || qv_array_alloc_children(r, taken->n_children) != QV_OK) {
+  if (!r || !bits || qvc_array_alloc_children(r, taken->n_children) != QV_OK) {
     qv_bytes_release(bits);
     st = qv_error_nomem(err, NULL);
     goto cleanup;
@@ -238,7 +238,7 @@ static qv_status unlz4(const uint8_t *src, int64_t n, int64_t want, qv_buffer *o
   return st;
 }
 
-qv_status qv_ipc_decompress(int codec, const uint8_t *src, int64_t n, int64_t want, qv_bytes **out, int64_t where,
+qv_status qvc_ipc_decompress(int codec, const uint8_t *src, int64_t n, int64_t want, qv_bytes **out, int64_t where,
                             qv_error *err) {
   qv_buffer o = QV_BUFFER_INIT;
   qv_status st;

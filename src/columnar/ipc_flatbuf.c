@@ -17,12 +17,12 @@
 
 static inline uint16_t ld16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
 
-static qv_status fb_fail(const qv_fb_view *v, uint64_t pos, const char *what, qv_error *err) {
+static qv_status fb_fail(const qvc_fb_view *v, uint64_t pos, const char *what, qv_error *err) {
   return qv_error_set(err, QV_ERR_CORRUPT, "byte %lld: flatbuffer metadata: %s",
                       (long long)(v->base + (int64_t)pos), what);
 }
 
-static qv_status open_table(const qv_fb_view *v, uint64_t pos, qv_fb_table *out, qv_error *err) {
+static qv_status open_table(const qvc_fb_view *v, uint64_t pos, qvc_fb_table *out, qv_error *err) {
   if (pos > v->size || v->size - pos < 4) return fb_fail(v, pos, "table starts past the end", err);
   int32_t soff = (int32_t)qv_load_u32le(v->data + pos);
   int64_t vt = (int64_t)pos - (int64_t)soff;
@@ -41,14 +41,14 @@ static qv_status open_table(const qv_fb_view *v, uint64_t pos, qv_fb_table *out,
   return QV_OK;
 }
 
-qv_status qv_fb_root(const qv_fb_view *view, qv_fb_table *out, qv_error *err) {
+qv_status qvc_fb_root(const qvc_fb_view *view, qvc_fb_table *out, qv_error *err) {
   if (view->size < 8) return fb_fail(view, 0, "too short to hold a root table", err);
   return open_table(view, qv_load_u32le(view->data), out, err);
 }
 
 /* Offset of field id inside the table (0 when absent), checked to leave
  * `size` bytes inside the table's inline part. */
-static qv_status field_off(const qv_fb_table *t, int id, uint32_t size, uint32_t *off, qv_error *err) {
+static qv_status field_off(const qvc_fb_table *t, int id, uint32_t size, uint32_t *off, qv_error *err) {
   uint32_t slot = 4u + 2u * (uint32_t)id;
   *off = 0;
   if (slot + 2 > t->vt_size) return QV_OK;
@@ -59,7 +59,7 @@ static qv_status field_off(const qv_fb_table *t, int id, uint32_t size, uint32_t
   return QV_OK;
 }
 
-qv_status qv_fb_int(const qv_fb_table *t, int id, int size, int64_t def, int64_t *out, qv_error *err) {
+qv_status qvc_fb_int(const qvc_fb_table *t, int id, int size, int64_t def, int64_t *out, qv_error *err) {
   uint32_t off;
   QV_RETURN_NOT_OK(field_off(t, id, (uint32_t)size, &off, err));
   if (!off) {
@@ -77,7 +77,7 @@ qv_status qv_fb_int(const qv_fb_table *t, int id, int size, int64_t def, int64_t
 }
 
 /* Follows the uoffset of a reference field; *target is 0 when absent. */
-static qv_status follow(const qv_fb_table *t, int id, uint32_t min_bytes, uint64_t *target, qv_error *err) {
+static qv_status follow(const qvc_fb_table *t, int id, uint32_t min_bytes, uint64_t *target, qv_error *err) {
   uint32_t off;
   *target = 0;
   QV_RETURN_NOT_OK(field_off(t, id, 4, &off, err));
@@ -90,7 +90,7 @@ static qv_status follow(const qv_fb_table *t, int id, uint32_t min_bytes, uint64
   return QV_OK;
 }
 
-qv_status qv_fb_table_field(const qv_fb_table *t, int id, qv_fb_table *out, bool *present, qv_error *err) {
+qv_status qvc_fb_table_field(const qvc_fb_table *t, int id, qvc_fb_table *out, bool *present, qv_error *err) {
   uint64_t to;
   QV_RETURN_NOT_OK(follow(t, id, 4, &to, err));
   *present = to != 0;
@@ -98,7 +98,7 @@ qv_status qv_fb_table_field(const qv_fb_table *t, int id, qv_fb_table *out, bool
   return open_table(t->view, to, out, err);
 }
 
-qv_status qv_fb_string(const qv_fb_table *t, int id, const char **s, uint32_t *len, bool *present,
+qv_status qvc_fb_string(const qvc_fb_table *t, int id, const char **s, uint32_t *len, bool *present,
                        qv_error *err) {
   uint64_t to;
   QV_RETURN_NOT_OK(follow(t, id, 4, &to, err));
@@ -113,7 +113,7 @@ qv_status qv_fb_string(const qv_fb_table *t, int id, const char **s, uint32_t *l
   return QV_OK;
 }
 
-qv_status qv_fb_vector_field(const qv_fb_table *t, int id, uint32_t elem_size, qv_fb_vector *out,
+qv_status qvc_fb_vector_field(const qvc_fb_table *t, int id, uint32_t elem_size, qvc_fb_vector *out,
                              bool *present, qv_error *err) {
   uint64_t to;
   QV_RETURN_NOT_OK(follow(t, id, 4, &to, err));
@@ -130,7 +130,7 @@ qv_status qv_fb_vector_field(const qv_fb_table *t, int id, uint32_t elem_size, q
   return QV_OK;
 }
 
-qv_status qv_fb_vector_table(const qv_fb_vector *v, uint32_t i, qv_fb_table *out, qv_error *err) {
+qv_status qvc_fb_vector_table(const qvc_fb_vector *v, uint32_t i, qvc_fb_table *out, qv_error *err) {
   if (i >= v->count || v->elem_size != 4) return fb_fail(v->view, v->pos, "bad vector element", err);
   uint64_t slot = (uint64_t)v->pos + 4u * (uint64_t)i;
   uint64_t to = slot + qv_load_u32le(v->view->data + slot);
@@ -139,30 +139,30 @@ qv_status qv_fb_vector_table(const qv_fb_vector *v, uint32_t i, qv_fb_table *out
 
 /* ---- writing ----------------------------------------------------------- */
 
-static void put(qv_fb_builder *b, const void *src, int64_t n) {
+static void put(qvc_fb_builder *b, const void *src, int64_t n) {
   if (b->status == QV_OK) b->status = qv_buffer_append(&b->buf, src, n);
 }
 
-static void pad_to(qv_fb_builder *b, uint32_t align) {
+static void pad_to(qvc_fb_builder *b, uint32_t align) {
   static const uint8_t zeros[8] = {0};
   int64_t rem = b->buf.size % align;
   if (rem) put(b, zeros, align - rem);
 }
 
-static uint32_t here(const qv_fb_builder *b) { return (uint32_t)b->buf.size; }
+static uint32_t here(const qvc_fb_builder *b) { return (uint32_t)b->buf.size; }
 
-static void put_u16(qv_fb_builder *b, uint16_t v) {
+static void put_u16(qvc_fb_builder *b, uint16_t v) {
   uint8_t p[2] = {(uint8_t)v, (uint8_t)(v >> 8)};
   put(b, p, 2);
 }
 
-static void put_u32(qv_fb_builder *b, uint32_t v) {
+static void put_u32(qvc_fb_builder *b, uint32_t v) {
   uint8_t p[4];
   qv_store_u32le(p, v);
   put(b, p, 4);
 }
 
-void qv_fb_builder_init(qv_fb_builder *b) {
+void qvc_fb_builder_init(qvc_fb_builder *b) {
   qv_buffer init = QV_BUFFER_INIT;
   b->buf = init;
   b->status = QV_OK;
@@ -170,11 +170,11 @@ void qv_fb_builder_init(qv_fb_builder *b) {
   put_u32(b, 0); /* keeps the first table 8-aligned */
 }
 
-void qv_fb_builder_reset(qv_fb_builder *b) { qv_buffer_reset(&b->buf); }
+void qvc_fb_builder_reset(qvc_fb_builder *b) { qv_buffer_reset(&b->buf); }
 
-void qv_fb_tdef_init(qv_fb_tdef *t) { memset(t, 0, sizeof *t); }
+void qvc_fb_tdef_init(qvc_fb_tdef *t) { memset(t, 0, sizeof *t); }
 
-void qv_fb_add_scalar(qv_fb_tdef *t, int id, int size, uint64_t value) {
+void qvc_fb_add_scalar(qvc_fb_tdef *t, int id, int size, uint64_t value) {
   if (t->n >= QV_FB_MAX_FIELDS) return;
   t->f[t->n].id = (uint8_t)id;
   t->f[t->n].size = (uint8_t)size;
@@ -183,12 +183,12 @@ void qv_fb_add_scalar(qv_fb_tdef *t, int id, int size, uint64_t value) {
   t->n++;
 }
 
-void qv_fb_add_ref(qv_fb_tdef *t, int id) {
-  qv_fb_add_scalar(t, id, 4, 0);
+void qvc_fb_add_ref(qvc_fb_tdef *t, int id) {
+  qvc_fb_add_scalar(t, id, 4, 0);
   t->f[t->n - 1].ref = true;
 }
 
-uint32_t qv_fb_write_table(qv_fb_builder *b, const qv_fb_tdef *t, uint32_t slots[QV_FB_MAX_FIELDS]) {
+uint32_t qvc_fb_write_table(qvc_fb_builder *b, const qvc_fb_tdef *t, uint32_t slots[QV_FB_MAX_FIELDS]) {
   uint16_t offs[QV_FB_MAX_FIELDS] = {0};
   int max_id = -1;
   uint32_t off = 4, align = 4;
@@ -232,7 +232,7 @@ uint32_t qv_fb_write_table(qv_fb_builder *b, const qv_fb_tdef *t, uint32_t slots
   return pos;
 }
 
-uint32_t qv_fb_write_string(qv_fb_builder *b, const char *s) {
+uint32_t qvc_fb_write_string(qvc_fb_builder *b, const char *s) {
   size_t n = s ? strlen(s) : 0;
   pad_to(b, 4);
   uint32_t pos = here(b);
@@ -242,7 +242,7 @@ uint32_t qv_fb_write_string(qv_fb_builder *b, const char *s) {
   return pos;
 }
 
-uint32_t qv_fb_write_struct_vector(qv_fb_builder *b, const void *elems, uint32_t count,
+uint32_t qvc_fb_write_struct_vector(qvc_fb_builder *b, const void *elems, uint32_t count,
                                    uint32_t elem_size, uint32_t align) {
   static const uint8_t zeros[4] = {0};
   if (align < 4) align = 4;
@@ -254,7 +254,7 @@ uint32_t qv_fb_write_struct_vector(qv_fb_builder *b, const void *elems, uint32_t
   return pos;
 }
 
-uint32_t qv_fb_write_ref_vector(qv_fb_builder *b, uint32_t count) {
+uint32_t qvc_fb_write_ref_vector(qvc_fb_builder *b, uint32_t count) {
   pad_to(b, 4);
   uint32_t pos = here(b);
   put_u32(b, count);
@@ -262,7 +262,7 @@ uint32_t qv_fb_write_ref_vector(qv_fb_builder *b, uint32_t count) {
   return pos;
 }
 
-void qv_fb_patch(qv_fb_builder *b, uint32_t slot, uint32_t target) {
+void qvc_fb_patch(qvc_fb_builder *b, uint32_t slot, uint32_t target) {
   if (b->status != QV_OK) return;
   qv_store_u32le(b->buf.data + slot, target - slot);
 }

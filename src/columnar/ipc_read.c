@@ -117,8 +117,8 @@ static qv_status src_take(src *s, int64_t n, const char *what, qv_bytes **out, q
 
 typedef struct msg {
   qv_bytes *meta;
-  qv_fb_view view;
-  qv_fb_table header;
+  qvc_fb_view view;
+  qvc_fb_table header;
   int type;
   int64_t body_len;
   qv_bytes *body;
@@ -165,19 +165,19 @@ static qv_status read_message(src *s, int64_t meta_limit, msg *m, bool *eos, qv_
   m->view.data = m->meta->data;
   m->view.size = len;
   m->view.base = m->at + prefix;
-  qv_fb_table root;
+  qvc_fb_table root;
   int64_t version, type;
   bool present;
-  QV_RETURN_NOT_OK(qv_fb_root(&m->view, &root, err));
-  QV_RETURN_NOT_OK(qv_fb_int(&root, 0, 2, 0, &version, err));
+  QV_RETURN_NOT_OK(qvc_fb_root(&m->view, &root, err));
+  QV_RETURN_NOT_OK(qvc_fb_int(&root, 0, 2, 0, &version, err));
   if (version < 3) /* V4 is the oldest layout we read */
     return qv_error_set(err, QV_ERR_UNSUPPORTED, "byte %lld: IPC metadata version V%lld is too old", (long long)m->at,
                         (long long)version + 1);
-  QV_RETURN_NOT_OK(qv_fb_int(&root, 1, 1, 0, &type, err));
+  QV_RETURN_NOT_OK(qvc_fb_int(&root, 1, 1, 0, &type, err));
   m->type = (int)(type & 0xff);
-  QV_RETURN_NOT_OK(qv_fb_table_field(&root, 2, &m->header, &present, err));
+  QV_RETURN_NOT_OK(qvc_fb_table_field(&root, 2, &m->header, &present, err));
   if (!present) return qv_error_set(err, QV_ERR_CORRUPT, "byte %lld: message has no header", (long long)m->at);
-  QV_RETURN_NOT_OK(qv_fb_int(&root, 3, 8, 0, &m->body_len, err));
+  QV_RETURN_NOT_OK(qvc_fb_int(&root, 3, 8, 0, &m->body_len, err));
   if (m->body_len < 0)
     return qv_error_set(err, QV_ERR_CORRUPT, "byte %lld: message body length %lld is negative", (long long)m->at,
                         (long long)m->body_len);
@@ -190,7 +190,7 @@ static qv_status read_message(src *s, int64_t meta_limit, msg *m, bool *eos, qv_
 
 typedef struct dict_entry {
   int64_t id;
-  const qv_ipc_field *info;
+  const qvc_ipc_field *info;
   qv_array *values;
 } dict_entry;
 
@@ -198,15 +198,15 @@ typedef struct ipc_reader {
   qv_batch_reader base;
   src s;
   qv_schema schema;
-  qv_ipc_field *fields;
+  qvc_ipc_field *fields;
   dict_entry *dicts;
   int32_t n_dicts, cap_dicts;
   bool is_file, done;
   qv_status failed;
   /* file format */
   qv_bytes *footer_bytes;
-  qv_fb_view footer;
-  qv_fb_vector blocks;
+  qvc_fb_view footer;
+  qvc_fb_vector blocks;
   uint32_t next_block;
   int64_t footer_at;
   qv_bytes *zeros; /* all-zero validity shared by null-type columns */
@@ -218,7 +218,7 @@ static dict_entry *find_dict(ipc_reader *r, int64_t id) {
   return NULL;
 }
 
-static qv_status register_dicts(ipc_reader *r, const qv_ipc_field *f, int32_t n, qv_error *err) {
+static qv_status register_dicts(ipc_reader *r, const qvc_ipc_field *f, int32_t n, qv_error *err) {
   for (int32_t i = 0; i < n; i++) {
     if (f[i].dict) {
       dict_entry *e = find_dict(r, f[i].dict_id);
@@ -246,7 +246,7 @@ static qv_status register_dicts(ipc_reader *r, const qv_ipc_field *f, int32_t n,
 typedef struct dec {
   ipc_reader *r;
   const msg *m;
-  qv_fb_vector nodes, bufs, variadic; /* variadic: buffer counts of view columns */
+  qvc_fb_vector nodes, bufs, variadic; /* variadic: buffer counts of view columns */
   uint32_t ni, bi, vi;
   int codec; /* -1: uncompressed */
   const char *column;
@@ -270,7 +270,7 @@ static qv_status dec_fail(dec *d, int64_t at, const char *fmt, ...) {
 static qv_status next_node(dec *d, int64_t *len, int64_t *nulls) {
   if (d->ni >= d->nodes.count)
     return dec_fail(d, d->m->at, "record batch has only %u field nodes", d->nodes.count);
-  const uint8_t *p = qv_fb_vector_elem(&d->nodes, d->ni++);
+  const uint8_t *p = qvc_fb_vector_elem(&d->nodes, d->ni++);
   int64_t at = d->m->view.base + (p - d->m->view.data);
   *len = (int64_t)qv_load_u64le(p);
   *nulls = (int64_t)qv_load_u64le(p + 8);
@@ -283,7 +283,7 @@ static qv_status next_buffer(dec *d, qv_bytes **out) {
   *out = NULL;
   if (d->bi >= d->bufs.count)
     return dec_fail(d, d->m->at, "record batch has only %u buffers", d->bufs.count);
-  const uint8_t *p = qv_fb_vector_elem(&d->bufs, d->bi++);
+  const uint8_t *p = qvc_fb_vector_elem(&d->bufs, d->bi++);
   int64_t off = (int64_t)qv_load_u64le(p), len = (int64_t)qv_load_u64le(p + 8);
   int64_t body = d->m->body_len;
   if (off < 0 || len < 0 || off > body || len > body - off)
@@ -295,7 +295,7 @@ static qv_status next_buffer(dec *d, qv_bytes **out) {
   if (d->codec >= 0 && len > 0) {
     if (len < 8) return dec_fail(d, at, "compressed buffer of %lld bytes has no length prefix", (long long)len);
     int64_t want = (int64_t)qv_load_u64le(data);
-    if (want != -1) return qv_ipc_decompress(d->codec, data + 8, len - 8, want, out, at, d->err);
+    if (want != -1) return qvc_ipc_decompress(d->codec, data + 8, len - 8, want, out, at, d->err);
     data += 8;
     len -= 8;
   }
@@ -339,11 +339,11 @@ static qv_status take_offsets(dec *d, qv_array *a) {
   return need_bytes(d, a->buffers[1], (a->length + 1) * 4, "offsets");
 }
 
-static qv_status decode_array(dec *d, const qv_ipc_field *info, bool as_value, qv_array **out);
+static qv_status decode_array(dec *d, const qvc_ipc_field *info, bool as_value, qv_array **out);
 
 /* The rest of a large_* (64-bit offsets) or *_view node, converted to
  * quiver's layout; a's validity (at offset 0) is already in place. */
-static qv_status decode_foreign(dec *d, const qv_ipc_field *info, qv_array *a) {
+static qv_status decode_foreign(dec *d, const qvc_ipc_field *info, qv_array *a) {
   qv_bytes *ob = NULL, *db = NULL, **vars = NULL;
   qv_array *child = NULL;
   qv_status st;
@@ -356,7 +356,7 @@ static qv_status decode_foreign(dec *d, const qv_ipc_field *info, qv_array *a) {
       st = dec_fail(d, d->m->at, "view column has no variadic buffer count");
       goto cleanup;
     }
-    int64_t n = (int64_t)qv_load_u64le(qv_fb_vector_elem(&d->variadic, d->vi++));
+    int64_t n = (int64_t)qv_load_u64le(qvc_fb_vector_elem(&d->variadic, d->vi++));
     if (n < 0 || n > (int64_t)d->bufs.count - d->bi) {
       st = dec_fail(d, d->m->at, "view column claims %lld data buffers", (long long)n);
       goto cleanup;
@@ -372,7 +372,7 @@ static qv_status decode_foreign(dec *d, const qv_ipc_field *info, qv_array *a) {
     }
     if (st == QV_OK) st = need_bytes(d, ob, a->length * 16, "views");
     if (st == QV_OK)
-      st = qv_views_materialize(ob->data, 0, a->length, bits, ptrs, sizes, n, &a->buffers[1], &a->buffers[2], where,
+      st = qvc_views_materialize(ob->data, 0, a->length, bits, ptrs, sizes, n, &a->buffers[1], &a->buffers[2], where,
                                 d->err);
     qv_free(ptrs);
     qv_free(sizes);
@@ -387,7 +387,7 @@ static qv_status decode_foreign(dec *d, const qv_ipc_field *info, qv_array *a) {
   if (a->length == 0 && ob->size < 8) {
     if (!(a->buffers[1] = qv_bytes_alloc(4))) st = qv_error_nomem(d->err, NULL);
   } else if ((st = need_bytes(d, ob, (a->length + 1) * 8, "64-bit offsets")) == QV_OK) {
-    st = qv_offsets_narrow(ob->data, 0, a->length, size, &a->buffers[1], &first, &last, where, d->err);
+    st = qvc_offsets_narrow(ob->data, 0, a->length, size, &a->buffers[1], &first, &last, where, d->err);
   }
   if (st != QV_OK) goto cleanup;
   if (a->type.id != QV_TYPE_LIST) {
@@ -408,11 +408,11 @@ cleanup:
   return st;
 }
 
-static qv_status decode_node(dec *d, const qv_datatype *type, const qv_ipc_field *info, qv_array **out) {
+static qv_status decode_node(dec *d, const qv_datatype *type, const qvc_ipc_field *info, qv_array **out) {
   int64_t len = 0, nulls = 0;
   qv_bytes *vb = NULL;
   QV_RETURN_NOT_OK(next_node(d, &len, &nulls));
-  qv_array *a = qv_array_new(type, len);
+  qv_array *a = qvc_array_new(type, len);
   if (!a) return qv_error_nomem(d->err, NULL);
   qv_status st = QV_OK;
   if (type->id == QV_TYPE_NULL) {
@@ -435,7 +435,7 @@ static qv_status decode_node(dec *d, const qv_datatype *type, const qv_ipc_field
   int w = qv_type_byte_width(type->id);
   if (info->phys != QV_PHYS_PLAIN &&
       (type->id == QV_TYPE_STRING || type->id == QV_TYPE_BINARY || type->id == QV_TYPE_LIST)) {
-    if (type->id == QV_TYPE_LIST && qv_array_alloc_children(a, 1) != QV_OK)
+    if (type->id == QV_TYPE_LIST && qvc_array_alloc_children(a, 1) != QV_OK)
       st = qv_error_nomem(d->err, NULL);
     else
       st = decode_foreign(d, info, a);
@@ -451,7 +451,7 @@ static qv_status decode_node(dec *d, const qv_datatype *type, const qv_ipc_field
     case QV_TYPE_STRUCT:
     case QV_TYPE_FIXED_SIZE_LIST:
       if (type->id == QV_TYPE_LIST && (st = take_offsets(d, a)) != QV_OK) goto cleanup;
-      if (qv_array_alloc_children(a, type->n_children) != QV_OK) {
+      if (qvc_array_alloc_children(a, type->n_children) != QV_OK) {
         st = qv_error_nomem(d->err, NULL);
         goto cleanup;
       }
@@ -472,7 +472,7 @@ cleanup:
   return QV_OK;
 }
 
-static qv_status decode_array(dec *d, const qv_ipc_field *info, bool as_value, qv_array **out) {
+static qv_status decode_array(dec *d, const qvc_ipc_field *info, bool as_value, qv_array **out) {
   if (!info->dict || as_value) return decode_node(d, &info->field->type, info, out);
   qv_datatype it = qv_datatype_simple(info->dict_index);
   qv_array *idx = NULL;
@@ -484,31 +484,31 @@ static qv_status decode_array(dec *d, const qv_ipc_field *info, bool as_value, q
   } else {
     char where[300];
     snprintf(where, sizeof where, "byte %lld: column '%s'", (long long)d->m->at, d->column);
-    st = qv_dictionary_decode(idx, e->values, out, where, d->err);
+    st = qvc_dictionary_decode(idx, e->values, out, where, d->err);
   }
   qv_array_release(idx);
   return st;
 }
 
 /* Decodes the RecordBatch table t (of message m) against fields[0..n). */
-static qv_status decode_batch(ipc_reader *r, const msg *m, const qv_fb_table *t, const qv_ipc_field *fields,
+static qv_status decode_batch(ipc_reader *r, const msg *m, const qvc_fb_table *t, const qvc_ipc_field *fields,
                               int32_t n, bool as_value, int64_t *length, qv_array **cols, qv_error *err) {
   dec d = {r, m, {0}, {0}, {0}, 0, 0, 0, -1, "", err};
   bool present;
-  qv_fb_table comp;
-  QV_RETURN_NOT_OK(qv_fb_int(t, 0, 8, 0, length, err));
+  qvc_fb_table comp;
+  QV_RETURN_NOT_OK(qvc_fb_int(t, 0, 8, 0, length, err));
   if (*length < 0 || *length > INT32_MAX)
     return qv_error_set(err, QV_ERR_CORRUPT, "byte %lld: record batch length %lld is out of range", (long long)m->at,
                         (long long)*length);
-  QV_RETURN_NOT_OK(qv_fb_vector_field(t, 1, 16, &d.nodes, &present, err));
-  QV_RETURN_NOT_OK(qv_fb_vector_field(t, 2, 16, &d.bufs, &present, err));
+  QV_RETURN_NOT_OK(qvc_fb_vector_field(t, 1, 16, &d.nodes, &present, err));
+  QV_RETURN_NOT_OK(qvc_fb_vector_field(t, 2, 16, &d.bufs, &present, err));
   bool has_variadic;
-  QV_RETURN_NOT_OK(qv_fb_vector_field(t, 4, 8, &d.variadic, &has_variadic, err));
-  QV_RETURN_NOT_OK(qv_fb_table_field(t, 3, &comp, &present, err));
+  QV_RETURN_NOT_OK(qvc_fb_vector_field(t, 4, 8, &d.variadic, &has_variadic, err));
+  QV_RETURN_NOT_OK(qvc_fb_table_field(t, 3, &comp, &present, err));
   if (present) {
     int64_t codec, method;
-    QV_RETURN_NOT_OK(qv_fb_int(&comp, 0, 1, 0, &codec, err));
-    QV_RETURN_NOT_OK(qv_fb_int(&comp, 1, 1, 0, &method, err));
+    QV_RETURN_NOT_OK(qvc_fb_int(&comp, 0, 1, 0, &codec, err));
+    QV_RETURN_NOT_OK(qvc_fb_int(&comp, 1, 1, 0, &method, err));
     if (method != 0 || codec < 0 || codec > 1)
       return qv_error_set(err, QV_ERR_UNSUPPORTED, "byte %lld: unknown body compression %lld/%lld", (long long)m->at,
                           (long long)codec, (long long)method);
@@ -531,12 +531,12 @@ static qv_status decode_batch(ipc_reader *r, const msg *m, const qv_fb_table *t,
 
 static qv_status read_dictionary(ipc_reader *r, const msg *m, qv_error *err) {
   int64_t id, delta, length;
-  qv_fb_table data;
+  qvc_fb_table data;
   bool present;
   qv_array *col = NULL;
-  QV_RETURN_NOT_OK(qv_fb_int(&m->header, 0, 8, 0, &id, err));
-  QV_RETURN_NOT_OK(qv_fb_table_field(&m->header, 1, &data, &present, err));
-  QV_RETURN_NOT_OK(qv_fb_int(&m->header, 2, 1, 0, &delta, err));
+  QV_RETURN_NOT_OK(qvc_fb_int(&m->header, 0, 8, 0, &id, err));
+  QV_RETURN_NOT_OK(qvc_fb_table_field(&m->header, 1, &data, &present, err));
+  QV_RETURN_NOT_OK(qvc_fb_int(&m->header, 2, 1, 0, &delta, err));
   if (!present) return qv_error_set(err, QV_ERR_CORRUPT, "byte %lld: dictionary batch has no data", (long long)m->at);
   dict_entry *e = find_dict(r, id);
   if (!e)
@@ -576,9 +576,9 @@ static qv_status read_record_batch(ipc_reader *r, const msg *m, qv_batch **out, 
 
 static const uint8_t MAGIC[6] = {'A', 'R', 'R', 'O', 'W', '1'};
 
-static qv_status read_block(ipc_reader *r, uint32_t i, const qv_fb_vector *v, int want, msg *m, qv_error *err) {
+static qv_status read_block(ipc_reader *r, uint32_t i, const qvc_fb_vector *v, int want, msg *m, qv_error *err) {
   memset(m, 0, sizeof *m);
-  const uint8_t *p = qv_fb_vector_elem(v, i);
+  const uint8_t *p = qvc_fb_vector_elem(v, i);
   int64_t off = (int64_t)qv_load_u64le(p);
   int64_t meta = (int32_t)qv_load_u32le(p + 8);
   int64_t body = (int64_t)qv_load_u64le(p + 16);
@@ -616,16 +616,16 @@ static qv_status open_file(ipc_reader *r, qv_error *err) {
   r->footer.data = r->footer_bytes->data;
   r->footer.size = (uint32_t)flen;
   r->footer.base = r->footer_at;
-  qv_fb_table root, schema;
-  qv_fb_vector dicts;
+  qvc_fb_table root, schema;
+  qvc_fb_vector dicts;
   bool present;
-  QV_RETURN_NOT_OK(qv_fb_root(&r->footer, &root, err));
-  QV_RETURN_NOT_OK(qv_fb_table_field(&root, 1, &schema, &present, err));
+  QV_RETURN_NOT_OK(qvc_fb_root(&r->footer, &root, err));
+  QV_RETURN_NOT_OK(qvc_fb_table_field(&root, 1, &schema, &present, err));
   if (!present) return qv_error_set(err, QV_ERR_CORRUPT, "byte %lld: footer has no schema", (long long)r->footer_at);
-  QV_RETURN_NOT_OK(qv_ipc_schema_decode(&schema, &r->schema, &r->fields, err));
+  QV_RETURN_NOT_OK(qvc_ipc_schema_decode(&schema, &r->schema, &r->fields, err));
   QV_RETURN_NOT_OK(register_dicts(r, r->fields, r->schema.n_fields, err));
-  QV_RETURN_NOT_OK(qv_fb_vector_field(&root, 2, 24, &dicts, &present, err));
-  QV_RETURN_NOT_OK(qv_fb_vector_field(&root, 3, 24, &r->blocks, &present, err));
+  QV_RETURN_NOT_OK(qvc_fb_vector_field(&root, 2, 24, &dicts, &present, err));
+  QV_RETURN_NOT_OK(qvc_fb_vector_field(&root, 3, 24, &r->blocks, &present, err));
   for (uint32_t i = 0; i < dicts.count; i++) {
     msg m;
     qv_status st = read_block(r, i, &dicts, QV_MSG_DICTIONARY, &m, err);
@@ -644,7 +644,7 @@ static qv_status open_stream(ipc_reader *r, qv_error *err) {
   if (st == QV_OK && m.type != QV_MSG_SCHEMA)
     st = qv_error_set(err, QV_ERR_CORRUPT, "byte %lld: stream starts with message type %d, not a schema",
                       (long long)m.at, m.type);
-  if (st == QV_OK) st = qv_ipc_schema_decode(&m.header, &r->schema, &r->fields, err);
+  if (st == QV_OK) st = qvc_ipc_schema_decode(&m.header, &r->schema, &r->fields, err);
   if (st == QV_OK) st = register_dicts(r, r->fields, r->schema.n_fields, err);
   msg_reset(&m);
   return st;
@@ -706,7 +706,7 @@ static void reader_destroy(qv_batch_reader *self) {
   ipc_reader *r = self->private_data;
   for (int32_t i = 0; i < r->n_dicts; i++) qv_array_release(r->dicts[i].values);
   qv_free(r->dicts);
-  qv_ipc_fields_free(r->fields, r->schema.n_fields);
+  qvc_ipc_fields_free(r->fields, r->schema.n_fields);
   qv_schema_reset(&r->schema);
   qv_bytes_release(r->s.mem);
   if (r->s.fd >= 0) close(r->s.fd);

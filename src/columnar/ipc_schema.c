@@ -3,7 +3,7 @@
  *
  * Decoding builds the qv_field tree in place (children arrays are allocated
  * before their fields are decoded into them) so that the parallel
- * qv_ipc_field tree can point at the final qv_field addresses. */
+ * qvc_ipc_field tree can point at the final qv_field addresses. */
 #include <string.h>
 
 #include "columnar/ipc_int.h"
@@ -16,30 +16,30 @@ typedef struct decoder {
   qv_error *err;
 } decoder;
 
-static qv_status corrupt(const qv_fb_table *t, qv_error *err, const char *fmt, const char *a) {
+static qv_status corrupt(const qvc_fb_table *t, qv_error *err, const char *fmt, const char *a) {
   char msg[512];
   snprintf(msg, sizeof msg, fmt, a);
   return qv_error_set(err, QV_ERR_CORRUPT, "byte %lld: schema: %s", (long long)(t->view->base + t->pos), msg);
 }
 
-static qv_status unsupported(const qv_fb_table *t, qv_error *err, const char *name, const char *what) {
+static qv_status unsupported(const qvc_fb_table *t, qv_error *err, const char *name, const char *what) {
   return qv_error_set(err, QV_ERR_UNSUPPORTED, "byte %lld: schema: field '%s' has Arrow type %s, which quiver does not support",
                       (long long)(t->view->base + t->pos), name, what);
 }
 
-static qv_status time_unit(const qv_fb_table *type, int id, int64_t def, qv_time_unit *out, const char *name,
+static qv_status time_unit(const qvc_fb_table *type, int id, int64_t def, qv_time_unit *out, const char *name,
                            qv_error *err) {
   int64_t u;
-  QV_RETURN_NOT_OK(qv_fb_int(type, id, 2, def, &u, err));
+  QV_RETURN_NOT_OK(qvc_fb_int(type, id, 2, def, &u, err));
   if (u < 0 || u > 3) return corrupt(type, err, "field '%s' has an invalid time unit", name);
   *out = (qv_time_unit)u;
   return QV_OK;
 }
 
-static qv_status int_type(const qv_fb_table *t, qv_type_id *out, const char *name, qv_error *err) {
+static qv_status int_type(const qvc_fb_table *t, qv_type_id *out, const char *name, qv_error *err) {
   int64_t bits, is_signed;
-  QV_RETURN_NOT_OK(qv_fb_int(t, 0, 4, 0, &bits, err));
-  QV_RETURN_NOT_OK(qv_fb_int(t, 1, 1, 0, &is_signed, err));
+  QV_RETURN_NOT_OK(qvc_fb_int(t, 0, 4, 0, &bits, err));
+  QV_RETURN_NOT_OK(qvc_fb_int(t, 1, 1, 0, &is_signed, err));
   switch (bits) {
     case 8: *out = is_signed ? QV_TYPE_INT8 : QV_TYPE_UINT8; return QV_OK;
     case 16: *out = is_signed ? QV_TYPE_INT16 : QV_TYPE_UINT16; return QV_OK;
@@ -49,39 +49,39 @@ static qv_status int_type(const qv_fb_table *t, qv_type_id *out, const char *nam
   }
 }
 
-static qv_status decode_field(decoder *d, const qv_fb_table *ft, int depth, qv_field *out, qv_ipc_field *info);
+static qv_status decode_field(decoder *d, const qvc_fb_table *ft, int depth, qv_field *out, qvc_ipc_field *info);
 
-static const char *type_name_of(const qv_ipc_field *info) { return info->field && info->field->name ? info->field->name : ""; }
+static const char *type_name_of(const qvc_ipc_field *info) { return info->field && info->field->name ? info->field->name : ""; }
 
 /* Decodes the children vector into freshly allocated arrays of n fields. */
-static qv_status decode_children(decoder *d, const qv_fb_table *ft, int depth, qv_datatype *type,
-                                 qv_ipc_field *info) {
-  qv_fb_vector kids;
+static qv_status decode_children(decoder *d, const qvc_fb_table *ft, int depth, qv_datatype *type,
+                                 qvc_ipc_field *info) {
+  qvc_fb_vector kids;
   bool present;
-  QV_RETURN_NOT_OK(qv_fb_vector_field(ft, F_CHILDREN, 4, &kids, &present, d->err));
+  QV_RETURN_NOT_OK(qvc_fb_vector_field(ft, F_CHILDREN, 4, &kids, &present, d->err));
   if (kids.count == 0) return QV_OK;
   if (kids.count > (uint32_t)d->budget) return corrupt(ft, d->err, "field '%s' has more children than fit", type_name_of(info));
   /* Counts are set as soon as each array exists so that a failure part way
-   * is cleaned up by qv_schema_reset / qv_ipc_fields_free. */
+   * is cleaned up by qv_schema_reset / qvc_ipc_fields_free. */
   if ((type->children = qv_calloc(kids.count, sizeof(qv_field)))) type->n_children = (int32_t)kids.count;
-  if ((info->children = qv_calloc(kids.count, sizeof(qv_ipc_field)))) info->n_children = (int32_t)kids.count;
+  if ((info->children = qv_calloc(kids.count, sizeof(qvc_ipc_field)))) info->n_children = (int32_t)kids.count;
   if (!type->children || !info->children) return qv_error_nomem(d->err, NULL);
   for (uint32_t i = 0; i < kids.count; i++) {
-    qv_fb_table ct;
-    QV_RETURN_NOT_OK(qv_fb_vector_table(&kids, i, &ct, d->err));
+    qvc_fb_table ct;
+    QV_RETURN_NOT_OK(qvc_fb_vector_table(&kids, i, &ct, d->err));
     QV_RETURN_NOT_OK(decode_field(d, &ct, depth + 1, &type->children[i], &info->children[i]));
   }
   return QV_OK;
 }
 
-static qv_status decode_type(decoder *d, const qv_fb_table *ft, int depth, qv_field *out, qv_ipc_field *info) {
+static qv_status decode_type(decoder *d, const qvc_fb_table *ft, int depth, qv_field *out, qvc_ipc_field *info) {
   qv_error *err = d->err;
   const char *name = out->name;
   int64_t tt;
-  qv_fb_table type;
+  qvc_fb_table type;
   bool present;
-  QV_RETURN_NOT_OK(qv_fb_int(ft, F_TYPE_TYPE, 1, 0, &tt, err));
-  QV_RETURN_NOT_OK(qv_fb_table_field(ft, F_TYPE, &type, &present, err));
+  QV_RETURN_NOT_OK(qvc_fb_int(ft, F_TYPE_TYPE, 1, 0, &tt, err));
+  QV_RETURN_NOT_OK(qvc_fb_table_field(ft, F_TYPE, &type, &present, err));
   if (!present) return corrupt(ft, err, "field '%s' has no type", name);
   qv_datatype *t = &out->type;
   int64_t v;
@@ -94,7 +94,7 @@ static qv_status decode_type(decoder *d, const qv_fb_table *ft, int depth, qv_fi
       break;
     }
     case QV_FBT_FLOAT:
-      QV_RETURN_NOT_OK(qv_fb_int(&type, 0, 2, 0, &v, err));
+      QV_RETURN_NOT_OK(qvc_fb_int(&type, 0, 2, 0, &v, err));
       if (v == 0) return unsupported(ft, err, name, "float16");
       if (v != 1 && v != 2) return corrupt(ft, err, "field '%s' has an invalid float precision", name);
       *t = qv_datatype_simple(v == 1 ? QV_TYPE_FLOAT32 : QV_TYPE_FLOAT64);
@@ -104,9 +104,9 @@ static qv_status decode_type(decoder *d, const qv_fb_table *ft, int depth, qv_fi
     case QV_FBT_BOOL: *t = qv_datatype_simple(QV_TYPE_BOOL); break;
     case QV_FBT_DECIMAL: {
       int64_t p, s, bits;
-      QV_RETURN_NOT_OK(qv_fb_int(&type, 0, 4, 0, &p, err));
-      QV_RETURN_NOT_OK(qv_fb_int(&type, 1, 4, 0, &s, err));
-      QV_RETURN_NOT_OK(qv_fb_int(&type, 2, 4, 128, &bits, err));
+      QV_RETURN_NOT_OK(qvc_fb_int(&type, 0, 4, 0, &p, err));
+      QV_RETURN_NOT_OK(qvc_fb_int(&type, 1, 4, 0, &s, err));
+      QV_RETURN_NOT_OK(qvc_fb_int(&type, 2, 4, 128, &bits, err));
       if (bits != 128) return unsupported(ft, err, name, "decimal other than 128-bit");
       qv_error sub;
       if (qv_datatype_decimal((int32_t)p, (int32_t)s, t, &sub) != QV_OK)
@@ -115,7 +115,7 @@ static qv_status decode_type(decoder *d, const qv_fb_table *ft, int depth, qv_fi
       break;
     }
     case QV_FBT_DATE:
-      QV_RETURN_NOT_OK(qv_fb_int(&type, 0, 2, 1, &v, err));
+      QV_RETURN_NOT_OK(qvc_fb_int(&type, 0, 2, 1, &v, err));
       if (v != 0) return unsupported(ft, err, name, "date64 (milliseconds)");
       *t = qv_datatype_simple(QV_TYPE_DATE32);
       break;
@@ -123,7 +123,7 @@ static qv_status decode_type(decoder *d, const qv_fb_table *ft, int depth, qv_fi
       qv_time_unit u = QV_UNIT_SECOND;
       int64_t bits;
       QV_RETURN_NOT_OK(time_unit(&type, 0, 1, &u, name, err));
-      QV_RETURN_NOT_OK(qv_fb_int(&type, 1, 4, 32, &bits, err));
+      QV_RETURN_NOT_OK(qvc_fb_int(&type, 1, 4, 32, &bits, err));
       if (bits != 64 || u < QV_UNIT_MICRO) return unsupported(ft, err, name, "time32");
       *t = qv_datatype_time64(u);
       break;
@@ -133,7 +133,7 @@ static qv_status decode_type(decoder *d, const qv_fb_table *ft, int depth, qv_fi
       const char *tz;
       uint32_t tzlen;
       QV_RETURN_NOT_OK(time_unit(&type, 0, 0, &u, name, err));
-      QV_RETURN_NOT_OK(qv_fb_string(&type, 1, &tz, &tzlen, &present, err));
+      QV_RETURN_NOT_OK(qvc_fb_string(&type, 1, &tz, &tzlen, &present, err));
       *t = qv_datatype_simple(QV_TYPE_TIMESTAMP);
       t->unit = u;
       if (present && tzlen > 0 && !(t->timezone = qv_strndup(tz, tzlen)))
@@ -163,7 +163,7 @@ static qv_status decode_type(decoder *d, const qv_fb_table *ft, int depth, qv_fi
                               : (tt & 0xff) == QV_FBT_FIXED_SIZE_LIST ? QV_TYPE_FIXED_SIZE_LIST
                                                                       : QV_TYPE_LIST);
       if (t->id == QV_TYPE_FIXED_SIZE_LIST) {
-        QV_RETURN_NOT_OK(qv_fb_int(&type, 0, 4, 0, &v, err));
+        QV_RETURN_NOT_OK(qvc_fb_int(&type, 0, 4, 0, &v, err));
         if (v < 0) return corrupt(ft, err, "field '%s' has a negative list size", name);
         t->list_size = (int32_t)v;
       }
@@ -182,72 +182,72 @@ static qv_status decode_type(decoder *d, const qv_fb_table *ft, int depth, qv_fi
     default: return corrupt(ft, err, "field '%s' has an unknown type tag", name);
   }
   /* Leaf types: children would mean a writer we do not understand. */
-  qv_fb_vector kids;
-  QV_RETURN_NOT_OK(qv_fb_vector_field(ft, F_CHILDREN, 4, &kids, &present, err));
+  qvc_fb_vector kids;
+  QV_RETURN_NOT_OK(qvc_fb_vector_field(ft, F_CHILDREN, 4, &kids, &present, err));
   if (kids.count != 0) return corrupt(ft, err, "field '%s' of a flat type has children", name);
   return QV_OK;
 }
 
-static qv_status decode_field(decoder *d, const qv_fb_table *ft, int depth, qv_field *out, qv_ipc_field *info) {
+static qv_status decode_field(decoder *d, const qvc_fb_table *ft, int depth, qv_field *out, qvc_ipc_field *info) {
   qv_error *err = d->err;
   if (--d->budget < 0) return corrupt(ft, err, "%smore fields than the metadata can hold", "");
   const char *name;
   uint32_t len;
   bool present;
   int64_t nullable;
-  QV_RETURN_NOT_OK(qv_fb_string(ft, F_NAME, &name, &len, &present, err));
+  QV_RETURN_NOT_OK(qvc_fb_string(ft, F_NAME, &name, &len, &present, err));
   out->name = qv_strndup(present ? name : "", len);
   if (!out->name) return qv_error_nomem(err, NULL);
-  QV_RETURN_NOT_OK(qv_fb_int(ft, F_NULLABLE, 1, 0, &nullable, err));
+  QV_RETURN_NOT_OK(qvc_fb_int(ft, F_NULLABLE, 1, 0, &nullable, err));
   out->nullable = nullable != 0;
   info->field = out;
   QV_RETURN_NOT_OK(decode_type(d, ft, depth, out, info));
 
-  qv_fb_table dict;
-  QV_RETURN_NOT_OK(qv_fb_table_field(ft, F_DICT, &dict, &present, err));
+  qvc_fb_table dict;
+  QV_RETURN_NOT_OK(qvc_fb_table_field(ft, F_DICT, &dict, &present, err));
   if (present) {
-    qv_fb_table it;
+    qvc_fb_table it;
     bool has_index;
     info->dict = true;
-    QV_RETURN_NOT_OK(qv_fb_int(&dict, 0, 8, 0, &info->dict_id, err));
-    QV_RETURN_NOT_OK(qv_fb_table_field(&dict, 1, &it, &has_index, err));
+    QV_RETURN_NOT_OK(qvc_fb_int(&dict, 0, 8, 0, &info->dict_id, err));
+    QV_RETURN_NOT_OK(qvc_fb_table_field(&dict, 1, &it, &has_index, err));
     info->dict_index = QV_TYPE_INT32; /* Schema.fbs: absent means int32 */
     if (has_index) QV_RETURN_NOT_OK(int_type(&it, &info->dict_index, out->name, err));
   }
   return QV_OK;
 }
 
-void qv_ipc_fields_free(qv_ipc_field *fields, int32_t n) {
+void qvc_ipc_fields_free(qvc_ipc_field *fields, int32_t n) {
   if (!fields) return;
-  for (int32_t i = 0; i < n; i++) qv_ipc_fields_free(fields[i].children, fields[i].n_children);
+  for (int32_t i = 0; i < n; i++) qvc_ipc_fields_free(fields[i].children, fields[i].n_children);
   qv_free(fields);
 }
 
-qv_status qv_ipc_schema_decode(const qv_fb_table *t, qv_schema *schema, qv_ipc_field **fields, qv_error *err) {
+qv_status qvc_ipc_schema_decode(const qvc_fb_table *t, qv_schema *schema, qvc_ipc_field **fields, qv_error *err) {
   qv_schema s = QV_SCHEMA_INIT;
-  qv_ipc_field *info = NULL;
-  qv_fb_vector fv;
+  qvc_ipc_field *info = NULL;
+  qvc_fb_vector fv;
   bool present;
   int64_t endian;
-  qv_status st = qv_fb_int(t, 0, 2, 0, &endian, err);
+  qv_status st = qvc_fb_int(t, 0, 2, 0, &endian, err);
   if (st != QV_OK) return st;
   if (endian != 0)
     return qv_error_set(err, QV_ERR_UNSUPPORTED, "byte %lld: schema: big-endian data is not supported",
                         (long long)(t->view->base + t->pos));
-  QV_RETURN_NOT_OK(qv_fb_vector_field(t, 1, 4, &fv, &present, err));
+  QV_RETURN_NOT_OK(qvc_fb_vector_field(t, 1, 4, &fv, &present, err));
   decoder d = {(int64_t)t->view->size / 4, err};
   if (fv.count > 0) {
     if (fv.count > INT32_MAX / 2) return corrupt(t, err, "%stoo many fields", "");
     s.fields = qv_calloc(fv.count, sizeof(qv_field));
-    info = qv_calloc(fv.count, sizeof(qv_ipc_field));
+    info = qv_calloc(fv.count, sizeof(qvc_ipc_field));
     if (!s.fields || !info) {
       st = qv_error_nomem(err, NULL);
       goto cleanup;
     }
     s.n_fields = (int32_t)fv.count;
     for (uint32_t i = 0; i < fv.count; i++) {
-      qv_fb_table ft;
-      if ((st = qv_fb_vector_table(&fv, i, &ft, err)) != QV_OK) goto cleanup;
+      qvc_fb_table ft;
+      if ((st = qvc_fb_vector_table(&fv, i, &ft, err)) != QV_OK) goto cleanup;
       if ((st = decode_field(&d, &ft, 0, &s.fields[i], &info[i])) != QV_OK) goto cleanup;
     }
   }
@@ -255,7 +255,7 @@ qv_status qv_ipc_schema_decode(const qv_fb_table *t, qv_schema *schema, qv_ipc_f
   *fields = info;
   return QV_OK;
 cleanup:
-  qv_ipc_fields_free(info, s.n_fields);
+  qvc_ipc_fields_free(info, s.n_fields);
   qv_schema_reset(&s);
   return st;
 }
@@ -291,71 +291,71 @@ static int int_bits(qv_type_id id) {
 }
 
 /* Writes the type table of t and patches slot to it. */
-static void encode_type(qv_fb_builder *b, const qv_datatype *t, uint32_t slot) {
-  qv_fb_tdef d;
+static void encode_type(qvc_fb_builder *b, const qv_datatype *t, uint32_t slot) {
+  qvc_fb_tdef d;
   uint32_t slots[QV_FB_MAX_FIELDS];
-  qv_fb_tdef_init(&d);
+  qvc_fb_tdef_init(&d);
   switch (t->id) {
     case QV_TYPE_INT8: case QV_TYPE_INT16: case QV_TYPE_INT32: case QV_TYPE_INT64:
     case QV_TYPE_UINT8: case QV_TYPE_UINT16: case QV_TYPE_UINT32: case QV_TYPE_UINT64:
-      qv_fb_add_scalar(&d, 0, 4, (uint64_t)int_bits(t->id));
-      qv_fb_add_scalar(&d, 1, 1, qv_type_is_signed(t->id));
+      qvc_fb_add_scalar(&d, 0, 4, (uint64_t)int_bits(t->id));
+      qvc_fb_add_scalar(&d, 1, 1, qv_type_is_signed(t->id));
       break;
-    case QV_TYPE_FLOAT32: qv_fb_add_scalar(&d, 0, 2, 1); break;
-    case QV_TYPE_FLOAT64: qv_fb_add_scalar(&d, 0, 2, 2); break;
+    case QV_TYPE_FLOAT32: qvc_fb_add_scalar(&d, 0, 2, 1); break;
+    case QV_TYPE_FLOAT64: qvc_fb_add_scalar(&d, 0, 2, 2); break;
     case QV_TYPE_DECIMAL128:
-      qv_fb_add_scalar(&d, 0, 4, (uint32_t)t->precision);
-      qv_fb_add_scalar(&d, 1, 4, (uint32_t)t->scale);
-      qv_fb_add_scalar(&d, 2, 4, 128);
+      qvc_fb_add_scalar(&d, 0, 4, (uint32_t)t->precision);
+      qvc_fb_add_scalar(&d, 1, 4, (uint32_t)t->scale);
+      qvc_fb_add_scalar(&d, 2, 4, 128);
       break;
-    case QV_TYPE_DATE32: qv_fb_add_scalar(&d, 0, 2, 0); break; /* DAY */
+    case QV_TYPE_DATE32: qvc_fb_add_scalar(&d, 0, 2, 0); break; /* DAY */
     case QV_TYPE_TIME64:
-      qv_fb_add_scalar(&d, 0, 2, (uint64_t)t->unit);
-      qv_fb_add_scalar(&d, 1, 4, 64);
+      qvc_fb_add_scalar(&d, 0, 2, (uint64_t)t->unit);
+      qvc_fb_add_scalar(&d, 1, 4, 64);
       break;
-    case QV_TYPE_DURATION: qv_fb_add_scalar(&d, 0, 2, (uint64_t)t->unit); break;
+    case QV_TYPE_DURATION: qvc_fb_add_scalar(&d, 0, 2, (uint64_t)t->unit); break;
     case QV_TYPE_TIMESTAMP:
-      qv_fb_add_scalar(&d, 0, 2, (uint64_t)t->unit);
-      if (t->timezone) qv_fb_add_ref(&d, 1);
+      qvc_fb_add_scalar(&d, 0, 2, (uint64_t)t->unit);
+      if (t->timezone) qvc_fb_add_ref(&d, 1);
       break;
-    case QV_TYPE_FIXED_SIZE_LIST: qv_fb_add_scalar(&d, 0, 4, (uint32_t)t->list_size); break;
+    case QV_TYPE_FIXED_SIZE_LIST: qvc_fb_add_scalar(&d, 0, 4, (uint32_t)t->list_size); break;
     default: break;
   }
-  uint32_t pos = qv_fb_write_table(b, &d, slots);
-  qv_fb_patch(b, slot, pos);
-  if (t->id == QV_TYPE_TIMESTAMP && t->timezone) qv_fb_patch(b, slots[1], qv_fb_write_string(b, t->timezone));
+  uint32_t pos = qvc_fb_write_table(b, &d, slots);
+  qvc_fb_patch(b, slot, pos);
+  if (t->id == QV_TYPE_TIMESTAMP && t->timezone) qvc_fb_patch(b, slots[1], qvc_fb_write_string(b, t->timezone));
 }
 
-static void encode_field(qv_fb_builder *b, const qv_field *f, uint32_t slot) {
-  qv_fb_tdef d;
+static void encode_field(qvc_fb_builder *b, const qv_field *f, uint32_t slot) {
+  qvc_fb_tdef d;
   uint32_t slots[QV_FB_MAX_FIELDS];
-  qv_fb_tdef_init(&d);
-  qv_fb_add_ref(&d, F_NAME);
-  qv_fb_add_scalar(&d, F_NULLABLE, 1, f->nullable);
-  qv_fb_add_scalar(&d, F_TYPE_TYPE, 1, type_tag(f->type.id));
-  qv_fb_add_ref(&d, F_TYPE);
-  qv_fb_add_ref(&d, F_CHILDREN); /* Arrow C++ insists on a (possibly empty) vector */
-  uint32_t pos = qv_fb_write_table(b, &d, slots);
-  qv_fb_patch(b, slot, pos);
-  qv_fb_patch(b, slots[F_NAME], qv_fb_write_string(b, f->name ? f->name : ""));
+  qvc_fb_tdef_init(&d);
+  qvc_fb_add_ref(&d, F_NAME);
+  qvc_fb_add_scalar(&d, F_NULLABLE, 1, f->nullable);
+  qvc_fb_add_scalar(&d, F_TYPE_TYPE, 1, type_tag(f->type.id));
+  qvc_fb_add_ref(&d, F_TYPE);
+  qvc_fb_add_ref(&d, F_CHILDREN); /* Arrow C++ insists on a (possibly empty) vector */
+  uint32_t pos = qvc_fb_write_table(b, &d, slots);
+  qvc_fb_patch(b, slot, pos);
+  qvc_fb_patch(b, slots[F_NAME], qvc_fb_write_string(b, f->name ? f->name : ""));
   encode_type(b, &f->type, slots[F_TYPE]);
   uint32_t n = f->type.n_children > 0 ? (uint32_t)f->type.n_children : 0;
-  uint32_t vec = qv_fb_write_ref_vector(b, n);
-  qv_fb_patch(b, slots[F_CHILDREN], vec);
+  uint32_t vec = qvc_fb_write_ref_vector(b, n);
+  qvc_fb_patch(b, slots[F_CHILDREN], vec);
   for (uint32_t i = 0; i < n; i++) encode_field(b, &f->type.children[i], vec + 4 + 4 * i);
 }
 
-uint32_t qv_ipc_schema_encode(qv_fb_builder *b, const qv_schema *schema, qv_error *err) {
+uint32_t qvc_ipc_schema_encode(qvc_fb_builder *b, const qv_schema *schema, qv_error *err) {
   (void)err;
-  qv_fb_tdef d;
+  qvc_fb_tdef d;
   uint32_t slots[QV_FB_MAX_FIELDS];
-  qv_fb_tdef_init(&d);
-  qv_fb_add_scalar(&d, 0, 2, 0); /* little-endian */
-  qv_fb_add_ref(&d, 1);
-  uint32_t pos = qv_fb_write_table(b, &d, slots);
+  qvc_fb_tdef_init(&d);
+  qvc_fb_add_scalar(&d, 0, 2, 0); /* little-endian */
+  qvc_fb_add_ref(&d, 1);
+  uint32_t pos = qvc_fb_write_table(b, &d, slots);
   uint32_t n = schema->n_fields > 0 ? (uint32_t)schema->n_fields : 0;
-  uint32_t vec = qv_fb_write_ref_vector(b, n);
-  qv_fb_patch(b, slots[1], vec);
+  uint32_t vec = qvc_fb_write_ref_vector(b, n);
+  qvc_fb_patch(b, slots[1], vec);
   for (uint32_t i = 0; i < n; i++) encode_field(b, &schema->fields[i], vec + 4 + 4 * i);
   return pos;
 }
@@ -383,7 +383,7 @@ static qv_status check_type(const qv_datatype *t, const char *name, int depth, q
   return QV_OK;
 }
 
-qv_status qv_ipc_schema_check(const qv_schema *schema, qv_error *err) {
+qv_status qvc_ipc_schema_check(const qv_schema *schema, qv_error *err) {
   for (int32_t i = 0; i < schema->n_fields; i++)
     QV_RETURN_NOT_OK(check_type(&schema->fields[i].type, schema->fields[i].name ? schema->fields[i].name : "", 0, err));
   return QV_OK;

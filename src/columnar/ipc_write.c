@@ -141,22 +141,22 @@ static qv_status emit(body *b, const qv_array *a, int64_t start, int64_t length)
 /* ---- messages ------------------------------------------------------------- */
 
 /* Starts a Message; *header_slot receives the header's placeholder. */
-static void message_begin(qv_fb_builder *fb, int type, int64_t body_len, uint32_t *header_slot) {
-  qv_fb_tdef d;
+static void message_begin(qvc_fb_builder *fb, int type, int64_t body_len, uint32_t *header_slot) {
+  qvc_fb_tdef d;
   uint32_t slots[QV_FB_MAX_FIELDS];
-  qv_fb_builder_init(fb);
-  qv_fb_tdef_init(&d);
-  qv_fb_add_scalar(&d, 0, 2, QV_IPC_METADATA_V5);
-  qv_fb_add_scalar(&d, 1, 1, (uint64_t)type);
-  qv_fb_add_ref(&d, 2);
-  qv_fb_add_scalar(&d, 3, 8, (uint64_t)body_len);
-  uint32_t pos = qv_fb_write_table(fb, &d, slots);
-  qv_fb_patch(fb, 0, pos);
+  qvc_fb_builder_init(fb);
+  qvc_fb_tdef_init(&d);
+  qvc_fb_add_scalar(&d, 0, 2, QV_IPC_METADATA_V5);
+  qvc_fb_add_scalar(&d, 1, 1, (uint64_t)type);
+  qvc_fb_add_ref(&d, 2);
+  qvc_fb_add_scalar(&d, 3, 8, (uint64_t)body_len);
+  uint32_t pos = qvc_fb_write_table(fb, &d, slots);
+  qvc_fb_patch(fb, 0, pos);
   *header_slot = slots[2];
 }
 
 /* Writes prefix + metadata (+ the body parts); records a Block if asked. */
-static qv_status write_message(qv_ipc_writer *w, qv_fb_builder *fb, const body *b, bool block, qv_error *err) {
+static qv_status write_message(qv_ipc_writer *w, qvc_fb_builder *fb, const body *b, bool block, qv_error *err) {
   if (fb->status != QV_OK) return qv_error_set(err, fb->status, "ipc: out of memory building metadata");
   int64_t start = w->pos;
   int64_t meta = (fb->buf.size + 7) & ~(int64_t)7;
@@ -188,13 +188,13 @@ qv_status qv_ipc_writer_open(FILE *f, qv_ipc_format format, const qv_schema *sch
                              qv_error *err) {
   if (!f || !schema || !out_w || (format != QV_IPC_STREAM && format != QV_IPC_FILE))
     return qv_error_set(err, QV_ERR_INVALID, "ipc: invalid writer arguments");
-  QV_RETURN_NOT_OK(qv_ipc_schema_check(schema, err));
+  QV_RETURN_NOT_OK(qvc_ipc_schema_check(schema, err));
   qv_ipc_writer *w = qv_calloc(1, sizeof *w);
   if (!w) return qv_error_nomem(err, NULL);
   w->f = f;
   w->format = format;
   qv_status st = QV_OK;
-  qv_fb_builder fb = {QV_BUFFER_INIT, QV_OK};
+  qvc_fb_builder fb = {QV_BUFFER_INIT, QV_OK};
   if (qv_schema_copy(schema, &w->schema) != QV_OK) {
     st = qv_error_nomem(err, NULL);
     goto cleanup;
@@ -202,10 +202,10 @@ qv_status qv_ipc_writer_open(FILE *f, qv_ipc_format format, const qv_schema *sch
   if (format == QV_IPC_FILE && (st = out(w, "ARROW1\0\0", 8, err)) != QV_OK) goto cleanup;
   uint32_t slot;
   message_begin(&fb, QV_MSG_SCHEMA, 0, &slot);
-  qv_fb_patch(&fb, slot, qv_ipc_schema_encode(&fb, schema, err));
+  qvc_fb_patch(&fb, slot, qvc_ipc_schema_encode(&fb, schema, err));
   st = write_message(w, &fb, NULL, false, err);
 cleanup:
-  qv_fb_builder_reset(&fb);
+  qvc_fb_builder_reset(&fb);
   if (st != QV_OK) {
     qv_ipc_writer_destroy(w);
     return st;
@@ -231,7 +231,7 @@ qv_status qv_ipc_writer_write(qv_ipc_writer *w, const qv_batch *batch, qv_error 
   }
   body b;
   memset(&b, 0, sizeof b);
-  qv_fb_builder fb = {QV_BUFFER_INIT, QV_OK};
+  qvc_fb_builder fb = {QV_BUFFER_INIT, QV_OK};
   qv_status st = QV_OK;
   for (int32_t i = 0; i < w->schema.n_fields && st == QV_OK; i++)
     st = emit(&b, batch->columns[i], 0, batch->num_rows);
@@ -241,36 +241,36 @@ qv_status qv_ipc_writer_write(qv_ipc_writer *w, const qv_batch *batch, qv_error 
   }
   uint32_t hslot, slots[QV_FB_MAX_FIELDS];
   message_begin(&fb, QV_MSG_RECORD_BATCH, b.size, &hslot);
-  qv_fb_tdef d;
-  qv_fb_tdef_init(&d);
-  qv_fb_add_scalar(&d, 0, 8, (uint64_t)batch->num_rows);
-  qv_fb_add_ref(&d, 1);
-  qv_fb_add_ref(&d, 2);
-  qv_fb_patch(&fb, hslot, qv_fb_write_table(&fb, &d, slots));
-  qv_fb_patch(&fb, slots[1], qv_fb_write_struct_vector(&fb, b.nodes.data, (uint32_t)(b.nodes.size / 16), 16, 8));
-  qv_fb_patch(&fb, slots[2], qv_fb_write_struct_vector(&fb, b.bufs.data, (uint32_t)(b.bufs.size / 16), 16, 8));
+  qvc_fb_tdef d;
+  qvc_fb_tdef_init(&d);
+  qvc_fb_add_scalar(&d, 0, 8, (uint64_t)batch->num_rows);
+  qvc_fb_add_ref(&d, 1);
+  qvc_fb_add_ref(&d, 2);
+  qvc_fb_patch(&fb, hslot, qvc_fb_write_table(&fb, &d, slots));
+  qvc_fb_patch(&fb, slots[1], qvc_fb_write_struct_vector(&fb, b.nodes.data, (uint32_t)(b.nodes.size / 16), 16, 8));
+  qvc_fb_patch(&fb, slots[2], qvc_fb_write_struct_vector(&fb, b.bufs.data, (uint32_t)(b.bufs.size / 16), 16, 8));
   st = write_message(w, &fb, &b, w->format == QV_IPC_FILE, err);
 cleanup:
-  qv_fb_builder_reset(&fb);
+  qvc_fb_builder_reset(&fb);
   body_reset(&b);
   return st;
 }
 
 static qv_status write_footer(qv_ipc_writer *w, qv_error *err) {
-  qv_fb_builder fb;
-  qv_fb_tdef d;
+  qvc_fb_builder fb;
+  qvc_fb_tdef d;
   uint32_t slots[QV_FB_MAX_FIELDS];
-  qv_fb_builder_init(&fb);
-  qv_fb_tdef_init(&d);
-  qv_fb_add_scalar(&d, 0, 2, QV_IPC_METADATA_V5);
-  qv_fb_add_ref(&d, 1);
-  qv_fb_add_ref(&d, 2);
-  qv_fb_add_ref(&d, 3);
-  uint32_t pos = qv_fb_write_table(&fb, &d, slots);
-  qv_fb_patch(&fb, 0, pos);
-  qv_fb_patch(&fb, slots[1], qv_ipc_schema_encode(&fb, &w->schema, err));
-  qv_fb_patch(&fb, slots[2], qv_fb_write_struct_vector(&fb, NULL, 0, 24, 8));
-  qv_fb_patch(&fb, slots[3], qv_fb_write_struct_vector(&fb, w->blocks.data, w->n_blocks, 24, 8));
+  qvc_fb_builder_init(&fb);
+  qvc_fb_tdef_init(&d);
+  qvc_fb_add_scalar(&d, 0, 2, QV_IPC_METADATA_V5);
+  qvc_fb_add_ref(&d, 1);
+  qvc_fb_add_ref(&d, 2);
+  qvc_fb_add_ref(&d, 3);
+  uint32_t pos = qvc_fb_write_table(&fb, &d, slots);
+  qvc_fb_patch(&fb, 0, pos);
+  qvc_fb_patch(&fb, slots[1], qvc_ipc_schema_encode(&fb, &w->schema, err));
+  qvc_fb_patch(&fb, slots[2], qvc_fb_write_struct_vector(&fb, NULL, 0, 24, 8));
+  qvc_fb_patch(&fb, slots[3], qvc_fb_write_struct_vector(&fb, w->blocks.data, w->n_blocks, 24, 8));
   qv_status st = fb.status;
   if (st != QV_OK) st = qv_error_set(err, st, "ipc: out of memory building the footer");
   uint8_t tail[10];
@@ -278,7 +278,7 @@ static qv_status write_footer(qv_ipc_writer *w, qv_error *err) {
   memcpy(tail + 4, "ARROW1", 6);
   if (st == QV_OK) st = out(w, fb.buf.data, fb.buf.size, err);
   if (st == QV_OK) st = out(w, tail, 10, err);
-  qv_fb_builder_reset(&fb);
+  qvc_fb_builder_reset(&fb);
   return st;
 }
 

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-void qv_textf(char *buf, size_t size, int *n, const char *fmt, ...) {
+void qvc_textf(char *buf, size_t size, int *n, const char *fmt, ...) {
   size_t off = (size_t)*n;
   va_list ap;
   va_start(ap, fmt);
@@ -17,7 +17,7 @@ void qv_textf(char *buf, size_t size, int *n, const char *fmt, ...) {
   if (k > 0) *n += k;
 }
 
-#define put qv_textf
+#define put qvc_textf
 
 static void put_value(char *buf, size_t size, int *n, const qv_array *a, int64_t i) {
   size_t off = (size_t)*n;
@@ -136,7 +136,7 @@ int qv_array_format_value(const qv_array *a, int64_t i, char *buf, size_t size) 
     put(buf, size, &n, "null");
     return n;
   }
-  if (a->type.id == QV_TYPE_DICTIONARY) return qv_array_format_value(a->children[0], qv_dictionary_index(a, i), buf, size);
+  if (a->type.id == QV_TYPE_DICTIONARY) return qv_array_format_value(a->children[0], qvc_dictionary_index(a, i), buf, size);
   int64_t j = a->offset + i;
   const uint8_t *v = a->buffers[1] ? a->buffers[1]->data : NULL;
   switch (a->type.id) {

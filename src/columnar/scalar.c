@@ -72,7 +72,7 @@ qv_status qv_scalar_string(const char *data, int64_t len, qv_scalar *out) {
 
 qv_status qv_scalar_from_array(const qv_array *a, int64_t i, qv_scalar *out, qv_error *err) {
   if (a->type.id == QV_TYPE_DICTIONARY) { /* the entry's value, as a scalar of the values type */
-    if (qv_array_is_valid(a, i)) return qv_scalar_from_array(a->children[0], qv_dictionary_index(a, i), out, err);
+    if (qv_array_is_valid(a, i)) return qv_scalar_from_array(a->children[0], qvc_dictionary_index(a, i), out, err);
     qv_scalar n = QV_SCALAR_INIT;
     if (qv_datatype_copy(&a->children[0]->type, &n.type) != QV_OK) return qv_error_nomem(err, NULL);
     *out = n;

@@ -391,7 +391,7 @@ qv_status qvk_compare_select(qv_op op, uint8_t order, const qvk_datum *a, const 
                              const uint32_t *rows, int64_t n, qv_selection *sel, bool *handled,
                              qv_error *err) {
   *handled = false;
-  if (!qv_op_is_compare(op)) return QV_OK;
+  if (!qve_op_is_compare(op)) return QV_OK;
   if (a->scalar && !b->scalar) { /* column on the left */
     const qvk_datum *t = a;
     a = b;

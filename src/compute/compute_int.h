@@ -12,8 +12,8 @@
  *   the validity bit is 0 ("canonical"), so Kleene logic and filters can
  *   work on words without re-masking.
  * - quiver assumes a little-endian host: bitmaps are read as uint64 words. */
-#ifndef QV_COMPUTE_INT_H
-#define QV_COMPUTE_INT_H
+#ifndef QUIVER_COMPUTE_COMPUTE_INT_H
+#define QUIVER_COMPUTE_COMPUTE_INT_H
 
 #include <string.h>
 

@@ -21,7 +21,7 @@
 /* Ops whose answer for a row depends only on that row's value and that
  * cannot fail because of a value. */
 static bool per_value(qv_op op) {
-  if (qv_op_is_compare(op) || qv_op_is_test(op)) return true;
+  if (qve_op_is_compare(op) || qve_op_is_test(op)) return true;
   switch (op) {
     case QV_OP_IN: case QV_OP_BETWEEN:
     case QV_OP_LIKE: case QV_OP_STARTS_WITH: case QV_OP_ENDS_WITH: case QV_OP_CONTAINS:
@@ -183,7 +183,7 @@ qv_status qvk_dict_call(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum
     }
   }
   if (nd == 0) return QV_OK;
-  bool position_ok = pos == 0 || (pos == 1 && qv_op_is_compare(e->op));
+  bool position_ok = pos == 0 || (pos == 1 && qve_op_is_compare(e->op));
   if (nd == 1 && arrays == 1 && position_ok && per_value(e->op)) {
     *handled = true;
     return per_entry(c, e, args, pos, out, dispatch);

@@ -234,7 +234,7 @@ static qv_status keep_true(const qvk_datum *d, const uint32_t *rows, int64_t n, 
 static qv_status filter_conjunct(qvk_ctx *c, const qv_expr *e, qv_selection *dst, qv_error *err) {
   qvk_datum d = QVK_DATUM_INIT;
   qv_status st;
-  if (e->kind == QV_EXPR_CALL && qv_op_is_compare(e->op) && e->n_args == 2 && e->args &&
+  if (e->kind == QV_EXPR_CALL && qve_op_is_compare(e->op) && e->n_args == 2 && e->args &&
       e->args[0] && e->args[1] && !is_constant(e)) {
     qvk_datum args[2] = {QVK_DATUM_INIT, QVK_DATUM_INIT};
     bool handled = false;

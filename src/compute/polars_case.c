@@ -74,17 +74,17 @@ static bool cased_beyond(const uint8_t *p, int64_t len, int64_t k, int dir) {
 static int map_one(int mode, int32_t cp, const uint8_t *p, int64_t len, int64_t k, int used, uint8_t *w) {
   if (mode == CASE_LOWER && cp == 0x03A3) {
     bool final = cased_beyond(p, len, k, -1) && !cased_beyond(p, len, k + used, 1);
-    return (int)qv_utf8_encode(w, final ? 0x03C2 : 0x03C3);
+    return (int)qvb_utf8_encode(w, final ? 0x03C2 : 0x03C3);
   }
   const struct qvk_case_special *s = cp >= 0xDF ? special(cp) : NULL;
   const int32_t *seq = !s ? NULL : mode == CASE_UPPER ? s->upper : mode == CASE_TITLE ? s->title : s->lower;
   if (seq && seq[0]) {
     int n = 0;
-    for (int j = 0; j < 3 && seq[j]; j++) n += (int)qv_utf8_encode(w + n, (uint32_t)seq[j]);
+    for (int j = 0; j < 3 && seq[j]; j++) n += (int)qvb_utf8_encode(w + n, (uint32_t)seq[j]);
     return n;
   }
   int32_t m = mode == CASE_UPPER ? utf8proc_toupper(cp) : mode == CASE_TITLE ? utf8proc_totitle(cp) : utf8proc_tolower(cp);
-  return (int)qv_utf8_encode(w, (uint32_t)m);
+  return (int)qvb_utf8_encode(w, (uint32_t)m);
 }
 
 static bool ascii_only(const uint8_t *p, int64_t n) {

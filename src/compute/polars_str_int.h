@@ -1,8 +1,8 @@
 /* Helpers the Polars string kernels share (polars_text.c, polars_case.c):
  * reading a string datum row by row through its selection, and building a
  * string result in one growing buffer (no allocation per row). */
-#ifndef QV_COMPUTE_POLARS_STR_INT_H
-#define QV_COMPUTE_POLARS_STR_INT_H
+#ifndef QUIVER_COMPUTE_POLARS_STR_INT_H
+#define QUIVER_COMPUTE_POLARS_STR_INT_H
 
 #include "base/utf8.h"
 #include "compute/compute_int.h"

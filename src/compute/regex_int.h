@@ -1,6 +1,6 @@
 /* The compute layer's PCRE2 wrapper, shared by regex.c and like.c. */
-#ifndef QV_COMPUTE_REGEX_INT_H
-#define QV_COMPUTE_REGEX_INT_H
+#ifndef QUIVER_COMPUTE_REGEX_INT_H
+#define QUIVER_COMPUTE_REGEX_INT_H
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>

@@ -78,7 +78,7 @@
  * integers and decimals to float64; array_has(list<T>, x) converts x to T
  * (or casts the list to list<common>); array_has_any/all bring both lists
  * to one element type; coalesce unifies like IN but int64 vs uint64 gives
- * decimal(20,0).  A CAST must be one Arrow can do (qv_bind_castable).
+ * decimal(20,0).  A CAST must be one Arrow can do (qve_bind_castable).
  *
  * Time zones: a literal read for a zoned timestamp is an instant (UTC
  * value, zone attached); text without an offset is wall-clock time in the
@@ -107,14 +107,14 @@
  * sanitizers on (their frames are several KiB here). */
 #define BIND_MAX_DEPTH (2 * QV_EXPR_MAX_DEPTH + 64)
 
-const char *qv_bind_tn(const qv_datatype *t, char *buf, size_t size) {
+const char *qve_bind_tn(const qv_datatype *t, char *buf, size_t size) {
   qv_datatype_format(t, buf, size);
   return buf;
 }
 /* A user-given name, clipped for messages. */
-#define NM(s) qv_expr_clip((s) ? (s) : "", (s) ? strlen(s) : 0, (char[80]){0}, 80)
+#define NM(s) qve_expr_clip((s) ? (s) : "", (s) ? strlen(s) : 0, (char[80]){0}, 80)
 
-qv_status qv_bind_error(qv_binder *b, qv_status code, int32_t pos, const char *fmt, ...) {
+qv_status qve_bind_error(qve_binder *b, qv_status code, int32_t pos, const char *fmt, ...) {
   char msg[800];
   va_list ap;
   va_start(ap, fmt);
@@ -124,18 +124,18 @@ qv_status qv_bind_error(qv_binder *b, qv_status code, int32_t pos, const char *f
   return qv_error_set(b->err, code, "filter: %s", msg);
 }
 
-qv_status qv_bind_nomem(qv_binder *b) { return qv_error_nomem(b->err, "filter"); }
+qv_status qve_bind_nomem(qve_binder *b) { return qv_error_nomem(b->err, "filter"); }
 
-qv_status qv_bind_set_type(qv_binder *b, qv_expr *e, const qv_datatype *t) {
+qv_status qve_bind_set_type(qve_binder *b, qv_expr *e, const qv_datatype *t) {
   qv_datatype_reset(&e->type);
-  return qv_datatype_copy(t, &e->type) == QV_OK ? QV_OK : qv_bind_nomem(b);
+  return qv_datatype_copy(t, &e->type) == QV_OK ? QV_OK : qve_bind_nomem(b);
 }
-void qv_bind_set_simple(qv_expr *e, qv_type_id id) {
+void qve_bind_set_simple(qv_expr *e, qv_type_id id) {
   qv_datatype_reset(&e->type);
   e->type = qv_datatype_simple(id);
 }
 
-bool qv_bind_literal_like(const qv_expr *e) {
+bool qve_bind_literal_like(const qv_expr *e) {
   return e->kind == QV_EXPR_LITERAL || (e->kind == QV_EXPR_CALL && e->op == QV_OP_LIST);
 }
 
@@ -143,11 +143,11 @@ bool qv_bind_literal_like(const qv_expr *e) {
 
 /* Whether literal-like e can become type `to` unchanged in meaning; with
  * apply, it does. */
-qv_status qv_bind_try_convert(qv_binder *b, qv_expr *e, const qv_datatype *to, bool apply, bool *ok) {
+qv_status qve_bind_try_convert(qve_binder *b, qv_expr *e, const qv_datatype *to, bool apply, bool *ok) {
   *ok = false;
   if (e->kind == QV_EXPR_LITERAL) {
     qv_scalar out;
-    QV_RETURN_NOT_OK(qv_bind_convert_scalar(&e->value, to, e->pos, &out, ok, b->err));
+    QV_RETURN_NOT_OK(qve_bind_convert_scalar(&e->value, to, e->pos, &out, ok, b->err));
     if (!*ok) return QV_OK;
     if (!apply) {
       qv_scalar_reset(&out);
@@ -155,51 +155,51 @@ qv_status qv_bind_try_convert(qv_binder *b, qv_expr *e, const qv_datatype *to, b
     }
     qv_scalar_reset(&e->value);
     e->value = out;
-    return qv_bind_set_type(b, e, to);
+    return qve_bind_set_type(b, e, to);
   }
   /* A list literal becomes a list, or a fixed_size_list of its length, of
    * the target's item type when every element converts. */
-  if (!qv_is_listlike(to->id) || (to->id == QV_TYPE_FIXED_SIZE_LIST && to->list_size != e->n_args))
+  if (!qve_is_listlike(to->id) || (to->id == QV_TYPE_FIXED_SIZE_LIST && to->list_size != e->n_args))
     return QV_OK;
   const qv_datatype *item = &to->children[0].type;
   for (int32_t i = 0; i < e->n_args; i++) {
-    QV_RETURN_NOT_OK(qv_bind_try_convert(b, e->args[i], item, false, ok));
+    QV_RETURN_NOT_OK(qve_bind_try_convert(b, e->args[i], item, false, ok));
     if (!*ok) return QV_OK;
   }
   *ok = true;
   if (!apply) return QV_OK;
-  for (int32_t i = 0; i < e->n_args; i++) QV_RETURN_NOT_OK(qv_bind_try_convert(b, e->args[i], item, true, ok));
-  return qv_bind_set_type(b, e, to);
+  for (int32_t i = 0; i < e->n_args; i++) QV_RETURN_NOT_OK(qve_bind_try_convert(b, e->args[i], item, true, ok));
+  return qve_bind_set_type(b, e, to);
 }
 
-static qv_status wrap_cast(qv_binder *b, qv_expr **slot, const qv_datatype *to) {
+static qv_status wrap_cast(qve_binder *b, qv_expr **slot, const qv_datatype *to) {
   qv_expr *inner = *slot;
   int32_t pos = inner->pos;
   qv_semantics sem = inner->sem;
   *slot = NULL; /* the builder owns inner from here, also on failure */
   qv_expr *c = qv_expr_unary(QV_OP_CAST, inner);
-  if (!c) return qv_bind_nomem(b);
+  if (!c) return qve_bind_nomem(b);
   *slot = c;
   c->pos = pos;
   c->sem = sem;
   c->sem.cast_strict = true;
-  return qv_bind_set_type(b, c, to);
+  return qve_bind_set_type(b, c, to);
 }
 
 /* Makes *slot of type `to`: a literal is converted, anything else cast. */
-qv_status qv_bind_coerce_to(qv_binder *b, qv_expr **slot, const qv_datatype *to) {
+qv_status qve_bind_coerce_to(qve_binder *b, qv_expr **slot, const qv_datatype *to) {
   if (qv_datatype_equal(&(*slot)->type, to)) return QV_OK;
-  if (qv_bind_literal_like(*slot)) {
+  if (qve_bind_literal_like(*slot)) {
     bool ok;
-    QV_RETURN_NOT_OK(qv_bind_try_convert(b, *slot, to, true, &ok));
+    QV_RETURN_NOT_OK(qve_bind_try_convert(b, *slot, to, true, &ok));
     if (ok) return QV_OK;
   }
   return wrap_cast(b, slot, to);
 }
 
-qv_status qv_bind_coerce_simple(qv_binder *b, qv_expr **slot, qv_type_id id) {
+qv_status qve_bind_coerce_simple(qve_binder *b, qv_expr **slot, qv_type_id id) {
   qv_datatype t = qv_datatype_simple(id);
-  return qv_bind_coerce_to(b, slot, &t);
+  return qve_bind_coerce_to(b, slot, &t);
 }
 
 /* ---- unification ------------------------------------------------------------- */
@@ -209,60 +209,60 @@ typedef struct unifier {
   bool have, mixed;
 } unifier;
 
-static qv_status combine(qv_binder *b, unifier *u, const qv_datatype *t, qv_common_mode mode, const char *what,
+static qv_status combine(qve_binder *b, unifier *u, const qv_datatype *t, qve_common_mode mode, const char *what,
                          int32_t pos) {
   if (!u->have) {
     u->have = true;
-    return qv_datatype_copy(t, &u->c) == QV_OK ? QV_OK : qv_bind_nomem(b);
+    return qv_datatype_copy(t, &u->c) == QV_OK ? QV_OK : qve_bind_nomem(b);
   }
   qv_datatype nc;
   bool m = false;
-  qv_common_result r = qv_bind_common_type(&u->c, t, mode, &nc, &m);
+  qve_common_result r = qve_bind_common_type(&u->c, t, mode, &nc, &m);
   if (r != QV_COMMON_FOUND) {
     qv_datatype_reset(&nc);
-    if (r == QV_COMMON_NOMEM) return qv_bind_nomem(b);
+    if (r == QV_COMMON_NOMEM) return qve_bind_nomem(b);
     if (!strcmp(what, "compare"))
-      return qv_bind_error(b, QV_ERR_TYPE, pos, "cannot compare %s with %s", TN(&u->c), TN(t));
-    return qv_bind_error(b, QV_ERR_TYPE, pos, "%s cannot combine %s with %s", what, TN(&u->c), TN(t));
+      return qve_bind_error(b, QV_ERR_TYPE, pos, "cannot compare %s with %s", TN(&u->c), TN(t));
+    return qve_bind_error(b, QV_ERR_TYPE, pos, "%s cannot combine %s with %s", what, TN(&u->c), TN(t));
   }
   qv_datatype_reset(&u->c);
   u->c = nc;
-  u->mixed = (u->mixed || m) && qv_is_int(nc.id);
+  u->mixed = (u->mixed || m) && qve_is_int(nc.id);
   return QV_OK;
 }
 
 /* Brings slots[0..n) to one type (see the top of the file); *out gets it
  * (int64 when the operands stay mixed int64/uint64). */
-qv_status qv_bind_unify(qv_binder *b, qv_expr **slots, int32_t n, qv_common_mode mode, const char *what, int32_t pos,
+qv_status qve_bind_unify(qve_binder *b, qv_expr **slots, int32_t n, qve_common_mode mode, const char *what, int32_t pos,
                        qv_datatype *out) {
   unifier u = {QV_DATATYPE_INIT, false, false};
   qv_status st = QV_OK;
   for (int32_t i = 0; i < n && st == QV_OK; i++)
-    if (!qv_bind_literal_like(slots[i])) st = combine(b, &u, &slots[i]->type, mode, what, pos);
+    if (!qve_bind_literal_like(slots[i])) st = combine(b, &u, &slots[i]->type, mode, what, pos);
   /* Text compared with a date or timestamp is read as one. */
-  if (st == QV_OK && u.have && qv_is_datetime(u.c.id)) {
+  if (st == QV_OK && u.have && qve_is_datetime(u.c.id)) {
     for (int32_t i = 0; i < n && st == QV_OK; i++) {
       qv_expr *e = slots[i];
       if (e->kind != QV_EXPR_LITERAL || e->value.is_null || e->value.type.id != QV_TYPE_STRING) continue;
       qv_scalar t;
-      st = qv_bind_read_temporal(&e->value, &u.c, e->pos, &t, b->err);
+      st = qve_bind_read_temporal(&e->value, &u.c, e->pos, &t, b->err);
       if (st != QV_OK) break;
       qv_scalar_reset(&e->value);
       e->value = t;
-      st = qv_bind_set_type(b, e, &t.type);
+      st = qve_bind_set_type(b, e, &t.type);
     }
   }
   for (int32_t i = 0; i < n && st == QV_OK; i++) {
-    if (!qv_bind_literal_like(slots[i])) continue;
+    if (!qve_bind_literal_like(slots[i])) continue;
     bool ok = false;
-    if (u.have && !u.mixed) st = qv_bind_try_convert(b, slots[i], &u.c, false, &ok);
+    if (u.have && !u.mixed) st = qve_bind_try_convert(b, slots[i], &u.c, false, &ok);
     if (st == QV_OK && !ok) st = combine(b, &u, &slots[i]->type, mode, what, pos);
   }
   for (int32_t i = 0; i < n && st == QV_OK; i++) {
     qv_type_id id = slots[i]->type.id;
-    if (u.mixed && qv_is_int(id)) st = qv_bind_coerce_simple(b, &slots[i], qv_is_uint(id) ? QV_TYPE_UINT64 : QV_TYPE_INT64);
-    else if (u.mixed && id == QV_TYPE_NULL) st = qv_bind_coerce_simple(b, &slots[i], QV_TYPE_INT64);
-    else st = qv_bind_coerce_to(b, &slots[i], &u.c);
+    if (u.mixed && qve_is_int(id)) st = qve_bind_coerce_simple(b, &slots[i], qve_is_uint(id) ? QV_TYPE_UINT64 : QV_TYPE_INT64);
+    else if (u.mixed && id == QV_TYPE_NULL) st = qve_bind_coerce_simple(b, &slots[i], QV_TYPE_INT64);
+    else st = qve_bind_coerce_to(b, &slots[i], &u.c);
   }
   if (st != QV_OK) {
     qv_datatype_reset(&u.c);
@@ -274,104 +274,104 @@ qv_status qv_bind_unify(qv_binder *b, qv_expr **slots, int32_t n, qv_common_mode
 
 /* ---- operands ------------------------------------------------------------------ */
 
-qv_status qv_bind_want_bool(qv_binder *b, qv_expr *e, int32_t i, const char *what) {
+qv_status qve_bind_want_bool(qve_binder *b, qv_expr *e, int32_t i, const char *what) {
   qv_type_id id = e->args[i]->type.id;
   if (id == QV_TYPE_BOOL) return QV_OK;
-  if (id == QV_TYPE_NULL) return qv_bind_coerce_simple(b, &e->args[i], QV_TYPE_BOOL);
-  return qv_bind_error(b, QV_ERR_TYPE, e->pos, "%s expects boolean operands, got %s", what, TN(&e->args[i]->type));
+  if (id == QV_TYPE_NULL) return qve_bind_coerce_simple(b, &e->args[i], QV_TYPE_BOOL);
+  return qve_bind_error(b, QV_ERR_TYPE, e->pos, "%s expects boolean operands, got %s", what, TN(&e->args[i]->type));
 }
 
-qv_status qv_bind_want_string(qv_binder *b, qv_expr *e, int32_t i, const char *what) {
+qv_status qve_bind_want_string(qve_binder *b, qv_expr *e, int32_t i, const char *what) {
   qv_type_id id = e->args[i]->type.id;
   if (id == QV_TYPE_STRING) return QV_OK;
-  if (id == QV_TYPE_NULL) return qv_bind_coerce_simple(b, &e->args[i], QV_TYPE_STRING);
-  return qv_bind_error(b, QV_ERR_TYPE, e->pos, "%s expects string arguments, got %s (argument %d)", what,
+  if (id == QV_TYPE_NULL) return qve_bind_coerce_simple(b, &e->args[i], QV_TYPE_STRING);
+  return qve_bind_error(b, QV_ERR_TYPE, e->pos, "%s expects string arguments, got %s (argument %d)", what,
                     TN(&e->args[i]->type), (int)i + 1);
 }
 
-qv_status qv_bind_want_list(qv_binder *b, qv_expr *e, int32_t i, const char *what) {
+qv_status qve_bind_want_list(qve_binder *b, qv_expr *e, int32_t i, const char *what) {
   qv_type_id id = e->args[i]->type.id;
-  if (qv_is_listlike(id)) return QV_OK;
+  if (qve_is_listlike(id)) return QV_OK;
   if (id == QV_TYPE_NULL) {
     qv_datatype nt = qv_datatype_simple(QV_TYPE_NULL), lt;
-    if (qv_bind_list_of(&nt, &lt) != QV_OK) return qv_bind_nomem(b);
-    qv_status st = qv_bind_coerce_to(b, &e->args[i], &lt);
+    if (qve_bind_list_of(&nt, &lt) != QV_OK) return qve_bind_nomem(b);
+    qv_status st = qve_bind_coerce_to(b, &e->args[i], &lt);
     qv_datatype_reset(&lt);
     return st;
   }
-  return qv_bind_error(b, QV_ERR_TYPE, e->pos, "%s expects a list, got %s (argument %d)", what,
+  return qve_bind_error(b, QV_ERR_TYPE, e->pos, "%s expects a list, got %s (argument %d)", what,
                     TN(&e->args[i]->type), (int)i + 1);
 }
 
 /* ---- arithmetic -------------------------------------------------------------------- */
 
 static bool nonneg_int_literal(const qv_expr *e) {
-  return e->kind == QV_EXPR_LITERAL && !e->value.is_null && qv_is_int(e->value.type.id) &&
-         (qv_is_uint(e->value.type.id) || e->value.v.i >= 0);
+  return e->kind == QV_EXPR_LITERAL && !e->value.is_null && qve_is_int(e->value.type.id) &&
+         (qve_is_uint(e->value.type.id) || e->value.v.i >= 0);
 }
 
-static qv_status bind_arith(qv_binder *b, qv_expr *e) {
+static qv_status bind_arith(qve_binder *b, qv_expr *e) {
   qv_expr **l = &e->args[0], **r = &e->args[1];
   const char *op = qv_op_name(e->op);
   qv_type_id lt = (*l)->type.id, rt = (*r)->type.id;
   if (lt == QV_TYPE_NULL && rt == QV_TYPE_NULL) {
-    QV_RETURN_NOT_OK(qv_bind_coerce_simple(b, l, QV_TYPE_INT64));
-    QV_RETURN_NOT_OK(qv_bind_coerce_simple(b, r, QV_TYPE_INT64));
-  } else if (lt == QV_TYPE_NULL && qv_is_num(rt)) {
-    QV_RETURN_NOT_OK(qv_bind_coerce_to(b, l, &(*r)->type));
-  } else if (rt == QV_TYPE_NULL && qv_is_num(lt)) {
-    QV_RETURN_NOT_OK(qv_bind_coerce_to(b, r, &(*l)->type));
+    QV_RETURN_NOT_OK(qve_bind_coerce_simple(b, l, QV_TYPE_INT64));
+    QV_RETURN_NOT_OK(qve_bind_coerce_simple(b, r, QV_TYPE_INT64));
+  } else if (lt == QV_TYPE_NULL && qve_is_num(rt)) {
+    QV_RETURN_NOT_OK(qve_bind_coerce_to(b, l, &(*r)->type));
+  } else if (rt == QV_TYPE_NULL && qve_is_num(lt)) {
+    QV_RETURN_NOT_OK(qve_bind_coerce_to(b, r, &(*l)->type));
   }
   lt = (*l)->type.id;
   rt = (*r)->type.id;
-  if (!qv_is_num(lt) || !qv_is_num(rt))
-    return qv_bind_error(b, QV_ERR_TYPE, e->pos, "cannot apply %s to %s and %s", op, TN(&(*l)->type),
+  if (!qve_is_num(lt) || !qve_is_num(rt))
+    return qve_bind_error(b, QV_ERR_TYPE, e->pos, "cannot apply %s to %s and %s", op, TN(&(*l)->type),
                       TN(&(*r)->type));
   if (lt == QV_TYPE_UINT64 && rt != QV_TYPE_UINT64 && nonneg_int_literal(*r))
-    QV_RETURN_NOT_OK(qv_bind_coerce_simple(b, r, QV_TYPE_UINT64));
+    QV_RETURN_NOT_OK(qve_bind_coerce_simple(b, r, QV_TYPE_UINT64));
   if (rt == QV_TYPE_UINT64 && lt != QV_TYPE_UINT64 && nonneg_int_literal(*l))
-    QV_RETURN_NOT_OK(qv_bind_coerce_simple(b, l, QV_TYPE_UINT64));
+    QV_RETURN_NOT_OK(qve_bind_coerce_simple(b, l, QV_TYPE_UINT64));
   lt = (*l)->type.id;
   rt = (*r)->type.id;
   qv_datatype res;
   /* Polars' `/` is true division: integers divide as float64. */
-  if (e->op == QV_OP_DIV && (e->flags & QV_EXPR_F_TRUE_DIV) && qv_is_int(lt) && qv_is_int(rt)) {
-    QV_RETURN_NOT_OK(qv_bind_coerce_simple(b, l, QV_TYPE_FLOAT64));
-    QV_RETURN_NOT_OK(qv_bind_coerce_simple(b, r, QV_TYPE_FLOAT64));
-    qv_bind_set_simple(e, QV_TYPE_FLOAT64);
+  if (e->op == QV_OP_DIV && (e->flags & QV_EXPR_F_TRUE_DIV) && qve_is_int(lt) && qve_is_int(rt)) {
+    QV_RETURN_NOT_OK(qve_bind_coerce_simple(b, l, QV_TYPE_FLOAT64));
+    QV_RETURN_NOT_OK(qve_bind_coerce_simple(b, r, QV_TYPE_FLOAT64));
+    qve_bind_set_simple(e, QV_TYPE_FLOAT64);
     return QV_OK;
   }
-  if (qv_is_float(lt) || qv_is_float(rt)) {
+  if (qve_is_float(lt) || qve_is_float(rt)) {
     qv_type_id c = lt == QV_TYPE_FLOAT64 || rt == QV_TYPE_FLOAT64 ? QV_TYPE_FLOAT64 : QV_TYPE_FLOAT32;
-    QV_RETURN_NOT_OK(qv_bind_coerce_simple(b, l, c));
-    QV_RETURN_NOT_OK(qv_bind_coerce_simple(b, r, c));
-    qv_bind_set_simple(e, c);
+    QV_RETURN_NOT_OK(qve_bind_coerce_simple(b, l, c));
+    QV_RETURN_NOT_OK(qve_bind_coerce_simple(b, r, c));
+    qve_bind_set_simple(e, c);
     return QV_OK;
   }
-  if (qv_is_int(lt) && qv_is_int(rt)) {
+  if (qve_is_int(lt) && qve_is_int(rt)) {
     bool m;
-    if (qv_bind_common_type(&(*l)->type, &(*r)->type, QV_COMMON_UNION, &res, &m) != QV_COMMON_FOUND)
-      return qv_bind_nomem(b); /* integers always have one; only memory can fail */
-    QV_RETURN_NOT_OK(qv_bind_coerce_to(b, l, &res));
-    QV_RETURN_NOT_OK(qv_bind_coerce_to(b, r, &res));
+    if (qve_bind_common_type(&(*l)->type, &(*r)->type, QV_COMMON_UNION, &res, &m) != QV_COMMON_FOUND)
+      return qve_bind_nomem(b); /* integers always have one; only memory can fail */
+    QV_RETURN_NOT_OK(qve_bind_coerce_to(b, l, &res));
+    QV_RETURN_NOT_OK(qve_bind_coerce_to(b, r, &res));
     if (res.id != QV_TYPE_DECIMAL128) {
-      qv_bind_set_simple(e, res.id);
+      qve_bind_set_simple(e, res.id);
       return QV_OK;
     }
   } else {
-    if (qv_is_int(lt)) {
-      qv_datatype d = qv_bind_int_as_decimal(lt);
-      QV_RETURN_NOT_OK(qv_bind_coerce_to(b, l, &d));
+    if (qve_is_int(lt)) {
+      qv_datatype d = qve_bind_int_as_decimal(lt);
+      QV_RETURN_NOT_OK(qve_bind_coerce_to(b, l, &d));
     }
-    if (qv_is_int(rt)) {
-      qv_datatype d = qv_bind_int_as_decimal(rt);
-      QV_RETURN_NOT_OK(qv_bind_coerce_to(b, r, &d));
+    if (qve_is_int(rt)) {
+      qv_datatype d = qve_bind_int_as_decimal(rt);
+      QV_RETURN_NOT_OK(qve_bind_coerce_to(b, r, &d));
     }
   }
-  if (!qv_bind_decimal_result(e->op, &(*l)->type, &(*r)->type, &res))
-    return qv_bind_error(b, QV_ERR_TYPE, e->pos, "%s * %s needs a scale above 38", TN(&(*l)->type),
+  if (!qve_bind_decimal_result(e->op, &(*l)->type, &(*r)->type, &res))
+    return qve_bind_error(b, QV_ERR_TYPE, e->pos, "%s * %s needs a scale above 38", TN(&(*l)->type),
                       TN(&(*r)->type));
-  return qv_bind_set_type(b, e, &res);
+  return qve_bind_set_type(b, e, &res);
 }
 
 /* ---- names --------------------------------------------------------------------------- */
@@ -403,20 +403,20 @@ static void name_list(const qv_field *fields, int32_t n, char *buf, size_t size)
   }
 }
 
-static qv_status set_name(qv_binder *b, qv_expr *e, const char *name) {
+static qv_status set_name(qve_binder *b, qv_expr *e, const char *name) {
   if (!strcmp(e->name, name)) return QV_OK;
   char *s = qv_strdup(name);
-  if (!s) return qv_bind_nomem(b);
+  if (!s) return qve_bind_nomem(b);
   qv_free(e->name);
   e->name = s;
   return QV_OK;
 }
 
-static qv_status bind_column(qv_binder *b, qv_expr *e) {
+static qv_status bind_column(qve_binder *b, qv_expr *e) {
   const qv_schema *s = b->schema;
   int32_t i = find_name(s->fields, s->n_fields, e->name ? e->name : "");
   if (i == -2)
-    return qv_bind_error(b, QV_ERR_INVALID, e->pos, "column name `%s` is ambiguous (it matches several columns "
+    return qve_bind_error(b, QV_ERR_INVALID, e->pos, "column name `%s` is ambiguous (it matches several columns "
                       "when case is ignored; quote the exact spelling)", NM(e->name));
   if (i < 0) {
     char names[600];
@@ -426,221 +426,221 @@ static qv_status bind_column(qv_binder *b, qv_expr *e) {
   }
   e->column = i;
   QV_RETURN_NOT_OK(set_name(b, e, s->fields[i].name));
-  return qv_bind_set_type(b, e, &s->fields[i].type);
+  return qve_bind_set_type(b, e, &s->fields[i].type);
 }
 
-static qv_status bind_field(qv_binder *b, qv_expr *e) {
+static qv_status bind_field(qve_binder *b, qv_expr *e) {
   const qv_datatype *st = &e->args[0]->type;
   if (st->id != QV_TYPE_STRUCT)
-    return qv_bind_error(b, QV_ERR_TYPE, e->pos, "cannot read field `%s` of %s", NM(e->name), TN(st));
+    return qve_bind_error(b, QV_ERR_TYPE, e->pos, "cannot read field `%s` of %s", NM(e->name), TN(st));
   int32_t i = find_name(st->children, st->n_children, e->name ? e->name : "");
-  if (i == -2) return qv_bind_error(b, QV_ERR_INVALID, e->pos, "field name `%s` is ambiguous", NM(e->name));
+  if (i == -2) return qve_bind_error(b, QV_ERR_INVALID, e->pos, "field name `%s` is ambiguous", NM(e->name));
   if (i < 0) {
     char names[600];
     name_list(st->children, st->n_children, names, sizeof names);
-    return qv_bind_error(b, QV_ERR_NOT_FOUND, e->pos, "struct has no field `%s` (fields: %s)", NM(e->name),
+    return qve_bind_error(b, QV_ERR_NOT_FOUND, e->pos, "struct has no field `%s` (fields: %s)", NM(e->name),
                       names);
   }
   QV_RETURN_NOT_OK(set_name(b, e, st->children[i].name));
-  return qv_bind_set_type(b, e, &st->children[i].type);
+  return qve_bind_set_type(b, e, &st->children[i].type);
 }
 
 /* ---- functions ------------------------------------------------------------------------- */
 
 /* array_has, array_has_any, array_has_all */
-qv_status qv_bind_rule_array_has(qv_binder *b, qv_expr *e) {
+qv_status qve_bind_rule_array_has(qve_binder *b, qv_expr *e) {
   const char *what = qv_op_name(e->op);
-  QV_RETURN_NOT_OK(qv_bind_want_list(b, e, 0, what));
+  QV_RETURN_NOT_OK(qve_bind_want_list(b, e, 0, what));
   qv_status st = QV_OK;
   if (e->op == QV_OP_ARRAY_HAS) {
     const qv_datatype *t = &e->args[0]->type.children[0].type;
     bool ok = false;
-    if (qv_bind_literal_like(e->args[1])) QV_RETURN_NOT_OK(qv_bind_try_convert(b, e->args[1], t, true, &ok));
+    if (qve_bind_literal_like(e->args[1])) QV_RETURN_NOT_OK(qve_bind_try_convert(b, e->args[1], t, true, &ok));
     if (!ok) {
       qv_datatype c, lc = QV_DATATYPE_INIT;
       bool m;
-      qv_common_result r = qv_bind_common_type(t, &e->args[1]->type, QV_COMMON_UNION, &c, &m);
+      qve_common_result r = qve_bind_common_type(t, &e->args[1]->type, QV_COMMON_UNION, &c, &m);
       if (r != QV_COMMON_FOUND) {
         qv_datatype_reset(&c);
-        if (r == QV_COMMON_NOMEM) return qv_bind_nomem(b);
-        return qv_bind_error(b, QV_ERR_TYPE, e->pos, "%s cannot look for %s in %s", what, TN(&e->args[1]->type),
+        if (r == QV_COMMON_NOMEM) return qve_bind_nomem(b);
+        return qve_bind_error(b, QV_ERR_TYPE, e->pos, "%s cannot look for %s in %s", what, TN(&e->args[1]->type),
                           TN(&e->args[0]->type));
       }
       if (!qv_datatype_equal(&c, t)) {
-        st = qv_bind_list_of(&c, &lc) == QV_OK ? QV_OK : qv_bind_nomem(b);
-        if (st == QV_OK) st = qv_bind_coerce_to(b, &e->args[0], &lc);
+        st = qve_bind_list_of(&c, &lc) == QV_OK ? QV_OK : qve_bind_nomem(b);
+        if (st == QV_OK) st = qve_bind_coerce_to(b, &e->args[0], &lc);
         qv_datatype_reset(&lc);
       }
-      if (st == QV_OK) st = qv_bind_coerce_to(b, &e->args[1], &c);
+      if (st == QV_OK) st = qve_bind_coerce_to(b, &e->args[1], &c);
       qv_datatype_reset(&c);
     }
   } else {
-    QV_RETURN_NOT_OK(qv_bind_want_list(b, e, 1, what));
+    QV_RETURN_NOT_OK(qve_bind_want_list(b, e, 1, what));
     const qv_datatype *t = &e->args[0]->type.children[0].type;
     qv_datatype lt;
     bool ok = false;
-    if (qv_bind_list_of(t, &lt) != QV_OK) return qv_bind_nomem(b);
-    if (qv_bind_literal_like(e->args[1])) st = qv_bind_try_convert(b, e->args[1], &lt, true, &ok);
+    if (qve_bind_list_of(t, &lt) != QV_OK) return qve_bind_nomem(b);
+    if (qve_bind_literal_like(e->args[1])) st = qve_bind_try_convert(b, e->args[1], &lt, true, &ok);
     qv_datatype_reset(&lt);
     if (st == QV_OK && !ok) {
       qv_datatype c;
       bool m;
-      qv_common_result r = qv_bind_common_type(&e->args[0]->type, &e->args[1]->type, QV_COMMON_UNION, &c, &m);
+      qve_common_result r = qve_bind_common_type(&e->args[0]->type, &e->args[1]->type, QV_COMMON_UNION, &c, &m);
       if (r != QV_COMMON_FOUND) {
         qv_datatype_reset(&c);
-        if (r == QV_COMMON_NOMEM) return qv_bind_nomem(b);
-        return qv_bind_error(b, QV_ERR_TYPE, e->pos, "%s cannot compare %s with %s", what, TN(&e->args[0]->type),
+        if (r == QV_COMMON_NOMEM) return qve_bind_nomem(b);
+        return qve_bind_error(b, QV_ERR_TYPE, e->pos, "%s cannot compare %s with %s", what, TN(&e->args[0]->type),
                           TN(&e->args[1]->type));
       }
-      st = qv_bind_coerce_to(b, &e->args[0], &c);
-      if (st == QV_OK) st = qv_bind_coerce_to(b, &e->args[1], &c);
+      st = qve_bind_coerce_to(b, &e->args[0], &c);
+      if (st == QV_OK) st = qve_bind_coerce_to(b, &e->args[1], &c);
       qv_datatype_reset(&c);
     }
   }
-  if (st == QV_OK) qv_bind_set_simple(e, QV_TYPE_BOOL);
+  if (st == QV_OK) qve_bind_set_simple(e, QV_TYPE_BOOL);
   return st;
 }
 
-qv_status qv_bind_rule_string_pred(qv_binder *b, qv_expr *e) {
-  for (int32_t i = 0; i < e->n_args; i++) QV_RETURN_NOT_OK(qv_bind_want_string(b, e, i, qv_op_name(e->op)));
-  qv_bind_set_simple(e, QV_TYPE_BOOL);
+qv_status qve_bind_rule_string_pred(qve_binder *b, qv_expr *e) {
+  for (int32_t i = 0; i < e->n_args; i++) QV_RETURN_NOT_OK(qve_bind_want_string(b, e, i, qv_op_name(e->op)));
+  qve_bind_set_simple(e, QV_TYPE_BOOL);
   return QV_OK;
 }
 
-qv_status qv_bind_rule_string_case(qv_binder *b, qv_expr *e) {
-  QV_RETURN_NOT_OK(qv_bind_want_string(b, e, 0, qv_op_name(e->op)));
-  qv_bind_set_simple(e, QV_TYPE_STRING);
+qv_status qve_bind_rule_string_case(qve_binder *b, qv_expr *e) {
+  QV_RETURN_NOT_OK(qve_bind_want_string(b, e, 0, qv_op_name(e->op)));
+  qve_bind_set_simple(e, QV_TYPE_STRING);
   return QV_OK;
 }
 
-qv_status qv_bind_rule_length(qv_binder *b, qv_expr *e) {
-  QV_RETURN_NOT_OK(qv_bind_want_string(b, e, 0, qv_op_name(e->op)));
+qv_status qve_bind_rule_length(qve_binder *b, qv_expr *e) {
+  QV_RETURN_NOT_OK(qve_bind_want_string(b, e, 0, qv_op_name(e->op)));
   /* Polars' str.len_chars is UInt32 */
-  qv_bind_set_simple(e, qv_bind_is_polars(e) ? QV_TYPE_UINT32 : QV_TYPE_INT32);
+  qve_bind_set_simple(e, qve_bind_is_polars(e) ? QV_TYPE_UINT32 : QV_TYPE_INT32);
   return QV_OK;
 }
 
-qv_status qv_bind_rule_abs(qv_binder *b, qv_expr *e) {
+qv_status qve_bind_rule_abs(qve_binder *b, qv_expr *e) {
   qv_type_id id = e->args[0]->type.id;
-  if (!qv_is_num(id) && id != QV_TYPE_NULL)
-    return qv_bind_error(b, QV_ERR_TYPE, e->pos, "abs expects a number, got %s", TN(&e->args[0]->type));
-  return qv_bind_set_type(b, e, &e->args[0]->type);
+  if (!qve_is_num(id) && id != QV_TYPE_NULL)
+    return qve_bind_error(b, QV_ERR_TYPE, e->pos, "abs expects a number, got %s", TN(&e->args[0]->type));
+  return qve_bind_set_type(b, e, &e->args[0]->type);
 }
 
-qv_status qv_bind_rule_isnan(qv_binder *b, qv_expr *e) {
+qv_status qve_bind_rule_isnan(qve_binder *b, qv_expr *e) {
   qv_type_id id = e->args[0]->type.id;
-  if (qv_is_int(id) || id == QV_TYPE_DECIMAL128 || id == QV_TYPE_NULL)
-    QV_RETURN_NOT_OK(qv_bind_coerce_simple(b, &e->args[0], QV_TYPE_FLOAT64));
-  else if (!qv_is_float(id))
-    return qv_bind_error(b, QV_ERR_TYPE, e->pos, "isnan expects a number, got %s", TN(&e->args[0]->type));
-  qv_bind_set_simple(e, QV_TYPE_BOOL);
+  if (qve_is_int(id) || id == QV_TYPE_DECIMAL128 || id == QV_TYPE_NULL)
+    QV_RETURN_NOT_OK(qve_bind_coerce_simple(b, &e->args[0], QV_TYPE_FLOAT64));
+  else if (!qve_is_float(id))
+    return qve_bind_error(b, QV_ERR_TYPE, e->pos, "isnan expects a number, got %s", TN(&e->args[0]->type));
+  qve_bind_set_simple(e, QV_TYPE_BOOL);
   return QV_OK;
 }
 
-qv_status qv_bind_rule_coalesce(qv_binder *b, qv_expr *e) {
+qv_status qve_bind_rule_coalesce(qve_binder *b, qv_expr *e) {
   qv_datatype c;
-  QV_RETURN_NOT_OK(qv_bind_unify(b, e->args, e->n_args, QV_COMMON_UNION, "coalesce", e->pos, &c));
+  QV_RETURN_NOT_OK(qve_bind_unify(b, e->args, e->n_args, QV_COMMON_UNION, "coalesce", e->pos, &c));
   qv_datatype_reset(&e->type);
   e->type = c;
   return QV_OK;
 }
 
-qv_status qv_bind_rule_array_length(qv_binder *b, qv_expr *e) {
-  QV_RETURN_NOT_OK(qv_bind_want_list(b, e, 0, qv_op_name(e->op)));
+qv_status qve_bind_rule_array_length(qve_binder *b, qv_expr *e) {
+  QV_RETURN_NOT_OK(qve_bind_want_list(b, e, 0, qv_op_name(e->op)));
   /* Polars' list.len is UInt32 */
-  qv_bind_set_simple(e, qv_bind_is_polars(e) ? QV_TYPE_UINT32 : QV_TYPE_UINT64);
+  qve_bind_set_simple(e, qve_bind_is_polars(e) ? QV_TYPE_UINT32 : QV_TYPE_UINT64);
   return QV_OK;
 }
 
 /* date_part and date_trunc */
-qv_status qv_bind_rule_date_part(qv_binder *b, qv_expr *e) {
+qv_status qve_bind_rule_date_part(qve_binder *b, qv_expr *e) {
   const char *what = qv_op_name(e->op);
-  QV_RETURN_NOT_OK(qv_bind_want_string(b, e, 0, what));
+  QV_RETURN_NOT_OK(qve_bind_want_string(b, e, 0, what));
   const qv_datatype *t = &e->args[1]->type;
-  if (!qv_is_datetime(t->id) && t->id != QV_TYPE_NULL)
-    return qv_bind_error(b, QV_ERR_TYPE, e->pos, "%s expects a date or timestamp, got %s", what, TN(t));
+  if (!qve_is_datetime(t->id) && t->id != QV_TYPE_NULL)
+    return qve_bind_error(b, QV_ERR_TYPE, e->pos, "%s expects a date or timestamp, got %s", what, TN(t));
   if (e->op == QV_OP_DATE_PART) {
-    qv_bind_set_simple(e, QV_TYPE_INT64);
+    qve_bind_set_simple(e, QV_TYPE_INT64);
     return QV_OK;
   }
-  return qv_bind_set_type(b, e, t);
+  return qve_bind_set_type(b, e, t);
 }
 
 /* ---- operators ----------------------------------------------------------------------------- */
 
 /* A Lance operator node with an argument count it cannot have. */
-static qv_status bad_arity(qv_binder *b, const qv_expr *e) {
-  return qv_bind_error(b, QV_ERR_INVALID, e->pos, "%s has %d arguments", qv_op_name(e->op), (int)e->n_args);
+static qv_status bad_arity(qve_binder *b, const qv_expr *e) {
+  return qve_bind_error(b, QV_ERR_INVALID, e->pos, "%s has %d arguments", qv_op_name(e->op), (int)e->n_args);
 }
 
 /* = != < <= > >=, IN, BETWEEN */
-qv_status qv_bind_rule_compare(qv_binder *b, qv_expr *e) {
+qv_status qve_bind_rule_compare(qve_binder *b, qv_expr *e) {
   if (e->n_args < 1) return bad_arity(b, e);
   qv_datatype c;
-  if (qv_bind_is_polars(e)) QV_RETURN_NOT_OK(qv_bind_polars_compare_check(b, e));
-  QV_RETURN_NOT_OK(qv_bind_unify(b, e->args, e->n_args, QV_COMMON_COMPARE, "compare", e->pos, &c));
+  if (qve_bind_is_polars(e)) QV_RETURN_NOT_OK(qve_bind_polars_compare_check(b, e));
+  QV_RETURN_NOT_OK(qve_bind_unify(b, e->args, e->n_args, QV_COMMON_COMPARE, "compare", e->pos, &c));
   qv_datatype_reset(&c);
-  qv_bind_set_simple(e, QV_TYPE_BOOL);
+  qve_bind_set_simple(e, QV_TYPE_BOOL);
   return QV_OK;
 }
 
 /* AND OR XOR NOT, IS [NOT] TRUE / FALSE */
-qv_status qv_bind_rule_bool_args(qv_binder *b, qv_expr *e) {
-  for (int32_t i = 0; i < e->n_args; i++) QV_RETURN_NOT_OK(qv_bind_want_bool(b, e, i, qv_op_name(e->op)));
-  qv_bind_set_simple(e, QV_TYPE_BOOL);
+qv_status qve_bind_rule_bool_args(qve_binder *b, qv_expr *e) {
+  for (int32_t i = 0; i < e->n_args; i++) QV_RETURN_NOT_OK(qve_bind_want_bool(b, e, i, qv_op_name(e->op)));
+  qve_bind_set_simple(e, QV_TYPE_BOOL);
   return QV_OK;
 }
 
-qv_status qv_bind_rule_null_test(qv_binder *b, qv_expr *e) {
+qv_status qve_bind_rule_null_test(qve_binder *b, qv_expr *e) {
   (void)b;
-  qv_bind_set_simple(e, QV_TYPE_BOOL);
+  qve_bind_set_simple(e, QV_TYPE_BOOL);
   return QV_OK;
 }
 
-qv_status qv_bind_rule_like(qv_binder *b, qv_expr *e) {
+qv_status qve_bind_rule_like(qve_binder *b, qv_expr *e) {
   for (int32_t i = 0; i < e->n_args; i++)
-    QV_RETURN_NOT_OK(qv_bind_want_string(b, e, i, e->sem.case_insensitive ? "ILIKE" : "LIKE"));
-  qv_bind_set_simple(e, QV_TYPE_BOOL);
+    QV_RETURN_NOT_OK(qve_bind_want_string(b, e, i, e->sem.case_insensitive ? "ILIKE" : "LIKE"));
+  qve_bind_set_simple(e, QV_TYPE_BOOL);
   return QV_OK;
 }
 
-qv_status qv_bind_rule_cast(qv_binder *b, qv_expr *e) {
+qv_status qve_bind_rule_cast(qve_binder *b, qv_expr *e) {
   if (e->n_args != 1) return bad_arity(b, e);
-  if (!qv_bind_castable(&e->args[0]->type, &e->type))
-    return qv_bind_error(b, QV_ERR_TYPE, e->pos, "cannot cast %s to %s", TN(&e->args[0]->type), TN(&e->type));
+  if (!qve_bind_castable(&e->args[0]->type, &e->type))
+    return qve_bind_error(b, QV_ERR_TYPE, e->pos, "cannot cast %s to %s", TN(&e->args[0]->type), TN(&e->type));
   return QV_OK;
 }
 
 /* + - * / % */
-qv_status qv_bind_rule_arith(qv_binder *b, qv_expr *e) {
+qv_status qve_bind_rule_arith(qve_binder *b, qv_expr *e) {
   if (e->n_args != 2) return bad_arity(b, e);
   bool numeric = false;
-  if (qv_bind_is_polars(e)) QV_RETURN_NOT_OK(qv_bind_polars_arith(b, e, &numeric));
+  if (qve_bind_is_polars(e)) QV_RETURN_NOT_OK(qve_bind_polars_arith(b, e, &numeric));
   return numeric ? QV_OK : bind_arith(b, e);
 }
 
-qv_status qv_bind_rule_neg(qv_binder *b, qv_expr *e) {
+qv_status qve_bind_rule_neg(qve_binder *b, qv_expr *e) {
   if (e->n_args != 1) return bad_arity(b, e);
   qv_type_id id = e->args[0]->type.id;
-  if (qv_is_uint(id) || !(qv_is_num(id) || id == QV_TYPE_NULL))
-    return qv_bind_error(b, QV_ERR_TYPE, e->pos, "cannot negate %s", TN(&e->args[0]->type));
-  return qv_bind_set_type(b, e, &e->args[0]->type);
+  if (qve_is_uint(id) || !(qve_is_num(id) || id == QV_TYPE_NULL))
+    return qve_bind_error(b, QV_ERR_TYPE, e->pos, "cannot negate %s", TN(&e->args[0]->type));
+  return qve_bind_set_type(b, e, &e->args[0]->type);
 }
 
-qv_status qv_bind_rule_field(qv_binder *b, qv_expr *e) {
+qv_status qve_bind_rule_field(qve_binder *b, qv_expr *e) {
   if (e->n_args != 1) return bad_arity(b, e);
   return bind_field(b, e);
 }
 
 /* A list literal: its elements' common type. */
-qv_status qv_bind_rule_list(qv_binder *b, qv_expr *e) {
+qv_status qve_bind_rule_list(qve_binder *b, qv_expr *e) {
   qv_datatype c, lt;
   if (e->n_args == 0) {
     c = qv_datatype_simple(QV_TYPE_NULL);
   } else {
-    QV_RETURN_NOT_OK(qv_bind_unify(b, e->args, e->n_args, QV_COMMON_UNION, "a list", e->pos, &c));
+    QV_RETURN_NOT_OK(qve_bind_unify(b, e->args, e->n_args, QV_COMMON_UNION, "a list", e->pos, &c));
   }
-  qv_status st = qv_bind_list_of(&c, &lt) == QV_OK ? QV_OK : qv_bind_nomem(b);
+  qv_status st = qve_bind_list_of(&c, &lt) == QV_OK ? QV_OK : qve_bind_nomem(b);
   qv_datatype_reset(&c);
   if (st == QV_OK) {
     qv_datatype_reset(&e->type);
@@ -652,8 +652,8 @@ qv_status qv_bind_rule_list(qv_binder *b, qv_expr *e) {
 /* ---- the walk ---------------------------------------------------------------------------- */
 
 /* The BIND column of expr/ops.def. */
-typedef qv_status (*bind_rule)(qv_binder *b, qv_expr *e);
-#define BIND(x) qv_bind_rule_##x
+typedef qv_status (*bind_rule)(qve_binder *b, qv_expr *e);
+#define BIND(x) qve_bind_rule_##x
 #define QV_OP_ROW(id, name, lo, hi, cls, mirror, sql, print, bind, ...) bind,
 static const bind_rule rules[QV_OP__COUNT] = {
 #include "expr/ops.def"
@@ -661,25 +661,25 @@ static const bind_rule rules[QV_OP__COUNT] = {
 #undef QV_OP_ROW
 #undef BIND
 
-static qv_status bind_node(qv_binder *b, qv_expr **slot);
+static qv_status bind_node(qve_binder *b, qv_expr **slot);
 
-static qv_status bind_call(qv_binder *b, qv_expr *e) {
+static qv_status bind_call(qve_binder *b, qv_expr *e) {
   for (int32_t i = 0; i < e->n_args; i++) QV_RETURN_NOT_OK(bind_node(b, &e->args[i]));
-  if ((unsigned)e->op >= (unsigned)QV_OP__COUNT) return qv_bind_rule_unbindable(b, e);
+  if ((unsigned)e->op >= (unsigned)QV_OP__COUNT) return qve_bind_rule_unbindable(b, e);
   return rules[e->op](b, e);
 }
 
-static qv_status bind_node(qv_binder *b, qv_expr **slot) {
+static qv_status bind_node(qve_binder *b, qv_expr **slot) {
   qv_expr *e = *slot;
-  if (!e) return qv_bind_error(b, QV_ERR_INVALID, 0, "missing expression node");
+  if (!e) return qve_bind_error(b, QV_ERR_INVALID, 0, "missing expression node");
   if (++b->depth > BIND_MAX_DEPTH) {
     b->depth--;
-    return qv_bind_error(b, QV_ERR_INVALID, e->pos, "expression nested too deeply (limit %d)", BIND_MAX_DEPTH);
+    return qve_bind_error(b, QV_ERR_INVALID, e->pos, "expression nested too deeply (limit %d)", BIND_MAX_DEPTH);
   }
   qv_status st = QV_OK;
   switch (e->kind) {
     case QV_EXPR_COLUMN: st = bind_column(b, e); break;
-    case QV_EXPR_LITERAL: st = qv_bind_set_type(b, e, &e->value.type); break;
+    case QV_EXPR_LITERAL: st = qve_bind_set_type(b, e, &e->value.type); break;
     case QV_EXPR_CALL: st = bind_call(b, e); break;
   }
   b->depth--;
@@ -688,7 +688,7 @@ static qv_status bind_node(qv_binder *b, qv_expr **slot) {
 
 qv_status qv_expr_bind(qv_expr *e, const qv_schema *schema, qv_error *err) {
   if (!e || !schema) return qv_error_set(err, QV_ERR_INVALID, "filter: nothing to bind");
-  qv_binder b = {schema, err, 0};
+  qve_binder b = {schema, err, 0};
   qv_expr *root = e;
   qv_status st = bind_node(&b, &root);
   /* Casts wrap operands, never the root, so the caller's pointer holds. */

@@ -28,25 +28,25 @@ static qv_type_id int_of(int width, bool is_signed) {
   }
 }
 
-static bool int_range(qv_type_id id, qv_i128 *lo, qv_i128 *hi) {
+static bool int_range(qv_type_id id, qve_i128 *lo, qve_i128 *hi) {
   int w = int_width(id);
-  if (qv_is_uint(id)) {
+  if (qve_is_uint(id)) {
     *lo = 0;
-    *hi = w == 8 ? (qv_i128)UINT64_MAX : ((qv_i128)1 << (8 * w)) - 1;
+    *hi = w == 8 ? (qve_i128)UINT64_MAX : ((qve_i128)1 << (8 * w)) - 1;
   } else {
-    *lo = -((qv_i128)1 << (8 * w - 1));
-    *hi = ((qv_i128)1 << (8 * w - 1)) - 1;
+    *lo = -((qve_i128)1 << (8 * w - 1));
+    *hi = ((qve_i128)1 << (8 * w - 1)) - 1;
   }
   return true;
 }
 
-static bool int_fits(qv_i128 x, qv_type_id id) {
-  qv_i128 lo, hi;
+static bool int_fits(qve_i128 x, qv_type_id id) {
+  qve_i128 lo, hi;
   int_range(id, &lo, &hi);
   return x >= lo && x <= hi;
 }
 
-qv_datatype qv_bind_int_as_decimal(qv_type_id id) {
+qv_datatype qve_bind_int_as_decimal(qv_type_id id) {
   static const int32_t digits[] = {0, 3, 5, 0, 10, 0, 0, 0, 20};
   qv_datatype t = qv_datatype_simple(QV_TYPE_DECIMAL128);
   t.precision = digits[int_width(id)];
@@ -75,14 +75,14 @@ static qv_datatype wider_decimal(const qv_datatype *a, const qv_datatype *b) {
 
 /* ---- common types ------------------------------------------------------- */
 
-static bool numeric_common(const qv_datatype *a, const qv_datatype *b, qv_common_mode mode, qv_datatype *out,
+static bool numeric_common(const qv_datatype *a, const qv_datatype *b, qve_common_mode mode, qv_datatype *out,
                            bool *mixed) {
   qv_type_id x = a->id, y = b->id;
   if (x == QV_TYPE_DECIMAL128 || y == QV_TYPE_DECIMAL128) {
     const qv_datatype *d = x == QV_TYPE_DECIMAL128 ? a : b, *o = d == a ? b : a;
     qv_datatype od = o->id == QV_TYPE_DECIMAL128 ? *o
-                     : qv_is_float(o->id)        ? float_as_decimal(o->id)
-                                                 : qv_bind_int_as_decimal(o->id);
+                     : qve_is_float(o->id)        ? float_as_decimal(o->id)
+                                                 : qve_bind_int_as_decimal(o->id);
     *out = wider_decimal(d, &od);
     return true;
   }
@@ -95,17 +95,17 @@ static bool numeric_common(const qv_datatype *a, const qv_datatype *b, qv_common
     return true;
   }
   int wx = int_width(x), wy = int_width(y);
-  if (qv_is_uint(x) == qv_is_uint(y)) {
+  if (qve_is_uint(x) == qve_is_uint(y)) {
     *out = qv_datatype_simple(wx >= wy ? x : y);
     return true;
   }
-  qv_type_id s = qv_is_uint(x) ? y : x, u = qv_is_uint(x) ? x : y;
+  qv_type_id s = qve_is_uint(x) ? y : x, u = qve_is_uint(x) ? x : y;
   if (u == QV_TYPE_UINT64) {
     if (mode == QV_COMMON_COMPARE) {
       *mixed = true;
       *out = qv_datatype_simple(QV_TYPE_INT64);
     } else {
-      *out = qv_bind_int_as_decimal(QV_TYPE_UINT64); /* decimal(20,0), as DataFusion */
+      *out = qve_bind_int_as_decimal(QV_TYPE_UINT64); /* decimal(20,0), as DataFusion */
     }
     return true;
   }
@@ -124,42 +124,42 @@ static qv_status list_of_copy(const qv_datatype *elem, qv_datatype *out) {
   return st;
 }
 
-qv_status qv_bind_list_of(const qv_datatype *elem, qv_datatype *out) { return list_of_copy(elem, out); }
+qv_status qve_bind_list_of(const qv_datatype *elem, qv_datatype *out) { return list_of_copy(elem, out); }
 
-static qv_common_result copied(const qv_datatype *t, qv_datatype *out) {
+static qve_common_result copied(const qv_datatype *t, qv_datatype *out) {
   return qv_datatype_copy(t, out) == QV_OK ? QV_COMMON_FOUND : QV_COMMON_NOMEM;
 }
 
-qv_common_result qv_bind_common_type(const qv_datatype *a, const qv_datatype *b, qv_common_mode mode,
+qve_common_result qve_bind_common_type(const qv_datatype *a, const qv_datatype *b, qve_common_mode mode,
                                      qv_datatype *out, bool *mixed) {
   *mixed = false;
   *out = qv_datatype_simple(QV_TYPE_NULL);
   if (a->id == QV_TYPE_NULL) return copied(b, out);
   if (b->id == QV_TYPE_NULL || qv_datatype_equal(a, b)) return copied(a, out);
-  if (qv_is_num(a->id) && qv_is_num(b->id))
+  if (qve_is_num(a->id) && qve_is_num(b->id))
     return numeric_common(a, b, mode, out, mixed) ? QV_COMMON_FOUND : QV_COMMON_NONE;
   if (a->id == QV_TYPE_TIMESTAMP && b->id == QV_TYPE_TIMESTAMP) {
     if (qv_datatype_copy(a->timezone ? a : b, out) != QV_OK) return QV_COMMON_NOMEM;
     out->unit = finer(a->unit, b->unit); /* exact, unlike DataFusion's coarser unit */
     return QV_COMMON_FOUND;
   }
-  if (qv_is_datetime(a->id) && qv_is_datetime(b->id)) return copied(a->id == QV_TYPE_TIMESTAMP ? a : b, out);
+  if (qve_is_datetime(a->id) && qve_is_datetime(b->id)) return copied(a->id == QV_TYPE_TIMESTAMP ? a : b, out);
   if ((a->id == QV_TYPE_STRING || a->id == QV_TYPE_BINARY) && (b->id == QV_TYPE_STRING || b->id == QV_TYPE_BINARY)) {
     *out = qv_datatype_simple(QV_TYPE_BINARY);
     return QV_COMMON_FOUND;
   }
-  if (a->id == QV_TYPE_STRING && qv_is_datetime(b->id)) return copied(b, out);
-  if (b->id == QV_TYPE_STRING && qv_is_datetime(a->id)) return copied(a, out);
+  if (a->id == QV_TYPE_STRING && qve_is_datetime(b->id)) return copied(b, out);
+  if (b->id == QV_TYPE_STRING && qve_is_datetime(a->id)) return copied(a, out);
   if ((a->id == QV_TYPE_TIME64 || a->id == QV_TYPE_DURATION) && a->id == b->id) {
     *out = *a;
     out->unit = finer(a->unit, b->unit);
     return QV_COMMON_FOUND;
   }
-  if (qv_is_listlike(a->id) && qv_is_listlike(b->id)) {
+  if (qve_is_listlike(a->id) && qve_is_listlike(b->id)) {
     qv_datatype elem;
     bool m;
-    qv_common_result r =
-        qv_bind_common_type(&a->children[0].type, &b->children[0].type, QV_COMMON_UNION, &elem, &m);
+    qve_common_result r =
+        qve_bind_common_type(&a->children[0].type, &b->children[0].type, QV_COMMON_UNION, &elem, &m);
     if (r != QV_COMMON_FOUND) {
       qv_datatype_reset(&elem);
       return r;
@@ -211,7 +211,7 @@ static qv_status wall_to_instant(int64_t v, qv_time_unit unit, const char *tz, i
                         "filter: a timestamp without an offset cannot be compared with time zone %s (write the "
                         "offset, e.g. '2024-01-02 03:04:05+01:00') at column %d",
                         tz, (int)pos);
-  if (__builtin_mul_overflow(off, qv_unit_per_second(unit), &off) || __builtin_sub_overflow(v, off, out))
+  if (__builtin_mul_overflow(off, qve_unit_per_second(unit), &off) || __builtin_sub_overflow(v, off, out))
     *ok = false;
   return QV_OK;
 }
@@ -219,7 +219,7 @@ static qv_status wall_to_instant(int64_t v, qv_time_unit unit, const char *tz, i
 /* ---- literal conversion ---------------------------------------------------- */
 
 static bool rescale_time(int64_t v, qv_time_unit from, qv_time_unit to, int64_t *out) {
-  int64_t pf = qv_unit_per_second(from), pt = qv_unit_per_second(to);
+  int64_t pf = qve_unit_per_second(from), pt = qve_unit_per_second(to);
   if (pt >= pf) return !__builtin_mul_overflow(v, pt / pf, out);
   if (v % (pf / pt)) return false;
   *out = v / (pf / pt);
@@ -230,18 +230,18 @@ static qv_status set_type(qv_scalar *out, const qv_datatype *to) {
   return qv_datatype_copy(to, &out->type) == QV_OK ? QV_OK : QV_ERR_NOMEM;
 }
 
-static bool float_to_decimal(double f, bool single, const qv_datatype *to, qv_i128 *x) {
+static bool float_to_decimal(double f, bool single, const qv_datatype *to, qve_i128 *x) {
   char text[64];
-  qv_expr_format_double(f, single, text, sizeof text);
+  qve_expr_format_double(f, single, text, sizeof text);
   if (strpbrk(text, "eni")) return false; /* exponent, inf, nan */
   const char *dot = strchr(text, '.');
   size_t frac = dot ? strlen(dot + 1) : 0;
   while (frac > 0 && text[strlen(text) - 1] == '0') text[strlen(text) - 1] = '\0', frac--;
   if ((int32_t)frac > to->scale) return false;
-  return qv_expr_parse_decimal(text, strlen(text), to->precision, to->scale, x);
+  return qve_expr_parse_decimal(text, strlen(text), to->precision, to->scale, x);
 }
 
-qv_status qv_bind_convert_scalar(const qv_scalar *v, const qv_datatype *to, int32_t pos, qv_scalar *out,
+qv_status qve_bind_convert_scalar(const qv_scalar *v, const qv_datatype *to, int32_t pos, qv_scalar *out,
                                  bool *ok, qv_error *err) {
   qv_scalar r = QV_SCALAR_INIT;
   qv_type_id from = v->type.id;
@@ -253,23 +253,23 @@ qv_status qv_bind_convert_scalar(const qv_scalar *v, const qv_datatype *to, int3
     goto cleanup;
   }
   r.is_null = false;
-  if (qv_is_int(from)) {
-    qv_i128 x = qv_is_uint(from) ? (qv_i128)v->v.u : (qv_i128)v->v.i;
-    if (qv_is_int(to->id)) {
+  if (qve_is_int(from)) {
+    qve_i128 x = qve_is_uint(from) ? (qve_i128)v->v.u : (qve_i128)v->v.i;
+    if (qve_is_int(to->id)) {
       if (!int_fits(x, to->id)) return QV_OK;
-      if (qv_is_uint(to->id)) r.v.u = (uint64_t)x;
+      if (qve_is_uint(to->id)) r.v.u = (uint64_t)x;
       else r.v.i = (int64_t)x;
-    } else if (qv_is_float(to->id)) {
+    } else if (qve_is_float(to->id)) {
       /* As Lance: the nearest value of the column's float type. */
       r.v.f = to->id == QV_TYPE_FLOAT32 ? (double)(float)x : (double)x;
     } else if (to->id == QV_TYPE_DECIMAL128) {
-      qv_i128 lim = qv_expr_pow10(to->precision - to->scale);
+      qve_i128 lim = qve_expr_pow10(to->precision - to->scale);
       if (x >= lim || x <= -lim) return QV_OK;
-      qv_dec_store(&r, x * qv_expr_pow10(to->scale));
+      qve_dec_store(&r, x * qve_expr_pow10(to->scale));
     } else {
       return QV_OK;
     }
-  } else if (qv_is_float(from)) {
+  } else if (qve_is_float(from)) {
     double f = v->v.f;
     if (to->id == QV_TYPE_FLOAT64) {
       r.v.f = f;
@@ -277,38 +277,38 @@ qv_status qv_bind_convert_scalar(const qv_scalar *v, const qv_datatype *to, int3
       if (isfinite(f) && fabs(f) > FLT_MAX) return QV_OK; /* would become infinite */
       r.v.f = (double)(float)f;                            /* as Lance: 0.1 matches a float32 0.1 */
     } else if (to->id == QV_TYPE_DECIMAL128) {
-      qv_i128 x;
+      qve_i128 x;
       if (!float_to_decimal(f, from == QV_TYPE_FLOAT32, to, &x)) return QV_OK;
-      qv_dec_store(&r, x);
+      qve_dec_store(&r, x);
     } else {
       return QV_OK;
     }
   } else if (from == QV_TYPE_DECIMAL128) {
-    qv_i128 x = qv_dec_value(v);
+    qve_i128 x = qve_dec_value(v);
     int32_t s1 = v->type.scale;
     if (to->id == QV_TYPE_DECIMAL128) {
       if (to->scale >= s1) {
-        qv_i128 lim = qv_expr_pow10(to->precision - (to->scale - s1));
+        qve_i128 lim = qve_expr_pow10(to->precision - (to->scale - s1));
         if (x >= lim || x <= -lim) return QV_OK;
-        x *= qv_expr_pow10(to->scale - s1);
+        x *= qve_expr_pow10(to->scale - s1);
       } else {
-        qv_i128 d = qv_expr_pow10(s1 - to->scale);
+        qve_i128 d = qve_expr_pow10(s1 - to->scale);
         if (x % d) return QV_OK;
         x /= d;
-        qv_i128 lim = qv_expr_pow10(to->precision);
+        qve_i128 lim = qve_expr_pow10(to->precision);
         if (x >= lim || x <= -lim) return QV_OK;
       }
-      qv_dec_store(&r, x);
-    } else if (qv_is_int(to->id)) {
-      qv_i128 d = qv_expr_pow10(s1);
+      qve_dec_store(&r, x);
+    } else if (qve_is_int(to->id)) {
+      qve_i128 d = qve_expr_pow10(s1);
       if (x % d || !int_fits(x / d, to->id)) return QV_OK;
-      if (qv_is_uint(to->id)) r.v.u = (uint64_t)(x / d);
+      if (qve_is_uint(to->id)) r.v.u = (uint64_t)(x / d);
       else r.v.i = (int64_t)(x / d);
-    } else if (qv_is_float(to->id)) {
+    } else if (qve_is_float(to->id)) {
       char text[64];
-      qv_expr_format_decimal(x, s1, text, sizeof text);
+      qve_expr_format_decimal(x, s1, text, sizeof text);
       double f;
-      qv_expr_parse_double(text, strlen(text), &f);
+      qve_expr_parse_double(text, strlen(text), &f);
       r.v.f = to->id == QV_TYPE_FLOAT32 ? (double)(float)f : f;
     } else {
       return QV_OK;
@@ -317,10 +317,10 @@ qv_status qv_bind_convert_scalar(const qv_scalar *v, const qv_datatype *to, int3
     if (to->id == QV_TYPE_STRING || to->id == QV_TYPE_BINARY) {
       if (qv_scalar_copy(v, &r) != QV_OK) return qv_error_nomem(err, "filter");
       qv_datatype_reset(&r.type);
-    } else if (qv_is_datetime(to->id)) {
+    } else if (qve_is_datetime(to->id)) {
       qv_scalar t = QV_SCALAR_INIT;
-      QV_RETURN_NOT_OK(qv_bind_read_temporal(v, to, pos, &t, err));
-      qv_status st = qv_bind_convert_scalar(&t, to, pos, out, ok, err);
+      QV_RETURN_NOT_OK(qve_bind_read_temporal(v, to, pos, &t, err));
+      qv_status st = qve_bind_convert_scalar(&t, to, pos, out, ok, err);
       qv_scalar_reset(&t);
       return st;
     } else {
@@ -330,7 +330,7 @@ qv_status qv_bind_convert_scalar(const qv_scalar *v, const qv_datatype *to, int3
     if (to->id != QV_TYPE_TIMESTAMP) return QV_OK;
     int64_t x;
     /* Midnight UTC of that day, as Arrow casts date32 to a timestamp. */
-    if (__builtin_mul_overflow(v->v.i, 86400 * qv_unit_per_second(to->unit), &x)) return QV_OK;
+    if (__builtin_mul_overflow(v->v.i, 86400 * qve_unit_per_second(to->unit), &x)) return QV_OK;
     r.v.i = x;
   } else if (from == QV_TYPE_TIMESTAMP) {
     int64_t x;
@@ -345,7 +345,7 @@ qv_status qv_bind_convert_scalar(const qv_scalar *v, const qv_datatype *to, int3
       }
       r.v.i = x;
     } else if (to->id == QV_TYPE_DATE32) {
-      int64_t per_day = 86400 * qv_unit_per_second(v->type.unit);
+      int64_t per_day = 86400 * qve_unit_per_second(v->type.unit);
       if (v->type.timezone || v->v.i % per_day) return QV_OK;
       r.v.i = v->v.i / per_day;
     } else {
@@ -364,12 +364,12 @@ nomem:
   return qv_error_nomem(err, "filter");
 }
 
-qv_status qv_bind_read_temporal(const qv_scalar *v, const qv_datatype *target, int32_t pos, qv_scalar *out,
+qv_status qve_bind_read_temporal(const qv_scalar *v, const qv_datatype *target, int32_t pos, qv_scalar *out,
                                 qv_error *err) {
   const char *s = (const char *)v->bytes;
   size_t n = (size_t)v->len;
   char shown[80];
-  qv_expr_clip(s ? s : "", s ? n : 0, shown, sizeof shown);
+  qve_expr_clip(s ? s : "", s ? n : 0, shown, sizeof shown);
   if (target->id == QV_TYPE_DATE32) {
     int64_t days;
     if (!s || !qv_parse_date(s, n, &days))
@@ -386,9 +386,9 @@ qv_status qv_bind_read_temporal(const qv_scalar *v, const qv_datatype *target, i
                         "filter: cannot read '%s' as a timestamp (YYYY-MM-DD HH:MM:SS[.f][+HH:MM]) at column %d",
                         shown, (int)pos);
   qv_time_unit unit = target->unit;
-  int64_t step = 1000000000 / qv_unit_per_second(unit);
+  int64_t step = 1000000000 / qve_unit_per_second(unit);
   if (nanos % step) unit = QV_UNIT_NANO; /* keep every digit the text has */
-  int64_t per = qv_unit_per_second(unit), x;
+  int64_t per = qve_unit_per_second(unit), x;
   bool fits = true;
   if (__builtin_mul_overflow(sec, per, &x) || __builtin_add_overflow(x, nanos / (1000000000 / per), &x))
     fits = false;
@@ -408,27 +408,27 @@ qv_status qv_bind_read_temporal(const qv_scalar *v, const qv_datatype *target, i
 /* ---- casts and decimal arithmetic ------------------------------------------- */
 
 static bool scalar_kind(qv_type_id id) {
-  return id == QV_TYPE_BOOL || qv_is_num(id) || id == QV_TYPE_STRING || id == QV_TYPE_BINARY ||
-         qv_is_datetime(id) || id == QV_TYPE_TIME64 || id == QV_TYPE_DURATION;
+  return id == QV_TYPE_BOOL || qve_is_num(id) || id == QV_TYPE_STRING || id == QV_TYPE_BINARY ||
+         qve_is_datetime(id) || id == QV_TYPE_TIME64 || id == QV_TYPE_DURATION;
 }
 
-bool qv_bind_castable(const qv_datatype *from, const qv_datatype *to) {
+bool qve_bind_castable(const qv_datatype *from, const qv_datatype *to) {
   qv_type_id f = from->id, t = to->id;
   if (f == QV_TYPE_NULL || qv_datatype_equal(from, to)) return true;
   if (t == QV_TYPE_STRING) return scalar_kind(f);
   if (f == QV_TYPE_STRING) return scalar_kind(t);
-  if ((qv_is_num(f) || f == QV_TYPE_BOOL) && (qv_is_num(t) || t == QV_TYPE_BOOL)) return true;
-  if (qv_is_datetime(f) && qv_is_datetime(t)) return true;
+  if ((qve_is_num(f) || f == QV_TYPE_BOOL) && (qve_is_num(t) || t == QV_TYPE_BOOL)) return true;
+  if (qve_is_datetime(f) && qve_is_datetime(t)) return true;
   /* Arrow casts temporal values to and from their integer representation. */
-  if ((qv_is_datetime(f) || f == QV_TYPE_TIME64 || f == QV_TYPE_DURATION) && qv_is_int(t)) return true;
-  if (qv_is_int(f) && (qv_is_datetime(t) || t == QV_TYPE_TIME64 || t == QV_TYPE_DURATION)) return true;
+  if ((qve_is_datetime(f) || f == QV_TYPE_TIME64 || f == QV_TYPE_DURATION) && qve_is_int(t)) return true;
+  if (qve_is_int(f) && (qve_is_datetime(t) || t == QV_TYPE_TIME64 || t == QV_TYPE_DURATION)) return true;
   if (f == t && (f == QV_TYPE_TIME64 || f == QV_TYPE_DURATION)) return true;
-  if (qv_is_listlike(f) && qv_is_listlike(t))
-    return qv_bind_castable(&from->children[0].type, &to->children[0].type);
+  if (qve_is_listlike(f) && qve_is_listlike(t))
+    return qve_bind_castable(&from->children[0].type, &to->children[0].type);
   return false;
 }
 
-bool qv_bind_decimal_result(qv_op op, const qv_datatype *l, const qv_datatype *r, qv_datatype *out) {
+bool qve_bind_decimal_result(qv_op op, const qv_datatype *l, const qv_datatype *r, qv_datatype *out) {
   int32_t p1 = l->precision, s1 = l->scale, p2 = r->precision, s2 = r->scale, p, s;
   int32_t r1 = p1 - s1, r2 = p2 - s2;
   switch (op) {

@@ -54,15 +54,15 @@ static bool pl_supertype(qv_type_id a, qv_type_id b, qv_type_id *out) {
   if (a == b) {
     *out = a;
   } else if (a == QV_TYPE_DECIMAL128 || b == QV_TYPE_DECIMAL128) {
-    *out = qv_is_float(a) || qv_is_float(b) ? QV_TYPE_FLOAT64 : QV_TYPE_DECIMAL128;
-  } else if (qv_is_float(a) || qv_is_float(b)) {
-    qv_type_id other = qv_is_float(a) ? b : a;
+    *out = qve_is_float(a) || qve_is_float(b) ? QV_TYPE_FLOAT64 : QV_TYPE_DECIMAL128;
+  } else if (qve_is_float(a) || qve_is_float(b)) {
+    qv_type_id other = qve_is_float(a) ? b : a;
     bool f32 = (a == QV_TYPE_FLOAT32 || b == QV_TYPE_FLOAT32) && a != QV_TYPE_FLOAT64 && b != QV_TYPE_FLOAT64;
-    *out = f32 && (qv_is_float(other) || int_bits(other) <= 16) ? QV_TYPE_FLOAT32 : QV_TYPE_FLOAT64;
-  } else if (qv_is_sint(a) == qv_is_sint(b)) {
+    *out = f32 && (qve_is_float(other) || int_bits(other) <= 16) ? QV_TYPE_FLOAT32 : QV_TYPE_FLOAT64;
+  } else if (qve_is_sint(a) == qve_is_sint(b)) {
     *out = int_bits(a) >= int_bits(b) ? a : b;
   } else {
-    qv_type_id s = qv_is_sint(a) ? a : b, u = qv_is_sint(a) ? b : a;
+    qv_type_id s = qve_is_sint(a) ? a : b, u = qve_is_sint(a) ? b : a;
     if (int_bits(u) < int_bits(s)) *out = s;
     else if (int_bits(u) == 64) *out = QV_TYPE_DECIMAL128;
     else *out = int_of(true, 2 * int_bits(u));
@@ -72,12 +72,12 @@ static bool pl_supertype(qv_type_id a, qv_type_id b, qv_type_id *out) {
 
 static bool is_dynamic(const qv_expr *e) {
   return e->kind == QV_EXPR_LITERAL && (e->flags & QV_EXPR_F_DYNAMIC) && !e->value.is_null &&
-         (qv_is_int(e->value.type.id) || qv_is_float(e->value.type.id));
+         (qve_is_int(e->value.type.id) || qve_is_float(e->value.type.id));
 }
 
 static bool fits(qv_type_id id, bool neg, uint64_t mag) {
   int bits = int_bits(id);
-  if (qv_is_uint(id)) return !neg && (bits == 64 || mag < ((uint64_t)1 << bits));
+  if (qve_is_uint(id)) return !neg && (bits == 64 || mag < ((uint64_t)1 << bits));
   uint64_t lim = (uint64_t)1 << (bits - 1); /* -lim .. lim - 1 */
   return neg ? mag <= lim : mag < lim;
 }
@@ -85,23 +85,23 @@ static bool fits(qv_type_id id, bool neg, uint64_t mag) {
 /* The type a dynamic literal takes next to an operand of type `other`
  * (QV_TYPE_NULL: next to nothing typed); false when only Int128 holds it. */
 static bool pl_dynamic_type(const qv_scalar *v, qv_type_id other, qv_type_id *out) {
-  if (qv_is_float(v->type.id)) {
-    *out = qv_is_float(other) ? other : QV_TYPE_FLOAT64;
+  if (qve_is_float(v->type.id)) {
+    *out = qve_is_float(other) ? other : QV_TYPE_FLOAT64;
     return true;
   }
   /* (a literal already bound holds its value in the type it was given) */
-  bool neg = qv_is_sint(v->type.id) && v->v.i < 0;
-  uint64_t mag = neg ? 0 - (uint64_t)v->v.i : qv_is_uint(v->type.id) ? v->v.u : (uint64_t)v->v.i;
-  if (qv_is_float(other) || other == QV_TYPE_DECIMAL128) {
+  bool neg = qve_is_sint(v->type.id) && v->v.i < 0;
+  uint64_t mag = neg ? 0 - (uint64_t)v->v.i : qve_is_uint(v->type.id) ? v->v.u : (uint64_t)v->v.i;
+  if (qve_is_float(other) || other == QV_TYPE_DECIMAL128) {
     *out = other;
     return true;
   }
-  if (!qv_is_int(other)) { /* alone: Int32, else Int64, else UInt64 */
+  if (!qve_is_int(other)) { /* alone: Int32, else Int64, else UInt64 */
     *out = fits(QV_TYPE_INT32, neg, mag) ? QV_TYPE_INT32 : fits(QV_TYPE_INT64, neg, mag) ? QV_TYPE_INT64 : QV_TYPE_UINT64;
     return true;
   }
-  bool is_signed = qv_is_sint(other) || neg;
-  int bits = qv_is_sint(other) || !neg ? int_bits(other) : 2 * int_bits(other);
+  bool is_signed = qve_is_sint(other) || neg;
+  int bits = qve_is_sint(other) || !neg ? int_bits(other) : 2 * int_bits(other);
   for (; bits <= 64; bits *= 2) {
     qv_type_id t = int_of(is_signed, bits);
     if (fits(t, neg, mag)) {
@@ -109,7 +109,7 @@ static bool pl_dynamic_type(const qv_scalar *v, qv_type_id other, qv_type_id *ou
       return true;
     }
   }
-  if (neg && !qv_is_sint(other)) { /* UInt64 next to a negative literal: Int64 */
+  if (neg && !qve_is_sint(other)) { /* UInt64 next to a negative literal: Int64 */
     *out = QV_TYPE_INT64;
     return true;
   }
@@ -118,19 +118,19 @@ static bool pl_dynamic_type(const qv_scalar *v, qv_type_id other, qv_type_id *ou
 }
 
 /* Makes *slot / e of Polars numeric type id (Int128 as decimal(38, 0)). */
-static qv_status pl_coerce(qv_binder *b, qv_expr **slot, qv_type_id id) {
-  if (id != QV_TYPE_DECIMAL128) return qv_bind_coerce_simple(b, slot, id);
+static qv_status pl_coerce(qve_binder *b, qv_expr **slot, qv_type_id id) {
+  if (id != QV_TYPE_DECIMAL128) return qve_bind_coerce_simple(b, slot, id);
   qv_datatype t = pl_int128();
-  return qv_bind_coerce_to(b, slot, &t);
+  return qve_bind_coerce_to(b, slot, &t);
 }
 
-static qv_status pl_set_type(qv_binder *b, qv_expr *e, qv_type_id id) {
+static qv_status pl_set_type(qve_binder *b, qv_expr *e, qv_type_id id) {
   if (id != QV_TYPE_DECIMAL128) {
-    qv_bind_set_simple(e, id);
+    qve_bind_set_simple(e, id);
     return QV_OK;
   }
   qv_datatype t = pl_int128();
-  return qv_bind_set_type(b, e, &t);
+  return qve_bind_set_type(b, e, &t);
 }
 
 static bool is_null_literal(const qv_expr *e) {
@@ -141,13 +141,13 @@ static bool is_null_literal(const qv_expr *e) {
  * then each dynamic literal next to it), coercing them; *out gets it
  * (QV_TYPE_NULL when every operand is a null literal).  *numeric is false,
  * and nothing changed, when some operand is not a number. */
-static qv_status pl_unify_numeric(qv_binder *b, qv_expr *e, qv_expr **slots, int32_t n, bool *numeric,
+static qv_status pl_unify_numeric(qve_binder *b, qv_expr *e, qv_expr **slots, int32_t n, bool *numeric,
                                   qv_type_id *out) {
   qv_type_id t = QV_TYPE_NULL;
   *numeric = false;
   for (int32_t i = 0; i < n; i++) {
     qv_type_id id = slots[i]->type.id;
-    if (!qv_is_int(id) && !qv_is_float(id) && id != QV_TYPE_NULL && !is_null_literal(slots[i])) return QV_OK;
+    if (!qve_is_int(id) && !qve_is_float(id) && id != QV_TYPE_NULL && !is_null_literal(slots[i])) return QV_OK;
   }
   *numeric = true;
   for (int32_t i = 0; i < n; i++) {
@@ -168,7 +168,7 @@ static qv_status pl_unify_numeric(qv_binder *b, qv_expr *e, qv_expr **slots, int
       t = d;
     } else {
       pl_dynamic_type(&slots[i]->value, QV_TYPE_NULL, &d);
-      if (alone == QV_TYPE_NULL || qv_is_float(d) || (!qv_is_float(alone) && int_bits(d) > int_bits(alone)))
+      if (alone == QV_TYPE_NULL || qve_is_float(d) || (!qve_is_float(alone) && int_bits(d) > int_bits(alone)))
         alone = d;
     }
   }
@@ -180,50 +180,50 @@ static qv_status pl_unify_numeric(qv_binder *b, qv_expr *e, qv_expr **slots, int
 
 /* Common type of n value operands (when/then branches, fill_null,
  * min/max_horizontal): Polars' numeric typing, else the union rule. */
-static qv_status pl_unify(qv_binder *b, qv_expr *e, qv_expr **slots, int32_t n, const char *what) {
+static qv_status pl_unify(qve_binder *b, qv_expr *e, qv_expr **slots, int32_t n, const char *what) {
   qv_type_id t;
   bool numeric;
   QV_RETURN_NOT_OK(pl_unify_numeric(b, e, slots, n, &numeric, &t));
   if (numeric) return pl_set_type(b, e, t);
   qv_datatype c;
-  QV_RETURN_NOT_OK(qv_bind_unify(b, slots, n, QV_COMMON_UNION, what, e->pos, &c));
+  QV_RETURN_NOT_OK(qve_bind_unify(b, slots, n, QV_COMMON_UNION, what, e->pos, &c));
   qv_datatype_reset(&e->type);
   e->type = c;
   return QV_OK;
 }
 
-qv_status qv_bind_polars_arith(qv_binder *b, qv_expr *e, bool *numeric) {
+qv_status qve_bind_polars_arith(qve_binder *b, qv_expr *e, bool *numeric) {
   qv_type_id t;
   QV_RETURN_NOT_OK(pl_unify_numeric(b, e, e->args, 2, numeric, &t));
   if (!*numeric) return QV_OK;
   if (t == QV_TYPE_NULL) { /* null op null */
     t = QV_TYPE_INT32;
-    for (int32_t i = 0; i < 2; i++) QV_RETURN_NOT_OK(qv_bind_coerce_simple(b, &e->args[i], t));
+    for (int32_t i = 0; i < 2; i++) QV_RETURN_NOT_OK(qve_bind_coerce_simple(b, &e->args[i], t));
   }
-  if (e->op == QV_OP_DIV && (e->flags & QV_EXPR_F_TRUE_DIV) && !qv_is_float(t)) {
+  if (e->op == QV_OP_DIV && (e->flags & QV_EXPR_F_TRUE_DIV) && !qve_is_float(t)) {
     t = QV_TYPE_FLOAT64;
-    for (int32_t i = 0; i < 2; i++) QV_RETURN_NOT_OK(qv_bind_coerce_simple(b, &e->args[i], t));
+    for (int32_t i = 0; i < 2; i++) QV_RETURN_NOT_OK(qve_bind_coerce_simple(b, &e->args[i], t));
   }
   if (t == QV_TYPE_DECIMAL128 && e->op != QV_OP_ADD && e->op != QV_OP_SUB && e->op != QV_OP_MUL)
-    return qv_bind_error(b, QV_ERR_UNSUPPORTED, e->pos,
+    return qve_bind_error(b, QV_ERR_UNSUPPORTED, e->pos,
                          "%s of a signed integer and a UInt64 is computed in Polars' Int128, which quiver has only "
                          "for + - *",
                          qv_op_name(e->op));
   return pl_set_type(b, e, t);
 }
 
-qv_status qv_bind_polars_compare_check(qv_binder *b, const qv_expr *e) {
+qv_status qve_bind_polars_compare_check(qve_binder *b, const qv_expr *e) {
   const qv_datatype *x = &e->args[0]->type;
   for (int32_t i = 1; i < e->n_args; i++) {
     const qv_expr *a = e->args[i];
     const qv_datatype *y = &a->type;
     if (e->op == QV_OP_IN && a->kind == QV_EXPR_LITERAL && !a->value.is_null &&
-        ((qv_is_int(x->id) && qv_is_float(y->id)) || (qv_is_float(x->id) && qv_is_int(y->id))))
-      return qv_bind_error(b, QV_ERR_TYPE, e->pos, "is_in cannot check for %s values in a list of %s (Polars 2 refuses it)",
+        ((qve_is_int(x->id) && qve_is_float(y->id)) || (qve_is_float(x->id) && qve_is_int(y->id))))
+      return qve_bind_error(b, QV_ERR_TYPE, e->pos, "is_in cannot check for %s values in a list of %s (Polars 2 refuses it)",
                            TN(x), TN(y));
     if (x->id == QV_TYPE_TIMESTAMP && y->id == QV_TYPE_TIMESTAMP && x->timezone && y->timezone &&
         strcmp(x->timezone, y->timezone) != 0)
-      return qv_bind_error(b, QV_ERR_TYPE, e->pos, "cannot compare %s with %s: Polars compares datetimes only in one time zone",
+      return qve_bind_error(b, QV_ERR_TYPE, e->pos, "cannot compare %s with %s: Polars compares datetimes only in one time zone",
                            TN(x), TN(y));
   }
   return QV_OK;
@@ -231,28 +231,28 @@ qv_status qv_bind_polars_compare_check(qv_binder *b, const qv_expr *e) {
 
 /* ---- operators --------------------------------------------------------------------------- */
 
-static qv_status want_number(qv_binder *b, qv_expr *e, int32_t i) {
+static qv_status want_number(qve_binder *b, qv_expr *e, int32_t i) {
   qv_type_id id = e->args[i]->type.id;
-  if (qv_is_int(id) || qv_is_float(id)) return QV_OK;
-  if (id == QV_TYPE_NULL) return qv_bind_coerce_simple(b, &e->args[i], QV_TYPE_FLOAT64);
-  return qv_bind_error(b, QV_ERR_TYPE, e->pos, "%s expects a number, got %s", qv_op_name(e->op),
+  if (qve_is_int(id) || qve_is_float(id)) return QV_OK;
+  if (id == QV_TYPE_NULL) return qve_bind_coerce_simple(b, &e->args[i], QV_TYPE_FLOAT64);
+  return qve_bind_error(b, QV_ERR_TYPE, e->pos, "%s expects a number, got %s", qv_op_name(e->op),
                        TN(&e->args[i]->type));
 }
 
-static qv_status arity(qv_binder *b, const qv_expr *e, int32_t lo, int32_t hi) {
+static qv_status arity(qve_binder *b, const qv_expr *e, int32_t lo, int32_t hi) {
   if (e->n_args >= lo && e->n_args <= hi) return QV_OK;
-  return qv_bind_error(b, QV_ERR_INVALID, e->pos, "%s has %d arguments", qv_op_name(e->op), (int)e->n_args);
+  return qve_bind_error(b, QV_ERR_INVALID, e->pos, "%s has %d arguments", qv_op_name(e->op), (int)e->n_args);
 }
 
 /* a ** b: integers stay in the base's type (wrapping) with the exponent
  * read as UInt32; otherwise the floats' common type. */
-qv_status qv_bind_rule_pow(qv_binder *b, qv_expr *e) {
+qv_status qve_bind_rule_pow(qve_binder *b, qv_expr *e) {
   QV_RETURN_NOT_OK(arity(b, e, 2, 2));
   QV_RETURN_NOT_OK(want_number(b, e, 0));
   QV_RETURN_NOT_OK(want_number(b, e, 1));
   qv_expr *x = e->args[0], *y = e->args[1];
-  bool int_base = qv_is_int(x->type.id) && !(is_dynamic(x) && qv_is_float(x->value.type.id));
-  bool int_exp = qv_is_int(y->type.id) && !(is_dynamic(y) && qv_is_float(y->value.type.id));
+  bool int_base = qve_is_int(x->type.id) && !(is_dynamic(x) && qve_is_float(x->value.type.id));
+  bool int_exp = qve_is_int(y->type.id) && !(is_dynamic(y) && qve_is_float(y->value.type.id));
   if (!int_base || !int_exp) {
     QV_RETURN_NOT_OK(pl_unify(b, e, e->args, 2, "**"));
     return QV_OK;
@@ -260,48 +260,48 @@ qv_status qv_bind_rule_pow(qv_binder *b, qv_expr *e) {
   if (y->kind == QV_EXPR_LITERAL && !y->value.is_null &&
       ((y->value.type.id == QV_TYPE_UINT64 && y->value.v.u > UINT32_MAX) ||
        (y->value.type.id != QV_TYPE_UINT64 && (y->value.v.i < 0 || y->value.v.i > UINT32_MAX))))
-    return qv_bind_error(b, QV_ERR_INVALID, y->pos, "an integer power needs an exponent in 0..4294967295");
+    return qve_bind_error(b, QV_ERR_INVALID, y->pos, "an integer power needs an exponent in 0..4294967295");
   qv_type_id base = x->type.id;
   if (is_dynamic(x)) pl_dynamic_type(&x->value, QV_TYPE_NULL, &base);
-  QV_RETURN_NOT_OK(qv_bind_coerce_simple(b, &e->args[0], base));
-  QV_RETURN_NOT_OK(qv_bind_coerce_simple(b, &e->args[1], QV_TYPE_UINT32));
-  qv_bind_set_simple(e, base);
+  QV_RETURN_NOT_OK(qve_bind_coerce_simple(b, &e->args[0], base));
+  QV_RETURN_NOT_OK(qve_bind_coerce_simple(b, &e->args[1], QV_TYPE_UINT32));
+  qve_bind_set_simple(e, base);
   return QV_OK;
 }
 
 /* sqrt, ln, log10, cbrt, log(x, base): integers become Float64. */
-qv_status qv_bind_rule_float_fn(qv_binder *b, qv_expr *e) {
+qv_status qve_bind_rule_float_fn(qve_binder *b, qv_expr *e) {
   QV_RETURN_NOT_OK(arity(b, e, e->op == QV_OP_LOG ? 2 : 1, e->op == QV_OP_LOG ? 2 : 1));
   for (int32_t i = 0; i < e->n_args; i++) QV_RETURN_NOT_OK(want_number(b, e, i));
   qv_type_id t = e->args[0]->type.id == QV_TYPE_FLOAT32 ? QV_TYPE_FLOAT32 : QV_TYPE_FLOAT64;
-  for (int32_t i = 0; i < e->n_args; i++) QV_RETURN_NOT_OK(qv_bind_coerce_simple(b, &e->args[i], t));
-  qv_bind_set_simple(e, t);
+  for (int32_t i = 0; i < e->n_args; i++) QV_RETURN_NOT_OK(qve_bind_coerce_simple(b, &e->args[i], t));
+  qve_bind_set_simple(e, t);
   return QV_OK;
 }
 
-qv_status qv_bind_rule_fill_null(qv_binder *b, qv_expr *e) {
+qv_status qve_bind_rule_fill_null(qve_binder *b, qv_expr *e) {
   QV_RETURN_NOT_OK(arity(b, e, 1, 2));
   if (e->n_args == 2) return pl_unify(b, e, e->args, 2, "fill_null");
   const char *s = e->name ? e->name : "";
   if (strcmp(s, "zero") != 0 && strcmp(s, "one") != 0)
-    return qv_bind_error(b, QV_ERR_UNSUPPORTED, e->pos,
+    return qve_bind_error(b, QV_ERR_UNSUPPORTED, e->pos,
                          "fill_null(strategy='%s') reads the whole column, and quiver evaluates a filter batch by "
                          "batch",
                          s);
   qv_type_id id = e->args[0]->type.id;
-  if (!qv_is_int(id) && !qv_is_float(id) && id != QV_TYPE_BOOL && id != QV_TYPE_NULL)
-    return qv_bind_error(b, QV_ERR_TYPE, e->pos, "fill_null(strategy='%s') expects a number, got %s", s,
+  if (!qve_is_int(id) && !qve_is_float(id) && id != QV_TYPE_BOOL && id != QV_TYPE_NULL)
+    return qve_bind_error(b, QV_ERR_TYPE, e->pos, "fill_null(strategy='%s') expects a number, got %s", s,
                          TN(&e->args[0]->type));
-  return qv_bind_set_type(b, e, &e->args[0]->type);
+  return qve_bind_set_type(b, e, &e->args[0]->type);
 }
 
 /* when(p1).then(t1)...otherwise(f): predicates boolean, values unified. */
-qv_status qv_bind_rule_when(qv_binder *b, qv_expr *e) {
+qv_status qve_bind_rule_when(qve_binder *b, qv_expr *e) {
   int32_t n = e->n_args;
   if (n < 3 || n % 2 == 0) return arity(b, e, 3, 2);
-  for (int32_t i = 0; i + 1 < n; i += 2) QV_RETURN_NOT_OK(qv_bind_want_bool(b, e, i, "when"));
+  for (int32_t i = 0; i + 1 < n; i += 2) QV_RETURN_NOT_OK(qve_bind_want_bool(b, e, i, "when"));
   qv_expr **vals = qv_malloc((size_t)(n / 2 + 1) * sizeof *vals);
-  if (!vals) return qv_bind_nomem(b);
+  if (!vals) return qve_bind_nomem(b);
   int32_t nv = 0;
   for (int32_t i = 1; i < n; i += 2) vals[nv++] = e->args[i];
   vals[nv++] = e->args[n - 1];
@@ -316,69 +316,69 @@ qv_status qv_bind_rule_when(qv_binder *b, qv_expr *e) {
 }
 
 /* min_horizontal, max_horizontal (and least / greatest from a Lance filter) */
-qv_status qv_bind_rule_horizontal(qv_binder *b, qv_expr *e) {
+qv_status qve_bind_rule_horizontal(qve_binder *b, qv_expr *e) {
   QV_RETURN_NOT_OK(arity(b, e, 1, INT32_MAX));
-  if (qv_bind_is_polars(e)) {
+  if (qve_bind_is_polars(e)) {
     QV_RETURN_NOT_OK(pl_unify(b, e, e->args, e->n_args, qv_op_name(e->op)));
   } else { /* least / greatest from a Lance filter */
     qv_datatype c;
-    QV_RETURN_NOT_OK(qv_bind_unify(b, e->args, e->n_args, QV_COMMON_UNION, qv_op_name(e->op), e->pos, &c));
+    QV_RETURN_NOT_OK(qve_bind_unify(b, e->args, e->n_args, QV_COMMON_UNION, qv_op_name(e->op), e->pos, &c));
     qv_datatype_reset(&e->type);
     e->type = c;
   }
   qv_type_id id = e->type.id;
-  if (qv_is_int(id) || qv_is_float(id) || qv_is_datetime(id) || id == QV_TYPE_DECIMAL128 || id == QV_TYPE_NULL) return QV_OK;
-  const char *name = qv_bind_is_polars(e) ? qv_op_name(e->op) : e->op == QV_OP_MIN_HORIZONTAL ? "least" : "greatest";
-  return qv_bind_error(b, QV_ERR_UNSUPPORTED, e->pos, "%s of %s is not supported", name, TN(&e->type));
+  if (qve_is_int(id) || qve_is_float(id) || qve_is_datetime(id) || id == QV_TYPE_DECIMAL128 || id == QV_TYPE_NULL) return QV_OK;
+  const char *name = qve_bind_is_polars(e) ? qv_op_name(e->op) : e->op == QV_OP_MIN_HORIZONTAL ? "least" : "greatest";
+  return qve_bind_error(b, QV_ERR_UNSUPPORTED, e->pos, "%s of %s is not supported", name, TN(&e->type));
 }
 
-qv_status qv_bind_rule_floordiv(qv_binder *b, qv_expr *e) {
+qv_status qve_bind_rule_floordiv(qve_binder *b, qv_expr *e) {
   QV_RETURN_NOT_OK(arity(b, e, 2, 2));
   bool numeric;
-  QV_RETURN_NOT_OK(qv_bind_polars_arith(b, e, &numeric));
+  QV_RETURN_NOT_OK(qve_bind_polars_arith(b, e, &numeric));
   if (numeric) return QV_OK;
-  return qv_bind_error(b, QV_ERR_TYPE, e->pos, "cannot apply // to %s and %s", TN(&e->args[0]->type),
+  return qve_bind_error(b, QV_ERR_TYPE, e->pos, "cannot apply // to %s and %s", TN(&e->args[0]->type),
                        TN(&e->args[1]->type));
 }
 
-qv_status qv_bind_rule_round(qv_binder *b, qv_expr *e) {
+qv_status qve_bind_rule_round(qve_binder *b, qv_expr *e) {
   QV_RETURN_NOT_OK(arity(b, e, 1, 1));
   QV_RETURN_NOT_OK(want_number(b, e, 0));
-  return qv_bind_set_type(b, e, &e->args[0]->type);
+  return qve_bind_set_type(b, e, &e->args[0]->type);
 }
 
 /* is_not_nan, is_finite, is_infinite */
-qv_status qv_bind_rule_float_class(qv_binder *b, qv_expr *e) {
+qv_status qve_bind_rule_float_class(qve_binder *b, qv_expr *e) {
   QV_RETURN_NOT_OK(arity(b, e, 1, 1));
   QV_RETURN_NOT_OK(want_number(b, e, 0));
-  qv_bind_set_simple(e, QV_TYPE_BOOL);
+  qve_bind_set_simple(e, QV_TYPE_BOOL);
   return QV_OK;
 }
 
 /* eq_missing, ne_missing */
-qv_status qv_bind_rule_eq_missing(qv_binder *b, qv_expr *e) {
+qv_status qve_bind_rule_eq_missing(qve_binder *b, qv_expr *e) {
   QV_RETURN_NOT_OK(arity(b, e, 2, 2));
   qv_datatype c;
-  QV_RETURN_NOT_OK(qv_bind_unify(b, e->args, 2, QV_COMMON_COMPARE, "compare", e->pos, &c));
+  QV_RETURN_NOT_OK(qve_bind_unify(b, e->args, 2, QV_COMMON_COMPARE, "compare", e->pos, &c));
   qv_datatype_reset(&c);
-  qv_bind_set_simple(e, QV_TYPE_BOOL);
+  qve_bind_set_simple(e, QV_TYPE_BOOL);
   return QV_OK;
 }
 
 /* all_horizontal, any_horizontal of one argument */
-qv_status qv_bind_rule_bool_horizontal(qv_binder *b, qv_expr *e) {
+qv_status qve_bind_rule_bool_horizontal(qve_binder *b, qv_expr *e) {
   QV_RETURN_NOT_OK(arity(b, e, 1, 1));
-  QV_RETURN_NOT_OK(qv_bind_want_bool(b, e, 0, qv_op_name(e->op)));
-  qv_bind_set_simple(e, QV_TYPE_BOOL);
+  QV_RETURN_NOT_OK(qve_bind_want_bool(b, e, 0, qv_op_name(e->op)));
+  qve_bind_set_simple(e, QV_TYPE_BOOL);
   return QV_OK;
 }
 
-qv_status qv_bind_rule_drop_nulls(qv_binder *b, qv_expr *e) {
-  return qv_bind_error(b, QV_ERR_UNSUPPORTED, e->pos,
+qv_status qve_bind_rule_drop_nulls(qve_binder *b, qv_expr *e) {
+  return qve_bind_error(b, QV_ERR_UNSUPPORTED, e->pos,
                        "drop_nulls changes the number of rows, so it cannot be part of a filter");
 }
 
-qv_status qv_bind_rule_unknown(qv_binder *b, qv_expr *e) {
-  return qv_bind_error(b, QV_ERR_UNSUPPORTED, e->pos, "the Polars construct %s is not supported by quiver",
+qv_status qve_bind_rule_unknown(qve_binder *b, qv_expr *e) {
+  return qve_bind_error(b, QV_ERR_UNSUPPORTED, e->pos, "the Polars construct %s is not supported by quiver",
                        e->name ? e->name : "?");
 }

@@ -17,55 +17,55 @@
 #include "expr/bind_int.h"
 
 /* Argument i must be a string (a null literal becomes one). */
-static qv_status want_str(qv_binder *b, qv_expr *e, int32_t i, const char *what) {
+static qv_status want_str(qve_binder *b, qv_expr *e, int32_t i, const char *what) {
   qv_type_id id = e->args[i]->type.id;
   if (id == QV_TYPE_STRING) return QV_OK;
-  if (id == QV_TYPE_NULL) return qv_bind_coerce_simple(b, &e->args[i], QV_TYPE_STRING);
-  return qv_bind_error(b, QV_ERR_TYPE, e->pos, "%s expects a string, got %s", what, TN(&e->args[i]->type));
+  if (id == QV_TYPE_NULL) return qve_bind_coerce_simple(b, &e->args[i], QV_TYPE_STRING);
+  return qve_bind_error(b, QV_ERR_TYPE, e->pos, "%s expects a string, got %s", what, TN(&e->args[i]->type));
 }
 
 /* Argument i must be an integer (or null); it becomes Int64. */
-static qv_status want_int(qv_binder *b, qv_expr *e, int32_t i, const char *what) {
+static qv_status want_int(qve_binder *b, qv_expr *e, int32_t i, const char *what) {
   qv_type_id id = e->args[i]->type.id;
-  if (qv_is_int(id) || id == QV_TYPE_NULL) return qv_bind_coerce_simple(b, &e->args[i], QV_TYPE_INT64);
-  return qv_bind_error(b, QV_ERR_TYPE, e->pos, "%s expects an integer, got %s", what, TN(&e->args[i]->type));
+  if (qve_is_int(id) || id == QV_TYPE_NULL) return qve_bind_coerce_simple(b, &e->args[i], QV_TYPE_INT64);
+  return qve_bind_error(b, QV_ERR_TYPE, e->pos, "%s expects an integer, got %s", what, TN(&e->args[i]->type));
 }
 
-static qv_status want_args(qv_binder *b, qv_expr *e, int32_t n) {
+static qv_status want_args(qve_binder *b, qv_expr *e, int32_t n) {
   if (e->n_args == n) return QV_OK;
-  return qv_bind_error(b, QV_ERR_INVALID, e->pos, "%s takes %d argument%s, got %d", qv_op_name(e->op), (int)n,
+  return qve_bind_error(b, QV_ERR_INVALID, e->pos, "%s takes %d argument%s, got %d", qv_op_name(e->op), (int)n,
                        n == 1 ? "" : "s", (int)e->n_args);
 }
 
-qv_status qv_bind_rule_concat_str(qv_binder *b, qv_expr *e) {
-  if (e->n_args < 1) return qv_bind_error(b, QV_ERR_INVALID, e->pos, "concat_str needs at least one input");
+qv_status qve_bind_rule_concat_str(qve_binder *b, qv_expr *e) {
+  if (e->n_args < 1) return qve_bind_error(b, QV_ERR_INVALID, e->pos, "concat_str needs at least one input");
   for (int32_t i = 0; i < e->n_args; i++) {
     qv_type_id id = e->args[i]->type.id;
     if (id == QV_TYPE_STRING) continue;
     if (id == QV_TYPE_LIST || id == QV_TYPE_STRUCT || id == QV_TYPE_FIXED_SIZE_LIST || id == QV_TYPE_BINARY)
-      return qv_bind_error(b, QV_ERR_TYPE, e->pos, "concat_str cannot turn %s into a string (input %d)",
+      return qve_bind_error(b, QV_ERR_TYPE, e->pos, "concat_str cannot turn %s into a string (input %d)",
                            TN(&e->args[i]->type), (int)i + 1);
-    QV_RETURN_NOT_OK(qv_bind_coerce_simple(b, &e->args[i], QV_TYPE_STRING));
+    QV_RETURN_NOT_OK(qve_bind_coerce_simple(b, &e->args[i], QV_TYPE_STRING));
   }
-  qv_bind_set_simple(e, QV_TYPE_STRING);
+  qve_bind_set_simple(e, QV_TYPE_STRING);
   return QV_OK;
 }
 
-qv_status qv_bind_rule_contains_any(qv_binder *b, qv_expr *e) {
+qv_status qve_bind_rule_contains_any(qve_binder *b, qv_expr *e) {
   QV_RETURN_NOT_OK(want_args(b, e, 2));
   QV_RETURN_NOT_OK(want_str(b, e, 0, "str.contains_any"));
   const qv_datatype *t = &e->args[1]->type;
-  bool ok = qv_is_listlike(t->id) && (t->children[0].type.id == QV_TYPE_STRING || t->children[0].type.id == QV_TYPE_NULL);
+  bool ok = qve_is_listlike(t->id) && (t->children[0].type.id == QV_TYPE_STRING || t->children[0].type.id == QV_TYPE_NULL);
   if (!ok)
-    return qv_bind_error(b, QV_ERR_TYPE, e->pos, "str.contains_any expects a list of strings, got %s", TN(t));
+    return qve_bind_error(b, QV_ERR_TYPE, e->pos, "str.contains_any expects a list of strings, got %s", TN(t));
   if (t->children[0].type.id == QV_TYPE_NULL) {
     qv_datatype st = qv_datatype_simple(QV_TYPE_STRING), lt;
-    if (qv_bind_list_of(&st, &lt) != QV_OK) return qv_bind_nomem(b);
-    qv_status s = qv_bind_coerce_to(b, &e->args[1], &lt);
+    if (qve_bind_list_of(&st, &lt) != QV_OK) return qve_bind_nomem(b);
+    qv_status s = qve_bind_coerce_to(b, &e->args[1], &lt);
     qv_datatype_reset(&lt);
     QV_RETURN_NOT_OK(s);
   }
-  qv_bind_set_simple(e, QV_TYPE_BOOL);
+  qve_bind_set_simple(e, QV_TYPE_BOOL);
   return QV_OK;
 }
 
@@ -85,19 +85,19 @@ static const struct {
     {"microsecond", QV_TYPE_INT32, true, false}, {"nanosecond", QV_TYPE_INT32, true, false},
 };
 
-static qv_status bind_dt(qv_binder *b, qv_expr *e, const char *what) {
+static qv_status bind_dt(qve_binder *b, qv_expr *e, const char *what) {
   const qv_datatype *t = &e->args[0]->type;
   qv_type_id id = t->id;
   if (id == QV_TYPE_NULL) {
-    QV_RETURN_NOT_OK(qv_bind_coerce_simple(b, &e->args[0], QV_TYPE_DATE32));
+    QV_RETURN_NOT_OK(qve_bind_coerce_simple(b, &e->args[0], QV_TYPE_DATE32));
     id = QV_TYPE_DATE32;
   }
-  if (!qv_is_datetime(id) && !(e->op == QV_OP_DT_PART && id == QV_TYPE_TIME64))
-    return qv_bind_error(b, QV_ERR_TYPE, e->pos, "%s expects a date or datetime, got %s", what, TN(t));
+  if (!qve_is_datetime(id) && !(e->op == QV_OP_DT_PART && id == QV_TYPE_TIME64))
+    return qve_bind_error(b, QV_ERR_TYPE, e->pos, "%s expects a date or datetime, got %s", what, TN(t));
   return QV_OK;
 }
 
-qv_status qv_bind_rule_dt_part(qv_binder *b, qv_expr *e) {
+qv_status qve_bind_rule_dt_part(qve_binder *b, qv_expr *e) {
   QV_RETURN_NOT_OK(want_args(b, e, 1));
   const char *name = e->name ? e->name : "";
   for (size_t k = 0; k < sizeof dt_parts / sizeof dt_parts[0]; k++) {
@@ -107,90 +107,90 @@ qv_status qv_bind_rule_dt_part(qv_binder *b, qv_expr *e) {
     QV_RETURN_NOT_OK(bind_dt(b, e, what));
     qv_type_id id = e->args[0]->type.id;
     if ((dt_parts[k].needs_time && id == QV_TYPE_DATE32) || (dt_parts[k].needs_date && id == QV_TYPE_TIME64))
-      return qv_bind_error(b, QV_ERR_TYPE, e->pos, "%s is not defined for %s", what, TN(&e->args[0]->type));
-    qv_bind_set_simple(e, dt_parts[k].type);
+      return qve_bind_error(b, QV_ERR_TYPE, e->pos, "%s is not defined for %s", what, TN(&e->args[0]->type));
+    qve_bind_set_simple(e, dt_parts[k].type);
     return QV_OK;
   }
-  return qv_bind_error(b, QV_ERR_INVALID, e->pos, "unknown temporal part dt.%s", name);
+  return qve_bind_error(b, QV_ERR_INVALID, e->pos, "unknown temporal part dt.%s", name);
 }
 
-qv_status qv_bind_rule_str_slice(qv_binder *b, qv_expr *e) {
+qv_status qve_bind_rule_str_slice(qve_binder *b, qv_expr *e) {
   QV_RETURN_NOT_OK(want_args(b, e, 3));
   QV_RETURN_NOT_OK(want_str(b, e, 0, qv_op_name(e->op)));
   QV_RETURN_NOT_OK(want_int(b, e, 1, "str.slice offset"));
   QV_RETURN_NOT_OK(want_int(b, e, 2, "str.slice length"));
-  qv_bind_set_simple(e, QV_TYPE_STRING);
+  qve_bind_set_simple(e, QV_TYPE_STRING);
   return QV_OK;
 }
 
-qv_status qv_bind_rule_strip_chars(qv_binder *b, qv_expr *e) {
+qv_status qve_bind_rule_strip_chars(qve_binder *b, qv_expr *e) {
   QV_RETURN_NOT_OK(want_args(b, e, 2));
   QV_RETURN_NOT_OK(want_str(b, e, 0, qv_op_name(e->op)));
   QV_RETURN_NOT_OK(want_str(b, e, 1, "str.strip_chars characters"));
-  qv_bind_set_simple(e, QV_TYPE_STRING);
+  qve_bind_set_simple(e, QV_TYPE_STRING);
   return QV_OK;
 }
 
-qv_status qv_bind_rule_replace(qv_binder *b, qv_expr *e) {
+qv_status qve_bind_rule_replace(qve_binder *b, qv_expr *e) {
   QV_RETURN_NOT_OK(want_args(b, e, 3));
   QV_RETURN_NOT_OK(want_str(b, e, 0, qv_op_name(e->op)));
   QV_RETURN_NOT_OK(want_str(b, e, 1, "str.replace pattern"));
   QV_RETURN_NOT_OK(want_str(b, e, 2, "str.replace value"));
-  qv_bind_set_simple(e, QV_TYPE_STRING);
+  qve_bind_set_simple(e, QV_TYPE_STRING);
   return QV_OK;
 }
 
-qv_status qv_bind_rule_titlecase(qv_binder *b, qv_expr *e) {
+qv_status qve_bind_rule_titlecase(qve_binder *b, qv_expr *e) {
   QV_RETURN_NOT_OK(want_args(b, e, 1));
   QV_RETURN_NOT_OK(want_str(b, e, 0, qv_op_name(e->op)));
-  qv_bind_set_simple(e, QV_TYPE_STRING);
+  qve_bind_set_simple(e, QV_TYPE_STRING);
   return QV_OK;
 }
 
-qv_status qv_bind_rule_len_bytes(qv_binder *b, qv_expr *e) {
+qv_status qve_bind_rule_len_bytes(qve_binder *b, qv_expr *e) {
   QV_RETURN_NOT_OK(want_args(b, e, 1));
   QV_RETURN_NOT_OK(want_str(b, e, 0, qv_op_name(e->op)));
-  qv_bind_set_simple(e, QV_TYPE_UINT32);
+  qve_bind_set_simple(e, QV_TYPE_UINT32);
   return QV_OK;
 }
 
-qv_status qv_bind_rule_dt_epoch(qv_binder *b, qv_expr *e) {
+qv_status qve_bind_rule_dt_epoch(qve_binder *b, qv_expr *e) {
   QV_RETURN_NOT_OK(want_args(b, e, 1));
   const char *u = e->name ? e->name : "";
   if (strcmp(u, "ns") != 0 && strcmp(u, "us") != 0 && strcmp(u, "ms") != 0)
-    return qv_bind_error(b, QV_ERR_INVALID, e->pos, "dt.epoch: unknown time unit '%s'", u);
+    return qve_bind_error(b, QV_ERR_INVALID, e->pos, "dt.epoch: unknown time unit '%s'", u);
   QV_RETURN_NOT_OK(bind_dt(b, e, "dt.epoch"));
-  qv_bind_set_simple(e, QV_TYPE_INT64);
+  qve_bind_set_simple(e, QV_TYPE_INT64);
   return QV_OK;
 }
 
-qv_status qv_bind_rule_dt_truncate(qv_binder *b, qv_expr *e) {
+qv_status qve_bind_rule_dt_truncate(qve_binder *b, qv_expr *e) {
   QV_RETURN_NOT_OK(want_args(b, e, 2));
   QV_RETURN_NOT_OK(bind_dt(b, e, qv_op_name(e->op)));
   const qv_expr *every = e->args[1];
   if (every->kind != QV_EXPR_LITERAL || every->value.is_null || every->value.type.id != QV_TYPE_STRING)
-    return qv_bind_error(b, QV_ERR_UNSUPPORTED, e->pos,
+    return qve_bind_error(b, QV_ERR_UNSUPPORTED, e->pos,
                          "dt.truncate expects a constant interval such as \"1d\", got %s", TN(&every->type));
-  return qv_bind_set_type(b, e, &e->args[0]->type);
+  return qve_bind_set_type(b, e, &e->args[0]->type);
 }
 
-qv_status qv_bind_rule_dt_date(qv_binder *b, qv_expr *e) {
+qv_status qve_bind_rule_dt_date(qve_binder *b, qv_expr *e) {
   QV_RETURN_NOT_OK(want_args(b, e, 1));
   QV_RETURN_NOT_OK(bind_dt(b, e, qv_op_name(e->op)));
-  qv_bind_set_simple(e, QV_TYPE_DATE32);
+  qve_bind_set_simple(e, QV_TYPE_DATE32);
   return QV_OK;
 }
 
-qv_status qv_bind_rule_list_get(qv_binder *b, qv_expr *e) {
+qv_status qve_bind_rule_list_get(qve_binder *b, qv_expr *e) {
   QV_RETURN_NOT_OK(want_args(b, e, 2));
   qv_type_id id = e->args[0]->type.id;
-  if (!qv_is_listlike(id))
-    return qv_bind_error(b, QV_ERR_TYPE, e->pos, "list.get expects a list, got %s", TN(&e->args[0]->type));
+  if (!qve_is_listlike(id))
+    return qve_bind_error(b, QV_ERR_TYPE, e->pos, "list.get expects a list, got %s", TN(&e->args[0]->type));
   QV_RETURN_NOT_OK(want_int(b, e, 1, "list.get index"));
-  return qv_bind_set_type(b, e, &e->args[0]->type.children[0].type);
+  return qve_bind_set_type(b, e, &e->args[0]->type.children[0].type);
 }
 
 /* QV_OP_NONE, and a value that is not an operator. */
-qv_status qv_bind_rule_unbindable(qv_binder *b, qv_expr *e) {
-  return qv_bind_error(b, QV_ERR_INVALID, e->pos, "operator %s cannot be bound", qv_op_name(e->op));
+qv_status qve_bind_rule_unbindable(qve_binder *b, qv_expr *e) {
+  return qve_bind_error(b, QV_ERR_INVALID, e->pos, "operator %s cannot be bound", qv_op_name(e->op));
 }

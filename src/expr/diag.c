@@ -3,7 +3,7 @@
 
 #include <stdio.h>
 
-qv_status qv_diag_vfail(qv_diag *d, qv_status code, int64_t pos, const char *fmt, va_list ap) {
+qv_status qve_diag_vfail(qve_diag *d, qv_status code, int64_t pos, const char *fmt, va_list ap) {
   if (d->st != QV_OK) return d->st;
   char msg[1024];
   size_t max = d->msg_max && d->msg_max < sizeof msg ? d->msg_max : QV_DIAG_MSG_MAX;
@@ -12,15 +12,15 @@ qv_status qv_diag_vfail(qv_diag *d, qv_status code, int64_t pos, const char *fmt
   return d->st;
 }
 
-qv_status qv_diag_fail(qv_diag *d, qv_status code, int64_t pos, const char *fmt, ...) {
+qv_status qve_diag_fail(qve_diag *d, qv_status code, int64_t pos, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  qv_status st = qv_diag_vfail(d, code, pos, fmt, ap);
+  qv_status st = qve_diag_vfail(d, code, pos, fmt, ap);
   va_end(ap);
   return st;
 }
 
-qv_status qv_diag_set(qv_diag *d, qv_status code, const char *fmt, ...) {
+qv_status qve_diag_set(qve_diag *d, qv_status code, const char *fmt, ...) {
   if (d->st != QV_OK) return d->st;
   d->st = code;
   if (d->err) {
@@ -33,7 +33,7 @@ qv_status qv_diag_set(qv_diag *d, qv_status code, const char *fmt, ...) {
   return code;
 }
 
-qv_status qv_diag_nomem(qv_diag *d) {
+qv_status qve_diag_nomem(qve_diag *d) {
   if (d->st == QV_OK) d->st = qv_error_nomem(d->err, d->what);
   return d->st;
 }

@@ -19,29 +19,29 @@
  * diag says otherwise (msg_max). */
 #define QV_DIAG_MSG_MAX 512
 
-typedef struct qv_diag {
+typedef struct qve_diag {
   qv_error *err;    /* the caller's; may be NULL */
   const char *what; /* the prefix: "filter", "expression", "polars json" */
   const char *unit; /* what a position counts: "column" (1-based, in characters) or "byte" (0-based) */
   size_t msg_max;   /* 0: QV_DIAG_MSG_MAX; longer messages are cut */
   qv_status st;     /* QV_OK until the first error, then its code */
-} qv_diag;
+} qve_diag;
 
 #define QV_DIAG_INIT(err, what, unit) {(err), (what), (unit), 0, QV_OK}
 
 /* Records code with "WHAT: MESSAGE at UNIT pos" (printf-style MESSAGE)
  * unless an error was recorded already; returns d->st either way. */
-qv_status qv_diag_fail(qv_diag *d, qv_status code, int64_t pos, const char *fmt, ...)
+qv_status qve_diag_fail(qve_diag *d, qv_status code, int64_t pos, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 4, 5)))
 #endif
     ;
-qv_status qv_diag_vfail(qv_diag *d, qv_status code, int64_t pos, const char *fmt, va_list ap);
+qv_status qve_diag_vfail(qve_diag *d, qv_status code, int64_t pos, const char *fmt, va_list ap);
 
 /* Records code with the whole message as given (printf-style), for
  * messages that place the position elsewhere, unless an error was
  * recorded already; returns d->st either way. */
-qv_status qv_diag_set(qv_diag *d, qv_status code, const char *fmt, ...)
+qv_status qve_diag_set(qve_diag *d, qv_status code, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
 #endif
@@ -49,8 +49,8 @@ qv_status qv_diag_set(qv_diag *d, qv_status code, const char *fmt, ...)
 
 /* Records QV_ERR_NOMEM, "WHAT: out of memory", unless an error was
  * recorded already; returns d->st.  Needs no memory. */
-qv_status qv_diag_nomem(qv_diag *d);
+qv_status qve_diag_nomem(qve_diag *d);
 
-static inline bool qv_diag_failed(const qv_diag *d) { return d->st != QV_OK; }
+static inline bool qve_diag_failed(const qve_diag *d) { return d->st != QV_OK; }
 
 #endif

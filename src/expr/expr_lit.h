@@ -3,39 +3,39 @@
  * node before they use its value.  One home, so that "a literal" means the
  * same to each of them; every helper takes any node and is false for
  * anything that is not a literal. */
-#ifndef QUIVER_EXPR_LIT_H
-#define QUIVER_EXPR_LIT_H
+#ifndef QUIVER_EXPR_EXPR_LIT_H
+#define QUIVER_EXPR_EXPR_LIT_H
 
 #include "quiver/expr.h"
 
 /* A literal, NULL or not. */
-static inline bool qv_is_lit(const qv_expr *e) { return e->kind == QV_EXPR_LITERAL; }
+static inline bool qve_is_lit(const qv_expr *e) { return e->kind == QV_EXPR_LITERAL; }
 
 /* The NULL literal (of any type). */
-static inline bool qv_is_null_lit(const qv_expr *e) { return qv_is_lit(e) && e->value.is_null; }
+static inline bool qve_is_null_lit(const qv_expr *e) { return qve_is_lit(e) && e->value.is_null; }
 
 /* A literal with a value (not NULL). */
-static inline bool qv_is_value_lit(const qv_expr *e) { return qv_is_lit(e) && !e->value.is_null; }
+static inline bool qve_is_value_lit(const qv_expr *e) { return qve_is_lit(e) && !e->value.is_null; }
 
 /* A non-null literal of type id. */
-static inline bool qv_is_lit_of(const qv_expr *e, qv_type_id id) {
-  return qv_is_value_lit(e) && e->value.type.id == id;
+static inline bool qve_is_lit_of(const qv_expr *e, qv_type_id id) {
+  return qve_is_value_lit(e) && e->value.type.id == id;
 }
 
 /* A non-null string literal. */
-static inline bool qv_is_str_lit(const qv_expr *e) { return qv_is_lit_of(e, QV_TYPE_STRING); }
+static inline bool qve_is_str_lit(const qv_expr *e) { return qve_is_lit_of(e, QV_TYPE_STRING); }
 
 /* A non-null string or binary literal. */
-static inline bool qv_is_bytes_lit(const qv_expr *e) {
-  return qv_is_str_lit(e) || qv_is_lit_of(e, QV_TYPE_BINARY);
+static inline bool qve_is_bytes_lit(const qv_expr *e) {
+  return qve_is_str_lit(e) || qve_is_lit_of(e, QV_TYPE_BINARY);
 }
 
 /* A non-null integer or float literal (decimals are not numbers here). */
-static inline bool qv_is_num_lit(const qv_expr *e) {
-  return qv_is_value_lit(e) && (qv_type_is_integer(e->value.type.id) || qv_type_is_floating(e->value.type.id));
+static inline bool qve_is_num_lit(const qv_expr *e) {
+  return qve_is_value_lit(e) && (qv_type_is_integer(e->value.type.id) || qv_type_is_floating(e->value.type.id));
 }
 
 /* The literal FALSE. */
-static inline bool qv_is_false_lit(const qv_expr *e) { return qv_is_lit_of(e, QV_TYPE_BOOL) && !e->value.v.b; }
+static inline bool qve_is_false_lit(const qv_expr *e) { return qve_is_lit_of(e, QV_TYPE_BOOL) && !e->value.v.b; }
 
 #endif

@@ -20,23 +20,23 @@ typedef struct chunk {
   /* data follows, 8-byte aligned */
 } chunk;
 
-struct qv_json_doc {
+struct qve_json_doc {
   chunk *chunks;
-  qv_json root;
+  qve_json root;
 };
 
 typedef struct jp {
   const char *s;
   size_t n, i;
-  qv_json_doc *doc;
-  qv_json *stack; /* scratch: values of the open containers */
+  qve_json_doc *doc;
+  qve_json *stack; /* scratch: values of the open containers */
   size_t top, cap;
-  qv_diag d; /* the first error: "WHAT: ... at byte N" */
+  qve_diag d; /* the first error: "WHAT: ... at byte N" */
 } jp;
 
 #define CHUNK_DATA(c) ((char *)(c) + ((sizeof(chunk) + 7) & ~(size_t)7))
 
-static void *doc_alloc(qv_json_doc *d, size_t size) {
+static void *doc_alloc(qve_json_doc *d, size_t size) {
   size = (size + 7) & ~(size_t)7;
   chunk *c = d->chunks;
   if (!c || c->cap - c->used < size) {
@@ -69,13 +69,13 @@ static bool fail(jp *p, size_t at, const char *fmt, ...)
 static bool fail(jp *p, size_t at, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  qv_diag_vfail(&p->d, QV_ERR_PARSE, (int64_t)at, fmt, ap);
+  qve_diag_vfail(&p->d, QV_ERR_PARSE, (int64_t)at, fmt, ap);
   va_end(ap);
   return false;
 }
 
 static bool nomem(jp *p) {
-  qv_diag_nomem(&p->d);
+  qve_diag_nomem(&p->d);
   return false;
 }
 
@@ -93,10 +93,10 @@ static const char *found(jp *p, char *buf, size_t size) {
   return buf;
 }
 
-static bool push(jp *p, const qv_json *v) {
+static bool push(jp *p, const qve_json *v) {
   if (p->top == p->cap) {
     size_t cap = p->cap ? p->cap * 2 : 64;
-    qv_json *ns = qv_realloc(p->stack, cap * sizeof *ns);
+    qve_json *ns = qv_realloc(p->stack, cap * sizeof *ns);
     if (!ns) return nomem(p);
     p->stack = ns;
     p->cap = cap;
@@ -126,7 +126,7 @@ static bool hex4(jp *p, size_t at, uint32_t *out) {
 }
 
 /* At the opening quote.  The decoded text is never longer than the raw. */
-static bool parse_string(jp *p, qv_json *v) {
+static bool parse_string(jp *p, qve_json *v) {
   size_t start = p->i++;
   size_t end = p->i;
   while (end < p->n && p->s[end] != '"') end += p->s[end] == '\\' ? 2 : 1;
@@ -174,7 +174,7 @@ static bool parse_string(jp *p, qv_json *v) {
         }
         /* \u0000 cannot live in a NUL-terminated name; nothing Polars writes has it. */
         if (cp == 0) return fail(p, esc, "\\u0000 in string");
-        k += qv_utf8_encode((uint8_t *)o + k, cp);
+        k += qvb_utf8_encode((uint8_t *)o + k, cp);
         break;
       }
       default: return fail(p, esc, "invalid escape in string");
@@ -190,7 +190,7 @@ static bool parse_string(jp *p, qv_json *v) {
 
 static bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
-static bool parse_number(jp *p, qv_json *v) {
+static bool parse_number(jp *p, qve_json *v) {
   size_t start = p->i;
   bool is_int = true;
   if (p->i < p->n && p->s[p->i] == '-') p->i++;
@@ -225,7 +225,7 @@ static bool parse_number(jp *p, qv_json *v) {
   return true;
 }
 
-static bool parse_word(jp *p, const char *word, qv_json_type type, qv_json *v) {
+static bool parse_word(jp *p, const char *word, qve_json_type type, qve_json *v) {
   size_t k = strlen(word);
   if (p->n - p->i < k || memcmp(p->s + p->i, word, k) != 0) {
     char buf[32];
@@ -236,13 +236,13 @@ static bool parse_word(jp *p, const char *word, qv_json_type type, qv_json *v) {
   return true;
 }
 
-static bool parse_value(jp *p, qv_json *v, int depth);
+static bool parse_value(jp *p, qve_json *v, int depth);
 
 /* Moves the top n scratch values into document memory. */
-static bool close_container(jp *p, size_t base, qv_json *v) {
+static bool close_container(jp *p, size_t base, qve_json *v) {
   size_t n = p->top - base;
   if (n > 0) {
-    qv_json *items = doc_alloc(p->doc, n * sizeof *items);
+    qve_json *items = doc_alloc(p->doc, n * sizeof *items);
     if (!items) return nomem(p);
     memcpy(items, p->stack + base, n * sizeof *items);
     v->items = items;
@@ -252,7 +252,7 @@ static bool close_container(jp *p, size_t base, qv_json *v) {
   return true;
 }
 
-static bool parse_container(jp *p, qv_json *v, int depth) {
+static bool parse_container(jp *p, qve_json *v, int depth) {
   bool object = p->s[p->i] == '{';
   char close = object ? '}' : ']';
   size_t base = p->top;
@@ -265,7 +265,7 @@ static bool parse_container(jp *p, qv_json *v, int depth) {
   }
   for (;;) {
     char buf[32];
-    qv_json item;
+    qve_json item;
     if (object) {
       skip_ws(p);
       if (p->i >= p->n || p->s[p->i] != '"')
@@ -292,7 +292,7 @@ static bool parse_container(jp *p, qv_json *v, int depth) {
   }
 }
 
-static bool parse_value(jp *p, qv_json *v, int depth) {
+static bool parse_value(jp *p, qve_json *v, int depth) {
   memset(v, 0, sizeof *v);
   skip_ws(p);
   v->offset = (int64_t)p->i;
@@ -313,14 +313,14 @@ static bool parse_value(jp *p, qv_json *v, int depth) {
   }
 }
 
-qv_status qv_json_parse(const char *text, size_t len, const char *what, qv_json_doc **out, qv_error *err) {
+qv_status qve_json_parse(const char *text, size_t len, const char *what, qve_json_doc **out, qv_error *err) {
   *out = NULL;
   if (!what) what = "json";
   if (len > QV_JSON_MAX_SIZE)
     return qv_error_set(err, QV_ERR_PARSE, "%s: input of %zu bytes is larger than the limit of %d", what, len,
                         QV_JSON_MAX_SIZE);
   if (!text && len) return qv_error_set(err, QV_ERR_INVALID, "%s: no text", what);
-  qv_json_doc *doc = qv_calloc(1, sizeof *doc);
+  qve_json_doc *doc = qv_calloc(1, sizeof *doc);
   if (!doc) return qv_error_nomem(err, what);
   jp p = {text ? text : "", len, 0, doc, NULL, 0, 0, QV_DIAG_INIT(err, what, "byte")};
   if (parse_value(&p, &doc->root, 1)) {
@@ -331,17 +331,17 @@ qv_status qv_json_parse(const char *text, size_t len, const char *what, qv_json_
     }
   }
   qv_free(p.stack);
-  if (qv_diag_failed(&p.d)) {
-    qv_json_doc_destroy(doc);
+  if (qve_diag_failed(&p.d)) {
+    qve_json_doc_destroy(doc);
     return p.d.st;
   }
   *out = doc;
   return QV_OK;
 }
 
-const qv_json *qv_json_root(const qv_json_doc *doc) { return doc ? &doc->root : NULL; }
+const qve_json *qve_json_root(const qve_json_doc *doc) { return doc ? &doc->root : NULL; }
 
-void qv_json_doc_destroy(qv_json_doc *doc) {
+void qve_json_doc_destroy(qve_json_doc *doc) {
   if (!doc) return;
   for (chunk *c = doc->chunks; c;) {
     chunk *next = c->next;
@@ -351,21 +351,21 @@ void qv_json_doc_destroy(qv_json_doc *doc) {
   qv_free(doc);
 }
 
-const qv_json *qv_json_get(const qv_json *obj, const char *key) {
+const qve_json *qve_json_get(const qve_json *obj, const char *key) {
   if (!obj || obj->type != QV_JSON_OBJECT) return NULL;
   size_t k = strlen(key);
   for (int32_t i = 0; i < obj->n; i++) {
-    const qv_json *name = &obj->items[2 * i];
+    const qve_json *name = &obj->items[2 * i];
     if ((size_t)name->len == k && memcmp(name->str, key, k) == 0) return &obj->items[2 * i + 1];
   }
   return NULL;
 }
 
-bool qv_json_is_string(const qv_json *v, const char *s) {
+bool qve_json_is_string(const qve_json *v, const char *s) {
   return v && v->type == QV_JSON_STRING && (size_t)v->len == strlen(s) && memcmp(v->str, s, (size_t)v->len) == 0;
 }
 
-bool qv_json_int64(const qv_json *v, int64_t *out) {
+bool qve_json_int64(const qve_json *v, int64_t *out) {
   if (!v || v->type != QV_JSON_NUMBER || !v->is_int) return false;
   errno = 0;
   char *end;
@@ -375,7 +375,7 @@ bool qv_json_int64(const qv_json *v, int64_t *out) {
   return true;
 }
 
-bool qv_json_uint64(const qv_json *v, uint64_t *out) {
+bool qve_json_uint64(const qve_json *v, uint64_t *out) {
   if (!v || v->type != QV_JSON_NUMBER || !v->is_int || v->str[0] == '-') return false;
   errno = 0;
   char *end;
@@ -385,7 +385,7 @@ bool qv_json_uint64(const qv_json *v, uint64_t *out) {
   return true;
 }
 
-bool qv_json_double(const qv_json *v, double *out) {
+bool qve_json_double(const qve_json *v, double *out) {
   if (!v || v->type != QV_JSON_NUMBER) return false;
-  return qv_expr_parse_double(v->str, (size_t)v->len, out);
+  return qve_expr_parse_double(v->str, (size_t)v->len, out);
 }

@@ -33,7 +33,7 @@ typedef struct lexer {
   int32_t col;
   lance_token *v;
   int32_t count, cap;
-  qv_diag d; /* "filter: ... at column N" */
+  qve_diag d; /* "filter: ... at column N" */
 } lexer;
 
 /* 1-based column of the character starting at byte off. */
@@ -50,7 +50,7 @@ static qv_status push(lexer *lx, lance_tok_kind kind, int32_t start, int32_t len
   if (lx->count == lx->cap) {
     int32_t cap = lx->cap ? lx->cap * 2 : 32;
     lance_token *v = qv_realloc(lx->v, (size_t)cap * sizeof *v);
-    if (!v) return qv_diag_nomem(&lx->d);
+    if (!v) return qve_diag_nomem(&lx->d);
     lx->v = v;
     lx->cap = cap;
   }
@@ -63,7 +63,7 @@ static qv_status push(lexer *lx, lance_tok_kind kind, int32_t start, int32_t len
 }
 
 static qv_status lex_error(lexer *lx, int32_t off, const char *what) {
-  return qv_diag_fail(&lx->d, QV_ERR_PARSE, col_of(lx, off), "%s", what);
+  return qve_diag_fail(&lx->d, QV_ERR_PARSE, col_of(lx, off), "%s", what);
 }
 
 static bool is_ident_start(unsigned char c) {
@@ -216,7 +216,7 @@ static qv_status lex_one(lexer *lx) {
   return push(lx, k, i, len);
 }
 
-qv_status qv_lance_lex(const char *text, lance_token **out, int32_t *n_out, qv_error *err) {
+qv_status qve_lance_lex(const char *text, lance_token **out, int32_t *n_out, qv_error *err) {
   *out = NULL;
   *n_out = 0;
   size_t n = strlen(text);
@@ -244,7 +244,7 @@ qv_status qv_lance_lex(const char *text, lance_token **out, int32_t *n_out, qv_e
   return QV_OK;
 }
 
-char *qv_lance_unquote(const char *text, const lance_token *t, int64_t *len) {
+char *qve_lance_unquote(const char *text, const lance_token *t, int64_t *len) {
   char q = text[t->start];
   const char *p = text + t->start + 1;
   int32_t n = t->len - 2;
@@ -260,7 +260,7 @@ char *qv_lance_unquote(const char *text, const lance_token *t, int64_t *len) {
   return out;
 }
 
-const char *qv_lance_describe(const char *text, const lance_token *t, char *buf, size_t size) {
+const char *qve_lance_describe(const char *text, const lance_token *t, char *buf, size_t size) {
   if (t->kind == LT_EOF) {
     snprintf(buf, size, "end of input");
     return buf;

@@ -12,7 +12,7 @@
 
 #include "expr/expr_int.h"
 
-const char *qv_expr_clip(const char *s, size_t n, char *buf, size_t size) {
+const char *qve_expr_clip(const char *s, size_t n, char *buf, size_t size) {
   size_t k = n > 60 ? 60 : n;
   while (k < n && k > 0 && ((unsigned char)s[k] & 0xC0) == 0x80) k--;
   snprintf(buf, size, "%.*s%s", (int)k, s ? s : "", k < n ? "..." : "");
@@ -45,24 +45,24 @@ static const char *const keywords[] = {
     "NULLS", "FIRST", "LAST", "TO", "FOR", "ROW", "ROWS", "NOTNULL", "ISNULL", "LAMBDA", "CONNECT_BY_ROOT",
 };
 
-bool qv_sql_is_keyword(const char *word, size_t len) {
+bool qve_sql_is_keyword(const char *word, size_t len) {
   for (size_t k = 0; k < sizeof keywords / sizeof keywords[0]; k++)
     if (strlen(keywords[k]) == len && strncasecmp(keywords[k], word, len) == 0) return true;
   return false;
 }
 
-bool qv_sql_ident_needs_quotes(const char *name) {
+bool qve_sql_ident_needs_quotes(const char *name) {
   const unsigned char *p = (const unsigned char *)name;
   if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || *p == '_')) return true;
   for (; *p; p++)
     if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_'))
       return true;
-  return qv_sql_is_keyword(name, strlen(name));
+  return qve_sql_is_keyword(name, strlen(name));
 }
 
 /* ---- type names --------------------------------------------------------- */
 
-const char *qv_sql_type_name(const qv_datatype *t, char *buf, size_t size) {
+const char *qve_sql_type_name(const qv_datatype *t, char *buf, size_t size) {
   const char *s = NULL;
   switch (t->id) {
     case QV_TYPE_BOOL: s = "boolean"; break;
@@ -111,7 +111,7 @@ static locale_t get_c_locale(void) {
   return c_locale;
 }
 
-bool qv_expr_parse_double(const char *s, size_t n, double *out) {
+bool qve_expr_parse_double(const char *s, size_t n, double *out) {
   char small[128];
   char *tmp = n < sizeof small ? small : qv_malloc(n + 1);
   if (!tmp) return false;
@@ -125,7 +125,7 @@ bool qv_expr_parse_double(const char *s, size_t n, double *out) {
   return ok;
 }
 
-int qv_expr_format_double(double v, bool single, char *buf, size_t size) {
+int qve_expr_format_double(double v, bool single, char *buf, size_t size) {
   if (isnan(v)) return snprintf(buf, size, "nan");
   if (isinf(v)) return snprintf(buf, size, v < 0 ? "-inf" : "inf");
   /* Fewest significant digits that read back as v, then laid out like
@@ -179,18 +179,18 @@ int qv_expr_format_double(double v, bool single, char *buf, size_t size) {
 
 /* ---- decimals ------------------------------------------------------------ */
 
-qv_i128 qv_expr_pow10(int32_t k) {
-  qv_i128 v = 1;
+qve_i128 qve_expr_pow10(int32_t k) {
+  qve_i128 v = 1;
   for (int32_t i = 0; i < k; i++) v *= 10;
   return v;
 }
 
-bool qv_expr_parse_decimal(const char *s, size_t n, int32_t precision, int32_t scale, qv_i128 *out) {
+bool qve_expr_parse_decimal(const char *s, size_t n, int32_t precision, int32_t scale, qve_i128 *out) {
   size_t i = 0;
   bool neg = false;
   if (i < n && (s[i] == '+' || s[i] == '-')) neg = s[i++] == '-';
-  qv_i128 limit = qv_expr_pow10(precision);
-  qv_i128 v = 0;
+  qve_i128 limit = qve_expr_pow10(precision);
+  qve_i128 v = 0;
   int32_t frac = 0, digits = 0;
   bool dot = false, round_up = false, past = false;
   for (; i < n; i++) {
@@ -222,10 +222,10 @@ bool qv_expr_parse_decimal(const char *s, size_t n, int32_t precision, int32_t s
   return true;
 }
 
-int qv_expr_format_decimal(qv_i128 v, int32_t scale, char *buf, size_t size) {
+int qve_expr_format_decimal(qve_i128 v, int32_t scale, char *buf, size_t size) {
   char digits[48];
   int nd = 0;
-  qv_u128 u = v < 0 ? (qv_u128)0 - (qv_u128)v : (qv_u128)v;
+  qve_u128 u = v < 0 ? (qve_u128)0 - (qve_u128)v : (qve_u128)v;
   do {
     digits[nd++] = (char)('0' + (int)(u % 10));
     u /= 10;
@@ -244,7 +244,7 @@ int qv_expr_format_decimal(qv_i128 v, int32_t scale, char *buf, size_t size) {
 
 /* ---- dates and timestamps ------------------------------------------------ */
 
-int64_t qv_unit_per_second(qv_time_unit u) {
+int64_t qve_unit_per_second(qv_time_unit u) {
   switch (u) {
     case QV_UNIT_SECOND: return 1;
     case QV_UNIT_MILLI: return 1000;
@@ -254,14 +254,14 @@ int64_t qv_unit_per_second(qv_time_unit u) {
   return 1;
 }
 
-bool qv_expr_parse_timestamp(const char *s, size_t n, qv_time_unit unit, int64_t *out, bool *inexact,
+bool qve_expr_parse_timestamp(const char *s, size_t n, qv_time_unit unit, int64_t *out, bool *inexact,
                              bool *overflow) {
   int64_t sec;
   int32_t nanos;
   bool zone;
   *inexact = *overflow = false;
   if (!qv_parse_datetime(s, n, &sec, &nanos, &zone)) return false;
-  int64_t per = qv_unit_per_second(unit), step = 1000000000 / per, v;
+  int64_t per = qve_unit_per_second(unit), step = 1000000000 / per, v;
   *inexact = nanos % step != 0;
   if (__builtin_mul_overflow(sec, per, &v) || __builtin_add_overflow(v, nanos / step, &v)) {
     *overflow = true;
@@ -276,7 +276,7 @@ static int format_year(int64_t y, char *buf, size_t size) {
   return snprintf(buf, size, "%04lld", (long long)y);
 }
 
-int qv_expr_format_date(int64_t days, char *buf, size_t size) {
+int qve_expr_format_date(int64_t days, char *buf, size_t size) {
   int64_t y;
   unsigned m, d;
   qv_civil_from_days(days, &y, &m, &d);
@@ -296,13 +296,13 @@ static void floor_divmod(int64_t a, int64_t b, int64_t *q, int64_t *r) {
   }
 }
 
-int qv_expr_format_timestamp(int64_t v, qv_time_unit unit, char *buf, size_t size) {
-  int64_t per = qv_unit_per_second(unit), sec, sub, days, rem;
+int qve_expr_format_timestamp(int64_t v, qv_time_unit unit, char *buf, size_t size) {
+  int64_t per = qve_unit_per_second(unit), sec, sub, days, rem;
   floor_divmod(v, per, &sec, &sub);
   floor_divmod(sec, 86400, &days, &rem);
   int64_t nanos = sub * (1000000000 / per);
   char date[48], frac[24] = "";
-  qv_expr_format_date(days, date, sizeof date);
+  qve_expr_format_date(days, date, sizeof date);
   if (nanos > 0 && nanos < 1000000000) {
     int k = snprintf(frac, sizeof frac, ".%09lld", (long long)nanos);
     while (k > 1 && frac[k - 1] == '0') frac[--k] = '\0';
@@ -332,7 +332,7 @@ static const lance_function functions[] = {
 };
 #undef QV_OP_ROW
 
-const lance_function *qv_lance_function(const char *name, size_t len) {
+const lance_function *qve_lance_function(const char *name, size_t len) {
   for (size_t k = 0; k < sizeof functions / sizeof functions[0]; k++)
     if (functions[k].name && strlen(functions[k].name) == len && strncasecmp(functions[k].name, name, len) == 0)
       return &functions[k];
@@ -343,7 +343,7 @@ const lance_function *qv_lance_function(const char *name, size_t len) {
 static const char *const part_names[] = {"year", "quarter", "month", "week", "day", "hour", "minute", "second",
                                          "millisecond", "microsecond", "nanosecond", "dow", "doy", "epoch"};
 
-const char *qv_lance_date_part(const char *s, size_t n, bool trunc) {
+const char *qve_lance_date_part(const char *s, size_t n, bool trunc) {
   /* date_trunc stops at microsecond; dow/doy/epoch are not truncations. */
   size_t count = trunc ? 10 : sizeof part_names / sizeof part_names[0];
   for (size_t k = 0; k < count; k++)

@@ -33,7 +33,7 @@ typedef struct lp {
   lance_token *t;
   int32_t n, i;
   int nesting;
-  qv_diag d; /* "filter: ... at column N" */
+  qve_diag d; /* "filter: ... at column N" */
 } lp;
 
 static const lance_token *peek(const lp *p) { return &p->t[p->i]; }
@@ -58,7 +58,7 @@ static qv_expr *fail(lp *p, qv_status code, int32_t col, const char *fmt, ...)
 static qv_expr *fail(lp *p, qv_status code, int32_t col, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  qv_diag_vfail(&p->d, code, col, fmt, ap);
+  qve_diag_vfail(&p->d, code, col, fmt, ap);
   va_end(ap);
   return NULL;
 }
@@ -66,14 +66,14 @@ static qv_expr *fail(lp *p, qv_status code, int32_t col, const char *fmt, ...) {
 static qv_expr *expected(lp *p, const char *what) {
   char d[64];
   const lance_token *t = peek(p);
-  if (qv_diag_failed(&p->d)) return NULL;
-  qv_diag_set(&p->d, QV_ERR_PARSE, "filter: expected %s at column %d, found %s", what, t->col,
-              qv_lance_describe(p->text, t, d, sizeof d));
+  if (qve_diag_failed(&p->d)) return NULL;
+  qve_diag_set(&p->d, QV_ERR_PARSE, "filter: expected %s at column %d, found %s", what, t->col,
+              qve_lance_describe(p->text, t, d, sizeof d));
   return NULL;
 }
 
 static qv_expr *nomem(lp *p) {
-  qv_diag_nomem(&p->d);
+  qve_diag_nomem(&p->d);
   return NULL;
 }
 
@@ -107,7 +107,7 @@ static qv_expr *literal(lp *p, qv_scalar *s, int32_t pos) { return at(p, qv_expr
 static qv_expr *string_literal(lp *p, const lance_token *t) {
   qv_scalar s = QV_SCALAR_INIT;
   int64_t len;
-  char *body = qv_lance_unquote(p->text, t, &len);
+  char *body = qve_lance_unquote(p->text, t, &len);
   if (!body) return nomem(p);
   s.type = qv_datatype_simple(QV_TYPE_STRING);
   s.bytes = (uint8_t *)body;
@@ -166,7 +166,7 @@ static qv_expr *number_literal(lp *p, const lance_token *t, bool negative, int32
   qv_scalar v = QV_SCALAR_INIT;
   if (memchr(s, '.', (size_t)t->len) || memchr(s, 'e', (size_t)t->len) || memchr(s, 'E', (size_t)t->len)) {
     double d;
-    if (!qv_expr_parse_double(s, (size_t)t->len, &d)) return fail(p, QV_ERR_PARSE, t->col, "malformed number");
+    if (!qve_expr_parse_double(s, (size_t)t->len, &d)) return fail(p, QV_ERR_PARSE, t->col, "malformed number");
     v = qv_scalar_double(negative ? -d : d); /* beyond the float64 range it is +-inf, as in Lance */
     return literal(p, &v, pos);
   }
@@ -341,7 +341,7 @@ static qv_expr *typed_literal(lp *p, qv_datatype *ty, int32_t pos) {
   const char *s = p->text + t->start + 1;
   size_t n = (size_t)t->len - 2;
   char shown[80];
-  qv_expr_clip(s, n, shown, sizeof shown);
+  qve_expr_clip(s, n, shown, sizeof shown);
   qv_scalar v = QV_SCALAR_INIT;
   if (ty->id == QV_TYPE_DATE32) {
     int64_t days;
@@ -352,20 +352,20 @@ static qv_expr *typed_literal(lp *p, qv_datatype *ty, int32_t pos) {
     int64_t x;
     bool inexact, overflow;
     if (memchr(s, t->kind == LT_STRING ? '\'' : '"', n) ||
-        !qv_expr_parse_timestamp(s, n, ty->unit, &x, &inexact, &overflow))
+        !qve_expr_parse_timestamp(s, n, ty->unit, &x, &inexact, &overflow))
       return fail(p, QV_ERR_PARSE, t->col, "invalid timestamp literal '%s' (expected YYYY-MM-DD HH:MM:SS[.f])", shown);
     if (overflow) return fail(p, QV_ERR_PARSE, t->col, "timestamp literal '%s' is out of range", shown);
     v = qv_scalar_int(QV_TYPE_TIMESTAMP, x);
     v.type.unit = ty->unit;
   } else if (ty->id == QV_TYPE_DECIMAL128) {
-    qv_i128 x;
+    qve_i128 x;
     if (memchr(s, t->kind == LT_STRING ? '\'' : '"', n) ||
-        !qv_expr_parse_decimal(s, n, ty->precision, ty->scale, &x))
+        !qve_expr_parse_decimal(s, n, ty->precision, ty->scale, &x))
       return fail(p, QV_ERR_PARSE, t->col, "invalid decimal(%d,%d) literal '%s'", (int)ty->precision,
                   (int)ty->scale, shown);
     v.type = *ty;
     v.is_null = false;
-    qv_dec_store(&v, x);
+    qve_dec_store(&v, x);
   } else {
     qv_expr *str = string_literal(p, t);
     if (!str) return NULL;
@@ -381,7 +381,7 @@ static qv_expr *typed_literal(lp *p, qv_datatype *ty, int32_t pos) {
 static char *ident_name(lp *p, const lance_token *t) {
   if (t->kind == LT_QIDENT) {
     int64_t len;
-    char *s = qv_lance_unquote(p->text, t, &len);
+    char *s = qve_lance_unquote(p->text, t, &len);
     if (!s) nomem(p);
     return s;
   }
@@ -413,7 +413,7 @@ static qv_expr *postfix(lp *p, qv_expr *e, int *depth) {
         return expected(p, "a quoted field name in [...]");
       }
       int64_t len;
-      name = qv_lance_unquote(p->text, t, &len);
+      name = qve_lance_unquote(p->text, t, &len);
       if (!name) nomem(p);
       next(p);
       if (name && !expect(p, LT_RBRACKET, "']'")) {
@@ -479,12 +479,12 @@ static qv_expr *function_call(lp *p, int *depth) {
     argv_free(&a);
     return NULL;
   }
-  const lance_function *f = qv_lance_function(p->text + name->start, (size_t)name->len);
+  const lance_function *f = qve_lance_function(p->text + name->start, (size_t)name->len);
   if (!f) {
     argv_free(&a);
     char shown[80];
     return fail(p, QV_ERR_PARSE, name->col, "unknown function `%s`",
-                qv_expr_clip(p->text + name->start, (size_t)name->len, shown, sizeof shown));
+                qve_expr_clip(p->text + name->start, (size_t)name->len, shown, sizeof shown));
   }
   if (a.n < f->min_args || (f->max_args >= 0 && a.n > f->max_args)) {
     int32_t n = a.n;
@@ -502,7 +502,7 @@ static qv_expr *function_call(lp *p, int *depth) {
     qv_expr *part = a.v[0];
     const char *canon = NULL;
     if (part->kind == QV_EXPR_LITERAL && part->value.type.id == QV_TYPE_STRING && !part->value.is_null)
-      canon = qv_lance_date_part((const char *)part->value.bytes, (size_t)part->value.len,
+      canon = qve_lance_date_part((const char *)part->value.bytes, (size_t)part->value.len,
                                  f->op == QV_OP_DATE_TRUNC);
     if (!canon) {
       int32_t col = part->pos;
@@ -608,7 +608,7 @@ static qv_expr *parse_word(lp *p, int *depth) {
     if (parse_type(p, &ty, true) && (peek(p)->kind == LT_STRING || peek(p)->kind == LT_DSTRING))
       return typed_literal(p, &ty, col);
     qv_datatype_reset(&ty);
-    if (qv_diag_failed(&p->d)) return NULL;
+    if (qve_diag_failed(&p->d)) return NULL;
     p->i = save; /* not a typed literal: a column or a call named like a type */
   }
   if (peek2(p)->kind == LT_LPAREN) return function_call(p, depth);
@@ -744,7 +744,7 @@ static qv_expr *parse_in(lp *p, qv_expr *left, int32_t col, int *depth) {
   }
   argv a = {0};
   argv_push(p, &a, left);
-  if (qv_diag_failed(&p->d) || !expr_list(p, &a, LT_RPAREN, "',' or ')'", depth)) {
+  if (qve_diag_failed(&p->d) || !expr_list(p, &a, LT_RPAREN, "',' or ')'", depth)) {
     argv_free(&a);
     return NULL;
   }
@@ -881,7 +881,7 @@ qv_status qv_lance_filter_parse(const char *text, qv_expr **out, qv_error *err) 
   if (!text) return qv_error_set(err, QV_ERR_INVALID, "filter: no text given");
   lp p = {text, NULL, 0, 0, 0, QV_DIAG_INIT(err, "filter", "column")};
   p.d.msg_max = 768;
-  QV_RETURN_NOT_OK(qv_lance_lex(text, &p.t, &p.n, err));
+  QV_RETURN_NOT_OK(qve_lance_lex(text, &p.t, &p.n, err));
   int depth = 0;
   qv_expr *e = parse_expr(&p, 0, &depth);
   if (e && peek(&p)->kind != LT_EOF) {
@@ -889,7 +889,7 @@ qv_status qv_lance_filter_parse(const char *text, qv_expr **out, qv_error *err) 
     e = expected(&p, "an operator or end of input");
   }
   qv_free(p.t);
-  if (!e) return qv_diag_failed(&p.d) ? p.d.st : qv_error_set(err, QV_ERR_PARSE, "filter: invalid");
+  if (!e) return qve_diag_failed(&p.d) ? p.d.st : qv_error_set(err, QV_ERR_PARSE, "filter: invalid");
   *out = e;
   return QV_OK;
 }

@@ -1,5 +1,5 @@
 /* The expr layer's columns of the operator registry (expr/ops.def): one
- * qv_op_info per operator, and the questions answered from it. */
+ * qve_op_info per operator, and the questions answered from it. */
 #include "expr/op_info.h"
 
 /* ops.def must list exactly the public enum, in its order: a row that is
@@ -27,26 +27,26 @@ _Static_assert((int)QV_OP_ROWS == (int)QV_OP__COUNT, "ops.def: one row per qv_op
   {name, lo, hi, QV_OPC_##cls, print, mirror, infix, call},
 #define ROW(...) ROW_(__VA_ARGS__)
 #define QV_OP_ROW(id, name, lo, hi, cls, mirror, sql, print, ...) ROW(name, lo, hi, cls, mirror, print)
-static const qv_op_info ops[QV_OP__COUNT] = {
+static const qve_op_info ops[QV_OP__COUNT] = {
 #include "expr/ops.def"
 };
 #undef QV_OP_ROW
 
-const qv_op_info *qv_op_info_of(qv_op op) {
+const qve_op_info *qve_op_info_of(qv_op op) {
   return (unsigned)op < (unsigned)QV_OP__COUNT ? &ops[op] : NULL;
 }
 
-bool qv_op_arity_ok(qv_op op, int32_t n) {
-  const qv_op_info *i = qv_op_info_of(op);
+bool qve_op_arity_ok(qv_op op, int32_t n) {
+  const qve_op_info *i = qve_op_info_of(op);
   return i && n >= i->min_args && (i->max_args < 0 || n <= i->max_args);
 }
 
 const char *qv_op_name(qv_op op) {
-  const qv_op_info *i = qv_op_info_of(op);
+  const qve_op_info *i = qve_op_info_of(op);
   return i ? i->name : "?";
 }
 
 qv_op qv_op_mirror(qv_op op) {
-  const qv_op_info *i = qv_op_info_of(op);
+  const qve_op_info *i = qve_op_info_of(op);
   return i && i->mirror != QV_OP_NONE ? i->mirror : op;
 }

@@ -5,7 +5,7 @@
 
 #include "expr/polars_int.h"
 
-qv_expr *qv_pl_mark(qv_expr *e) {
+qv_expr *qve_pl_mark(qv_expr *e) {
   if (!e) return NULL;
   e->sem.float_order = QV_FLOAT_POLARS;
   e->sem.int_div = QV_DIV_FLOOR;
@@ -15,14 +15,14 @@ qv_expr *qv_pl_mark(qv_expr *e) {
   return e;
 }
 
-qv_expr *qv_pl_call(qv_op op, qv_expr **args, int32_t n) { return qv_pl_mark(qv_expr_call(op, args, n)); }
-qv_expr *qv_pl_call1(qv_op op, qv_expr *a) { return qv_pl_call(op, &a, 1); }
-qv_expr *qv_pl_call2(qv_op op, qv_expr *a, qv_expr *b) {
+qv_expr *qve_pl_call(qv_op op, qv_expr **args, int32_t n) { return qve_pl_mark(qv_expr_call(op, args, n)); }
+qv_expr *qve_pl_call1(qv_op op, qv_expr *a) { return qve_pl_call(op, &a, 1); }
+qv_expr *qve_pl_call2(qv_op op, qv_expr *a, qv_expr *b) {
   qv_expr *args[2] = {a, b};
-  return qv_pl_call(op, args, 2);
+  return qve_pl_call(op, args, 2);
 }
 
-bool qv_pl_set_name(qv_expr *e, const char *name, size_t len) {
+bool qve_pl_set_name(qv_expr *e, const char *name, size_t len) {
   char *s = qv_strndup(name, len);
   if (!s) return false;
   qv_free(e->name);
@@ -30,69 +30,69 @@ bool qv_pl_set_name(qv_expr *e, const char *name, size_t len) {
   return true;
 }
 
-qv_expr *qv_pl_unknown(const char *name, qv_expr **args, int32_t n) {
-  qv_expr *e = qv_pl_call(QV_OP_UNKNOWN, args, n);
-  if (e && !qv_pl_set_name(e, name, strlen(name))) {
+qv_expr *qve_pl_unknown(const char *name, qv_expr **args, int32_t n) {
+  qv_expr *e = qve_pl_call(QV_OP_UNKNOWN, args, n);
+  if (e && !qve_pl_set_name(e, name, strlen(name))) {
     qv_expr_destroy(e);
     return NULL;
   }
   return e;
 }
 
-qv_expr *qv_pl_flags(qv_expr *e, uint32_t flags, int64_t param) {
+qv_expr *qve_pl_flags(qv_expr *e, uint32_t flags, int64_t param) {
   if (!e) return NULL;
   e->flags |= flags;
   e->param = param;
   return e;
 }
 
-qv_expr *qv_pl_literal(qv_scalar *v, bool dynamic) {
-  qv_expr *e = qv_pl_mark(qv_expr_literal(v));
+qv_expr *qve_pl_literal(qv_scalar *v, bool dynamic) {
+  qv_expr *e = qve_pl_mark(qv_expr_literal(v));
   if (e && dynamic) e->flags |= QV_EXPR_F_DYNAMIC;
   return e;
 }
 
-qv_expr *qv_pl_dyn_int_text(const char *s, size_t n) {
+qv_expr *qve_pl_dyn_int_text(const char *s, size_t n) {
   bool neg = n > 0 && s[0] == '-';
   size_t i = neg ? 1 : 0;
-  qv_u128 mag = 0;
+  qve_u128 mag = 0;
   bool big = false;
   for (; i < n; i++) {
-    if (s[i] < '0' || s[i] > '9') return qv_pl_unknown("Literal", NULL, 0);
-    if (mag > (((qv_u128)1 << 127) / 10)) big = true;
-    mag = mag * 10 + (qv_u128)(s[i] - '0');
+    if (s[i] < '0' || s[i] > '9') return qve_pl_unknown("Literal", NULL, 0);
+    if (mag > (((qve_u128)1 << 127) / 10)) big = true;
+    mag = mag * 10 + (qve_u128)(s[i] - '0');
   }
   qv_scalar v = QV_SCALAR_INIT;
-  if (!big && !neg && mag <= (qv_u128)INT64_MAX) {
+  if (!big && !neg && mag <= (qve_u128)INT64_MAX) {
     v = qv_scalar_int(QV_TYPE_INT64, (int64_t)mag);
-  } else if (!big && neg && mag <= (qv_u128)INT64_MAX + 1) {
+  } else if (!big && neg && mag <= (qve_u128)INT64_MAX + 1) {
     v = qv_scalar_int(QV_TYPE_INT64, (int64_t)(0 - (uint64_t)mag));
-  } else if (!big && !neg && mag <= (qv_u128)UINT64_MAX) {
+  } else if (!big && !neg && mag <= (qve_u128)UINT64_MAX) {
     v.type = qv_datatype_simple(QV_TYPE_UINT64);
     v.is_null = false;
     v.v.u = (uint64_t)mag;
   } else {
-    return qv_pl_unknown("Literal", NULL, 0);
+    return qve_pl_unknown("Literal", NULL, 0);
   }
-  return qv_pl_literal(&v, true);
+  return qve_pl_literal(&v, true);
 }
 
-qv_expr *qv_pl_dyn_float(double f) {
+qv_expr *qve_pl_dyn_float(double f) {
   qv_scalar v = qv_scalar_double(f);
-  return qv_pl_literal(&v, true);
+  return qve_pl_literal(&v, true);
 }
 
-qv_expr *qv_pl_string(const char *s, size_t n) {
+qv_expr *qve_pl_string(const char *s, size_t n) {
   qv_scalar v = QV_SCALAR_INIT;
   if (qv_scalar_string(s, (int64_t)n, &v) != QV_OK) return NULL;
-  return qv_pl_literal(&v, false);
+  return qve_pl_literal(&v, false);
 }
 
-qv_expr *qv_pl_null(qv_type_id id) {
+qv_expr *qve_pl_null(qv_type_id id) {
   qv_scalar v = QV_SCALAR_INIT;
   v.type = qv_datatype_simple(id);
   v.is_null = true;
-  return qv_pl_literal(&v, false);
+  return qve_pl_literal(&v, false);
 }
 
 static const struct {
@@ -107,7 +107,7 @@ static const struct {
     {"Null", QV_TYPE_NULL},
 };
 
-bool qv_pl_simple_dtype(const char *name, size_t n, qv_datatype *out) {
+bool qve_pl_simple_dtype(const char *name, size_t n, qv_datatype *out) {
   for (size_t k = 0; k < sizeof simple_dtypes / sizeof simple_dtypes[0]; k++)
     if (strlen(simple_dtypes[k].name) == n && memcmp(simple_dtypes[k].name, name, n) == 0) {
       *out = qv_datatype_simple(simple_dtypes[k].id);
@@ -120,7 +120,7 @@ bool qv_pl_simple_dtype(const char *name, size_t n, qv_datatype *out) {
   return false;
 }
 
-bool qv_pl_unit_long(const char *s, qv_time_unit *out) {
+bool qve_pl_unit_long(const char *s, qv_time_unit *out) {
   if (strcmp(s, "Nanoseconds") == 0) *out = QV_UNIT_NANO;
   else if (strcmp(s, "Microseconds") == 0) *out = QV_UNIT_MICRO;
   else if (strcmp(s, "Milliseconds") == 0) *out = QV_UNIT_MILLI;
@@ -128,7 +128,7 @@ bool qv_pl_unit_long(const char *s, qv_time_unit *out) {
   return true;
 }
 
-bool qv_pl_unit_short(const char *s, size_t n, qv_time_unit *out) {
+bool qve_pl_unit_short(const char *s, size_t n, qv_time_unit *out) {
   if (n == 2 && memcmp(s, "ns", 2) == 0) *out = QV_UNIT_NANO;
   else if (n == 2 && memcmp(s, "us", 2) == 0) *out = QV_UNIT_MICRO;
   else if (n == 2 && memcmp(s, "ms", 2) == 0) *out = QV_UNIT_MILLI;
@@ -136,7 +136,7 @@ bool qv_pl_unit_short(const char *s, size_t n, qv_time_unit *out) {
   return true;
 }
 
-const char *qv_pl_unit_name(qv_time_unit u) {
+const char *qve_pl_unit_name(qv_time_unit u) {
   static const char *const names[] = {"s", "ms", "us", "ns"};
   return names[u & 3];
 }
@@ -146,7 +146,7 @@ static bool is_dyn_float(const qv_expr *e, double want) {
          e->value.type.id == QV_TYPE_FLOAT64 && e->value.v.f == want;
 }
 
-qv_expr *qv_pl_log(qv_expr *x, qv_expr *base) {
+qv_expr *qve_pl_log(qv_expr *x, qv_expr *base) {
   if (!x || !base) {
     qv_expr_destroy(x);
     qv_expr_destroy(base);
@@ -156,12 +156,12 @@ qv_expr *qv_pl_log(qv_expr *x, qv_expr *base) {
   if (is_dyn_float(base, 10.0) || is_dyn_float(base, 2.718281828459045)) {
     qv_op op = base->value.v.f == 10.0 ? QV_OP_LOG10 : QV_OP_LN;
     qv_expr_destroy(base);
-    return qv_pl_call1(op, x);
+    return qve_pl_call1(op, x);
   }
-  return qv_pl_call2(QV_OP_LOG, x, base);
+  return qve_pl_call2(QV_OP_LOG, x, base);
 }
 
-qv_expr *qv_pl_when(qv_expr *pred, qv_expr *then, qv_expr *otherwise) {
+qv_expr *qve_pl_when(qv_expr *pred, qv_expr *then, qv_expr *otherwise) {
   if (!pred || !then || !otherwise) {
     qv_expr_destroy(pred);
     qv_expr_destroy(then);
@@ -186,7 +186,7 @@ qv_expr *qv_pl_when(qv_expr *pred, qv_expr *then, qv_expr *otherwise) {
     return otherwise;
   }
   qv_expr *args[3] = {pred, then, otherwise};
-  return qv_pl_call(QV_OP_WHEN, args, 3);
+  return qve_pl_call(QV_OP_WHEN, args, 3);
 }
 
 static bool flat_literal(const qv_expr *e) {
@@ -194,7 +194,7 @@ static bool flat_literal(const qv_expr *e) {
          e->value.type.id != QV_TYPE_FIXED_SIZE_LIST;
 }
 
-qv_expr *qv_pl_is_in(qv_expr *x, qv_expr *other, bool nulls_equal) {
+qv_expr *qve_pl_is_in(qv_expr *x, qv_expr *other, bool nulls_equal) {
   if (!x || !other) {
     qv_expr_destroy(x);
     qv_expr_destroy(other);
@@ -205,8 +205,8 @@ qv_expr *qv_pl_is_in(qv_expr *x, qv_expr *other, bool nulls_equal) {
     if (!flat_literal(other->args[i])) list = false;
   qv_expr *e;
   if (!list) {
-    e = qv_pl_call2(QV_OP_UNKNOWN, x, other);
-    if (e && !qv_pl_set_name(e, "is_in", 5)) {
+    e = qve_pl_call2(QV_OP_UNKNOWN, x, other);
+    if (e && !qve_pl_set_name(e, "is_in", 5)) {
       qv_expr_destroy(e);
       return NULL;
     }
@@ -222,19 +222,19 @@ qv_expr *qv_pl_is_in(qv_expr *x, qv_expr *other, bool nulls_equal) {
     int32_t n = other->n_args + 1;
     other->n_args = 0; /* the items moved */
     qv_expr_destroy(other);
-    e = qv_pl_call(QV_OP_IN, args, n);
+    e = qve_pl_call(QV_OP_IN, args, n);
     qv_free(args);
   }
   if (e) e->sem.in_nulls_equal = nulls_equal;
   return e;
 }
 
-qv_expr *qv_pl_horizontal(bool all, qv_expr **args, int32_t n) {
-  if (n == 1) return qv_pl_call1(all ? QV_OP_ALL_HORIZONTAL : QV_OP_ANY_HORIZONTAL, args[0]);
-  if (n < 1) return qv_pl_call(all ? QV_OP_ALL_HORIZONTAL : QV_OP_ANY_HORIZONTAL, args, 0);
+qv_expr *qve_pl_horizontal(bool all, qv_expr **args, int32_t n) {
+  if (n == 1) return qve_pl_call1(all ? QV_OP_ALL_HORIZONTAL : QV_OP_ANY_HORIZONTAL, args[0]);
+  if (n < 1) return qve_pl_call(all ? QV_OP_ALL_HORIZONTAL : QV_OP_ANY_HORIZONTAL, args, 0);
   qv_expr *acc = args[0];
   for (int32_t i = 1; i < n; i++) {
-    acc = qv_pl_call2(all ? QV_OP_AND : QV_OP_OR, acc, args[i]);
+    acc = qve_pl_call2(all ? QV_OP_AND : QV_OP_OR, acc, args[i]);
     if (!acc) {
       for (int32_t k = i + 1; k < n; k++) qv_expr_destroy(args[k]);
       return NULL;
@@ -243,50 +243,50 @@ qv_expr *qv_pl_horizontal(bool all, qv_expr **args, int32_t n) {
   return acc;
 }
 
-qv_expr *qv_pl_list_contains(qv_expr *l, qv_expr *x, bool nulls_equal) {
-  qv_expr *e = qv_pl_call2(QV_OP_ARRAY_HAS, l, x);
+qv_expr *qve_pl_list_contains(qv_expr *l, qv_expr *x, bool nulls_equal) {
+  qv_expr *e = qve_pl_call2(QV_OP_ARRAY_HAS, l, x);
   if (e) e->sem.in_nulls_equal = nulls_equal;
   return e;
 }
 
-qv_expr *qv_pl_round(qv_expr *x, int64_t decimals, const char *mode) {
-  qv_expr *e = qv_pl_flags(qv_pl_call1(QV_OP_ROUND, x), 0, decimals);
-  if (e && !qv_pl_set_name(e, mode, strlen(mode))) {
+qv_expr *qve_pl_round(qv_expr *x, int64_t decimals, const char *mode) {
+  qv_expr *e = qve_pl_flags(qve_pl_call1(QV_OP_ROUND, x), 0, decimals);
+  if (e && !qve_pl_set_name(e, mode, strlen(mode))) {
     qv_expr_destroy(e);
     return NULL;
   }
   return e;
 }
 
-qv_expr *qv_pl_fill_strategy(qv_expr *x, const char *strategy, int64_t limit) {
-  qv_expr *e = qv_pl_flags(qv_pl_call1(QV_OP_FILL_NULL, x), 0, limit);
-  if (e && !qv_pl_set_name(e, strategy, strlen(strategy))) {
+qv_expr *qve_pl_fill_strategy(qv_expr *x, const char *strategy, int64_t limit) {
+  qv_expr *e = qve_pl_flags(qve_pl_call1(QV_OP_FILL_NULL, x), 0, limit);
+  if (e && !qve_pl_set_name(e, strategy, strlen(strategy))) {
     qv_expr_destroy(e);
     return NULL;
   }
   return e;
 }
 
-qv_expr *qv_pl_concat_str(qv_expr **args, int32_t n, const char *sep, size_t sep_len, bool ignore_nulls) {
-  qv_expr *e = qv_pl_flags(qv_pl_call(QV_OP_CONCAT_STR, args, n), ignore_nulls ? QV_EXPR_F_IGNORE_NULLS : 0, 0);
-  if (e && !qv_pl_set_name(e, sep, sep_len)) {
+qv_expr *qve_pl_concat_str(qv_expr **args, int32_t n, const char *sep, size_t sep_len, bool ignore_nulls) {
+  qv_expr *e = qve_pl_flags(qve_pl_call(QV_OP_CONCAT_STR, args, n), ignore_nulls ? QV_EXPR_F_IGNORE_NULLS : 0, 0);
+  if (e && !qve_pl_set_name(e, sep, sep_len)) {
     qv_expr_destroy(e);
     return NULL;
   }
   return e;
 }
 
-int32_t qv_pl_depth(const qv_expr *e, int32_t limit) {
+int32_t qve_pl_depth(const qv_expr *e, int32_t limit) {
   if (!e || limit < 0) return 0;
   int32_t best = 0;
   for (int32_t i = 0; i < e->n_args && best <= limit; i++) {
-    int32_t d = qv_pl_depth(e->args[i], limit - 1);
+    int32_t d = qve_pl_depth(e->args[i], limit - 1);
     if (d > best) best = d;
   }
   return best + 1;
 }
 
-qv_expr *qv_pl_is_between(qv_expr *x, qv_expr *lo, qv_expr *hi, const char *closed) {
+qv_expr *qve_pl_is_between(qv_expr *x, qv_expr *lo, qv_expr *hi, const char *closed) {
   if (!x || !lo || !hi) {
     qv_expr_destroy(x);
     qv_expr_destroy(lo);
@@ -299,12 +299,12 @@ qv_expr *qv_pl_is_between(qv_expr *x, qv_expr *lo, qv_expr *hi, const char *clos
    * every translator and the evaluator already take (no BETWEEN node with
    * Polars semantics to teach each of them). */
   qv_expr *x2 = qv_expr_clone(x);
-  qv_expr *a = qv_pl_call2(lo_in ? QV_OP_GE : QV_OP_GT, x, lo);
-  qv_expr *b = x2 ? qv_pl_call2(hi_in ? QV_OP_LE : QV_OP_LT, x2, hi) : (qv_expr_destroy(hi), NULL);
+  qv_expr *a = qve_pl_call2(lo_in ? QV_OP_GE : QV_OP_GT, x, lo);
+  qv_expr *b = x2 ? qve_pl_call2(hi_in ? QV_OP_LE : QV_OP_LT, x2, hi) : (qv_expr_destroy(hi), NULL);
   if (!a || !b) {
     qv_expr_destroy(a);
     qv_expr_destroy(b);
     return NULL;
   }
-  return qv_pl_call2(QV_OP_AND, a, b);
+  return qve_pl_call2(QV_OP_AND, a, b);
 }

@@ -14,24 +14,24 @@
 #include "expr/polars_int.h"
 
 typedef struct pj {
-  qv_diag d; /* the first error: "polars json: ... at byte N" */
+  qve_diag d; /* the first error: "polars json: ... at byte N" */
 } pj;
 
-static qv_expr *bad(pj *p, const qv_json *at, const char *fmt, ...)
+static qv_expr *bad(pj *p, const qve_json *at, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
-static qv_expr *bad(pj *p, const qv_json *at, const char *fmt, ...) {
+static qv_expr *bad(pj *p, const qve_json *at, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  qv_diag_vfail(&p->d, QV_ERR_PARSE, at ? (int64_t)at->offset : 0, fmt, ap);
+  qve_diag_vfail(&p->d, QV_ERR_PARSE, at ? (int64_t)at->offset : 0, fmt, ap);
   va_end(ap);
   return NULL;
 }
 
 static qv_expr *oom(pj *p) {
-  qv_diag_nomem(&p->d);
+  qve_diag_nomem(&p->d);
   return NULL;
 }
 
@@ -40,7 +40,7 @@ static qv_expr *chk(pj *p, qv_expr *e) { return e ? e : oom(p); }
 
 /* The variant of an externally tagged enum value: its name, and its
  * contents (NULL for a unit variant).  False when v is neither shape. */
-static bool variant(const qv_json *v, const char **name, const qv_json **body) {
+static bool variant(const qve_json *v, const char **name, const qve_json **body) {
   if (v && v->type == QV_JSON_STRING) {
     *name = v->str;
     *body = NULL;
@@ -54,15 +54,15 @@ static bool variant(const qv_json *v, const char **name, const qv_json **body) {
   return false;
 }
 
-static qv_expr *conv(pj *p, const qv_json *v, int depth);
+static qv_expr *conv(pj *p, const qve_json *v, int depth);
 
 /* ---- literals ------------------------------------------------------------ */
 
-static qv_expr *list_literal(pj *p, const qv_json *bytes);
+static qv_expr *list_literal(pj *p, const qve_json *bytes);
 
-static qv_expr *scalar_literal(pj *p, const qv_json *v) {
+static qv_expr *scalar_literal(pj *p, const qve_json *v) {
   const char *kind;
-  const qv_json *b;
+  const qve_json *b;
   if (!variant(v, &kind, &b) || !b) return bad(p, v, "expected a scalar value");
   qv_scalar s = QV_SCALAR_INIT;
   qv_datatype t;
@@ -71,29 +71,29 @@ static qv_expr *scalar_literal(pj *p, const qv_json *v) {
   double f;
   if (strcmp(kind, "Null") == 0) {
     const char *dt;
-    const qv_json *db;
+    const qve_json *db;
     /* Null carries its dtype; only the simple ones are kept. */
-    if (variant(b, &dt, &db) && !db && qv_pl_simple_dtype(dt, strlen(dt), &t)) return chk(p, qv_pl_null(t.id));
-    return chk(p, qv_pl_unknown("Literal", NULL, 0));
+    if (variant(b, &dt, &db) && !db && qve_pl_simple_dtype(dt, strlen(dt), &t)) return chk(p, qve_pl_null(t.id));
+    return chk(p, qve_pl_unknown("Literal", NULL, 0));
   }
   if (strcmp(kind, "Boolean") == 0) {
     if (b->type != QV_JSON_TRUE && b->type != QV_JSON_FALSE) return bad(p, b, "expected true or false");
     s = qv_scalar_bool(b->type == QV_JSON_TRUE);
-    return chk(p, qv_pl_literal(&s, false));
+    return chk(p, qve_pl_literal(&s, false));
   }
   if (strcmp(kind, "String") == 0) {
     if (b->type != QV_JSON_STRING) return bad(p, b, "expected a string");
-    return chk(p, qv_pl_string(b->str, (size_t)b->len));
+    return chk(p, qve_pl_string(b->str, (size_t)b->len));
   }
-  if (qv_pl_simple_dtype(kind, strlen(kind), &t) && qv_is_int(t.id)) {
-    bool ok = qv_is_sint(t.id) ? qv_json_int64(b, &i) : qv_json_uint64(b, &u);
+  if (qve_pl_simple_dtype(kind, strlen(kind), &t) && qve_is_int(t.id)) {
+    bool ok = qve_is_sint(t.id) ? qve_json_int64(b, &i) : qve_json_uint64(b, &u);
     if (!ok) return bad(p, b, "expected an integer");
     s.type = t;
     s.is_null = false;
-    if (qv_is_sint(t.id)) s.v.i = i;
+    if (qve_is_sint(t.id)) s.v.i = i;
     else s.v.u = u;
     /* The value must fit its type, as Polars guarantees. */
-    if (qv_is_sint(t.id)) {
+    if (qve_is_sint(t.id)) {
       int bits = t.id == QV_TYPE_INT8 ? 8 : t.id == QV_TYPE_INT16 ? 16 : t.id == QV_TYPE_INT32 ? 32 : 64;
       if (bits < 64 && (i < -(INT64_C(1) << (bits - 1)) || i >= (INT64_C(1) << (bits - 1))))
         return bad(p, b, "%s value out of range", kind);
@@ -101,7 +101,7 @@ static qv_expr *scalar_literal(pj *p, const qv_json *v) {
       int bits = t.id == QV_TYPE_UINT8 ? 8 : t.id == QV_TYPE_UINT16 ? 16 : t.id == QV_TYPE_UINT32 ? 32 : 64;
       if (bits < 64 && u >= (UINT64_C(1) << bits)) return bad(p, b, "%s value out of range", kind);
     }
-    return chk(p, qv_pl_literal(&s, false));
+    return chk(p, qve_pl_literal(&s, false));
   }
   if (strcmp(kind, "Int128") == 0) {
     /* Polars' Int128 (a signed integer with a UInt64): decimal(38, 0) here,
@@ -110,10 +110,10 @@ static qv_expr *scalar_literal(pj *p, const qv_json *v) {
     const char *q = b->str;
     bool neg = *q == '-';
     q += neg;
-    qv_i128 mag = 0;
+    qve_i128 mag = 0;
     int digits = 0;
     for (; *q; q++, digits++) {
-      if (*q < '0' || *q > '9' || digits >= 38) return chk(p, qv_pl_unknown("Literal", NULL, 0));
+      if (*q < '0' || *q > '9' || digits >= 38) return chk(p, qve_pl_unknown("Literal", NULL, 0));
       mag = mag * 10 + (*q - '0');
     }
     qv_datatype dt;
@@ -121,38 +121,38 @@ static qv_expr *scalar_literal(pj *p, const qv_json *v) {
     if (qv_datatype_decimal(38, 0, &dt, &e2) != QV_OK) return oom(p);
     s.type = dt;
     s.is_null = false;
-    qv_dec_store(&s, neg ? -mag : mag);
-    return chk(p, qv_pl_literal(&s, false));
+    qve_dec_store(&s, neg ? -mag : mag);
+    return chk(p, qve_pl_literal(&s, false));
   }
   if (strcmp(kind, "Float32") == 0 || strcmp(kind, "Float64") == 0) {
-    if (b->type == QV_JSON_NULL) return chk(p, qv_pl_unknown("Literal", NULL, 0)); /* NaN/inf: lost by serde */
-    if (!qv_json_double(b, &f)) return bad(p, b, "expected a number");
+    if (b->type == QV_JSON_NULL) return chk(p, qve_pl_unknown("Literal", NULL, 0)); /* NaN/inf: lost by serde */
+    if (!qve_json_double(b, &f)) return bad(p, b, "expected a number");
     s = qv_scalar_double(kind[5] == '3' ? (double)(float)f : f);
     if (kind[5] == '3') s.type.id = QV_TYPE_FLOAT32;
-    return chk(p, qv_pl_literal(&s, false));
+    return chk(p, qve_pl_literal(&s, false));
   }
   if (strcmp(kind, "Date") == 0) {
-    if (!qv_json_int64(b, &i) || i < INT32_MIN || i > INT32_MAX) return bad(p, b, "expected a day number");
+    if (!qve_json_int64(b, &i) || i < INT32_MIN || i > INT32_MAX) return bad(p, b, "expected a day number");
     s = qv_scalar_int(QV_TYPE_DATE32, i);
-    return chk(p, qv_pl_literal(&s, false));
+    return chk(p, qve_pl_literal(&s, false));
   }
   if (strcmp(kind, "Time") == 0) {
-    if (!qv_json_int64(b, &i) || i < 0 || i >= INT64_C(86400000000000)) return bad(p, b, "expected a time of day");
+    if (!qve_json_int64(b, &i) || i < 0 || i >= INT64_C(86400000000000)) return bad(p, b, "expected a time of day");
     s.type = qv_datatype_time64(QV_UNIT_NANO);
     s.is_null = false;
     s.v.i = i;
-    return chk(p, qv_pl_literal(&s, false));
+    return chk(p, qve_pl_literal(&s, false));
   }
   if (strcmp(kind, "Datetime") == 0 || strcmp(kind, "Duration") == 0) {
     bool dt = kind[1] == 'a';
     qv_time_unit unit;
-    if (b->type != QV_JSON_ARRAY || b->n != (dt ? 3 : 2) || !qv_json_int64(&b->items[0], &i) ||
-        b->items[1].type != QV_JSON_STRING || !qv_pl_unit_long(b->items[1].str, &unit))
+    if (b->type != QV_JSON_ARRAY || b->n != (dt ? 3 : 2) || !qve_json_int64(&b->items[0], &i) ||
+        b->items[1].type != QV_JSON_STRING || !qve_pl_unit_long(b->items[1].str, &unit))
       return bad(p, b, "expected [value, unit%s]", dt ? ", zone" : "");
     const char *tz = NULL;
     if (dt) {
-      const qv_json *z = &b->items[2];
-      const qv_json *inner = qv_json_get(z, "inner");
+      const qve_json *z = &b->items[2];
+      const qve_json *inner = qve_json_get(z, "inner");
       if (z->type != QV_JSON_NULL && !(inner && inner->type == QV_JSON_STRING))
         return bad(p, z, "expected a time zone or null");
       if (inner) tz = inner->str;
@@ -165,29 +165,29 @@ static qv_expr *scalar_literal(pj *p, const qv_json *v) {
     }
     s.is_null = false;
     s.v.i = i;
-    return chk(p, qv_pl_literal(&s, false));
+    return chk(p, qve_pl_literal(&s, false));
   }
   if (strcmp(kind, "Decimal") == 0) {
     int64_t prec, scale;
-    const qv_json *num = b->type == QV_JSON_ARRAY && b->n == 3 ? &b->items[0] : NULL;
-    if (!num || num->type != QV_JSON_NUMBER || !num->is_int || !qv_json_int64(&b->items[1], &prec) ||
-        !qv_json_int64(&b->items[2], &scale) || prec < 1 || prec > 38 || scale < 0 || scale > prec)
+    const qve_json *num = b->type == QV_JSON_ARRAY && b->n == 3 ? &b->items[0] : NULL;
+    if (!num || num->type != QV_JSON_NUMBER || !num->is_int || !qve_json_int64(&b->items[1], &prec) ||
+        !qve_json_int64(&b->items[2], &scale) || prec < 1 || prec > 38 || scale < 0 || scale > prec)
       return bad(p, b, "expected [value, precision, scale]");
-    qv_i128 val;
-    if (!qv_expr_parse_decimal(num->str, (size_t)num->len, (int32_t)prec, 0, &val))
+    qve_i128 val;
+    if (!qve_expr_parse_decimal(num->str, (size_t)num->len, (int32_t)prec, 0, &val))
       return bad(p, num, "decimal value does not fit its precision");
     qv_error e2;
     if (qv_datatype_decimal((int32_t)prec, (int32_t)scale, &s.type, &e2) != QV_OK) return bad(p, b, "bad decimal");
     s.is_null = false;
-    qv_dec_store(&s, val);
-    return chk(p, qv_pl_literal(&s, false));
+    qve_dec_store(&s, val);
+    return chk(p, qve_pl_literal(&s, false));
   }
   if (strcmp(kind, "Binary") == 0) {
     if (b->type != QV_JSON_ARRAY) return bad(p, b, "expected an array of bytes");
     uint8_t *bytes = qv_malloc((size_t)b->n + 1);
     if (!bytes) return oom(p);
     for (int32_t k = 0; k < b->n; k++) {
-      if (!qv_json_int64(&b->items[k], &i) || i < 0 || i > 255) {
+      if (!qve_json_int64(&b->items[k], &i) || i < 0 || i > 255) {
         qv_free(bytes);
         return bad(p, &b->items[k], "expected a byte");
       }
@@ -198,22 +198,22 @@ static qv_expr *scalar_literal(pj *p, const qv_json *v) {
     s.is_null = false;
     s.bytes = bytes;
     s.len = b->n;
-    return chk(p, qv_pl_literal(&s, false));
+    return chk(p, qve_pl_literal(&s, false));
   }
   if (strcmp(kind, "List") == 0) return list_literal(p, b);
-  return chk(p, qv_pl_unknown("Literal", NULL, 0));
+  return chk(p, qve_pl_unknown("Literal", NULL, 0));
 }
 
 /* A list scalar arrives as an Arrow IPC stream of one column (a Polars
  * Series) spelled as a JSON array of bytes.  It becomes LIST(items...),
  * the same tree the text front end builds for a Python list. */
-static qv_expr *list_literal(pj *p, const qv_json *b) {
+static qv_expr *list_literal(pj *p, const qve_json *b) {
   if (b->type != QV_JSON_ARRAY) return bad(p, b, "expected an array of bytes");
   uint8_t *bytes = qv_malloc((size_t)b->n + 1);
   if (!bytes) return oom(p);
   for (int32_t k = 0; k < b->n; k++) {
     int64_t i;
-    if (!qv_json_int64(&b->items[k], &i) || i < 0 || i > 255) {
+    if (!qve_json_int64(&b->items[k], &i) || i < 0 || i > 255) {
       qv_free(bytes);
       return bad(p, &b->items[k], "expected a byte");
     }
@@ -239,7 +239,7 @@ static qv_expr *list_literal(pj *p, const qv_json *b) {
   }
   if (st != QV_OK || !batch || batch->schema.n_fields != 1) {
     /* Unreadable bytes: keep going (untranslatable), but say nothing false. */
-    out = chk(p, qv_pl_unknown("Literal", NULL, 0));
+    out = chk(p, qve_pl_unknown("Literal", NULL, 0));
     goto cleanup;
   }
   n = batch->num_rows;
@@ -255,14 +255,14 @@ static qv_expr *list_literal(pj *p, const qv_json *b) {
   for (int64_t k = 0; k < n; k++) {
     qv_scalar s = QV_SCALAR_INIT;
     if (qv_scalar_from_array(batch->columns[0], k, &s, &e2) != QV_OK ||
-        !(items[k] = qv_pl_literal(&s, false))) {
+        !(items[k] = qve_pl_literal(&s, false))) {
       qv_scalar_reset(&s);
       for (int64_t j = 0; j < k; j++) qv_expr_destroy(items[j]);
       oom(p);
       goto cleanup;
     }
   }
-  out = chk(p, qv_pl_call(QV_OP_LIST, items, (int32_t)n));
+  out = chk(p, qve_pl_call(QV_OP_LIST, items, (int32_t)n));
 cleanup:
   qv_free(items);
   qv_batch_release(batch);
@@ -270,65 +270,65 @@ cleanup:
   return out;
 }
 
-static qv_expr *literal(pj *p, const qv_json *v) {
+static qv_expr *literal(pj *p, const qve_json *v) {
   const char *kind;
-  const qv_json *b;
+  const qve_json *b;
   if (!variant(v, &kind, &b) || !b) return bad(p, v, "expected a literal value");
   if (strcmp(kind, "Scalar") == 0) return scalar_literal(p, b);
   if (strcmp(kind, "Dyn") == 0) {
     const char *dk;
-    const qv_json *db;
+    const qve_json *db;
     if (!variant(b, &dk, &db) || !db) return bad(p, b, "expected a dynamic literal");
     if (strcmp(dk, "Int") == 0) {
       if (db->type != QV_JSON_NUMBER || !db->is_int) return bad(p, db, "expected an integer");
-      return chk(p, qv_pl_dyn_int_text(db->str, (size_t)db->len));
+      return chk(p, qve_pl_dyn_int_text(db->str, (size_t)db->len));
     }
     if (strcmp(dk, "Float") == 0) {
       double f;
-      if (db->type == QV_JSON_NULL) return chk(p, qv_pl_unknown("Literal", NULL, 0)); /* NaN or inf */
-      if (!qv_json_double(db, &f)) return bad(p, db, "expected a number");
-      return chk(p, qv_pl_dyn_float(f));
+      if (db->type == QV_JSON_NULL) return chk(p, qve_pl_unknown("Literal", NULL, 0)); /* NaN or inf */
+      if (!qve_json_double(db, &f)) return bad(p, db, "expected a number");
+      return chk(p, qve_pl_dyn_float(f));
     }
     if (strcmp(dk, "Str") == 0) {
       if (db->type != QV_JSON_STRING) return bad(p, db, "expected a string");
-      qv_expr *e = chk(p, qv_pl_string(db->str, (size_t)db->len));
+      qv_expr *e = chk(p, qve_pl_string(db->str, (size_t)db->len));
       if (e) e->flags |= QV_EXPR_F_DYNAMIC;
       return e;
     }
   }
-  return chk(p, qv_pl_unknown("Literal", NULL, 0));
+  return chk(p, qve_pl_unknown("Literal", NULL, 0));
 }
 
 /* ---- dtypes -------------------------------------------------------------- */
 
 /* {"Literal": dtype} of a Cast.  False (not an error) for types quiver
  * does not have; *oom on allocation failure. */
-static bool dtype(const qv_json *v, qv_datatype *out, int depth) {
+static bool dtype(const qve_json *v, qv_datatype *out, int depth) {
   const char *name;
-  const qv_json *b;
+  const qve_json *b;
   qv_error e2;
   if (depth > 32 || !variant(v, &name, &b)) return false;
   if (!b && strcmp(name, "Int128") == 0) /* computed as decimal(38, 0), see bind_polars.c */
     return qv_datatype_decimal(38, 0, out, &e2) == QV_OK;
-  if (!b) return qv_pl_simple_dtype(name, strlen(name), out);
+  if (!b) return qve_pl_simple_dtype(name, strlen(name), out);
   qv_time_unit unit;
   if (strcmp(name, "Datetime") == 0) {
     if (b->type != QV_JSON_ARRAY || b->n != 2 || b->items[0].type != QV_JSON_STRING ||
-        !qv_pl_unit_long(b->items[0].str, &unit))
+        !qve_pl_unit_long(b->items[0].str, &unit))
       return false;
-    const qv_json *inner = qv_json_get(&b->items[1], "inner");
+    const qve_json *inner = qve_json_get(&b->items[1], "inner");
     if (b->items[1].type != QV_JSON_NULL && !(inner && inner->type == QV_JSON_STRING)) return false;
     return qv_datatype_timestamp(unit, inner ? inner->str : NULL, out, &e2) == QV_OK;
   }
   if (strcmp(name, "Duration") == 0) {
-    if (b->type != QV_JSON_STRING || !qv_pl_unit_long(b->str, &unit)) return false;
+    if (b->type != QV_JSON_STRING || !qve_pl_unit_long(b->str, &unit)) return false;
     *out = qv_datatype_duration(unit);
     return true;
   }
   if (strcmp(name, "Decimal") == 0) {
     int64_t prec, scale;
-    if (b->type != QV_JSON_ARRAY || b->n != 2 || !qv_json_int64(&b->items[0], &prec) ||
-        !qv_json_int64(&b->items[1], &scale) || prec < 1 || prec > 38 || scale < 0 || scale > prec)
+    if (b->type != QV_JSON_ARRAY || b->n != 2 || !qve_json_int64(&b->items[0], &prec) ||
+        !qve_json_int64(&b->items[1], &scale) || prec < 1 || prec > 38 || scale < 0 || scale > prec)
       return false;
     return qv_datatype_decimal((int32_t)prec, (int32_t)scale, out, &e2) == QV_OK;
   }
@@ -344,22 +344,22 @@ static bool dtype(const qv_json *v, qv_datatype *out, int depth) {
   return false; /* Struct, Array, Categorical, Enum, Int128...: not translated */
 }
 
-static qv_expr *cast(pj *p, const qv_json *b, int depth) {
-  const qv_json *x = qv_json_get(b, "expr"), *dt = qv_json_get(b, "dtype"), *opt = qv_json_get(b, "options");
+static qv_expr *cast(pj *p, const qve_json *b, int depth) {
+  const qve_json *x = qve_json_get(b, "expr"), *dt = qve_json_get(b, "dtype"), *opt = qve_json_get(b, "options");
   if (!x || !dt || !opt) return bad(p, b, "Cast expects expr, dtype and options");
   qv_expr *inner = conv(p, x, depth + 1);
   if (!inner) return NULL;
   const char *dk;
-  const qv_json *db;
+  const qve_json *db;
   qv_datatype t = QV_DATATYPE_INIT;
-  bool strict = qv_json_is_string(opt, "Strict"), wrap = qv_json_is_string(opt, "Overflowing");
+  bool strict = qve_json_is_string(opt, "Strict"), wrap = qve_json_is_string(opt, "Overflowing");
   bool known = variant(dt, &dk, &db) && db && strcmp(dk, "Literal") == 0 && dtype(db, &t, 0) &&
-               (strict || wrap || qv_json_is_string(opt, "NonStrict"));
+               (strict || wrap || qve_json_is_string(opt, "NonStrict"));
   if (!known) {
     qv_datatype_reset(&t);
-    return chk(p, qv_pl_unknown("Cast", &inner, 1));
+    return chk(p, qve_pl_unknown("Cast", &inner, 1));
   }
-  qv_expr *e = qv_pl_call1(QV_OP_CAST, inner);
+  qv_expr *e = qve_pl_call1(QV_OP_CAST, inner);
   if (!e) {
     qv_datatype_reset(&t);
     return oom(p);
@@ -385,8 +385,8 @@ static const struct {
     {"LogicalAnd", QV_OP_AND},  {"LogicalOr", QV_OP_OR},
 };
 
-static qv_expr *binary(pj *p, const qv_json *b, int depth) {
-  const qv_json *l = qv_json_get(b, "left"), *op = qv_json_get(b, "op"), *r = qv_json_get(b, "right");
+static qv_expr *binary(pj *p, const qve_json *b, int depth) {
+  const qve_json *l = qve_json_get(b, "left"), *op = qve_json_get(b, "op"), *r = qve_json_get(b, "right");
   if (!l || !r || !op || op->type != QV_JSON_STRING) return bad(p, b, "BinaryExpr expects left, op and right");
   qv_expr *a = conv(p, l, depth + 1);
   qv_expr *c = a ? conv(p, r, depth + 1) : NULL;
@@ -395,11 +395,11 @@ static qv_expr *binary(pj *p, const qv_json *b, int depth) {
     return NULL;
   }
   for (size_t k = 0; k < sizeof binary_ops / sizeof binary_ops[0]; k++)
-    if (strcmp(op->str, binary_ops[k].name) == 0) return chk(p, qv_pl_call2(binary_ops[k].op, a, c));
+    if (strcmp(op->str, binary_ops[k].name) == 0) return chk(p, qve_pl_call2(binary_ops[k].op, a, c));
   char name[96];
   snprintf(name, sizeof name, "BinaryExpr.%s", op->str);
   qv_expr *args[2] = {a, c};
-  return chk(p, qv_pl_unknown(name, args, 2));
+  return chk(p, qve_pl_unknown(name, args, 2));
 }
 
 /* Functions by name: "Group.Variant" for nested enums. */
@@ -451,8 +451,8 @@ static const struct {
     {"Microsecond", "microsecond"}, {"Nanosecond", "nanosecond"},
 };
 
-static bool get_bool(const qv_json *obj, const char *key, bool *out) {
-  const qv_json *v = qv_json_get(obj, key);
+static bool get_bool(const qve_json *obj, const char *key, bool *out) {
+  const qve_json *v = qve_json_get(obj, key);
   if (!v || (v->type != QV_JSON_TRUE && v->type != QV_JSON_FALSE)) return false;
   *out = v->type == QV_JSON_TRUE;
   return true;
@@ -460,8 +460,8 @@ static bool get_bool(const qv_json *obj, const char *key, bool *out) {
 
 /* Builds the op of a Function node from its converted inputs (in, n),
  * which it takes.  *matched false: not a known function. */
-static qv_expr *known_function(pj *p, const char *group, const char *fname, const qv_json *opts, qv_expr **in,
-                               int32_t n, const qv_json *at, bool *matched) {
+static qv_expr *known_function(pj *p, const char *group, const char *fname, const qve_json *opts, qv_expr **in,
+                               int32_t n, const qve_json *at, bool *matched) {
   char full[160];
   snprintf(full, sizeof full, "%s%s%s", group, *group ? "." : "", fname);
   *matched = true;
@@ -469,16 +469,16 @@ static qv_expr *known_function(pj *p, const char *group, const char *fname, cons
     for (size_t k = 0; k < sizeof fn_ops / sizeof fn_ops[0]; k++) {
       if (strcmp(full, fn_ops[k].name) != 0) continue;
       if (fn_ops[k].n_in >= 0 && n != fn_ops[k].n_in) break;
-      return chk(p, qv_pl_call(fn_ops[k].op, in, n));
+      return chk(p, qve_pl_call(fn_ops[k].op, in, n));
     }
-    if (strcmp(full, "Log") == 0 && n == 2) return chk(p, qv_pl_log(in[0], in[1]));
+    if (strcmp(full, "Log") == 0 && n == 2) return chk(p, qve_pl_log(in[0], in[1]));
     if (strcmp(full, "Boolean.AllHorizontal") == 0 || strcmp(full, "Boolean.AnyHorizontal") == 0)
-      return chk(p, qv_pl_horizontal(full[9] == 'l', in, n));
+      return chk(p, qve_pl_horizontal(full[9] == 'l', in, n));
     if (strcmp(group, "TemporalExpr") == 0 && n == 1)
       for (size_t k = 0; k < sizeof dt_parts / sizeof dt_parts[0]; k++)
         if (strcmp(fname, dt_parts[k].variant) == 0) {
-          qv_expr *e = qv_pl_call1(QV_OP_DT_PART, in[0]);
-          if (e && !qv_pl_set_name(e, dt_parts[k].part, strlen(dt_parts[k].part))) {
+          qv_expr *e = qve_pl_call1(QV_OP_DT_PART, in[0]);
+          if (e && !qve_pl_set_name(e, dt_parts[k].part, strlen(dt_parts[k].part))) {
             qv_expr_destroy(e);
             e = NULL;
           }
@@ -490,52 +490,52 @@ static qv_expr *known_function(pj *p, const char *group, const char *fname, cons
   bool f1 = false, f2 = false;
   int64_t iv = 0;
   if (strcmp(full, "Boolean.IsIn") == 0 && n == 2 && get_bool(opts, "nulls_equal", &f1))
-    return chk(p, qv_pl_is_in(in[0], in[1], f1));
+    return chk(p, qve_pl_is_in(in[0], in[1], f1));
   if (strcmp(full, "Boolean.IsBetween") == 0 && n == 3 && opts->type == QV_JSON_OBJECT) {
-    const qv_json *cl = qv_json_get(opts, "closed");
+    const qve_json *cl = qve_json_get(opts, "closed");
     static const char *const closed[][2] = {{"Both", "both"}, {"Left", "left"}, {"Right", "right"}, {"None", "none"}};
     for (size_t k = 0; cl && cl->type == QV_JSON_STRING && k < sizeof closed / sizeof closed[0]; k++)
-      if (strcmp(cl->str, closed[k][0]) == 0) return chk(p, qv_pl_is_between(in[0], in[1], in[2], closed[k][1]));
+      if (strcmp(cl->str, closed[k][0]) == 0) return chk(p, qve_pl_is_between(in[0], in[1], in[2], closed[k][1]));
   }
   if (strcmp(full, "ListExpr.Contains") == 0 && n == 2 && get_bool(opts, "nulls_equal", &f1))
-    return chk(p, qv_pl_list_contains(in[0], in[1], f1));
+    return chk(p, qve_pl_list_contains(in[0], in[1], f1));
   if (strcmp(full, "ListExpr.Get") == 0 && n == 2 && (opts->type == QV_JSON_TRUE || opts->type == QV_JSON_FALSE))
-    return chk(p, qv_pl_flags(qv_pl_call(QV_OP_LIST_GET, in, 2), opts->type == QV_JSON_TRUE ? QV_EXPR_F_NULL_ON_OOB : 0, 0));
+    return chk(p, qve_pl_flags(qve_pl_call(QV_OP_LIST_GET, in, 2), opts->type == QV_JSON_TRUE ? QV_EXPR_F_NULL_ON_OOB : 0, 0));
   if (strcmp(full, "StringExpr.Contains") == 0 && n == 2 && get_bool(opts, "literal", &f1) &&
       get_bool(opts, "strict", &f2)) {
-    if (f1) return chk(p, qv_pl_call(QV_OP_CONTAINS, in, 2)); /* strict only concerns a regex */
-    return chk(p, qv_pl_flags(qv_pl_call(QV_OP_REGEXP_MATCH, in, 2), f2 ? 0 : QV_EXPR_F_LENIENT, 0));
+    if (f1) return chk(p, qve_pl_call(QV_OP_CONTAINS, in, 2)); /* strict only concerns a regex */
+    return chk(p, qve_pl_flags(qve_pl_call(QV_OP_REGEXP_MATCH, in, 2), f2 ? 0 : QV_EXPR_F_LENIENT, 0));
   }
   if (strcmp(full, "StringExpr.Replace") == 0 && n == 3 && get_bool(opts, "literal", &f1) &&
-      qv_json_int64(qv_json_get(opts, "n"), &iv))
-    return chk(p, qv_pl_flags(qv_pl_call(QV_OP_REPLACE, in, 3), f1 ? QV_EXPR_F_LITERAL : 0, iv));
+      qve_json_int64(qve_json_get(opts, "n"), &iv))
+    return chk(p, qve_pl_flags(qve_pl_call(QV_OP_REPLACE, in, 3), f1 ? QV_EXPR_F_LITERAL : 0, iv));
   if (strcmp(full, "StringExpr.ContainsAny") == 0 && n == 2 && get_bool(opts, "ascii_case_insensitive", &f1))
-    return chk(p, qv_pl_flags(qv_pl_call(QV_OP_CONTAINS_ANY, in, 2), f1 ? QV_EXPR_F_ASCII_CI : 0, 0));
+    return chk(p, qve_pl_flags(qve_pl_call(QV_OP_CONTAINS_ANY, in, 2), f1 ? QV_EXPR_F_ASCII_CI : 0, 0));
   if (strcmp(full, "StringExpr.ConcatHorizontal") == 0 && get_bool(opts, "ignore_nulls", &f1)) {
-    const qv_json *d = qv_json_get(opts, "delimiter");
-    if (d && d->type == QV_JSON_STRING) return chk(p, qv_pl_concat_str(in, n, d->str, (size_t)d->len, f1));
+    const qve_json *d = qve_json_get(opts, "delimiter");
+    if (d && d->type == QV_JSON_STRING) return chk(p, qve_pl_concat_str(in, n, d->str, (size_t)d->len, f1));
   }
   if (strcmp(full, "TemporalExpr.TimeStamp") == 0 && n == 1 && opts->type == QV_JSON_STRING) {
     qv_time_unit u;
-    if (qv_pl_unit_long(opts->str, &u)) {
-      qv_expr *e = qv_pl_call1(QV_OP_DT_EPOCH, in[0]);
-      const char *un = qv_pl_unit_name(u);
-      if (e && !qv_pl_set_name(e, un, strlen(un))) {
+    if (qve_pl_unit_long(opts->str, &u)) {
+      qv_expr *e = qve_pl_call1(QV_OP_DT_EPOCH, in[0]);
+      const char *un = qve_pl_unit_name(u);
+      if (e && !qve_pl_set_name(e, un, strlen(un))) {
         qv_expr_destroy(e);
         e = NULL;
       }
       return chk(p, e);
     }
   }
-  if (strcmp(full, "Round") == 0 && n == 1 && qv_json_int64(qv_json_get(opts, "decimals"), &iv)) {
-    const qv_json *m = qv_json_get(opts, "mode");
-    const char *mode = qv_json_is_string(m, "HalfToEven") ? "half_to_even"
-                       : qv_json_is_string(m, "HalfAwayFromZero") ? "half_away_from_zero" : NULL;
-    if (mode) return chk(p, qv_pl_round(in[0], iv, mode));
+  if (strcmp(full, "Round") == 0 && n == 1 && qve_json_int64(qve_json_get(opts, "decimals"), &iv)) {
+    const qve_json *m = qve_json_get(opts, "mode");
+    const char *mode = qve_json_is_string(m, "HalfToEven") ? "half_to_even"
+                       : qve_json_is_string(m, "HalfAwayFromZero") ? "half_away_from_zero" : NULL;
+    if (mode) return chk(p, qve_pl_round(in[0], iv, mode));
   }
   if (strcmp(full, "StructExpr.FieldByName") == 0 && n == 1 && opts->type == QV_JSON_STRING) {
-    qv_expr *e = qv_pl_call1(QV_OP_FIELD, in[0]);
-    if (e && !qv_pl_set_name(e, opts->str, (size_t)opts->len)) {
+    qv_expr *e = qve_pl_call1(QV_OP_FIELD, in[0]);
+    if (e && !qve_pl_set_name(e, opts->str, (size_t)opts->len)) {
       qv_expr_destroy(e);
       e = NULL;
     }
@@ -548,26 +548,26 @@ static qv_expr *known_function(pj *p, const char *group, const char *fname, cons
 
 /* FillNullWithStrategy: "Zero" | "One" | "Min" | "Max" | "Mean" |
  * {"Forward": limit|null} | {"Backward": limit|null}. */
-static bool fill_strategy(const qv_json *f, const char **strategy, int64_t *limit) {
+static bool fill_strategy(const qve_json *f, const char **strategy, int64_t *limit) {
   static const char *const names[][2] = {{"Zero", "zero"}, {"One", "one"}, {"Min", "min"}, {"Max", "max"},
                                          {"Mean", "mean"}, {"Forward", "forward"}, {"Backward", "backward"}};
   const char *name;
-  const qv_json *b;
+  const qve_json *b;
   if (!variant(f, &name, &b)) return false;
   *limit = -1;
   for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
     if (strcmp(name, names[k][0]) != 0) continue;
     bool dir = k >= 5;
     if (!dir && b) return false;
-    if (dir && b && b->type != QV_JSON_NULL && !(qv_json_int64(b, limit) && *limit >= 0)) return false;
+    if (dir && b && b->type != QV_JSON_NULL && !(qve_json_int64(b, limit) && *limit >= 0)) return false;
     *strategy = names[k][1];
     return true;
   }
   return false;
 }
 
-static qv_expr *function(pj *p, const qv_json *b, int depth) {
-  const qv_json *input = qv_json_get(b, "input"), *fn = qv_json_get(b, "function");
+static qv_expr *function(pj *p, const qve_json *b, int depth) {
+  const qve_json *input = qve_json_get(b, "input"), *fn = qve_json_get(b, "function");
   if (!input || input->type != QV_JSON_ARRAY || !fn) return bad(p, b, "Function expects input and function");
   int32_t n = input->n;
   qv_expr **in = qv_calloc((size_t)n + 1, sizeof *in);
@@ -581,7 +581,7 @@ static qv_expr *function(pj *p, const qv_json *b, int depth) {
   }
   /* function: "Name" | {"Name": opts} | {"Group": "Variant"} | {"Group": {"Variant": opts}} */
   const char *g, *v = NULL;
-  const qv_json *gb, *opts = NULL;
+  const qve_json *gb, *opts = NULL;
   char name[160] = "Function";
   qv_expr *e = NULL;
   bool matched = false;
@@ -593,7 +593,7 @@ static qv_expr *function(pj *p, const qv_json *b, int depth) {
       snprintf(name, sizeof name, "%s", g);
     } else if (strcmp(g, "FillNullWithStrategy") == 0) {
       if (n == 1 && fill_strategy(gb, &strategy, &limit)) {
-        e = chk(p, qv_pl_fill_strategy(in[0], strategy, limit));
+        e = chk(p, qve_pl_fill_strategy(in[0], strategy, limit));
         matched = true;
       }
       snprintf(name, sizeof name, "%s", g);
@@ -610,18 +610,18 @@ static qv_expr *function(pj *p, const qv_json *b, int depth) {
       snprintf(name, sizeof name, "%s", g);
     }
   }
-  if (!matched) e = chk(p, qv_pl_unknown(name, in, n));
+  if (!matched) e = chk(p, qve_pl_unknown(name, in, n));
   qv_free(in);
   return e;
 }
 
-static qv_expr *node(pj *p, const qv_json *v, int depth) {
+static qv_expr *node(pj *p, const qve_json *v, int depth) {
   const char *kind;
-  const qv_json *b;
+  const qve_json *b;
   if (!variant(v, &kind, &b)) return bad(p, v, "expected an expression node");
   if (strcmp(kind, "Column") == 0) {
     if (!b || b->type != QV_JSON_STRING) return bad(p, v, "Column expects a name");
-    qv_expr *e = chk(p, qv_pl_mark(qv_expr_column(b->str)));
+    qv_expr *e = chk(p, qve_pl_mark(qv_expr_column(b->str)));
     return e;
   }
   if (strcmp(kind, "Literal") == 0 && b) return literal(p, b);
@@ -629,7 +629,7 @@ static qv_expr *node(pj *p, const qv_json *v, int depth) {
   if (strcmp(kind, "Function") == 0 && b) return function(p, b, depth);
   if (strcmp(kind, "Cast") == 0 && b) return cast(p, b, depth);
   if (strcmp(kind, "Ternary") == 0 && b) {
-    const qv_json *pr = qv_json_get(b, "predicate"), *t = qv_json_get(b, "truthy"), *f = qv_json_get(b, "falsy");
+    const qve_json *pr = qve_json_get(b, "predicate"), *t = qve_json_get(b, "truthy"), *f = qve_json_get(b, "falsy");
     if (!pr || !t || !f) return bad(p, b, "Ternary expects predicate, truthy and falsy");
     qv_expr *a = conv(p, pr, depth + 1);
     qv_expr *c = a ? conv(p, t, depth + 1) : NULL;
@@ -639,32 +639,32 @@ static qv_expr *node(pj *p, const qv_json *v, int depth) {
       qv_expr_destroy(c);
       return NULL;
     }
-    return chk(p, qv_pl_when(a, c, d));
+    return chk(p, qve_pl_when(a, c, d));
   }
   /* Alias, Agg, Window, Sort, Filter, Explode, Nth, Selector, ...: not
    * filters quiver translates; kept as untranslatable. */
   char name[96];
   snprintf(name, sizeof name, "%s", kind);
-  return chk(p, qv_pl_unknown(name, NULL, 0));
+  return chk(p, qve_pl_unknown(name, NULL, 0));
 }
 
-static qv_expr *conv(pj *p, const qv_json *v, int depth) {
+static qv_expr *conv(pj *p, const qve_json *v, int depth) {
   if (depth > QV_EXPR_MAX_NESTING) return bad(p, v, "expression nested deeper than %d levels", QV_EXPR_MAX_NESTING);
   return node(p, v, depth);
 }
 
 qv_status qv_polars_from_json(const char *json, size_t len, qv_expr **out, qv_error *err) {
   *out = NULL;
-  qv_json_doc *doc = NULL;
-  QV_RETURN_NOT_OK(qv_json_parse(json, len, "polars json", &doc, err));
+  qve_json_doc *doc = NULL;
+  QV_RETURN_NOT_OK(qve_json_parse(json, len, "polars json", &doc, err));
   pj p = {QV_DIAG_INIT(err, "polars json", "byte")};
-  qv_expr *e = conv(&p, qv_json_root(doc), 0);
-  if (e && qv_pl_depth(e, QV_EXPR_MAX_DEPTH) > QV_EXPR_MAX_DEPTH)
-    bad(&p, qv_json_root(doc), "expression deeper than %d levels", QV_EXPR_MAX_DEPTH);
-  qv_json_doc_destroy(doc);
-  if (qv_diag_failed(&p.d) || !e) {
+  qv_expr *e = conv(&p, qve_json_root(doc), 0);
+  if (e && qve_pl_depth(e, QV_EXPR_MAX_DEPTH) > QV_EXPR_MAX_DEPTH)
+    bad(&p, qve_json_root(doc), "expression deeper than %d levels", QV_EXPR_MAX_DEPTH);
+  qve_json_doc_destroy(doc);
+  if (qve_diag_failed(&p.d) || !e) {
     qv_expr_destroy(e);
-    return qv_diag_failed(&p.d) ? p.d.st : qv_diag_nomem(&p.d);
+    return qve_diag_failed(&p.d) ? p.d.st : qve_diag_nomem(&p.d);
   }
   *out = e;
   return QV_OK;

@@ -14,11 +14,11 @@ typedef struct lx {
   int32_t n, i, col;
   pt_token *t;
   int32_t nt, cap;
-  qv_diag d; /* "expression: ... at column N" */
+  qve_diag d; /* "expression: ... at column N" */
 } lx;
 
 static qv_status lfail(lx *l, int32_t col, const char *what) {
-  return qv_diag_fail(&l->d, QV_ERR_PARSE, col, "%s", what);
+  return qve_diag_fail(&l->d, QV_ERR_PARSE, col, "%s", what);
 }
 
 static void advance(lx *l, int32_t k) {
@@ -36,7 +36,7 @@ static qv_status emit(lx *l, pt_kind kind, int32_t start, int32_t col, char *tex
     pt_token *nt = qv_realloc(l->t, (size_t)cap * sizeof *nt);
     if (!nt) {
       qv_free(text);
-      return qv_diag_nomem(&l->d);
+      return qve_diag_nomem(&l->d);
     }
     l->t = nt;
     l->cap = cap;
@@ -70,7 +70,7 @@ static qv_status string(lx *l, int32_t start, int32_t col, bool raw, bool bytes)
   while (j < l->n && l->s[j] != q && l->s[j] != '\n') j += (l->s[j] == '\\' && j + 1 < l->n) ? 2 : 1;
   if (j >= l->n || l->s[j] != q) return lfail(l, col, "unterminated string");
   char *o = qv_malloc((size_t)(j - body) + 1);
-  if (!o) return qv_diag_nomem(&l->d);
+  if (!o) return qve_diag_nomem(&l->d);
   size_t k = 0;
   int32_t i = body;
   while (i < j) {
@@ -128,7 +128,7 @@ static qv_status string(lx *l, int32_t start, int32_t col, bool raw, bool bytes)
         return lfail(l, col, cp == 0 ? "NUL character in string" : "invalid character escape in string");
       }
       if (bytes || (e == 'x' && cp < 0x80)) o[k++] = (char)cp;
-      else k += qv_utf8_encode((uint8_t *)o + k, cp); /* \xHH in a str is the code point U+00HH */
+      else k += qvb_utf8_encode((uint8_t *)o + k, cp); /* \xHH in a str is the code point U+00HH */
     }
   }
   o[k] = '\0';
@@ -163,7 +163,7 @@ static qv_status number(lx *l, int32_t start, int32_t col) {
   if (i < l->n && (is_name_start((unsigned char)s[i]) || is_digit((unsigned char)s[i])))
     return lfail(l, col, "invalid number");
   char *o = qv_malloc((size_t)(i - l->i) + 1);
-  if (!o) return qv_diag_nomem(&l->d);
+  if (!o) return qve_diag_nomem(&l->d);
   size_t k = 0;
   for (int32_t j = l->i; j < i; j++) {
     if (s[j] == '_') {
@@ -199,7 +199,7 @@ static const struct {
     {"~", PT_TILDE},
 };
 
-qv_status qv_pt_lex(const char *text, pt_token **out, int32_t *n_out, qv_error *err) {
+qv_status qve_pt_lex(const char *text, pt_token **out, int32_t *n_out, qv_error *err) {
   *out = NULL;
   *n_out = 0;
   size_t len = strlen(text);
@@ -240,7 +240,7 @@ qv_status qv_pt_lex(const char *text, pt_token **out, int32_t *n_out, qv_error *
       }
       char *name = qv_strndup(l.s + l.i, (size_t)(j - l.i));
       if (!name) {
-        st = qv_diag_nomem(&l.d);
+        st = qve_diag_nomem(&l.d);
         break;
       }
       advance(&l, j - l.i);
@@ -273,7 +273,7 @@ qv_status qv_pt_lex(const char *text, pt_token **out, int32_t *n_out, qv_error *
     }
   }
   if (st != QV_OK) {
-    qv_pt_free_tokens(l.t, l.nt);
+    qve_pt_free_tokens(l.t, l.nt);
     return st;
   }
   *out = l.t;
@@ -281,7 +281,7 @@ qv_status qv_pt_lex(const char *text, pt_token **out, int32_t *n_out, qv_error *
   return QV_OK;
 }
 
-void qv_pt_free_tokens(pt_token *t, int32_t n) {
+void qve_pt_free_tokens(pt_token *t, int32_t n) {
   if (!t) return;
   for (int32_t i = 0; i < n; i++) qv_free(t[i].text);
   qv_free(t);

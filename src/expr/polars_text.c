@@ -12,30 +12,30 @@
 
 #include "expr/polars_text_int.h"
 
-bool qv_pt_fail(pt *p, int32_t col, const char *fmt, ...) {
+bool qve_pt_fail(pt *p, int32_t col, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  qv_diag_vfail(&p->d, QV_ERR_PARSE, col, fmt, ap);
+  qve_diag_vfail(&p->d, QV_ERR_PARSE, col, fmt, ap);
   va_end(ap);
   return false;
 }
 
-bool qv_pt_nomem(pt *p) {
-  qv_diag_nomem(&p->d);
+bool qve_pt_nomem(pt *p) {
+  qve_diag_nomem(&p->d);
   return false;
 }
 
-void qv_pv_reset(pv *v) {
+void qve_pv_reset(pv *v) {
   qv_expr_destroy(v->expr);
   qv_free(v->s);
-  for (int32_t i = 0; i < v->n_items; i++) qv_pv_reset(&v->items[i]);
+  for (int32_t i = 0; i < v->n_items; i++) qve_pv_reset(&v->items[i]);
   qv_free(v->items);
   qv_datatype_reset(&v->type);
   memset(v, 0, sizeof *v);
 }
 
-void qv_pt_args_reset(pt_args *a) {
-  for (int32_t i = 0; i < a->n; i++) qv_pv_reset(&a->a[i].v);
+void qve_pt_args_reset(pt_args *a) {
+  for (int32_t i = 0; i < a->n; i++) qve_pv_reset(&a->a[i].v);
   qv_free(a->a);
   memset(a, 0, sizeof *a);
 }
@@ -58,7 +58,7 @@ static const char *describe(pt *p, const pt_token *t, char *buf, size_t size) {
 static bool expected(pt *p, const char *what) {
   char buf[64];
   const pt_token *t = peek(p);
-  return qv_pt_fail(p, t->col, "expected %s, found %s", what, describe(p, t, buf, sizeof buf));
+  return qve_pt_fail(p, t->col, "expected %s, found %s", what, describe(p, t, buf, sizeof buf));
 }
 
 static bool expect(pt *p, pt_kind k, const char *what) {
@@ -67,11 +67,11 @@ static bool expect(pt *p, pt_kind k, const char *what) {
   return true;
 }
 
-bool qv_pt_set_expr(pt *p, pv *v, qv_expr *e, int32_t depth, int32_t col) {
-  if (!e) return qv_pt_nomem(p);
+bool qve_pt_set_expr(pt *p, pv *v, qv_expr *e, int32_t depth, int32_t col) {
+  if (!e) return qve_pt_nomem(p);
   if (depth > QV_EXPR_MAX_DEPTH) {
     qv_expr_destroy(e);
-    return qv_pt_fail(p, col, "expression nested deeper than %d levels", QV_EXPR_MAX_DEPTH);
+    return qve_pt_fail(p, col, "expression nested deeper than %d levels", QV_EXPR_MAX_DEPTH);
   }
   if (e->pos == 0) e->pos = col;
   memset(v, 0, sizeof *v);
@@ -124,18 +124,18 @@ static qv_expr *list_item(pt *p, const pv *v, pv_kind kind) {
   if (v->kind != PV_NONE) {
     s.is_null = false;
     if (kind == PV_INT) {
-      qv_expr *d = qv_pl_dyn_int_text(v->s, (size_t)v->n);
+      qv_expr *d = qve_pl_dyn_int_text(v->s, (size_t)v->n);
       bool ok = d && d->kind == QV_EXPR_LITERAL && d->value.type.id == QV_TYPE_INT64;
       if (ok) s.v.i = d->value.v.i;
       qv_expr_destroy(d);
       if (!ok) {
-        qv_pt_fail(p, v->col, "integer out of range for an Int64 list");
+        qve_pt_fail(p, v->col, "integer out of range for an Int64 list");
         return NULL;
       }
     } else if (kind == PV_FLOAT) {
       if (v->kind == PV_INT) {
         double f;
-        if (!qv_expr_parse_double(v->s, (size_t)v->n, &f)) return NULL;
+        if (!qve_expr_parse_double(v->s, (size_t)v->n, &f)) return NULL;
         s.v.f = f;
       } else {
         s.v.f = v->f;
@@ -152,30 +152,30 @@ static qv_expr *list_item(pt *p, const pv *v, pv_kind kind) {
       s.v.i = v->i;
     }
   }
-  return qv_pl_literal(&s, false);
+  return qve_pl_literal(&s, false);
 }
 
 static bool list_to_expr(pt *p, pv *v, qv_expr **out) {
   pv_kind kind;
   list_kind lk = list_item_kind(v, &kind);
-  if (lk == LIST_MIXED) return qv_pt_fail(p, v->col, "cannot mix these types in a list");
+  if (lk == LIST_MIXED) return qve_pt_fail(p, v->col, "cannot mix these types in a list");
   if (lk == LIST_NESTED) {
     /* Lists of lists, decimals or expressions: Polars makes some, quiver none. */
-    *out = qv_pl_unknown("Literal", NULL, 0);
-    return *out ? true : qv_pt_nomem(p);
+    *out = qve_pl_unknown("Literal", NULL, 0);
+    return *out ? true : qve_pt_nomem(p);
   }
   qv_expr **items = qv_calloc((size_t)v->n_items + 1, sizeof *items);
-  if (!items) return qv_pt_nomem(p);
+  if (!items) return qve_pt_nomem(p);
   for (int32_t i = 0; i < v->n_items; i++) {
     if (!(items[i] = list_item(p, &v->items[i], kind))) {
       for (int32_t k = 0; k < i; k++) qv_expr_destroy(items[k]);
       qv_free(items);
-      return qv_diag_failed(&p->d) ? false : qv_pt_nomem(p);
+      return qve_diag_failed(&p->d) ? false : qve_pt_nomem(p);
     }
   }
-  *out = qv_pl_call(QV_OP_LIST, items, v->n_items);
+  *out = qve_pl_call(QV_OP_LIST, items, v->n_items);
   qv_free(items);
-  return *out ? true : qv_pt_nomem(p);
+  return *out ? true : qve_pt_nomem(p);
 }
 
 /* THEN chain -> WHEN with a null otherwise; the pairs are kept in a WHEN
@@ -185,7 +185,7 @@ static qv_expr *finish_when(qv_expr *pairs, qv_expr *otherwise) {
    * flattening matches Polars' nested ternaries. */
   qv_expr *acc = otherwise;
   for (int32_t i = pairs->n_args - 2; i >= 0 && acc; i -= 2) {
-    acc = qv_pl_when(pairs->args[i], pairs->args[i + 1], acc);
+    acc = qve_pl_when(pairs->args[i], pairs->args[i + 1], acc);
     pairs->args[i] = pairs->args[i + 1] = NULL;
   }
   for (int32_t i = 0; i < pairs->n_args; i++) qv_expr_destroy(pairs->args[i]);
@@ -205,22 +205,22 @@ static bool to_expr_impl(pt *p, pv *v, bool str_as_lit, qv_expr **out, int32_t *
       *out = v->expr;
       *depth = v->depth;
       v->expr = NULL;
-      qv_pv_reset(v);
+      qve_pv_reset(v);
       return true;
     case PV_THEN: {
-      qv_expr *null = qv_pl_null(QV_TYPE_NULL);
-      if (!null) return qv_pt_nomem(p);
+      qv_expr *null = qve_pl_null(QV_TYPE_NULL);
+      if (!null) return qve_pt_nomem(p);
       *depth = v->depth + 1;
       e = finish_when(v->expr, null);
       v->expr = NULL;
       break;
     }
-    case PV_WHEN: return qv_pt_fail(p, v->col, "expected .then(...) after pl.when(...)");
-    case PV_DTYPE: return qv_pt_fail(p, v->col, "a data type is not an expression");
-    case PV_INT: e = qv_pl_dyn_int_text(v->s, (size_t)v->n); break;
-    case PV_FLOAT: e = qv_pl_dyn_float(v->f); break;
+    case PV_WHEN: return qve_pt_fail(p, v->col, "expected .then(...) after pl.when(...)");
+    case PV_DTYPE: return qve_pt_fail(p, v->col, "a data type is not an expression");
+    case PV_INT: e = qve_pl_dyn_int_text(v->s, (size_t)v->n); break;
+    case PV_FLOAT: e = qve_pl_dyn_float(v->f); break;
     case PV_STR:
-      e = str_as_lit ? qv_pl_string(v->s, (size_t)v->n) : qv_pl_mark(qv_expr_column(v->s));
+      e = str_as_lit ? qve_pl_string(v->s, (size_t)v->n) : qve_pl_mark(qv_expr_column(v->s));
       break;
     case PV_BYTES:
       s.type = qv_datatype_simple(QV_TYPE_BINARY);
@@ -228,13 +228,13 @@ static bool to_expr_impl(pt *p, pv *v, bool str_as_lit, qv_expr **out, int32_t *
       s.bytes = (uint8_t *)v->s;
       s.len = v->n;
       v->s = NULL;
-      e = qv_pl_literal(&s, false);
+      e = qve_pl_literal(&s, false);
       break;
     case PV_BOOL:
       s = qv_scalar_bool(v->i != 0);
-      e = qv_pl_literal(&s, false);
+      e = qve_pl_literal(&s, false);
       break;
-    case PV_NONE: e = qv_pl_null(QV_TYPE_NULL); break;
+    case PV_NONE: e = qve_pl_null(QV_TYPE_NULL); break;
     case PV_LIST:
       if (!list_to_expr(p, v, &e)) return false;
       *depth = 2;
@@ -243,30 +243,30 @@ static bool to_expr_impl(pt *p, pv *v, bool str_as_lit, qv_expr **out, int32_t *
       if (v->kind == PV_DATE) s = qv_scalar_int(QV_TYPE_DATE32, v->i);
       else if (v->kind == PV_TIMEDELTA) s.type = qv_datatype_duration(QV_UNIT_MICRO);
       else if (v->kind == PV_TIME) s.type = qv_datatype_time64(QV_UNIT_NANO);
-      else if (qv_datatype_timestamp(QV_UNIT_MICRO, NULL, &s.type, &e2) != QV_OK) return qv_pt_nomem(p);
+      else if (qv_datatype_timestamp(QV_UNIT_MICRO, NULL, &s.type, &e2) != QV_OK) return qve_pt_nomem(p);
       s.is_null = false;
       s.v.i = v->i;
-      e = qv_pl_literal(&s, false);
+      e = qve_pl_literal(&s, false);
       break;
     case PV_DECIMAL:
       /* Polars gives a Python Decimal precision 38 and its own scale. */
       if (qv_datatype_decimal(38, v->scale, &s.type, &e2) != QV_OK)
-        return qv_pt_fail(p, v->col, "decimal scale out of range");
+        return qve_pt_fail(p, v->col, "decimal scale out of range");
       s.is_null = false;
-      qv_dec_store(&s, v->dec);
-      e = qv_pl_literal(&s, false);
+      qve_dec_store(&s, v->dec);
+      e = qve_pl_literal(&s, false);
       break;
   }
-  qv_pv_reset(v);
-  if (!e) return qv_pt_nomem(p);
+  qve_pv_reset(v);
+  if (!e) return qve_pt_nomem(p);
   *out = e;
   return true;
 }
 
 /* v is always consumed, also on failure. */
-bool qv_pt_to_expr(pt *p, pv *v, bool str_as_lit, qv_expr **out, int32_t *depth) {
+bool qve_pt_to_expr(pt *p, pv *v, bool str_as_lit, qv_expr **out, int32_t *depth) {
   bool ok = to_expr_impl(p, v, str_as_lit, out, depth);
-  qv_pv_reset(v);
+  qve_pv_reset(v);
   return ok;
 }
 
@@ -283,9 +283,9 @@ static bool is_exprish(const pv *v) { return v->kind == PV_EXPR || v->kind == PV
  * (lit(1) - x), for comparisons it swaps the sides (1 < x is x > 1). */
 static bool combine(pt *p, pv *l, pv *r, qv_op op, int32_t col, pv *out) {
   if (!is_exprish(l) && !is_exprish(r)) {
-    qv_pv_reset(l);
-    qv_pv_reset(r);
-    return qv_pt_fail(p, col, "operator between two Python values (write pl.lit(...) for a literal expression)");
+    qve_pv_reset(l);
+    qve_pv_reset(r);
+    return qve_pt_fail(p, col, "operator between two Python values (write pl.lit(...) for a literal expression)");
   }
   bool swap = !is_exprish(l);
   if (swap) {
@@ -300,20 +300,20 @@ static bool combine(pt *p, pv *l, pv *r, qv_op op, int32_t col, pv *out) {
   }
   qv_expr *a, *b;
   int32_t da, db;
-  if (!qv_pt_to_expr(p, l, true, &a, &da)) {
-    qv_pv_reset(r);
+  if (!qve_pt_to_expr(p, l, true, &a, &da)) {
+    qve_pv_reset(r);
     return false;
   }
-  if (!qv_pt_to_expr(p, r, true, &b, &db)) {
+  if (!qve_pt_to_expr(p, r, true, &b, &db)) {
     qv_expr_destroy(a);
     return false;
   }
-  qv_expr *e = swap ? qv_pl_call2(op, b, a) : qv_pl_call2(op, a, b);
-  return qv_pt_set_expr(p, out, e, (da > db ? da : db) + 1, col);
+  qv_expr *e = swap ? qve_pl_call2(op, b, a) : qve_pl_call2(op, a, b);
+  return qve_pt_set_expr(p, out, e, (da > db ? da : db) + 1, col);
 }
 
 static bool enter(pt *p) {
-  if (++p->nesting > QV_EXPR_MAX_NESTING) return qv_pt_fail(p, peek(p)->col, "expression nested too deeply");
+  if (++p->nesting > QV_EXPR_MAX_NESTING) return qve_pt_fail(p, peek(p)->col, "expression nested too deeply");
   return true;
 }
 
@@ -331,12 +331,12 @@ static bool parse_args(pt *p, pt_args *args) {
       next(p);
       kw_seen = true;
     } else if (kw_seen) {
-      return qv_pt_fail(p, peek(p)->col, "positional argument after a keyword argument");
+      return qve_pt_fail(p, peek(p)->col, "positional argument after a keyword argument");
     }
     if (args->n == cap) {
       cap = cap ? cap * 2 : 4;
       pt_arg *na = qv_realloc(args->a, (size_t)cap * sizeof *na);
-      if (!na) return qv_pt_nomem(p);
+      if (!na) return qve_pt_nomem(p);
       args->a = na;
     }
     pt_arg *a = &args->a[args->n];
@@ -360,7 +360,7 @@ static bool parse_list(pt *p, pv *out) {
     if (out->n_items == cap) {
       cap = cap ? cap * 2 : 4;
       pv *ni = qv_realloc(out->items, (size_t)cap * sizeof *ni);
-      if (!ni) return qv_pt_nomem(p);
+      if (!ni) return qve_pt_nomem(p);
       out->items = ni;
     }
     pv *item = &out->items[out->n_items++];
@@ -381,19 +381,19 @@ static bool parse_atom(pt *p, pv *out) {
       next(p);
       if (t->kind == PT_FLOAT) {
         out->kind = PV_FLOAT;
-        if (!qv_expr_parse_double(t->text, (size_t)t->text_len, &out->f)) return qv_pt_fail(p, t->col, "bad number");
+        if (!qve_expr_parse_double(t->text, (size_t)t->text_len, &out->f)) return qve_pt_fail(p, t->col, "bad number");
         return true;
       }
       out->kind = t->kind == PT_INT ? PV_INT : t->kind == PT_STRING ? PV_STR : PV_BYTES;
       out->s = qv_malloc((size_t)t->text_len + 1);
-      if (!out->s) return qv_pt_nomem(p);
+      if (!out->s) return qve_pt_nomem(p);
       memcpy(out->s, t->text, (size_t)t->text_len + 1);
       out->n = t->text_len;
       /* Adjacent string literals concatenate, as in Python. */
       while (out->kind != PV_INT && at(p, t->kind)) {
         const pt_token *u = next(p);
         char *ns = qv_realloc(out->s, (size_t)(out->n + u->text_len) + 1);
-        if (!ns) return qv_pt_nomem(p);
+        if (!ns) return qve_pt_nomem(p);
         memcpy(ns + out->n, u->text, (size_t)u->text_len + 1);
         out->s = ns;
         out->n += u->text_len;
@@ -410,8 +410,8 @@ static bool parse_atom(pt *p, pv *out) {
       out->col = t->col;
       out->items = qv_calloc(4, sizeof *out->items);
       if (!out->items) {
-        qv_pv_reset(&first);
-        return qv_pt_nomem(p);
+        qve_pv_reset(&first);
+        return qve_pt_nomem(p);
       }
       out->items[out->n_items++] = first;
       int32_t cap = 4;
@@ -421,7 +421,7 @@ static bool parse_atom(pt *p, pv *out) {
         if (out->n_items == cap) {
           cap *= 2;
           pv *ni = qv_realloc(out->items, (size_t)cap * sizeof *ni);
-          if (!ni) return qv_pt_nomem(p);
+          if (!ni) return qve_pt_nomem(p);
           out->items = ni;
         }
         pv *item = &out->items[out->n_items++];
@@ -451,12 +451,12 @@ static bool parse_atom(pt *p, pv *out) {
         if (called) {
           args.col = next(p)->col;
           if (!parse_args(p, &args)) {
-            qv_pt_args_reset(&args);
+            qve_pt_args_reset(&args);
             return false;
           }
         }
-        bool ok = qv_pt_pl_attr(p, name, &args, called, out);
-        qv_pt_args_reset(&args);
+        bool ok = qve_pt_pl_attr(p, name, &args, called, out);
+        qve_pt_args_reset(&args);
         /* The node starts at "pl", not at the function name. */
         if (ok && out->expr && out->expr->pos == name->col) out->expr->pos = t->col;
         if (ok) out->col = t->col;
@@ -472,8 +472,8 @@ static bool parse_atom(pt *p, pv *out) {
       if (at(p, PT_LPAREN)) {
         pt_args args = {0};
         args.col = next(p)->col;
-        bool ok = parse_args(p, &args) && qv_pt_builtin(p, name, &args, out);
-        qv_pt_args_reset(&args);
+        bool ok = parse_args(p, &args) && qve_pt_builtin(p, name, &args, out);
+        qve_pt_args_reset(&args);
         out->col = t->col;
         return ok;
       }
@@ -486,7 +486,7 @@ static bool parse_atom(pt *p, pv *out) {
           return true;
         }
       }
-      return qv_pt_fail(p, t->col, "unknown name '%s' (expressions start with pl.)", t->text);
+      return qve_pt_fail(p, t->col, "unknown name '%s' (expressions start with pl.)", t->text);
     }
     default:
       return expected(p, "an expression");
@@ -509,18 +509,18 @@ static bool parse_primary(pt *p, pv *out) {
       name = peek(p);
       if (!expect(p, PT_NAME, "a method name")) return false;
     }
-    if (!at(p, PT_LPAREN)) return qv_pt_fail(p, peek(p)->col, "expected '(' after .%s", name->text);
+    if (!at(p, PT_LPAREN)) return qve_pt_fail(p, peek(p)->col, "expected '(' after .%s", name->text);
     pt_args args = {0};
     args.col = next(p)->col;
     if (!parse_args(p, &args)) {
-      qv_pt_args_reset(&args);
+      qve_pt_args_reset(&args);
       return false;
     }
     pv recv = *out;
     memset(out, 0, sizeof *out);
-    bool ok = qv_pt_method(p, &recv, ns, name, &args, out);
-    qv_pv_reset(&recv);
-    qv_pt_args_reset(&args);
+    bool ok = qve_pt_method(p, &recv, ns, name, &args, out);
+    qve_pv_reset(&recv);
+    qve_pt_args_reset(&args);
     if (!ok) return false;
   }
   return true;
@@ -532,7 +532,7 @@ static bool parse_power(pt *p, pv *out) {
   int32_t col = next(p)->col;
   pv r = {0};
   if (!enter(p) || !parse_unary(p, &r)) {
-    qv_pv_reset(&r);
+    qve_pv_reset(&r);
     return false;
   }
   p->nesting--;
@@ -555,7 +555,7 @@ static bool parse_unary(pt *p, pv *out) {
     if (t->kind == PT_MINUS && out->kind == PV_INT) {
       bool neg = out->s[0] == '-';
       char *ns = qv_malloc((size_t)out->n + 2);
-      if (!ns) return qv_pt_nomem(p);
+      if (!ns) return qve_pt_nomem(p);
       if (neg) memcpy(ns, out->s + 1, (size_t)out->n); /* drop the '-' (NUL included) */
       else {
         ns[0] = '-';
@@ -573,12 +573,12 @@ static bool parse_unary(pt *p, pv *out) {
     out->col = t->col;
     return true;
   }
-  if (t->kind == PT_PLUS) return qv_pt_fail(p, t->col, "unary '+' on an expression is not supported");
-  if (!is_exprish(out)) return qv_pt_fail(p, t->col, "'%c' on a Python value is not supported", t->kind == PT_TILDE ? '~' : '-');
+  if (t->kind == PT_PLUS) return qve_pt_fail(p, t->col, "unary '+' on an expression is not supported");
+  if (!is_exprish(out)) return qve_pt_fail(p, t->col, "'%c' on a Python value is not supported", t->kind == PT_TILDE ? '~' : '-');
   qv_expr *a;
   int32_t d;
-  if (!qv_pt_to_expr(p, out, true, &a, &d)) return false;
-  return qv_pt_set_expr(p, out, qv_pl_call1(t->kind == PT_TILDE ? QV_OP_NOT : QV_OP_NEG, a), d + 1, t->col);
+  if (!qve_pt_to_expr(p, out, true, &a, &d)) return false;
+  return qve_pt_set_expr(p, out, qve_pl_call1(t->kind == PT_TILDE ? QV_OP_NOT : QV_OP_NEG, a), d + 1, t->col);
 }
 
 typedef struct level {
@@ -606,7 +606,7 @@ static bool parse_level(pt *p, int lv, pv *out) {
     next(p);
     pv r = {0};
     if (!parse_level(p, lv + 1, &r)) {
-      qv_pv_reset(&r);
+      qve_pv_reset(&r);
       return false;
     }
     pv l = *out;
@@ -627,7 +627,7 @@ static bool parse_or(pt *p, pv *out) {
     const pt_token *t = next(p);
     pv r = {0};
     if (!parse_level(p, 0, &r)) {
-      qv_pv_reset(&r);
+      qve_pv_reset(&r);
       ok = false;
       break;
     }
@@ -635,7 +635,7 @@ static bool parse_or(pt *p, pv *out) {
     memset(out, 0, sizeof *out);
     ok = combine(p, &l, &r, cmp_op[k], t->col, out);
     for (int j = 0; ok && j < 6; j++)
-      if (at(p, cmp_tok[j])) ok = qv_pt_fail(p, peek(p)->col, "chained comparisons are not supported; use & between them");
+      if (at(p, cmp_tok[j])) ok = qve_pt_fail(p, peek(p)->col, "chained comparisons are not supported; use & between them");
     break;
   }
   p->nesting--;
@@ -648,20 +648,20 @@ qv_status qv_polars_parse(const char *text, qv_expr **out, qv_error *err) {
   pt p;
   memset(&p, 0, sizeof p);
   p.text = text;
-  p.d = (qv_diag)QV_DIAG_INIT(err, "expression", "column");
-  QV_RETURN_NOT_OK(qv_pt_lex(text, &p.toks, &p.n, err));
+  p.d = (qve_diag)QV_DIAG_INIT(err, "expression", "column");
+  QV_RETURN_NOT_OK(qve_pt_lex(text, &p.toks, &p.n, err));
   pv v = {0};
   qv_expr *e = NULL;
   int32_t depth;
   if (at(&p, PT_EOF)) expected(&p, "an expression");
   else if (parse_or(&p, &v)) {
     if (!at(&p, PT_EOF)) expected(&p, "an operator or end of input");
-    else if (!is_exprish(&v) && v.kind != PV_DTYPE) qv_pt_fail(&p, v.col, "expected an expression, found a Python value (write pl.lit(...))");
-    else qv_pt_to_expr(&p, &v, true, &e, &depth);
+    else if (!is_exprish(&v) && v.kind != PV_DTYPE) qve_pt_fail(&p, v.col, "expected an expression, found a Python value (write pl.lit(...))");
+    else qve_pt_to_expr(&p, &v, true, &e, &depth);
   }
-  qv_pv_reset(&v);
-  qv_pt_free_tokens(p.toks, p.n);
-  if (qv_diag_failed(&p.d)) {
+  qve_pv_reset(&v);
+  qve_pt_free_tokens(p.toks, p.n);
+  if (qve_diag_failed(&p.d)) {
     qv_expr_destroy(e);
     return p.d.st;
   }

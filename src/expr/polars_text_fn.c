@@ -11,7 +11,7 @@
 /* ---- arguments ------------------------------------------------------------ */
 
 /* The argument at positional index pos, or named kw; NULL when absent. */
-pv *qv_pt_arg(pt_args *a, int pos, const char *kw) {
+pv *qve_pt_arg(pt_args *a, int pos, const char *kw) {
   int k = 0;
   for (int32_t i = 0; i < a->n; i++) {
     if (a->a[i].kw) {
@@ -31,19 +31,19 @@ pv *qv_pt_arg(pt_args *a, int pos, const char *kw) {
 
 /* Every argument was taken, else an error naming the first that was not
  * (dot is "." for methods, "" for functions). */
-bool qv_pt_all_used(pt *p, pt_args *a, const char *dot, const char *fn) {
+bool qve_pt_all_used(pt *p, pt_args *a, const char *dot, const char *fn) {
   for (int32_t i = 0; i < a->n; i++) {
     if (a->a[i].used) continue;
     if (a->a[i].kw)
-      return qv_pt_fail(p, a->a[i].kw->col, "%s%s() got an unexpected argument '%s'", dot, fn, a->a[i].kw->text);
-    return qv_pt_fail(p, a->a[i].v.col, "%s%s() got too many arguments", dot, fn);
+      return qve_pt_fail(p, a->a[i].kw->col, "%s%s() got an unexpected argument '%s'", dot, fn, a->a[i].kw->text);
+    return qve_pt_fail(p, a->a[i].v.col, "%s%s() got too many arguments", dot, fn);
   }
   return true;
 }
 
 static bool need(pt *p, pv *v, pt_args *a, const char *fn, const char *what) {
   if (v) return true;
-  return qv_pt_fail(p, a->col, "%s() expects %s", fn, what);
+  return qve_pt_fail(p, a->col, "%s() expects %s", fn, what);
 }
 
 static bool get_bool(pt *p, pv *v, bool dflt, bool *out) {
@@ -52,24 +52,24 @@ static bool get_bool(pt *p, pv *v, bool dflt, bool *out) {
     *out = dflt;
     return true;
   }
-  if (v->kind != PV_BOOL) return qv_pt_fail(p, v->col, "expected True or False");
+  if (v->kind != PV_BOOL) return qve_pt_fail(p, v->col, "expected True or False");
   *out = v->i != 0;
   return true;
 }
 
-bool qv_pt_get_int(pt *p, pv *v, int64_t *out) {
+bool qve_pt_get_int(pt *p, pv *v, int64_t *out) {
   *out = 0;
-  if (!v || v->kind != PV_INT) return qv_pt_fail(p, v ? v->col : 0, "expected an integer");
-  qv_expr *e = qv_pl_dyn_int_text(v->s, (size_t)v->n);
+  if (!v || v->kind != PV_INT) return qve_pt_fail(p, v ? v->col : 0, "expected an integer");
+  qv_expr *e = qve_pl_dyn_int_text(v->s, (size_t)v->n);
   bool ok = e && e->kind == QV_EXPR_LITERAL && e->value.type.id == QV_TYPE_INT64;
   if (ok) *out = e->value.v.i;
   qv_expr_destroy(e);
-  return ok ? true : qv_pt_fail(p, v->col, "integer out of range");
+  return ok ? true : qve_pt_fail(p, v->col, "integer out of range");
 }
 
-bool qv_pt_get_str(pt *p, pv *v, const char **out) {
+bool qve_pt_get_str(pt *p, pv *v, const char **out) {
   *out = "";
-  if (!v || v->kind != PV_STR) return qv_pt_fail(p, v ? v->col : 0, "expected a string");
+  if (!v || v->kind != PV_STR) return qve_pt_fail(p, v ? v->col : 0, "expected a string");
   *out = v->s;
   return true;
 }
@@ -77,7 +77,7 @@ bool qv_pt_get_str(pt *p, pv *v, const char **out) {
 static bool is_exprish_kind(pv_kind k) { return k == PV_EXPR || k == PV_THEN || k == PV_WHEN; }
 
 static bool to_expr(pt *p, pv *v, bool str_as_lit, qv_expr **e, int32_t *d) {
-  return qv_pt_to_expr(p, v, str_as_lit, e, d);
+  return qve_pt_to_expr(p, v, str_as_lit, e, d);
 }
 
 /* ---- calendar ----------------------------------------------------------- */
@@ -114,8 +114,8 @@ static bool unit_arg(pt *p, pv *v, qv_time_unit *u) {
   *u = QV_UNIT_MICRO;
   if (!v) return true;
   const char *s;
-  if (!qv_pt_get_str(p, v, &s)) return false;
-  if (!qv_pl_unit_short(s, strlen(s), u)) return qv_pt_fail(p, v->col, "expected a time unit 'ns', 'us' or 'ms'");
+  if (!qve_pt_get_str(p, v, &s)) return false;
+  if (!qve_pl_unit_short(s, strlen(s), u)) return qve_pt_fail(p, v->col, "expected a time unit 'ns', 'us' or 'ms'");
   return true;
 }
 
@@ -124,45 +124,45 @@ static bool dtype_attr(pt *p, const pt_token *name, pt_args *a, bool called, pv 
   qv_error e2;
   const char *n = name->text;
   *matched = true;
-  if (!called && qv_pl_simple_dtype(n, strlen(n), &t)) return set_dtype(p, out, &t, true, name->col);
+  if (!called && qve_pl_simple_dtype(n, strlen(n), &t)) return set_dtype(p, out, &t, true, name->col);
   if (strcmp(n, "Datetime") == 0) {
     qv_time_unit u;
-    pv *z = called ? qv_pt_arg(a, 1, "time_zone") : NULL;
+    pv *z = called ? qve_pt_arg(a, 1, "time_zone") : NULL;
     const char *tz = NULL;
-    if (!unit_arg(p, called ? qv_pt_arg(a, 0, "time_unit") : NULL, &u)) return false;
-    if (z && z->kind != PV_NONE && !qv_pt_get_str(p, z, &tz)) return false;
-    if (called && !qv_pt_all_used(p, a, "", "pl.Datetime")) return false;
-    if (qv_datatype_timestamp(u, tz, &t, &e2) != QV_OK) return qv_pt_nomem(p);
+    if (!unit_arg(p, called ? qve_pt_arg(a, 0, "time_unit") : NULL, &u)) return false;
+    if (z && z->kind != PV_NONE && !qve_pt_get_str(p, z, &tz)) return false;
+    if (called && !qve_pt_all_used(p, a, "", "pl.Datetime")) return false;
+    if (qv_datatype_timestamp(u, tz, &t, &e2) != QV_OK) return qve_pt_nomem(p);
     return set_dtype(p, out, &t, true, name->col);
   }
   if (strcmp(n, "Duration") == 0) {
     qv_time_unit u;
-    if (!unit_arg(p, called ? qv_pt_arg(a, 0, "time_unit") : NULL, &u)) return false;
-    if (called && !qv_pt_all_used(p, a, "", "pl.Duration")) return false;
+    if (!unit_arg(p, called ? qve_pt_arg(a, 0, "time_unit") : NULL, &u)) return false;
+    if (called && !qve_pt_all_used(p, a, "", "pl.Duration")) return false;
     t = qv_datatype_duration(u);
     return set_dtype(p, out, &t, true, name->col);
   }
   if (strcmp(n, "Decimal") == 0 && called) {
     int64_t prec = 38, scale = 0;
-    pv *pp = qv_pt_arg(a, 0, "precision"), *ps = qv_pt_arg(a, 1, "scale");
-    if ((pp && pp->kind != PV_NONE && !qv_pt_get_int(p, pp, &prec)) || (ps && !qv_pt_get_int(p, ps, &scale))) return false;
-    if (!qv_pt_all_used(p, a, "", "pl.Decimal")) return false;
+    pv *pp = qve_pt_arg(a, 0, "precision"), *ps = qve_pt_arg(a, 1, "scale");
+    if ((pp && pp->kind != PV_NONE && !qve_pt_get_int(p, pp, &prec)) || (ps && !qve_pt_get_int(p, ps, &scale))) return false;
+    if (!qve_pt_all_used(p, a, "", "pl.Decimal")) return false;
     if (prec < 1 || prec > 38 || scale < 0 || scale > prec)
-      return qv_pt_fail(p, a->col, "decimal precision must be 1..38 and scale 0..precision");
-    if (qv_datatype_decimal((int32_t)prec, (int32_t)scale, &t, &e2) != QV_OK) return qv_pt_nomem(p);
+      return qve_pt_fail(p, a->col, "decimal precision must be 1..38 and scale 0..precision");
+    if (qv_datatype_decimal((int32_t)prec, (int32_t)scale, &t, &e2) != QV_OK) return qve_pt_nomem(p);
     return set_dtype(p, out, &t, true, name->col);
   }
   if (strcmp(n, "List") == 0 && called) {
-    pv *inner = qv_pt_arg(a, 0, "inner");
-    if (!need(p, inner, a, "pl.List", "an inner type") || !qv_pt_all_used(p, a, "", "pl.List")) return false;
-    if (inner->kind != PV_DTYPE) return qv_pt_fail(p, inner->col, "expected a data type");
+    pv *inner = qve_pt_arg(a, 0, "inner");
+    if (!need(p, inner, a, "pl.List", "an inner type") || !qve_pt_all_used(p, a, "", "pl.List")) return false;
+    if (inner->kind != PV_DTYPE) return qve_pt_fail(p, inner->col, "expected a data type");
     bool ok = inner->dtype_ok;
     if (ok) {
       qv_datatype item = inner->type;
       memset(&inner->type, 0, sizeof inner->type);
       if (qv_datatype_list(&item, &t, &e2) != QV_OK) {
         qv_datatype_reset(&item);
-        return qv_pt_nomem(p);
+        return qve_pt_nomem(p);
       }
     }
     return set_dtype(p, out, &t, ok, name->col);
@@ -203,7 +203,7 @@ static bool collect_inputs(pt *p, pt_args *a, qv_expr ***out, int32_t *n_out, in
   *n_out = n;
   return true;
 fail_nomem:
-  qv_pt_nomem(p);
+  qve_pt_nomem(p);
 cleanup:
   for (int32_t k = 0; k < n; k++) qv_expr_destroy(v[k]);
   qv_free(v);
@@ -218,49 +218,49 @@ static bool horizontal(pt *p, const char *fn, pt_args *a, int32_t col, pv *out) 
   bool ignore = false;
   bool concat = strcmp(fn, "concat_str") == 0;
   if (concat) {
-    pv *s = qv_pt_arg(a, -1, "separator");
-    if ((s && !qv_pt_get_str(p, s, &sep)) || !get_bool(p, qv_pt_arg(a, -1, "ignore_nulls"), false, &ignore)) n = -n - 1;
+    pv *s = qve_pt_arg(a, -1, "separator");
+    if ((s && !qve_pt_get_str(p, s, &sep)) || !get_bool(p, qve_pt_arg(a, -1, "ignore_nulls"), false, &ignore)) n = -n - 1;
   }
-  if (n < 0 || !qv_pt_all_used(p, a, "", fn) || n == 0) {
+  if (n < 0 || !qve_pt_all_used(p, a, "", fn) || n == 0) {
     if (n < 0) n = -n - 1;
     for (int32_t k = 0; k < n; k++) qv_expr_destroy(in[k]);
     qv_free(in);
-    return qv_diag_failed(&p->d) ? false : qv_pt_fail(p, a->col, "%s() expects at least one input", fn);
+    return qve_diag_failed(&p->d) ? false : qve_pt_fail(p, a->col, "%s() expects at least one input", fn);
   }
   qv_expr *e;
-  if (concat) e = qv_pl_concat_str(in, n, sep, strlen(sep), ignore);
+  if (concat) e = qve_pl_concat_str(in, n, sep, strlen(sep), ignore);
   else if (strcmp(fn, "all_horizontal") == 0 || strcmp(fn, "any_horizontal") == 0)
-    e = qv_pl_horizontal(fn[1] == 'l', in, n);
+    e = qve_pl_horizontal(fn[1] == 'l', in, n);
   else
-    e = qv_pl_call(strcmp(fn, "coalesce") == 0 ? QV_OP_COALESCE
+    e = qve_pl_call(strcmp(fn, "coalesce") == 0 ? QV_OP_COALESCE
                    : strcmp(fn, "min_horizontal") == 0 ? QV_OP_MIN_HORIZONTAL : QV_OP_MAX_HORIZONTAL,
                    in, n);
   qv_free(in);
-  return qv_pt_set_expr(p, out, e, d + n, col); /* an AND chain is n deep at most */
+  return qve_pt_set_expr(p, out, e, d + n, col); /* an AND chain is n deep at most */
 }
 
 static bool lit_typed(pt *p, pv *v, pv *dt, int32_t col, pv *out);
 
-bool qv_pt_pl_attr(pt *p, const pt_token *name, pt_args *a, bool called, pv *out) {
+bool qve_pt_pl_attr(pt *p, const pt_token *name, pt_args *a, bool called, pv *out) {
   const char *n = name->text;
   bool matched;
   memset(out, 0, sizeof *out);
-  if (dtype_attr(p, name, a, called, out, &matched) || matched) return !qv_diag_failed(&p->d);
-  if (!called) return qv_pt_fail(p, name->col, "unknown attribute pl.%s", n);
+  if (dtype_attr(p, name, a, called, out, &matched) || matched) return !qve_diag_failed(&p->d);
+  if (!called) return qve_pt_fail(p, name->col, "unknown attribute pl.%s", n);
   if (strcmp(n, "col") == 0) {
-    pv *c = qv_pt_arg(a, 0, "name");
+    pv *c = qve_pt_arg(a, 0, "name");
     const char *s;
-    if (!need(p, c, a, "pl.col", "a column name") || !qv_pt_get_str(p, c, &s) || !qv_pt_all_used(p, a, "", "pl.col")) return false;
-    return qv_pt_set_expr(p, out, qv_pl_mark(qv_expr_column(s)), 1, name->col);
+    if (!need(p, c, a, "pl.col", "a column name") || !qve_pt_get_str(p, c, &s) || !qve_pt_all_used(p, a, "", "pl.col")) return false;
+    return qve_pt_set_expr(p, out, qve_pl_mark(qv_expr_column(s)), 1, name->col);
   }
   if (strcmp(n, "lit") == 0) {
-    pv *v = qv_pt_arg(a, 0, "value"), *dt = qv_pt_arg(a, 1, "dtype");
-    if (!need(p, v, a, "pl.lit", "a value") || !qv_pt_all_used(p, a, "", "pl.lit")) return false;
+    pv *v = qve_pt_arg(a, 0, "value"), *dt = qve_pt_arg(a, 1, "dtype");
+    if (!need(p, v, a, "pl.lit", "a value") || !qve_pt_all_used(p, a, "", "pl.lit")) return false;
     if (dt && dt->kind != PV_NONE) return lit_typed(p, v, dt, name->col, out);
-    if (is_exprish_kind(v->kind)) return qv_pt_fail(p, v->col, "pl.lit() of an expression");
+    if (is_exprish_kind(v->kind)) return qve_pt_fail(p, v->col, "pl.lit() of an expression");
     qv_expr *e;
     int32_t d;
-    return to_expr(p, v, true, &e, &d) && qv_pt_set_expr(p, out, e, d, name->col);
+    return to_expr(p, v, true, &e, &d) && qve_pt_set_expr(p, out, e, d, name->col);
   }
   if (strcmp(n, "when") == 0) {
     qv_expr *e;
@@ -271,13 +271,13 @@ bool qv_pt_pl_attr(pt *p, const pt_token *name, pt_args *a, bool called, pv *out
       e = all.expr;
       d = all.depth;
     } else {
-      pv *c = qv_pt_arg(a, 0, "predicate");
-      if (!need(p, c, a, "pl.when", "a predicate") || !qv_pt_all_used(p, a, "", "pl.when") ||
+      pv *c = qve_pt_arg(a, 0, "predicate");
+      if (!need(p, c, a, "pl.when", "a predicate") || !qve_pt_all_used(p, a, "", "pl.when") ||
           !to_expr(p, c, false, &e, &d))
         return false;
     }
-    qv_expr *pairs = qv_pl_call1(QV_OP_WHEN, e);
-    if (!pairs) return qv_pt_nomem(p);
+    qv_expr *pairs = qve_pl_call1(QV_OP_WHEN, e);
+    if (!pairs) return qve_pt_nomem(p);
     out->kind = PV_WHEN;
     out->expr = pairs;
     out->depth = d;
@@ -288,7 +288,7 @@ bool qv_pt_pl_attr(pt *p, const pt_token *name, pt_args *a, bool called, pv *out
                                    "coalesce", "concat_str"};
   for (size_t k = 0; k < sizeof hz / sizeof hz[0]; k++)
     if (strcmp(n, hz[k]) == 0) return horizontal(p, hz[k], a, name->col, out);
-  return qv_pt_fail(p, name->col, "unknown function pl.%s", n);
+  return qve_pt_fail(p, name->col, "unknown function pl.%s", n);
 }
 
 /* ---- pl.lit(value, dtype) ------------------------------------------------ */
@@ -305,28 +305,28 @@ static int bits_of(qv_type_id id) {
 /* A Python value converted to an explicit dtype, as pl.lit(v, dtype=T)
  * makes it (a typed Scalar, never dynamic). */
 static bool lit_typed(pt *p, pv *v, pv *dt, int32_t col, pv *out) {
-  if (dt->kind != PV_DTYPE) return qv_pt_fail(p, dt->col, "expected a data type for dtype=");
+  if (dt->kind != PV_DTYPE) return qve_pt_fail(p, dt->col, "expected a data type for dtype=");
   qv_scalar s = QV_SCALAR_INIT;
   qv_error e2;
   if (!dt->dtype_ok) {
     /* Polars has the type, quiver does not: as the JSON reader does. */
-    return qv_pt_set_expr(p, out, qv_pl_unknown("Literal", NULL, 0), 1, col);
+    return qve_pt_set_expr(p, out, qve_pl_unknown("Literal", NULL, 0), 1, col);
   }
   qv_type_id id = dt->type.id;
   if (v->kind == PV_NONE) {
     if (dt->type.id == QV_TYPE_TIMESTAMP || dt->type.id == QV_TYPE_DURATION || dt->type.id == QV_TYPE_DECIMAL128 ||
         dt->type.id == QV_TYPE_LIST || dt->type.id == QV_TYPE_TIME64)
-      return qv_pt_set_expr(p, out, qv_pl_unknown("Literal", NULL, 0), 1, col); /* Null of a parametric dtype */
-    return qv_pt_set_expr(p, out, qv_pl_null(id), 1, col);
+      return qve_pt_set_expr(p, out, qve_pl_unknown("Literal", NULL, 0), 1, col); /* Null of a parametric dtype */
+    return qve_pt_set_expr(p, out, qve_pl_null(id), 1, col);
   }
-  if (qv_datatype_copy(&dt->type, &s.type) != QV_OK) return qv_pt_nomem(p);
+  if (qv_datatype_copy(&dt->type, &s.type) != QV_OK) return qve_pt_nomem(p);
   s.is_null = false;
   bool ok = true;
-  if (qv_is_int(id) && v->kind == PV_INT) {
+  if (qve_is_int(id) && v->kind == PV_INT) {
     bool neg = v->s[0] == '-';
-    qv_expr *e = qv_pl_dyn_int_text(v->s, (size_t)v->n);
+    qv_expr *e = qve_pl_dyn_int_text(v->s, (size_t)v->n);
     ok = e && e->kind == QV_EXPR_LITERAL;
-    if (ok && qv_is_sint(id)) {
+    if (ok && qve_is_sint(id)) {
       int b = bits_of(id);
       ok = e->value.type.id == QV_TYPE_INT64 &&
            (b == 64 || (e->value.v.i >= -(INT64_C(1) << (b - 1)) && e->value.v.i < (INT64_C(1) << (b - 1))));
@@ -340,11 +340,11 @@ static bool lit_typed(pt *p, pv *v, pv *dt, int32_t col, pv *out) {
     qv_expr_destroy(e);
     if (!ok) {
       qv_scalar_reset(&s);
-      return qv_pt_fail(p, v->col, "integer out of range for the dtype");
+      return qve_pt_fail(p, v->col, "integer out of range for the dtype");
     }
-  } else if (qv_is_float(id) && (v->kind == PV_INT || v->kind == PV_FLOAT)) {
+  } else if (qve_is_float(id) && (v->kind == PV_INT || v->kind == PV_FLOAT)) {
     double f = v->f;
-    if (v->kind == PV_INT && !qv_expr_parse_double(v->s, (size_t)v->n, &f)) ok = false;
+    if (v->kind == PV_INT && !qve_expr_parse_double(v->s, (size_t)v->n, &f)) ok = false;
     s.v.f = id == QV_TYPE_FLOAT32 ? (double)(float)f : f;
   } else if (id == QV_TYPE_BOOL && v->kind == PV_BOOL) {
     s.v.b = v->i != 0;
@@ -362,7 +362,7 @@ static bool lit_typed(pt *p, pv *v, pv *dt, int32_t col, pv *out) {
      * database, which the front end does not carry). */
     if (id == QV_TYPE_TIMESTAMP && s.type.timezone && strcmp(s.type.timezone, "UTC") != 0) {
       qv_scalar_reset(&s);
-      return qv_pt_fail(p, dt->col, "pl.lit of a naive datetime with time zone '%s' is not supported (only UTC)",
+      return qve_pt_fail(p, dt->col, "pl.lit of a naive datetime with time zone '%s' is not supported (only UTC)",
                         dt->type.timezone);
     }
     int64_t x = v->i;
@@ -376,9 +376,9 @@ static bool lit_typed(pt *p, pv *v, pv *dt, int32_t col, pv *out) {
       default: s.v.i = x; break;
     }
   } else if (id == QV_TYPE_DECIMAL128 && (v->kind == PV_INT || v->kind == PV_DECIMAL)) {
-    qv_i128 val = 0;
+    qve_i128 val = 0;
     int32_t from = 0;
-    if (v->kind == PV_INT) ok = qv_expr_parse_decimal(v->s, (size_t)v->n, 38, 0, &val);
+    if (v->kind == PV_INT) ok = qve_expr_parse_decimal(v->s, (size_t)v->n, 38, 0, &val);
     else {
       val = v->dec;
       from = v->scale;
@@ -386,38 +386,38 @@ static bool lit_typed(pt *p, pv *v, pv *dt, int32_t col, pv *out) {
     int32_t to = s.type.scale;
     if (ok && to >= from) {
       /* val has at most 38 digits; scaling must stay within them. */
-      qv_i128 room = qv_expr_pow10(38 - (to - from));
+      qve_i128 room = qve_expr_pow10(38 - (to - from));
       ok = val < room && val > -room;
-      if (ok) val *= qv_expr_pow10(to - from);
+      if (ok) val *= qve_expr_pow10(to - from);
     }
-    else if (ok) ok = val % qv_expr_pow10(from - to) == 0, val /= qv_expr_pow10(from - to);
-    qv_i128 lim = qv_expr_pow10(s.type.precision);
+    else if (ok) ok = val % qve_expr_pow10(from - to) == 0, val /= qve_expr_pow10(from - to);
+    qve_i128 lim = qve_expr_pow10(s.type.precision);
     ok = ok && val < lim && val > -lim;
-    qv_dec_store(&s, val);
+    qve_dec_store(&s, val);
   } else {
     ok = false;
   }
   if (!ok) {
     qv_scalar_reset(&s);
-    return qv_pt_fail(p, v->col, "cannot make a literal of this dtype from this value");
+    return qve_pt_fail(p, v->col, "cannot make a literal of this dtype from this value");
   }
   (void)e2;
-  return qv_pt_set_expr(p, out, qv_pl_literal(&s, false), 1, col);
+  return qve_pt_set_expr(p, out, qve_pl_literal(&s, false), 1, col);
 }
 
 /* ---- Python constructors ------------------------------------------------- */
 
 static bool int_arg(pt *p, pt_args *a, int pos, const char *kw, int64_t dflt, bool required, int64_t *out) {
-  pv *v = qv_pt_arg(a, pos, kw);
+  pv *v = qve_pt_arg(a, pos, kw);
   if (!v) {
-    if (required) return qv_pt_fail(p, a->col, "missing argument '%s'", kw);
+    if (required) return qve_pt_fail(p, a->col, "missing argument '%s'", kw);
     *out = dflt;
     return true;
   }
-  return qv_pt_get_int(p, v, out);
+  return qve_pt_get_int(p, v, out);
 }
 
-bool qv_pt_builtin(pt *p, const pt_token *name, pt_args *a, pv *out) {
+bool qve_pt_builtin(pt *p, const pt_token *name, pt_args *a, pv *out) {
   const char *n = name->text;
   memset(out, 0, sizeof *out);
   out->col = name->col;
@@ -430,9 +430,9 @@ bool qv_pt_builtin(pt *p, const pt_token *name, pt_args *a, pv *out) {
     if (dt && (!int_arg(p, a, 3, "hour", 0, false, &h) || !int_arg(p, a, 4, "minute", 0, false, &mi) ||
                !int_arg(p, a, 5, "second", 0, false, &s) || !int_arg(p, a, 6, "microsecond", 0, false, &us)))
       return false;
-    if (!qv_pt_all_used(p, a, "", n)) return false;
+    if (!qve_pt_all_used(p, a, "", n)) return false;
     if (!valid_date(y, m, d) || h < 0 || h > 23 || mi < 0 || mi > 59 || s < 0 || s > 59 || us < 0 || us > 999999)
-      return qv_pt_fail(p, name->col, "%s() out of range", n);
+      return qve_pt_fail(p, name->col, "%s() out of range", n);
     int64_t days = days_from_civil(y, m, d);
     out->kind = dt ? PV_DATETIME : PV_DATE;
     out->i = dt ? ((days * 86400 + h * 3600 + mi * 60 + s) * 1000000 + us) : days;
@@ -442,10 +442,10 @@ bool qv_pt_builtin(pt *p, const pt_token *name, pt_args *a, pv *out) {
     int64_t h, mi, s, us;
     if (!int_arg(p, a, 0, "hour", 0, false, &h) || !int_arg(p, a, 1, "minute", 0, false, &mi) ||
         !int_arg(p, a, 2, "second", 0, false, &s) || !int_arg(p, a, 3, "microsecond", 0, false, &us) ||
-        !qv_pt_all_used(p, a, "", n))
+        !qve_pt_all_used(p, a, "", n))
       return false;
     if (h < 0 || h > 23 || mi < 0 || mi > 59 || s < 0 || s > 59 || us < 0 || us > 999999)
-      return qv_pt_fail(p, name->col, "time() out of range");
+      return qve_pt_fail(p, name->col, "time() out of range");
     out->kind = PV_TIME;
     out->i = ((h * 3600 + mi * 60 + s) * 1000000 + us) * 1000;
     return true;
@@ -453,47 +453,47 @@ bool qv_pt_builtin(pt *p, const pt_token *name, pt_args *a, pv *out) {
   if (strcmp(n, "timedelta") == 0) {
     static const char *const kw[] = {"days", "seconds", "microseconds", "milliseconds", "minutes", "hours", "weeks"};
     static const int64_t us_per[] = {86400000000, 1000000, 1, 1000, 60000000, 3600000000, 604800000000};
-    qv_i128 total = 0;
+    qve_i128 total = 0;
     for (int k = 0; k < 7; k++) {
       int64_t x;
       if (!int_arg(p, a, k, kw[k], 0, false, &x)) return false;
-      total += (qv_i128)x * us_per[k];
-      if (total > INT64_MAX || total < INT64_MIN) return qv_pt_fail(p, name->col, "timedelta() out of range");
+      total += (qve_i128)x * us_per[k];
+      if (total > INT64_MAX || total < INT64_MIN) return qve_pt_fail(p, name->col, "timedelta() out of range");
     }
-    if (!qv_pt_all_used(p, a, "", n)) return false;
+    if (!qve_pt_all_used(p, a, "", n)) return false;
     out->kind = PV_TIMEDELTA;
     out->i = (int64_t)total;
     return true;
   }
   if (strcmp(n, "Decimal") == 0) {
-    pv *v = qv_pt_arg(a, 0, "value");
-    if (!need(p, v, a, n, "a value") || !qv_pt_all_used(p, a, "", n)) return false;
+    pv *v = qve_pt_arg(a, 0, "value");
+    if (!need(p, v, a, n, "a value") || !qve_pt_all_used(p, a, "", n)) return false;
     const char *s = v->s;
     if (v->kind == PV_INT || v->kind == PV_STR) {
       /* digits with an optional sign and point; the scale is the number of fraction digits */
       const char *dot = v->kind == PV_STR ? strchr(s, '.') : NULL;
       int32_t scale = dot ? (int32_t)strlen(dot + 1) : 0;
-      qv_i128 val;
-      if (scale > 38 || !qv_expr_parse_decimal(s, (size_t)v->n, 38, scale, &val))
-        return qv_pt_fail(p, v->col, "Decimal() expects plain decimal digits");
+      qve_i128 val;
+      if (scale > 38 || !qve_expr_parse_decimal(s, (size_t)v->n, 38, scale, &val))
+        return qve_pt_fail(p, v->col, "Decimal() expects plain decimal digits");
       out->kind = PV_DECIMAL;
       out->dec = val;
       out->scale = scale;
       return true;
     }
-    return qv_pt_fail(p, v->col, "Decimal() expects a string or an integer");
+    return qve_pt_fail(p, v->col, "Decimal() expects a string or an integer");
   }
   if (strcmp(n, "float") == 0) {
-    pv *v = qv_pt_arg(a, 0, NULL);
-    if (!need(p, v, a, n, "a value") || !qv_pt_all_used(p, a, "", n)) return false;
+    pv *v = qve_pt_arg(a, 0, NULL);
+    if (!need(p, v, a, n, "a value") || !qve_pt_all_used(p, a, "", n)) return false;
     out->kind = PV_FLOAT;
     if (v->kind == PV_FLOAT) out->f = v->f;
-    else if ((v->kind == PV_STR || v->kind == PV_INT) && qv_expr_parse_double(v->s, (size_t)v->n, &out->f)) {
+    else if ((v->kind == PV_STR || v->kind == PV_INT) && qve_expr_parse_double(v->s, (size_t)v->n, &out->f)) {
     } else if (v->kind == PV_STR && (strcmp(v->s, "nan") == 0 || strcmp(v->s, "NaN") == 0)) out->f = NAN;
     else if (v->kind == PV_STR && (strcmp(v->s, "inf") == 0 || strcmp(v->s, "+inf") == 0)) out->f = INFINITY;
     else if (v->kind == PV_STR && strcmp(v->s, "-inf") == 0) out->f = -INFINITY;
-    else return qv_pt_fail(p, v->col, "float() of this value is not supported");
+    else return qve_pt_fail(p, v->col, "float() of this value is not supported");
     return true;
   }
-  return qv_pt_fail(p, name->col, "unknown function %s()", n);
+  return qve_pt_fail(p, name->col, "unknown function %s()", n);
 }

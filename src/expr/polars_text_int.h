@@ -29,10 +29,10 @@ typedef struct pt_token {
 } pt_token;
 
 /* Tokenises text (valid UTF-8 checked first); *out ends with PT_EOF.
- * Free with qv_pt_free_tokens.  Errors: QV_ERR_PARSE "expression: ...
+ * Free with qve_pt_free_tokens.  Errors: QV_ERR_PARSE "expression: ...
  * at column N". */
-qv_status qv_pt_lex(const char *text, pt_token **out, int32_t *n_out, qv_error *err);
-void qv_pt_free_tokens(pt_token *t, int32_t n);
+qv_status qve_pt_lex(const char *text, pt_token **out, int32_t *n_out, qv_error *err);
+void qve_pt_free_tokens(pt_token *t, int32_t n);
 
 /* ---- Python values ------------------------------------------------------- */
 
@@ -59,7 +59,7 @@ typedef struct pv {
   int64_t n;     /* length of s */
   int64_t i;     /* BOOL, DATE, DATETIME, TIMEDELTA, TIME */
   double f;      /* FLOAT */
-  qv_i128 dec;
+  qve_i128 dec;
   int32_t scale;
   struct pv *items; /* LIST */
   int32_t n_items;
@@ -67,7 +67,7 @@ typedef struct pv {
   bool dtype_ok;
 } pv;
 
-void qv_pv_reset(pv *v);
+void qve_pv_reset(pv *v);
 
 typedef struct pt_arg {
   const pt_token *kw; /* keyword name, or NULL */
@@ -81,50 +81,50 @@ typedef struct pt_args {
   int32_t col; /* of the '(' */
 } pt_args;
 
-void qv_pt_args_reset(pt_args *a);
+void qve_pt_args_reset(pt_args *a);
 
 typedef struct pt {
   const char *text;
   pt_token *toks;
   int32_t n, i;
   int32_t nesting;
-  qv_diag d; /* the first error: "expression: ... at column N" */
+  qve_diag d; /* the first error: "expression: ... at column N" */
 } pt;
 
 /* Records the first error (QV_ERR_PARSE "expression: <msg> at column N");
  * returns false. */
-bool qv_pt_fail(pt *p, int32_t col, const char *fmt, ...)
+bool qve_pt_fail(pt *p, int32_t col, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
-bool qv_pt_nomem(pt *p);
+bool qve_pt_nomem(pt *p);
 
 /* A value as an expression (moved out of v, which is reset also on
  * failure).  Strings are column names
  * unless str_as_lit.  Fails on values that are not expressions (dtypes,
  * a when without then). */
-bool qv_pt_to_expr(pt *p, pv *v, bool str_as_lit, qv_expr **out, int32_t *depth);
+bool qve_pt_to_expr(pt *p, pv *v, bool str_as_lit, qv_expr **out, int32_t *depth);
 /* Wraps e with its depth into v (checking the depth limit). */
-bool qv_pt_set_expr(pt *p, pv *v, qv_expr *e, int32_t depth, int32_t col);
+bool qve_pt_set_expr(pt *p, pv *v, qv_expr *e, int32_t depth, int32_t col);
 
 /* pl.<name>(args) and pl.<name> (dtypes) — polars_text_fn.c. */
-bool qv_pt_pl_attr(pt *p, const pt_token *name, pt_args *args, bool called, pv *out);
+bool qve_pt_pl_attr(pt *p, const pt_token *name, pt_args *args, bool called, pv *out);
 /* date(...), datetime(...), timedelta(...), time(...), Decimal(...), float(...). */
-bool qv_pt_builtin(pt *p, const pt_token *name, pt_args *args, pv *out);
+bool qve_pt_builtin(pt *p, const pt_token *name, pt_args *args, pv *out);
 /* recv.<ns>.<name>(args) with ns NULL for plain methods; consumes recv. */
-bool qv_pt_method(pt *p, pv *recv, const pt_token *ns, const pt_token *name, pt_args *args, pv *out);
+bool qve_pt_method(pt *p, pv *recv, const pt_token *ns, const pt_token *name, pt_args *args, pv *out);
 
 /* Call arguments (polars_text_fn.c), shared by functions and methods. */
-pv *qv_pt_arg(pt_args *a, int pos, const char *kw);
-bool qv_pt_all_used(pt *p, pt_args *a, const char *dot, const char *fn);
-bool qv_pt_get_int(pt *p, pv *v, int64_t *out);
-bool qv_pt_get_str(pt *p, pv *v, const char **out);
+pv *qve_pt_arg(pt_args *a, int pos, const char *kw);
+bool qve_pt_all_used(pt *p, pt_args *a, const char *dot, const char *fn);
+bool qve_pt_get_int(pt *p, pv *v, int64_t *out);
+bool qve_pt_get_str(pt *p, pv *v, const char **out);
 
 /* Call arguments (polars_text_fn.c), shared by functions and methods. */
-pv *qv_pt_arg(pt_args *a, int pos, const char *kw);
-bool qv_pt_all_used(pt *p, pt_args *a, const char *dot, const char *fn);
-bool qv_pt_get_int(pt *p, pv *v, int64_t *out);
-bool qv_pt_get_str(pt *p, pv *v, const char **out);
+pv *qve_pt_arg(pt_args *a, int pos, const char *kw);
+bool qve_pt_all_used(pt *p, pt_args *a, const char *dot, const char *fn);
+bool qve_pt_get_int(pt *p, pv *v, int64_t *out);
+bool qve_pt_get_str(pt *p, pv *v, const char **out);
 
 #endif

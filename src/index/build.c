@@ -141,40 +141,40 @@ static int cmp_tri(const void *x, const void *y) {
   return (a > b) - (a < b);
 }
 
-static void put_key(qv_wbuf *w, const uint8_t *k, uint32_t len) {
-  qv_wire_put_u32(w, len);
-  qv_wire_put_bytes(w, k, len);
+static void put_key(qvb_wbuf *w, const uint8_t *k, uint32_t len) {
+  qvb_wire_put_u32(w, len);
+  qvb_wire_put_bytes(w, k, len);
 }
 
 /* BTREE pages: u64 count, (count + 1) u32 key offsets, key bytes, count u32 rows. */
-static qv_status write_btree(collector *c, int64_t page_rows, qvi_writer *w, qv_wbuf *tail, int64_t *distinct,
+static qv_status write_btree(collector *c, int64_t page_rows, qvi_writer *w, qvb_wbuf *tail, int64_t *distinct,
                              qv_error *err) {
   const uint8_t *keys = c->keys.data;
   int64_t n_pages = (c->n + page_rows - 1) / page_rows;
-  qv_wire_put_u32(tail, (uint32_t)n_pages);
+  qvb_wire_put_u32(tail, (uint32_t)n_pages);
   for (int64_t i = 0; i < c->n; i++)
     if (i == 0 || qvi_key_cmp(keys + c->e[i - 1].off, (int32_t)c->e[i - 1].len, keys + c->e[i].off,
                               (int32_t)c->e[i].len) != 0)
       (*distinct)++;
   for (int64_t p = 0; p < n_pages; p++) {
     int64_t lo = p * page_rows, hi = lo + page_rows < c->n ? lo + page_rows : c->n;
-    qv_wbuf pg = {QV_BUFFER_INIT, QV_OK};
-    qv_wire_put_u64(&pg, (uint64_t)(hi - lo));
+    qvb_wbuf pg = {QV_BUFFER_INIT, QV_OK};
+    qvb_wire_put_u64(&pg, (uint64_t)(hi - lo));
     uint32_t off = 0;
     for (int64_t i = lo; i <= hi; i++) {
-      qv_wire_put_u32(&pg, off);
+      qvb_wire_put_u32(&pg, off);
       if (i < hi) off += c->e[i].len;
     }
-    for (int64_t i = lo; i < hi; i++) qv_wire_put_bytes(&pg, keys + c->e[i].off, c->e[i].len);
-    for (int64_t i = lo; i < hi; i++) qv_wire_put_u32(&pg, c->e[i].row);
+    for (int64_t i = lo; i < hi; i++) qvb_wire_put_bytes(&pg, keys + c->e[i].off, c->e[i].len);
+    for (int64_t i = lo; i < hi; i++) qvb_wire_put_u32(&pg, c->e[i].row);
     if (pg.status != QV_OK) {
       qv_buffer_reset(&pg.buf);
       return qv_error_nomem(err, "index build");
     }
     int32_t chunk = qvi_writer_chunk(w, &pg.buf);
     qv_buffer_reset(&pg.buf);
-    qv_wire_put_u32(tail, (uint32_t)chunk);
-    qv_wire_put_u64(tail, (uint64_t)(hi - lo));
+    qvb_wire_put_u32(tail, (uint32_t)chunk);
+    qvb_wire_put_u64(tail, (uint64_t)(hi - lo));
     put_key(tail, keys + c->e[lo].off, c->e[lo].len);
     put_key(tail, keys + c->e[hi - 1].off, c->e[hi - 1].len);
   }
@@ -182,10 +182,10 @@ static qv_status write_btree(collector *c, int64_t page_rows, qvi_writer *w, qv_
 }
 
 /* One posting chunk per key, then the dictionary chunk. */
-static qv_status write_postings(collector *c, qv_index_type type, qvi_writer *w, qv_wbuf *tail, int64_t *distinct,
+static qv_status write_postings(collector *c, qv_index_type type, qvi_writer *w, qvb_wbuf *tail, int64_t *distinct,
                                 int64_t *entries, qv_error *err) {
-  qv_wbuf dict = {QV_BUFFER_INIT, QV_OK};
-  qv_wbuf bytes = {QV_BUFFER_INIT, QV_OK};
+  qvb_wbuf dict = {QV_BUFFER_INIT, QV_OK};
+  qvb_wbuf bytes = {QV_BUFFER_INIT, QV_OK};
   qv_status st = QV_OK;
   tri_post *order = NULL;
   uint32_t *rows = NULL;
@@ -206,9 +206,9 @@ static qv_status write_postings(collector *c, qv_index_type type, qvi_writer *w,
       uint32_t t = order[i].tri;
       uint8_t key[3] = {(uint8_t)(t >> 16), (uint8_t)(t >> 8), (uint8_t)t};
       put_key(&dict, key, 3);
-      qv_wire_put_u32(&dict, (uint32_t)chunk);
+      qvb_wire_put_u32(&dict, (uint32_t)chunk);
       uint64_t card = roaring_bitmap_get_cardinality(r);
-      qv_wire_put_u64(&dict, card);
+      qvb_wire_put_u64(&dict, card);
       *entries += (int64_t)card;
     }
     *distinct = k;
@@ -234,8 +234,8 @@ static qv_status write_postings(collector *c, qv_index_type type, qvi_writer *w,
       if (bytes.status != QV_OK) break;
       int32_t chunk = qvi_writer_chunk(w, &bytes.buf);
       put_key(&dict, keys + c->e[i].off, c->e[i].len);
-      qv_wire_put_u32(&dict, (uint32_t)chunk);
-      qv_wire_put_u64(&dict, card);
+      qvb_wire_put_u32(&dict, (uint32_t)chunk);
+      qvb_wire_put_u64(&dict, card);
       *entries += (int64_t)card;
       (*distinct)++;
       i = j;
@@ -244,8 +244,8 @@ static qv_status write_postings(collector *c, qv_index_type type, qvi_writer *w,
   if (st == QV_OK && (bytes.status != QV_OK || dict.status != QV_OK)) st = qv_error_nomem(err, "index build");
   if (st == QV_OK) {
     int32_t chunk = qvi_writer_chunk(w, &dict.buf);
-    qv_wire_put_u32(tail, (uint32_t)chunk);
-    qv_wire_put_u64(tail, (uint64_t)*distinct);
+    qvb_wire_put_u32(tail, (uint32_t)chunk);
+    qvb_wire_put_u64(tail, (uint64_t)*distinct);
   }
   qv_free(order);
   qv_free(rows);
@@ -260,7 +260,7 @@ qv_status qvi_build_fragment(const qv_dataset *ds, int32_t fragment, int32_t col
   memset(&c, 0, sizeof c);
   qvi_writer w;
   qvi_writer_init(&w);
-  qv_wbuf head = {QV_BUFFER_INIT, QV_OK}, tail = {QV_BUFFER_INIT, QV_OK};
+  qvb_wbuf head = {QV_BUFFER_INIT, QV_OK}, tail = {QV_BUFFER_INIT, QV_OK};
   qv_fragment_reader *r = NULL;
   qv_status st = QV_OK;
   const qv_datatype *ct = &qv_dataset_schema(ds)->fields[column].type;
@@ -279,7 +279,7 @@ qv_status qvi_build_fragment(const qv_dataset *ds, int32_t fragment, int32_t col
   if (st != QV_OK) goto cleanup;
   if (c.n > 1) qsort_r(c.e, (size_t)c.n, sizeof *c.e, cmp_entry, c.keys.data);
 
-  qv_wbuf nb = {QV_BUFFER_INIT, QV_OK};
+  qvb_wbuf nb = {QV_BUFFER_INIT, QV_OK};
   roaring_bitmap_run_optimize(c.nulls);
   qvi_put_roaring(&nb, c.nulls);
   if (nb.status != QV_OK) {
@@ -287,7 +287,7 @@ qv_status qvi_build_fragment(const qv_dataset *ds, int32_t fragment, int32_t col
     st = qv_error_nomem(err, "index build");
     goto cleanup;
   }
-  qv_wire_put_u32(&tail, (uint32_t)qvi_writer_chunk(&w, &nb.buf));
+  qvb_wire_put_u32(&tail, (uint32_t)qvi_writer_chunk(&w, &nb.buf));
   qv_buffer_reset(&nb.buf);
   int64_t distinct = 0, entries = c.n;
   if (type == QV_INDEX_BTREE) {
@@ -298,15 +298,15 @@ qv_status qvi_build_fragment(const qv_dataset *ds, int32_t fragment, int32_t col
   }
   if (st != QV_OK) goto cleanup;
   const qv_datatype *kt = type == QV_INDEX_LABEL_LIST ? &ct->children[0].type : ct;
-  qv_wire_put_u8(&head, (uint8_t)type);
-  qv_wire_put_u8(&head, (uint8_t)kt->id);
-  qv_wire_put_u8(&head, 0);
-  qv_wire_put_u8(&head, 0);
-  qv_wire_put_u64(&head, (uint64_t)fi.id);
-  qv_wire_put_u64(&head, (uint64_t)rows);
-  qv_wire_put_u64(&head, roaring_bitmap_get_cardinality(c.nulls));
-  qv_wire_put_u64(&head, (uint64_t)entries);
-  qv_wire_put_u64(&head, (uint64_t)distinct);
+  qvb_wire_put_u8(&head, (uint8_t)type);
+  qvb_wire_put_u8(&head, (uint8_t)kt->id);
+  qvb_wire_put_u8(&head, 0);
+  qvb_wire_put_u8(&head, 0);
+  qvb_wire_put_u64(&head, (uint64_t)fi.id);
+  qvb_wire_put_u64(&head, (uint64_t)rows);
+  qvb_wire_put_u64(&head, roaring_bitmap_get_cardinality(c.nulls));
+  qvb_wire_put_u64(&head, (uint64_t)entries);
+  qvb_wire_put_u64(&head, (uint64_t)distinct);
   if (head.status != QV_OK || tail.status != QV_OK) {
     st = qv_error_nomem(err, "index build");
     goto cleanup;

@@ -25,8 +25,8 @@ enum { MIN_CHUNK_ENTRY = 8 + 8 + 4, MIN_PAGE_ENTRY = 4 + 8 + 4 + 4, MIN_DICT_ENT
 
 void qvi_writer_init(qvi_writer *w) {
   memset(w, 0, sizeof *w);
-  qv_wire_put_bytes(&w->body, QVI_MAGIC, 4);
-  qv_wire_put_u32(&w->body, QVI_FORMAT_VERSION);
+  qvb_wire_put_bytes(&w->body, QVI_MAGIC, 4);
+  qvb_wire_put_u32(&w->body, QVI_FORMAT_VERSION);
 }
 
 void qvi_writer_reset(qvi_writer *w) {
@@ -36,27 +36,27 @@ void qvi_writer_reset(qvi_writer *w) {
 }
 
 int32_t qvi_writer_chunk(qvi_writer *w, const qv_buffer *bytes) {
-  qv_wire_put_u64(&w->chunks, (uint64_t)w->body.buf.size);
-  qv_wire_put_u64(&w->chunks, (uint64_t)bytes->size);
-  qv_wire_put_u32(&w->chunks, qv_crc32c(0, bytes->data, (size_t)bytes->size));
-  qv_wire_put_bytes(&w->body, bytes->data, bytes->size);
+  qvb_wire_put_u64(&w->chunks, (uint64_t)w->body.buf.size);
+  qvb_wire_put_u64(&w->chunks, (uint64_t)bytes->size);
+  qvb_wire_put_u32(&w->chunks, qv_crc32c(0, bytes->data, (size_t)bytes->size));
+  qvb_wire_put_bytes(&w->body, bytes->data, bytes->size);
   return w->n_chunks++;
 }
 
 qv_status qvi_writer_finish(qvi_writer *w, const qv_buffer *head, const qv_buffer *tail, qv_buffer *out,
                             uint32_t *footer_crc, qv_error *err) {
   int64_t start = w->body.buf.size;
-  qv_wire_put_bytes(&w->body, head->data, head->size);
-  qv_wire_put_u32(&w->body, (uint32_t)w->n_chunks);
-  qv_wire_put_bytes(&w->body, w->chunks.buf.data, w->chunks.buf.size);
-  qv_wire_put_bytes(&w->body, tail->data, tail->size);
+  qvb_wire_put_bytes(&w->body, head->data, head->size);
+  qvb_wire_put_u32(&w->body, (uint32_t)w->n_chunks);
+  qvb_wire_put_bytes(&w->body, w->chunks.buf.data, w->chunks.buf.size);
+  qvb_wire_put_bytes(&w->body, tail->data, tail->size);
   if (w->body.status != QV_OK || w->chunks.status != QV_OK)
     return qv_error_nomem(err, "index file");
   int64_t flen = w->body.buf.size - start;
   uint32_t crc = qv_crc32c(0, w->body.buf.data + start, (size_t)flen);
-  qv_wire_put_u64(&w->body, (uint64_t)flen);
-  qv_wire_put_u32(&w->body, crc);
-  qv_wire_put_bytes(&w->body, QVI_MAGIC, 4);
+  qvb_wire_put_u64(&w->body, (uint64_t)flen);
+  qvb_wire_put_u32(&w->body, crc);
+  qvb_wire_put_bytes(&w->body, QVI_MAGIC, 4);
   if (w->body.status != QV_OK) return qv_error_nomem(err, "index file");
   *out = w->body.buf;
   memset(&w->body, 0, sizeof w->body);
@@ -83,25 +83,25 @@ void qvi_file_close(qvi_file *f) {
   qv_free(f);
 }
 
-static bool get_chunk_ref(qv_cursor *c, const qvi_file *f, int32_t *out, const char *what) {
+static bool get_chunk_ref(qvb_cursor *c, const qvi_file *f, int32_t *out, const char *what) {
   uint32_t v;
   int64_t at = c->pos;
-  if (!qv_wire_get_u32(c, &v, what)) return false;
+  if (!qvb_wire_get_u32(c, &v, what)) return false;
   if ((int64_t)v >= f->n_chunks) {
     c->pos = at;
-    return qv_cursor_fail(c, "%s %u is not one of the %d chunks", what, v, f->n_chunks);
+    return qvb_cursor_fail(c, "%s %u is not one of the %d chunks", what, v, f->n_chunks);
   }
   *out = (int32_t)v;
   return true;
 }
 
-static bool parse_btree(qv_cursor *c, qvi_file *f) {
+static bool parse_btree(qvb_cursor *c, qvi_file *f) {
   uint32_t n;
   int64_t at = c->pos;
-  if (!qv_wire_get_u32(c, &n, "page count")) return false;
+  if (!qvb_wire_get_u32(c, &n, "page count")) return false;
   if ((int64_t)n * MIN_PAGE_ENTRY > c->size - c->pos) {
     c->pos = at;
-    return qv_cursor_fail(c, "page count %u does not fit in the footer", n);
+    return qvb_cursor_fail(c, "page count %u does not fit in the footer", n);
   }
   f->pages = qv_calloc(n ? n : 1, sizeof *f->pages);
   if (!f->pages) {
@@ -115,69 +115,69 @@ static bool parse_btree(qv_cursor *c, qvi_file *f) {
     const uint8_t *bytes;
     at = c->pos;
     if (!get_chunk_ref(c, f, &pg->chunk, "page chunk")) return false;
-    if (!qv_wire_get_range(c, 1, UINT32_MAX, &pg->count, "page entry count")) return false;
-    if (!qv_wire_get_u32(c, &len, "first key length") || !qv_wire_get_bytes(c, len, &bytes, "first key")) return false;
+    if (!qvb_wire_get_range(c, 1, UINT32_MAX, &pg->count, "page entry count")) return false;
+    if (!qvb_wire_get_u32(c, &len, "first key length") || !qvb_wire_get_bytes(c, len, &bytes, "first key")) return false;
     pg->first = (uint8_t *)bytes;
     pg->first_len = (int32_t)len;
-    if (!qv_wire_get_u32(c, &len, "last key length") || !qv_wire_get_bytes(c, len, &bytes, "last key")) return false;
+    if (!qvb_wire_get_u32(c, &len, "last key length") || !qvb_wire_get_bytes(c, len, &bytes, "last key")) return false;
     pg->last = (uint8_t *)bytes;
     pg->last_len = (int32_t)len;
     if (qvi_key_cmp(pg->first, pg->first_len, pg->last, pg->last_len) > 0 ||
         (p && qvi_key_cmp(f->pages[p - 1].last, f->pages[p - 1].last_len, pg->first, pg->first_len) > 0)) {
       c->pos = at;
-      return qv_cursor_fail(c, "page %u: keys out of order in the page lookup", p);
+      return qvb_cursor_fail(c, "page %u: keys out of order in the page lookup", p);
     }
     total += pg->count;
     f->n_pages = (int32_t)p + 1;
   }
-  if (total != f->entries) return qv_cursor_fail(c, "pages hold %lld entries, the footer says %lld",
+  if (total != f->entries) return qvb_cursor_fail(c, "pages hold %lld entries, the footer says %lld",
                                                  (long long)total, (long long)f->entries);
   return true;
 }
 
 /* Validates the footer bytes f->footer[0..footer_len) at file offset base. */
 static qv_status parse_footer(qvi_file *f, int64_t base, int64_t expect_fragment, int expect_type, qv_error *err) {
-  qv_cursor c;
-  qv_cursor_init(&c, f->footer, f->footer_len, base, f->name, err);
+  qvb_cursor c;
+  qvb_cursor_init(&c, f->footer, f->footer_len, base, f->name, err);
   uint8_t type, ktype;
   const uint8_t *skip;
-  if (!qv_wire_get_u8(&c, &type, "index type") || !qv_wire_get_u8(&c, &ktype, "key type") ||
-      !qv_wire_get_bytes(&c, 2, &skip, "reserved"))
+  if (!qvb_wire_get_u8(&c, &type, "index type") || !qvb_wire_get_u8(&c, &ktype, "key type") ||
+      !qvb_wire_get_bytes(&c, 2, &skip, "reserved"))
     return c.status;
   if (type < QV_INDEX_TYPE_MIN || type > QV_INDEX_TYPE_MAX || (expect_type >= 0 && type != expect_type)) {
     c.pos = 0;
-    qv_cursor_fail(&c, "index type %u (expected %d)", type, expect_type);
+    qvb_cursor_fail(&c, "index type %u (expected %d)", type, expect_type);
     return c.status;
   }
   f->type = type;
   f->key_type = (qv_type_id)ktype;
-  if (!qv_wire_get_range(&c, 0, INT64_MAX - 1, &f->fragment_id, "fragment id")) return c.status;
+  if (!qvb_wire_get_range(&c, 0, INT64_MAX - 1, &f->fragment_id, "fragment id")) return c.status;
   if (expect_fragment >= 0 && f->fragment_id != expect_fragment) {
     c.pos -= 8;
-    qv_cursor_fail(&c, "covers fragment %lld, the manifest says %lld", (long long)f->fragment_id,
+    qvb_cursor_fail(&c, "covers fragment %lld, the manifest says %lld", (long long)f->fragment_id,
                    (long long)expect_fragment);
     return c.status;
   }
-  if (!qv_wire_get_range(&c, 0, QVS_MAX_FRAGMENT_ROWS, &f->num_rows, "row count") ||
-      !qv_wire_get_range(&c, 0, f->num_rows, &f->null_count, "null count") ||
-      !qv_wire_get_range(&c, 0, INT64_MAX / 2, &f->entries, "entry count") ||
-      !qv_wire_get_range(&c, 0, f->entries, &f->distinct, "distinct count"))
+  if (!qvb_wire_get_range(&c, 0, QVS_MAX_FRAGMENT_ROWS, &f->num_rows, "row count") ||
+      !qvb_wire_get_range(&c, 0, f->num_rows, &f->null_count, "null count") ||
+      !qvb_wire_get_range(&c, 0, INT64_MAX / 2, &f->entries, "entry count") ||
+      !qvb_wire_get_range(&c, 0, f->entries, &f->distinct, "distinct count"))
     return c.status;
   uint32_t n;
   int64_t at = c.pos;
-  if (!qv_wire_get_u32(&c, &n, "chunk count")) return c.status;
+  if (!qvb_wire_get_u32(&c, &n, "chunk count")) return c.status;
   if ((int64_t)n * MIN_CHUNK_ENTRY > c.size - c.pos) {
     c.pos = at;
-    qv_cursor_fail(&c, "chunk count %u does not fit in the footer", n);
+    qvb_cursor_fail(&c, "chunk count %u does not fit in the footer", n);
     return c.status;
   }
   f->chunks = qv_calloc(n ? n : 1, sizeof *f->chunks);
   if (!f->chunks) return qv_error_nomem(err, NULL);
   for (uint32_t i = 0; i < n; i++) {
     qvi_chunk *ch = &f->chunks[i];
-    if (!qv_wire_get_range(&c, QVI_HEADER, base, &ch->offset, "chunk offset") ||
-        !qv_wire_get_range(&c, 0, base - ch->offset < QVI_MAX_CHUNK ? base - ch->offset : QVI_MAX_CHUNK, &ch->length,
-                           "chunk length") || !qv_wire_get_u32(&c, &ch->crc, "chunk crc"))
+    if (!qvb_wire_get_range(&c, QVI_HEADER, base, &ch->offset, "chunk offset") ||
+        !qvb_wire_get_range(&c, 0, base - ch->offset < QVI_MAX_CHUNK ? base - ch->offset : QVI_MAX_CHUNK, &ch->length,
+                           "chunk length") || !qvb_wire_get_u32(&c, &ch->crc, "chunk crc"))
       return c.status;
     f->n_chunks = (int32_t)i + 1;
   }
@@ -186,13 +186,13 @@ static qv_status parse_footer(qvi_file *f, int64_t base, int64_t expect_fragment
     if (!parse_btree(&c, f)) return c.status;
   } else {
     if (!get_chunk_ref(&c, f, &f->dict_chunk, "dictionary chunk")) return c.status;
-    if (!qv_wire_get_range(&c, 0, f->distinct, &f->n_keys, "key count")) return c.status;
+    if (!qvb_wire_get_range(&c, 0, f->distinct, &f->n_keys, "key count")) return c.status;
     if (f->n_keys != f->distinct) {
-      qv_cursor_fail(&c, "%lld keys but %lld distinct", (long long)f->n_keys, (long long)f->distinct);
+      qvb_cursor_fail(&c, "%lld keys but %lld distinct", (long long)f->n_keys, (long long)f->distinct);
       return c.status;
     }
   }
-  if (c.pos != c.size) qv_cursor_fail(&c, "%lld unexpected bytes at the end of the footer", (long long)(c.size - c.pos));
+  if (c.pos != c.size) qvb_cursor_fail(&c, "%lld unexpected bytes at the end of the footer", (long long)(c.size - c.pos));
   return c.status;
 }
 
@@ -224,8 +224,8 @@ qv_status qvi_file_open_fd(int fd, const char *name, int64_t expect_fragment, in
     goto cleanup;
   }
   uint8_t head[QVI_HEADER], tail[QVI_TRAILER];
-  if ((st = qv_file_pread_full(fd, head, QVI_HEADER, 0, name, err)) != QV_OK) goto cleanup;
-  if ((st = qv_file_pread_full(fd, tail, QVI_TRAILER, f->file_size - QVI_TRAILER, name, err)) != QV_OK) goto cleanup;
+  if ((st = qvb_file_pread_full(fd, head, QVI_HEADER, 0, name, err)) != QV_OK) goto cleanup;
+  if ((st = qvb_file_pread_full(fd, tail, QVI_TRAILER, f->file_size - QVI_TRAILER, name, err)) != QV_OK) goto cleanup;
   if (memcmp(head, QVI_MAGIC, 4) != 0 || memcmp(tail + 12, QVI_MAGIC, 4) != 0) {
     st = corrupt(f, memcmp(head, QVI_MAGIC, 4) ? 0 : f->file_size - 4, err, "not a quiver index file (bad magic)");
     goto cleanup;
@@ -247,7 +247,7 @@ qv_status qvi_file_open_fd(int fd, const char *name, int64_t expect_fragment, in
     st = qv_error_nomem(err, NULL);
     goto cleanup;
   }
-  if ((st = qv_file_pread_full(fd, f->footer, f->footer_len, base, name, err)) != QV_OK) goto cleanup;
+  if ((st = qvb_file_pread_full(fd, f->footer, f->footer_len, base, name, err)) != QV_OK) goto cleanup;
   f->footer_crc = qv_load_u32le(tail + 8);
   uint32_t got = qv_crc32c(0, f->footer, (size_t)f->footer_len);
   if (got != f->footer_crc && qvs_verify_checksums) {
@@ -277,7 +277,7 @@ qv_status qvi_file_chunk(qvi_file *f, int32_t i, const char *what, uint8_t **out
   const qvi_chunk *ch = &f->chunks[i];
   uint8_t *buf = qv_malloc((size_t)ch->length + 1);
   if (!buf) return qv_error_set(err, QV_ERR_NOMEM, "%s: out of memory reading %s", f->name, what);
-  qv_status st = qv_file_pread_full(f->fd, buf, ch->length, ch->offset, f->name, err);
+  qv_status st = qvb_file_pread_full(f->fd, buf, ch->length, ch->offset, f->name, err);
   if (st == QV_OK && qvs_verify_checksums && qv_crc32c(0, buf, (size_t)ch->length) != ch->crc)
     st = qv_error_set(err, QV_ERR_CORRUPT, "%s: offset %lld: %s: checksum mismatch", f->name, (long long)ch->offset,
                       what);
@@ -319,12 +319,12 @@ qv_status qvi_file_dict(qvi_file *f, qv_error *err) {
   if (f->dict || f->type == QV_INDEX_BTREE) return QV_OK;
   uint8_t *b = NULL;
   QV_RETURN_NOT_OK(qvi_file_chunk(f, f->dict_chunk, "dictionary", &b, err));
-  qv_cursor c;
+  qvb_cursor c;
   const qvi_chunk *ch = &f->chunks[f->dict_chunk];
-  qv_cursor_init(&c, b, ch->length, ch->offset, f->name, err);
+  qvb_cursor_init(&c, b, ch->length, ch->offset, f->name, err);
   qvi_dict_entry *d = NULL;
   if (f->n_keys * MIN_DICT_ENTRY > ch->length) {
-    qv_cursor_fail(&c, "dictionary of %lld keys does not fit in %lld bytes", (long long)f->n_keys,
+    qvb_cursor_fail(&c, "dictionary of %lld keys does not fit in %lld bytes", (long long)f->n_keys,
                    (long long)ch->length);
     goto cleanup;
   }
@@ -336,19 +336,19 @@ qv_status qvi_file_dict(qvi_file *f, qv_error *err) {
     uint32_t len;
     const uint8_t *key;
     int64_t at = c.pos;
-    if (!qv_wire_get_u32(&c, &len, "key length") || !qv_wire_get_bytes(&c, len, &key, "key")) goto cleanup;
+    if (!qvb_wire_get_u32(&c, &len, "key length") || !qvb_wire_get_bytes(&c, len, &key, "key")) goto cleanup;
     d[k].key = key;
     d[k].key_len = (int32_t)len;
     if (k && qvi_key_cmp(d[k - 1].key, d[k - 1].key_len, key, d[k].key_len) >= 0) {
       c.pos = at;
-      qv_cursor_fail(&c, "dictionary key %lld is not above the previous one", (long long)k);
+      qvb_cursor_fail(&c, "dictionary key %lld is not above the previous one", (long long)k);
       goto cleanup;
     }
     if (!get_chunk_ref(&c, f, &d[k].chunk, "posting chunk")) goto cleanup;
-    if (!qv_wire_get_range(&c, 1, f->num_rows, &d[k].card, "posting count")) goto cleanup;
+    if (!qvb_wire_get_range(&c, 1, f->num_rows, &d[k].card, "posting count")) goto cleanup;
   }
   if (c.pos != c.size) {
-    qv_cursor_fail(&c, "%lld unexpected bytes after the dictionary", (long long)(c.size - c.pos));
+    qvb_cursor_fail(&c, "%lld unexpected bytes after the dictionary", (long long)(c.size - c.pos));
     goto cleanup;
   }
   f->dict = d;

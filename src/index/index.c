@@ -33,7 +33,7 @@ typedef struct written {
 static void written_reset(written *w, const char *path, bool remove_files) {
   for (int32_t i = 0; i < w->n; i++) {
     if (remove_files) {
-      char *p = qv_path_join(path, w->files[i].path);
+      char *p = qvb_path_join(path, w->files[i].path);
       if (p) remove(p);
       qv_free(p);
     }
@@ -50,9 +50,9 @@ static qv_status build_file(const qv_dataset *ds, int32_t frag, int32_t column, 
   uint32_t crc = 0;
   QV_RETURN_NOT_OK(qvi_build_fragment(ds, frag, column, type, page_rows, &bytes, &crc, err));
   char hex[33], name[64];
-  qv_status st = qv_random_hex(hex, 16, err);
+  qv_status st = qvb_random_hex(hex, 16, err);
   snprintf(name, sizeof name, "_indices/%s.qvi", hex);
-  char *full = st == QV_OK ? qv_path_join(qv_dataset_path(ds), name) : NULL;
+  char *full = st == QV_OK ? qvb_path_join(qv_dataset_path(ds), name) : NULL;
   if (st == QV_OK && !full) st = qv_error_nomem(err, NULL);
   if (st == QV_OK && w->n == w->cap) {
     int32_t cap = w->cap ? w->cap * 2 : 8;
@@ -63,7 +63,7 @@ static qv_status build_file(const qv_dataset *ds, int32_t frag, int32_t column, 
       w->cap = cap;
     }
   }
-  if (st == QV_OK) st = qv_file_write_new(full, name, bytes.data, bytes.size, err);
+  if (st == QV_OK) st = qvb_file_write_new(full, name, bytes.data, bytes.size, err);
   if (st == QV_OK) {
     qv_fragment_info fi;
     qv_dataset_fragment(ds, frag, &fi);
@@ -86,9 +86,9 @@ static qv_status build_file(const qv_dataset *ds, int32_t frag, int32_t column, 
 static qv_status open_latest(const char *path, qv_dataset **ds, qv_error *err) {
   if (!path) return qv_error_set(err, QV_ERR_INVALID, "index: dataset path is NULL");
   QV_RETURN_NOT_OK(qv_dataset_open(path, 0, ds, err));
-  char *dir = qv_path_join(path, "_indices");
+  char *dir = qvb_path_join(path, "_indices");
   if (!dir) return qv_error_nomem(err, NULL);
-  qv_status st = qv_file_mkdir(dir, err);
+  qv_status st = qvb_file_mkdir(dir, err);
   qv_free(dir);
   return st;
 }
@@ -334,7 +334,7 @@ bool qv_index_covers(const qv_index *ix, int64_t fragment_id) { return file_of(i
 static qv_status open_file(qv_index *ix, int32_t k, qvi_file **out, qv_error *err) {
   if (!ix->files[k]) {
     const qv_index_file *e = &ix->entry.files[k];
-    char *full = qv_path_join(qv_dataset_path(ix->ds), e->path);
+    char *full = qvb_path_join(qv_dataset_path(ix->ds), e->path);
     if (!full) return qv_error_nomem(err, NULL);
     qvi_file *f = NULL;
     qv_status st = qvi_file_open(full, e->path, e->fragment_id, ix->entry.type, &f, err);

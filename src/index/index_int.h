@@ -1,7 +1,7 @@
 /* Internals shared by the index layer's files (and its tests and fuzz
  * target).  docs/format.md describes the index file; keep them in step. */
-#ifndef QUIVER_INDEX_INT_H
-#define QUIVER_INDEX_INT_H
+#ifndef QUIVER_INDEX_INDEX_INT_H
+#define QUIVER_INDEX_INDEX_INT_H
 
 #include <string.h>
 
@@ -94,7 +94,7 @@ void qvi_runs_reset(qvi_runs *r);
 /* ---- roaring bitmaps on disk (roaring_io.c) --------------------------------- */
 
 /* Portable serialization into w. */
-void qvi_put_roaring(qv_wbuf *w, const roaring_bitmap_t *r);
+void qvi_put_roaring(qvb_wbuf *w, const roaring_bitmap_t *r);
 /* Validates the bytes (keys and values ordered, runs in range, counts
  * consistent) and deserializes them; values must be < limit. */
 roaring_bitmap_t *qvi_get_roaring(const uint8_t *p, int64_t n, uint64_t limit, const char **why);
@@ -178,8 +178,8 @@ static inline uint32_t qvi_page_row(const qvi_page *pg, int64_t i) { return qv_l
 
 /* Writing: chunks first, then the footer (file.c). */
 typedef struct qvi_writer {
-  qv_wbuf body;   /* header + chunks */
-  qv_wbuf chunks; /* the chunk table */
+  qvb_wbuf body;   /* header + chunks */
+  qvb_wbuf chunks; /* the chunk table */
   int32_t n_chunks;
 } qvi_writer;
 void qvi_writer_init(qvi_writer *w);

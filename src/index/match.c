@@ -104,7 +104,7 @@ static double zero_high_exc(double x) { return x == 0 ? -0.0 : x; }
  * literals (the binder turns integer literals next to a float column into
  * floats of the column's type, so none is expected). */
 static bool float_lit(const qv_expr *e, double *out) {
-  if (!qv_is_value_lit(e) || !qv_type_is_floating(e->value.type.id) || isnan(e->value.v.f)) return false;
+  if (!qve_is_value_lit(e) || !qv_type_is_floating(e->value.type.id) || isnan(e->value.v.f)) return false;
   *out = e->value.v.f;
   return true;
 }
@@ -190,7 +190,7 @@ static int float_order(const ctx *c, const qv_expr *e) {
 static bool match_float(ctx *c, const qv_expr *e, qvi_ask *a) {
   bool polars = e->sem.float_order == QV_FLOAT_POLARS;
   double v, w;
-  if (qv_op_is_compare(e->op)) {
+  if (qve_op_is_compare(e->op)) {
     if (e->n_args != 2) return false;
     if (column_of(e->args[0]) == c->column && float_lit(e->args[1], &v)) return float_compare(c, a, e->op, v, polars);
     if (column_of(e->args[1]) == c->column && float_lit(e->args[0], &v))
@@ -208,7 +208,7 @@ static bool match_float(ctx *c, const qv_expr *e, qvi_ask *a) {
     case QV_OP_IN:
       if (column_of(e->args[0]) != c->column) return false;
       for (int32_t i = 1; i < e->n_args; i++) {
-        if (qv_is_null_lit(e->args[i])) {
+        if (qve_is_null_lit(e->args[i])) {
           a->add_nulls |= e->sem.in_nulls_equal;
           a->no_negate |= !e->sem.in_list_nulls_ignored;
           continue;
@@ -284,7 +284,7 @@ static bool prefix(ctx *c, qvi_ask *a, const uint8_t *p, int64_t n) {
 static bool like_escape(const qv_expr *e, int *esc) {
   *esc = '\\';
   if (e->n_args < 3) return true;
-  if (!qv_is_bytes_lit(e->args[2]) || e->args[2]->value.len > 1) return false;
+  if (!qve_is_bytes_lit(e->args[2]) || e->args[2]->value.len > 1) return false;
   *esc = e->args[2]->value.len ? e->args[2]->value.bytes[0] : -1;
   return true;
 }
@@ -309,7 +309,7 @@ static bool trigrams(ctx *c, qvi_ask *a, const qvi_runs *runs) {
 }
 
 static bool match_ngram(ctx *c, const qv_expr *e, qvi_ask *a) {
-  if (e->kind != QV_EXPR_CALL || e->n_args < 2 || column_of(e->args[0]) != c->column || !qv_is_bytes_lit(e->args[1]))
+  if (e->kind != QV_EXPR_CALL || e->n_args < 2 || column_of(e->args[0]) != c->column || !qve_is_bytes_lit(e->args[1]))
     return false;
   qvi_runs runs;
   memset(&runs, 0, sizeof runs);
@@ -333,7 +333,7 @@ static bool match_ngram(ctx *c, const qv_expr *e, qvi_ask *a) {
       break;
     }
     case QV_OP_REGEXP_MATCH: case QV_OP_REGEXP_LIKE:
-      if (e->n_args == 3 && !(qv_is_bytes_lit(e->args[2]) && e->args[2]->value.len == 0)) break; /* flags: give up */
+      if (e->n_args == 3 && !(qve_is_bytes_lit(e->args[2]) && e->args[2]->value.len == 0)) break; /* flags: give up */
       qvi_regex_runs(p, n, &runs);
       ok = trigrams(c, a, &runs);
       break;
@@ -347,13 +347,13 @@ static bool match_ngram(ctx *c, const qv_expr *e, qvi_ask *a) {
 static bool list_items(ctx *c, const qv_expr *l, qvi_ask *a) {
   if (l->kind == QV_EXPR_CALL && l->op == QV_OP_LIST) {
     for (int32_t i = 0; i < l->n_args; i++) {
-      if (!qv_is_lit(l->args[i])) return false;
+      if (!qve_is_lit(l->args[i])) return false;
       if (l->args[i]->value.is_null) continue;
       if (!point(c, a, &l->args[i]->value)) return false;
     }
     return true;
   }
-  if (!qv_is_lit_of(l, QV_TYPE_LIST)) return false;
+  if (!qve_is_lit_of(l, QV_TYPE_LIST)) return false;
   const qv_array *items = l->value.list;
   for (int64_t k = 0; items && k < items->length; k++) {
     qv_scalar s = QV_SCALAR_INIT;
@@ -376,7 +376,7 @@ static bool match_label(ctx *c, const qv_expr *e, qvi_ask *a) {
   switch (e->op) {
     case QV_OP_ARRAY_HAS:
       a->mode = QVI_ANY_KEY;
-      return qv_is_value_lit(e->args[1]) && point(c, a, &e->args[1]->value);
+      return qve_is_value_lit(e->args[1]) && point(c, a, &e->args[1]->value);
     case QV_OP_ARRAY_HAS_ANY:
       a->mode = QVI_ANY_KEY;
       return list_items(c, e->args[1], a);
@@ -396,7 +396,7 @@ static bool match_value(ctx *c, const qv_expr *e, qvi_ask *a) {
   int order = float_order(c, e);
   if ((order == QV_FLOAT_IEEE || order == QV_FLOAT_POLARS) && e->op != QV_OP_IS_NULL && e->op != QV_OP_IS_NOT_NULL)
     return match_float(c, e, a);
-  if (qv_op_is_compare(e->op)) {
+  if (qve_op_is_compare(e->op)) {
     const qv_expr *col = e->args[0], *lit = e->args[1];
     qv_op op = e->op;
     if (column_of(col) != c->column) {
@@ -404,7 +404,7 @@ static bool match_value(ctx *c, const qv_expr *e, qvi_ask *a) {
       lit = e->args[0];
       op = qv_op_mirror(op);
     }
-    if (column_of(col) != c->column || !qv_is_value_lit(lit) || !floats_ok(c, e)) return false;
+    if (column_of(col) != c->column || !qve_is_value_lit(lit) || !floats_ok(c, e)) return false;
     if (op == QV_OP_EQ || op == QV_OP_NE) {
       a->negate = op == QV_OP_NE;
       return point(c, a, &lit->value);
@@ -413,8 +413,8 @@ static bool match_value(ctx *c, const qv_expr *e, qvi_ask *a) {
   }
   switch (e->op) {
     case QV_OP_BETWEEN: {
-      if (e->n_args != 3 || column_of(e->args[0]) != c->column || !qv_is_value_lit(e->args[1]) ||
-          !qv_is_value_lit(e->args[2]) || !floats_ok(c, e))
+      if (e->n_args != 3 || column_of(e->args[0]) != c->column || !qve_is_value_lit(e->args[1]) ||
+          !qve_is_value_lit(e->args[2]) || !floats_ok(c, e))
         return false;
       uint8_t *lo, *hi;
       int32_t ll, hl;
@@ -436,7 +436,7 @@ static bool match_value(ctx *c, const qv_expr *e, qvi_ask *a) {
     case QV_OP_IN: {
       if (column_of(e->args[0]) != c->column || !floats_ok(c, e)) return false;
       for (int32_t i = 1; i < e->n_args; i++) {
-        if (!qv_is_lit(e->args[i])) return false;
+        if (!qve_is_lit(e->args[i])) return false;
         if (e->args[i]->value.is_null) {
           a->add_nulls |= e->sem.in_nulls_equal;
           a->no_negate |= !e->sem.in_list_nulls_ignored;
@@ -452,12 +452,12 @@ static bool match_value(ctx *c, const qv_expr *e, qvi_ask *a) {
       a->negate = e->op == QV_OP_IS_NOT_NULL;
       return true;
     case QV_OP_STARTS_WITH:
-      if (e->n_args != 2 || column_of(e->args[0]) != c->column || !qv_is_bytes_lit(e->args[1])) return false;
+      if (e->n_args != 2 || column_of(e->args[0]) != c->column || !qve_is_bytes_lit(e->args[1])) return false;
       return prefix(c, a, e->args[1]->value.bytes, e->args[1]->value.len);
     case QV_OP_LIKE: {
       int esc;
       qvi_runs runs;
-      if (e->n_args < 2 || column_of(e->args[0]) != c->column || !qv_is_bytes_lit(e->args[1]) || e->sem.case_insensitive ||
+      if (e->n_args < 2 || column_of(e->args[0]) != c->column || !qve_is_bytes_lit(e->args[1]) || e->sem.case_insensitive ||
           !like_escape(e, &esc) || !qvi_like_runs(e->args[1]->value.bytes, e->args[1]->value.len, esc, &runs))
         return false;
       bool ok = false;

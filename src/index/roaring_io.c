@@ -18,7 +18,7 @@
 
 enum { COOKIE_NO_RUN = 12346, COOKIE_RUN = 12347, QVI_NO_OFFSET_THRESHOLD = 4, QVI_MAX_ARRAY = 4096 };
 
-void qvi_put_roaring(qv_wbuf *w, const roaring_bitmap_t *r) {
+void qvi_put_roaring(qvb_wbuf *w, const roaring_bitmap_t *r) {
   if (w->status != QV_OK) return;
   size_t n = roaring_bitmap_portable_size_in_bytes(r);
   if (qv_buffer_reserve(&w->buf, (int64_t)n) != QV_OK) {

@@ -34,14 +34,14 @@
 #include "pushdown/bigquery_int.h"
 #include "pushdown/pushdown_int.h"
 
-/* The context and piece types (qv_bq, qv_bq_res) live in bigquery_int.h,
+/* The context and piece types (qvp_bq, qvp_bq_res) live in bigquery_int.h,
  * shared with bigquery_restriction.c, which owns the budget and the whole
  * restriction. */
-typedef qv_bq bq;
-typedef qv_bq_res res;
+typedef qvp_bq bq;
+typedef qvp_bq_res res;
 
-void qv_bq_res_free(res *r) {
-  qv_text_free(&r->sql);
+void qvp_bq_res_free(res *r) {
+  qvb_text_free(&r->sql);
   for (int32_t i = 0; i < r->n_extra; i++) qv_free(r->extra[i]);
   qv_free(r->extra);
   memset(r, 0, sizeof *r);
@@ -69,7 +69,7 @@ static void add_extra(bq *t, res *r, const char *s) {
 }
 
 /* Moves src's extras into dst. */
-void qv_bq_take_extras(bq *t, res *dst, res *src) {
+void qvp_bq_take_extras(bq *t, res *dst, res *src) {
   for (int32_t i = 0; i < src->n_extra; i++) add_extra(t, dst, src->extra[i]);
 }
 
@@ -86,7 +86,7 @@ static bool decline(bq *t, const qv_expr *e, const char *fmt, ...)
 static bool decline(bq *t, const qv_expr *e, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  qv_pd_vdecline(&t->why, &t->oom, e, !qv_bq_is_over(t, e), 300, fmt, ap);
+  qvp_pd_vdecline(&t->why, &t->oom, e, !qvp_bq_is_over(t, e), 300, fmt, ap);
   va_end(ap);
   return false;
 }
@@ -136,8 +136,8 @@ static qv_type_id type_of_d(const bq *t, const qv_expr *e, int depth) {
   for (int32_t i = 0; i < e->n_args; i++) {
     if (e->op == QV_OP_WHEN && i % 2 == 0 && i != e->n_args - 1) continue; /* a predicate */
     const qv_expr *a = e->args[i];
-    if (qv_is_null_lit(a)) continue;
-    if (qv_is_lit(a) && (a->flags & QV_EXPR_F_DYNAMIC)) {
+    if (qve_is_null_lit(a)) continue;
+    if (qve_is_lit(a) && (a->flags & QV_EXPR_F_DYNAMIC)) {
       dyn_float = dyn_float || qv_type_is_floating(a->value.type.id);
       continue;
     }
@@ -160,7 +160,7 @@ static qv_type_id type_of_d(const bq *t, const qv_expr *e, int depth) {
  * themselves, where Polars converts a date to midnight. */
 static int temporal_kind(const bq *t, const qv_expr *e) {
   const qv_datatype *d = e->kind == QV_EXPR_LITERAL ? &e->value.type : column_type(t, e);
-  if (!d || qv_is_null_lit(e)) return 0;
+  if (!d || qve_is_null_lit(e)) return 0;
   if (d->id == QV_TYPE_DATE32) return 1;
   if (d->id == QV_TYPE_TIMESTAMP) return d->timezone ? 3 : 2;
   return 0;
@@ -177,7 +177,7 @@ static bool maybe_float(const bq *t, const qv_expr *e) {
   return id == QV_TYPE_NULL || qv_type_is_floating(id);
 }
 /* Known not to be a boolean (Polars' & | ~ are then bitwise). */
-bool qv_bq_known_non_bool(const bq *t, const qv_expr *e) {
+bool qvp_bq_known_non_bool(const bq *t, const qv_expr *e) {
   qv_type_id id = type_of(t, e);
   return id != QV_TYPE_NULL && id != QV_TYPE_BOOL;
 }
@@ -188,17 +188,17 @@ static bool val(bq *t, const qv_expr *e, res *r);
 
 /* Appends c's SQL to r and takes its extras. */
 static void put(bq *t, res *r, res *c) {
-  qv_text_add(&r->sql, c->sql.p ? c->sql.p : "", c->sql.n);
+  qvb_text_add(&r->sql, c->sql.p ? c->sql.p : "", c->sql.n);
   if (c->sql.oom) r->sql.oom = true;
-  qv_bq_take_extras(t, r, c);
+  qvp_bq_take_extras(t, r, c);
 }
 
 static bool column(bq *t, const qv_expr *e, res *r) {
   if (t->schema && qv_schema_find(t->schema, e->name) < 0)
     return decline(t, e, "no column `%s` in the table schema", e->name);
-  qv_text_s(&r->sql, "`");
-  qv_text_s(&r->sql, e->name);
-  qv_text_s(&r->sql, "`");
+  qvb_text_s(&r->sql, "`");
+  qvb_text_s(&r->sql, e->name);
+  qvb_text_s(&r->sql, "`");
   return true;
 }
 
@@ -218,22 +218,22 @@ static bool call_fn(bq *t, const qv_expr *e, const char *fn, res *r) {
   memset(parts, 0, sizeof(res) * (size_t)e->n_args);
   bool ok = val_args(t, e, 0, parts);
   if (ok) {
-    qv_text_s(&r->sql, fn);
-    qv_text_s(&r->sql, "(");
+    qvb_text_s(&r->sql, fn);
+    qvb_text_s(&r->sql, "(");
     for (int32_t i = 0; i < e->n_args; i++) {
-      if (i) qv_text_s(&r->sql, ", ");
+      if (i) qvb_text_s(&r->sql, ", ");
       put(t, r, &parts[i]);
     }
-    qv_text_s(&r->sql, ")");
+    qvb_text_s(&r->sql, ")");
   }
-  for (int32_t i = 0; i < e->n_args; i++) qv_bq_res_free(&parts[i]);
+  for (int32_t i = 0; i < e->n_args; i++) qvp_bq_res_free(&parts[i]);
   return ok;
 }
 
 /* Every argument is something other than a bare NULL literal. */
 static bool no_null_args(bq *t, const qv_expr *e) {
   for (int32_t i = 0; i < e->n_args; i++)
-    if (qv_is_null_lit(e->args[i]))
+    if (qve_is_null_lit(e->args[i]))
       return decline(t, e, "a bare NULL literal operand (use is_null / is_not_null for NULL checks)");
   return true;
 }
@@ -259,17 +259,17 @@ static bool float_pair(bq *t, const qv_expr *e, res *a, res *b, res *r) {
   const char *x = a->sql.p, *y = b->sql.p;
   bool swap = e->op == QV_OP_LT || e->op == QV_OP_LE;
   const char *p = swap ? y : x, *q = swap ? x : y; /* the side that is greater when NaN */
-  const char *op = qv_pd_cmp_sql(e->op);
+  const char *op = qvp_pd_cmp_sql(e->op);
   switch (e->op) {
-    case QV_OP_EQ: qv_text_f(&r->sql, "((%s = %s) OR (IS_NAN(%s) AND IS_NAN(%s)))", x, y, x, y); break;
-    case QV_OP_NE: qv_text_f(&r->sql, "((%s != %s) AND (NOT (IS_NAN(%s) AND IS_NAN(%s))))", x, y, x, y); break;
+    case QV_OP_EQ: qvb_text_f(&r->sql, "((%s = %s) OR (IS_NAN(%s) AND IS_NAN(%s)))", x, y, x, y); break;
+    case QV_OP_NE: qvb_text_f(&r->sql, "((%s != %s) AND (NOT (IS_NAN(%s) AND IS_NAN(%s))))", x, y, x, y); break;
     case QV_OP_GT: case QV_OP_LT:
-      qv_text_f(&r->sql, "((%s %s %s) OR (IS_NAN(%s) AND (NOT IS_NAN(%s))))", x, op, y, p, q);
+      qvb_text_f(&r->sql, "((%s %s %s) OR (IS_NAN(%s) AND (NOT IS_NAN(%s))))", x, op, y, p, q);
       break;
-    default: qv_text_f(&r->sql, "((%s %s %s) OR (IS_NAN(%s) AND (%s IS NOT NULL)))", x, op, y, p, q); break;
+    default: qvb_text_f(&r->sql, "((%s %s %s) OR (IS_NAN(%s) AND (%s IS NOT NULL)))", x, op, y, p, q); break;
   }
-  qv_bq_take_extras(t, r, a);
-  qv_bq_take_extras(t, r, b);
+  qvp_bq_take_extras(t, r, a);
+  qvp_bq_take_extras(t, r, b);
   return true;
 }
 
@@ -280,85 +280,85 @@ static bool bq_compare(bq *t, const qv_expr *e, res *r) {
   bool ok = val(t, x, &a);
   ok = val(t, y, &b) && ok;
   if (!ok) goto cleanup;
-  const char *op = qv_pd_cmp_sql(e->op);
+  const char *op = qvp_pd_cmp_sql(e->op);
   if (temporal_clash(t, x, y)) {
     ok = decline(t, e, "a date, a DATETIME and a TIMESTAMP compare only with their own kind in BigQuery");
     goto cleanup;
   }
-  if (!qv_is_lit(x) && !qv_is_lit(y)) {
+  if (!qve_is_lit(x) && !qve_is_lit(y)) {
     if (maybe_float(t, x) || maybe_float(t, y)) {
       ok = float_pair(t, e, &a, &b, r);
       goto cleanup;
     }
-  } else if (qv_is_lit(x) != qv_is_lit(y)) {
-    const qv_expr *side = qv_is_lit(x) ? y : x, *lit = qv_is_lit(x) ? x : y;
+  } else if (qve_is_lit(x) != qve_is_lit(y)) {
+    const qv_expr *side = qve_is_lit(x) ? y : x, *lit = qve_is_lit(x) ? x : y;
     qv_type_id st = type_of(t, side);
     if (st == QV_TYPE_FLOAT32) {
       ok = decline(t, e, "a float32 side: Polars rounds the literal to float32, BigQuery has only FLOAT64");
       goto cleanup;
     }
-    qv_op eff = qv_is_lit(x) ? qv_op_mirror(e->op) : e->op;
-    if (qv_is_num_lit(lit) && maybe_float(t, side) && (eff == QV_OP_GT || eff == QV_OP_GE || eff == QV_OP_NE)) {
+    qv_op eff = qve_is_lit(x) ? qv_op_mirror(e->op) : e->op;
+    if (qve_is_num_lit(lit) && maybe_float(t, side) && (eff == QV_OP_GT || eff == QV_OP_GE || eff == QV_OP_NE)) {
       /* Polars keeps NaN rows here (NaN is above everything and unequal
        * to every number); BigQuery's IEEE comparison would drop them. */
-      qv_text_f(&r->sql, "((%s %s %s) OR IS_NAN(%s))", a.sql.p, op, b.sql.p, qv_is_lit(x) ? b.sql.p : a.sql.p);
-      qv_bq_take_extras(t, r, &a);
-      qv_bq_take_extras(t, r, &b);
+      qvb_text_f(&r->sql, "((%s %s %s) OR IS_NAN(%s))", a.sql.p, op, b.sql.p, qve_is_lit(x) ? b.sql.p : a.sql.p);
+      qvp_bq_take_extras(t, r, &a);
+      qvp_bq_take_extras(t, r, &b);
       goto cleanup;
     }
   }
-  qv_text_f(&r->sql, "(%s %s %s)", a.sql.p, op, b.sql.p);
-  qv_bq_take_extras(t, r, &a);
-  qv_bq_take_extras(t, r, &b);
+  qvb_text_f(&r->sql, "(%s %s %s)", a.sql.p, op, b.sql.p);
+  qvp_bq_take_extras(t, r, &a);
+  qvp_bq_take_extras(t, r, &b);
 cleanup:
-  qv_bq_res_free(&a);
-  qv_bq_res_free(&b);
+  qvp_bq_res_free(&a);
+  qvp_bq_res_free(&b);
   return ok;
 }
 
 /* NOT x in value context: (NOT x), with ~(a | b) as ((NOT a) AND (NOT b)). */
 static bool val_not(bq *t, const qv_expr *x, res *r) {
-  if (qv_is_null_lit(x)) return decline(t, x, "NOT of a bare NULL literal");
-  if (qv_bq_known_non_bool(t, x)) return decline(t, x, "~ of a non-boolean is bitwise in Polars");
-  if (x->kind == QV_EXPR_CALL && x->op == QV_OP_OR && x->n_args == 2 && !qv_bq_is_over(t, x)) {
+  if (qve_is_null_lit(x)) return decline(t, x, "NOT of a bare NULL literal");
+  if (qvp_bq_known_non_bool(t, x)) return decline(t, x, "~ of a non-boolean is bitwise in Polars");
+  if (x->kind == QV_EXPR_CALL && x->op == QV_OP_OR && x->n_args == 2 && !qvp_bq_is_over(t, x)) {
     res a = {0}, b = {0};
     bool ok = val_not(t, x->args[0], &a);
     ok = val_not(t, x->args[1], &b) && ok;
     if (ok) {
-      qv_text_f(&r->sql, "(%s AND %s)", a.sql.p, b.sql.p);
-      qv_bq_take_extras(t, r, &a);
-      qv_bq_take_extras(t, r, &b);
+      qvb_text_f(&r->sql, "(%s AND %s)", a.sql.p, b.sql.p);
+      qvp_bq_take_extras(t, r, &a);
+      qvp_bq_take_extras(t, r, &b);
     }
-    qv_bq_res_free(&a);
-    qv_bq_res_free(&b);
+    qvp_bq_res_free(&a);
+    qvp_bq_res_free(&b);
     return ok;
   }
   res a = {0};
   bool ok = val(t, x, &a);
   if (ok) {
-    qv_text_f(&r->sql, "(NOT %s)", a.sql.p);
-    qv_bq_take_extras(t, r, &a);
+    qvb_text_f(&r->sql, "(NOT %s)", a.sql.p);
+    qvp_bq_take_extras(t, r, &a);
   }
-  qv_bq_res_free(&a);
+  qvp_bq_res_free(&a);
   return ok;
 }
 
 static bool bq_logic(bq *t, const qv_expr *e, res *r) {
   for (int32_t i = 0; i < e->n_args; i++)
-    if (qv_bq_known_non_bool(t, e->args[i])) return decline(t, e, "on non-booleans Polars' %s is bitwise", qv_op_name(e->op));
+    if (qvp_bq_known_non_bool(t, e->args[i])) return decline(t, e, "on non-booleans Polars' %s is bitwise", qv_op_name(e->op));
   if (e->op == QV_OP_NOT) return val_not(t, e->args[0], r);
   res a = {0}, b = {0};
   bool ok = val(t, e->args[0], &a);
   ok = val(t, e->args[1], &b) && ok;
   if (ok) {
-    qv_text_f(&r->sql, "(%s %s %s)", a.sql.p, e->op == QV_OP_AND ? "AND" : "OR", b.sql.p);
-    qv_bq_take_extras(t, r, &a);
-    qv_bq_take_extras(t, r, &b);
+    qvb_text_f(&r->sql, "(%s %s %s)", a.sql.p, e->op == QV_OP_AND ? "AND" : "OR", b.sql.p);
+    qvp_bq_take_extras(t, r, &a);
+    qvp_bq_take_extras(t, r, &b);
   } else {
-    qv_text_f(&t->why, "declined %s: an operand does not translate exactly\n", qv_op_name(e->op));
+    qvb_text_f(&t->why, "declined %s: an operand does not translate exactly\n", qv_op_name(e->op));
   }
-  qv_bq_res_free(&a);
-  qv_bq_res_free(&b);
+  qvp_bq_res_free(&a);
+  qvp_bq_res_free(&b);
   return ok;
 }
 
@@ -369,10 +369,10 @@ static bool bq_when(bq *t, const qv_expr *e, res *r) {
   int32_t n = e->n_args, pairs = (n - 1) / 2;
   bool any_value = false;
   for (int32_t i = 0; i < pairs; i++) {
-    if (qv_is_null_lit(e->args[2 * i])) return decline(t, e, "a NULL predicate");
-    if (!qv_is_null_lit(e->args[2 * i + 1])) any_value = true;
+    if (qve_is_null_lit(e->args[2 * i])) return decline(t, e, "a NULL predicate");
+    if (!qve_is_null_lit(e->args[2 * i + 1])) any_value = true;
   }
-  if (!qv_is_null_lit(e->args[n - 1])) any_value = true;
+  if (!qve_is_null_lit(e->args[n - 1])) any_value = true;
   if (!any_value) return decline(t, e, "every result is NULL");
   res *parts = qv_calloc((size_t)n, sizeof *parts);
   if (!parts) {
@@ -383,62 +383,62 @@ static bool bq_when(bq *t, const qv_expr *e, res *r) {
   for (int32_t i = 0; i < n; i++) {
     bool pred = i < n - 1 && i % 2 == 0;
     if (pred) {
-      if (!qv_bq_pos(t, e->args[i], false, &parts[i])) ok = false;
+      if (!qvp_bq_pos(t, e->args[i], false, &parts[i])) ok = false;
       else if (!parts[i].exact) ok = decline(t, e->args[i], "a when predicate that translates only as a superset");
     } else if (!val(t, e->args[i], &parts[i])) {
       ok = false;
     }
   }
   if (ok && pairs == 1) {
-    qv_text_s(&r->sql, "IF(");
+    qvb_text_s(&r->sql, "IF(");
     put(t, r, &parts[0]);
-    qv_text_s(&r->sql, ", ");
+    qvb_text_s(&r->sql, ", ");
     put(t, r, &parts[1]);
-    qv_text_s(&r->sql, ", ");
+    qvb_text_s(&r->sql, ", ");
     put(t, r, &parts[2]);
-    qv_text_s(&r->sql, ")");
+    qvb_text_s(&r->sql, ")");
   } else if (ok) {
-    qv_text_s(&r->sql, "CASE");
+    qvb_text_s(&r->sql, "CASE");
     for (int32_t i = 0; i < pairs; i++) {
-      qv_text_s(&r->sql, " WHEN ");
+      qvb_text_s(&r->sql, " WHEN ");
       put(t, r, &parts[2 * i]);
-      qv_text_s(&r->sql, " THEN ");
+      qvb_text_s(&r->sql, " THEN ");
       put(t, r, &parts[2 * i + 1]);
     }
-    if (!qv_is_null_lit(e->args[n - 1])) {
-      qv_text_s(&r->sql, " ELSE ");
+    if (!qve_is_null_lit(e->args[n - 1])) {
+      qvb_text_s(&r->sql, " ELSE ");
       put(t, r, &parts[n - 1]);
     }
-    qv_text_s(&r->sql, " END");
+    qvb_text_s(&r->sql, " END");
   }
-  for (int32_t i = 0; i < n; i++) qv_bq_res_free(&parts[i]);
+  for (int32_t i = 0; i < n; i++) qvp_bq_res_free(&parts[i]);
   qv_free(parts);
   return ok;
 }
 
 static bool bq_in_list(bq *t, const qv_expr *e, res *r) {
   if (e->sem.in_nulls_equal) return decline(t, e, "is_in(nulls_equal=True): SQL IN never matches NULL");
-  if (qv_is_null_lit(e->args[0])) return decline(t, e, "is_in of a bare NULL literal");
+  if (qve_is_null_lit(e->args[0])) return decline(t, e, "is_in of a bare NULL literal");
   if (e->n_args > 1 && temporal_clash(t, e->args[0], e->args[1]))
     return decline(t, e, "a date, a DATETIME and a TIMESTAMP compare only with their own kind in BigQuery");
   res a = {0};
   if (!val(t, e->args[0], &a)) {
-    qv_bq_res_free(&a);
+    qvp_bq_res_free(&a);
     return false;
   }
   char why[200];
   bool oom = false;
-  qv_text items = {0};
-  bool ok = qv_bq_in_items((const qv_expr *const *)e->args + 1, e->n_args - 1, &items, why, sizeof why, &oom);
+  qvb_text items = {0};
+  bool ok = qvp_bq_in_items((const qv_expr *const *)e->args + 1, e->n_args - 1, &items, why, sizeof why, &oom);
   if (oom) t->oom = true;
   if (ok) {
-    qv_text_f(&r->sql, "(%s IN (%s))", a.sql.p, items.p);
-    qv_bq_take_extras(t, r, &a);
+    qvb_text_f(&r->sql, "(%s IN (%s))", a.sql.p, items.p);
+    qvp_bq_take_extras(t, r, &a);
   } else {
     decline(t, e, "%s", why);
   }
-  qv_text_free(&items);
-  qv_bq_res_free(&a);
+  qvb_text_free(&items);
+  qvp_bq_res_free(&a);
   return ok;
 }
 
@@ -452,14 +452,14 @@ static bool bq_nan_test(bq *t, const qv_expr *e, res *r) {
   if (ok) {
     const char *x = a.sql.p;
     switch (e->op) {
-      case QV_OP_ISNAN: qv_text_f(&r->sql, "IS_NAN(%s)", x); break;
-      case QV_OP_IS_NOT_NAN: qv_text_f(&r->sql, "(NOT IS_NAN(%s))", x); break;
-      case QV_OP_IS_INFINITE: qv_text_f(&r->sql, "IS_INF(%s)", x); break;
-      default: qv_text_f(&r->sql, "(NOT IS_INF(%s) AND NOT IS_NAN(%s))", x, x); break;
+      case QV_OP_ISNAN: qvb_text_f(&r->sql, "IS_NAN(%s)", x); break;
+      case QV_OP_IS_NOT_NAN: qvb_text_f(&r->sql, "(NOT IS_NAN(%s))", x); break;
+      case QV_OP_IS_INFINITE: qvb_text_f(&r->sql, "IS_INF(%s)", x); break;
+      default: qvb_text_f(&r->sql, "(NOT IS_INF(%s) AND NOT IS_NAN(%s))", x, x); break;
     }
-    qv_bq_take_extras(t, r, &a);
+    qvp_bq_take_extras(t, r, &a);
   }
-  qv_bq_res_free(&a);
+  qvp_bq_res_free(&a);
   return ok;
 }
 
@@ -484,10 +484,10 @@ static bool bq_fill_null(bq *t, const qv_expr *e, res *r) {
   res a = {0};
   bool ok = val(t, e->args[0], &a);
   if (ok) {
-    qv_text_f(&r->sql, "IFNULL(%s, %s)", a.sql.p, v);
-    qv_bq_take_extras(t, r, &a);
+    qvb_text_f(&r->sql, "IFNULL(%s, %s)", a.sql.p, v);
+    qvp_bq_take_extras(t, r, &a);
   }
-  qv_bq_res_free(&a);
+  qvp_bq_res_free(&a);
   return ok;
 }
 
@@ -502,10 +502,10 @@ static bool bq_null_test(bq *t, const qv_expr *e, res *r) {
   res a = {0};
   bool ok = val(t, e->args[0], &a);
   if (ok) {
-    qv_text_f(&r->sql, "(%s %s)", a.sql.p, qv_op_name(e->op));
-    qv_bq_take_extras(t, r, &a);
+    qvb_text_f(&r->sql, "(%s %s)", a.sql.p, qv_op_name(e->op));
+    qvp_bq_take_extras(t, r, &a);
   }
-  qv_bq_res_free(&a);
+  qvp_bq_res_free(&a);
   return ok;
 }
 
@@ -517,30 +517,30 @@ static bool bq_drop_nulls(bq *t, const qv_expr *e, res *r) {
     /* drop_nulls shortens the column; BigQuery drops those rows
      * first, so the local re-filter sees no nulls left to drop. */
     put(t, r, &a);
-    qv_text c = {0};
-    qv_text_f(&c, "(%s IS NOT NULL)", a.sql.p);
+    qvb_text c = {0};
+    qvb_text_f(&c, "(%s IS NOT NULL)", a.sql.p);
     if (c.oom) t->oom = true;
     else add_extra(t, r, c.p);
-    qv_text_free(&c);
+    qvb_text_free(&c);
   }
-  qv_bq_res_free(&a);
+  qvp_bq_res_free(&a);
   return ok;
 }
 
 static bool bq_contains(bq *t, const qv_expr *e, res *r) {
   if (!strings_only(t, e)) return false;
   const qv_expr *p = e->args[1];
-  if (!qv_is_str_lit(p) || p->value.len == 0)
+  if (!qve_is_str_lit(p) || p->value.len == 0)
     return decline(t, e, "str.contains(literal=True) with a computed or empty pattern (STRPOS of '' is not "
                          "pinned down here)");
   res a = {0}, b = {0};
   bool ok = val(t, e->args[0], &a) && val(t, p, &b);
   if (ok) {
-    qv_text_f(&r->sql, "(STRPOS(%s, %s) > 0)", a.sql.p, b.sql.p);
-    qv_bq_take_extras(t, r, &a);
+    qvb_text_f(&r->sql, "(STRPOS(%s, %s) > 0)", a.sql.p, b.sql.p);
+    qvp_bq_take_extras(t, r, &a);
   }
-  qv_bq_res_free(&a);
-  qv_bq_res_free(&b);
+  qvp_bq_res_free(&a);
+  qvp_bq_res_free(&b);
   return ok;
 }
 
@@ -549,8 +549,8 @@ static bool bq_regexp_match(bq *t, const qv_expr *e, res *r) {
     return decline(t, e, "str.contains(strict=False): an invalid regex is null in Polars, an error in BigQuery");
   if (e->n_args != 2 || !strings_only(t, e)) return e->n_args != 2 ? decline(t, e, "regex flags") : false;
   const qv_expr *p = e->args[1];
-  if (!qv_is_str_lit(p)) return decline(t, e, "a computed regex: whether RE2 reads it as Polars does is unknown");
-  const char *why = qv_bq_regex_incompatible((const char *)p->value.bytes, (size_t)p->value.len);
+  if (!qve_is_str_lit(p)) return decline(t, e, "a computed regex: whether RE2 reads it as Polars does is unknown");
+  const char *why = qvp_bq_regex_incompatible((const char *)p->value.bytes, (size_t)p->value.len);
   if (why) return decline(t, e, "%s", why);
   return call_fn(t, e, "REGEXP_CONTAINS", r);
 }
@@ -587,7 +587,7 @@ static bool val_call(bq *t, const qv_expr *e, res *r) {
 
 static bool val(bq *t, const qv_expr *e, res *r) {
   r->exact = true;
-  if (qv_bq_is_over(t, e))
+  if (qvp_bq_is_over(t, e))
     return decline(t, e, "past the budget of %d nodes or %d levels: filtered locally", QV_BQ_MAX_NODES, QV_BQ_MAX_DEPTH);
   bool ok;
   if (e->kind == QV_EXPR_COLUMN) {
@@ -595,16 +595,16 @@ static bool val(bq *t, const qv_expr *e, res *r) {
   } else if (e->kind == QV_EXPR_LITERAL) {
     const char *why = NULL;
     if (e->value.is_null) {
-      qv_text_s(&r->sql, "NULL"); /* where a NULL is no comparison operand: when branches, coalesce */
+      qvb_text_s(&r->sql, "NULL"); /* where a NULL is no comparison operand: when branches, coalesce */
       ok = true;
     } else {
-      ok = qv_bq_literal(&e->value, &r->sql, &why) || decline(t, e, "%s", why);
+      ok = qvp_bq_literal(&e->value, &r->sql, &why) || decline(t, e, "%s", why);
     }
   } else {
     ok = val_call(t, e, r);
   }
   if (ok && r->sql.n > QV_BQ_MAX_SQL) {
-    qv_bq_res_free(r);
+    qvp_bq_res_free(r);
     return decline(t, e, "longer than the %d-byte row_restriction limit", QV_BQ_MAX_SQL);
   }
   return ok;
@@ -617,17 +617,17 @@ enum { W_FAIL, W_NEVER, W_OK };
 /* Joins two filter pieces with AND, dropping a missing one (a superset). */
 static int and_pieces(bq *t, bool oka, res *a, bool okb, res *b, res *r, const char *what) {
   if (oka && okb) {
-    qv_text_f(&r->sql, "(%s AND %s)", a->sql.p, b->sql.p);
+    qvb_text_f(&r->sql, "(%s AND %s)", a->sql.p, b->sql.p);
     r->exact = a->exact && b->exact;
-    qv_bq_take_extras(t, r, a);
-    qv_bq_take_extras(t, r, b);
+    qvp_bq_take_extras(t, r, a);
+    qvp_bq_take_extras(t, r, b);
     return W_OK;
   }
   if (!oka && !okb) return W_FAIL;
   res *one = oka ? a : b;
   put(t, r, one);
   r->exact = false;
-  qv_text_f(&t->why, "dropped %s: the filter keeps a superset\n", what);
+  qvb_text_f(&t->why, "dropped %s: the filter keeps a superset\n", what);
   return W_OK;
 }
 
@@ -639,17 +639,17 @@ static int pos_when(bq *t, const qv_expr *e, int32_t i, res *r) {
   r->exact = true;
   if (i == n - 1) {
     const qv_expr *f = e->args[i];
-    if (qv_is_null_lit(f) || qv_is_false_lit(f)) return W_NEVER;
-    return qv_bq_pos(t, f, false, r) ? W_OK : W_FAIL;
+    if (qve_is_null_lit(f) || qve_is_false_lit(f)) return W_NEVER;
+    return qvp_bq_pos(t, f, false, r) ? W_OK : W_FAIL;
   }
   const qv_expr *p = e->args[i], *th = e->args[i + 1];
-  if (qv_is_null_lit(p)) {
+  if (qve_is_null_lit(p)) {
     decline(t, e, "a NULL predicate");
     return W_FAIL;
   }
   res pr = {0}, tr = {0}, rest = {0}, arm1 = {0}, arm2 = {0};
-  bool okp = qv_bq_pos(t, p, false, &pr);
-  int ts = (qv_is_null_lit(th) || qv_is_false_lit(th)) ? W_NEVER : (qv_bq_pos(t, th, false, &tr) ? W_OK : W_FAIL);
+  bool okp = qvp_bq_pos(t, p, false, &pr);
+  int ts = (qve_is_null_lit(th) || qve_is_false_lit(th)) ? W_NEVER : (qvp_bq_pos(t, th, false, &tr) ? W_OK : W_FAIL);
   int rs = pos_when(t, e, i + 2, &rest);
   int a1 = W_NEVER, a2 = W_NEVER, out = W_FAIL;
   arm1.exact = arm2.exact = true;
@@ -659,9 +659,9 @@ static int pos_when(bq *t, const qv_expr *e, int32_t i, res *r) {
     bool guard = okp && pr.exact;
     res g = {0};
     g.exact = true;
-    if (guard) qv_text_f(&g.sql, "(NOT COALESCE(%s, FALSE))", pr.sql.p);
+    if (guard) qvb_text_f(&g.sql, "(NOT COALESCE(%s, FALSE))", pr.sql.p);
     a2 = and_pieces(t, guard, &g, rs == W_OK, &rest, &arm2, "a condition of when/otherwise");
-    qv_bq_res_free(&g);
+    qvp_bq_res_free(&g);
   }
   if (a1 == W_FAIL || a2 == W_FAIL) {
     decline(t, e, "a branch of when/then/otherwise has nothing to push");
@@ -673,73 +673,73 @@ static int pos_when(bq *t, const qv_expr *e, int32_t i, res *r) {
     r->exact = one->exact;
     out = W_OK;
   } else {
-    qv_text_f(&r->sql, "(%s OR %s)", arm1.sql.p, arm2.sql.p);
+    qvb_text_f(&r->sql, "(%s OR %s)", arm1.sql.p, arm2.sql.p);
     r->exact = arm1.exact && arm2.exact;
-    qv_bq_take_extras(t, r, &arm1);
-    qv_bq_take_extras(t, r, &arm2);
+    qvp_bq_take_extras(t, r, &arm1);
+    qvp_bq_take_extras(t, r, &arm2);
     out = W_OK;
   }
   if (out == W_OK && r->sql.n > QV_BQ_MAX_SQL) {
     decline(t, e, "longer than the %d-byte row_restriction limit", QV_BQ_MAX_SQL);
     out = W_FAIL;
   }
-  qv_bq_res_free(&pr);
-  qv_bq_res_free(&tr);
-  qv_bq_res_free(&rest);
-  qv_bq_res_free(&arm1);
-  qv_bq_res_free(&arm2);
+  qvp_bq_res_free(&pr);
+  qvp_bq_res_free(&tr);
+  qvp_bq_res_free(&rest);
+  qvp_bq_res_free(&arm1);
+  qvp_bq_res_free(&arm2);
   return out;
 }
 
 /* e (or NOT e when neg) as a filter: r keeps at least Polars' rows;
  * r->exact when exactly them. */
-bool qv_bq_pos(bq *t, const qv_expr *e, bool neg, res *r) {
+bool qvp_bq_pos(bq *t, const qv_expr *e, bool neg, res *r) {
   r->exact = true;
-  if (qv_bq_is_over(t, e))
+  if (qvp_bq_is_over(t, e))
     return decline(t, e, "past the budget of %d nodes or %d levels: filtered locally", QV_BQ_MAX_NODES, QV_BQ_MAX_DEPTH);
   if (e->kind == QV_EXPR_CALL) {
     bool and_like = (e->op == QV_OP_AND && !neg) || (e->op == QV_OP_OR && neg);
     if (and_like && e->n_args == 2) {
-      if (qv_bq_known_non_bool(t, e->args[0]) || qv_bq_known_non_bool(t, e->args[1]))
+      if (qvp_bq_known_non_bool(t, e->args[0]) || qvp_bq_known_non_bool(t, e->args[1]))
         return decline(t, e, "on non-booleans Polars' %s is bitwise", qv_op_name(e->op));
       res a = {0}, b = {0};
-      bool oka = qv_bq_pos(t, e->args[0], neg, &a);
-      bool okb = qv_bq_pos(t, e->args[1], neg, &b);
+      bool oka = qvp_bq_pos(t, e->args[0], neg, &a);
+      bool okb = qvp_bq_pos(t, e->args[1], neg, &b);
       int st = and_pieces(t, oka, &a, okb, &b, r, "a conjunct of AND");
-      qv_bq_res_free(&a);
-      qv_bq_res_free(&b);
+      qvp_bq_res_free(&a);
+      qvp_bq_res_free(&b);
       return st == W_OK;
     }
     if (e->op == QV_OP_OR && !neg && e->n_args == 2) {
-      if (qv_bq_known_non_bool(t, e->args[0]) || qv_bq_known_non_bool(t, e->args[1]))
+      if (qvp_bq_known_non_bool(t, e->args[0]) || qvp_bq_known_non_bool(t, e->args[1]))
         return decline(t, e, "on non-booleans Polars' | is bitwise");
       res a = {0}, b = {0};
-      bool oka = qv_bq_pos(t, e->args[0], false, &a);
-      bool okb = qv_bq_pos(t, e->args[1], false, &b);
+      bool oka = qvp_bq_pos(t, e->args[0], false, &a);
+      bool okb = qvp_bq_pos(t, e->args[1], false, &b);
       bool ok = oka && okb && a.exact && b.exact;
       if (ok) {
-        qv_text_f(&r->sql, "(%s OR %s)", a.sql.p, b.sql.p);
-        qv_bq_take_extras(t, r, &a);
-        qv_bq_take_extras(t, r, &b);
+        qvb_text_f(&r->sql, "(%s OR %s)", a.sql.p, b.sql.p);
+        qvp_bq_take_extras(t, r, &a);
+        qvp_bq_take_extras(t, r, &b);
       } else {
-        qv_text_s(&t->why, "declined OR: every branch must translate exactly\n");
+        qvb_text_s(&t->why, "declined OR: every branch must translate exactly\n");
       }
-      qv_bq_res_free(&a);
-      qv_bq_res_free(&b);
+      qvp_bq_res_free(&a);
+      qvp_bq_res_free(&b);
       return ok;
     }
     if (e->op == QV_OP_NOT && !neg && e->n_args == 1) {
-      if (qv_bq_known_non_bool(t, e->args[0])) return decline(t, e, "~ of a non-boolean is bitwise in Polars");
-      return qv_bq_pos(t, e->args[0], true, r);
+      if (qvp_bq_known_non_bool(t, e->args[0])) return decline(t, e, "~ of a non-boolean is bitwise in Polars");
+      return qvp_bq_pos(t, e->args[0], true, r);
     }
     if ((e->op == QV_OP_ALL_HORIZONTAL || e->op == QV_OP_ANY_HORIZONTAL) && e->n_args == 1)
-      return qv_bq_pos(t, e->args[0], neg, r);
+      return qvp_bq_pos(t, e->args[0], neg, r);
     if (e->op == QV_OP_WHEN && !neg && e->n_args >= 3 && e->n_args % 2 == 1) {
       int st = pos_when(t, e, 0, r);
       if (st == W_NEVER) return decline(t, e, "no branch can be true");
       return st == W_OK;
     }
   }
-  if (qv_is_null_lit(e)) return decline(t, e, "a bare NULL literal as a filter");
+  if (qve_is_null_lit(e)) return decline(t, e, "a bare NULL literal as a filter");
   return neg ? val_not(t, e, r) : val(t, e, r);
 }

@@ -20,7 +20,7 @@
 
 /* Python's repr(float): the shortest digits that round-trip, positional
  * when the decimal exponent is in [-4, 16), else d.ddde+XX. */
-void qv_bq_double(double v, char *buf, size_t size) {
+void qvp_bq_double(double v, char *buf, size_t size) {
   char digits[40];
   int prec;
   for (prec = 1; prec <= 17; prec++) {
@@ -70,8 +70,8 @@ void qv_bq_double(double v, char *buf, size_t size) {
 
 /* ---- strings ---------------------------------------------------------- */
 
-void qv_bq_string(const uint8_t *s, int64_t n, qv_text *o) {
-  qv_text_s(o, "'");
+void qvp_bq_string(const uint8_t *s, int64_t n, qvb_text *o) {
+  qvb_text_s(o, "'");
   int64_t run = 0; /* start of the pending run of plain bytes */
   for (int64_t i = 0; i < n; i++) {
     const char *esc = NULL;
@@ -92,12 +92,12 @@ void qv_bq_string(const uint8_t *s, int64_t n, qv_text *o) {
         break;
     }
     if (!esc) continue;
-    qv_text_add(o, (const char *)s + run, (size_t)(i - run));
-    qv_text_s(o, esc);
+    qvb_text_add(o, (const char *)s + run, (size_t)(i - run));
+    qvb_text_s(o, esc);
     run = i + 1;
   }
-  qv_text_add(o, (const char *)s + run, (size_t)(n - run));
-  qv_text_s(o, "'");
+  qvb_text_add(o, (const char *)s + run, (size_t)(n - run));
+  qvb_text_s(o, "'");
 }
 
 /* ---- temporal bounds -------------------------------------------------- */
@@ -109,7 +109,7 @@ void qv_bq_string(const uint8_t *s, int64_t n, qv_text *o) {
 #define BQ_MIN_MICROS INT64_C(-62135596800000000)
 #define BQ_MAX_MICROS INT64_C(253402300799999999)
 
-static bool timestamp(const qv_scalar *v, qv_text *o, const char **why) {
+static bool timestamp(const qv_scalar *v, qvb_text *o, const char **why) {
   int64_t x = v->v.i;
   const char *fn = "TIMESTAMP_MICROS";
   switch (v->type.unit) {
@@ -136,44 +136,44 @@ static bool timestamp(const qv_scalar *v, qv_text *o, const char **why) {
     *why = "timestamp outside BigQuery's range 0001-01-01 .. 9999-12-31 23:59:59.999999";
     return false;
   }
-  if (v->type.timezone) qv_text_f(o, "%s(%lld)", fn, (long long)x);
-  else qv_text_f(o, "DATETIME(%s(%lld))", fn, (long long)x);
+  if (v->type.timezone) qvb_text_f(o, "%s(%lld)", fn, (long long)x);
+  else qvb_text_f(o, "DATETIME(%s(%lld))", fn, (long long)x);
   return true;
 }
 
-bool qv_bq_literal(const qv_scalar *v, qv_text *o, const char **why) {
+bool qvp_bq_literal(const qv_scalar *v, qvb_text *o, const char **why) {
   char buf[64];
   if (v->is_null) {
     *why = "a bare NULL literal (use is_null / is_not_null for NULL checks)";
     return false;
   }
   switch (v->type.id) {
-    case QV_TYPE_BOOL: qv_text_s(o, v->v.b ? "TRUE" : "FALSE"); return true;
+    case QV_TYPE_BOOL: qvb_text_s(o, v->v.b ? "TRUE" : "FALSE"); return true;
     case QV_TYPE_INT8: case QV_TYPE_INT16: case QV_TYPE_INT32: case QV_TYPE_INT64:
-      qv_text_f(o, "%lld", (long long)v->v.i);
+      qvb_text_f(o, "%lld", (long long)v->v.i);
       return true;
     case QV_TYPE_UINT8: case QV_TYPE_UINT16: case QV_TYPE_UINT32: case QV_TYPE_UINT64:
       if (v->v.u > (uint64_t)INT64_MAX) {
         *why = "an unsigned integer above 2^63-1 does not fit BigQuery's INT64";
         return false;
       }
-      qv_text_f(o, "%llu", (unsigned long long)v->v.u);
+      qvb_text_f(o, "%llu", (unsigned long long)v->v.u);
       return true;
     case QV_TYPE_FLOAT32: case QV_TYPE_FLOAT64:
       if (!isfinite(v->v.f)) {
         *why = "NaN and infinities do not push as literals";
         return false;
       }
-      qv_bq_double(v->v.f, buf, sizeof buf);
-      qv_text_s(o, buf);
+      qvp_bq_double(v->v.f, buf, sizeof buf);
+      qvb_text_s(o, buf);
       return true;
-    case QV_TYPE_STRING: qv_bq_string(v->bytes, v->len, o); return true;
+    case QV_TYPE_STRING: qvp_bq_string(v->bytes, v->len, o); return true;
     case QV_TYPE_DATE32:
       if (v->v.i < BQ_MIN_DAYS || v->v.i > BQ_MAX_DAYS) {
         *why = "date outside BigQuery's range 0001-01-01 .. 9999-12-31";
         return false;
       }
-      qv_text_f(o, "DATE(TIMESTAMP_SECONDS(%lld * 86400))", (long long)v->v.i);
+      qvb_text_f(o, "DATE(TIMESTAMP_SECONDS(%lld * 86400))", (long long)v->v.i);
       return true;
     case QV_TYPE_TIMESTAMP: return timestamp(v, o, why);
     case QV_TYPE_DECIMAL128: *why = "decimal literals are not translated (NUMERIC scale rules differ)"; return false;
@@ -198,7 +198,7 @@ static bool name_char_ok(utf8proc_int32_t c) {
   }
 }
 
-qv_status qv_bq_check_name(const char *name, qv_error *err) {
+qv_status qvp_bq_check_name(const char *name, qv_error *err) {
   if (!name || !*name) return qv_error_set(err, QV_ERR_INVALID, "bigquery: an empty column name");
   const utf8proc_uint8_t *s = (const utf8proc_uint8_t *)name;
   utf8proc_ssize_t len = (utf8proc_ssize_t)strlen(name), i = 0;
@@ -304,7 +304,7 @@ static bool same_kind(const qv_scalar *a, const qv_scalar *b) {
   return true;
 }
 
-bool qv_bq_in_items(const qv_expr *const *items, int32_t n, qv_text *o, char *why, size_t why_size, bool *oom) {
+bool qvp_bq_in_items(const qv_expr *const *items, int32_t n, qvb_text *o, char *why, size_t why_size, bool *oom) {
   if (n == 0) {
     snprintf(why, why_size, "is_in of an empty list has no SQL IN spelling");
     return false;
@@ -332,30 +332,30 @@ bool qv_bq_in_items(const qv_expr *const *items, int32_t n, qv_text *o, char *wh
       return false;
     }
   }
-  qv_text items_sql = {0};
+  qvb_text items_sql = {0};
   for (int32_t i = 0; i < n; i++) {
     const char *reason = NULL;
-    if (i) qv_text_s(&items_sql, ", ");
-    if (!qv_bq_literal(&items[i]->value, &items_sql, &reason)) {
+    if (i) qvb_text_s(&items_sql, ", ");
+    if (!qvp_bq_literal(&items[i]->value, &items_sql, &reason)) {
       snprintf(why, why_size, "is_in value %d: %s", (int)i, reason);
-      qv_text_free(&items_sql);
+      qvb_text_free(&items_sql);
       return false;
     }
   }
   int64_t size = ipc_size(items, n, oom);
   if (size < 0) {
     snprintf(why, why_size, "is_in list could not be measured as an Arrow IPC Series");
-    qv_text_free(&items_sql);
+    qvb_text_free(&items_sql);
     return false;
   }
   if (size > QV_BQ_MAX_IN_IPC) {
     snprintf(why, why_size, "is_in list is %lld bytes as an Arrow IPC Series: at most %d push", (long long)size,
              QV_BQ_MAX_IN_IPC);
-    qv_text_free(&items_sql);
+    qvb_text_free(&items_sql);
     return false;
   }
   if (items_sql.oom) *oom = true;
-  else qv_text_add(o, items_sql.p, items_sql.n);
-  qv_text_free(&items_sql);
+  else qvb_text_add(o, items_sql.p, items_sql.n);
+  qvb_text_free(&items_sql);
   return true;
 }

@@ -121,7 +121,7 @@ static const char *group(const char *p, size_t n, size_t *i) {
   return NULL;
 }
 
-const char *qv_bq_regex_incompatible(const char *p, size_t n) {
+const char *qvp_bq_regex_incompatible(const char *p, size_t n) {
   size_t i = 0;
   while (i < n) {
     const char *why = NULL;

@@ -13,15 +13,15 @@
 
 #include "pushdown/bigquery_int.h"
 
-typedef qv_bq bq;
-typedef qv_bq_res res;
+typedef qvp_bq bq;
+typedef qvp_bq_res res;
 
 static int cmp_ptr(const void *a, const void *b) {
   uintptr_t x = (uintptr_t) * (const qv_expr *const *)a, y = (uintptr_t) * (const qv_expr *const *)b;
   return x < y ? -1 : x > y;
 }
 
-bool qv_bq_is_over(const bq *t, const qv_expr *e) {
+bool qvp_bq_is_over(const bq *t, const qv_expr *e) {
   return t->n_over && bsearch(&e, t->over, (size_t)t->n_over, sizeof *t->over, cmp_ptr) != NULL;
 }
 
@@ -45,7 +45,7 @@ static qv_status budget(bq *t, const qv_expr *root, qv_error *err) {
     item it = q[head++];
     const qv_expr *e = it.e;
     if (e->kind == QV_EXPR_COLUMN) {
-      st = qv_bq_check_name(e->name, err);
+      st = qvp_bq_check_name(e->name, err);
       continue;
     }
     if (e->kind != QV_EXPR_CALL) continue;
@@ -94,15 +94,15 @@ typedef struct conj {
 } conj;
 
 static void conjuncts(bq *t, const qv_expr *e, bool neg, conj **v, int32_t *n, int32_t *cap) {
-  if (!qv_bq_is_over(t, e) && e->kind == QV_EXPR_CALL && e->n_args == 2 &&
-      ((e->op == QV_OP_AND && !neg) || (e->op == QV_OP_OR && neg)) && !qv_bq_known_non_bool(t, e->args[0]) &&
-      !qv_bq_known_non_bool(t, e->args[1])) {
+  if (!qvp_bq_is_over(t, e) && e->kind == QV_EXPR_CALL && e->n_args == 2 &&
+      ((e->op == QV_OP_AND && !neg) || (e->op == QV_OP_OR && neg)) && !qvp_bq_known_non_bool(t, e->args[0]) &&
+      !qvp_bq_known_non_bool(t, e->args[1])) {
     conjuncts(t, e->args[0], neg, v, n, cap);
     conjuncts(t, e->args[1], neg, v, n, cap);
     return;
   }
-  if (!qv_bq_is_over(t, e) && e->kind == QV_EXPR_CALL && e->n_args == 1 &&
-      ((e->op == QV_OP_NOT && !neg && !qv_bq_known_non_bool(t, e->args[0])) || e->op == QV_OP_ALL_HORIZONTAL ||
+  if (!qvp_bq_is_over(t, e) && e->kind == QV_EXPR_CALL && e->n_args == 1 &&
+      ((e->op == QV_OP_NOT && !neg && !qvp_bq_known_non_bool(t, e->args[0])) || e->op == QV_OP_ALL_HORIZONTAL ||
        e->op == QV_OP_ANY_HORIZONTAL)) {
     conjuncts(t, e->args[0], e->op == QV_OP_NOT ? true : neg, v, n, cap);
     return;
@@ -121,23 +121,23 @@ static void conjuncts(bq *t, const qv_expr *e, bool neg, conj **v, int32_t *n, i
 }
 
 /* Appends piece to acc as (acc AND piece) if the result fits the limit. */
-static bool fold_fits(qv_text *acc, const char *piece, size_t len) {
+static bool fold_fits(qvb_text *acc, const char *piece, size_t len) {
   size_t want = acc->n ? acc->n + len + 7 : len;
   if (want > QV_BQ_MAX_SQL) return false;
   if (!acc->n) {
-    qv_text_add(acc, piece, len);
+    qvb_text_add(acc, piece, len);
     return true;
   }
-  qv_text b = {0};
-  qv_text_f(&b, "(%s AND %s)", acc->p, piece);
-  qv_text_free(acc);
+  qvb_text b = {0};
+  qvb_text_f(&b, "(%s AND %s)", acc->p, piece);
+  qvb_text_free(acc);
   *acc = b;
   return true;
 }
 
 /* The restriction folded conjunct by conjunct, shedding those that would
  * pass the size limit (each shed one makes the result inexact). */
-static bool shed(bq *t, const qv_expr *e, qv_text *out, bool *exact) {
+static bool shed(bq *t, const qv_expr *e, qvb_text *out, bool *exact) {
   conj *v = NULL;
   int32_t n = 0, cap = 0;
   conjuncts(t, e, false, &v, &n, &cap);
@@ -146,27 +146,27 @@ static bool shed(bq *t, const qv_expr *e, qv_text *out, bool *exact) {
   bool any = false;
   for (int32_t i = 0; i < n && !t->oom; i++) {
     res c = {0};
-    if (!qv_bq_pos(t, v[i].e, v[i].neg, &c)) {
+    if (!qvp_bq_pos(t, v[i].e, v[i].neg, &c)) {
       *exact = false;
-      qv_bq_res_free(&c);
+      qvp_bq_res_free(&c);
       continue;
     }
     if (fold_fits(out, c.sql.p, c.sql.n)) {
       any = true;
       if (!c.exact) *exact = false;
-      qv_bq_take_extras(t, &extras, &c);
+      qvp_bq_take_extras(t, &extras, &c);
     } else {
       *exact = false;
-      qv_text_s(&t->why, "shed a conjunct: the restriction would pass the 1 MB limit\n");
+      qvb_text_s(&t->why, "shed a conjunct: the restriction would pass the 1 MB limit\n");
     }
-    qv_bq_res_free(&c);
+    qvp_bq_res_free(&c);
   }
   for (int32_t i = 0; i < extras.n_extra; i++)
     if (any && !fold_fits(out, extras.extra[i], strlen(extras.extra[i]))) {
       *exact = false;
-      qv_text_s(&t->why, "shed a conjunct: the restriction would pass the 1 MB limit\n");
+      qvb_text_s(&t->why, "shed a conjunct: the restriction would pass the 1 MB limit\n");
     }
-  qv_bq_res_free(&extras);
+  qvp_bq_res_free(&extras);
   qv_free(v);
   return any;
 }
@@ -178,29 +178,29 @@ static qv_status translate(bq *t, const qv_expr *e, char **sql, bool *exact, qv_
   qv_status st = budget(t, e, err);
   if (st != QV_OK) return st;
   res r = {0};
-  bool ok = qv_bq_pos(t, e, false, &r);
-  qv_text out = {0};
+  bool ok = qvp_bq_pos(t, e, false, &r);
+  qvb_text out = {0};
   if (ok) {
-    qv_text_add(&out, r.sql.p, r.sql.n);
+    qvb_text_add(&out, r.sql.p, r.sql.n);
     for (int32_t i = 0; i < r.n_extra; i++) {
-      qv_text b = {0};
-      qv_text_f(&b, "(%s AND %s)", out.p, r.extra[i]);
-      qv_text_free(&out);
+      qvb_text b = {0};
+      qvb_text_f(&b, "(%s AND %s)", out.p, r.extra[i]);
+      qvb_text_free(&out);
       out = b;
     }
     *exact = r.exact;
     if (out.n > QV_BQ_MAX_SQL) {
-      qv_text_free(&out);
+      qvb_text_free(&out);
       ok = shed(t, e, &out, exact);
     }
   }
-  qv_bq_res_free(&r);
+  qvp_bq_res_free(&r);
   if (out.oom || t->why.oom || t->oom) {
-    qv_text_free(&out);
+    qvb_text_free(&out);
     return qv_error_nomem(err, "to_bigquery_filter");
   }
   if (ok) *sql = out.p;
-  else qv_text_free(&out);
+  else qvb_text_free(&out);
   return QV_OK;
 }
 
@@ -222,7 +222,7 @@ qv_status qv_to_bigquery_filter(const qv_expr *e, const qv_schema *schema, qv_bi
       *out = f;
     }
   }
-  qv_text_free(&t.why);
+  qvb_text_free(&t.why);
   qv_free(t.over);
   return st;
 }
@@ -242,10 +242,10 @@ qv_status qv_bigquery_filter_explain(const qv_expr *e, const qv_schema *schema, 
   qv_status st = translate(&t, e, &sql, &exact, err);
   qv_free(sql);
   qv_free(t.over);
-  if (st == QV_OK && !t.why.p) qv_text_s(&t.why, "nothing declined\n");
+  if (st == QV_OK && !t.why.p) qvb_text_s(&t.why, "nothing declined\n");
   if (st == QV_OK && t.why.oom) st = qv_error_nomem(err, "bigquery_filter_explain");
   if (st != QV_OK) {
-    qv_text_free(&t.why);
+    qvb_text_free(&t.why);
     return st;
   }
   *out = t.why.p;

@@ -16,19 +16,19 @@
 /* BigQuery nests RECORDs at most 15 levels deep. */
 #define BQ_MAX_NESTING 15
 
-static qv_status bad(qv_error *err, const qv_json *at, const char *what) {
+static qv_status bad(qv_error *err, const qve_json *at, const char *what) {
   return qv_error_set(err, QV_ERR_PARSE, "bigquery schema: %s at byte %lld", what, (long long)(at ? at->offset : 0));
 }
 
-static qv_status field_type(const qv_json *f, int depth, qv_datatype *out, qv_error *err);
+static qv_status field_type(const qve_json *f, int depth, qv_datatype *out, qv_error *err);
 
-static qv_status fields_into(const qv_json *arr, int depth, qv_schema *out, qv_error *err) {
+static qv_status fields_into(const qve_json *arr, int depth, qv_schema *out, qv_error *err) {
   if (!arr || arr->type != QV_JSON_ARRAY) return bad(err, arr, "expected an array of fields");
   if (depth > BQ_MAX_NESTING) return bad(err, arr, "RECORD fields nested more than 15 levels");
   for (int32_t i = 0; i < arr->n; i++) {
-    const qv_json *f = &arr->items[i];
+    const qve_json *f = &arr->items[i];
     if (f->type != QV_JSON_OBJECT) return bad(err, f, "expected a field object");
-    const qv_json *name = qv_json_get(f, "name");
+    const qve_json *name = qve_json_get(f, "name");
     if (!name || name->type != QV_JSON_STRING || name->len == 0) return bad(err, f, "a field without a name");
     if ((int64_t)strlen(name->str) != name->len) return bad(err, name, "a field name with a NUL character");
     qv_datatype ty = QV_DATATYPE_INIT;
@@ -36,7 +36,7 @@ static qv_status fields_into(const qv_json *arr, int depth, qv_schema *out, qv_e
     qv_field field;
     qv_status st = qv_field_init(&field, name->str, &ty, true, err);
     if (st == QV_OK) {
-      const qv_json *mode = qv_json_get(f, "mode");
+      const qve_json *mode = qve_json_get(f, "mode");
       if (mode && mode->type == QV_JSON_STRING && strcasecmp(mode->str, "REQUIRED") == 0) field.nullable = false;
       if (qv_schema_find(out, name->str) >= 0)
         st = qv_error_set(err, QV_ERR_PARSE, "bigquery schema: field '%s' appears twice at byte %lld", name->str,
@@ -52,7 +52,7 @@ static qv_status fields_into(const qv_json *arr, int depth, qv_schema *out, qv_e
   return QV_OK;
 }
 
-static qv_status scalar_type(const qv_json *type, qv_datatype *out, qv_error *err) {
+static qv_status scalar_type(const qve_json *type, qv_datatype *out, qv_error *err) {
   static const struct {
     const char *name;
     qv_type_id id;
@@ -84,13 +84,13 @@ static qv_status scalar_type(const qv_json *type, qv_datatype *out, qv_error *er
                       (long long)type->offset);
 }
 
-static qv_status field_type(const qv_json *f, int depth, qv_datatype *out, qv_error *err) {
-  const qv_json *type = qv_json_get(f, "type");
+static qv_status field_type(const qve_json *f, int depth, qv_datatype *out, qv_error *err) {
+  const qve_json *type = qve_json_get(f, "type");
   if (!type || type->type != QV_JSON_STRING) return bad(err, f, "a field without a type");
   qv_datatype item = QV_DATATYPE_INIT;
   if (strcasecmp(type->str, "RECORD") == 0 || strcasecmp(type->str, "STRUCT") == 0) {
     qv_schema sub = QV_SCHEMA_INIT;
-    qv_status st = fields_into(qv_json_get(f, "fields"), depth + 1, &sub, err);
+    qv_status st = fields_into(qve_json_get(f, "fields"), depth + 1, &sub, err);
     if (st == QV_OK && sub.n_fields == 0) st = bad(err, f, "a RECORD without fields");
     if (st == QV_OK) {
       st = qv_datatype_struct(sub.fields, sub.n_fields, &item, err);
@@ -105,7 +105,7 @@ static qv_status field_type(const qv_json *f, int depth, qv_datatype *out, qv_er
   } else {
     QV_RETURN_NOT_OK(scalar_type(type, &item, err));
   }
-  const qv_json *mode = qv_json_get(f, "mode");
+  const qve_json *mode = qve_json_get(f, "mode");
   if (mode && mode->type != QV_JSON_STRING) {
     qv_datatype_reset(&item);
     return bad(err, mode, "expected a mode string");
@@ -137,24 +137,24 @@ static qv_status pseudo_column(qv_schema *out, const char *name, qv_datatype *ty
 
 qv_status qv_bigquery_schema_from_json(const char *json, size_t len, qv_schema *out, qv_error *err) {
   if (!json || !out) return qv_error_set(err, QV_ERR_INVALID, "bigquery schema: NULL input or output");
-  qv_json_doc *doc = NULL;
-  QV_RETURN_NOT_OK(qv_json_parse(json, len, "bigquery schema", &doc, err));
-  const qv_json *root = qv_json_root(doc), *fields = root, *partitioning = NULL;
+  qve_json_doc *doc = NULL;
+  QV_RETURN_NOT_OK(qve_json_parse(json, len, "bigquery schema", &doc, err));
+  const qve_json *root = qve_json_root(doc), *fields = root, *partitioning = NULL;
   if (root->type == QV_JSON_OBJECT) {
-    const qv_json *schema = qv_json_get(root, "schema");
-    fields = schema ? qv_json_get(schema, "fields") : qv_json_get(root, "fields");
-    partitioning = qv_json_get(root, "timePartitioning");
+    const qve_json *schema = qve_json_get(root, "schema");
+    fields = schema ? qve_json_get(schema, "fields") : qve_json_get(root, "fields");
+    partitioning = qve_json_get(root, "timePartitioning");
     if (!fields) fields = schema ? schema : root;
   }
   qv_status st = fields_into(fields, 0, out, err);
-  if (st == QV_OK && partitioning && partitioning->type == QV_JSON_OBJECT && !qv_json_get(partitioning, "field")) {
+  if (st == QV_OK && partitioning && partitioning->type == QV_JSON_OBJECT && !qve_json_get(partitioning, "field")) {
     /* Ingestion-time partitioning: the pseudo-columns that filters may use. */
     qv_datatype d = qv_datatype_simple(QV_TYPE_DATE32), ts = QV_DATATYPE_INIT;
     st = pseudo_column(out, "_PARTITIONDATE", &d, err);
     if (st == QV_OK) st = qv_datatype_timestamp(QV_UNIT_MICRO, "UTC", &ts, err);
     if (st == QV_OK) st = pseudo_column(out, "_PARTITIONTIME", &ts, err);
   }
-  qv_json_doc_destroy(doc);
+  qve_json_doc_destroy(doc);
   if (st != QV_OK) qv_schema_reset(out);
   return st;
 }

@@ -30,11 +30,11 @@
 #include "lance_int.h"
 
 /* Records why e declines (pushdown/decline.c spells the line); returns
- * false so callers can `return qv_lsql_decline(...)`. */
-bool qv_lsql_decline(tr *t, const qv_expr *e, const char *fmt, ...) {
+ * false so callers can `return qvp_lsql_decline(...)`. */
+bool qvp_lsql_decline(tr *t, const qv_expr *e, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  qv_pd_vdecline(&t->why, &t->oom, e, true, 0, fmt, ap);
+  qvp_pd_vdecline(&t->why, &t->oom, e, true, 0, fmt, ap);
   va_end(ap);
   return false;
 }
@@ -43,19 +43,19 @@ bool qv_lsql_decline(tr *t, const qv_expr *e, const char *fmt, ...) {
 
 /* A node's type where it can be told without binding; QV_TYPE_NULL when
  * unknown (schema-less columns, and anything built from them). */
-const qv_datatype *qv_lsql_col_type(const tr *t, const qv_expr *e) {
+const qv_datatype *qvp_lsql_col_type(const tr *t, const qv_expr *e) {
   if (!t->schema) return NULL;
   if (e->kind == QV_EXPR_COLUMN) {
     int32_t i = qv_schema_find(t->schema, e->name);
     return i < 0 ? NULL : &t->schema->fields[i].type;
   }
   if (e->kind == QV_EXPR_CALL && e->op == QV_OP_LIST_GET && e->n_args == 2) {
-    const qv_datatype *l = qv_lsql_col_type(t, e->args[0]);
+    const qv_datatype *l = qvp_lsql_col_type(t, e->args[0]);
     if (l && (l->id == QV_TYPE_LIST || l->id == QV_TYPE_FIXED_SIZE_LIST) && l->n_children == 1) return &l->children[0].type;
     return NULL;
   }
   if (e->kind == QV_EXPR_CALL && e->op == QV_OP_FIELD && e->n_args == 1) {
-    const qv_datatype *s = qv_lsql_col_type(t, e->args[0]);
+    const qv_datatype *s = qvp_lsql_col_type(t, e->args[0]);
     if (!s || s->id != QV_TYPE_STRUCT) return NULL;
     for (int32_t k = 0; k < s->n_children; k++)
       if (e->name && strcmp(s->children[k].name, e->name) == 0) return &s->children[k].type;
@@ -70,18 +70,18 @@ static int div_float32(const tr *t, const qv_expr *e) {
   bool any = false, all = true;
   for (int32_t i = 0; i < 2 && i < e->n_args; i++) {
     const qv_expr *x = e->args[i];
-    bool f32 = qv_lsql_type_of(t, x) == QV_TYPE_FLOAT32;
+    bool f32 = qvp_lsql_type_of(t, x) == QV_TYPE_FLOAT32;
     any = any || f32;
     all = all && (f32 || (x->kind == QV_EXPR_LITERAL && (x->flags & QV_EXPR_F_DYNAMIC)));
   }
   return !any ? 0 : all ? 1 : -1;
 }
 
-qv_type_id qv_lsql_type_of(const tr *t, const qv_expr *e) {
+qv_type_id qvp_lsql_type_of(const tr *t, const qv_expr *e) {
   switch (e->kind) {
     case QV_EXPR_LITERAL: return e->value.type.id;
     case QV_EXPR_COLUMN: {
-      const qv_datatype *d = qv_lsql_col_type(t, e);
+      const qv_datatype *d = qvp_lsql_col_type(t, e);
       return d ? d->id : QV_TYPE_NULL;
     }
     default: break;
@@ -95,7 +95,7 @@ qv_type_id qv_lsql_type_of(const tr *t, const qv_expr *e) {
       return QV_TYPE_BOOL;
     case QV_OP_AND: case QV_OP_OR: case QV_OP_XOR: case QV_OP_NOT: {
       for (int32_t i = 0; i < e->n_args; i++)
-        if (qv_lsql_type_of(t, e->args[i]) != QV_TYPE_BOOL) return QV_TYPE_NULL;
+        if (qvp_lsql_type_of(t, e->args[i]) != QV_TYPE_BOOL) return QV_TYPE_NULL;
       return QV_TYPE_BOOL;
     }
     case QV_OP_CAST: return e->type.id;
@@ -106,9 +106,9 @@ qv_type_id qv_lsql_type_of(const tr *t, const qv_expr *e) {
     case QV_OP_LENGTH: case QV_OP_LEN_BYTES: case QV_OP_ARRAY_LENGTH: return QV_TYPE_UINT32;
     case QV_OP_DT_PART: return QV_TYPE_INT32;
     case QV_OP_DT_DATE: return QV_TYPE_DATE32;
-    case QV_OP_DT_TRUNCATE: return qv_lsql_type_of(t, e->args[0]);
+    case QV_OP_DT_TRUNCATE: return qvp_lsql_type_of(t, e->args[0]);
     case QV_OP_FIELD: case QV_OP_LIST_GET: {
-      const qv_datatype *d = qv_lsql_col_type(t, e);
+      const qv_datatype *d = qvp_lsql_col_type(t, e);
       return d ? d->id : QV_TYPE_NULL;
     }
     case QV_OP_ADD: case QV_OP_SUB: case QV_OP_MUL: case QV_OP_ABS: case QV_OP_NEG: case QV_OP_POW:
@@ -124,12 +124,12 @@ qv_type_id qv_lsql_type_of(const tr *t, const qv_expr *e) {
           }
           continue;
         }
-        qv_type_id ti = qv_lsql_type_of(t, a);
+        qv_type_id ti = qvp_lsql_type_of(t, a);
         if (ti == QV_TYPE_NULL) return QV_TYPE_NULL;
         if (r == QV_TYPE_NULL) r = ti;
         else if (r != ti && qv_type_is_integer(r) && qv_type_is_integer(ti) &&
                  qv_type_is_signed(r) == qv_type_is_signed(ti) && e->op != QV_OP_POW)
-          r = qv_lsql_int_rank(ti) > qv_lsql_int_rank(r) ? ti : r; /* both engines widen within a signedness */
+          r = qvp_lsql_int_rank(ti) > qvp_lsql_int_rank(r) ? ti : r; /* both engines widen within a signedness */
         else if (r != ti) return QV_TYPE_NULL;
       }
       if (e->op == QV_OP_POW) return QV_TYPE_NULL == r ? r : (qv_type_is_integer(r) || qv_type_is_floating(r) ? r : QV_TYPE_NULL);
@@ -141,99 +141,99 @@ qv_type_id qv_lsql_type_of(const tr *t, const qv_expr *e) {
 
 /* ---- the translator ------------------------------------------------- */
 
-static bool emit_column(tr *t, const qv_expr *e, qv_text *o) {
-  if (strchr(e->name, '`')) return qv_lsql_decline(t, e, "column name contains a backtick");
+static bool emit_column(tr *t, const qv_expr *e, qvb_text *o) {
+  if (strchr(e->name, '`')) return qvp_lsql_decline(t, e, "column name contains a backtick");
   /* Lance would fail the whole query; locally the binder says what is wrong */
   if (t->schema && qv_schema_find(t->schema, e->name) < 0)
-    return qv_lsql_decline(t, e, "no column `%s` in the schema", e->name);
-  qv_text_s(o, "`");
-  qv_text_s(o, e->name);
-  qv_text_s(o, "`");
+    return qvp_lsql_decline(t, e, "no column `%s` in the schema", e->name);
+  qvb_text_s(o, "`");
+  qvb_text_s(o, e->name);
+  qvb_text_s(o, "`");
   return true;
 }
 
 /* Translates every argument (so explain sees all of them) into parts;
  * true when all did. */
-static bool args_into(tr *t, const qv_expr *e, int32_t from, qv_text *parts) {
+static bool args_into(tr *t, const qv_expr *e, int32_t from, qvb_text *parts) {
   bool ok = true;
   for (int32_t i = from; i < e->n_args; i++)
-    if (!qv_lsql_value(t, e->args[i], &parts[i])) ok = false;
+    if (!qvp_lsql_value(t, e->args[i], &parts[i])) ok = false;
   return ok;
 }
 
-static bool call_fn(tr *t, const qv_expr *e, const char *fn, qv_text *o) {
-  qv_text parts[8] = {{0}};
-  if (e->n_args > 8) return qv_lsql_decline(t, e, "too many arguments");
+static bool call_fn(tr *t, const qv_expr *e, const char *fn, qvb_text *o) {
+  qvb_text parts[8] = {{0}};
+  if (e->n_args > 8) return qvp_lsql_decline(t, e, "too many arguments");
   bool ok = args_into(t, e, 0, parts);
   if (ok) {
-    qv_text_s(o, fn);
-    qv_text_s(o, "(");
+    qvb_text_s(o, fn);
+    qvb_text_s(o, "(");
     for (int32_t i = 0; i < e->n_args; i++) {
-      if (i) qv_text_s(o, ", ");
-      qv_text_s(o, parts[i].p);
+      if (i) qvb_text_s(o, ", ");
+      qvb_text_s(o, parts[i].p);
     }
-    qv_text_s(o, ")");
+    qvb_text_s(o, ")");
   }
-  for (int32_t i = 0; i < e->n_args; i++) qv_text_free(&parts[i]);
+  for (int32_t i = 0; i < e->n_args; i++) qvb_text_free(&parts[i]);
   return ok;
 }
 
 /* coalesce / fill_null.  Over Float32 values Polars keeps a Python number
  * as a Float32, DataFusion would widen all to DOUBLE (and 0.1 would stay
  * the double 0.1), so such literals are cast to FLOAT. */
-static bool lance_coalesce(tr *t, const qv_expr *e, qv_text *o) {
-  qv_text parts[8] = {{0}};
-  if (e->n_args > 8) return qv_lsql_decline(t, e, "too many arguments");
-  bool f32 = qv_lsql_type_of(t, e) == QV_TYPE_FLOAT32;
+static bool lance_coalesce(tr *t, const qv_expr *e, qvb_text *o) {
+  qvb_text parts[8] = {{0}};
+  if (e->n_args > 8) return qvp_lsql_decline(t, e, "too many arguments");
+  bool f32 = qvp_lsql_type_of(t, e) == QV_TYPE_FLOAT32;
   bool ok = args_into(t, e, 0, parts);
   if (ok) {
-    qv_text_s(o, "coalesce(");
+    qvb_text_s(o, "coalesce(");
     for (int32_t i = 0; i < e->n_args; i++) {
       double v;
       bool cast_lit = f32 && lit_number(e->args[i], &v) && e->args[i]->value.type.id != QV_TYPE_FLOAT32;
-      qv_text_f(o, cast_lit ? "%sCAST(%s AS FLOAT)" : "%s%s", i ? ", " : "", parts[i].p);
+      qvb_text_f(o, cast_lit ? "%sCAST(%s AS FLOAT)" : "%s%s", i ? ", " : "", parts[i].p);
     }
-    qv_text_s(o, ")");
+    qvb_text_s(o, ")");
   }
-  for (int32_t i = 0; i < e->n_args; i++) qv_text_free(&parts[i]);
+  for (int32_t i = 0; i < e->n_args; i++) qvb_text_free(&parts[i]);
   return ok;
 }
 
-bool qv_lsql_binop(tr *t, const qv_expr *e, const char *op, qv_text *o) {
-  qv_text a = {0}, b = {0};
-  bool ok = qv_lsql_value(t, e->args[0], &a);
-  ok = qv_lsql_value(t, e->args[1], &b) && ok;
-  if (ok) qv_text_f(o, "(%s %s %s)", a.p, op, b.p);
-  qv_text_free(&a);
-  qv_text_free(&b);
+bool qvp_lsql_binop(tr *t, const qv_expr *e, const char *op, qvb_text *o) {
+  qvb_text a = {0}, b = {0};
+  bool ok = qvp_lsql_value(t, e->args[0], &a);
+  ok = qvp_lsql_value(t, e->args[1], &b) && ok;
+  if (ok) qvb_text_f(o, "(%s %s %s)", a.p, op, b.p);
+  qvb_text_free(&a);
+  qvb_text_free(&b);
   return ok;
 }
 
 static bool boolean_operand(tr *t, const qv_expr *e) {
-  qv_type_id id = qv_lsql_type_of(t, e);
+  qv_type_id id = qvp_lsql_type_of(t, e);
   return id == QV_TYPE_BOOL || id == QV_TYPE_NULL;
 }
 
-static bool lance_logic(tr *t, const qv_expr *e, qv_text *o) {
+static bool lance_logic(tr *t, const qv_expr *e, qvb_text *o) {
   for (int32_t i = 0; i < e->n_args; i++)
     if (!boolean_operand(t, e->args[i]))
-      return qv_lsql_decline(t, e, "on integers Polars' %s is bitwise", qv_op_name(e->op));
-  qv_text a = {0}, b = {0};
-  bool ok = qv_lsql_value(t, e->args[0], &a);
-  if (e->n_args == 2) ok = qv_lsql_value(t, e->args[1], &b) && ok;
+      return qvp_lsql_decline(t, e, "on integers Polars' %s is bitwise", qv_op_name(e->op));
+  qvb_text a = {0}, b = {0};
+  bool ok = qvp_lsql_value(t, e->args[0], &a);
+  if (e->n_args == 2) ok = qvp_lsql_value(t, e->args[1], &b) && ok;
   if (ok) {
     switch (e->op) {
-      case QV_OP_AND: qv_text_f(o, "(%s AND %s)", a.p, b.p); break;
-      case QV_OP_OR: qv_text_f(o, "(%s OR %s)", a.p, b.p); break;
-      case QV_OP_XOR: qv_text_f(o, "((%s OR %s) AND (NOT (%s AND %s)))", a.p, b.p, a.p, b.p); break;
-      default: qv_text_f(o, "(NOT %s)", a.p); break;
+      case QV_OP_AND: qvb_text_f(o, "(%s AND %s)", a.p, b.p); break;
+      case QV_OP_OR: qvb_text_f(o, "(%s OR %s)", a.p, b.p); break;
+      case QV_OP_XOR: qvb_text_f(o, "((%s OR %s) AND (NOT (%s AND %s)))", a.p, b.p, a.p, b.p); break;
+      default: qvb_text_f(o, "(NOT %s)", a.p); break;
     }
   } else {
-    qv_text_f(&t->why, "declined %s%s: an operand does not translate exactly\n", qv_op_name(e->op),
+    qvb_text_f(&t->why, "declined %s%s: an operand does not translate exactly\n", qv_op_name(e->op),
          e->op == QV_OP_NOT ? "" : " (every branch must be exact)");
   }
-  qv_text_free(&a);
-  qv_text_free(&b);
+  qvb_text_free(&a);
+  qvb_text_free(&b);
   return ok;
 }
 
@@ -259,11 +259,11 @@ static bool widening(qv_type_id from, qv_type_id to) {
   if (qv_type_is_integer(from) && qv_type_is_integer(to)) {
     bool fs = qv_type_is_signed(from), ts = qv_type_is_signed(to);
     if (fs && !ts) return false;
-    if (fs == ts) return qv_lsql_int_rank(to) >= qv_lsql_int_rank(from);
-    return qv_lsql_int_rank(to) > qv_lsql_int_rank(from); /* unsigned -> wider signed */
+    if (fs == ts) return qvp_lsql_int_rank(to) >= qvp_lsql_int_rank(from);
+    return qvp_lsql_int_rank(to) > qvp_lsql_int_rank(from); /* unsigned -> wider signed */
   }
-  if (qv_type_is_integer(from) && to == QV_TYPE_FLOAT64) return qv_lsql_int_rank(from) <= 3;
-  if (qv_type_is_integer(from) && to == QV_TYPE_FLOAT32) return qv_lsql_int_rank(from) <= 2;
+  if (qv_type_is_integer(from) && to == QV_TYPE_FLOAT64) return qvp_lsql_int_rank(from) <= 3;
+  if (qv_type_is_integer(from) && to == QV_TYPE_FLOAT32) return qvp_lsql_int_rank(from) <= 2;
   return from == QV_TYPE_FLOAT32 && to == QV_TYPE_FLOAT64;
 }
 
@@ -273,27 +273,27 @@ static bool float_narrowing(qv_type_id from, qv_type_id to) {
   return from == QV_TYPE_FLOAT64 && to == QV_TYPE_FLOAT32;
 }
 
-static bool lance_cast(tr *t, const qv_expr *e, qv_text *o) {
-  qv_type_id from = qv_lsql_type_of(t, e->args[0]), to = e->type.id;
+static bool lance_cast(tr *t, const qv_expr *e, qvb_text *o) {
+  qv_type_id from = qvp_lsql_type_of(t, e->args[0]), to = e->type.id;
   const char *name = sql_type(to);
-  if (!name) return qv_lsql_decline(t, e, "casts to this type format or parse differently in Lance");
-  if (from == QV_TYPE_NULL) return qv_lsql_decline(t, e, "the source type is unknown, so the cast may narrow");
+  if (!name) return qvp_lsql_decline(t, e, "casts to this type format or parse differently in Lance");
+  if (from == QV_TYPE_NULL) return qvp_lsql_decline(t, e, "the source type is unknown, so the cast may narrow");
   if (!qv_type_is_numeric(from) || from == QV_TYPE_DECIMAL128)
-    return qv_lsql_decline(t, e, "only numeric casts translate");
+    return qvp_lsql_decline(t, e, "only numeric casts translate");
   bool wide = widening(from, to) || float_narrowing(from, to);
   if (!wide && qv_type_is_integer(from) && qv_type_is_integer(to))
-    return qv_lsql_decline(t, e, "narrowing integer cast: out-of-range values differ");
-  if (!wide && !e->sem.cast_strict) return qv_lsql_decline(t, e, "a non-strict cast that is not widening nulls values Lance rejects");
+    return qvp_lsql_decline(t, e, "narrowing integer cast: out-of-range values differ");
+  if (!wide && !e->sem.cast_strict) return qvp_lsql_decline(t, e, "a non-strict cast that is not widening nulls values Lance rejects");
   if (!wide && !(qv_type_is_integer(from) && is_float(to)))
-    return qv_lsql_decline(t, e, "float to integer casts round or fail differently");
-  qv_text a = {0};
-  bool ok = qv_lsql_value(t, e->args[0], &a);
-  if (ok) qv_text_f(o, "CAST(%s AS %s)", a.p, name);
-  qv_text_free(&a);
+    return qvp_lsql_decline(t, e, "float to integer casts round or fail differently");
+  qvb_text a = {0};
+  bool ok = qvp_lsql_value(t, e->args[0], &a);
+  if (ok) qvb_text_f(o, "CAST(%s AS %s)", a.p, name);
+  qvb_text_free(&a);
   return ok;
 }
 
-static bool lance_dt_part(tr *t, const qv_expr *e, qv_text *o) {
+static bool lance_dt_part(tr *t, const qv_expr *e, qvb_text *o) {
   static const struct { const char *pl, *sql; } parts[] = {
       {"year", "year"}, {"month", "month"}, {"day", "day"}, {"hour", "hour"}, {"minute", "minute"},
       {"quarter", "quarter"}, {"week", "week"}, {"ordinal_day", "doy"}, {"weekday", NULL},
@@ -306,58 +306,58 @@ static bool lance_dt_part(tr *t, const qv_expr *e, qv_text *o) {
       sql = parts[k].sql;
       found = true;
     }
-  if (!found) return qv_lsql_decline(t, e, "dt.%s has no date_part with the same values", e->name ? e->name : "?");
-  qv_type_id at = qv_lsql_type_of(t, e->args[0]);
+  if (!found) return qvp_lsql_decline(t, e, "dt.%s has no date_part with the same values", e->name ? e->name : "?");
+  qv_type_id at = qvp_lsql_type_of(t, e->args[0]);
   if (at == QV_TYPE_NULL)
-    return qv_lsql_decline(t, e, "the type is unknown: a zoned timestamp's parts are local time in Polars, UTC in Lance");
+    return qvp_lsql_decline(t, e, "the type is unknown: a zoned timestamp's parts are local time in Polars, UTC in Lance");
   if (at != QV_TYPE_DATE32 && at != QV_TYPE_TIMESTAMP)
-    return qv_lsql_decline(t, e, "dt.%s of a value that is not a date or datetime", e->name ? e->name : "?");
-  const qv_datatype *d = qv_lsql_col_type(t, e->args[0]);
+    return qvp_lsql_decline(t, e, "dt.%s of a value that is not a date or datetime", e->name ? e->name : "?");
+  const qv_datatype *d = qvp_lsql_col_type(t, e->args[0]);
   if (d && d->id == QV_TYPE_TIMESTAMP && d->timezone)
-    return qv_lsql_decline(t, e, "a time-zone-aware timestamp: the local-time rules may differ");
-  qv_text a = {0};
-  bool ok = qv_lsql_value(t, e->args[0], &a);
-  if (ok && sql) qv_text_f(o, "date_part('%s', %s)", sql, a.p);
-  else if (ok) qv_text_f(o, "(((date_part('dow', %s) + 6) %% 7) + 1)", a.p); /* ISO: Monday 1 .. Sunday 7 */
-  qv_text_free(&a);
+    return qvp_lsql_decline(t, e, "a time-zone-aware timestamp: the local-time rules may differ");
+  qvb_text a = {0};
+  bool ok = qvp_lsql_value(t, e->args[0], &a);
+  if (ok && sql) qvb_text_f(o, "date_part('%s', %s)", sql, a.p);
+  else if (ok) qvb_text_f(o, "(((date_part('dow', %s) + 6) %% 7) + 1)", a.p); /* ISO: Monday 1 .. Sunday 7 */
+  qvb_text_free(&a);
   return ok;
 }
 
-static bool lance_dt_truncate(tr *t, const qv_expr *e, qv_text *o) {
+static bool lance_dt_truncate(tr *t, const qv_expr *e, qvb_text *o) {
   static const struct { const char *every, *unit; } units[] = {
       {"1y", "year"}, {"1q", "quarter"}, {"1mo", "month"}, {"1w", "week"},
       {"1d", "day"},  {"1h", "hour"},    {"1m", "minute"}, {"1s", "second"},
   };
   const qv_expr *ev = e->args[1];
-  if (!qv_is_str_lit(ev)) return qv_lsql_decline(t, e, "dt.truncate with a computed interval");
+  if (!qve_is_str_lit(ev)) return qvp_lsql_decline(t, e, "dt.truncate with a computed interval");
   const char *unit = NULL;
   for (size_t k = 0; k < sizeof units / sizeof units[0]; k++)
     if (strcmp((const char *)ev->value.bytes, units[k].every) == 0) unit = units[k].unit;
-  if (!unit) return qv_lsql_decline(t, e, "dt.truncate(\"%s\"): only single units map to date_trunc", (const char *)ev->value.bytes);
-  if (qv_lsql_type_of(t, e->args[0]) == QV_TYPE_NULL)
-    return qv_lsql_decline(t, e, "the type is unknown: a zoned timestamp truncates in local time in Polars");
-  const qv_datatype *d = qv_lsql_col_type(t, e->args[0]);
+  if (!unit) return qvp_lsql_decline(t, e, "dt.truncate(\"%s\"): only single units map to date_trunc", (const char *)ev->value.bytes);
+  if (qvp_lsql_type_of(t, e->args[0]) == QV_TYPE_NULL)
+    return qvp_lsql_decline(t, e, "the type is unknown: a zoned timestamp truncates in local time in Polars");
+  const qv_datatype *d = qvp_lsql_col_type(t, e->args[0]);
   if (d && d->id == QV_TYPE_TIMESTAMP && d->timezone)
-    return qv_lsql_decline(t, e, "a time-zone-aware timestamp: the local-time rules may differ");
-  qv_text a = {0};
-  bool ok = qv_lsql_value(t, e->args[0], &a);
-  if (ok) qv_text_f(o, "date_trunc('%s', %s)", unit, a.p);
-  qv_text_free(&a);
+    return qvp_lsql_decline(t, e, "a time-zone-aware timestamp: the local-time rules may differ");
+  qvb_text a = {0};
+  bool ok = qvp_lsql_value(t, e->args[0], &a);
+  if (ok) qvb_text_f(o, "date_trunc('%s', %s)", unit, a.p);
+  qvb_text_free(&a);
   return ok;
 }
 
-static bool lance_field_ref(tr *t, const qv_expr *e, qv_text *o) {
+static bool lance_field_ref(tr *t, const qv_expr *e, qvb_text *o) {
   const qv_expr *base = e->args[0];
   if (base->kind != QV_EXPR_COLUMN && !(base->kind == QV_EXPR_CALL && base->op == QV_OP_FIELD))
-    return qv_lsql_decline(t, e, "struct.field of a computed struct");
-  if (strchr(e->name, '`')) return qv_lsql_decline(t, e, "field name contains a backtick");
-  const qv_datatype *st = qv_lsql_col_type(t, base);
-  if (t->schema && (!st || st->id != QV_TYPE_STRUCT || !qv_lsql_col_type(t, e)))
-    return qv_lsql_decline(t, e, "no struct field `%s` in the schema", e->name);
-  qv_text a = {0};
-  bool ok = qv_lsql_value(t, base, &a);
-  if (ok) qv_text_f(o, "%s.`%s`", a.p, e->name);
-  qv_text_free(&a);
+    return qvp_lsql_decline(t, e, "struct.field of a computed struct");
+  if (strchr(e->name, '`')) return qvp_lsql_decline(t, e, "field name contains a backtick");
+  const qv_datatype *st = qvp_lsql_col_type(t, base);
+  if (t->schema && (!st || st->id != QV_TYPE_STRUCT || !qvp_lsql_col_type(t, e)))
+    return qvp_lsql_decline(t, e, "no struct field `%s` in the schema", e->name);
+  qvb_text a = {0};
+  bool ok = qvp_lsql_value(t, base, &a);
+  if (ok) qvb_text_f(o, "%s.`%s`", a.p, e->name);
+  qvb_text_free(&a);
   return ok;
 }
 
@@ -368,98 +368,98 @@ static bool lance_field_ref(tr *t, const qv_expr *e, qv_text *o) {
  * unknown or mixed-signedness integer types decline.  A float literal
  * against a Float32 is cast to FLOAT for the same reason (Polars stays in
  * f32, DataFusion would widen and round differently). */
-static bool arith_binop(tr *t, const qv_expr *e, const char *op, qv_text *o) {
+static bool arith_binop(tr *t, const qv_expr *e, const char *op, qvb_text *o) {
   const qv_expr *x = e->args[0], *y = e->args[1];
-  qv_type_id tx = qv_lsql_type_of(t, x), ty = qv_lsql_type_of(t, y);
-  bool lx = qv_is_lit(x), ly = qv_is_lit(y);
-  if (lx && ly) return qv_lsql_binop(t, e, op, o);
+  qv_type_id tx = qvp_lsql_type_of(t, x), ty = qvp_lsql_type_of(t, y);
+  bool lx = qve_is_lit(x), ly = qve_is_lit(y);
+  if (lx && ly) return qvp_lsql_binop(t, e, op, o);
   if ((!lx && tx == QV_TYPE_NULL) || (!ly && ty == QV_TYPE_NULL))
-    return qv_lsql_decline(t, e, "an operand of unknown type: integer overflow wraps in Polars' type and in a wider "
+    return qvp_lsql_decline(t, e, "an operand of unknown type: integer overflow wraps in Polars' type and in a wider "
                          "type in Lance");
   if (!lx && !ly) {
     if (qv_type_is_integer(tx) && qv_type_is_integer(ty) && qv_type_is_signed(tx) != qv_type_is_signed(ty))
-      return qv_lsql_decline(t, e, "integers of mixed signedness: Polars and Lance pick different result types");
+      return qvp_lsql_decline(t, e, "integers of mixed signedness: Polars and Lance pick different result types");
     if (!qv_type_is_numeric(tx) || !qv_type_is_numeric(ty) || tx == QV_TYPE_DECIMAL128 || ty == QV_TYPE_DECIMAL128)
-      return qv_lsql_decline(t, e, "arithmetic on non-numeric or decimal values");
-    return qv_lsql_binop(t, e, op, o);
+      return qvp_lsql_decline(t, e, "arithmetic on non-numeric or decimal values");
+    return qvp_lsql_binop(t, e, op, o);
   }
   const qv_expr *l = lx ? x : y, *v = lx ? y : x;
   qv_type_id vt = lx ? ty : tx;
-  if (!qv_type_is_numeric(vt) || vt == QV_TYPE_DECIMAL128) return qv_lsql_decline(t, e, "arithmetic on non-numeric or decimal values");
+  if (!qv_type_is_numeric(vt) || vt == QV_TYPE_DECIMAL128) return qvp_lsql_decline(t, e, "arithmetic on non-numeric or decimal values");
   const char *cast_to = NULL;
   if (qv_type_is_integer(vt) && qv_type_is_integer(l->value.type.id)) {
-    if (!qv_lsql_lit_fits(l, vt)) return qv_lsql_decline(t, e, "an integer literal outside the column's type (Polars widens, Lance wraps)");
+    if (!qvp_lsql_lit_fits(l, vt)) return qvp_lsql_decline(t, e, "an integer literal outside the column's type (Polars widens, Lance wraps)");
     if (vt != QV_TYPE_INT64) cast_to = sql_type(vt); /* Lance's integer literals are already Int64 */
   } else if (vt == QV_TYPE_FLOAT32 && (qv_type_is_integer(l->value.type.id) || is_float(l->value.type.id))) {
     cast_to = "FLOAT";
   }
-  if (!cast_to) return qv_lsql_binop(t, e, op, o);
-  qv_text a = {0}, b = {0};
-  bool ok = qv_lsql_value(t, v, &a);
-  ok = qv_lsql_emit_literal(t, l, &b) && ok;
-  if (ok && lx) qv_text_f(o, "(CAST(%s AS %s) %s %s)", b.p, cast_to, op, a.p);
-  else if (ok) qv_text_f(o, "(%s %s CAST(%s AS %s))", a.p, op, b.p, cast_to);
-  qv_text_free(&a);
-  qv_text_free(&b);
+  if (!cast_to) return qvp_lsql_binop(t, e, op, o);
+  qvb_text a = {0}, b = {0};
+  bool ok = qvp_lsql_value(t, v, &a);
+  ok = qvp_lsql_emit_literal(t, l, &b) && ok;
+  if (ok && lx) qvb_text_f(o, "(CAST(%s AS %s) %s %s)", b.p, cast_to, op, a.p);
+  else if (ok) qvb_text_f(o, "(%s %s CAST(%s AS %s))", a.p, op, b.p, cast_to);
+  qvb_text_free(&a);
+  qvb_text_free(&b);
   return ok;
 }
 
-static bool lance_arith(tr *t, const qv_expr *e, qv_text *o) {
+static bool lance_arith(tr *t, const qv_expr *e, qvb_text *o) {
   switch (e->op) {
     case QV_OP_ADD: return arith_binop(t, e, "+", o);
     case QV_OP_SUB: return arith_binop(t, e, "-", o);
     case QV_OP_MUL: return arith_binop(t, e, "*", o);
     case QV_OP_DIV: {
-      if (!(e->flags & QV_EXPR_F_TRUE_DIV)) return qv_lsql_binop(t, e, "/", o);
+      if (!(e->flags & QV_EXPR_F_TRUE_DIV)) return qvp_lsql_binop(t, e, "/", o);
       int f32 = div_float32(t, e);
-      if (f32 < 0) return qv_lsql_decline(t, e, "/ of a Float32 and another type: the result type is not pinned down");
-      qv_text a = {0}, b = {0};
-      bool ok = qv_lsql_value(t, e->args[0], &a);
-      ok = qv_lsql_value(t, e->args[1], &b) && ok;
+      if (f32 < 0) return qvp_lsql_decline(t, e, "/ of a Float32 and another type: the result type is not pinned down");
+      qvb_text a = {0}, b = {0};
+      bool ok = qvp_lsql_value(t, e->args[0], &a);
+      ok = qvp_lsql_value(t, e->args[1], &b) && ok;
       if (ok) {
-        qv_text_s(o, "(");
+        qvb_text_s(o, "(");
         for (int i = 0; i < 2; i++) {
           const qv_expr *x = e->args[i];
           double v;
           char buf[64];
-          if (i) qv_text_s(o, " / ");
+          if (i) qvb_text_s(o, " / ");
           if (f32 && lit_number(x, &v)) {
-            qv_text_f(o, "CAST(%s AS FLOAT)", i ? b.p : a.p); /* Polars divides a Float32 in Float32 */
+            qvb_text_f(o, "CAST(%s AS FLOAT)", i ? b.p : a.p); /* Polars divides a Float32 in Float32 */
           } else if (f32) {
-            qv_text_s(o, i ? b.p : a.p);
+            qvb_text_s(o, i ? b.p : a.p);
           } else if (lit_number(x, &v) && isfinite(v) && fabs(v) < 9.0e15) {
-            qv_lsql_fmt_double(v, buf, sizeof buf); /* a float literal: Lance divides as double */
-            qv_text_s(o, buf);
-          } else if (qv_lsql_type_of(t, x) == QV_TYPE_FLOAT64) {
-            qv_text_s(o, i ? b.p : a.p);
+            qvp_lsql_fmt_double(v, buf, sizeof buf); /* a float literal: Lance divides as double */
+            qvb_text_s(o, buf);
+          } else if (qvp_lsql_type_of(t, x) == QV_TYPE_FLOAT64) {
+            qvb_text_s(o, i ? b.p : a.p);
           } else {
-            qv_text_f(o, "CAST(%s AS DOUBLE)", i ? b.p : a.p);
+            qvb_text_f(o, "CAST(%s AS DOUBLE)", i ? b.p : a.p);
           }
         }
-        qv_text_s(o, ")");
+        qvb_text_s(o, ")");
       }
-      qv_text_free(&a);
-      qv_text_free(&b);
+      qvb_text_free(&a);
+      qvb_text_free(&b);
       return ok;
     }
     case QV_OP_MOD: {
       int64_t k;
-      qv_type_id xt = qv_lsql_type_of(t, e->args[0]);
+      qv_type_id xt = qvp_lsql_type_of(t, e->args[0]);
       if (!int_lit(e->args[1], &k) || k <= 0 || k > ((int64_t)1 << 62) || !qv_type_is_integer(xt))
-        return qv_lsql_decline(t, e, "%% follows the divisor in Polars and the dividend in Lance; only an integer modulo "
+        return qvp_lsql_decline(t, e, "%% follows the divisor in Polars and the dividend in Lance; only an integer modulo "
                              "a positive integer literal is rewritten");
-      qv_text a = {0};
-      bool ok = qv_lsql_value(t, e->args[0], &a);
-      if (ok && !qv_type_is_signed(xt)) qv_text_f(o, "(%s %% %lld)", a.p, (long long)k);
-      else if (ok) qv_text_f(o, "(((%s %% %lld) + %lld) %% %lld)", a.p, (long long)k, (long long)k, (long long)k);
-      qv_text_free(&a);
+      qvb_text a = {0};
+      bool ok = qvp_lsql_value(t, e->args[0], &a);
+      if (ok && !qv_type_is_signed(xt)) qvb_text_f(o, "(%s %% %lld)", a.p, (long long)k);
+      else if (ok) qvb_text_f(o, "(((%s %% %lld) + %lld) %% %lld)", a.p, (long long)k, (long long)k, (long long)k);
+      qvb_text_free(&a);
       return ok;
     }
     case QV_OP_NEG: {
-      qv_text a = {0};
-      bool ok = qv_lsql_value(t, e->args[0], &a);
-      if (ok) qv_text_f(o, "(-%s)", a.p);
-      qv_text_free(&a);
+      qvb_text a = {0};
+      bool ok = qvp_lsql_value(t, e->args[0], &a);
+      if (ok) qvb_text_f(o, "(-%s)", a.p);
+      qvb_text_free(&a);
       return ok;
     }
     case QV_OP_POW: {
@@ -468,25 +468,25 @@ static bool lance_arith(tr *t, const qv_expr *e, qv_text *o) {
       double f;
       if (!int_lit(y, &k)) {
         if (lit_number(y, &f) && f == floor(f) && f >= 1 && f <= 8) k = (int64_t)f;
-        else return qv_lsql_decline(t, e, "** with a fractional, negative or computed exponent");
+        else return qvp_lsql_decline(t, e, "** with a fractional, negative or computed exponent");
       }
-      if (k < 1 || k > 8) return qv_lsql_decline(t, e, "** with exponent %lld: only 1..8 become multiplication", (long long)k);
+      if (k < 1 || k > 8) return qvp_lsql_decline(t, e, "** with exponent %lld: only 1..8 become multiplication", (long long)k);
       /* A float product of three or more rounds more than once where pow()
        * rounds once; x * x is exact as pow(x, 2). */
-      if (k > 2 && !qv_type_is_integer(qv_lsql_type_of(t, e->args[0])))
-        return qv_lsql_decline(t, e, "** %lld on a value that may be a float: repeated multiplication rounds differently",
+      if (k > 2 && !qv_type_is_integer(qvp_lsql_type_of(t, e->args[0])))
+        return qvp_lsql_decline(t, e, "** %lld on a value that may be a float: repeated multiplication rounds differently",
                        (long long)k);
-      qv_text a = {0};
-      bool ok = qv_lsql_value(t, e->args[0], &a);
+      qvb_text a = {0};
+      bool ok = qvp_lsql_value(t, e->args[0], &a);
       if (ok) {
-        qv_text_s(o, "(");
+        qvb_text_s(o, "(");
         for (int64_t i = 0; i < k; i++) {
-          if (i) qv_text_s(o, " * ");
-          qv_text_s(o, a.p);
+          if (i) qvb_text_s(o, " * ");
+          qvb_text_s(o, a.p);
         }
-        qv_text_s(o, ")");
+        qvb_text_s(o, ")");
       }
-      qv_text_free(&a);
+      qvb_text_free(&a);
       return ok;
     }
     default: return false;
@@ -495,165 +495,165 @@ static bool lance_arith(tr *t, const qv_expr *e, qv_text *o) {
 
 /* str.contains_any(["a", "b"]): any pattern occurs as a substring, an
  * empty pattern always; the same as an OR of contains(). */
-static bool lance_contains_any(tr *t, const qv_expr *e, qv_text *o) {
+static bool lance_contains_any(tr *t, const qv_expr *e, qvb_text *o) {
   if (e->flags & QV_EXPR_F_ASCII_CI)
-    return qv_lsql_decline(t, e, "contains_any(ascii_case_insensitive=True) has no exact Lance spelling");
+    return qvp_lsql_decline(t, e, "contains_any(ascii_case_insensitive=True) has no exact Lance spelling");
   const qv_expr *l = e->args[1];
   bool ok = l->kind == QV_EXPR_CALL && l->op == QV_OP_LIST && l->n_args >= 1 && l->n_args <= 256;
-  for (int32_t i = 0; ok && i < l->n_args; i++) ok = qv_is_str_lit(l->args[i]);
-  if (!ok) return qv_lsql_decline(t, e, "contains_any needs a literal list of 1..256 strings without nulls");
-  qv_text a = {0}, parts = {0};
-  ok = qv_lsql_value(t, e->args[0], &a);
+  for (int32_t i = 0; ok && i < l->n_args; i++) ok = qve_is_str_lit(l->args[i]);
+  if (!ok) return qvp_lsql_decline(t, e, "contains_any needs a literal list of 1..256 strings without nulls");
+  qvb_text a = {0}, parts = {0};
+  ok = qvp_lsql_value(t, e->args[0], &a);
   for (int32_t i = 0; ok && i < l->n_args; i++) {
-    qv_text p = {0};
-    ok = qv_lsql_emit_string(t, l->args[i], l->args[i]->value.bytes, l->args[i]->value.len, &p);
-    if (ok) qv_text_f(&parts, "%scontains(%s, %s)", i ? " OR " : "", a.p, p.p);
-    qv_text_free(&p);
+    qvb_text p = {0};
+    ok = qvp_lsql_emit_string(t, l->args[i], l->args[i]->value.bytes, l->args[i]->value.len, &p);
+    if (ok) qvb_text_f(&parts, "%scontains(%s, %s)", i ? " OR " : "", a.p, p.p);
+    qvb_text_free(&p);
   }
-  if (ok) qv_text_f(o, l->n_args > 1 ? "(%s)" : "%s", parts.p);
-  qv_text_free(&a);
-  qv_text_free(&parts);
+  if (ok) qvb_text_f(o, l->n_args > 1 ? "(%s)" : "%s", parts.p);
+  qvb_text_free(&a);
+  qvb_text_free(&parts);
   return ok;
 }
 
-static bool lance_compare(tr *t, const qv_expr *e, qv_text *o) { return qv_lsql_compare(t, e, o); }
+static bool lance_compare(tr *t, const qv_expr *e, qvb_text *o) { return qvp_lsql_compare(t, e, o); }
 
-static bool lance_in_list(tr *t, const qv_expr *e, qv_text *o) { return qv_lsql_in_list(t, e, o); }
+static bool lance_in_list(tr *t, const qv_expr *e, qvb_text *o) { return qvp_lsql_in_list(t, e, o); }
 
-static bool lance_null_test(tr *t, const qv_expr *e, qv_text *o) {
-  qv_text a = {0};
-  bool ok = qv_lsql_value(t, e->args[0], &a);
-  if (ok) qv_text_f(o, "(%s %s)", a.p, qv_op_name(e->op));
-  qv_text_free(&a);
+static bool lance_null_test(tr *t, const qv_expr *e, qvb_text *o) {
+  qvb_text a = {0};
+  bool ok = qvp_lsql_value(t, e->args[0], &a);
+  if (ok) qvb_text_f(o, "(%s %s)", a.p, qv_op_name(e->op));
+  qvb_text_free(&a);
   return ok;
 }
 
-static bool lance_regexp_match(tr *t, const qv_expr *e, qv_text *o) {
-  if (e->flags & QV_EXPR_F_LENIENT) return qv_lsql_decline(t, e, "str.contains(strict=False): an invalid regex is null in Polars, an error in Lance");
-  if (e->n_args != 2) return qv_lsql_decline(t, e, "regex flags");
+static bool lance_regexp_match(tr *t, const qv_expr *e, qvb_text *o) {
+  if (e->flags & QV_EXPR_F_LENIENT) return qvp_lsql_decline(t, e, "str.contains(strict=False): an invalid regex is null in Polars, an error in Lance");
+  if (e->n_args != 2) return qvp_lsql_decline(t, e, "regex flags");
   return call_fn(t, e, "regexp_like", o);
 }
 
-static bool lance_abs(tr *t, const qv_expr *e, qv_text *o) {
-  qv_type_id id = qv_lsql_type_of(t, e->args[0]);
+static bool lance_abs(tr *t, const qv_expr *e, qvb_text *o) {
+  qv_type_id id = qvp_lsql_type_of(t, e->args[0]);
   if (id == QV_TYPE_NULL || (qv_type_is_integer(id) && qv_type_is_signed(id)))
-    return qv_lsql_decline(t, e, "abs of the most negative integer wraps in Polars and fails the whole Lance query");
+    return qvp_lsql_decline(t, e, "abs of the most negative integer wraps in Polars and fails the whole Lance query");
   return call_fn(t, e, "abs", o);
 }
 
-static bool lance_fill_null(tr *t, const qv_expr *e, qv_text *o) {
-  if (e->n_args != 2) return qv_lsql_decline(t, e, "fill_null(strategy=...) looks at other rows");
+static bool lance_fill_null(tr *t, const qv_expr *e, qvb_text *o) {
+  if (e->n_args != 2) return qvp_lsql_decline(t, e, "fill_null(strategy=...) looks at other rows");
   return lance_coalesce(t, e, o);
 }
 
 /* isnan, is_not_nan, is_finite, is_infinite */
-static bool lance_nan_test(tr *t, const qv_expr *e, qv_text *o) {
-  qv_type_id id = qv_lsql_type_of(t, e->args[0]);
-  if (id != QV_TYPE_NULL && !is_float(id)) return qv_lsql_decline(t, e, "the NaN tests apply to floats only");
-  qv_text a = {0};
-  bool ok = qv_lsql_value(t, e->args[0], &a);
+static bool lance_nan_test(tr *t, const qv_expr *e, qvb_text *o) {
+  qv_type_id id = qvp_lsql_type_of(t, e->args[0]);
+  if (id != QV_TYPE_NULL && !is_float(id)) return qvp_lsql_decline(t, e, "the NaN tests apply to floats only");
+  qvb_text a = {0};
+  bool ok = qvp_lsql_value(t, e->args[0], &a);
   if (ok) {
-    if (e->op == QV_OP_ISNAN) qv_text_f(o, "isnan(%s)", a.p);
-    else if (e->op == QV_OP_IS_NOT_NAN) qv_text_f(o, "(NOT isnan(%s))", a.p);
+    if (e->op == QV_OP_ISNAN) qvb_text_f(o, "isnan(%s)", a.p);
+    else if (e->op == QV_OP_IS_NOT_NAN) qvb_text_f(o, "(NOT isnan(%s))", a.p);
     /* abs() clears NaN's sign, and +NaN sorts above +inf in the total order. */
-    else if (e->op == QV_OP_IS_FINITE) qv_text_f(o, "(abs(%s) < CAST('inf' AS DOUBLE))", a.p);
-    else qv_text_f(o, "(abs(%s) = CAST('inf' AS DOUBLE))", a.p);
+    else if (e->op == QV_OP_IS_FINITE) qvb_text_f(o, "(abs(%s) < CAST('inf' AS DOUBLE))", a.p);
+    else qvb_text_f(o, "(abs(%s) = CAST('inf' AS DOUBLE))", a.p);
   }
-  qv_text_free(&a);
+  qvb_text_free(&a);
   return ok;
 }
 
 /* min_horizontal / max_horizontal: least / greatest */
-static bool lance_horizontal(tr *t, const qv_expr *e, qv_text *o) {
+static bool lance_horizontal(tr *t, const qv_expr *e, qvb_text *o) {
   for (int32_t i = 0; i < e->n_args; i++)
-    if (!qv_is_lit(e->args[i]) && maybe_float(t, e->args[i]))
-      return qv_lsql_decline(t, e, "an input may be a float: Polars and Lance order -0.0 and NaN differently");
+    if (!qve_is_lit(e->args[i]) && maybe_float(t, e->args[i]))
+      return qvp_lsql_decline(t, e, "an input may be a float: Polars and Lance order -0.0 and NaN differently");
   return call_fn(t, e, e->op == QV_OP_MIN_HORIZONTAL ? "least" : "greatest", o);
 }
 
 /* all_horizontal / any_horizontal of one argument: the argument */
-static bool lance_bool_horizontal(tr *t, const qv_expr *e, qv_text *o) {
-  if (e->n_args != 1) return qv_lsql_decline(t, e, "empty horizontal");
-  return qv_lsql_value(t, e->args[0], o);
+static bool lance_bool_horizontal(tr *t, const qv_expr *e, qvb_text *o) {
+  if (e->n_args != 1) return qvp_lsql_decline(t, e, "empty horizontal");
+  return qvp_lsql_value(t, e->args[0], o);
 }
 
-static bool lance_concat_str(tr *t, const qv_expr *e, qv_text *o) {
+static bool lance_concat_str(tr *t, const qv_expr *e, qvb_text *o) {
   for (int32_t i = 0; i < e->n_args; i++)
-    if (qv_lsql_type_of(t, e->args[i]) != QV_TYPE_STRING)
-      return qv_lsql_decline(t, e, "concat_str of a value not known to be a string (number formats differ)");
-  if (e->n_args < 1 || e->n_args > 7) return qv_lsql_decline(t, e, "concat_str arity");
-  qv_text parts[8] = {{0}};
+    if (qvp_lsql_type_of(t, e->args[i]) != QV_TYPE_STRING)
+      return qvp_lsql_decline(t, e, "concat_str of a value not known to be a string (number formats differ)");
+  if (e->n_args < 1 || e->n_args > 7) return qvp_lsql_decline(t, e, "concat_str arity");
+  qvb_text parts[8] = {{0}};
   bool ok = args_into(t, e, 0, parts);
-  qv_text sep = {0};
+  qvb_text sep = {0};
   const char *sn = e->name ? e->name : "";
-  ok = ok && qv_lsql_emit_string(t, e, (const uint8_t *)sn, (int64_t)strlen(sn), &sep);
+  ok = ok && qvp_lsql_emit_string(t, e, (const uint8_t *)sn, (int64_t)strlen(sn), &sep);
   if (ok && (e->flags & QV_EXPR_F_IGNORE_NULLS)) {
-    qv_text_f(o, "concat_ws(%s", sep.p);
-    for (int32_t i = 0; i < e->n_args; i++) qv_text_f(o, ", %s", parts[i].p);
-    qv_text_s(o, ")");
+    qvb_text_f(o, "concat_ws(%s", sep.p);
+    for (int32_t i = 0; i < e->n_args; i++) qvb_text_f(o, ", %s", parts[i].p);
+    qvb_text_s(o, ")");
   } else if (ok) {
-    qv_text_s(o, "(");
+    qvb_text_s(o, "(");
     for (int32_t i = 0; i < e->n_args; i++) {
-      if (i) qv_text_f(o, " || %s || ", sep.p);
-      qv_text_s(o, parts[i].p);
+      if (i) qvb_text_f(o, " || %s || ", sep.p);
+      qvb_text_s(o, parts[i].p);
     }
-    qv_text_s(o, ")");
+    qvb_text_s(o, ")");
   }
-  for (int32_t i = 0; i < e->n_args; i++) qv_text_free(&parts[i]);
-  qv_text_free(&sep);
+  for (int32_t i = 0; i < e->n_args; i++) qvb_text_free(&parts[i]);
+  qvb_text_free(&sep);
   return ok;
 }
 
-static bool lance_strip_chars(tr *t, const qv_expr *e, qv_text *o) {
-  if (qv_is_null_lit(e->args[1]))
-    return qv_lsql_decline(t, e, "str.strip_chars() strips Unicode whitespace, btrim only spaces");
+static bool lance_strip_chars(tr *t, const qv_expr *e, qvb_text *o) {
+  if (qve_is_null_lit(e->args[1]))
+    return qvp_lsql_decline(t, e, "str.strip_chars() strips Unicode whitespace, btrim only spaces");
   return call_fn(t, e, "btrim", o);
 }
 
-static bool lance_replace(tr *t, const qv_expr *e, qv_text *o) {
-  if (e->flags & QV_EXPR_F_LITERAL) return qv_lsql_decline(t, e, "str.replace(literal=True) has no exact Lance spelling");
+static bool lance_replace(tr *t, const qv_expr *e, qvb_text *o) {
+  if (e->flags & QV_EXPR_F_LITERAL) return qvp_lsql_decline(t, e, "str.replace(literal=True) has no exact Lance spelling");
   const qv_expr *v = e->args[2];
-  if (!qv_is_str_lit(v) || strpbrk((const char *)v->value.bytes, "$\\"))
-    return qv_lsql_decline(t, e, "a replacement that is computed or holds $ or \\ (group references differ)");
-  if (e->param != 1 && e->param != -1) return qv_lsql_decline(t, e, "str.replace with n=%lld", (long long)e->param);
-  qv_text parts[3] = {{0}};
+  if (!qve_is_str_lit(v) || strpbrk((const char *)v->value.bytes, "$\\"))
+    return qvp_lsql_decline(t, e, "a replacement that is computed or holds $ or \\ (group references differ)");
+  if (e->param != 1 && e->param != -1) return qvp_lsql_decline(t, e, "str.replace with n=%lld", (long long)e->param);
+  qvb_text parts[3] = {{0}};
   bool ok = args_into(t, e, 0, parts);
-  if (ok) qv_text_f(o, "regexp_replace(%s, %s, %s%s)", parts[0].p, parts[1].p, parts[2].p, e->param == -1 ? ", 'g'" : "");
-  for (int i = 0; i < 3; i++) qv_text_free(&parts[i]);
+  if (ok) qvb_text_f(o, "regexp_replace(%s, %s, %s%s)", parts[0].p, parts[1].p, parts[2].p, e->param == -1 ? ", 'g'" : "");
+  for (int i = 0; i < 3; i++) qvb_text_free(&parts[i]);
   return ok;
 }
 
-static bool lance_dt_date(tr *t, const qv_expr *e, qv_text *o) {
-  const qv_datatype *d = qv_lsql_col_type(t, e->args[0]);
+static bool lance_dt_date(tr *t, const qv_expr *e, qvb_text *o) {
+  const qv_datatype *d = qvp_lsql_col_type(t, e->args[0]);
   if (!d || d->id != QV_TYPE_TIMESTAMP || d->timezone)
-    return qv_lsql_decline(t, e, "dt.date needs a timestamp known to be naive");
-  qv_text a = {0};
-  bool ok = qv_lsql_value(t, e->args[0], &a);
-  if (ok) qv_text_f(o, "CAST(%s AS DATE)", a.p);
-  qv_text_free(&a);
+    return qvp_lsql_decline(t, e, "dt.date needs a timestamp known to be naive");
+  qvb_text a = {0};
+  bool ok = qvp_lsql_value(t, e->args[0], &a);
+  if (ok) qvb_text_f(o, "CAST(%s AS DATE)", a.p);
+  qvb_text_free(&a);
   return ok;
 }
 
-static bool lance_array_has(tr *t, const qv_expr *e, qv_text *o) {
-  if (qv_is_null_lit(e->args[1])) return qv_lsql_decline(t, e, "list.contains(None)");
+static bool lance_array_has(tr *t, const qv_expr *e, qvb_text *o) {
+  if (qve_is_null_lit(e->args[1])) return qvp_lsql_decline(t, e, "list.contains(None)");
   return call_fn(t, e, "array_has", o);
 }
 
-static bool lance_list_get(tr *t, const qv_expr *e, qv_text *o) {
+static bool lance_list_get(tr *t, const qv_expr *e, qvb_text *o) {
   int64_t k;
-  if (!(e->flags & QV_EXPR_F_NULL_ON_OOB)) return qv_lsql_decline(t, e, "list.get without null_on_oob fails in Polars, gives NULL in Lance");
-  if (!int_lit(e->args[1], &k) || k == INT64_MAX) return qv_lsql_decline(t, e, "list.get with a computed index");
-  qv_text a = {0};
-  bool ok = qv_lsql_value(t, e->args[0], &a);
-  if (ok) qv_text_f(o, "array_element(%s, %lld)", a.p, (long long)(k >= 0 ? k + 1 : k));
-  qv_text_free(&a);
+  if (!(e->flags & QV_EXPR_F_NULL_ON_OOB)) return qvp_lsql_decline(t, e, "list.get without null_on_oob fails in Polars, gives NULL in Lance");
+  if (!int_lit(e->args[1], &k) || k == INT64_MAX) return qvp_lsql_decline(t, e, "list.get with a computed index");
+  qvb_text a = {0};
+  bool ok = qvp_lsql_value(t, e->args[0], &a);
+  if (ok) qvb_text_f(o, "array_element(%s, %lld)", a.p, (long long)(k >= 0 ? k + 1 : k));
+  qvb_text_free(&a);
   return ok;
 }
 
 /* The LANCE column of expr/ops.def: a same-arguments function, a reason
  * to decline, or a lance_<x> above. */
 typedef struct lowering {
-  bool (*custom)(tr *t, const qv_expr *e, qv_text *o);
+  bool (*custom)(tr *t, const qv_expr *e, qvb_text *o);
   const char *fn;
   const char *why;
 } lowering;
@@ -667,24 +667,24 @@ static const lowering lowerings[QV_OP__COUNT] = {
 };
 #undef QV_OP_ROW
 
-static bool is_logic(const qv_expr *e) { return e->kind == QV_EXPR_CALL && qv_op_is_logic(e->op); }
+static bool is_logic(const qv_expr *e) { return e->kind == QV_EXPR_CALL && qve_op_is_logic(e->op); }
 
-bool qv_lsql_value(tr *t, const qv_expr *e, qv_text *o) {
+bool qvp_lsql_value(tr *t, const qv_expr *e, qvb_text *o) {
   if (e->kind == QV_EXPR_COLUMN) return emit_column(t, e, o);
-  if (e->kind == QV_EXPR_LITERAL) return qv_lsql_emit_literal(t, e, o);
+  if (e->kind == QV_EXPR_LITERAL) return qvp_lsql_emit_literal(t, e, o);
   /* Under anything but another logic operator, & | ^ ~ of operands not
    * known to be boolean may be Polars' bitwise integer operators. */
   if (!is_logic(e))
     for (int32_t i = 0; i < e->n_args; i++)
-      if (is_logic(e->args[i]) && qv_lsql_type_of(t, e->args[i]) != QV_TYPE_BOOL)
-        return qv_lsql_decline(t, e->args[i], "an operand not known to be boolean: Polars' %s may be bitwise",
+      if (is_logic(e->args[i]) && qvp_lsql_type_of(t, e->args[i]) != QV_TYPE_BOOL)
+        return qvp_lsql_decline(t, e->args[i], "an operand not known to be boolean: Polars' %s may be bitwise",
                        qv_op_name(e->args[i]->op));
   static const lowering none = LANCE_UNSUPPORTED;
   const lowering *l = (unsigned)e->op < (unsigned)QV_OP__COUNT ? &lowerings[e->op] : &none;
   if (l->custom) return l->custom(t, e, o);
   if (l->fn) return call_fn(t, e, l->fn, o);
-  if (l->why) return qv_lsql_decline(t, e, "%s", l->why);
-  return qv_lsql_decline(t, e, "%s is not produced by the Polars front ends", qv_op_name(e->op));
+  if (l->why) return qvp_lsql_decline(t, e, "%s", l->why);
+  return qvp_lsql_decline(t, e, "%s is not produced by the Polars front ends", qv_op_name(e->op));
 }
 
 /* Tree depth, giving up past limit (the translator recurses per level). */
@@ -700,25 +700,25 @@ static int32_t depth(const qv_expr *e, int32_t limit) {
 }
 
 /* Positive position: an AND may drop a side. */
-static bool positive(tr *t, const qv_expr *e, qv_text *o, bool *exact) {
+static bool positive(tr *t, const qv_expr *e, qvb_text *o, bool *exact) {
   if (depth(e, QV_LANCE_MAX_DEPTH) > QV_LANCE_MAX_DEPTH) {
-    qv_text_f(&t->why, "declined the expression: nested more than %d levels deep\n", QV_LANCE_MAX_DEPTH);
+    qvb_text_f(&t->why, "declined the expression: nested more than %d levels deep\n", QV_LANCE_MAX_DEPTH);
     *exact = false;
     return false;
   }
   if (e->kind == QV_EXPR_CALL && e->op == QV_OP_AND && e->n_args == 2 && boolean_operand(t, e->args[0]) &&
       boolean_operand(t, e->args[1])) {
-    qv_text a = {0}, b = {0};
+    qvb_text a = {0}, b = {0};
     bool ea = true, eb = true;
     bool oka = positive(t, e->args[0], &a, &ea);
     bool okb = positive(t, e->args[1], &b, &eb);
-    if (oka && okb) qv_text_f(o, "(%s AND %s)", a.p, b.p);
-    else if (oka) qv_text_s(o, a.p);
-    else if (okb) qv_text_s(o, b.p);
-    if (oka != okb) qv_text_s(&t->why, "dropped a conjunct of AND: the filter keeps a superset\n");
+    if (oka && okb) qvb_text_f(o, "(%s AND %s)", a.p, b.p);
+    else if (oka) qvb_text_s(o, a.p);
+    else if (okb) qvb_text_s(o, b.p);
+    if (oka != okb) qvb_text_s(&t->why, "dropped a conjunct of AND: the filter keeps a superset\n");
     *exact = oka && okb && ea && eb;
-    qv_text_free(&a);
-    qv_text_free(&b);
+    qvb_text_free(&a);
+    qvb_text_free(&b);
     return oka || okb;
   }
   *exact = true;
@@ -739,17 +739,17 @@ static bool positive(tr *t, const qv_expr *e, qv_text *o, bool *exact) {
       t->oom = true;
       return false;
     }
-    if (st != QV_OK) return qv_lsql_decline(t, e, "it does not bind against the schema (%s)", err.message);
-    if (ty != QV_TYPE_BOOL && ty != QV_TYPE_NULL) return qv_lsql_decline(t, e, "a filter conjunct that is not boolean");
+    if (st != QV_OK) return qvp_lsql_decline(t, e, "it does not bind against the schema (%s)", err.message);
+    if (ty != QV_TYPE_BOOL && ty != QV_TYPE_NULL) return qvp_lsql_decline(t, e, "a filter conjunct that is not boolean");
   }
-  return qv_lsql_value(t, e, o);
+  return qvp_lsql_value(t, e, o);
 }
 
 qv_status qv_to_lance_filter(const qv_expr *e, const qv_schema *schema, qv_lance_filter **out, qv_error *err) {
   if (!out || !e) return qv_error_set(err, QV_ERR_INVALID, "to_lance_filter: NULL expression or output");
   *out = NULL;
   tr t = {schema, {0}, false};
-  qv_text o = {0};
+  qvb_text o = {0};
   bool exact = true;
   bool ok = positive(&t, e, &o, &exact);
   qv_status st = QV_OK;
@@ -766,8 +766,8 @@ qv_status qv_to_lance_filter(const qv_expr *e, const qv_schema *schema, qv_lance
       *out = f;
     }
   }
-  qv_text_free(&o);
-  qv_text_free(&t.why);
+  qvb_text_free(&o);
+  qvb_text_free(&t.why);
   return st;
 }
 
@@ -781,13 +781,13 @@ qv_status qv_lance_filter_explain(const qv_expr *e, const qv_schema *schema, cha
   if (!out || !e) return qv_error_set(err, QV_ERR_INVALID, "lance_filter_explain: NULL expression or output");
   *out = NULL;
   tr t = {schema, {0}, false};
-  qv_text o = {0};
+  qvb_text o = {0};
   bool exact = true;
   (void)positive(&t, e, &o, &exact);
-  qv_text_free(&o);
-  if (!t.why.p && !t.why.oom) qv_text_s(&t.why, "nothing declined\n");
+  qvb_text_free(&o);
+  if (!t.why.p && !t.why.oom) qvb_text_s(&t.why, "nothing declined\n");
   if (t.why.oom || t.oom) {
-    qv_text_free(&t.why);
+    qvb_text_free(&t.why);
     return qv_error_nomem(err, "lance_filter_explain");
   }
   *out = t.why.p;

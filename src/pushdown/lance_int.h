@@ -1,8 +1,8 @@
 /* Internals of the Lance SQL translator, shared by its two files:
  * lance.c (the walk over the IR, types, operators, the public functions)
  * and lance_literal.c (literals, comparisons with a literal, IN lists). */
-#ifndef QV_PUSHDOWN_LANCE_INT_H
-#define QV_PUSHDOWN_LANCE_INT_H
+#ifndef QUIVER_PUSHDOWN_LANCE_INT_H
+#define QUIVER_PUSHDOWN_LANCE_INT_H
 
 #include <math.h>
 #include <stdarg.h>
@@ -20,13 +20,13 @@
 /* One translation: the schema (NULL: schema-less) and the explain lines. */
 typedef struct tr {
   const qv_schema *schema;
-  qv_text why; /* explain lines */
+  qvb_text why; /* explain lines */
   bool oom;
 } tr;
 
 /* Records why e declines (an explain line); returns false so callers can
- * `return qv_lsql_decline(...)`. */
-bool qv_lsql_decline(tr *t, const qv_expr *e, const char *fmt, ...)
+ * `return qvp_lsql_decline(...)`. */
+bool qvp_lsql_decline(tr *t, const qv_expr *e, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
 #endif
@@ -34,34 +34,34 @@ bool qv_lsql_decline(tr *t, const qv_expr *e, const char *fmt, ...)
 
 /* The declared type of a column or struct field or list element; NULL
  * when unknown. */
-const qv_datatype *qv_lsql_col_type(const tr *t, const qv_expr *e);
+const qv_datatype *qvp_lsql_col_type(const tr *t, const qv_expr *e);
 /* A node's type where it can be told without binding; QV_TYPE_NULL when
  * unknown (schema-less columns, and anything built from them). */
-qv_type_id qv_lsql_type_of(const tr *t, const qv_expr *e);
+qv_type_id qvp_lsql_type_of(const tr *t, const qv_expr *e);
 /* Translates e in value position into o; false when it declined. */
-bool qv_lsql_value(tr *t, const qv_expr *e, qv_text *o);
+bool qvp_lsql_value(tr *t, const qv_expr *e, qvb_text *o);
 /* "(a OP b)" of e's two arguments. */
-bool qv_lsql_binop(tr *t, const qv_expr *e, const char *op, qv_text *o);
+bool qvp_lsql_binop(tr *t, const qv_expr *e, const char *op, qvb_text *o);
 
 /* lance_literal.c */
-int qv_lsql_int_rank(qv_type_id id);
-bool qv_lsql_lit_fits(const qv_expr *l, qv_type_id id);
-void qv_lsql_fmt_double(double v, char *buf, size_t size);
-bool qv_lsql_emit_string(tr *t, const qv_expr *e, const uint8_t *s, int64_t n, qv_text *o);
-bool qv_lsql_emit_literal(tr *t, const qv_expr *e, qv_text *o);
-bool qv_lsql_compare(tr *t, const qv_expr *e, qv_text *o);
-bool qv_lsql_in_list(tr *t, const qv_expr *e, qv_text *o);
+int qvp_lsql_int_rank(qv_type_id id);
+bool qvp_lsql_lit_fits(const qv_expr *l, qv_type_id id);
+void qvp_lsql_fmt_double(double v, char *buf, size_t size);
+bool qvp_lsql_emit_string(tr *t, const qv_expr *e, const uint8_t *s, int64_t n, qvb_text *o);
+bool qvp_lsql_emit_literal(tr *t, const qv_expr *e, qvb_text *o);
+bool qvp_lsql_compare(tr *t, const qv_expr *e, qvb_text *o);
+bool qvp_lsql_in_list(tr *t, const qv_expr *e, qvb_text *o);
 
 static inline bool is_float(qv_type_id id) { return qv_type_is_floating(id); }
 
 /* Could the value be a float?  Unknown types could. */
 static inline bool maybe_float(const tr *t, const qv_expr *e) {
-  qv_type_id id = qv_lsql_type_of(t, e);
+  qv_type_id id = qvp_lsql_type_of(t, e);
   return id == QV_TYPE_NULL || is_float(id);
 }
 
 static inline bool lit_number(const qv_expr *l, double *v) {
-  if (!qv_is_value_lit(l)) return false;
+  if (!qve_is_value_lit(l)) return false;
   qv_type_id id = l->value.type.id;
   if (is_float(id)) *v = l->value.v.f;
   else if (qv_type_is_integer(id)) *v = qv_type_is_signed(id) ? (double)l->value.v.i : (double)l->value.v.u;
@@ -70,7 +70,7 @@ static inline bool lit_number(const qv_expr *l, double *v) {
 }
 
 static inline bool int_lit(const qv_expr *e, int64_t *v) {
-  if (!qv_is_value_lit(e)) return false;
+  if (!qve_is_value_lit(e)) return false;
   qv_type_id id = e->value.type.id;
   if (qv_type_is_signed(id) && qv_type_is_integer(id)) *v = e->value.v.i;
   else if (qv_type_is_integer(id) && e->value.v.u <= (uint64_t)INT64_MAX) *v = (int64_t)e->value.v.u;

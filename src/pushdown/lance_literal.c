@@ -10,15 +10,15 @@
  * fits every integer type.  Returns false (declined) when neither works. */
 static bool int_lit_range(tr *t, const qv_expr *e, qv_type_id xt, const qv_expr *l, bool *cast_out) {
   *cast_out = false;
-  if (!qv_is_value_lit(l) || !qv_type_is_integer(l->value.type.id)) return true;
+  if (!qve_is_value_lit(l) || !qv_type_is_integer(l->value.type.id)) return true;
   if (xt == QV_TYPE_NULL) {
-    if (qv_lsql_lit_fits(l, QV_TYPE_INT8) && !(qv_type_is_signed(l->value.type.id) && l->value.v.i < 0)) return true;
-    return qv_lsql_decline(t, e, "without a schema an integer literal outside 0..127 may not fit the column's type "
+    if (qvp_lsql_lit_fits(l, QV_TYPE_INT8) && !(qv_type_is_signed(l->value.type.id) && l->value.v.i < 0)) return true;
+    return qvp_lsql_decline(t, e, "without a schema an integer literal outside 0..127 may not fit the column's type "
                          "(Lance then fails the query)");
   }
-  if (!qv_type_is_integer(xt) || qv_lsql_lit_fits(l, xt)) return true;
-  if (xt == QV_TYPE_UINT64 || !qv_lsql_lit_fits(l, QV_TYPE_INT64))
-    return qv_lsql_decline(t, e, "an integer literal outside the column's type and outside BIGINT");
+  if (!qv_type_is_integer(xt) || qvp_lsql_lit_fits(l, xt)) return true;
+  if (xt == QV_TYPE_UINT64 || !qvp_lsql_lit_fits(l, QV_TYPE_INT64))
+    return qvp_lsql_decline(t, e, "an integer literal outside the column's type and outside BIGINT");
   *cast_out = true;
   return true;
 }
@@ -26,7 +26,7 @@ static bool int_lit_range(tr *t, const qv_expr *e, qv_type_id xt, const qv_expr 
 /* Python repr of a finite double: the shortest digits that round-trip,
  * positional for 1e-4 <= |v| < 1e16 ("300.0", "0.001"), else scientific
  * with a two-digit exponent ("1e+19", "5e-324"). */
-void qv_lsql_fmt_double(double v, char *buf, size_t size) {
+void qvp_lsql_fmt_double(double v, char *buf, size_t size) {
   char e[40];
   for (int prec = 0; prec <= 16; prec++) {
     snprintf(e, sizeof e, "%.*e", prec, v);
@@ -72,59 +72,59 @@ void qv_lsql_fmt_double(double v, char *buf, size_t size) {
   snprintf(buf, size, "%s", out);
 }
 
-bool qv_lsql_emit_string(tr *t, const qv_expr *e, const uint8_t *s, int64_t n, qv_text *o) {
-  if (memchr(s, 0, (size_t)n)) return qv_lsql_decline(t, e, "a NUL character has no Lance SQL string spelling");
+bool qvp_lsql_emit_string(tr *t, const qv_expr *e, const uint8_t *s, int64_t n, qvb_text *o) {
+  if (memchr(s, 0, (size_t)n)) return qvp_lsql_decline(t, e, "a NUL character has no Lance SQL string spelling");
   /* Whether Lance's SQL dialect reads backslash escapes is not pinned down
    * here; a string that holds one declines rather than risk it. */
-  if (memchr(s, '\\', (size_t)n)) return qv_lsql_decline(t, e, "a backslash in a string literal may be read as an escape");
-  qv_text_s(o, "'");
+  if (memchr(s, '\\', (size_t)n)) return qvp_lsql_decline(t, e, "a backslash in a string literal may be read as an escape");
+  qvb_text_s(o, "'");
   for (int64_t i = 0; i < n; i++) {
-    if (s[i] == '\'') qv_text_s(o, "''");
-    else qv_text_add(o, (const char *)s + i, 1);
+    if (s[i] == '\'') qvb_text_s(o, "''");
+    else qvb_text_add(o, (const char *)s + i, 1);
   }
-  qv_text_s(o, "'");
+  qvb_text_s(o, "'");
   return true;
 }
 
-bool qv_lsql_emit_literal(tr *t, const qv_expr *e, qv_text *o) {
+bool qvp_lsql_emit_literal(tr *t, const qv_expr *e, qvb_text *o) {
   const qv_scalar *v = &e->value;
   if (v->is_null) {
     if (v->type.id == QV_TYPE_TIME64 || v->type.id == QV_TYPE_DURATION)
-      return qv_lsql_decline(t, e, "Time and Duration literals have no Lance SQL spelling with Polars' meaning");
-    qv_text_s(o, "NULL");
+      return qvp_lsql_decline(t, e, "Time and Duration literals have no Lance SQL spelling with Polars' meaning");
+    qvb_text_s(o, "NULL");
     return true;
   }
   char buf[64];
   switch (v->type.id) {
-    case QV_TYPE_BOOL: qv_text_s(o, v->v.b ? "TRUE" : "FALSE"); return true;
+    case QV_TYPE_BOOL: qvb_text_s(o, v->v.b ? "TRUE" : "FALSE"); return true;
     case QV_TYPE_INT8: case QV_TYPE_INT16: case QV_TYPE_INT32: case QV_TYPE_INT64:
       /* Lance reads -9223372036854775808 as minus a float; spell it as a sum. */
-      if (v->v.i == INT64_MIN) qv_text_s(o, "(-9223372036854775807 - 1)");
-      else qv_text_f(o, "%lld", (long long)v->v.i);
+      if (v->v.i == INT64_MIN) qvb_text_s(o, "(-9223372036854775807 - 1)");
+      else qvb_text_f(o, "%lld", (long long)v->v.i);
       return true;
     case QV_TYPE_UINT8: case QV_TYPE_UINT16: case QV_TYPE_UINT32: case QV_TYPE_UINT64:
-      qv_text_f(o, "%llu", (unsigned long long)v->v.u);
+      qvb_text_f(o, "%llu", (unsigned long long)v->v.u);
       return true;
     case QV_TYPE_FLOAT32: case QV_TYPE_FLOAT64:
-      if (!isfinite(v->v.f)) return qv_lsql_decline(t, e, "NaN and infinite literals have no Lance SQL spelling");
-      qv_lsql_fmt_double(v->v.f, buf, sizeof buf);
-      qv_text_s(o, buf);
+      if (!isfinite(v->v.f)) return qvp_lsql_decline(t, e, "NaN and infinite literals have no Lance SQL spelling");
+      qvp_lsql_fmt_double(v->v.f, buf, sizeof buf);
+      qvb_text_s(o, buf);
       return true;
-    case QV_TYPE_STRING: return qv_lsql_emit_string(t, e, v->bytes, v->len, o);
+    case QV_TYPE_STRING: return qvp_lsql_emit_string(t, e, v->bytes, v->len, o);
     case QV_TYPE_DATE32: {
       int64_t y;
       unsigned m, d;
       qv_civil_from_days(v->v.i, &y, &m, &d);
-      if (y < 1 || y > 9999) return qv_lsql_decline(t, e, "date outside years 1..9999");
-      qv_text_f(o, "date '%04lld-%02u-%02u'", (long long)y, m, d);
+      if (y < 1 || y > 9999) return qvp_lsql_decline(t, e, "date outside years 1..9999");
+      qvb_text_f(o, "date '%04lld-%02u-%02u'", (long long)y, m, d);
       return true;
     }
     case QV_TYPE_TIME64: case QV_TYPE_DURATION:
-      return qv_lsql_decline(t, e, "Time and Duration literals have no Lance SQL spelling with Polars' meaning");
+      return qvp_lsql_decline(t, e, "Time and Duration literals have no Lance SQL spelling with Polars' meaning");
     case QV_TYPE_TIMESTAMP:
-      return qv_lsql_decline(t, e, "timestamp literals are not translated yet (unit and time zone must match the column)");
-    case QV_TYPE_DECIMAL128: return qv_lsql_decline(t, e, "Lance reads a decimal literal as a float");
-    default: return qv_lsql_decline(t, e, "no Lance SQL spelling for a literal of this type");
+      return qvp_lsql_decline(t, e, "timestamp literals are not translated yet (unit and time zone must match the column)");
+    case QV_TYPE_DECIMAL128: return qvp_lsql_decline(t, e, "Lance reads a decimal literal as a float");
+    default: return qvp_lsql_decline(t, e, "no Lance SQL spelling for a literal of this type");
   }
 }
 
@@ -132,14 +132,14 @@ bool qv_lsql_emit_literal(tr *t, const qv_expr *e, qv_text *o) {
  * be a naive timestamp, within Lance's nanosecond timestamp range.  Lance
  * reads `timestamp '...'` as wall-clock time without a zone, which is what
  * Polars compares a naive column with. */
-static bool timestamp_lit(tr *t, const qv_expr *e, const qv_expr *x, const qv_expr *l, const qv_text *a, const char *s,
-                          qv_text *o) {
+static bool timestamp_lit(tr *t, const qv_expr *e, const qv_expr *x, const qv_expr *l, const qvb_text *a, const char *s,
+                          qvb_text *o) {
   static const int64_t per_second[] = {1, 1000, 1000000, 1000000000};
-  const qv_datatype *d = qv_lsql_col_type(t, x);
+  const qv_datatype *d = qvp_lsql_col_type(t, x);
   if (!d || d->id != QV_TYPE_TIMESTAMP || d->timezone || l->value.type.timezone)
-    return qv_lsql_decline(t, e, "a timestamp literal translates only against a column known to be a naive timestamp");
+    return qvp_lsql_decline(t, e, "a timestamp literal translates only against a column known to be a naive timestamp");
   int unit = (int)l->value.type.unit;
-  if (unit < 0 || unit > 3) return qv_lsql_decline(t, e, "timestamp unit");
+  if (unit < 0 || unit > 3) return qvp_lsql_decline(t, e, "timestamp unit");
   int64_t ps = per_second[unit], v = l->value.v.i;
   int64_t secs = v / ps, frac = v % ps;
   if (frac < 0) {
@@ -147,11 +147,11 @@ static bool timestamp_lit(tr *t, const qv_expr *e, const qv_expr *x, const qv_ex
     secs -= 1;
   }
   if (secs < qv_days_from_civil(1678, 1, 1) * 86400 || secs >= qv_days_from_civil(2262, 1, 1) * 86400)
-    return qv_lsql_decline(t, e, "a timestamp outside Lance's nanosecond range (years 1678..2261)");
+    return qvp_lsql_decline(t, e, "a timestamp outside Lance's nanosecond range (years 1678..2261)");
   /* the fraction only when there is one, in the unit's digits */
   char when[48];
   qv_format_datetime(secs, (int32_t)(frac * (1000000000 / ps)), frac ? 3 * unit : 0, when, sizeof when);
-  qv_text_f(o, "(%s %s timestamp '%s')", a->p, s, when);
+  qvb_text_f(o, "(%s %s timestamp '%s')", a->p, s, when);
   return true;
 }
 
@@ -161,30 +161,30 @@ static bool timestamp_lit(tr *t, const qv_expr *e, const qv_expr *x, const qv_ex
  * NOT turns it into a Float64 comparison), so the literal is cast to FLOAT
  * explicitly.  A literal typed Float64 (pl.lit(x, dtype=pl.Float64))
  * makes Polars compare in Float64: that declines. */
-static bool float_side_lit(tr *t, const qv_expr *e, qv_type_id xt, const qv_expr *l, qv_text *b) {
+static bool float_side_lit(tr *t, const qv_expr *e, qv_type_id xt, const qv_expr *l, qvb_text *b) {
   bool numeric = !l->value.is_null && (is_float(l->value.type.id) || qv_type_is_integer(l->value.type.id));
-  if (xt != QV_TYPE_FLOAT32 || !numeric) return qv_lsql_emit_literal(t, l, b);
+  if (xt != QV_TYPE_FLOAT32 || !numeric) return qvp_lsql_emit_literal(t, l, b);
   if (!(l->flags & QV_EXPR_F_DYNAMIC) && l->value.type.id != QV_TYPE_FLOAT32)
-    return qv_lsql_decline(t, e, "a typed literal against a Float32 compares in its own type in Polars");
-  qv_text v = {0};
-  bool ok = qv_lsql_emit_literal(t, l, &v);
-  if (ok) qv_text_f(b, "CAST(%s AS FLOAT)", v.p);
-  qv_text_free(&v);
+    return qvp_lsql_decline(t, e, "a typed literal against a Float32 compares in its own type in Polars");
+  qvb_text v = {0};
+  bool ok = qvp_lsql_emit_literal(t, l, &v);
+  if (ok) qvb_text_f(b, "CAST(%s AS FLOAT)", v.p);
+  qvb_text_free(&v);
   return ok;
 }
 
 /* x OP lit, with x not a literal (op already flipped so x is left). */
-static bool compare_lit(tr *t, const qv_expr *e, qv_op op, const qv_expr *x, const qv_expr *l, qv_text *o) {
-  qv_text a = {0};
-  bool ok = qv_lsql_value(t, x, &a);
-  qv_type_id xt = qv_lsql_type_of(t, x);
+static bool compare_lit(tr *t, const qv_expr *e, qv_op op, const qv_expr *x, const qv_expr *l, qvb_text *o) {
+  qvb_text a = {0};
+  bool ok = qvp_lsql_value(t, x, &a);
+  qv_type_id xt = qvp_lsql_type_of(t, x);
   double v = 0;
   bool num = lit_number(l, &v);
-  const char *s = qv_pd_cmp_sql(op);
+  const char *s = qvp_pd_cmp_sql(op);
   bool missing = op == QV_OP_EQ_MISSING || op == QV_OP_NE_MISSING;
   if (!ok) goto cleanup;
   if (xt == QV_TYPE_LIST || xt == QV_TYPE_FIXED_SIZE_LIST || xt == QV_TYPE_STRUCT) {
-    ok = qv_lsql_decline(t, e, "a list or struct compared with a single value");
+    ok = qvp_lsql_decline(t, e, "a list or struct compared with a single value");
     goto cleanup;
   }
   /* A string against a number (or a number against a string): Polars
@@ -192,11 +192,11 @@ static bool compare_lit(tr *t, const qv_expr *e, qv_op op, const qv_expr *x, con
   if (xt != QV_TYPE_NULL && !l->value.is_null &&
       ((l->value.type.id == QV_TYPE_STRING && (qv_type_is_numeric(xt) || xt == QV_TYPE_BOOL)) ||
        (num && (xt == QV_TYPE_STRING || xt == QV_TYPE_BINARY)))) {
-    ok = qv_lsql_decline(t, e, "a string compared with a number: Polars refuses it");
+    ok = qvp_lsql_decline(t, e, "a string compared with a number: Polars refuses it");
     goto cleanup;
   }
   if (num && !isfinite(v)) {
-    ok = qv_lsql_decline(t, l, "NaN and infinite literals have no Lance SQL spelling");
+    ok = qvp_lsql_decline(t, l, "NaN and infinite literals have no Lance SQL spelling");
     goto cleanup;
   }
   bool widen = false;
@@ -205,10 +205,10 @@ static bool compare_lit(tr *t, const qv_expr *e, qv_op op, const qv_expr *x, con
     goto cleanup;
   }
   if (widen) {
-    qv_text b = {0};
-    ok = qv_lsql_emit_literal(t, l, &b);
-    if (ok) qv_text_f(o, "(CAST(%s AS BIGINT) %s %s)", a.p, s, b.p);
-    qv_text_free(&b);
+    qvb_text b = {0};
+    ok = qvp_lsql_emit_literal(t, l, &b);
+    if (ok) qvb_text_f(o, "(CAST(%s AS BIGINT) %s %s)", a.p, s, b.p);
+    qvb_text_free(&b);
     goto cleanup;
   }
   if (num && qv_type_is_integer(xt) && is_float(l->value.type.id)) {
@@ -222,22 +222,22 @@ static bool compare_lit(tr *t, const qv_expr *e, qv_op op, const qv_expr *x, con
     qv_expr kl = *l; /* the integer the literal becomes, to ask whether the column's type holds it */
     kl.value.type.id = QV_TYPE_INT64;
     kl.value.v.i = (int64_t)(fabs(k) < exact_ints ? k : 0);
-    if (fabs(k) < exact_ints && !qv_lsql_lit_fits(&kl, xt)) v = exact_ints; /* outside the type: compare as DOUBLE */
+    if (fabs(k) < exact_ints && !qvp_lsql_lit_fits(&kl, xt)) v = exact_ints; /* outside the type: compare as DOUBLE */
     if (fabs(v) < exact_ints && v == floor(v)) {
-      qv_text_f(o, "(%s %s %lld)", a.p, s, (long long)v);
+      qvb_text_f(o, "(%s %s %lld)", a.p, s, (long long)v);
     } else if (fabs(v) < exact_ints && (op == QV_OP_GT || op == QV_OP_GE)) {
-      qv_text_f(o, "(%s >= %lld)", a.p, (long long)ceil(v));
+      qvb_text_f(o, "(%s >= %lld)", a.p, (long long)ceil(v));
     } else if (fabs(v) < exact_ints && (op == QV_OP_LT || op == QV_OP_LE)) {
-      qv_text_f(o, "(%s <= %lld)", a.p, (long long)floor(v));
+      qvb_text_f(o, "(%s <= %lld)", a.p, (long long)floor(v));
     } else {
-      qv_text b = {0};
-      ok = qv_lsql_emit_literal(t, l, &b);
-      if (ok) qv_text_f(o, "(CAST(%s AS DOUBLE) %s %s)", a.p, s, b.p);
-      qv_text_free(&b);
+      qvb_text b = {0};
+      ok = qvp_lsql_emit_literal(t, l, &b);
+      if (ok) qvb_text_f(o, "(CAST(%s AS DOUBLE) %s %s)", a.p, s, b.p);
+      qvb_text_free(&b);
     }
     goto cleanup;
   }
-  if (qv_is_value_lit(l) && l->value.type.id == QV_TYPE_TIMESTAMP) {
+  if (qve_is_value_lit(l) && l->value.type.id == QV_TYPE_TIMESTAMP) {
     ok = timestamp_lit(t, e, x, l, &a, s, o);
     goto cleanup;
   }
@@ -248,86 +248,86 @@ static bool compare_lit(tr *t, const qv_expr *e, qv_op op, const qv_expr *x, con
     if (!known && !stored && op != QV_OP_EQ && op != QV_OP_NE && !missing) {
       /* A stored NaN is assumed positive (see the top of this file), but
        * arithmetic makes NaNs of either sign and Lance sorts -NaN first. */
-      ok = qv_lsql_decline(t, e, "without a schema a computed value may be a float NaN of either sign, which Lance orders "
+      ok = qvp_lsql_decline(t, e, "without a schema a computed value may be a float NaN of either sign, which Lance orders "
                          "by sign and Polars as greatest");
       goto cleanup;
     }
     if (!known && is_float(l->value.type.id)) {
-      ok = qv_lsql_decline(t, e, "without a schema a float literal may meet an integer column (Lance rejects it) or "
+      ok = qvp_lsql_decline(t, e, "without a schema a float literal may meet an integer column (Lance rejects it) or "
                          "a float column's -0.0/NaN (ordered differently)");
       goto cleanup;
     }
     if (v == 0) {
       if (!known && op != QV_OP_GT && op != QV_OP_LE) {
-        ok = qv_lsql_decline(t, e, "without a schema the column may be a float where Polars has -0.0 == 0.0 and Lance "
+        ok = qvp_lsql_decline(t, e, "without a schema the column may be a float where Polars has -0.0 == 0.0 and Lance "
                            "-0.0 < 0.0");
         goto cleanup;
       }
       if (!known) {
-        qv_text_f(o, "(%s %s 0)", a.p, s);
+        qvb_text_f(o, "(%s %s 0)", a.p, s);
         goto cleanup;
       }
       switch (op) {
-        case QV_OP_EQ: qv_text_f(o, "((%s = 0.0) OR (%s = -0.0))", a.p, a.p); break;
-        case QV_OP_NE: qv_text_f(o, "((%s != 0.0) AND (%s != -0.0))", a.p, a.p); break;
-        case QV_OP_LT: qv_text_f(o, "((%s < -0.0) AND (NOT isnan(%s)))", a.p, a.p); break;
-        case QV_OP_LE: qv_text_f(o, "((%s <= 0.0) AND (NOT isnan(%s)))", a.p, a.p); break;
-        case QV_OP_GT: qv_text_f(o, "((%s > 0.0) OR isnan(%s))", a.p, a.p); break;
-        case QV_OP_GE: qv_text_f(o, "((%s >= -0.0) OR isnan(%s))", a.p, a.p); break;
+        case QV_OP_EQ: qvb_text_f(o, "((%s = 0.0) OR (%s = -0.0))", a.p, a.p); break;
+        case QV_OP_NE: qvb_text_f(o, "((%s != 0.0) AND (%s != -0.0))", a.p, a.p); break;
+        case QV_OP_LT: qvb_text_f(o, "((%s < -0.0) AND (NOT isnan(%s)))", a.p, a.p); break;
+        case QV_OP_LE: qvb_text_f(o, "((%s <= 0.0) AND (NOT isnan(%s)))", a.p, a.p); break;
+        case QV_OP_GT: qvb_text_f(o, "((%s > 0.0) OR isnan(%s))", a.p, a.p); break;
+        case QV_OP_GE: qvb_text_f(o, "((%s >= -0.0) OR isnan(%s))", a.p, a.p); break;
         /* IS TRUE: a null row is false (eq_missing) or true (ne_missing), never null. */
-        case QV_OP_EQ_MISSING: qv_text_f(o, "(((%s = 0.0) OR (%s = -0.0)) IS TRUE)", a.p, a.p); break;
-        case QV_OP_NE_MISSING: qv_text_f(o, "(((%s = 0.0) OR (%s = -0.0)) IS NOT TRUE)", a.p, a.p); break;
-        default: ok = qv_lsql_decline(t, e, "eq_missing against zero on a float: -0.0 and 0.0 differ in Lance"); break;
+        case QV_OP_EQ_MISSING: qvb_text_f(o, "(((%s = 0.0) OR (%s = -0.0)) IS TRUE)", a.p, a.p); break;
+        case QV_OP_NE_MISSING: qvb_text_f(o, "(((%s = 0.0) OR (%s = -0.0)) IS NOT TRUE)", a.p, a.p); break;
+        default: ok = qvp_lsql_decline(t, e, "eq_missing against zero on a float: -0.0 and 0.0 differ in Lance"); break;
       }
       goto cleanup;
     }
     if (known && op != QV_OP_EQ && op != QV_OP_NE && !missing) {
-      qv_text b = {0};
+      qvb_text b = {0};
       if (!float_side_lit(t, e, xt, l, &b)) {
-        qv_text_free(&b);
+        qvb_text_free(&b);
         ok = false;
         goto cleanup;
       }
-      if (op == QV_OP_GT || op == QV_OP_GE) qv_text_f(o, "((%s %s %s) OR isnan(%s))", a.p, s, b.p, a.p);
-      else qv_text_f(o, "((%s %s %s) AND (NOT isnan(%s)))", a.p, s, b.p, a.p);
-      qv_text_free(&b);
+      if (op == QV_OP_GT || op == QV_OP_GE) qvb_text_f(o, "((%s %s %s) OR isnan(%s))", a.p, s, b.p, a.p);
+      else qvb_text_f(o, "((%s %s %s) AND (NOT isnan(%s)))", a.p, s, b.p, a.p);
+      qvb_text_free(&b);
       goto cleanup;
     }
   }
   {
-    qv_text b = {0};
+    qvb_text b = {0};
     ok = float_side_lit(t, e, xt, l, &b);
-    if (ok) qv_text_f(o, "(%s %s %s)", a.p, s, b.p);
-    qv_text_free(&b);
+    if (ok) qvb_text_f(o, "(%s %s %s)", a.p, s, b.p);
+    qvb_text_free(&b);
   }
 cleanup:
-  qv_text_free(&a);
+  qvb_text_free(&a);
   return ok;
 }
 
-bool qv_lsql_compare(tr *t, const qv_expr *e, qv_text *o) {
+bool qvp_lsql_compare(tr *t, const qv_expr *e, qvb_text *o) {
   const qv_expr *x = e->args[0], *y = e->args[1];
-  if (!qv_is_lit(x) && qv_is_lit(y)) return compare_lit(t, e, e->op, x, y, o);
-  if (qv_is_lit(x) && !qv_is_lit(y)) return compare_lit(t, e, qv_op_mirror(e->op), y, x, o);
-  if (!qv_is_lit(x) && !qv_is_lit(y) && (maybe_float(t, x) || maybe_float(t, y))) {
-    qv_text a = {0}, b = {0};
-    bool ok = qv_lsql_value(t, x, &a);
-    ok = qv_lsql_value(t, y, &b) && ok;
-    qv_text_free(&a);
-    qv_text_free(&b);
+  if (!qve_is_lit(x) && qve_is_lit(y)) return compare_lit(t, e, e->op, x, y, o);
+  if (qve_is_lit(x) && !qve_is_lit(y)) return compare_lit(t, e, qv_op_mirror(e->op), y, x, o);
+  if (!qve_is_lit(x) && !qve_is_lit(y) && (maybe_float(t, x) || maybe_float(t, y))) {
+    qvb_text a = {0}, b = {0};
+    bool ok = qvp_lsql_value(t, x, &a);
+    ok = qvp_lsql_value(t, y, &b) && ok;
+    qvb_text_free(&a);
+    qvb_text_free(&b);
     if (!ok) return false;
-    return qv_lsql_decline(t, e, "two sides that may be floats: Lance orders -0.0 < 0.0 and NaN by sign");
+    return qvp_lsql_decline(t, e, "two sides that may be floats: Lance orders -0.0 < 0.0 and NaN by sign");
   }
-  return qv_lsql_binop(t, e, qv_pd_cmp_sql(e->op), o);
+  return qvp_lsql_binop(t, e, qvp_pd_cmp_sql(e->op), o);
 }
 
-bool qv_lsql_in_list(tr *t, const qv_expr *e, qv_text *o) {
+bool qvp_lsql_in_list(tr *t, const qv_expr *e, qvb_text *o) {
   if (e->sem.in_nulls_equal)
-    return qv_lsql_decline(t, e, "is_in(nulls_equal=True): SQL IN never matches NULL");
-  qv_text a = {0};
-  if (!qv_lsql_value(t, e->args[0], &a)) return false;
-  qv_type_id xt = qv_lsql_type_of(t, e->args[0]);
-  qv_text items = {0};
+    return qvp_lsql_decline(t, e, "is_in(nulls_equal=True): SQL IN never matches NULL");
+  qvb_text a = {0};
+  if (!qvp_lsql_value(t, e->args[0], &a)) return false;
+  qv_type_id xt = qvp_lsql_type_of(t, e->args[0]);
+  qvb_text items = {0};
   int32_t n = 0;
   bool ok = true, widen = false;
   for (int32_t i = 1; i < e->n_args && ok; i++) {
@@ -341,37 +341,37 @@ bool qv_lsql_in_list(tr *t, const qv_expr *e, qv_text *o) {
     if (l->value.is_null) continue; /* with nulls_equal=False a NULL item never matches (and must not make IN null) */
     bool num = lit_number(l, &v);
     if (num && !isfinite(v)) {
-      ok = qv_lsql_decline(t, l, "NaN and infinite literals have no Lance SQL spelling");
+      ok = qvp_lsql_decline(t, l, "NaN and infinite literals have no Lance SQL spelling");
       break;
     }
     if (num && qv_type_is_integer(xt) && is_float(l->value.type.id) && fabs(v) > 9.0e18) {
-      ok = qv_lsql_decline(t, l, "a float item beyond the int64 range against an integer");
+      ok = qvp_lsql_decline(t, l, "a float item beyond the int64 range against an integer");
       break;
     }
     if (num && qv_type_is_integer(xt) && is_float(l->value.type.id) && v != floor(v)) continue; /* never equal */
     if (num && xt == QV_TYPE_NULL && is_float(l->value.type.id)) {
-      ok = qv_lsql_decline(t, e, "without a schema a float item may meet an integer column (Lance rejects it)");
+      ok = qvp_lsql_decline(t, e, "without a schema a float item may meet an integer column (Lance rejects it)");
       break;
     }
     if (num && v == 0 && !qv_type_is_integer(xt) && !is_float(xt)) {
-      ok = qv_lsql_decline(t, e, "without a schema a zero item may meet a float column's -0.0");
+      ok = qvp_lsql_decline(t, e, "without a schema a zero item may meet a float column's -0.0");
       break;
     }
-    if (n++) qv_text_s(&items, ", ");
-    if (num && qv_type_is_integer(xt) && is_float(l->value.type.id)) qv_text_f(&items, "%lld", (long long)v);
-    else ok = qv_lsql_emit_literal(t, l, &items);
-    if (ok && num && v == 0 && is_float(xt)) qv_text_s(&items, ", -0.0");
+    if (n++) qvb_text_s(&items, ", ");
+    if (num && qv_type_is_integer(xt) && is_float(l->value.type.id)) qvb_text_f(&items, "%lld", (long long)v);
+    else ok = qvp_lsql_emit_literal(t, l, &items);
+    if (ok && num && v == 0 && is_float(xt)) qvb_text_s(&items, ", -0.0");
   }
-  if (ok && n == 0) ok = qv_lsql_decline(t, e, "an empty list has no SQL IN spelling");
-  if (ok && widen) qv_text_f(o, "(CAST(%s AS BIGINT) IN (%s))", a.p, items.p);
-  else if (ok && xt == QV_TYPE_FLOAT32) qv_text_f(o, "(CAST(%s AS DOUBLE) IN (%s))", a.p, items.p); /* Polars: Float64 */
-  else if (ok) qv_text_f(o, "(%s IN (%s))", a.p, items.p);
-  qv_text_free(&a);
-  qv_text_free(&items);
+  if (ok && n == 0) ok = qvp_lsql_decline(t, e, "an empty list has no SQL IN spelling");
+  if (ok && widen) qvb_text_f(o, "(CAST(%s AS BIGINT) IN (%s))", a.p, items.p);
+  else if (ok && xt == QV_TYPE_FLOAT32) qvb_text_f(o, "(CAST(%s AS DOUBLE) IN (%s))", a.p, items.p); /* Polars: Float64 */
+  else if (ok) qvb_text_f(o, "(%s IN (%s))", a.p, items.p);
+  qvb_text_free(&a);
+  qvb_text_free(&items);
   return ok;
 }
 
-int qv_lsql_int_rank(qv_type_id id) {
+int qvp_lsql_int_rank(qv_type_id id) {
   switch (id) {
     case QV_TYPE_INT8: case QV_TYPE_UINT8: return 1;
     case QV_TYPE_INT16: case QV_TYPE_UINT16: return 2;
@@ -382,12 +382,12 @@ int qv_lsql_int_rank(qv_type_id id) {
 }
 
 /* Does the integer literal l hold a value of type id? */
-bool qv_lsql_lit_fits(const qv_expr *l, qv_type_id id) {
+bool qvp_lsql_lit_fits(const qv_expr *l, qv_type_id id) {
   static const int64_t smin[] = {INT8_MIN, INT16_MIN, INT32_MIN, INT64_MIN};
   static const int64_t smax[] = {INT8_MAX, INT16_MAX, INT32_MAX, INT64_MAX};
   static const uint64_t umax[] = {UINT8_MAX, UINT16_MAX, UINT32_MAX, UINT64_MAX};
-  int r = qv_lsql_int_rank(id) - 1;
-  if (r < 0 || !qv_is_value_lit(l) || !qv_type_is_integer(l->value.type.id)) return false;
+  int r = qvp_lsql_int_rank(id) - 1;
+  if (r < 0 || !qve_is_value_lit(l) || !qv_type_is_integer(l->value.type.id)) return false;
   bool neg = qv_type_is_signed(l->value.type.id) && l->value.v.i < 0;
   if (qv_type_is_signed(id)) {
     if (neg) return l->value.v.i >= smin[r];

@@ -2,8 +2,8 @@
  * the explain line of a node that declines, and the SQL spelling of a
  * comparison.  What each target lowers an operator to is its own column
  * of expr/ops.def. */
-#ifndef QUIVER_PUSHDOWN_INT_H
-#define QUIVER_PUSHDOWN_INT_H
+#ifndef QUIVER_PUSHDOWN_PUSHDOWN_INT_H
+#define QUIVER_PUSHDOWN_PUSHDOWN_INT_H
 
 #include <stdarg.h>
 #include <stdbool.h>
@@ -14,7 +14,7 @@
 
 /* How a declining node is named in explain output: "column", "literal",
  * the Polars name of an unknown construct, or the operator's name. */
-const char *qv_pd_node_name(const qv_expr *e);
+const char *qvp_pd_node_name(const qv_expr *e);
 
 /* Appends "declined <node>[ at column N]: <reason> [<tree>]\n" to why,
  * the reason formatted from fmt (at most 399 bytes kept).  The tree is
@@ -23,7 +23,7 @@ const char *qv_pd_node_name(const qv_expr *e);
  * "declined <node>: <reason>\n" (for subtrees too big to print).  Sets
  * *oom when the tree could not be printed ("?" stands in).  Returns false
  * so that callers can `return decline(...)`. */
-bool qv_pd_vdecline(qv_text *why, bool *oom, const qv_expr *e, bool show_tree, size_t clip, const char *fmt,
+bool qvp_pd_vdecline(qvb_text *why, bool *oom, const qv_expr *e, bool show_tree, size_t clip, const char *fmt,
                     va_list ap)
 #if defined(__GNUC__)
     __attribute__((format(printf, 6, 0)))
@@ -32,6 +32,6 @@ bool qv_pd_vdecline(qv_text *why, bool *oom, const qv_expr *e, bool show_tree, s
 
 /* "=", "!=", "<", "<=", ">", ">=", "IS NOT DISTINCT FROM" (eq_missing),
  * "IS DISTINCT FROM" (ne_missing); "?" for any other op. */
-const char *qv_pd_cmp_sql(qv_op op);
+const char *qvp_pd_cmp_sql(qv_op op);
 
 #endif

@@ -5,140 +5,140 @@
 #include "base/text.h"
 #include "scan/scan_int.h"
 
-static void add_expr(qv_text *t, const qv_expr *e) {
+static void add_expr(qvb_text *t, const qv_expr *e) {
   char *s = qv_expr_to_string(e);
   if (!s) {
     t->oom = true;
     return;
   }
-  qv_text_s(t, s);
+  qvb_text_s(t, s);
   qv_free(s);
 }
 
-static void add_columns(qv_text *t, const qv_schema *ds, const int32_t *cols, int32_t n) {
-  for (int32_t i = 0; i < n; i++) qv_text_f(t, "%s%s", i ? ", " : "", ds->fields[cols[i]].name);
-  if (n == 0) qv_text_f(t, "(none)");
+static void add_columns(qvb_text *t, const qv_schema *ds, const int32_t *cols, int32_t n) {
+  for (int32_t i = 0; i < n; i++) qvb_text_f(t, "%s%s", i ? ", " : "", ds->fields[cols[i]].name);
+  if (n == 0) qvb_text_f(t, "(none)");
 }
 
 /* Which index answers which conjunct, exact or superset, the estimate
  * behind the choice, and what is left to evaluate. */
-static void add_indices(qv_text *t, const qv_dataset *ds, const qv_scan_plan_view *v) {
+static void add_indices(qvb_text *t, const qv_dataset *ds, const qvsc_scan_plan_view *v) {
   if (qv_dataset_num_indices(ds) == 0) return;
   if (!v->use_index) {
-    qv_text_f(t, "    scalar indices: off (use_scalar_index is false)\n");
+    qvb_text_f(t, "    scalar indices: off (use_scalar_index is false)\n");
     return;
   }
   bool any = false, listed = false;
   for (int32_t i = 0; i < v->n_conjuncts; i++) {
-    const qv_index_use *u = qv_index_plan_use(v->index_plan, i);
+    const qvsc_index_use *u = qvsc_index_plan_use(v->index_plan, i);
     if (!u || !u->candidate) continue;
     listed = true;
-    qv_text_f(t, "    index %s answers ", u->how);
+    qvb_text_f(t, "    index %s answers ", u->how);
     add_expr(t, v->conjuncts[i]);
-    qv_text_f(t, ": %s, estimate %lld of %lld rows", u->exact ? "exact" : "superset (re-checked)", (long long)u->estimate,
+    qvb_text_f(t, ": %s, estimate %lld of %lld rows", u->exact ? "exact" : "superset (re-checked)", (long long)u->estimate,
         (long long)u->covered_rows);
-    if (u->used) qv_text_f(t, "\n");
-    else if (u->covered_rows == 0) qv_text_f(t, " -> not used: no readable file of it covers a row\n");
+    if (u->used) qvb_text_f(t, "\n");
+    else if (u->covered_rows == 0) qvb_text_f(t, " -> not used: no readable file of it covers a row\n");
     else if ((double)u->estimate > QV_INDEX_MAX_FRACTION * (double)u->covered_rows)
-      qv_text_f(t, " -> not used: over %g%% of the rows, scanned instead\n", QV_INDEX_MAX_FRACTION * 100);
+      qvb_text_f(t, " -> not used: over %g%% of the rows, scanned instead\n", QV_INDEX_MAX_FRACTION * 100);
     else
-      qv_text_f(t, " -> not used: the lookup reads %lld index entries (over %g%% of the rows), scanned instead\n",
+      qvb_text_f(t, " -> not used: the lookup reads %lld index entries (over %g%% of the rows), scanned instead\n",
           (long long)u->entries_read, QV_INDEX_MAX_READ * 100);
     any |= u->used;
   }
   if (!listed) {
-    qv_text_f(t, "    scalar indices: none answers a conjunct\n");
+    qvb_text_f(t, "    scalar indices: none answers a conjunct\n");
     return;
   }
   if (!any) return;
-  qv_text_f(t, "    refine after the index lookup: ");
+  qvb_text_f(t, "    refine after the index lookup: ");
   int32_t n = 0;
   for (int32_t i = 0; i < v->n_conjuncts; i++) {
-    const qv_index_use *u = qv_index_plan_use(v->index_plan, i);
+    const qvsc_index_use *u = qvsc_index_plan_use(v->index_plan, i);
     if (u->used && u->exact) continue;
-    if (n++) qv_text_f(t, " AND ");
+    if (n++) qvb_text_f(t, " AND ");
     add_expr(t, v->conjuncts[i]);
   }
-  if (!n) qv_text_f(t, "nothing (the indices answer the filter exactly)");
-  qv_text_f(t, "\n    (fragments an index does not cover are filtered in full)\n");
+  if (!n) qvb_text_f(t, "nothing (the indices answer the filter exactly)");
+  qvb_text_f(t, "\n    (fragments an index does not cover are filtered in full)\n");
 }
 
 /* Index files found unusable so far (while planning, or by the lookups of
  * a run): the scan did not fail, their fragments were filtered in full. */
-static void add_damage(qv_text *t, const qv_scan_plan_view *v) {
+static void add_damage(qvb_text *t, const qvsc_scan_plan_view *v) {
   qv_scan_counters c;
   memset(&c, 0, sizeof c);
-  qv_index_plan_damage(v->index_plan, &c);
+  qvsc_index_plan_damage(v->index_plan, &c);
   for (int32_t i = 0; i < c.n_index_fallbacks; i++)
-    qv_text_f(t, "    index %s unusable for %lld fragment(s), those filtered in full: %s\n", c.index_fallbacks[i].index,
+    qvb_text_f(t, "    index %s unusable for %lld fragment(s), those filtered in full: %s\n", c.index_fallbacks[i].index,
         (long long)c.index_fallbacks[i].fragments, c.index_fallbacks[i].error);
   if (c.n_index_fallbacks)
-    qv_text_f(t, "    (repair: quiver index optimize DATASET NAME --rebuild, or drop and create the index)\n");
+    qvb_text_f(t, "    (repair: quiver index optimize DATASET NAME --rebuild, or drop and create the index)\n");
 }
 
 char *qv_scanner_explain(const qv_scanner *s, bool with_counters) {
-  qv_text t = {NULL, 0, 0, false};
-  qv_scan_plan_view v;
-  qv_scanner_plan_(s, &v);
-  const qv_dataset *ds = qv_scanner_dataset_(s);
+  qvb_text t = {NULL, 0, 0, false};
+  qvsc_scan_plan_view v;
+  qvsc_scanner_plan_(s, &v);
+  const qv_dataset *ds = qvsc_scanner_dataset_(s);
   const qv_schema *schema = qv_dataset_schema(ds);
   int32_t nf = qv_dataset_num_fragments(ds);
   int64_t rows = qv_dataset_count_rows(ds);
-  qv_text_f(&t, "Scan %s version %lld (%d fragment%s, %lld row%s)\n", qv_dataset_path(ds),
+  qvb_text_f(&t, "Scan %s version %lld (%d fragment%s, %lld row%s)\n", qv_dataset_path(ds),
       (long long)qv_dataset_version(ds), nf, nf == 1 ? "" : "s", (long long)rows, rows == 1 ? "" : "s");
-  qv_text_f(&t, "  Project: ");
+  qvb_text_f(&t, "  Project: ");
   add_columns(&t, schema, v.proj, v.n_proj);
-  if (v.with_row_id) qv_text_f(&t, "%s_rowid", v.n_proj ? ", " : "");
-  qv_text_f(&t, "\n");
-  const qv_expr *f = qv_scanner_filter_(s);
+  if (v.with_row_id) qvb_text_f(&t, "%s_rowid", v.n_proj ? ", " : "");
+  qvb_text_f(&t, "\n");
+  const qv_expr *f = qvsc_scanner_filter_(s);
   if (f) {
-    qv_text_f(&t, "  Filter: ");
+    qvb_text_f(&t, "  Filter: ");
     add_expr(&t, f);
-    qv_text_f(&t, "\n");
+    qvb_text_f(&t, "\n");
     if (v.pushdown) {
-      qv_text_f(&t, "    pushdown: on (decode ");
+      qvb_text_f(&t, "    pushdown: on (decode ");
       add_columns(&t, schema, v.fcols, v.n_fcols);
-      qv_text_f(&t, " first; the other projected columns only for selected rows)\n");
+      qvb_text_f(&t, " first; the other projected columns only for selected rows)\n");
       int32_t prunable = 0;
       for (int32_t i = 0; i < v.n_conjuncts; i++) {
-        if (!qv_prune_applicable(v.conjuncts[i])) continue;
-        qv_text_f(&t, "    page pruning by statistics: ");
+        if (!qvsc_prune_applicable(v.conjuncts[i])) continue;
+        qvb_text_f(&t, "    page pruning by statistics: ");
         add_expr(&t, v.conjuncts[i]);
-        qv_text_f(&t, "\n");
+        qvb_text_f(&t, "\n");
         prunable++;
       }
-      if (!prunable) qv_text_f(&t, "    page pruning by statistics: none (no conjunct compares a column with a constant)\n");
+      if (!prunable) qvb_text_f(&t, "    page pruning by statistics: none (no conjunct compares a column with a constant)\n");
       add_indices(&t, ds, &v);
       add_damage(&t, &v);
     } else {
-      qv_text_f(&t, "    pushdown: off (decode every needed column in full, then filter)\n");
+      qvb_text_f(&t, "    pushdown: off (decode every needed column in full, then filter)\n");
     }
   }
-  if (v.offset > 0) qv_text_f(&t, "  Offset: %lld\n", (long long)v.offset);
-  if (v.limit >= 0) qv_text_f(&t, "  Limit: %lld\n", (long long)v.limit);
+  if (v.offset > 0) qvb_text_f(&t, "  Offset: %lld\n", (long long)v.offset);
+  if (v.limit >= 0) qvb_text_f(&t, "  Limit: %lld\n", (long long)v.limit);
   if (with_counters) {
     qv_scan_counters c;
     qv_scanner_counters(s, &c);
-    qv_text_f(&t, "Counters:\n");
-    qv_text_f(&t, "  fragments read: %lld\n", (long long)c.fragments);
-    qv_text_f(&t, "  pages: %lld total, %lld pruned\n", (long long)c.pages_total, (long long)c.pages_pruned);
-    qv_text_f(&t, "  rows: %lld scanned, %lld selected, %lld returned\n", (long long)c.rows_scanned,
+    qvb_text_f(&t, "Counters:\n");
+    qvb_text_f(&t, "  fragments read: %lld\n", (long long)c.fragments);
+    qvb_text_f(&t, "  pages: %lld total, %lld pruned\n", (long long)c.pages_total, (long long)c.pages_pruned);
+    qvb_text_f(&t, "  rows: %lld scanned, %lld selected, %lld returned\n", (long long)c.rows_scanned,
         (long long)c.rows_selected, (long long)c.rows_returned);
-    if (v.index_plan && qv_index_plan_any(v.index_plan))
-      qv_text_f(&t, "  index: %lld row%s kept, %lld fragments and %lld page ranges skipped, %lld bytes read\n",
+    if (v.index_plan && qvsc_index_plan_any(v.index_plan))
+      qvb_text_f(&t, "  index: %lld row%s kept, %lld fragments and %lld page ranges skipped, %lld bytes read\n",
           (long long)c.index_rows, c.index_rows == 1 ? "" : "s", (long long)c.fragments_index_skipped, (long long)c.pages_index_skipped,
           (long long)c.index_bytes_read);
     if (c.index_fallback_fragments)
-      qv_text_f(&t, "  index fallback: %lld fragment(s) filtered in full (index files unusable, see above)\n",
+      qvb_text_f(&t, "  index fallback: %lld fragment(s) filtered in full (index files unusable, see above)\n",
           (long long)c.index_fallback_fragments);
-    qv_text_f(&t, "  %-24s %14s %14s %8s\n", "column", "bytes read", "bytes decoded", "pages");
+    qvb_text_f(&t, "  %-24s %14s %14s %8s\n", "column", "bytes read", "bytes decoded", "pages");
     for (int32_t i = 0; i < c.n_columns; i++)
-      qv_text_f(&t, "  %-24s %14lld %14lld %8lld\n", c.columns[i].name, (long long)c.columns[i].bytes_read,
+      qvb_text_f(&t, "  %-24s %14lld %14lld %8lld\n", c.columns[i].name, (long long)c.columns[i].bytes_read,
           (long long)c.columns[i].bytes_decoded, (long long)c.columns[i].pages_read);
   }
-  qv_text_add(&t, "", 0);
+  qvb_text_add(&t, "", 0);
   if (t.oom) {
-    qv_text_free(&t);
+    qvb_text_free(&t);
     return NULL;
   }
   return t.p;

@@ -32,10 +32,10 @@ typedef struct inode {
   int64_t est, covered, read; /* rows returned, rows covered, index entries read */
 } inode;
 
-struct qv_index_plan {
+struct qvsc_index_plan {
   qv_index **indices;
   int32_t n_indices;
-  qv_index_use *uses; /* one per conjunct */
+  qvsc_index_use *uses; /* one per conjunct */
   inode *trees;       /* one per conjunct (kind -1 when none) */
   int32_t n_conjuncts;
   qv_expr **pairs;    /* owned: ANDs of two conjuncts answered as one */
@@ -49,7 +49,7 @@ static void node_reset(inode *n) {
   n->kind = -1;
 }
 
-void qv_index_plan_destroy(qv_index_plan *p) {
+void qvsc_index_plan_destroy(qvsc_index_plan *p) {
   if (!p) return;
   for (int32_t i = 0; i < p->n_conjuncts; i++) node_reset(&p->trees[i]);
   for (int32_t i = 0; i < p->n_indices; i++) qv_index_close(p->indices[i]);
@@ -75,7 +75,7 @@ static bool pays(const inode *n) {
 }
 
 /* The best single index for e (exact only when need_exact). */
-static qv_status best_leaf(qv_index_plan *p, const qv_expr *e, bool need_exact, inode *out, bool *found,
+static qv_status best_leaf(qvsc_index_plan *p, const qv_expr *e, bool need_exact, inode *out, bool *found,
                            qv_error *err) {
   *found = false;
   for (int32_t i = 0; i < p->n_indices; i++) {
@@ -90,7 +90,7 @@ static qv_status best_leaf(qv_index_plan *p, const qv_expr *e, bool need_exact, 
   return QV_OK;
 }
 
-static qv_status plan_expr(qv_index_plan *p, const qv_expr *e, bool need_exact, inode *out, bool *found,
+static qv_status plan_expr(qvsc_index_plan *p, const qv_expr *e, bool need_exact, inode *out, bool *found,
                            qv_error *err) {
   QV_RETURN_NOT_OK(best_leaf(p, e, need_exact, out, found, err));
   if (*found || e->kind != QV_EXPR_CALL || (e->op != QV_OP_OR && e->op != QV_OP_AND) || e->n_args != 2)
@@ -140,8 +140,8 @@ static void describe(const inode *n, char *buf, size_t size) {
 
 /* Conjuncts i and j (j not used) asked as one AND: used for both when one
  * index answers it exactly and it pays, better than i's own answer. */
-static qv_status try_pair(qv_index_plan *p, const qv_expr *const *conjuncts, int32_t i, int32_t j, qv_error *err) {
-  qv_index_use *ui = &p->uses[i], *uj = &p->uses[j];
+static qv_status try_pair(qvsc_index_plan *p, const qv_expr *const *conjuncts, int32_t i, int32_t j, qv_error *err) {
+  qvsc_index_use *ui = &p->uses[i], *uj = &p->uses[j];
   int32_t ci = -1, cj = -1; /* one column, the same (an index reads one) */
   if (qv_expr_columns(conjuncts[i], &ci, 1) != 1 || qv_expr_columns(conjuncts[j], &cj, 1) != 1 || ci != cj)
     return QV_OK;
@@ -173,7 +173,7 @@ static qv_status try_pair(qv_index_plan *p, const qv_expr *const *conjuncts, int
   (void)cut;
   qv_free(ti);
   qv_free(tj);
-  for (qv_index_use *u = ui; u; u = u == ui ? uj : NULL) {
+  for (qvsc_index_use *u = ui; u; u = u == ui ? uj : NULL) {
     u->candidate = u->used = u->exact = true;
     u->estimate = node.est;
     u->covered_rows = node.covered;
@@ -182,12 +182,12 @@ static qv_status try_pair(qv_index_plan *p, const qv_expr *const *conjuncts, int
   return QV_OK; /* trees[j] stays empty: i's lookup answers both */
 }
 
-qv_status qv_index_plan_make(const qv_dataset *ds, const qv_expr *const *conjuncts, int32_t n, qv_index_plan **out,
+qv_status qvsc_index_plan_make(const qv_dataset *ds, const qv_expr *const *conjuncts, int32_t n, qvsc_index_plan **out,
                              qv_error *err) {
   *out = NULL;
   int32_t ni = qv_dataset_num_indices(ds);
   if (ni == 0 || n == 0) return QV_OK;
-  qv_index_plan *p = qv_calloc(1, sizeof *p);
+  qvsc_index_plan *p = qv_calloc(1, sizeof *p);
   if (!p) return qv_error_nomem(err, NULL);
   p->indices = qv_calloc((size_t)ni, sizeof *p->indices);
   p->uses = qv_calloc((size_t)n, sizeof *p->uses);
@@ -203,7 +203,7 @@ qv_status qv_index_plan_make(const qv_dataset *ds, const qv_expr *const *conjunc
     bool found = false;
     inode node;
     if ((st = plan_expr(p, conjuncts[c], false, &node, &found, err)) != QV_OK || !found) continue;
-    qv_index_use *u = &p->uses[c];
+    qvsc_index_use *u = &p->uses[c];
     u->candidate = true;
     u->exact = node.exact;
     u->estimate = node.est;
@@ -223,18 +223,18 @@ qv_status qv_index_plan_make(const qv_dataset *ds, const qv_expr *const *conjunc
     }
   }
   if (st != QV_OK) {
-    qv_index_plan_destroy(p);
+    qvsc_index_plan_destroy(p);
     return qv_error_prefix(err, st, "index planning");
   }
   *out = p;
   return QV_OK;
 }
 
-const qv_index_use *qv_index_plan_use(const qv_index_plan *p, int32_t conjunct) {
+const qvsc_index_use *qvsc_index_plan_use(const qvsc_index_plan *p, int32_t conjunct) {
   return p && conjunct < p->n_conjuncts ? &p->uses[conjunct] : NULL;
 }
 
-bool qv_index_plan_any(const qv_index_plan *p) {
+bool qvsc_index_plan_any(const qvsc_index_plan *p) {
   for (int32_t i = 0; p && i < p->n_conjuncts; i++)
     if (p->uses[i].used) return true;
   return false;
@@ -270,7 +270,7 @@ static qv_status answer(const inode *n, int64_t frag, roaring_bitmap_t *out, qv_
  * filtered in full, as one the index does not cover.  An index is derived
  * data; the rows are all in the data files.  The index handle records the
  * damage (the estimates already left such files out) for the counters. */
-qv_status qv_index_plan_fragment(const qv_index_plan *p, int64_t frag, roaring_bitmap_t *rows, bool *active,
+qv_status qvsc_index_plan_fragment(const qvsc_index_plan *p, int64_t frag, roaring_bitmap_t *rows, bool *active,
                                  bool *full, qv_error *err) {
   *active = false;
   *full = true;
@@ -301,7 +301,7 @@ qv_status qv_index_plan_fragment(const qv_index_plan *p, int64_t frag, roaring_b
   return st;
 }
 
-void qv_index_plan_damage(const qv_index_plan *p, qv_scan_counters *out) {
+void qvsc_index_plan_damage(const qvsc_index_plan *p, qv_scan_counters *out) {
   for (int32_t i = 0; p && i < p->n_indices; i++) {
     const char *first;
     int32_t n = qv_index_damaged(p->indices[i], &first);
@@ -315,7 +315,7 @@ void qv_index_plan_damage(const qv_index_plan *p, qv_scan_counters *out) {
   }
 }
 
-void qv_index_plan_io(const qv_index_plan *p, qv_io_counters *out) {
+void qvsc_index_plan_io(const qvsc_index_plan *p, qv_io_counters *out) {
   memset(out, 0, sizeof *out);
   for (int32_t i = 0; p && i < p->n_indices; i++) {
     qv_io_counters io;

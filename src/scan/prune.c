@@ -29,7 +29,7 @@ static bool as_int128(const qv_scalar *s, qv_int128 *out) {
   return true;
 }
 
-bool qv_scalar_order(const qv_scalar *a, const qv_scalar *b, int *out) {
+bool qvsc_scalar_order(const qv_scalar *a, const qv_scalar *b, int *out) {
   qv_int128 x, y;
   if (as_int128(a, &x) && as_int128(b, &y)) {
     *out = cmp3(x, y);
@@ -100,12 +100,12 @@ static interval page_interval(const qv_page_stats *st, const qv_expr *lit) {
 /* True when `column op v` is false or null for every value in iv. */
 static bool cmp_excludes(qv_op op, const interval *iv, const qv_scalar *v) {
   int vs_lo, vs_hi;
-  if (!qv_scalar_order(v, &iv->lo, &vs_lo) || !qv_scalar_order(v, &iv->hi, &vs_hi)) return false;
+  if (!qvsc_scalar_order(v, &iv->lo, &vs_lo) || !qvsc_scalar_order(v, &iv->hi, &vs_hi)) return false;
   switch (op) {
     case QV_OP_EQ: return vs_lo < 0 || vs_hi > 0;
     case QV_OP_NE: {
       int lo_hi;
-      return vs_lo == 0 && vs_hi == 0 && qv_scalar_order(&iv->lo, &iv->hi, &lo_hi) && lo_hi == 0 &&
+      return vs_lo == 0 && vs_hi == 0 && qvsc_scalar_order(&iv->lo, &iv->hi, &lo_hi) && lo_hi == 0 &&
              !qv_type_is_floating(v->type.id); /* -0.0 vs +0.0 differ in some orders */
     }
     case QV_OP_LT: return vs_lo <= 0; /* lo >= v */
@@ -118,9 +118,9 @@ static bool cmp_excludes(qv_op op, const interval *iv, const qv_scalar *v) {
 
 static bool all_null(const qv_page_stats *st, int64_t rows) { return st->null_count >= rows; }
 
-bool qv_prune_page(const qv_expr *e, const qv_page_stats *const *stats, int64_t rows) {
+bool qvsc_prune_page(const qv_expr *e, const qv_page_stats *const *stats, int64_t rows) {
   if (e->kind != QV_EXPR_CALL) return false;
-  if (qv_op_is_compare(e->op)) {
+  if (qve_op_is_compare(e->op)) {
     const qv_expr *col = e->args[0], *lit = e->args[1];
     qv_op op = e->op;
     if (column_of(col) < 0) {
@@ -129,7 +129,7 @@ bool qv_prune_page(const qv_expr *e, const qv_page_stats *const *stats, int64_t 
       op = qv_op_mirror(op);
     }
     int32_t c = column_of(col);
-    if (c < 0 || !qv_is_value_lit(lit)) return false;
+    if (c < 0 || !qve_is_value_lit(lit)) return false;
     if (all_null(stats[c], rows)) return true;
     interval iv = page_interval(stats[c], lit);
     return iv.usable && cmp_excludes(op, &iv, &lit->value);
@@ -137,7 +137,7 @@ bool qv_prune_page(const qv_expr *e, const qv_page_stats *const *stats, int64_t 
   switch (e->op) {
     case QV_OP_BETWEEN: {
       int32_t c = column_of(e->args[0]);
-      if (c < 0 || !qv_is_value_lit(e->args[1]) || !qv_is_value_lit(e->args[2])) return false;
+      if (c < 0 || !qve_is_value_lit(e->args[1]) || !qve_is_value_lit(e->args[2])) return false;
       if (all_null(stats[c], rows)) return true;
       interval iv = page_interval(stats[c], e->args[1]);
       interval iv2 = page_interval(stats[c], e->args[2]);
@@ -149,7 +149,7 @@ bool qv_prune_page(const qv_expr *e, const qv_page_stats *const *stats, int64_t 
       if (c < 0) return false;
       if (all_null(stats[c], rows)) return true;
       for (int32_t i = 1; i < e->n_args; i++) {
-        if (!qv_is_value_lit(e->args[i])) return false;
+        if (!qve_is_value_lit(e->args[i])) return false;
         interval iv = page_interval(stats[c], e->args[i]);
         if (!iv.usable || !cmp_excludes(QV_OP_EQ, &iv, &e->args[i]->value)) return false;
       }
@@ -164,23 +164,23 @@ bool qv_prune_page(const qv_expr *e, const qv_page_stats *const *stats, int64_t 
       return c >= 0 && all_null(stats[c], rows);
     }
     case QV_OP_OR:
-      return qv_prune_page(e->args[0], stats, rows) && qv_prune_page(e->args[1], stats, rows);
+      return qvsc_prune_page(e->args[0], stats, rows) && qvsc_prune_page(e->args[1], stats, rows);
     case QV_OP_AND:
-      return qv_prune_page(e->args[0], stats, rows) || qv_prune_page(e->args[1], stats, rows);
+      return qvsc_prune_page(e->args[0], stats, rows) || qvsc_prune_page(e->args[1], stats, rows);
     default: return false;
   }
 }
 
-bool qv_prune_applicable(const qv_expr *e) {
+bool qvsc_prune_applicable(const qv_expr *e) {
   if (e->kind != QV_EXPR_CALL) return false;
-  if (qv_op_is_compare(e->op))
-    return (column_of(e->args[0]) >= 0 && qv_is_value_lit(e->args[1])) ||
-           (column_of(e->args[1]) >= 0 && qv_is_value_lit(e->args[0]));
+  if (qve_op_is_compare(e->op))
+    return (column_of(e->args[0]) >= 0 && qve_is_value_lit(e->args[1])) ||
+           (column_of(e->args[1]) >= 0 && qve_is_value_lit(e->args[0]));
   switch (e->op) {
     case QV_OP_BETWEEN: case QV_OP_IN: case QV_OP_IS_NULL: case QV_OP_IS_NOT_NULL:
       return column_of(e->args[0]) >= 0;
-    case QV_OP_OR: return qv_prune_applicable(e->args[0]) && qv_prune_applicable(e->args[1]);
-    case QV_OP_AND: return qv_prune_applicable(e->args[0]) || qv_prune_applicable(e->args[1]);
+    case QV_OP_OR: return qvsc_prune_applicable(e->args[0]) && qvsc_prune_applicable(e->args[1]);
+    case QV_OP_AND: return qvsc_prune_applicable(e->args[0]) || qvsc_prune_applicable(e->args[1]);
     default: return false;
   }
 }

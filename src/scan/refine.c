@@ -6,7 +6,7 @@
 
 #include "scan/scan_int.h"
 
-void qv_filter_prog_reset(qv_filter_prog *p) {
+void qvsc_filter_prog_reset(qvsc_filter_prog *p) {
   qv_expr_destroy(p->expr);
   qv_schema_reset(&p->schema);
   qv_free(p->cols);
@@ -23,7 +23,7 @@ static void renumber(qv_expr *e, const int32_t *cols, int32_t n) {
   for (int32_t i = 0; i < e->n_args; i++) renumber(e->args[i], cols, n);
 }
 
-qv_status qv_filter_columns(const qv_expr *e, int32_t **out_cols, int32_t *out_n, qv_error *err) {
+qv_status qvsc_filter_columns(const qv_expr *e, int32_t **out_cols, int32_t *out_n, qv_error *err) {
   *out_cols = NULL;
   *out_n = 0;
   int32_t cols[1024];
@@ -42,7 +42,7 @@ qv_status qv_filter_columns(const qv_expr *e, int32_t **out_cols, int32_t *out_n
   return QV_OK;
 }
 
-qv_status qv_filter_prog_build(const qv_schema *ds, const qv_expr *const *conjuncts, int32_t n, qv_filter_prog *out,
+qv_status qvsc_filter_prog_build(const qv_schema *ds, const qv_expr *const *conjuncts, int32_t n, qvsc_filter_prog *out,
                                qv_error *err) {
   memset(out, 0, sizeof *out);
   qv_expr *all = NULL;
@@ -62,7 +62,7 @@ qv_status qv_filter_prog_build(const qv_schema *ds, const qv_expr *const *conjun
     all = and;
   }
   if (!all) return QV_OK;
-  qv_status st = qv_filter_columns(all, &out->cols, &out->n_cols, err);
+  qv_status st = qvsc_filter_columns(all, &out->cols, &out->n_cols, err);
   if (st != QV_OK) {
     qv_expr_destroy(all);
     return st;
@@ -70,7 +70,7 @@ qv_status qv_filter_prog_build(const qv_schema *ds, const qv_expr *const *conjun
   for (int32_t i = 0; i < out->n_cols; i++)
     if (qv_schema_add(&out->schema, &ds->fields[out->cols[i]], err) != QV_OK) {
       qv_expr_destroy(all);
-      qv_filter_prog_reset(out);
+      qvsc_filter_prog_reset(out);
       return QV_ERR_NOMEM;
     }
   renumber(all, out->cols, out->n_cols);
@@ -78,6 +78,6 @@ qv_status qv_filter_prog_build(const qv_schema *ds, const qv_expr *const *conjun
   return QV_OK;
 nomem:
   qv_expr_destroy(all);
-  qv_filter_prog_reset(out);
+  qvsc_filter_prog_reset(out);
   return qv_error_nomem(err, NULL);
 }

@@ -1,6 +1,6 @@
 /* Internals shared by the scan layer's files. */
-#ifndef QUIVER_SCAN_INT_H
-#define QUIVER_SCAN_INT_H
+#ifndef QUIVER_SCAN_SCAN_INT_H
+#define QUIVER_SCAN_SCAN_INT_H
 
 #include "quiver/index.h"
 #include "quiver/scan.h"
@@ -9,16 +9,16 @@
  * any width and signedness, floats (total order, zeros as given), strings
  * and binary (bytewise), bool, and temporal/decimal values of identical
  * type.  Returns false when the pair cannot be ordered. */
-bool qv_scalar_order(const qv_scalar *a, const qv_scalar *b, int *out);
+bool qvsc_scalar_order(const qv_scalar *a, const qv_scalar *b, int *out);
 
 /* True when statistics prove that no row of a page satisfies the bound
  * conjunct: the page can be skipped.  stats[c] are the page's statistics of
  * dataset column c; row_count its rows.  Conservative: false whenever the
  * conjunct's shape or types are not understood. */
-bool qv_prune_page(const qv_expr *conjunct, const qv_page_stats *const *stats, int64_t row_count);
+bool qvsc_prune_page(const qv_expr *conjunct, const qv_page_stats *const *stats, int64_t row_count);
 
-/* Whether qv_prune_page can ever prune with this conjunct (for explain). */
-bool qv_prune_applicable(const qv_expr *conjunct);
+/* Whether qvsc_prune_page can ever prune with this conjunct (for explain). */
+bool qvsc_prune_applicable(const qv_expr *conjunct);
 
 /* ---- scalar indices (index_plan.c) ---------------------------------------- */
 
@@ -30,7 +30,7 @@ bool qv_prune_applicable(const qv_expr *conjunct);
 #define QV_INDEX_MAX_READ 0.25
 #define QV_INDEX_SMALL_READ 65536
 
-typedef struct qv_index_use {
+typedef struct qvsc_index_use {
   bool candidate;       /* some index (or combination) can answer the conjunct */
   bool used;            /* ... and the estimate says it pays */
   bool exact;
@@ -38,51 +38,51 @@ typedef struct qv_index_use {
   int64_t covered_rows; /* rows of the fragments its indices cover */
   int64_t entries_read; /* index entries the lookup reads (estimated) */
   char how[256];        /* "cat_idx (bitmap)", "union(a (btree), b (bitmap))" */
-} qv_index_use;
+} qvsc_index_use;
 
-typedef struct qv_index_plan qv_index_plan;
+typedef struct qvsc_index_plan qvsc_index_plan;
 
 /* Plans index use for the conjuncts (bound against ds's schema); *out is
  * NULL when ds has no index.  Opens the indices (their footers). */
-qv_status qv_index_plan_make(const qv_dataset *ds, const qv_expr *const *conjuncts, int32_t n, qv_index_plan **out,
+qv_status qvsc_index_plan_make(const qv_dataset *ds, const qv_expr *const *conjuncts, int32_t n, qvsc_index_plan **out,
                              qv_error *err);
-void qv_index_plan_destroy(qv_index_plan *p);
-const qv_index_use *qv_index_plan_use(const qv_index_plan *p, int32_t conjunct);
-bool qv_index_plan_any(const qv_index_plan *p);
+void qvsc_index_plan_destroy(qvsc_index_plan *p);
+const qvsc_index_use *qvsc_index_plan_use(const qvsc_index_plan *p, int32_t conjunct);
+bool qvsc_index_plan_any(const qvsc_index_plan *p);
 /* The rows of fragment frag the used indices keep (intersected) into rows;
  * *active false when no used index covers the fragment; *full true when
  * every used one does (only the refine conjuncts remain to evaluate). */
-qv_status qv_index_plan_fragment(const qv_index_plan *p, int64_t frag, roaring_bitmap_t *rows, bool *active,
+qv_status qvsc_index_plan_fragment(const qvsc_index_plan *p, int64_t frag, roaring_bitmap_t *rows, bool *active,
                                  bool *full, qv_error *err);
 
 /* Adds the index files found damaged so far (per index) to out's
  * index_fallback fields. */
-void qv_index_plan_damage(const qv_index_plan *p, qv_scan_counters *out);
+void qvsc_index_plan_damage(const qvsc_index_plan *p, qv_scan_counters *out);
 
 /* Bytes and chunks read from the plan's index files so far. */
-void qv_index_plan_io(const qv_index_plan *p, qv_io_counters *out);
+void qvsc_index_plan_io(const qvsc_index_plan *p, qv_io_counters *out);
 
 /* ---- filter programs (refine.c) ------------------------------------------- */
 
 /* A filter over a narrow batch: the conjuncts' AND, its columns renumbered
  * to the batch of the dataset columns cols (ascending). */
-typedef struct qv_filter_prog {
+typedef struct qvsc_filter_prog {
   qv_expr *expr; /* NULL: nothing to evaluate (every row passes) */
   qv_schema schema;
   int32_t n_cols;
   int32_t *cols;
-} qv_filter_prog;
+} qvsc_filter_prog;
 
-qv_status qv_filter_prog_build(const qv_schema *ds, const qv_expr *const *conjuncts, int32_t n, qv_filter_prog *out,
+qv_status qvsc_filter_prog_build(const qv_schema *ds, const qv_expr *const *conjuncts, int32_t n, qvsc_filter_prog *out,
                                qv_error *err);
 /* The columns e reads, ascending, in a new array *out_cols (qv_free; at
  * least one element's room even when *out_n is 0).  A filter reading
  * more than 1,024 columns is QV_ERR_UNSUPPORTED. */
-qv_status qv_filter_columns(const qv_expr *e, int32_t **out_cols, int32_t *out_n, qv_error *err);
-void qv_filter_prog_reset(qv_filter_prog *p);
+qv_status qvsc_filter_columns(const qv_expr *e, int32_t **out_cols, int32_t *out_n, qv_error *err);
+void qvsc_filter_prog_reset(qvsc_filter_prog *p);
 
 /* What explain needs to see of a scanner's plan (pointers into it). */
-typedef struct qv_scan_plan_view {
+typedef struct qvsc_scan_plan_view {
   int32_t n_proj;
   const int32_t *proj;
   int32_t n_fcols;
@@ -91,11 +91,11 @@ typedef struct qv_scan_plan_view {
   int32_t n_conjuncts;
   int64_t limit, offset, batch_size;
   bool pushdown, with_row_id, use_index;
-  const qv_index_plan *index_plan; /* NULL: no index in the version, or not used */
-} qv_scan_plan_view;
+  const qvsc_index_plan *index_plan; /* NULL: no index in the version, or not used */
+} qvsc_scan_plan_view;
 
-const qv_dataset *qv_scanner_dataset_(const qv_scanner *s);
-const qv_expr *qv_scanner_filter_(const qv_scanner *s);
-void qv_scanner_plan_(const qv_scanner *s, qv_scan_plan_view *v);
+const qv_dataset *qvsc_scanner_dataset_(const qv_scanner *s);
+const qv_expr *qvsc_scanner_filter_(const qv_scanner *s);
+void qvsc_scanner_plan_(const qv_scanner *s, qvsc_scan_plan_view *v);
 
 #endif

@@ -70,8 +70,8 @@ struct qv_scanner {
   /* scalar indices: the plan, the conjuncts left once they answer, and the
    * rows they keep of the current fragment */
   bool use_index;
-  qv_index_plan *iplan;
-  qv_filter_prog refine;
+  qvsc_index_plan *iplan;
+  qvsc_filter_prog refine;
   roaring_bitmap_t *frag_rows;
   bool frag_active, frag_full;
 
@@ -160,7 +160,7 @@ static qv_status plan_filter(qv_scanner *s, const qv_scan_options *o, qv_error *
   }
   /* The columns the filter reads, ascending, and the narrow schema the
    * evaluator sees them in. */
-  if ((st = qv_filter_columns(s->filter, &s->fcols, &s->n_fcols, err)) != QV_OK) goto cleanup;
+  if ((st = qvsc_filter_columns(s->filter, &s->fcols, &s->n_fcols, err)) != QV_OK) goto cleanup;
   for (int32_t i = 0; i < s->n_fcols; i++)
     if ((st = add_field(&s->filter_schema, &ds->fields[s->fcols[i]], err)) != QV_OK) goto cleanup;
   if ((st = qv_expr_bind(s->filter_local, &s->filter_schema, err)) != QV_OK) goto cleanup;
@@ -180,16 +180,16 @@ cleanup:
 static qv_status plan_indices(qv_scanner *s, const qv_scan_options *o, qv_error *err) {
   s->use_index = o->use_scalar_index && s->pushdown && s->filter;
   if (!s->use_index) return QV_OK;
-  QV_RETURN_NOT_OK(qv_index_plan_make(s->ds, s->conjuncts, s->n_conjuncts, &s->iplan, err));
-  if (!qv_index_plan_any(s->iplan)) return QV_OK;
+  QV_RETURN_NOT_OK(qvsc_index_plan_make(s->ds, s->conjuncts, s->n_conjuncts, &s->iplan, err));
+  if (!qvsc_index_plan_any(s->iplan)) return QV_OK;
   const qv_expr **rest = qv_calloc((size_t)s->n_conjuncts, sizeof *rest);
   if (!rest) return qv_error_nomem(err, NULL);
   int32_t n = 0;
   for (int32_t i = 0; i < s->n_conjuncts; i++) {
-    const qv_index_use *u = qv_index_plan_use(s->iplan, i);
+    const qvsc_index_use *u = qvsc_index_plan_use(s->iplan, i);
     if (!u->used || !u->exact) rest[n++] = s->conjuncts[i];
   }
-  qv_status st = qv_filter_prog_build(qv_dataset_schema(s->ds), rest, n, &s->refine, err);
+  qv_status st = qvsc_filter_prog_build(qv_dataset_schema(s->ds), rest, n, &s->refine, err);
   qv_free(rest);
   if (st == QV_OK && !(s->frag_rows = roaring_bitmap_create())) st = qv_error_nomem(err, NULL);
   return st;
@@ -318,8 +318,8 @@ void qv_scanner_destroy(qv_scanner *s) {
   qv_expr_destroy(s->filter);
   qv_expr_destroy(s->filter_local);
   qv_free(s->conjuncts);
-  qv_index_plan_destroy(s->iplan);
-  qv_filter_prog_reset(&s->refine);
+  qvsc_index_plan_destroy(s->iplan);
+  qvsc_filter_prog_reset(&s->refine);
   if (s->frag_rows) roaring_bitmap_free(s->frag_rows);
   qv_free(s->fcols);
   qv_free(s->proj);
@@ -334,9 +334,9 @@ const qv_schema *qv_scanner_schema(const qv_scanner *s) { return &s->out_schema;
 void qv_scanner_counters(const qv_scanner *s, qv_scan_counters *out) {
   *out = s->counters;
   qv_io_counters iio;
-  qv_index_plan_io(s->iplan, &iio);
+  qvsc_index_plan_io(s->iplan, &iio);
   out->index_bytes_read = iio.bytes_read;
-  qv_index_plan_damage(s->iplan, out);
+  qvsc_index_plan_damage(s->iplan, out);
   for (int32_t i = 0; s->lanes && i < s->n_lanes; i++) /* include the fragment being read */
     if (s->lanes[i].reader) add_io(s->lanes[i].reader, out);
 }
@@ -352,7 +352,7 @@ static bool page_pruned(qv_scanner *s, lane *L, int32_t page, int64_t rows) {
     L->stats[c] = info.stats;
   }
   for (int32_t i = 0; i < s->n_conjuncts; i++)
-    if (qv_prune_page(s->conjuncts[i], L->stats, rows)) return true;
+    if (qvsc_prune_page(s->conjuncts[i], L->stats, rows)) return true;
   return false;
 }
 
@@ -598,7 +598,7 @@ static qv_status next_page(qv_scanner *s, bool *have, qv_error *err) {
       if (s->frag_rows) {
         qv_fragment_info fi;
         qv_dataset_fragment(s->ds, s->frag, &fi);
-        QV_RETURN_NOT_OK(qv_index_plan_fragment(s->iplan, fi.id, s->frag_rows, &s->frag_active, &s->frag_full, err));
+        QV_RETURN_NOT_OK(qvsc_index_plan_fragment(s->iplan, fi.id, s->frag_rows, &s->frag_active, &s->frag_full, err));
         if (s->frag_active && roaring_bitmap_is_empty(s->frag_rows)) {
           s->counters.fragments_index_skipped++;
           s->frag++;
@@ -807,7 +807,7 @@ static qv_status scan_round(qv_scanner *s, int32_t first, int32_t n, qv_error *e
   }
   page_round r = {s, first};
   for (int32_t k = 0; k < n; k++) s->round_piece[k] = NULL;
-  qv_pool_run(n, s->n_lanes, round_task, &r);
+  qvb_pool_run(n, s->n_lanes, round_task, &r);
   merge_lane_counters(s);
   qv_status st = QV_OK;
   int64_t rows_out = 0;
@@ -895,9 +895,9 @@ qv_status qv_scanner_reader(qv_scanner *s, qv_batch_reader **out, qv_error *err)
 
 /* ---- accessors for explain.c ------------------------------------------ */
 
-const qv_dataset *qv_scanner_dataset_(const qv_scanner *s) { return s->ds; }
-const qv_expr *qv_scanner_filter_(const qv_scanner *s) { return s->filter; }
-void qv_scanner_plan_(const qv_scanner *s, qv_scan_plan_view *v) {
+const qv_dataset *qvsc_scanner_dataset_(const qv_scanner *s) { return s->ds; }
+const qv_expr *qvsc_scanner_filter_(const qv_scanner *s) { return s->filter; }
+void qvsc_scanner_plan_(const qv_scanner *s, qvsc_scan_plan_view *v) {
   v->n_proj = s->n_proj;
   v->proj = s->proj;
   v->n_fcols = s->n_fcols;

@@ -53,7 +53,7 @@ static int cmp_i64(const void *a, const void *b) {
 qv_status qvs_list_versions(const char *path, int64_t **out, int64_t *n, qv_error *err) {
   *out = NULL;
   *n = 0;
-  char *dir = qv_path_join(path, "_versions");
+  char *dir = qvb_path_join(path, "_versions");
   if (!dir) return qv_error_nomem(err, NULL);
   DIR *d = opendir(dir);
   if (!d) {
@@ -103,29 +103,29 @@ qv_status qvs_ensure_layout(const char *path, qv_error *err) {
   static const char *const subdirs[] = {"_versions", "data", "_deletions", "_indices"};
   struct stat sb;
   bool created_root = stat(path, &sb) != 0;
-  QV_RETURN_NOT_OK(qv_file_mkdir(path, err));
+  QV_RETURN_NOT_OK(qvb_file_mkdir(path, err));
   bool created = false;
   for (size_t i = 0; i < sizeof subdirs / sizeof subdirs[0]; i++) {
-    char *p = qv_path_join(path, subdirs[i]);
+    char *p = qvb_path_join(path, subdirs[i]);
     if (!p) return qv_error_nomem(err, NULL);
     if (stat(p, &sb) != 0) created = true;
-    qv_status st = qv_file_mkdir(p, err);
+    qv_status st = qvb_file_mkdir(p, err);
     qv_free(p);
     QV_RETURN_NOT_OK(st);
   }
   /* New directory entries must be durable before a manifest refers to
    * what is inside them. */
-  if (created) QV_RETURN_NOT_OK(qv_file_fsync_dir(path, err));
+  if (created) QV_RETURN_NOT_OK(qvb_file_fsync_dir(path, err));
   if (created_root) {
     char *parent = qv_strdup(path);
     if (!parent) return qv_error_nomem(err, NULL);
     char *slash = strrchr(parent, '/');
     qv_status st = QV_OK;
-    if (!slash) st = qv_file_fsync_dir(".", err);
-    else if (slash == parent) st = qv_file_fsync_dir("/", err);
+    if (!slash) st = qvb_file_fsync_dir(".", err);
+    else if (slash == parent) st = qvb_file_fsync_dir("/", err);
     else {
       *slash = '\0';
-      st = qv_file_fsync_dir(parent, err);
+      st = qvb_file_fsync_dir(parent, err);
     }
     qv_free(parent);
     QV_RETURN_NOT_OK(st);
@@ -152,18 +152,18 @@ qv_status qvs_publish_manifest(const char *path, const qvs_manifest *m, qv_error
   bool tmp_written = false;
   qv_status st = qvs_manifest_encode(m, &bytes, err);
   if (st != QV_OK) goto cleanup;
-  st = qv_random_hex(hex, 8, err);
+  st = qvb_random_hex(hex, 8, err);
   if (st != QV_OK) goto cleanup;
   snprintf(name, sizeof name, "_versions/%lld.manifest", (long long)m->version);
   snprintf(tmpname, sizeof tmpname, "_versions/.tmp-%s.manifest", hex);
-  dir = qv_path_join(path, "_versions");
-  tmp = qv_path_join(path, tmpname);
-  final = qv_path_join(path, name);
+  dir = qvb_path_join(path, "_versions");
+  tmp = qvb_path_join(path, tmpname);
+  final = qvb_path_join(path, name);
   if (!dir || !tmp || !final) {
     st = qv_error_nomem(err, NULL);
     goto cleanup;
   }
-  st = qv_file_write_new(tmp, tmpname, bytes.data, bytes.size, err);
+  st = qvb_file_write_new(tmp, tmpname, bytes.data, bytes.size, err);
   if (st != QV_OK) goto cleanup;
   tmp_written = true;
   qvs_commit_step("manifest-written");
@@ -179,7 +179,7 @@ qv_status qvs_publish_manifest(const char *path, const qvs_manifest *m, qv_error
   qvs_commit_step("published");
   unlink(tmp); /* fails harmlessly after the renameat2 path */
   tmp_written = false;
-  st = qv_file_fsync_dir(dir, err);
+  st = qvb_file_fsync_dir(dir, err);
   if (st != QV_OK) {
     /* Not durable: take it back rather than report a commit that a crash
      * could lose. */

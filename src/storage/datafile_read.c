@@ -154,12 +154,12 @@ static int64_t max_raw_len(const qv_datatype *t, int encoding, int64_t n) {
   return w > 0 ? bits + n * w + 8 : -1;
 }
 
-static bool nomem(qv_cursor *c) {
+static bool nomem(qvb_cursor *c) {
   if (c->status == QV_OK) c->status = qv_error_nomem(c->err, c->file);
   return false;
 }
 
-static bool parse_page(qv_cursor *c, qvs_datafile *df, qvs_column *col, int32_t pi, int64_t row_start,
+static bool parse_page(qvb_cursor *c, qvs_datafile *df, qvs_column *col, int32_t pi, int64_t row_start,
                        qvs_buf **pool) {
   qvs_page *pg = &col->pages[pi];
   const qv_datatype *t = &col->field.type;
@@ -167,67 +167,67 @@ static bool parse_page(qv_cursor *c, qvs_datafile *df, qvs_column *col, int32_t 
   uint8_t flags;
   uint64_t nan_count;
   int64_t data_end = df->footer_offset;
-  if (!qv_wire_get_range(c, QVS_DATA_HEADER, data_end, &pg->offset, "page offset")) return false;
-  if (!qv_wire_get_range(c, 0, data_end - pg->offset, &pg->stored_len, "page stored length")) return false;
-  if (!qv_wire_get_range(c, 0, QVS_MAX_PAGE_BYTES, &pg->raw_len, "page raw length")) return false;
-  if (!qv_wire_get_range(c, row_start, row_start, &pg->row_start, "page first row")) return false;
-  if (!qv_wire_get_u32(c, &row_count, "page row count") || !qv_wire_get_u8(c, &pg->encoding, "encoding") ||
-      !qv_wire_get_u8(c, &pg->compression, "compression") || !qv_wire_get_u8(c, &pg->bit_width, "bit width") ||
-      !qv_wire_get_u8(c, &flags, "page flags"))
+  if (!qvb_wire_get_range(c, QVS_DATA_HEADER, data_end, &pg->offset, "page offset")) return false;
+  if (!qvb_wire_get_range(c, 0, data_end - pg->offset, &pg->stored_len, "page stored length")) return false;
+  if (!qvb_wire_get_range(c, 0, QVS_MAX_PAGE_BYTES, &pg->raw_len, "page raw length")) return false;
+  if (!qvb_wire_get_range(c, row_start, row_start, &pg->row_start, "page first row")) return false;
+  if (!qvb_wire_get_u32(c, &row_count, "page row count") || !qvb_wire_get_u8(c, &pg->encoding, "encoding") ||
+      !qvb_wire_get_u8(c, &pg->compression, "compression") || !qvb_wire_get_u8(c, &pg->bit_width, "bit width") ||
+      !qvb_wire_get_u8(c, &flags, "page flags"))
     return false;
   if (row_count == 0 || row_count > QVS_MAX_PAGE_ROWS)
-    return qv_cursor_fail(c, "column `%s` page %d: %u rows (1..%d allowed)", col->field.name, pi, row_count,
+    return qvb_cursor_fail(c, "column `%s` page %d: %u rows (1..%d allowed)", col->field.name, pi, row_count,
                           QVS_MAX_PAGE_ROWS);
   pg->row_count = row_count;
   if (pg->compression != QV_COMPRESSION_NONE && pg->compression != QV_COMPRESSION_ZSTD &&
       pg->compression != QV_COMPRESSION_LZ4)
-    return qv_cursor_fail(c, "column `%s` page %d: unknown compression %u", col->field.name, pi, pg->compression);
+    return qvb_cursor_fail(c, "column `%s` page %d: unknown compression %u", col->field.name, pi, pg->compression);
   if (pg->compression == QV_COMPRESSION_NONE ? pg->raw_len != pg->stored_len
                                              : pg->raw_len > qvs_decompress_bound(pg->compression, pg->stored_len))
-    return qv_cursor_fail(c, "column `%s` page %d: raw length %lld does not fit stored length %lld",
+    return qvb_cursor_fail(c, "column `%s` page %d: raw length %lld does not fit stored length %lld",
                           col->field.name, pi, (long long)pg->raw_len, (long long)pg->stored_len);
   uint8_t known = df->version >= 2 ? (QVS_PAGE_MINMAX | QVS_PAGE_FRAMED) : QVS_PAGE_MINMAX;
-  if (flags & ~known) return qv_cursor_fail(c, "column `%s` page %d: unknown flags 0x%x", col->field.name, pi, flags);
+  if (flags & ~known) return qvb_cursor_fail(c, "column `%s` page %d: unknown flags 0x%x", col->field.name, pi, flags);
   pg->framed = flags & QVS_PAGE_FRAMED;
   if (pg->framed && (pg->compression == QV_COMPRESSION_NONE || pg->raw_len == 0))
-    return qv_cursor_fail(c, "column `%s` page %d: framed but not compressed", col->field.name, pi);
-  if (!qv_wire_get_range(c, 0, row_count, &pg->null_count, "null count")) return false;
-  if (!qv_wire_get_u64(c, &nan_count, "NaN count")) return false;
+    return qvb_cursor_fail(c, "column `%s` page %d: framed but not compressed", col->field.name, pi);
+  if (!qvb_wire_get_range(c, 0, row_count, &pg->null_count, "null count")) return false;
+  if (!qvb_wire_get_u64(c, &nan_count, "NaN count")) return false;
   if (nan_count > (uint64_t)(row_count - pg->null_count) || (nan_count && !qv_type_is_floating(t->id)))
-    return qv_cursor_fail(c, "column `%s` page %d: NaN count %llu", col->field.name, pi,
+    return qvb_cursor_fail(c, "column `%s` page %d: NaN count %llu", col->field.name, pi,
                           (unsigned long long)nan_count);
   pg->nan_count = (int64_t)nan_count;
-  if (!qv_wire_get_u64(c, &pg->reference, "reference") || !qv_wire_get_u32(c, &dict_count, "dictionary count") ||
-      !qv_wire_get_u32(c, &n_buffers, "buffer count"))
+  if (!qvb_wire_get_u64(c, &pg->reference, "reference") || !qvb_wire_get_u32(c, &dict_count, "dictionary count") ||
+      !qvb_wire_get_u32(c, &n_buffers, "buffer count"))
     return false;
   pg->dict_count = dict_count;
   if (pg->encoding == QV_ENCODING_FSST && df->version < 4)
-    return qv_cursor_fail(c, "column `%s` page %d: FSST encoding in a version %u file (it came with version 4)",
+    return qvb_cursor_fail(c, "column `%s` page %d: FSST encoding in a version %u file (it came with version 4)",
                           col->field.name, pi, df->version);
   int32_t expect = qvs_layout_buffers(t, pg->encoding);
   if (expect < 0 || (int64_t)n_buffers != expect)
-    return qv_cursor_fail(c, "column `%s` page %d: encoding %u with %u buffers does not fit the type",
+    return qvb_cursor_fail(c, "column `%s` page %d: encoding %u with %u buffers does not fit the type",
                           col->field.name, pi, pg->encoding, n_buffers);
   int64_t most = max_raw_len(t, pg->encoding, row_count);
   if (most >= 0 && pg->raw_len > most)
-    return qv_cursor_fail(c, "column `%s` page %d: raw length %lld is more than %u rows can need", col->field.name,
+    return qvb_cursor_fail(c, "column `%s` page %d: raw length %lld is more than %u rows can need", col->field.name,
                           pi, (long long)pg->raw_len, row_count);
   pg->n_buffers = (int32_t)n_buffers;
   pg->buffers = *pool;
   *pool += n_buffers;
   for (uint32_t b = 0; b < n_buffers; b++) {
-    if (!qv_wire_get_range(c, 0, pg->raw_len, &pg->buffers[b].offset, "buffer offset") ||
-        !qv_wire_get_range(c, 0, pg->raw_len - pg->buffers[b].offset, &pg->buffers[b].length, "buffer length"))
+    if (!qvb_wire_get_range(c, 0, pg->raw_len, &pg->buffers[b].offset, "buffer offset") ||
+        !qvb_wire_get_range(c, 0, pg->raw_len - pg->buffers[b].offset, &pg->buffers[b].length, "buffer length"))
       return false;
     /* the decoders load offsets and values in place: aligned, as written */
     if (pg->buffers[b].offset % 8)
-      return qv_cursor_fail(c, "column `%s` page %d: buffer %u starts at %lld, not a multiple of 8",
+      return qvb_cursor_fail(c, "column `%s` page %d: buffer %u starts at %lld, not a multiple of 8",
                             col->field.name, pi, b, (long long)pg->buffers[b].offset);
   }
   pg->has_minmax = flags & QVS_PAGE_MINMAX;
   if (pg->has_minmax) {
     if (!qvs_type_has_minmax(t->id) || pg->null_count == row_count)
-      return qv_cursor_fail(c, "column `%s` page %d: min/max where there can be none", col->field.name, pi);
+      return qvb_cursor_fail(c, "column `%s` page %d: min/max where there can be none", col->field.name, pi);
     if (!qvs_get_stat_value(c, t->id, &pg->min) || !qvs_get_stat_value(c, t->id, &pg->max)) return false;
   }
   if (pg->framed) {
@@ -236,7 +236,7 @@ static bool parse_page(qv_cursor *c, qvs_datafile *df, qvs_column *col, int32_t 
     int64_t fs = df->frame_size;
     pg->frame = fs;
     int64_t nframes = (pg->raw_len + fs - 1) / fs, sum = 0;
-    if (!qv_wire_get_bytes(c, nframes * 4, &pg->frames, "frame lengths")) return false;
+    if (!qvb_wire_get_bytes(c, nframes * 4, &pg->frames, "frame lengths")) return false;
     /* from `enough` stored bytes on, a frame can hold any frame's raw bytes
      * (the bound grows with the length): most frames need no more check */
     int64_t enough = 1;
@@ -245,12 +245,12 @@ static bool parse_page(qv_cursor *c, qvs_datafile *df, qvs_column *col, int32_t 
       int64_t len = qv_load_u32le(pg->frames + 4 * k);
       int64_t raw = pg->raw_len - k * fs < fs ? pg->raw_len - k * fs : fs;
       if (len < enough && (len == 0 || raw > qvs_decompress_bound(pg->compression, len)))
-        return qv_cursor_fail(c, "column `%s` page %d: frame %lld of %lld stored bytes cannot hold %lld raw bytes",
+        return qvb_cursor_fail(c, "column `%s` page %d: frame %lld of %lld stored bytes cannot hold %lld raw bytes",
                               col->field.name, pi, (long long)k, (long long)len, (long long)raw);
       sum += len;
     }
     if (sum != pg->stored_len)
-      return qv_cursor_fail(c, "column `%s` page %d: frames hold %lld bytes, the page %lld", col->field.name, pi,
+      return qvb_cursor_fail(c, "column `%s` page %d: frames hold %lld bytes, the page %lld", col->field.name, pi,
                             (long long)sum, (long long)pg->stored_len);
   }
   /* version 3 and later checksum each frame of a framed page on its own */
@@ -258,13 +258,13 @@ static bool parse_page(qv_cursor *c, qvs_datafile *df, qvs_column *col, int32_t 
   pg->block = df->block_size;
   int64_t ncrcs = pg->frame_crcs ? (pg->raw_len + pg->frame - 1) / pg->frame
                                  : (pg->stored_len + pg->block - 1) / pg->block;
-  return qv_wire_get_bytes(c, ncrcs * 4, &pg->crcs, "page checksums");
+  return qvb_wire_get_bytes(c, ncrcs * 4, &pg->crcs, "page checksums");
 }
 
-static bool parse_column(qv_cursor *c, qvs_datafile *df, qvs_column *col, int32_t ci) {
+static bool parse_column(qvb_cursor *c, qvs_datafile *df, qvs_column *col, int32_t ci) {
   if (!qvs_get_field(c, &col->field, 0)) return false;
   if (!qvs_type_supported(&col->field.type, 0))
-    return qv_cursor_fail(c, "column %d has a type this build cannot read", ci);
+    return qvb_cursor_fail(c, "column %d has a type this build cannot read", ci);
   /* The pool holds the most buffers any encoding of the type has per page;
    * a page takes at least MIN_PAGE_BYTES + 16 per buffer of the leanest
    * encoding, so the pool stays proportional to the footer's size. */
@@ -275,14 +275,14 @@ static bool parse_column(qv_cursor *c, qvs_datafile *df, qvs_column *col, int32_
     max_nb = k > max_nb ? k : max_nb;
     min_nb = k < min_nb ? k : min_nb;
   }
-  if (max_nb < 0) return qv_cursor_fail(c, "column `%s` has too many buffers", col->field.name);
+  if (max_nb < 0) return qvb_cursor_fail(c, "column `%s` has too many buffers", col->field.name);
   int32_t nb = max_nb;
   int64_t at = c->pos;
   uint32_t n;
-  if (!qv_wire_get_u32(c, &n, "page count")) return false;
+  if (!qvb_wire_get_u32(c, &n, "page count")) return false;
   if ((int64_t)n * (MIN_PAGE_BYTES + 16 * (int64_t)min_nb) > c->size - c->pos || n > INT32_MAX) {
     c->pos = at;
-    return qv_cursor_fail(c, "page count %u of column `%s` does not fit the footer", n, col->field.name);
+    return qvb_cursor_fail(c, "page count %u of column `%s` does not fit the footer", n, col->field.name);
   }
   if (n == 0) return true;
   col->pages = qv_calloc(n, sizeof *col->pages);
@@ -344,30 +344,30 @@ static qv_status build_stats(qvs_datafile *df, qv_error *err) {
 
 /* A u32 that must be a power of two from 512 to most (named `what`, most
  * spelled `most_text` in the message). */
-static bool get_power_of_two(qv_cursor *c, uint32_t most, const char *what, const char *most_text, int64_t *out) {
+static bool get_power_of_two(qvb_cursor *c, uint32_t most, const char *what, const char *most_text, int64_t *out) {
   uint32_t v;
   int64_t at = c->pos;
-  if (!qv_wire_get_u32(c, &v, what)) return false;
+  if (!qvb_wire_get_u32(c, &v, what)) return false;
   if (v < 512 || v > most || (v & (v - 1))) {
     c->pos = at;
-    return qv_cursor_fail(c, "%s %u (a power of two from 512 to %s)", what, v, most_text);
+    return qvb_cursor_fail(c, "%s %u (a power of two from 512 to %s)", what, v, most_text);
   }
   *out = v;
   return true;
 }
 
 static qv_status parse_footer(qvs_datafile *df, qv_error *err) {
-  qv_cursor c;
-  qv_cursor_init(&c, df->footer, df->footer_len, df->footer_offset, df->name, err);
+  qvb_cursor c;
+  qvb_cursor_init(&c, df->footer, df->footer_len, df->footer_offset, df->name, err);
   uint32_t fv, page_rows, ncols;
-  if (!qv_wire_get_u32(&c, &fv, "footer format version")) return c.status;
+  if (!qvb_wire_get_u32(&c, &fv, "footer format version")) return c.status;
   if (fv != df->version) {
     c.pos = 0;
-    qv_cursor_fail(&c, "footer format version %u, the header says %u", fv, df->version);
+    qvb_cursor_fail(&c, "footer format version %u, the header says %u", fv, df->version);
     return c.status;
   }
-  if (!qv_wire_get_range(&c, 0, QVS_MAX_FRAGMENT_ROWS, &df->num_rows, "row count") ||
-      !qv_wire_get_u32(&c, &page_rows, "page rows"))
+  if (!qvb_wire_get_range(&c, 0, QVS_MAX_FRAGMENT_ROWS, &df->num_rows, "row count") ||
+      !qvb_wire_get_u32(&c, &page_rows, "page rows"))
     return c.status;
   /* the raw bytes per frame of framed pages (version 2 on) and the bytes
    * per checksum block of the others (version 4 on) */
@@ -376,10 +376,10 @@ static qv_status parse_footer(qvs_datafile *df, qv_error *err) {
   if (df->version >= 2 && !get_power_of_two(&c, 1u << 24, "frame size", "16 MiB", &df->frame_size)) return c.status;
   if (df->version >= 4 && !get_power_of_two(&c, 1u << 20, "checksum block size", "1 MiB", &df->block_size))
     return c.status;
-  if (!qv_wire_get_u32(&c, &ncols, "column count")) return c.status;
+  if (!qvb_wire_get_u32(&c, &ncols, "column count")) return c.status;
   df->page_rows = (int32_t)(page_rows > INT32_MAX ? INT32_MAX : page_rows);
   if ((int64_t)ncols * MIN_COLUMN_BYTES > c.size - c.pos) {
-    qv_cursor_fail(&c, "column count %u does not fit the footer", ncols);
+    qvb_cursor_fail(&c, "column count %u does not fit the footer", ncols);
     return c.status;
   }
   if (ncols) {
@@ -392,7 +392,7 @@ static qv_status parse_footer(qvs_datafile *df, qv_error *err) {
     if (!parse_column(&c, df, &df->columns[i], (int32_t)i)) return c.status;
   }
   if (c.pos != c.size) {
-    qv_cursor_fail(&c, "%lld unexpected bytes after the footer", (long long)(c.size - c.pos));
+    qvb_cursor_fail(&c, "%lld unexpected bytes after the footer", (long long)(c.size - c.pos));
     return c.status;
   }
   /* Pages are row-aligned across columns and cover every row. */
@@ -445,8 +445,8 @@ qv_status qvs_datafile_open_fd(int fd, bool own_fd, const char *name, qvs_datafi
     goto cleanup;
   }
   uint8_t head[QVS_DATA_HEADER], tail[QVS_DATA_TRAILER];
-  if ((st = qv_file_pread_full(fd, head, sizeof head, 0, name, err)) != QV_OK) goto cleanup;
-  if ((st = qv_file_pread_full(fd, tail, sizeof tail, df->file_size - QVS_DATA_TRAILER, name, err)) != QV_OK) goto cleanup;
+  if ((st = qvb_file_pread_full(fd, head, sizeof head, 0, name, err)) != QV_OK) goto cleanup;
+  if ((st = qvb_file_pread_full(fd, tail, sizeof tail, df->file_size - QVS_DATA_TRAILER, name, err)) != QV_OK) goto cleanup;
   if (memcmp(head, QVS_DATA_MAGIC, 4) != 0 || memcmp(tail + 12, QVS_DATA_MAGIC, 4) != 0) {
     st = qv_error_set(err, QV_ERR_CORRUPT, "%s: offset %lld: not a quiver data file (bad magic)", name,
                       memcmp(head, QVS_DATA_MAGIC, 4) != 0 ? 0LL : (long long)(df->file_size - 4));
@@ -472,7 +472,7 @@ qv_status qvs_datafile_open_fd(int fd, bool own_fd, const char *name, qvs_datafi
     st = qv_error_nomem(err, name);
     goto cleanup;
   }
-  if ((st = qv_file_pread_full(fd, df->footer, df->footer_len, df->footer_offset, name, err)) != QV_OK) goto cleanup;
+  if ((st = qvb_file_pread_full(fd, df->footer, df->footer_len, df->footer_offset, name, err)) != QV_OK) goto cleanup;
   uint32_t want = qv_load_u32le(tail + 8), got = qv_crc32c(0, df->footer, (size_t)df->footer_len);
   if (want != got && qvs_verify_checksums) {
     st = qv_error_set(err, QV_ERR_CORRUPT, "%s: offset %lld: footer checksum mismatch (stored %08x, computed %08x)",

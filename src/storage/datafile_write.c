@@ -25,7 +25,7 @@ struct qvs_file_writer {
   int64_t rows;
   const qv_schema *schema;
   qv_write_options opts;
-  qv_wbuf *desc;     /* per column: the page descriptors so far */
+  qvb_wbuf *desc;     /* per column: the page descriptors so far */
   int32_t *n_pages;   /* per column */
   int64_t *col_rows;  /* per column */
   qvs_page_out po;
@@ -58,9 +58,9 @@ qv_status qvs_file_writer_open(const char *path, const qv_schema *schema, const 
     goto cleanup;
   }
   char hex[33];
-  if ((st = qv_random_hex(hex, 16, err)) != QV_OK) goto cleanup;
+  if ((st = qvb_random_hex(hex, 16, err)) != QV_OK) goto cleanup;
   snprintf(w->name, sizeof w->name, "data/%s.qvf", hex);
-  if (!(w->path = qv_path_join(path, w->name))) {
+  if (!(w->path = qvb_path_join(path, w->name))) {
     st = qv_error_nomem(err, NULL);
     goto cleanup;
   }
@@ -74,7 +74,7 @@ qv_status qvs_file_writer_open(const char *path, const qv_schema *schema, const 
   uint8_t head[QVS_DATA_HEADER];
   memcpy(head, QVS_DATA_MAGIC, 4);
   qv_store_u32le(head + 4, QVS_DATAFILE_VERSION);
-  if ((st = qv_file_write_full(w->fd, head, sizeof head, w->name, err)) != QV_OK) goto cleanup;
+  if ((st = qvb_file_write_full(w->fd, head, sizeof head, w->name, err)) != QV_OK) goto cleanup;
   w->pos = QVS_DATA_HEADER;
   *out = w;
   return QV_OK;
@@ -232,27 +232,27 @@ qv_status qvs_file_writer_page(qvs_file_writer *w, int32_t col, const qv_array *
       codec = QV_COMPRESSION_NONE;
     }
   }
-  QV_RETURN_NOT_OK(qv_file_write_full(w->fd, stored, stored_len, w->name, err));
+  QV_RETURN_NOT_OK(qvb_file_write_full(w->fd, stored, stored_len, w->name, err));
 
-  qv_wbuf *d = &w->desc[col];
-  qv_wire_put_u64(d, (uint64_t)w->pos);
-  qv_wire_put_u64(d, (uint64_t)stored_len);
-  qv_wire_put_u64(d, (uint64_t)po->raw.size);
-  qv_wire_put_u64(d, (uint64_t)w->col_rows[col]);
-  qv_wire_put_u32(d, (uint32_t)n);
-  qv_wire_put_u8(d, po->encoding);
-  qv_wire_put_u8(d, codec);
-  qv_wire_put_u8(d, po->bit_width);
-  qv_wire_put_u8(d, (uint8_t)((st.has_minmax ? QVS_PAGE_MINMAX : 0) | (codec != QV_COMPRESSION_NONE ? QVS_PAGE_FRAMED : 0)));
-  qv_wire_put_u64(d, (uint64_t)st.null_count);
-  qv_wire_put_u64(d, (uint64_t)st.nan_count);
-  qv_wire_put_u64(d, po->reference);
-  qv_wire_put_u32(d, (uint32_t)po->dict_count);
-  qv_wire_put_u32(d, (uint32_t)po->n_buffers);
+  qvb_wbuf *d = &w->desc[col];
+  qvb_wire_put_u64(d, (uint64_t)w->pos);
+  qvb_wire_put_u64(d, (uint64_t)stored_len);
+  qvb_wire_put_u64(d, (uint64_t)po->raw.size);
+  qvb_wire_put_u64(d, (uint64_t)w->col_rows[col]);
+  qvb_wire_put_u32(d, (uint32_t)n);
+  qvb_wire_put_u8(d, po->encoding);
+  qvb_wire_put_u8(d, codec);
+  qvb_wire_put_u8(d, po->bit_width);
+  qvb_wire_put_u8(d, (uint8_t)((st.has_minmax ? QVS_PAGE_MINMAX : 0) | (codec != QV_COMPRESSION_NONE ? QVS_PAGE_FRAMED : 0)));
+  qvb_wire_put_u64(d, (uint64_t)st.null_count);
+  qvb_wire_put_u64(d, (uint64_t)st.nan_count);
+  qvb_wire_put_u64(d, po->reference);
+  qvb_wire_put_u32(d, (uint32_t)po->dict_count);
+  qvb_wire_put_u32(d, (uint32_t)po->n_buffers);
   const qvs_buf *bufs = (const qvs_buf *)po->bufs.data;
   for (int32_t b = 0; b < po->n_buffers; b++) {
-    qv_wire_put_u64(d, (uint64_t)bufs[b].offset);
-    qv_wire_put_u64(d, (uint64_t)bufs[b].length);
+    qvb_wire_put_u64(d, (uint64_t)bufs[b].offset);
+    qvb_wire_put_u64(d, (uint64_t)bufs[b].length);
   }
   if (st.has_minmax) {
     qvs_put_stat_value(d, id, &st.min);
@@ -260,16 +260,16 @@ qv_status qvs_file_writer_page(qvs_file_writer *w, int32_t col, const qv_array *
   }
   if (codec != QV_COMPRESSION_NONE) {
     /* framed: each frame's stored length, then each frame's checksum */
-    qv_wire_put_bytes(d, w->frame_lens.data, w->frame_lens.size);
+    qvb_wire_put_bytes(d, w->frame_lens.data, w->frame_lens.size);
     for (int64_t k = 0, at = 0; 4 * k < w->frame_lens.size; k++) {
       int64_t len = qv_load_u32le(w->frame_lens.data + 4 * k);
-      qv_wire_put_u32(d, qv_crc32c(0, stored + at, (size_t)len));
+      qvb_wire_put_u32(d, qv_crc32c(0, stored + at, (size_t)len));
       at += len;
     }
   } else {
     for (int64_t k = 0; k * QVS_BLOCK < stored_len; k++) {
       int64_t len = stored_len - k * QVS_BLOCK < QVS_BLOCK ? stored_len - k * QVS_BLOCK : QVS_BLOCK;
-      qv_wire_put_u32(d, qv_crc32c(0, stored + k * QVS_BLOCK, (size_t)len));
+      qvb_wire_put_u32(d, qv_crc32c(0, stored + k * QVS_BLOCK, (size_t)len));
     }
   }
   if (d->status != QV_OK) return qv_error_nomem(err, NULL);
@@ -281,7 +281,7 @@ qv_status qvs_file_writer_page(qvs_file_writer *w, int32_t col, const qv_array *
 }
 
 qv_status qvs_file_writer_finish(qvs_file_writer *w, qv_error *err) {
-  qv_wbuf f = {QV_BUFFER_INIT, QV_OK};
+  qvb_wbuf f = {QV_BUFFER_INIT, QV_OK};
   qv_status st = QV_OK;
   int32_t nc = w->schema->n_fields;
   for (int32_t i = 0; i < nc; i++)
@@ -290,16 +290,16 @@ qv_status qvs_file_writer_finish(qvs_file_writer *w, qv_error *err) {
                         w->schema->fields[i].name, (long long)w->col_rows[i], (long long)w->rows);
       goto cleanup;
     }
-  qv_wire_put_u32(&f, QVS_DATAFILE_VERSION);
-  qv_wire_put_u64(&f, (uint64_t)w->rows);
-  qv_wire_put_u32(&f, (uint32_t)w->opts.page_rows);
-  qv_wire_put_u32(&f, QVS_FRAME);
-  qv_wire_put_u32(&f, QVS_BLOCK);
-  qv_wire_put_u32(&f, (uint32_t)nc);
+  qvb_wire_put_u32(&f, QVS_DATAFILE_VERSION);
+  qvb_wire_put_u64(&f, (uint64_t)w->rows);
+  qvb_wire_put_u32(&f, (uint32_t)w->opts.page_rows);
+  qvb_wire_put_u32(&f, QVS_FRAME);
+  qvb_wire_put_u32(&f, QVS_BLOCK);
+  qvb_wire_put_u32(&f, (uint32_t)nc);
   for (int32_t i = 0; i < nc; i++) {
     qvs_put_field(&f, &w->schema->fields[i]);
-    qv_wire_put_u32(&f, (uint32_t)w->n_pages[i]);
-    qv_wire_put_bytes(&f, w->desc[i].buf.data, w->desc[i].buf.size);
+    qvb_wire_put_u32(&f, (uint32_t)w->n_pages[i]);
+    qvb_wire_put_bytes(&f, w->desc[i].buf.data, w->desc[i].buf.size);
   }
   if (f.status != QV_OK) {
     st = qv_error_nomem(err, NULL);
@@ -307,14 +307,14 @@ qv_status qvs_file_writer_finish(qvs_file_writer *w, qv_error *err) {
   }
   int64_t flen = f.buf.size;
   uint32_t crc = qv_crc32c(0, f.buf.data, (size_t)flen);
-  qv_wire_put_u64(&f, (uint64_t)flen);
-  qv_wire_put_u32(&f, crc);
-  qv_wire_put_bytes(&f, QVS_DATA_MAGIC, 4);
+  qvb_wire_put_u64(&f, (uint64_t)flen);
+  qvb_wire_put_u32(&f, crc);
+  qvb_wire_put_bytes(&f, QVS_DATA_MAGIC, 4);
   if (f.status != QV_OK) {
     st = qv_error_nomem(err, NULL);
     goto cleanup;
   }
-  if ((st = qv_file_write_full(w->fd, f.buf.data, f.buf.size, w->name, err)) != QV_OK) goto cleanup;
+  if ((st = qvb_file_write_full(w->fd, f.buf.data, f.buf.size, w->name, err)) != QV_OK) goto cleanup;
   if (fsync(w->fd) != 0) {
     st = qv_error_set(err, QV_ERR_IO, "%s: fsync failed: %s", w->name, strerror(errno));
     goto cleanup;

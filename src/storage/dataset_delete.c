@@ -53,13 +53,13 @@ qv_status qv_dataset_delete_rows(qv_dataset *ds, const uint8_t *const *deleted, 
     } else if (count < f->num_rows) {
       char name[96];
       snprintf(name, sizeof name, "_deletions/%lld-%lld.del", (long long)f->id, (long long)next.version);
-      char *full = qv_path_join(ds->path, name);
+      char *full = qvb_path_join(ds->path, name);
       if (!full) {
         st = qv_error_nomem(err, NULL);
         goto cleanup;
       }
       if ((st = qvs_deletion_encode(f->id, f->num_rows, bits, count, &bytes, err)) == QV_OK)
-        st = qv_file_write_new(full, name, bytes.data, bytes.size, err);
+        st = qvb_file_write_new(full, name, bytes.data, bytes.size, err);
       qv_buffer_reset(&bytes);
       if (st != QV_OK) {
         qv_free(full);
@@ -78,12 +78,12 @@ qv_status qv_dataset_delete_rows(qv_dataset *ds, const uint8_t *const *deleted, 
    * others stay valid (the scanner skips deleted rows in any case). */
   if ((st = qvs_manifest_carry_indices(&next, m, err)) != QV_OK) goto cleanup;
   if (n_written) {
-    char *dir = qv_path_join(ds->path, "_deletions");
+    char *dir = qvb_path_join(ds->path, "_deletions");
     if (!dir) {
       st = qv_error_nomem(err, NULL);
       goto cleanup;
     }
-    st = qv_file_fsync_dir(dir, err);
+    st = qvb_file_fsync_dir(dir, err);
     qv_free(dir);
     if (st != QV_OK) goto cleanup;
   }

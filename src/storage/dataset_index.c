@@ -81,12 +81,12 @@ qv_status qv_dataset_commit_indices(const qv_dataset *ds, const qv_index_entry *
   }
   if (st != QV_OK) goto cleanup;
   /* The index files must be durable before a manifest names them. */
-  char *dir = qv_path_join(ds->path, "_indices");
+  char *dir = qvb_path_join(ds->path, "_indices");
   if (!dir) {
     st = qv_error_nomem(err, NULL);
     goto cleanup;
   }
-  st = qv_file_fsync_dir(dir, err);
+  st = qvb_file_fsync_dir(dir, err);
   qv_free(dir);
   if (st != QV_OK) goto cleanup;
   qvs_commit_step("data-written");

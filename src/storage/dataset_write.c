@@ -269,12 +269,12 @@ qv_status qv_dataset_write(const char *path, qv_batch_reader *reader, const qv_w
   if ((st = drain(&ws, true, err)) != QV_OK) goto cleanup;
   if ((st = finish_fragment(&ws, err)) != QV_OK) goto cleanup;
   if (ws.n_done) {
-    char *data_dir = qv_path_join(path, "data");
+    char *data_dir = qvb_path_join(path, "data");
     if (!data_dir) {
       st = qv_error_nomem(err, NULL);
       goto cleanup;
     }
-    st = qv_file_fsync_dir(data_dir, err);
+    st = qvb_file_fsync_dir(data_dir, err);
     qv_free(data_dir);
     if (st != QV_OK) goto cleanup;
   }
@@ -307,7 +307,7 @@ cleanup:
   if (st != QV_OK) {
     qvs_file_writer_destroy(ws.cur, false);
     for (int32_t i = 0; i < ws.n_done; i++) {
-      char *p = qv_path_join(path, ws.done[i].data_file);
+      char *p = qvb_path_join(path, ws.done[i].data_file);
       if (p) remove(p);
       qv_free(p);
     }

@@ -20,26 +20,26 @@ enum { DEL_HEADER = 4 + 4 + 8 + 8 + 8 + 1, KIND_BITMAP = 0, KIND_LIST = 1 };
 
 qv_status qvs_deletion_encode(int64_t fragment_id, int64_t num_rows, const uint8_t *bits, int64_t count,
                               qv_buffer *out, qv_error *err) {
-  qv_wbuf w = {QV_BUFFER_INIT, QV_OK};
+  qvb_wbuf w = {QV_BUFFER_INIT, QV_OK};
   int64_t bitmap_bytes = qv_bitmap_bytes(num_rows);
   int kind = count * 8 < bitmap_bytes ? KIND_LIST : KIND_BITMAP;
-  qv_wire_put_bytes(&w, QVS_DELETION_MAGIC, 4);
-  qv_wire_put_u32(&w, QV_FORMAT_VERSION);
-  qv_wire_put_u64(&w, (uint64_t)fragment_id);
-  qv_wire_put_u64(&w, (uint64_t)num_rows);
-  qv_wire_put_u64(&w, (uint64_t)count);
-  qv_wire_put_u8(&w, (uint8_t)kind);
+  qvb_wire_put_bytes(&w, QVS_DELETION_MAGIC, 4);
+  qvb_wire_put_u32(&w, QV_FORMAT_VERSION);
+  qvb_wire_put_u64(&w, (uint64_t)fragment_id);
+  qvb_wire_put_u64(&w, (uint64_t)num_rows);
+  qvb_wire_put_u64(&w, (uint64_t)count);
+  qvb_wire_put_u8(&w, (uint8_t)kind);
   if (kind == KIND_BITMAP) {
     int64_t start = w.buf.size;
-    qv_wire_put_bytes(&w, bits, bitmap_bytes);
+    qvb_wire_put_bytes(&w, bits, bitmap_bytes);
     /* Bits past num_rows must be zero on disk (readers check). */
     if (w.status == QV_OK && (num_rows & 7))
       w.buf.data[start + bitmap_bytes - 1] &= (uint8_t)((1u << (num_rows & 7)) - 1);
   } else {
     for (int64_t i = 0; i < num_rows; i++)
-      if (qv_bit_get(bits, i)) qv_wire_put_u64(&w, (uint64_t)i);
+      if (qv_bit_get(bits, i)) qvb_wire_put_u64(&w, (uint64_t)i);
   }
-  if (w.status == QV_OK) qv_wire_put_u32(&w, qv_crc32c(0, w.buf.data, (size_t)w.buf.size));
+  if (w.status == QV_OK) qvb_wire_put_u32(&w, qv_crc32c(0, w.buf.data, (size_t)w.buf.size));
   if (w.status != QV_OK) {
     qv_buffer_reset(&w.buf);
     return qv_error_nomem(err, "deletion file");
@@ -117,14 +117,14 @@ qv_status qvs_deletion_decode(const uint8_t *data, int64_t size, const char *nam
 qv_status qvs_deletion_load(const char *path, const qvs_fragment_meta *f, uint8_t **out_bits, qv_error *err) {
   *out_bits = NULL;
   if (!f->deletion_file) return QV_OK;
-  char *full = qv_path_join(path, f->deletion_file);
+  char *full = qvb_path_join(path, f->deletion_file);
   if (!full) return qv_error_nomem(err, NULL);
   uint8_t *data = NULL;
   int64_t size = 0;
   /* The larger payload a valid file can have, plus its header. */
   int64_t max = DEL_HEADER + 4 + (f->num_deleted * 8 > qv_bitmap_bytes(f->num_rows) ? f->num_deleted * 8
                                                                                      : qv_bitmap_bytes(f->num_rows));
-  qv_status st = qv_file_read(full, f->deletion_file, max, &data, &size, err);
+  qv_status st = qvb_file_read(full, f->deletion_file, max, &data, &size, err);
   qv_free(full);
   if (st == QV_ERR_NOT_FOUND) { /* the manifest names it: the dataset is damaged */
     if (err) err->code = QV_ERR_CORRUPT;

@@ -74,7 +74,7 @@ qv_status qv_fragment_open(const qv_dataset *ds, int32_t fragment, qv_fragment_r
     return qv_error_set(err, QV_ERR_INVALID, "%s: no fragment %d (the version has %d)", ds->path, fragment,
                         ds->manifest.n_fragments);
   const qvs_fragment_meta *f = &ds->manifest.fragments[fragment];
-  char *full = qv_path_join(ds->path, f->data_file);
+  char *full = qvb_path_join(ds->path, f->data_file);
   if (!full) return qv_error_nomem(err, NULL);
   qvs_datafile *df;
   qv_status st = qvs_datafile_open(full, f->data_file, &df, err);

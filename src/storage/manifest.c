@@ -88,23 +88,23 @@ bool qvs_valid_deletion_file_name(const char *s) {
 }
 
 qv_status qvs_manifest_encode(const qvs_manifest *m, qv_buffer *out, qv_error *err) {
-  qv_wbuf w = {QV_BUFFER_INIT, QV_OK};
-  qv_wire_put_bytes(&w, QVS_MANIFEST_MAGIC, 4);
-  qv_wire_put_u32(&w, m->n_indices ? QVS_MANIFEST_VERSION_INDICES : 1);
-  qv_wire_put_u64(&w, 0); /* body length, patched below */
-  qv_wire_put_u64(&w, (uint64_t)m->version);
-  qv_wire_put_u64(&w, (uint64_t)m->timestamp_ms);
-  qv_wire_put_string(&w, m->operation);
+  qvb_wbuf w = {QV_BUFFER_INIT, QV_OK};
+  qvb_wire_put_bytes(&w, QVS_MANIFEST_MAGIC, 4);
+  qvb_wire_put_u32(&w, m->n_indices ? QVS_MANIFEST_VERSION_INDICES : 1);
+  qvb_wire_put_u64(&w, 0); /* body length, patched below */
+  qvb_wire_put_u64(&w, (uint64_t)m->version);
+  qvb_wire_put_u64(&w, (uint64_t)m->timestamp_ms);
+  qvb_wire_put_string(&w, m->operation);
   qvs_put_schema(&w, &m->schema);
-  qv_wire_put_u64(&w, (uint64_t)m->next_fragment_id);
-  qv_wire_put_u32(&w, (uint32_t)m->n_fragments);
+  qvb_wire_put_u64(&w, (uint64_t)m->next_fragment_id);
+  qvb_wire_put_u32(&w, (uint32_t)m->n_fragments);
   for (int32_t i = 0; i < m->n_fragments; i++) {
     const qvs_fragment_meta *f = &m->fragments[i];
-    qv_wire_put_u64(&w, (uint64_t)f->id);
-    qv_wire_put_string(&w, f->data_file);
-    qv_wire_put_u64(&w, (uint64_t)f->num_rows);
-    qv_wire_put_u64(&w, (uint64_t)f->num_deleted);
-    qv_wire_put_string(&w, f->deletion_file ? f->deletion_file : "");
+    qvb_wire_put_u64(&w, (uint64_t)f->id);
+    qvb_wire_put_string(&w, f->data_file);
+    qvb_wire_put_u64(&w, (uint64_t)f->num_rows);
+    qvb_wire_put_u64(&w, (uint64_t)f->num_deleted);
+    qvb_wire_put_string(&w, f->deletion_file ? f->deletion_file : "");
   }
   qvs_put_indices(&w, m);
   if (w.status != QV_OK) {
@@ -112,7 +112,7 @@ qv_status qvs_manifest_encode(const qvs_manifest *m, qv_buffer *out, qv_error *e
     return qv_error_nomem(err, "manifest");
   }
   qv_store_u64le(w.buf.data + 8, (uint64_t)(w.buf.size - MANIFEST_HEADER));
-  qv_wire_put_u32(&w, qv_crc32c(0, w.buf.data, (size_t)w.buf.size));
+  qvb_wire_put_u32(&w, qv_crc32c(0, w.buf.data, (size_t)w.buf.size));
   if (w.status != QV_OK) {
     qv_buffer_reset(&w.buf);
     return qv_error_nomem(err, "manifest");
@@ -121,31 +121,31 @@ qv_status qvs_manifest_encode(const qvs_manifest *m, qv_buffer *out, qv_error *e
   return QV_OK;
 }
 
-static bool get_fragment(qv_cursor *c, int64_t next_id, int64_t prev_id, qvs_fragment_meta *f) {
+static bool get_fragment(qvb_cursor *c, int64_t next_id, int64_t prev_id, qvs_fragment_meta *f) {
   int64_t at = c->pos;
-  if (!qv_wire_get_range(c, 0, INT64_MAX - 1, &f->id, "fragment id")) return false;
+  if (!qvb_wire_get_range(c, 0, INT64_MAX - 1, &f->id, "fragment id")) return false;
   if (f->id <= prev_id || f->id >= next_id) {
     c->pos = at;
-    return qv_cursor_fail(c, "fragment id %lld is not above %lld and below the next id %lld", (long long)f->id,
+    return qvb_cursor_fail(c, "fragment id %lld is not above %lld and below the next id %lld", (long long)f->id,
                           (long long)prev_id, (long long)next_id);
   }
   at = c->pos;
-  if (!qv_wire_get_string(c, QVS_MAX_NAME, &f->data_file, "data file name")) return false;
+  if (!qvb_wire_get_string(c, QVS_MAX_NAME, &f->data_file, "data file name")) return false;
   if (!qvs_valid_data_file_name(f->data_file)) {
     c->pos = at;
-    return qv_cursor_fail(c, "fragment %lld: data file name \"%.80s\" is not data/<hex>.qvf", (long long)f->id,
+    return qvb_cursor_fail(c, "fragment %lld: data file name \"%.80s\" is not data/<hex>.qvf", (long long)f->id,
                           f->data_file);
   }
-  if (!qv_wire_get_range(c, 0, QVS_MAX_FRAGMENT_ROWS, &f->num_rows, "fragment row count")) return false;
-  if (!qv_wire_get_range(c, 0, f->num_rows, &f->num_deleted, "deleted row count")) return false;
+  if (!qvb_wire_get_range(c, 0, QVS_MAX_FRAGMENT_ROWS, &f->num_rows, "fragment row count")) return false;
+  if (!qvb_wire_get_range(c, 0, f->num_rows, &f->num_deleted, "deleted row count")) return false;
   at = c->pos;
   char *del = NULL;
-  if (!qv_wire_get_string(c, QVS_MAX_NAME, &del, "deletion file name")) return false;
+  if (!qvb_wire_get_string(c, QVS_MAX_NAME, &del, "deletion file name")) return false;
   if (del[0] == '\0') {
     qv_free(del);
     if (f->num_deleted != 0) {
       c->pos = at;
-      return qv_cursor_fail(c, "fragment %lld has %lld deleted rows but no deletion file", (long long)f->id,
+      return qvb_cursor_fail(c, "fragment %lld has %lld deleted rows but no deletion file", (long long)f->id,
                             (long long)f->num_deleted);
     }
     return true;
@@ -153,7 +153,7 @@ static bool get_fragment(qv_cursor *c, int64_t next_id, int64_t prev_id, qvs_fra
   f->deletion_file = del;
   if (!qvs_valid_deletion_file_name(del) || f->num_deleted == 0) {
     c->pos = at;
-    return qv_cursor_fail(c, "fragment %lld: deletion file \"%.80s\" is not _deletions/<id>-<version>.del "
+    return qvb_cursor_fail(c, "fragment %lld: deletion file \"%.80s\" is not _deletions/<id>-<version>.del "
                           "or has no deleted rows", (long long)f->id, del);
   }
   return true;
@@ -179,25 +179,25 @@ qv_status qvs_manifest_decode(const uint8_t *data, int64_t size, const char *nam
   if (want != got && qvs_verify_checksums)
     return qv_error_set(err, QV_ERR_CORRUPT, "%s: checksum mismatch (stored %08x, computed %08x)", name, want, got);
 
-  qv_cursor c;
-  qv_cursor_init(&c, data + MANIFEST_HEADER, size - MANIFEST_HEADER - 4, MANIFEST_HEADER, name, err);
+  qvb_cursor c;
+  qvb_cursor_init(&c, data + MANIFEST_HEADER, size - MANIFEST_HEADER - 4, MANIFEST_HEADER, name, err);
   out->format_version = fv;
   char *op = NULL;
   uint32_t nfrag = 0, nidx = 0;
-  if (!qv_wire_get_range(&c, 1, INT64_MAX - 1, &out->version, "version")) goto cleanup;
+  if (!qvb_wire_get_range(&c, 1, INT64_MAX - 1, &out->version, "version")) goto cleanup;
   uint64_t ts;
-  if (!qv_wire_get_u64(&c, &ts, "timestamp")) goto cleanup;
+  if (!qvb_wire_get_u64(&c, &ts, "timestamp")) goto cleanup;
   out->timestamp_ms = (int64_t)ts;
-  if (!qv_wire_get_string(&c, (int64_t)sizeof out->operation - 1, &op, "operation")) goto cleanup;
+  if (!qvb_wire_get_string(&c, (int64_t)sizeof out->operation - 1, &op, "operation")) goto cleanup;
   memcpy(out->operation, op, strlen(op) + 1);
   qv_free(op);
   if (!qvs_get_schema(&c, &out->schema)) goto cleanup;
-  if (!qv_wire_get_range(&c, 0, INT64_MAX, &out->next_fragment_id, "next fragment id")) goto cleanup;
+  if (!qvb_wire_get_range(&c, 0, INT64_MAX, &out->next_fragment_id, "next fragment id")) goto cleanup;
   int64_t at = c.pos;
-  if (!qv_wire_get_u32(&c, &nfrag, "fragment count")) goto cleanup;
+  if (!qvb_wire_get_u32(&c, &nfrag, "fragment count")) goto cleanup;
   if ((int64_t)nfrag * MANIFEST_MIN_FRAGMENT > c.size - c.pos || nfrag > INT32_MAX) {
     c.pos = at;
-    qv_cursor_fail(&c, "fragment count %u does not fit in the %lld bytes left", nfrag, (long long)(c.size - c.pos));
+    qvb_cursor_fail(&c, "fragment count %u does not fit in the %lld bytes left", nfrag, (long long)(c.size - c.pos));
     goto cleanup;
   }
   if (nfrag) {
@@ -213,15 +213,15 @@ qv_status qvs_manifest_decode(const uint8_t *data, int64_t size, const char *nam
     if (!get_fragment(&c, out->next_fragment_id, i ? out->fragments[i - 1].id : -1, &out->fragments[i])) goto cleanup;
   }
   at = c.pos;
-  if (!qv_wire_get_u32(&c, &nidx, "index count")) goto cleanup;
+  if (!qvb_wire_get_u32(&c, &nidx, "index count")) goto cleanup;
   if (nidx != 0 && fv < QVS_MANIFEST_VERSION_INDICES) {
     c.pos = at;
-    qv_cursor_fail(&c, "%u indices listed; format version 1 has none", nidx);
+    qvb_cursor_fail(&c, "%u indices listed; format version 1 has none", nidx);
     goto cleanup;
   }
   if (!qvs_get_indices(&c, out, nidx)) goto cleanup;
   if (c.pos != c.size) {
-    qv_cursor_fail(&c, "%lld unexpected bytes after the manifest body", (long long)(c.size - c.pos));
+    qvb_cursor_fail(&c, "%lld unexpected bytes after the manifest body", (long long)(c.size - c.pos));
     goto cleanup;
   }
   return QV_OK;
@@ -234,11 +234,11 @@ qv_status qvs_manifest_read(const char *path, int64_t version, qvs_manifest *out
   qvs_manifest_init(out);
   char name[64];
   snprintf(name, sizeof name, "_versions/%lld.manifest", (long long)version);
-  char *full = qv_path_join(path, name);
+  char *full = qvb_path_join(path, name);
   if (!full) return qv_error_nomem(err, NULL);
   uint8_t *data = NULL;
   int64_t size = 0;
-  qv_status st = qv_file_read(full, name, QVS_MAX_MANIFEST_BYTES, &data, &size, err);
+  qv_status st = qvb_file_read(full, name, QVS_MAX_MANIFEST_BYTES, &data, &size, err);
   qv_free(full);
   if (st == QV_ERR_NOT_FOUND)
     return qv_error_set(err, st, "%s: version %lld does not exist", path, (long long)version);

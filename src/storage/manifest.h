@@ -68,8 +68,8 @@ qv_status qvs_manifest_add_index(qvs_manifest *m, const qv_index_entry *e, qv_er
 qv_status qvs_manifest_carry_indices(qvs_manifest *m, const qvs_manifest *base, qv_error *err);
 void qvs_index_meta_reset(qvs_index_meta *x);
 /* Index entries on disk (manifest_index.c). */
-void qvs_put_indices(qv_wbuf *w, const qvs_manifest *m);
-bool qvs_get_indices(qv_cursor *c, qvs_manifest *m, uint32_t n);
+void qvs_put_indices(qvb_wbuf *w, const qvs_manifest *m);
+bool qvs_get_indices(qvb_cursor *c, qvs_manifest *m, uint32_t n);
 bool qvs_valid_deletion_file_name(const char *s);
 
 /* An open version of a dataset (dataset.c). */

@@ -100,81 +100,81 @@ qv_status qvs_manifest_carry_indices(qvs_manifest *m, const qvs_manifest *base, 
   return QV_OK;
 }
 
-void qvs_put_indices(qv_wbuf *w, const qvs_manifest *m) {
-  qv_wire_put_u32(w, (uint32_t)m->n_indices);
+void qvs_put_indices(qvb_wbuf *w, const qvs_manifest *m) {
+  qvb_wire_put_u32(w, (uint32_t)m->n_indices);
   for (int32_t i = 0; i < m->n_indices; i++) {
     const qvs_index_meta *x = &m->indices[i];
-    qv_wire_put_string(w, x->name);
-    qv_wire_put_string(w, x->column);
-    qv_wire_put_u8(w, (uint8_t)x->type);
-    qv_wire_put_u64(w, (uint64_t)x->built_version);
-    qv_wire_put_u64(w, (uint64_t)x->updated_version);
-    qv_wire_put_u32(w, (uint32_t)x->n_files);
+    qvb_wire_put_string(w, x->name);
+    qvb_wire_put_string(w, x->column);
+    qvb_wire_put_u8(w, (uint8_t)x->type);
+    qvb_wire_put_u64(w, (uint64_t)x->built_version);
+    qvb_wire_put_u64(w, (uint64_t)x->updated_version);
+    qvb_wire_put_u32(w, (uint32_t)x->n_files);
     for (int32_t k = 0; k < x->n_files; k++) {
-      qv_wire_put_u64(w, (uint64_t)x->files[k].fragment_id);
-      qv_wire_put_string(w, x->files[k].path);
-      qv_wire_put_u64(w, (uint64_t)x->files[k].size);
-      qv_wire_put_u32(w, x->files[k].footer_crc);
+      qvb_wire_put_u64(w, (uint64_t)x->files[k].fragment_id);
+      qvb_wire_put_string(w, x->files[k].path);
+      qvb_wire_put_u64(w, (uint64_t)x->files[k].size);
+      qvb_wire_put_u32(w, x->files[k].footer_crc);
     }
   }
 }
 
-static bool get_file(qv_cursor *c, const qvs_manifest *m, const qvs_index_meta *x, int64_t prev,
+static bool get_file(qvb_cursor *c, const qvs_manifest *m, const qvs_index_meta *x, int64_t prev,
                      qv_index_file *f) {
   int64_t at = c->pos;
   char *path = NULL;
-  if (!qv_wire_get_range(c, 0, INT64_MAX - 1, &f->fragment_id, "index file fragment id")) return false;
+  if (!qvb_wire_get_range(c, 0, INT64_MAX - 1, &f->fragment_id, "index file fragment id")) return false;
   if (f->fragment_id <= prev || !has_fragment(m, f->fragment_id)) {
     c->pos = at;
-    return qv_cursor_fail(c, "index `%s`: fragment id %lld is not a fragment of this version above %lld", x->name,
+    return qvb_cursor_fail(c, "index `%s`: fragment id %lld is not a fragment of this version above %lld", x->name,
                           (long long)f->fragment_id, (long long)prev);
   }
   at = c->pos;
-  if (!qv_wire_get_string(c, QVS_MAX_NAME, &path, "index file name")) return false;
+  if (!qvb_wire_get_string(c, QVS_MAX_NAME, &path, "index file name")) return false;
   f->path = path;
   if (!qvs_valid_index_file_name(path)) {
     c->pos = at;
-    return qv_cursor_fail(c, "index `%s`: file name \"%.80s\" is not _indices/<hex>.qvi", x->name, path);
+    return qvb_cursor_fail(c, "index `%s`: file name \"%.80s\" is not _indices/<hex>.qvi", x->name, path);
   }
   uint32_t crc;
-  if (!qv_wire_get_range(c, MIN_INDEX_FILE, QVS_MAX_INDEX_FILE, &f->size, "index file size")) return false;
-  if (!qv_wire_get_u32(c, &crc, "index footer checksum")) return false;
+  if (!qvb_wire_get_range(c, MIN_INDEX_FILE, QVS_MAX_INDEX_FILE, &f->size, "index file size")) return false;
+  if (!qvb_wire_get_u32(c, &crc, "index footer checksum")) return false;
   f->footer_crc = crc;
   return true;
 }
 
-static bool get_entry(qv_cursor *c, qvs_manifest *m, qvs_index_meta *x) {
+static bool get_entry(qvb_cursor *c, qvs_manifest *m, qvs_index_meta *x) {
   int64_t at = c->pos;
-  if (!qv_wire_get_string(c, QVS_MAX_INDEX_NAME, &x->name, "index name")) return false;
+  if (!qvb_wire_get_string(c, QVS_MAX_INDEX_NAME, &x->name, "index name")) return false;
   bool ok = qvs_valid_index_name(x->name);
   for (int32_t i = 0; ok && i < m->n_indices - 1; i++)
     if (strcmp(m->indices[i].name, x->name) == 0) ok = false;
   if (!ok) {
     c->pos = at;
-    return qv_cursor_fail(c, "index name \"%.80s\" is not 1..64 of [A-Za-z0-9_.-] or is listed twice", x->name);
+    return qvb_cursor_fail(c, "index name \"%.80s\" is not 1..64 of [A-Za-z0-9_.-] or is listed twice", x->name);
   }
   at = c->pos;
-  if (!qv_wire_get_string(c, QVS_MAX_NAME, &x->column, "index column")) return false;
+  if (!qvb_wire_get_string(c, QVS_MAX_NAME, &x->column, "index column")) return false;
   if (qv_schema_find(&m->schema, x->column) < 0) {
     c->pos = at;
-    return qv_cursor_fail(c, "index `%s`: no column `%.80s` in the schema", x->name, x->column);
+    return qvb_cursor_fail(c, "index `%s`: no column `%.80s` in the schema", x->name, x->column);
   }
   uint8_t type;
   at = c->pos;
-  if (!qv_wire_get_u8(c, &type, "index type")) return false;
+  if (!qvb_wire_get_u8(c, &type, "index type")) return false;
   if (type < QV_INDEX_TYPE_MIN || type > QV_INDEX_TYPE_MAX) {
     c->pos = at;
-    return qv_cursor_fail(c, "index `%s`: unknown index type %u", x->name, type);
+    return qvb_cursor_fail(c, "index `%s`: unknown index type %u", x->name, type);
   }
   x->type = type;
-  if (!qv_wire_get_range(c, 1, m->version, &x->built_version, "index built version")) return false;
-  if (!qv_wire_get_range(c, x->built_version, m->version, &x->updated_version, "index updated version")) return false;
+  if (!qvb_wire_get_range(c, 1, m->version, &x->built_version, "index built version")) return false;
+  if (!qvb_wire_get_range(c, x->built_version, m->version, &x->updated_version, "index updated version")) return false;
   uint32_t n;
   at = c->pos;
-  if (!qv_wire_get_u32(c, &n, "index file count")) return false;
+  if (!qvb_wire_get_u32(c, &n, "index file count")) return false;
   if (n > (uint32_t)m->n_fragments || (int64_t)n * MIN_FILE > c->size - c->pos) {
     c->pos = at;
-    return qv_cursor_fail(c, "index `%s`: %u files for %d fragments (or more than the bytes left)", x->name, n,
+    return qvb_cursor_fail(c, "index `%s`: %u files for %d fragments (or more than the bytes left)", x->name, n,
                           m->n_fragments);
   }
   x->files = qv_calloc(n ? n : 1, sizeof *x->files);
@@ -189,9 +189,9 @@ static bool get_entry(qv_cursor *c, qvs_manifest *m, qvs_index_meta *x) {
   return true;
 }
 
-bool qvs_get_indices(qv_cursor *c, qvs_manifest *m, uint32_t n) {
+bool qvs_get_indices(qvb_cursor *c, qvs_manifest *m, uint32_t n) {
   if ((int64_t)n * MIN_ENTRY > c->size - c->pos)
-    return qv_cursor_fail(c, "index count %u does not fit in the %lld bytes left", n, (long long)(c->size - c->pos));
+    return qvb_cursor_fail(c, "index count %u does not fit in the %lld bytes left", n, (long long)(c->size - c->pos));
   if (n) {
     m->indices = qv_calloc(n, sizeof *m->indices);
     if (!m->indices) {

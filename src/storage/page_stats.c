@@ -119,7 +119,7 @@ static bool bump(uint8_t *p, int64_t *n, bool utf8) {
     }
     c++;
     if (c == 0xD800) c = 0xE000;
-    *n = s + (int64_t)qv_utf8_encode(p + s, c);
+    *n = s + (int64_t)qvb_utf8_encode(p + s, c);
     return true;
   }
   return false;
@@ -249,70 +249,70 @@ void qvs_stats_compute(const qv_array *a, int64_t start, int64_t n, qvs_stats *o
   out->has_minmax = any;
 }
 
-void qvs_put_stat_value(qv_wbuf *w, qv_type_id id, const qvs_stat_value *v) {
+void qvs_put_stat_value(qvb_wbuf *w, qv_type_id id, const qvs_stat_value *v) {
   switch (kind_of(id)) {
-    case K_BOOL: qv_wire_put_u8(w, v->v.b ? 1 : 0); break;
-    case K_SIGNED: qv_wire_put_u64(w, (uint64_t)v->v.i); break;
-    case K_UNSIGNED: qv_wire_put_u64(w, v->v.u); break;
+    case K_BOOL: qvb_wire_put_u8(w, v->v.b ? 1 : 0); break;
+    case K_SIGNED: qvb_wire_put_u64(w, (uint64_t)v->v.i); break;
+    case K_UNSIGNED: qvb_wire_put_u64(w, v->v.u); break;
     case K_FLOAT: {
       uint64_t bits;
       memcpy(&bits, &v->v.f, 8);
-      qv_wire_put_u64(w, bits);
+      qvb_wire_put_u64(w, bits);
       break;
     }
     case K_DECIMAL:
-      qv_wire_put_u64(w, v->v.dec.lo);
-      qv_wire_put_u64(w, (uint64_t)v->v.dec.hi);
+      qvb_wire_put_u64(w, v->v.dec.lo);
+      qvb_wire_put_u64(w, (uint64_t)v->v.dec.hi);
       break;
     case K_BYTES:
-      qv_wire_put_u32(w, (uint32_t)v->len);
-      qv_wire_put_bytes(w, v->bytes, v->len);
+      qvb_wire_put_u32(w, (uint32_t)v->len);
+      qvb_wire_put_bytes(w, v->bytes, v->len);
       break;
     case K_NONE: break;
   }
 }
 
-bool qvs_get_stat_value(qv_cursor *c, qv_type_id id, qvs_stat_value *v) {
+bool qvs_get_stat_value(qvb_cursor *c, qv_type_id id, qvs_stat_value *v) {
   memset(v, 0, sizeof *v);
   uint64_t u;
   switch (kind_of(id)) {
     case K_BOOL: {
       uint8_t b;
-      if (!qv_wire_get_u8(c, &b, "bool statistic")) return false;
+      if (!qvb_wire_get_u8(c, &b, "bool statistic")) return false;
       if (b > 1) {
         c->pos--;
-        return qv_cursor_fail(c, "bool statistic %u is not 0 or 1", b);
+        return qvb_cursor_fail(c, "bool statistic %u is not 0 or 1", b);
       }
       v->v.b = b;
       return true;
     }
     case K_SIGNED:
-      if (!qv_wire_get_u64(c, &u, "statistic")) return false;
+      if (!qvb_wire_get_u64(c, &u, "statistic")) return false;
       v->v.i = (int64_t)u;
       return true;
     case K_UNSIGNED:
-      return qv_wire_get_u64(c, &v->v.u, "statistic");
+      return qvb_wire_get_u64(c, &v->v.u, "statistic");
     case K_FLOAT:
-      if (!qv_wire_get_u64(c, &u, "statistic")) return false;
+      if (!qvb_wire_get_u64(c, &u, "statistic")) return false;
       memcpy(&v->v.f, &u, 8);
       if (isnan(v->v.f)) {
         c->pos -= 8;
-        return qv_cursor_fail(c, "float statistic is NaN");
+        return qvb_cursor_fail(c, "float statistic is NaN");
       }
       return true;
     case K_DECIMAL:
-      if (!qv_wire_get_u64(c, &v->v.dec.lo, "statistic") || !qv_wire_get_u64(c, &u, "statistic")) return false;
+      if (!qvb_wire_get_u64(c, &v->v.dec.lo, "statistic") || !qvb_wire_get_u64(c, &u, "statistic")) return false;
       v->v.dec.hi = (int64_t)u;
       return true;
     case K_BYTES: {
       uint32_t len;
       const uint8_t *p;
-      if (!qv_wire_get_u32(c, &len, "statistic length")) return false;
+      if (!qvb_wire_get_u32(c, &len, "statistic length")) return false;
       if (len > QVS_STAT_PREFIX + 4) {
         c->pos -= 4;
-        return qv_cursor_fail(c, "string statistic of %u bytes (at most %d)", len, QVS_STAT_PREFIX + 4);
+        return qvb_cursor_fail(c, "string statistic of %u bytes (at most %d)", len, QVS_STAT_PREFIX + 4);
       }
-      if (!qv_wire_get_bytes(c, len, &p, "statistic")) return false;
+      if (!qvb_wire_get_bytes(c, len, &p, "statistic")) return false;
       memcpy(v->bytes, p, len);
       v->len = (int32_t)len;
       return true;

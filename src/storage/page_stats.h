@@ -37,8 +37,8 @@ typedef struct qvs_stats {
 /* Statistics of rows [start, start+n) of a (offset applied). */
 void qvs_stats_compute(const qv_array *a, int64_t start, int64_t n, qvs_stats *out);
 bool qvs_type_has_minmax(qv_type_id id);
-void qvs_put_stat_value(qv_wbuf *w, qv_type_id id, const qvs_stat_value *v);
-bool qvs_get_stat_value(qv_cursor *c, qv_type_id id, qvs_stat_value *v);
+void qvs_put_stat_value(qvb_wbuf *w, qv_type_id id, const qvs_stat_value *v);
+bool qvs_get_stat_value(qvb_cursor *c, qv_type_id id, qvs_stat_value *v);
 /* The value as a scalar of the given type (type copied). */
 qv_status qvs_stat_to_scalar(const qv_datatype *type, const qvs_stat_value *v, qv_scalar *out);
 

@@ -126,7 +126,7 @@ static qv_status verify_blocks(const qvs_datafile *df, int32_t col, int32_t page
     return verify_blocks_serial(df, col, page, pg, buf, first, last, err);
   verify_job j = {pg, buf, first, last, INT64_MAX};
   int64_t per = blocks_per_task(pg);
-  qv_pool_run((last - first) / per + 1, QV_POOL_MAX, verify_task, &j);
+  qvb_pool_run((last - first) / per + 1, QV_POOL_MAX, verify_task, &j);
   int64_t bad = atomic_load(&j.bad);
   if (bad == INT64_MAX) return QV_OK;
   int64_t a = first + bad * per;
@@ -193,7 +193,7 @@ static qv_status decompress_frames(const qvs_datafile *df, int32_t col, int32_t 
   if (n * pg->frame < PARALLEL_BYTES)
     for (int64_t t = 0; t < tasks && atomic_load(&j.bad) == INT64_MAX; t++) frames_task(&j, t, 0);
   else
-    qv_pool_run(tasks, QV_POOL_MAX, frames_task, &j);
+    qvb_pool_run(tasks, QV_POOL_MAX, frames_task, &j);
   int64_t bad = atomic_load(&j.bad);
   for (int64_t i = bad == INT64_MAX ? n : bad * FRAMES_PER_TASK; i < n; i++) {
     int64_t at = list[2 * i + 1];
@@ -223,7 +223,7 @@ static int64_t *job_list(qv_buffer *jobs, int64_t n, qv_error *err) {
 static qv_status read_stored(qvs_datafile *df, int32_t col, int32_t page, qv_io_counters *ctr, uint8_t *dst,
                              qv_error *err) {
   const qvs_page *pg = &df->columns[col].pages[page];
-  QV_RETURN_NOT_OK(qv_file_pread_full(df->fd, dst, pg->stored_len, pg->offset, df->name, err));
+  QV_RETURN_NOT_OK(qvb_file_pread_full(df->fd, dst, pg->stored_len, pg->offset, df->name, err));
   if (ctr) {
     ctr->bytes_read += pg->stored_len;
     ctr->pages_read++;
@@ -338,7 +338,7 @@ qv_status qvs_view_partial(qvs_datafile *df, int32_t col, int32_t page, qvs_scra
 /* Reads the page's stored bytes [lo, hi) into dst + lo. */
 static qv_status read_span(qvs_view *v, uint8_t *dst, int64_t lo, int64_t hi, qv_error *err) {
   if (v->counters) v->counters->bytes_read += hi - lo;
-  return qv_file_pread_full(v->df->fd, dst + lo, hi - lo, v->pg->offset + lo, v->df->name, err);
+  return qvb_file_pread_full(v->df->fd, dst + lo, hi - lo, v->pg->offset + lo, v->df->name, err);
 }
 
 /* Loads the wanted frames of a framed page: each run of them is one read,

@@ -31,30 +31,30 @@ bool qvs_type_supported(const qv_datatype *t, int depth) {
   return true;
 }
 
-static void put_type(qv_wbuf *w, const qv_datatype *t) {
-  qv_wire_put_u8(w, (uint8_t)t->id);
+static void put_type(qvb_wbuf *w, const qv_datatype *t) {
+  qvb_wire_put_u8(w, (uint8_t)t->id);
   switch (t->id) {
     case QV_TYPE_DECIMAL128:
-      qv_wire_put_u8(w, (uint8_t)t->precision);
-      qv_wire_put_u8(w, (uint8_t)t->scale);
+      qvb_wire_put_u8(w, (uint8_t)t->precision);
+      qvb_wire_put_u8(w, (uint8_t)t->scale);
       break;
     case QV_TYPE_TIMESTAMP:
-      qv_wire_put_u8(w, (uint8_t)t->unit);
-      qv_wire_put_string(w, t->timezone ? t->timezone : "");
+      qvb_wire_put_u8(w, (uint8_t)t->unit);
+      qvb_wire_put_string(w, t->timezone ? t->timezone : "");
       break;
     case QV_TYPE_TIME64:
     case QV_TYPE_DURATION:
-      qv_wire_put_u8(w, (uint8_t)t->unit);
+      qvb_wire_put_u8(w, (uint8_t)t->unit);
       break;
     case QV_TYPE_LIST:
       qvs_put_field(w, &t->children[0]);
       break;
     case QV_TYPE_FIXED_SIZE_LIST:
-      qv_wire_put_u32(w, (uint32_t)t->list_size);
+      qvb_wire_put_u32(w, (uint32_t)t->list_size);
       qvs_put_field(w, &t->children[0]);
       break;
     case QV_TYPE_STRUCT:
-      qv_wire_put_u32(w, (uint32_t)t->n_children);
+      qvb_wire_put_u32(w, (uint32_t)t->n_children);
       for (int32_t i = 0; i < t->n_children; i++) qvs_put_field(w, &t->children[i]);
       break;
     default:
@@ -62,28 +62,28 @@ static void put_type(qv_wbuf *w, const qv_datatype *t) {
   }
 }
 
-void qvs_put_field(qv_wbuf *w, const qv_field *f) {
-  qv_wire_put_string(w, f->name ? f->name : "");
-  qv_wire_put_u8(w, f->nullable ? 1 : 0);
+void qvs_put_field(qvb_wbuf *w, const qv_field *f) {
+  qvb_wire_put_string(w, f->name ? f->name : "");
+  qvb_wire_put_u8(w, f->nullable ? 1 : 0);
   put_type(w, &f->type);
 }
 
-void qvs_put_schema(qv_wbuf *w, const qv_schema *s) {
-  qv_wire_put_u32(w, (uint32_t)s->n_fields);
+void qvs_put_schema(qvb_wbuf *w, const qv_schema *s) {
+  qvb_wire_put_u32(w, (uint32_t)s->n_fields);
   for (int32_t i = 0; i < s->n_fields; i++) qvs_put_field(w, &s->fields[i]);
 }
 
-static bool nomem(qv_cursor *c) {
+static bool nomem(qvb_cursor *c) {
   if (c->status == QV_OK) c->status = qv_error_nomem(c->err, c->file);
   return false;
 }
 
-static bool get_unit(qv_cursor *c, qv_time_unit *u) {
+static bool get_unit(qvb_cursor *c, qv_time_unit *u) {
   uint8_t v;
-  if (!qv_wire_get_u8(c, &v, "time unit")) return false;
+  if (!qvb_wire_get_u8(c, &v, "time unit")) return false;
   if (v > QV_UNIT_NANO) {
     c->pos--;
-    return qv_cursor_fail(c, "time unit %u is not one of 0..3", v);
+    return qvb_cursor_fail(c, "time unit %u is not one of 0..3", v);
   }
   *u = (qv_time_unit)v;
   return true;
@@ -91,41 +91,41 @@ static bool get_unit(qv_cursor *c, qv_time_unit *u) {
 
 /* A count of things each at least min_bytes long must fit in what is left,
  * so that a hostile count cannot make us allocate more than the input size. */
-static bool get_count(qv_cursor *c, int64_t min_bytes, uint32_t *n, const char *what) {
+static bool get_count(qvb_cursor *c, int64_t min_bytes, uint32_t *n, const char *what) {
   int64_t at = c->pos;
-  if (!qv_wire_get_u32(c, n, what)) return false;
+  if (!qvb_wire_get_u32(c, n, what)) return false;
   if ((int64_t)*n * min_bytes > c->size - c->pos) {
     c->pos = at;
-    return qv_cursor_fail(c, "%s %u does not fit in the %lld bytes left", what, *n, (long long)(c->size - c->pos));
+    return qvb_cursor_fail(c, "%s %u does not fit in the %lld bytes left", what, *n, (long long)(c->size - c->pos));
   }
   return true;
 }
 
-static bool get_type(qv_cursor *c, qv_datatype *out, int depth) {
+static bool get_type(qvb_cursor *c, qv_datatype *out, int depth) {
   *out = qv_datatype_simple(QV_TYPE_NULL);
-  if (depth > QVS_MAX_DEPTH) return qv_cursor_fail(c, "types nested deeper than %d", QVS_MAX_DEPTH);
+  if (depth > QVS_MAX_DEPTH) return qvb_cursor_fail(c, "types nested deeper than %d", QVS_MAX_DEPTH);
   uint8_t code;
-  if (!qv_wire_get_u8(c, &code, "type code")) return false;
+  if (!qvb_wire_get_u8(c, &code, "type code")) return false;
   if (code > QV_TYPE_FIXED_SIZE_LIST) {
     c->pos--;
-    return qv_cursor_fail(c, "unknown type code %u", code);
+    return qvb_cursor_fail(c, "unknown type code %u", code);
   }
   qv_type_id id = (qv_type_id)code;
   qv_error e;
   switch (id) {
     case QV_TYPE_DECIMAL128: {
       uint8_t p, s;
-      if (!qv_wire_get_u8(c, &p, "decimal precision") || !qv_wire_get_u8(c, &s, "decimal scale")) return false;
+      if (!qvb_wire_get_u8(c, &p, "decimal precision") || !qvb_wire_get_u8(c, &s, "decimal scale")) return false;
       if (qv_datatype_decimal(p, s, out, &e) != QV_OK) {
         c->pos -= 2;
-        return qv_cursor_fail(c, "%s", e.message);
+        return qvb_cursor_fail(c, "%s", e.message);
       }
       return true;
     }
     case QV_TYPE_TIMESTAMP: {
       qv_time_unit u;
       char *tz = NULL;
-      if (!get_unit(c, &u) || !qv_wire_get_string(c, 256, &tz, "time zone")) return false;
+      if (!get_unit(c, &u) || !qvb_wire_get_string(c, 256, &tz, "time zone")) return false;
       qv_status st = qv_datatype_timestamp(u, tz[0] ? tz : NULL, out, &e);
       qv_free(tz);
       return st == QV_OK ? true : nomem(c);
@@ -141,10 +141,10 @@ static bool get_type(qv_cursor *c, qv_datatype *out, int depth) {
     case QV_TYPE_FIXED_SIZE_LIST: {
       uint32_t size = 0;
       if (id == QV_TYPE_FIXED_SIZE_LIST) {
-        if (!qv_wire_get_u32(c, &size, "list size")) return false;
+        if (!qvb_wire_get_u32(c, &size, "list size")) return false;
         if (size > INT32_MAX) {
           c->pos -= 4;
-          return qv_cursor_fail(c, "fixed_size_list size %u is too large", size);
+          return qvb_cursor_fail(c, "fixed_size_list size %u is too large", size);
         }
       }
       qv_field item = {0};
@@ -189,19 +189,19 @@ static bool get_type(qv_cursor *c, qv_datatype *out, int depth) {
   }
 }
 
-bool qvs_get_field(qv_cursor *c, qv_field *out, int depth) {
+bool qvs_get_field(qvb_cursor *c, qv_field *out, int depth) {
   memset(out, 0, sizeof *out);
   out->type = qv_datatype_simple(QV_TYPE_NULL);
   char *name = NULL;
   uint8_t flags;
-  if (!qv_wire_get_string(c, QVS_MAX_NAME, &name, "field name")) return false;
-  if (!qv_wire_get_u8(c, &flags, "field flags")) {
+  if (!qvb_wire_get_string(c, QVS_MAX_NAME, &name, "field name")) return false;
+  if (!qvb_wire_get_u8(c, &flags, "field flags")) {
     qv_free(name);
     return false;
   }
   if (flags > 1) {
     c->pos--;
-    qv_cursor_fail(c, "field `%s` has unknown flags 0x%x", name, flags);
+    qvb_cursor_fail(c, "field `%s` has unknown flags 0x%x", name, flags);
     qv_free(name);
     return false;
   }
@@ -214,7 +214,7 @@ bool qvs_get_field(qv_cursor *c, qv_field *out, int depth) {
   return true;
 }
 
-bool qvs_get_schema(qv_cursor *c, qv_schema *out) {
+bool qvs_get_schema(qvb_cursor *c, qv_schema *out) {
   out->n_fields = 0;
   out->fields = NULL;
   uint32_t n;

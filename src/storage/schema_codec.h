@@ -8,11 +8,11 @@
 
 /* ---- schemas on disk (schema_codec.c) ----------------------------------- */
 
-void qvs_put_field(qv_wbuf *w, const qv_field *f);
-void qvs_put_schema(qv_wbuf *w, const qv_schema *s);
+void qvs_put_field(qvb_wbuf *w, const qv_field *f);
+void qvs_put_schema(qvb_wbuf *w, const qv_schema *s);
 /* Parses a field; on failure the cursor holds the error and *out is reset. */
-bool qvs_get_field(qv_cursor *c, qv_field *out, int depth);
-bool qvs_get_schema(qv_cursor *c, qv_schema *out);
+bool qvs_get_field(qvb_cursor *c, qv_field *out, int depth);
+bool qvs_get_schema(qvb_cursor *c, qv_schema *out);
 /* Whether the storage layer can write the type (every type it knows). */
 bool qvs_type_supported(const qv_datatype *t, int depth);
 

@@ -20,13 +20,13 @@
 
 static void test_size_classes(void **state) {
   (void)state;
-  assert_int_equal(qv_block_class(1000), 1000);
-  assert_int_equal(qv_block_class(256 * KIB - 1), 256 * KIB - 1);
-  assert_int_equal(qv_block_class(256 * KIB), 256 * KIB);
-  assert_int_equal(qv_block_class(SIZE_MAX), SIZE_MAX);
+  assert_int_equal(qvb_block_class(1000), 1000);
+  assert_int_equal(qvb_block_class(256 * KIB - 1), 256 * KIB - 1);
+  assert_int_equal(qvb_block_class(256 * KIB), 256 * KIB);
+  assert_int_equal(qvb_block_class(SIZE_MAX), SIZE_MAX);
   /* AddressSanitizer builds: every block its exact size */
-  assert_int_equal(qv_block_class(256 * KIB + 1), QV_BLOCK_CACHE_ON ? 320 * KIB : 256 * KIB + 1);
-  assert_int_equal(qv_block_class(MIB - 5), QV_BLOCK_CACHE_ON ? MIB : MIB - 5);
+  assert_int_equal(qvb_block_class(256 * KIB + 1), QV_BLOCK_CACHE_ON ? 320 * KIB : 256 * KIB + 1);
+  assert_int_equal(qvb_block_class(MIB - 5), QV_BLOCK_CACHE_ON ? MIB : MIB - 5);
 }
 
 static void *block(size_t n) {
@@ -38,27 +38,27 @@ static void *block(size_t n) {
 static void test_keeps_and_refuses(void **state) {
   (void)state;
   void *p = block(320 * KIB);
-  assert_null(qv_block_cache_take(320 * KIB));
+  assert_null(qvb_block_cache_take(320 * KIB));
   if (!QV_BLOCK_CACHE_ON) { /* AddressSanitizer: nothing is kept */
-    assert_false(qv_block_cache_keep(p, 320 * KIB));
+    assert_false(qvb_block_cache_keep(p, 320 * KIB));
     free(p);
     return;
   }
-  assert_true(qv_block_cache_keep(p, 320 * KIB));
-  assert_null(qv_block_cache_take(384 * KIB)); /* another class */
-  assert_ptr_equal(qv_block_cache_take(320 * KIB), p);
-  assert_null(qv_block_cache_take(320 * KIB)); /* taken once */
+  assert_true(qvb_block_cache_keep(p, 320 * KIB));
+  assert_null(qvb_block_cache_take(384 * KIB)); /* another class */
+  assert_ptr_equal(qvb_block_cache_take(320 * KIB), p);
+  assert_null(qvb_block_cache_take(320 * KIB)); /* taken once */
   /* below the minimum, or larger than all it may hold: refused */
-  assert_false(qv_block_cache_keep(p, 64 * KIB));
-  assert_false(qv_block_cache_keep(p, QV_BLOCK_CACHE_BYTES + 64 * KIB));
+  assert_false(qvb_block_cache_keep(p, 64 * KIB));
+  assert_false(qvb_block_cache_keep(p, QV_BLOCK_CACHE_BYTES + 64 * KIB));
   free(p);
   /* at most QV_BLOCK_CACHE_SLOTS blocks ... */
   void *b[QV_BLOCK_CACHE_SLOTS + 1];
   for (int i = 0; i <= QV_BLOCK_CACHE_SLOTS; i++) b[i] = block(MIB);
-  for (int i = 0; i < QV_BLOCK_CACHE_SLOTS; i++) assert_true(qv_block_cache_keep(b[i], MIB));
-  assert_false(qv_block_cache_keep(b[QV_BLOCK_CACHE_SLOTS], MIB));
+  for (int i = 0; i < QV_BLOCK_CACHE_SLOTS; i++) assert_true(qvb_block_cache_keep(b[i], MIB));
+  assert_false(qvb_block_cache_keep(b[QV_BLOCK_CACHE_SLOTS], MIB));
   for (int i = 0; i <= QV_BLOCK_CACHE_SLOTS; i++) {
-    void *t = qv_block_cache_take(MIB);
+    void *t = qvb_block_cache_take(MIB);
     if (i < QV_BLOCK_CACHE_SLOTS) assert_non_null(t);
     else assert_null(t);
     free(t);
@@ -66,14 +66,14 @@ static void test_keeps_and_refuses(void **state) {
   free(b[QV_BLOCK_CACHE_SLOTS]);
   /* ... and at most QV_BLOCK_CACHE_BYTES bytes, whatever the slots left */
   void *big1 = block(QV_BLOCK_CACHE_BYTES / 2), *big2 = block(QV_BLOCK_CACHE_BYTES / 2), *small = block(MIB);
-  assert_true(qv_block_cache_keep(big1, QV_BLOCK_CACHE_BYTES / 2));
-  assert_true(qv_block_cache_keep(big2, QV_BLOCK_CACHE_BYTES / 2));
-  assert_false(qv_block_cache_keep(small, MIB));
-  free(qv_block_cache_take(QV_BLOCK_CACHE_BYTES / 2));
-  assert_true(qv_block_cache_keep(small, MIB));
-  free(qv_block_cache_take(QV_BLOCK_CACHE_BYTES / 2));
-  free(qv_block_cache_take(MIB));
-  assert_null(qv_block_cache_take(QV_BLOCK_CACHE_BYTES / 2));
+  assert_true(qvb_block_cache_keep(big1, QV_BLOCK_CACHE_BYTES / 2));
+  assert_true(qvb_block_cache_keep(big2, QV_BLOCK_CACHE_BYTES / 2));
+  assert_false(qvb_block_cache_keep(small, MIB));
+  free(qvb_block_cache_take(QV_BLOCK_CACHE_BYTES / 2));
+  assert_true(qvb_block_cache_keep(small, MIB));
+  free(qvb_block_cache_take(QV_BLOCK_CACHE_BYTES / 2));
+  free(qvb_block_cache_take(MIB));
+  assert_null(qvb_block_cache_take(QV_BLOCK_CACHE_BYTES / 2));
 }
 
 static void test_allocator_reuses(void **state) {
@@ -105,9 +105,9 @@ static void test_allocator_reuses(void **state) {
   qv_memory_trim();
   uint8_t *t = qv_malloc(700 * KIB);
   qv_free(t);
-  assert_int_equal(qv_memory_trim(), QV_BLOCK_CACHE_ON ? qv_block_class(700 * KIB + 64) : 0);
+  assert_int_equal(qv_memory_trim(), QV_BLOCK_CACHE_ON ? qvb_block_class(700 * KIB + 64) : 0);
   assert_int_equal(qv_memory_trim(), 0);
-  assert_null(qv_block_cache_take(qv_block_class(700 * KIB + 64)));
+  assert_null(qvb_block_cache_take(qvb_block_class(700 * KIB + 64)));
 }
 
 /* Threads allocate, fill, check and free blocks of a few classes: a block

@@ -37,7 +37,7 @@ static void count_task(void *ctx, int64_t task, int worker) {
 static void run_and_check(counts *c, int64_t n) {
   memset(c, 0, sizeof *c);
   c->limit = qv_threads();
-  qv_pool_run(n, QV_POOL_MAX, count_task, c);
+  qvb_pool_run(n, QV_POOL_MAX, count_task, c);
   for (int64_t t = 0; t < n; t++) assert_int_equal(atomic_load(&c->ran[t]), 1);
   assert_int_equal(atomic_load(&c->bad_worker), 0);
 }
@@ -92,7 +92,7 @@ static void test_max_workers(void **state) {
     counts c;
     memset(&c, 0, sizeof c);
     c.limit = cap;
-    qv_pool_run(N_TASKS, cap, count_task, &c);
+    qvb_pool_run(N_TASKS, cap, count_task, &c);
     for (int t = 0; t < N_TASKS; t++) assert_int_equal(atomic_load(&c.ran[t]), 1);
     assert_int_equal(atomic_load(&c.bad_worker), 0);
   }
@@ -108,7 +108,7 @@ static void outer_task(void *ctx, int64_t task, int worker) {
   (void)worker;
   nested *n = ctx;
   n->inner[task].limit = QV_POOL_MAX;
-  qv_pool_run(N_TASKS, QV_POOL_MAX, count_task, &n->inner[task]);
+  qvb_pool_run(N_TASKS, QV_POOL_MAX, count_task, &n->inner[task]);
 }
 
 static void test_nested_runs_inline(void **state) {
@@ -116,7 +116,7 @@ static void test_nested_runs_inline(void **state) {
   int before = qv_set_threads(4);
   static nested n;
   memset(&n, 0, sizeof n);
-  qv_pool_run(8, QV_POOL_MAX, outer_task, &n);
+  qvb_pool_run(8, QV_POOL_MAX, outer_task, &n);
   for (int i = 0; i < 8; i++)
     for (int t = 0; t < N_TASKS; t++) assert_int_equal(atomic_load(&n.inner[i].ran[t]), 1);
   qv_set_threads(before);
@@ -127,7 +127,7 @@ static void *caller(void *arg) {
   for (int round = 0; round < 20; round++) {
     memset(c, 0, sizeof *c);
     c->limit = QV_POOL_MAX;
-    qv_pool_run(N_TASKS, QV_POOL_MAX, count_task, c);
+    qvb_pool_run(N_TASKS, QV_POOL_MAX, count_task, c);
     for (int t = 0; t < N_TASKS; t++)
       if (atomic_load(&c->ran[t]) != 1) return (void *)1;
   }
@@ -158,7 +158,7 @@ static void test_after_fork(void **state) {
   if (pid == 0) {
     static counts cc;
     cc.limit = QV_POOL_MAX;
-    qv_pool_run(N_TASKS, QV_POOL_MAX, count_task, &cc);
+    qvb_pool_run(N_TASKS, QV_POOL_MAX, count_task, &cc);
     for (int t = 0; t < N_TASKS; t++)
       if (atomic_load(&cc.ran[t]) != 1) _exit(1);
     _exit(0);

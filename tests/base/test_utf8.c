@@ -1,4 +1,4 @@
-/* qv_utf8_encode: the bytes of the boundary code points of each length,
+/* qvb_utf8_encode: the bytes of the boundary code points of each length,
  * and every scalar value (U+0000..U+10FFFF without the surrogates)
  * encoded, checked valid by qv_utf8_valid_prefix and decoded back by a
  * reference decoder written from RFC 3629. */
@@ -15,7 +15,7 @@
 
 static void expect_bytes(uint32_t cp, const char *want) {
   uint8_t buf[4] = {0};
-  size_t n = qv_utf8_encode(buf, cp);
+  size_t n = qvb_utf8_encode(buf, cp);
   assert_int_equal(n, strlen(want));
   assert_memory_equal(buf, want, n);
 }
@@ -47,7 +47,7 @@ static void test_every_scalar_value(void **state) {
   for (uint32_t cp = 0; cp <= 0x10FFFF; cp++) {
     if (cp >= 0xD800 && cp <= 0xDFFF) continue;
     uint8_t buf[4];
-    size_t n = qv_utf8_encode(buf, cp);
+    size_t n = qvb_utf8_encode(buf, cp);
     size_t want = cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
     if (n != want || qv_utf8_valid_prefix(buf, (int64_t)n) != (int64_t)n || decode(buf, n) != cp)
       fail_msg("U+%04X: %zu bytes", (unsigned)cp, n);

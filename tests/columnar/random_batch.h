@@ -1,8 +1,8 @@
 /* Random batches of any schema, shared by the C Data and IPC tests:
  * deterministic (seeded), with nulls everywhere and nested values.
  * Include after <cmocka.h>. */
-#ifndef QV_TEST_RANDOM_BATCH_H
-#define QV_TEST_RANDOM_BATCH_H
+#ifndef QUIVER_TESTS_COLUMNAR_RANDOM_BATCH_H
+#define QUIVER_TESTS_COLUMNAR_RANDOM_BATCH_H
 
 #include <stdint.h>
 #include <stdlib.h>

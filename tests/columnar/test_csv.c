@@ -104,7 +104,7 @@ static void check_n(const char *text, size_t size, const qv_csv_options *o, cons
   for (size_t k = 0; k < N_CHUNKS; k++) {
     qv_batch_reader *r = NULL;
     qv_error err = {0};
-    qv_status st = qv_csv_open_buffer_chunked(text, (int64_t)size, o, k_chunks[k], 0, &r, &err);
+    qv_status st = qvc_csv_open_buffer_chunked(text, (int64_t)size, o, k_chunks[k], 0, &r, &err);
     if (st != QV_OK) fail_msg("chunk %lld: open failed: %s", (long long)k_chunks[k], err.message);
     char *got = drain(r, &err, &st);
     if (!got) fail_msg("chunk %lld: next failed: %s", (long long)k_chunks[k], err.message);
@@ -126,7 +126,7 @@ static void check_error_n(const char *text, size_t size, const qv_csv_options *o
   for (size_t k = 0; k < N_CHUNKS; k++) {
     qv_batch_reader *r = NULL;
     qv_error err = {0};
-    qv_status st = qv_csv_open_buffer_chunked(text, (int64_t)size, o, k_chunks[k], 0, &r, &err);
+    qv_status st = qvc_csv_open_buffer_chunked(text, (int64_t)size, o, k_chunks[k], 0, &r, &err);
     if (st == QV_OK) {
       char *got = drain(r, &err, &st);
       if (got) fail_msg("chunk %lld: expected an error, got:\n%s", (long long)k_chunks[k], got);
@@ -415,7 +415,7 @@ static void test_record_limit(void **state) {
   const char *text = "a\n\"0123456789012345678901234567890123456789\n";
   qv_batch_reader *r = NULL;
   qv_error err;
-  assert_int_equal(qv_csv_open_buffer_chunked(text, (int64_t)strlen(text), NULL, 8, 16, &r, &err),
+  assert_int_equal(qvc_csv_open_buffer_chunked(text, (int64_t)strlen(text), NULL, 8, 16, &r, &err),
                    QV_ERR_PARSE);
   assert_null(r);
   assert_string_equal(err.message,
@@ -821,7 +821,7 @@ static void test_out_of_memory(void **state) {
     qv_set_allocator(failing_alloc, NULL);
     qv_batch_reader *r = NULL;
     qv_error err;
-    qv_status st = qv_csv_open_buffer_chunked(text, (int64_t)strlen(text), &o, 5, 0, &r, &err);
+    qv_status st = qvc_csv_open_buffer_chunked(text, (int64_t)strlen(text), &o, 5, 0, &r, &err);
     int64_t rows = 0;
     if (st == QV_OK) {
       qv_batch *b;

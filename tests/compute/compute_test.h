@@ -1,8 +1,8 @@
 /* Helpers shared by the compute tests: building arrays, batches and bound
  * expression trees by hand (without the binder), evaluating, and checking
  * results value by value. */
-#ifndef QV_TESTS_COMPUTE_TEST_H
-#define QV_TESTS_COMPUTE_TEST_H
+#ifndef QUIVER_TESTS_COMPUTE_COMPUTE_TEST_H
+#define QUIVER_TESTS_COMPUTE_COMPUTE_TEST_H
 
 #include <setjmp.h>
 #include <stdarg.h>

@@ -2,8 +2,8 @@
  * tree (used by test_bind.c over every golden input and by the fuzz
  * target over everything that binds).  Returns NULL when the tree keeps
  * the contract, else a description of the first node that breaks it. */
-#ifndef QV_BOUND_CHECK_H
-#define QV_BOUND_CHECK_H
+#ifndef QUIVER_TESTS_EXPR_BOUND_CHECK_H
+#define QUIVER_TESTS_EXPR_BOUND_CHECK_H
 
 #include <string.h>
 

@@ -1,7 +1,7 @@
 /* Helpers shared by the expr tests: golden files, line lists, a test
  * schema.  Header-only so each test program stays one file plus this. */
-#ifndef QV_EXPR_TEST_UTIL_H
-#define QV_EXPR_TEST_UTIL_H
+#ifndef QUIVER_TESTS_EXPR_EXPR_TEST_UTIL_H
+#define QUIVER_TESTS_EXPR_EXPR_TEST_UTIL_H
 
 #include <stdio.h>
 #include <stdlib.h>

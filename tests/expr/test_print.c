@@ -214,7 +214,7 @@ static void test_timestamp_extremes(void **state) {
   };
   for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
     char buf[96];
-    qv_expr_format_timestamp(cases[k].v, cases[k].unit, buf, sizeof buf);
+    qve_expr_format_timestamp(cases[k].v, cases[k].unit, buf, sizeof buf);
     assert_string_equal(buf, cases[k].want);
   }
 }
@@ -311,27 +311,27 @@ static void test_round_trip_all_inputs(void **state) {
 static void test_registry(void **state) {
   (void)state;
   for (int op = 0; op < QV_OP__COUNT; op++) {
-    const qv_op_info *i = qv_op_info_of((qv_op)op);
+    const qve_op_info *i = qve_op_info_of((qv_op)op);
     assert_non_null(i);
     assert_non_null(i->name);
     assert_string_equal(qv_op_name((qv_op)op), i->name);
     assert_true(i->max_args < 0 || i->max_args >= i->min_args);
-    assert_true(qv_op_arity_ok((qv_op)op, i->min_args));
-    assert_false(qv_op_arity_ok((qv_op)op, i->min_args - 1));
+    assert_true(qve_op_arity_ok((qv_op)op, i->min_args));
+    assert_false(qve_op_arity_ok((qv_op)op, i->min_args - 1));
     assert_int_equal(qv_op_mirror(qv_op_mirror((qv_op)op)), op);
-    if (qv_op_mirror((qv_op)op) != (qv_op)op) assert_true(qv_op_is_compare((qv_op)op));
+    if (qv_op_mirror((qv_op)op) != (qv_op)op) assert_true(qve_op_is_compare((qv_op)op));
     if (i->print == QV_PRINT_INFIX) assert_non_null(i->infix);
   }
-  assert_null(qv_op_info_of(QV_OP__COUNT));
+  assert_null(qve_op_info_of(QV_OP__COUNT));
   assert_string_equal(qv_op_name(QV_OP__COUNT), "?");
   assert_int_equal(qv_op_mirror(QV_OP_LT), QV_OP_GT);
   assert_int_equal(qv_op_mirror(QV_OP_GE), QV_OP_LE);
   assert_int_equal(qv_op_mirror(QV_OP_EQ), QV_OP_EQ);
-  assert_true(qv_op_is_logic(QV_OP_XOR));
-  assert_true(qv_op_is_test(QV_OP_IS_NOT_FALSE));
-  assert_false(qv_op_is_compare(QV_OP_EQ_MISSING));
-  assert_string_equal(qv_op_infix(QV_OP_NE_MISSING), "IS DISTINCT FROM");
-  assert_null(qv_op_infix(QV_OP_IN));
+  assert_true(qve_op_is_logic(QV_OP_XOR));
+  assert_true(qve_op_is_test(QV_OP_IS_NOT_FALSE));
+  assert_false(qve_op_is_compare(QV_OP_EQ_MISSING));
+  assert_string_equal(qve_op_infix(QV_OP_NE_MISSING), "IS DISTINCT FROM");
+  assert_null(qve_op_infix(QV_OP_IN));
   assert_prints(qv_expr_unary(QV_OP_ADD, qv_expr_column("a")), "+(a)");
   assert_prints(qv_expr_call(QV_OP_IS_NULL, NULL, 0), "IS NULL()");
   assert_prints(qv_expr_unary(QV_OP_MIN_HORIZONTAL, qv_expr_column("a")), "least(a)");

@@ -1,8 +1,8 @@
 /* Helpers of the index tests: a random dataset with nulls and edge values,
  * and the brute-force answer an index is compared with (the compute
  * layer's evaluator over every row of a fragment). */
-#ifndef QV_INDEX_TEST_UTIL_H
-#define QV_INDEX_TEST_UTIL_H
+#ifndef QUIVER_TESTS_INDEX_INDEX_TEST_UTIL_H
+#define QUIVER_TESTS_INDEX_INDEX_TEST_UTIL_H
 
 #include <math.h>
 #include <stdarg.h>

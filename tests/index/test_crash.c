@@ -139,7 +139,7 @@ static void test_crash_rebuild(void **state) {
     assert_int_equal(qv_dataset_open(path, 0, &ds, NULL), QV_OK);
     qv_index_entry e;
     qv_dataset_index(ds, 0, &e);
-    char *file = qv_path_join(path, e.files[0].path);
+    char *file = qvb_path_join(path, e.files[0].path);
     qv_dataset_close(ds);
     assert_int_equal(truncate(file, 100), 0);
     qv_free(file);

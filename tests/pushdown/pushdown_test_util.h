@@ -3,8 +3,8 @@
  * inside [] or <> belong to the type), a growing text buffer, and the
  * golden comparison (QV_UPDATE_GOLDEN=1 rewrites the file).  Include after
  * <cmocka.h>. */
-#ifndef QV_PUSHDOWN_TEST_UTIL_H
-#define QV_PUSHDOWN_TEST_UTIL_H
+#ifndef QUIVER_TESTS_PUSHDOWN_PUSHDOWN_TEST_UTIL_H
+#define QUIVER_TESTS_PUSHDOWN_PUSHDOWN_TEST_UTIL_H
 
 #include <stdio.h>
 #include <stdlib.h>

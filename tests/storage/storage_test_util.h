@@ -1,7 +1,7 @@
 /* Helpers shared by the storage tests: temp directories, a batch reader
  * over batches in memory, column generators, exact array comparison. */
-#ifndef QV_STORAGE_TEST_UTIL_H
-#define QV_STORAGE_TEST_UTIL_H
+#ifndef QUIVER_TESTS_STORAGE_STORAGE_TEST_UTIL_H
+#define QUIVER_TESTS_STORAGE_STORAGE_TEST_UTIL_H
 
 #include <setjmp.h>
 #include <stdarg.h>

@@ -49,7 +49,7 @@ static void write_fixture(fixture *fx, const char *sub, const qv_schema *s, qv_a
   snprintf(fx->name, sizeof fx->name, "%s", fi.path);
   qv_dataset_close(ds);
   fx->file = join2(fx->path, fx->name);
-  assert_int_equal(qv_file_read(fx->file, fx->name, 1 << 20, &fx->orig, &fx->size, &err), QV_OK);
+  assert_int_equal(qvb_file_read(fx->file, fx->name, 1 << 20, &fx->orig, &fx->size, &err), QV_OK);
 }
 
 /* 100 rows of text FSST compresses (every tenth null), written by AUTO. */
@@ -135,7 +135,7 @@ static void fix_checksums(void) {
   assert_int_equal(qvs_datafile_open(g_file, g_name, &df, &err), QV_OK);
   int64_t size;
   uint8_t *bytes;
-  assert_int_equal(qv_file_read(g_file, g_name, 1 << 20, &bytes, &size, &err), QV_OK);
+  assert_int_equal(qvb_file_read(g_file, g_name, 1 << 20, &bytes, &size, &err), QV_OK);
   for (int32_t c = 0; c < df->n_columns; c++)
     for (int32_t p = 0; p < df->columns[c].n_pages; p++) {
       const qvs_page *pg = &df->columns[c].pages[p];

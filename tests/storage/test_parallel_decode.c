@@ -168,7 +168,7 @@ static void test_damage_reports_the_first(void **state) {
   char *file = join2(path, name);
   uint8_t *orig;
   int64_t size;
-  assert_int_equal(qv_file_read(file, name, 1 << 20, &orig, &size, &err), QV_OK);
+  assert_int_equal(qvb_file_read(file, name, 1 << 20, &orig, &size, &err), QV_OK);
   int64_t page_at, frame_at[3];
   const int64_t which[3] = {40, 90, 100};
   page_layout(file, name, &page_at, frame_at, which);

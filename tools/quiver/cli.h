@@ -1,7 +1,7 @@
 /* Shared pieces of the quiver command.  The command uses only the public
  * headers: it is a client of libquiver like any other program. */
-#ifndef QUIVER_CLI_H
-#define QUIVER_CLI_H
+#ifndef QUIVER_TOOLS_QUIVER_CLI_H
+#define QUIVER_TOOLS_QUIVER_CLI_H
 
 #include <stdbool.h>
 #include <stdio.h>
