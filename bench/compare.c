@@ -86,9 +86,12 @@ static void append_value(qv_builder *b, kind k, uint32_t v) {
   qv_status st;
   char buf[32];
   switch (k) {
-    case K_INT32: case K_INT64: case K_DATE32: st = qv_builder_append_int(b, (int64_t)v); break;
+    case K_INT32:
+    case K_INT64:
+    case K_DATE32: st = qv_builder_append_int(b, (int64_t)v); break;
     case K_UINT64: st = qv_builder_append_uint(b, (uint64_t)v); break;
-    case K_FLOAT32: case K_FLOAT64: st = qv_builder_append_double(b, (double)v + 0.25); break;
+    case K_FLOAT32:
+    case K_FLOAT64: st = qv_builder_append_double(b, (double)v + 0.25); break;
     case K_TS_US: st = qv_builder_append_int(b, TS_BASE + (int64_t)v * 1000000); break;
     case K_DEC: st = qv_builder_append_decimal(b, (uint64_t)v, 0); break; /* v / 100 */
     default: {
@@ -200,9 +203,7 @@ static double run_eval_sel(const qv_expr *e, const qv_batch *b, const qv_selecti
   return t;
 }
 
-static double run_eval(const qv_expr *e, const qv_batch *b, int64_t *trues) {
-  return run_eval_sel(e, b, NULL, trues);
-}
+static double run_eval(const qv_expr *e, const qv_batch *b, int64_t *trues) { return run_eval_sel(e, b, NULL, trues); }
 
 static double run_filter_sel(const qv_expr *e, const qv_batch *b, const qv_selection *sel, int64_t *kept) {
   qv_selection out = QV_SELECTION_INIT;
@@ -255,7 +256,8 @@ static box_cmp_fn volatile g_cmp_table[5] = {cmp_i64, cmp_u64, cmp_f64, cmp_dec,
 static int tag_of(kind k) {
   switch (k) {
     case K_UINT64: return TAG_U64;
-    case K_FLOAT32: case K_FLOAT64: return TAG_F64;
+    case K_FLOAT32:
+    case K_FLOAT64: return TAG_F64;
     case K_DEC: return TAG_DEC;
     case K_STRING: return TAG_STR;
     default: return TAG_I64;
@@ -280,12 +282,32 @@ static box *box_element(const qv_array *a, kind k, int64_t i) {
   b->len = 0;
   const void *vals = qv_array_values(a);
   switch (k) {
-    case K_INT32: case K_DATE32: b->tag = TAG_I64; b->v.i = ((const int32_t *)vals)[i]; break;
-    case K_INT64: case K_TS_US: b->tag = TAG_I64; b->v.i = ((const int64_t *)vals)[i]; break;
-    case K_UINT64: b->tag = TAG_U64; b->v.u = ((const uint64_t *)vals)[i]; break;
-    case K_FLOAT32: b->tag = TAG_F64; b->v.f = ((const float *)vals)[i]; break;
-    case K_FLOAT64: b->tag = TAG_F64; b->v.f = ((const double *)vals)[i]; break;
-    default: b->tag = TAG_DEC; memcpy(&b->v.d, (const uint8_t *)vals + 16 * i, 16); break;
+    case K_INT32:
+    case K_DATE32:
+      b->tag = TAG_I64;
+      b->v.i = ((const int32_t *)vals)[i];
+      break;
+    case K_INT64:
+    case K_TS_US:
+      b->tag = TAG_I64;
+      b->v.i = ((const int64_t *)vals)[i];
+      break;
+    case K_UINT64:
+      b->tag = TAG_U64;
+      b->v.u = ((const uint64_t *)vals)[i];
+      break;
+    case K_FLOAT32:
+      b->tag = TAG_F64;
+      b->v.f = ((const float *)vals)[i];
+      break;
+    case K_FLOAT64:
+      b->tag = TAG_F64;
+      b->v.f = ((const double *)vals)[i];
+      break;
+    default:
+      b->tag = TAG_DEC;
+      memcpy(&b->v.d, (const uint8_t *)vals + 16 * i, 16);
+      break;
   }
   return b;
 }
@@ -459,8 +481,9 @@ static void bench_filter_sel(kind k, int64_t n) {
   bool ok = tf <= te;
   if (!ok) g_miss_sel++;
   double rows = (double)half.count;
-  printf("| %-16s | %5.2f%% | %8.1f | %6.2f | %8.1f | %6.2f | %5.2f | %-4s |\n", k_label[k], 100.0 * (double)kept / rows,
-         rows / tf / 1e6, bytes / tf / 1e9, rows / te / 1e6, bytes / te / 1e9, te / tf, ok ? "ok" : "MISS");
+  printf("| %-16s | %5.2f%% | %8.1f | %6.2f | %8.1f | %6.2f | %5.2f | %-4s |\n", k_label[k],
+         100.0 * (double)kept / rows, rows / tf / 1e6, bytes / tf / 1e9, rows / te / 1e6, bytes / te / 1e9, te / tf,
+         ok ? "ok" : "MISS");
   fflush(stdout);
   qv_expr_destroy(e);
   qv_selection_reset(&half);
@@ -537,8 +560,9 @@ static void bench_filter(kind k, int64_t n) {
   g_sink += (uint64_t)kept;
   bool ok = tf <= te;
   if (!ok) g_miss_sel++;
-  printf("| %-16s | %5.2f%% | %8.1f | %6.2f | %8.1f | %6.2f | %5.2f | %-4s |\n", k_label[k], 100.0 * (double)kept / (double)n,
-         (double)n / tf / 1e6, bytes / tf / 1e9, (double)n / te / 1e6, bytes / te / 1e9, te / tf, ok ? "ok" : "MISS");
+  printf("| %-16s | %5.2f%% | %8.1f | %6.2f | %8.1f | %6.2f | %5.2f | %-4s |\n", k_label[k],
+         100.0 * (double)kept / (double)n, (double)n / tf / 1e6, bytes / tf / 1e9, (double)n / te / 1e6,
+         bytes / te / 1e9, te / tf, ok ? "ok" : "MISS");
   fflush(stdout);
   qv_expr_destroy(e);
   qv_array_release(col);
@@ -621,22 +645,25 @@ int main(int argc, char **argv) {
   memset(boxed_out, 0, (size_t)n); /* fault the pages in before timing */
   memset(memdst, 0, (size_t)n * 16 + 64);
 
-  printf("| type             | op | kernel Mrows/s | kernel GB/s | boxed Mrows/s | boxed GB/s | memcpy GB/s | kernel/boxed "
-         "| kernel/memcpy GB/s | targets (boxed, memcpy) |\n");
+  printf(
+      "| type             | op | kernel Mrows/s | kernel GB/s | boxed Mrows/s | boxed GB/s | memcpy GB/s | kernel/boxed "
+      "| kernel/memcpy GB/s | targets (boxed, memcpy) |\n");
   printf("|---|---|---:|---:|---:|---:|---:|---:|---:|---|\n");
   for (int k = 0; k < K__N; k++)
     if (only < 0 || only == k) bench_type((kind)k, n, boxed_out, memdst);
 
   printf("\nselective filter `c < s`, s chosen so ~1%% of rows pass; target: selection no slower than bitmap\n\n");
-  printf("| type             | kept | qv_eval_filter (selection) Mrows/s | GB/s | qv_eval (bitmap) Mrows/s | GB/s | "
-         "selection speed / bitmap speed | target |\n");
+  printf(
+      "| type             | kept | qv_eval_filter (selection) Mrows/s | GB/s | qv_eval (bitmap) Mrows/s | GB/s | "
+      "selection speed / bitmap speed | target |\n");
   printf("|---|---:|---:|---:|---:|---:|---:|---|\n");
   for (int k = 0; k < K__N; k++)
     if (only < 0 || only == k) bench_filter((kind)k, n);
 
   printf("\nthe same filter under an incoming selection of every other row (rows/s and GB/s of the selected rows)\n\n");
-  printf("| type             | kept | qv_eval_filter (selection) Mrows/s | GB/s | qv_eval (bitmap) Mrows/s | GB/s | "
-         "selection speed / bitmap speed | target |\n");
+  printf(
+      "| type             | kept | qv_eval_filter (selection) Mrows/s | GB/s | qv_eval (bitmap) Mrows/s | GB/s | "
+      "selection speed / bitmap speed | target |\n");
   printf("|---|---:|---:|---:|---:|---:|---:|---|\n");
   for (int k = 0; k < K__N; k++)
     if (only < 0 || only == k) bench_filter_sel((kind)k, n);

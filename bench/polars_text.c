@@ -15,8 +15,9 @@ static void die(const char *what, const qv_error *err) {
 }
 
 static qv_array *build(const char *type, int64_t n, int kind) {
-  static const char *const words[] = {"alpha", "Beta", "gamma delta", "  padded  ", "straße", "ΣΑΣ ΣΑΣ",
-                                      "hello-world it's", "x", "", "日本語 テキスト"};
+  static const char *const words[] = {"alpha",  "Beta",           "gamma delta",      "  padded  ",
+                                      "straße", "ΣΑΣ ΣΑΣ",        "hello-world it's", "x",
+                                      "",       "日本語 テキスト"};
   qv_datatype t;
   qv_error err;
   if (qv_datatype_parse(type, &t, &err) != QV_OK) die(type, &err);

@@ -73,8 +73,17 @@ static int measure(const char *quiver, const char *path, int pushdown, int repea
   sample s[16];
   for (int i = 0; i < repeat; i++) {
     char out[512];
-    char *argv[] = {(char *)quiver, "scan", (char *)path, "--filter", "val > 0.999", "--select", "id,payload",
-                    "--format", "stats", pushdown ? NULL : "--no-pushdown", NULL};
+    char *argv[] = {(char *)quiver,
+                    "scan",
+                    (char *)path,
+                    "--filter",
+                    "val > 0.999",
+                    "--select",
+                    "id,payload",
+                    "--format",
+                    "stats",
+                    pushdown ? NULL : "--no-pushdown",
+                    NULL};
     if (run(argv, out, sizeof out, &s[i]) != 0) {
       fprintf(stderr, "bench: scan failed: %s\n", out);
       return -1;
@@ -137,10 +146,10 @@ int main(int argc, char **argv) {
     if (first_rss_on == 0) first_rss_on = on.rss_kib;
     else printf("%11s  peak RSS with pushdown vs the first row count: %.2fx\n", "", on.rss_kib / first_rss_on);
     if (js)
-      fprintf(js, "%s{\"rows\": %lld, \"on\": {\"seconds\": %.4f, \"peak_rss_kib\": %ld, \"bytes_read\": %lld}, "
-                  "\"off\": {\"seconds\": %.4f, \"peak_rss_kib\": %ld, \"bytes_read\": %lld}}",
-              nrun ? ", " : "", rows, on.seconds, on.rss_kib, on.bytes_read, off.seconds, off.rss_kib,
-              off.bytes_read);
+      fprintf(js,
+              "%s{\"rows\": %lld, \"on\": {\"seconds\": %.4f, \"peak_rss_kib\": %ld, \"bytes_read\": %lld}, "
+              "\"off\": {\"seconds\": %.4f, \"peak_rss_kib\": %ld, \"bytes_read\": %lld}}",
+              nrun ? ", " : "", rows, on.seconds, on.rss_kib, on.bytes_read, off.seconds, off.rss_kib, off.bytes_read);
     nrun++;
   }
   if (js) {

@@ -53,12 +53,10 @@ static double run(const char *path, const qv_scan_options *o, int64_t *rows) {
 }
 
 int main(int argc, char **argv) {
-  static const struct option longopts[] = {{"where", required_argument, NULL, 'w'},
-                                           {"filter", required_argument, NULL, 'f'},
-                                           {"select", required_argument, NULL, 's'},
-                                           {"runs", required_argument, NULL, 'r'},
-                                           {"compare", required_argument, NULL, 'c'},
-                                           {NULL, 0, NULL, 0}};
+  static const struct option longopts[] = {
+      {"where", required_argument, NULL, 'w'},   {"filter", required_argument, NULL, 'f'},
+      {"select", required_argument, NULL, 's'},  {"runs", required_argument, NULL, 'r'},
+      {"compare", required_argument, NULL, 'c'}, {NULL, 0, NULL, 0}};
   const char *where = NULL, *filter = NULL, *select = NULL, *compare = NULL;
   int runs = 30, ch;
   while ((ch = getopt_long(argc, argv, "w:f:s:r:c:", longopts, NULL)) != -1) {
@@ -110,8 +108,9 @@ int main(int argc, char **argv) {
     qsort(ms + k * runs, (size_t)runs, sizeof *ms, cmp_double);
     median[k] = ms[k * runs + runs / 2];
     printf("%-14s median %8.3f ms  p25 %8.3f  min %8.3f  rows %lld\n",
-           !compare ? "scan" : k == 0 ? (compare[0] == 'p' ? "pushdown on" : "index on")
-                                      : (compare[0] == 'p' ? "pushdown off" : "index off"),
+           !compare ? "scan"
+           : k == 0 ? (compare[0] == 'p' ? "pushdown on" : "index on")
+                    : (compare[0] == 'p' ? "pushdown off" : "index off"),
            median[k], ms[k * runs + runs / 4], ms[k * runs], (long long)rows[k]);
   }
   if (compare) printf("on vs off: %.1fx\n", median[1] / median[0]);

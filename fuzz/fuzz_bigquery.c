@@ -35,7 +35,8 @@ static void translate(const qv_expr *e, const qv_schema *s, const char *text) {
   check(st == st2, "translate and explain disagree", text);
   if (st != QV_OK) {
     check(f == NULL && why == NULL, "output set on failure", text);
-    check(st == QV_ERR_NOMEM || strncmp(err.message, "bigquery: ", 10) == 0, "error without the bigquery: prefix", text);
+    check(st == QV_ERR_NOMEM || strncmp(err.message, "bigquery: ", 10) == 0, "error without the bigquery: prefix",
+          text);
     return;
   }
   check(why != NULL, "no explanation", text);
@@ -49,9 +50,9 @@ static void translate(const qv_expr *e, const qv_schema *s, const char *text) {
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (schema.n_fields == 0) {
-    static const char *const cols[][2] = {{"a", "int64"},  {"b", "int64"},  {"f", "float64"},
-                                          {"s", "string"}, {"flag", "bool"}, {"d", "date32"},
-                                          {"ts", "timestamp[us]"}, {"tz", "timestamp[us, UTC]"}};
+    static const char *const cols[][2] = {
+        {"a", "int64"},   {"b", "int64"},  {"f", "float64"},        {"s", "string"},
+        {"flag", "bool"}, {"d", "date32"}, {"ts", "timestamp[us]"}, {"tz", "timestamp[us, UTC]"}};
     for (size_t k = 0; k < sizeof cols / sizeof cols[0]; k++) fuzz_schema_add(&schema, cols[k][0], cols[k][1]);
   }
   if (size < 1 || size > 8192) return 0;

@@ -19,10 +19,23 @@
 #include "quiver/compute.h"
 
 static const char *const PAIRS[][2] = {
-    {"int8", "int8"}, {"int32", "int32"}, {"int64", "int64"}, {"uint64", "uint64"}, {"int64", "uint64"},
-    {"uint8", "int16"}, {"int8", "uint32"}, {"float32", "float32"}, {"float64", "float64"}, {"float32", "float64"},
-    {"string", "string"}, {"binary", "binary"}, {"bool", "bool"}, {"date32", "date32"},
-    {"timestamp[ms]", "timestamp[us]"}, {"decimal(38,2)", "decimal(38,4)"}, {"decimal(20,3)", "int32"},
+    {"int8", "int8"},
+    {"int32", "int32"},
+    {"int64", "int64"},
+    {"uint64", "uint64"},
+    {"int64", "uint64"},
+    {"uint8", "int16"},
+    {"int8", "uint32"},
+    {"float32", "float32"},
+    {"float64", "float64"},
+    {"float32", "float64"},
+    {"string", "string"},
+    {"binary", "binary"},
+    {"bool", "bool"},
+    {"date32", "date32"},
+    {"timestamp[ms]", "timestamp[us]"},
+    {"decimal(38,2)", "decimal(38,4)"},
+    {"decimal(20,3)", "int32"},
 };
 #define N_PAIRS (sizeof PAIRS / sizeof PAIRS[0])
 #define MAX_ROWS 300
@@ -55,7 +68,8 @@ static bool read_val(reader *r, const qv_datatype *t, val *v) {
   v->null = (nb & 7) == 0;
   switch (t->id) {
     case QV_TYPE_BOOL: v->i = nb >> 7; return true;
-    case QV_TYPE_STRING: case QV_TYPE_BINARY: {
+    case QV_TYPE_STRING:
+    case QV_TYPE_BINARY: {
       uint8_t len;
       if (!take(r, &len, 1)) return false;
       v->len = len % 32;
@@ -95,11 +109,15 @@ static bool append(qv_builder *b, const val *v) {
   if (v->null) return qv_builder_append_null(b) == QV_OK;
   switch (b->type.id) {
     case QV_TYPE_BOOL: return qv_builder_append_bool(b, v->i != 0) == QV_OK;
-    case QV_TYPE_STRING: case QV_TYPE_BINARY: return qv_builder_append_bytes(b, v->s, v->len) == QV_OK;
-    case QV_TYPE_FLOAT32: case QV_TYPE_FLOAT64: return qv_builder_append_double(b, v->f) == QV_OK;
+    case QV_TYPE_STRING:
+    case QV_TYPE_BINARY: return qv_builder_append_bytes(b, v->s, v->len) == QV_OK;
+    case QV_TYPE_FLOAT32:
+    case QV_TYPE_FLOAT64: return qv_builder_append_double(b, v->f) == QV_OK;
     case QV_TYPE_DECIMAL128: return qv_builder_append_decimal(b, (uint64_t)v->i, (int64_t)(v->i >> 64)) == QV_OK;
-    case QV_TYPE_UINT8: case QV_TYPE_UINT16: case QV_TYPE_UINT32: case QV_TYPE_UINT64:
-      return qv_builder_append_uint(b, (uint64_t)v->i) == QV_OK;
+    case QV_TYPE_UINT8:
+    case QV_TYPE_UINT16:
+    case QV_TYPE_UINT32:
+    case QV_TYPE_UINT64: return qv_builder_append_uint(b, (uint64_t)v->i) == QV_OK;
     default: return qv_builder_append_int(b, (int64_t)v->i) == QV_OK;
   }
 }

@@ -10,11 +10,10 @@
 #include "columnar/csv_int.h"
 #include "quiver/columnar.h"
 
-static const char *const k_types[] = {
-    "int8",   "uint64",        "float32",       "decimal(5,2)",       "decimal(38,10)",
-    "date32", "timestamp[ns]", "timestamp[ms, UTC]", "time64[us]", "duration[s]",
-    "bool",   "binary",        "string",        "int64",              "float64",
-    "uint8"};
+static const char *const k_types[] = {"int8",           "uint64",      "float32",       "decimal(5,2)",
+                                      "decimal(38,10)", "date32",      "timestamp[ns]", "timestamp[ms, UTC]",
+                                      "time64[us]",     "duration[s]", "bool",          "binary",
+                                      "string",         "int64",       "float64",       "uint8"};
 
 /* Hashes everything a reader produces: schema, every cell's text, and the
  * final status and message. */
@@ -34,8 +33,7 @@ static uint64_t drain(const char *text, int64_t size, const qv_csv_options *o, i
     for (;;) {
       qv_batch *b = NULL;
       if ((st = r->next(r, &b, &err)) != QV_OK || !b) break;
-      if (b->num_rows < 1 || b->num_rows > o->batch_rows || b->schema.n_fields != s->n_fields)
-        abort();
+      if (b->num_rows < 1 || b->num_rows > o->batch_rows || b->schema.n_fields != s->n_fields) abort();
       for (int32_t c = 0; c < b->schema.n_fields; c++) {
         qv_array *a = b->columns[c];
         if (a->length != b->num_rows || qv_array_validate(a, &err) != QV_OK) abort();

@@ -90,9 +90,11 @@ static void add_value(qv_builder *b, int i) {
   }
   switch (b->type.id) {
     case QV_TYPE_BOOL: qv_builder_append_bool(b, i % 3 == 0); break;
-    case QV_TYPE_FLOAT32: case QV_TYPE_FLOAT64: qv_builder_append_double(b, i % 17 == 0 ? 0.0 / 0.0 : i * 0.25); break;
+    case QV_TYPE_FLOAT32:
+    case QV_TYPE_FLOAT64: qv_builder_append_double(b, i % 17 == 0 ? 0.0 / 0.0 : i * 0.25); break;
     case QV_TYPE_DECIMAL128: qv_builder_append_decimal(b, (uint64_t)i * 1000003u, i % 2 ? -1 : 0); break;
-    case QV_TYPE_STRING: case QV_TYPE_BINARY: {
+    case QV_TYPE_STRING:
+    case QV_TYPE_BINARY: {
       char s[32];
       int n = snprintf(s, sizeof s, i % 2 ? "v%d" : "value-%d", i % 2 ? i % 5 : i);
       qv_builder_append_bytes(b, s, n);
@@ -111,8 +113,10 @@ static void add_value(qv_builder *b, int i) {
       for (int32_t k = 0; k < b->n_children; k++) add_value(&b->children[k], i + k);
       qv_builder_append_valid(b);
       break;
-    case QV_TYPE_UINT8: case QV_TYPE_UINT16: case QV_TYPE_UINT32: case QV_TYPE_UINT64:
-      qv_builder_append_uint(b, (uint64_t)(i % 100)); break;
+    case QV_TYPE_UINT8:
+    case QV_TYPE_UINT16:
+    case QV_TYPE_UINT32:
+    case QV_TYPE_UINT64: qv_builder_append_uint(b, (uint64_t)(i % 100)); break;
     default: qv_builder_append_int(b, i % 3 ? 100 + i % 20 : i * 7919 % 127); break;
   }
 }

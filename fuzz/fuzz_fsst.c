@@ -61,8 +61,7 @@ static void round_trip(const uint8_t *data, size_t size) {
     qv_store_u32le(co + 4 * (i + 1), (uint32_t)pos);
   }
   check(qvs_fsst_decode_rows(&u, codes, co, n, back, o) == -1, "page does not decode");
-  check(memcmp(o, off, ((size_t)n + 1) * sizeof *o) == 0 && memcmp(back, chars, (size_t)off[n]) == 0,
-        "page differs");
+  check(memcmp(o, off, ((size_t)n + 1) * sizeof *o) == 0 && memcmp(back, chars, (size_t)off[n]) == 0, "page differs");
   free(off);
   free(chars);
   free(codes);

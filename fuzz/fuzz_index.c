@@ -56,7 +56,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   uint8_t lo[3] = {'a', 'b', 'c'}, hi[9] = {1, 0, 0, 0, 0, 0, 0, 0, 9};
   qvi_range all = {false, false, false, false, false, 0, 0, NULL, NULL};
-  qvi_range some[2] = {{true, true, true, false, false, 3, 9, lo, hi}, {true, true, false, false, true, 1, 0, lo, NULL}};
+  qvi_range some[2] = {{true, true, true, false, false, 3, 9, lo, hi},
+                       {true, true, false, false, true, 1, 0, lo, NULL}};
   ask(f, QVI_RANGES, false, false, &all, 1);
   ask(f, QVI_RANGES, true, true, some, 2);
   ask(f, QVI_NULLS, true, false, NULL, 0);

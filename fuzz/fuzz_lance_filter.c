@@ -17,13 +17,31 @@ static qv_schema schema = QV_SCHEMA_INIT;
 
 static void init_schema(void) {
   static const char *const cols[][2] = {
-      {"a", "int32"}, {"b", "int64"}, {"c", "int8"}, {"u", "uint64"}, {"u8", "uint8"},
-      {"f", "float64"}, {"g", "float32"}, {"s", "string"}, {"t", "string"}, {"x", "binary"},
-      {"d", "date32"}, {"ts", "timestamp[us]"}, {"tn", "timestamp[ns]"}, {"tz", "timestamp[ms, UTC]"},
-      {"dec", "decimal(10,2)"}, {"big", "decimal(38,10)"}, {"flag", "bool"}, {"l", "list<int32>"},
-      {"ls", "list<string>"}, {"fl", "fixed_size_list<float32, 3>"},
-      {"st", "struct<x: int32, y: string, inner: struct<z: float64>>"}, {"Name", "string"},
-      {"tm", "time64[us]"}, {"du", "duration[ms]"}, {"nul", "null"},
+      {"a", "int32"},
+      {"b", "int64"},
+      {"c", "int8"},
+      {"u", "uint64"},
+      {"u8", "uint8"},
+      {"f", "float64"},
+      {"g", "float32"},
+      {"s", "string"},
+      {"t", "string"},
+      {"x", "binary"},
+      {"d", "date32"},
+      {"ts", "timestamp[us]"},
+      {"tn", "timestamp[ns]"},
+      {"tz", "timestamp[ms, UTC]"},
+      {"dec", "decimal(10,2)"},
+      {"big", "decimal(38,10)"},
+      {"flag", "bool"},
+      {"l", "list<int32>"},
+      {"ls", "list<string>"},
+      {"fl", "fixed_size_list<float32, 3>"},
+      {"st", "struct<x: int32, y: string, inner: struct<z: float64>>"},
+      {"Name", "string"},
+      {"tm", "time64[us]"},
+      {"du", "duration[ms]"},
+      {"nul", "null"},
   };
   for (size_t k = 0; k < sizeof cols / sizeof cols[0]; k++) fuzz_schema_add(&schema, cols[k][0], cols[k][1]);
 }

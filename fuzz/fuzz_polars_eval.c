@@ -25,8 +25,15 @@ static void must(qv_status st, const char *what) {
 }
 
 static qv_array *column(const char *type, int kind) {
-  static const char *const strs[] = {"abc", NULL, "", "h\xc3\xa9llo w\xc3\xb6rld", " \xc2\xa0x\xe2\x80\x83 ",
-                                     "\xc3\x9f stra\xc3\x9f" "e \xce\xa3\xce\x91\xce\xa3", "a,b;c", "aaa"};
+  static const char *const strs[] = {"abc",
+                                     NULL,
+                                     "",
+                                     "h\xc3\xa9llo w\xc3\xb6rld",
+                                     " \xc2\xa0x\xe2\x80\x83 ",
+                                     "\xc3\x9f stra\xc3\x9f"
+                                     "e \xce\xa3\xce\x91\xce\xa3",
+                                     "a,b;c",
+                                     "aaa"};
   static const int64_t ints[] = {1, 0, -3, 4, INT64_MIN, 6, -1, INT64_MAX};
   qv_datatype t;
   qv_error err;
@@ -67,9 +74,10 @@ static void init_batch(void) {
     const char *name, *type;
     int kind;
   } cols[] = {
-      {"s", "string", 0},          {"i", "int64", 1},  {"d", "date32", 2},
-      {"ts", "timestamp[us]", 3},  {"tn", "timestamp[ns]", 3}, {"tz", "timestamp[us, UTC]", 3},
-      {"l", "list<int64>", 4},     {"st", "struct<a: int64, b: string>", 5},
+      {"s", "string", 0},         {"i", "int64", 1},
+      {"d", "date32", 2},         {"ts", "timestamp[us]", 3},
+      {"tn", "timestamp[ns]", 3}, {"tz", "timestamp[us, UTC]", 3},
+      {"l", "list<int64>", 4},    {"st", "struct<a: int64, b: string>", 5},
   };
   enum { N = sizeof cols / sizeof cols[0] };
   qv_schema s = QV_SCHEMA_INIT;

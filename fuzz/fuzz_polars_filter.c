@@ -16,9 +16,9 @@
 #include "fuzz_expr_common.h"
 
 static const char *const columns[][2] = {
-    {"a", "int32"},   {"b", "int64"},       {"c", "int8"},  {"u", "uint64"},       {"u8", "uint8"},
-    {"f", "float64"}, {"g", "float32"},     {"s", "string"}, {"d", "date32"},      {"ts", "timestamp[us]"},
-    {"flag", "bool"}, {"dec", "decimal(10,2)"},
+    {"a", "int32"},  {"b", "int64"},          {"c", "int8"},    {"u", "uint64"},
+    {"u8", "uint8"}, {"f", "float64"},        {"g", "float32"}, {"s", "string"},
+    {"d", "date32"}, {"ts", "timestamp[us]"}, {"flag", "bool"}, {"dec", "decimal(10,2)"},
 };
 #define N_COLUMNS (sizeof columns / sizeof columns[0])
 

@@ -16,10 +16,11 @@ static qv_schema schema = QV_SCHEMA_INIT;
 
 static void init_schema(void) {
   static const char *const cols[][2] = {
-      {"a", "int32"}, {"b", "int64"}, {"c", "int8"}, {"u", "uint64"}, {"f", "float64"}, {"g", "float32"},
-      {"s", "string"}, {"t", "string"}, {"x", "binary"}, {"d", "date32"}, {"ts", "timestamp[us]"},
-      {"tz", "timestamp[ms, UTC]"}, {"dec", "decimal(10,2)"}, {"flag", "bool"}, {"l", "list<int32>"},
-      {"st", "struct<x: int32, y: string>"}, {"tm", "time64[us]"}, {"du", "duration[ms]"},
+      {"a", "int32"},           {"b", "int64"},         {"c", "int8"},           {"u", "uint64"},
+      {"f", "float64"},         {"g", "float32"},       {"s", "string"},         {"t", "string"},
+      {"x", "binary"},          {"d", "date32"},        {"ts", "timestamp[us]"}, {"tz", "timestamp[ms, UTC]"},
+      {"dec", "decimal(10,2)"}, {"flag", "bool"},       {"l", "list<int32>"},    {"st", "struct<x: int32, y: string>"},
+      {"tm", "time64[us]"},     {"du", "duration[ms]"},
   };
   for (size_t k = 0; k < sizeof cols / sizeof cols[0]; k++) fuzz_schema_add(&schema, cols[k][0], cols[k][1]);
 }

@@ -68,9 +68,9 @@ QV_API qv_status qv_error_nomem(qv_error *err, const char *where);
 /* Name of a status code ("invalid argument", ...); never NULL. */
 QV_API const char *qv_status_string(qv_status code);
 
-#define QV_RETURN_NOT_OK(expr)        \
-  do {                                \
-    qv_status qv_st_ = (expr);        \
+#define QV_RETURN_NOT_OK(expr)          \
+  do {                                  \
+    qv_status qv_st_ = (expr);          \
     if (qv_st_ != QV_OK) return qv_st_; \
   } while (0)
 
@@ -126,7 +126,7 @@ QV_API char *qv_strndup(const char *s, size_t n);
 typedef struct qv_bytes {
   const uint8_t *data;
   int64_t size;
-  int32_t refcount; /* changed only by retain/release, atomically */
+  int32_t refcount;                       /* changed only by retain/release, atomically */
   void (*release)(struct qv_bytes *self); /* frees data and self */
   void *private_data;
 } qv_bytes;
@@ -159,7 +159,8 @@ typedef struct qv_buffer {
   int64_t capacity;
 } qv_buffer;
 
-#define QV_BUFFER_INIT {NULL, 0, 0}
+#define QV_BUFFER_INIT \
+  { NULL, 0, 0 }
 QV_API qv_status qv_buffer_reserve(qv_buffer *b, int64_t additional);
 QV_API qv_status qv_buffer_append(qv_buffer *b, const void *src, int64_t n);
 QV_API qv_status qv_buffer_append_zeros(qv_buffer *b, int64_t n);
@@ -169,24 +170,18 @@ QV_API void qv_buffer_reset(qv_buffer *b);
 
 /* ---- bitmaps (Arrow LSB order) --------------------------------------- */
 
-static inline bool qv_bit_get(const uint8_t *bits, int64_t i) {
-  return (bits[i >> 3] >> (i & 7)) & 1;
-}
-static inline void qv_bit_set(uint8_t *bits, int64_t i) {
-  bits[i >> 3] = (uint8_t)(bits[i >> 3] | (1u << (i & 7)));
-}
-static inline void qv_bit_clear(uint8_t *bits, int64_t i) {
-  bits[i >> 3] = (uint8_t)(bits[i >> 3] & ~(1u << (i & 7)));
-}
+static inline bool qv_bit_get(const uint8_t *bits, int64_t i) { return (bits[i >> 3] >> (i & 7)) & 1; }
+static inline void qv_bit_set(uint8_t *bits, int64_t i) { bits[i >> 3] = (uint8_t)(bits[i >> 3] | (1u << (i & 7))); }
+static inline void qv_bit_clear(uint8_t *bits, int64_t i) { bits[i >> 3] = (uint8_t)(bits[i >> 3] & ~(1u << (i & 7))); }
 static inline void qv_bit_put(uint8_t *bits, int64_t i, bool v) {
-  if (v) qv_bit_set(bits, i); else qv_bit_clear(bits, i);
+  if (v) qv_bit_set(bits, i);
+  else qv_bit_clear(bits, i);
 }
 static inline int64_t qv_bitmap_bytes(int64_t nbits) { return (nbits + 7) / 8; }
 /* Number of set bits in [offset, offset+length). */
 QV_API int64_t qv_bitmap_count(const uint8_t *bits, int64_t offset, int64_t length);
 /* Copies length bits from src at src_offset to dst at dst_offset. */
-QV_API void qv_bitmap_copy(uint8_t *dst, int64_t dst_offset, const uint8_t *src,
-                    int64_t src_offset, int64_t length);
+QV_API void qv_bitmap_copy(uint8_t *dst, int64_t dst_offset, const uint8_t *src, int64_t src_offset, int64_t length);
 
 /* ---- selection vectors ----------------------------------------------- */
 
@@ -197,11 +192,11 @@ typedef struct qv_selection {
   int64_t capacity;
 } qv_selection;
 
-#define QV_SELECTION_INIT {NULL, 0, 0}
+#define QV_SELECTION_INIT \
+  { NULL, 0, 0 }
 QV_API qv_status qv_selection_reserve(qv_selection *s, int64_t capacity);
 /* Appends the positions of set bits of bits[0..length) (plus base). */
-QV_API qv_status qv_selection_from_bitmap(qv_selection *s, const uint8_t *bits,
-                                   int64_t length);
+QV_API qv_status qv_selection_from_bitmap(qv_selection *s, const uint8_t *bits, int64_t length);
 QV_API void qv_selection_reset(qv_selection *s);
 
 /* ---- checksums and hashing ------------------------------------------- */
@@ -219,7 +214,10 @@ static inline uint64_t qv_load_u64le(const uint8_t *p) {
   return (uint64_t)qv_load_u32le(p) | (uint64_t)qv_load_u32le(p + 4) << 32;
 }
 static inline void qv_store_u32le(uint8_t *p, uint32_t v) {
-  p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); p[2] = (uint8_t)(v >> 16); p[3] = (uint8_t)(v >> 24);
+  p[0] = (uint8_t)v;
+  p[1] = (uint8_t)(v >> 8);
+  p[2] = (uint8_t)(v >> 16);
+  p[3] = (uint8_t)(v >> 24);
 }
 static inline void qv_store_u64le(uint8_t *p, uint64_t v) {
   qv_store_u32le(p, (uint32_t)v);
@@ -253,8 +251,8 @@ QV_API int qv_format_datetime(int64_t seconds, int32_t nanos, int frac_digits, c
 
 /* ---- time ------------------------------------------------------------ */
 
-QV_API double qv_now_seconds(void);      /* monotonic clock */
-QV_API int64_t qv_peak_rss_bytes(void);  /* this process's peak resident set; -1 if unknown */
+QV_API double qv_now_seconds(void);     /* monotonic clock */
+QV_API int64_t qv_peak_rss_bytes(void); /* this process's peak resident set; -1 if unknown */
 
 #ifdef __cplusplus
 }

@@ -27,15 +27,15 @@ typedef enum qv_type_id {
   QV_TYPE_UINT64,
   QV_TYPE_FLOAT32,
   QV_TYPE_FLOAT64,
-  QV_TYPE_DECIMAL128, /* precision 1..38, scale; value in int128 two's complement LE */
-  QV_TYPE_STRING,     /* UTF-8, int32 offsets */
-  QV_TYPE_BINARY,     /* int32 offsets */
-  QV_TYPE_DATE32,     /* days since 1970-01-01 */
-  QV_TYPE_TIMESTAMP,  /* int64 since the epoch in unit; optional time zone */
-  QV_TYPE_TIME64,     /* int64 since midnight in unit (us or ns) */
-  QV_TYPE_DURATION,   /* int64 in unit */
-  QV_TYPE_LIST,       /* int32 offsets + one child */
-  QV_TYPE_STRUCT,     /* children, one per field */
+  QV_TYPE_DECIMAL128,      /* precision 1..38, scale; value in int128 two's complement LE */
+  QV_TYPE_STRING,          /* UTF-8, int32 offsets */
+  QV_TYPE_BINARY,          /* int32 offsets */
+  QV_TYPE_DATE32,          /* days since 1970-01-01 */
+  QV_TYPE_TIMESTAMP,       /* int64 since the epoch in unit; optional time zone */
+  QV_TYPE_TIME64,          /* int64 since midnight in unit (us or ns) */
+  QV_TYPE_DURATION,        /* int64 in unit */
+  QV_TYPE_LIST,            /* int32 offsets + one child */
+  QV_TYPE_STRUCT,          /* children, one per field */
   QV_TYPE_FIXED_SIZE_LIST, /* list_size values per slot, one child */
   /* Dictionary-encoded: per row an integer index into a dictionary array
    * of values.  The type has two children, "indices" (an integer type) and
@@ -46,12 +46,7 @@ typedef enum qv_type_id {
   QV_TYPE_DICTIONARY
 } qv_type_id;
 
-typedef enum qv_time_unit {
-  QV_UNIT_SECOND = 0,
-  QV_UNIT_MILLI = 1,
-  QV_UNIT_MICRO = 2,
-  QV_UNIT_NANO = 3
-} qv_time_unit;
+typedef enum qv_time_unit { QV_UNIT_SECOND = 0, QV_UNIT_MILLI = 1, QV_UNIT_MICRO = 2, QV_UNIT_NANO = 3 } qv_time_unit;
 
 struct qv_field;
 
@@ -59,12 +54,12 @@ struct qv_field;
  * deep-copied by qv_datatype_copy, freed by qv_datatype_reset. */
 typedef struct qv_datatype {
   qv_type_id id;
-  int32_t precision;        /* decimal128 */
-  int32_t scale;            /* decimal128 */
-  qv_time_unit unit;        /* timestamp, time64, duration */
-  char *timezone;           /* timestamp; NULL when naive; owned */
-  int32_t list_size;        /* fixed_size_list */
-  int32_t n_children;       /* list, fixed_size_list: 1; struct: n */
+  int32_t precision;         /* decimal128 */
+  int32_t scale;             /* decimal128 */
+  qv_time_unit unit;         /* timestamp, time64, duration */
+  char *timezone;            /* timestamp; NULL when naive; owned */
+  int32_t list_size;         /* fixed_size_list */
+  int32_t n_children;        /* list, fixed_size_list: 1; struct: n */
   struct qv_field *children; /* owned array of n_children fields */
 } qv_datatype;
 
@@ -74,7 +69,8 @@ typedef struct qv_field {
   bool nullable;
 } qv_field;
 
-#define QV_DATATYPE_INIT {QV_TYPE_NULL, 0, 0, QV_UNIT_SECOND, NULL, 0, 0, NULL}
+#define QV_DATATYPE_INIT \
+  { QV_TYPE_NULL, 0, 0, QV_UNIT_SECOND, NULL, 0, 0, NULL }
 
 /* Simple (childless, parameterless) type. */
 QV_API qv_datatype qv_datatype_simple(qv_type_id id);
@@ -121,7 +117,8 @@ typedef struct qv_schema {
   qv_field *fields; /* owned */
 } qv_schema;
 
-#define QV_SCHEMA_INIT {0, NULL}
+#define QV_SCHEMA_INIT \
+  { 0, NULL }
 /* Appends a copy of the field. */
 QV_API qv_status qv_schema_add(qv_schema *s, const qv_field *field, qv_error *err);
 QV_API qv_status qv_schema_copy(const qv_schema *src, qv_schema *out);
@@ -152,14 +149,14 @@ typedef struct qv_array {
 /* A flat array (no children) from buffers; takes the buffer references
  * (also on failure).  null_count is computed from validity (may be NULL). */
 QV_API qv_status qv_array_from_buffers(const qv_datatype *type, int64_t length, qv_bytes *validity, qv_bytes *values,
-                                qv_bytes *data, qv_array **out, qv_error *err);
+                                       qv_bytes *data, qv_array **out, qv_error *err);
 /* A fresh array (type copied, refcount 1) with no buffers and n_children
  * empty child slots, for decoders that fill buffers[] and children[]
  * themselves (and must leave it valid: see qv_array_validate).  NULL on
  * allocation failure. */
 QV_API qv_array *qv_array_alloc(const qv_datatype *type, int64_t length, int32_t n_children);
-QV_API qv_array *qv_array_retain(qv_array *a);  /* NULL-safe */
-QV_API void qv_array_release(qv_array *a);      /* NULL-safe */
+QV_API qv_array *qv_array_retain(qv_array *a); /* NULL-safe */
+QV_API void qv_array_release(qv_array *a);     /* NULL-safe */
 /* Zero-copy slice [offset, offset+length); new reference. */
 QV_API qv_status qv_array_slice(qv_array *a, int64_t offset, int64_t length, qv_array **out, qv_error *err);
 /* Rows rows[0..n) of a (any type) into a new array. */
@@ -251,20 +248,24 @@ typedef struct qv_scalar {
     int64_t i;
     uint64_t u;
     double f;
-    struct { uint64_t lo; int64_t hi; } dec;
+    struct {
+      uint64_t lo;
+      int64_t hi;
+    } dec;
   } v;
   uint8_t *bytes; /* owned (qv_malloc), NUL-terminated for convenience */
   int64_t len;
   qv_array *list; /* owned reference */
 } qv_scalar;
 
-#define QV_SCALAR_INIT {QV_DATATYPE_INIT, true, {0}, NULL, 0, NULL}
+#define QV_SCALAR_INIT \
+  { QV_DATATYPE_INIT, true, {0}, NULL, 0, NULL }
 QV_API void qv_scalar_reset(qv_scalar *s);
 QV_API qv_status qv_scalar_copy(const qv_scalar *src, qv_scalar *out);
 /* Element i of a as a scalar (type copied). */
 QV_API qv_status qv_scalar_from_array(const qv_array *a, int64_t i, qv_scalar *out, qv_error *err);
-QV_API qv_scalar qv_scalar_int(qv_type_id id, int64_t v);   /* signed / temporal w/o params */
-QV_API qv_scalar qv_scalar_double(double v);                 /* float64 */
+QV_API qv_scalar qv_scalar_int(qv_type_id id, int64_t v); /* signed / temporal w/o params */
+QV_API qv_scalar qv_scalar_double(double v);              /* float64 */
 QV_API qv_scalar qv_scalar_bool(bool v);
 QV_API qv_status qv_scalar_string(const char *data, int64_t len, qv_scalar *out); /* string */
 /* Text as in qv_array_format_value. */
@@ -277,12 +278,12 @@ typedef struct qv_batch {
   qv_schema schema;
   int64_t num_rows;
   qv_array **columns; /* schema.n_fields of them, each one reference */
-  int32_t refcount; /* changed only by retain/release, atomically */
+  int32_t refcount;   /* changed only by retain/release, atomically */
 } qv_batch;
 
 /* Takes ownership of the column references; copies the schema. */
-QV_API qv_status qv_batch_make(const qv_schema *schema, qv_array **columns, int64_t num_rows,
-                        qv_batch **out, qv_error *err);
+QV_API qv_status qv_batch_make(const qv_schema *schema, qv_array **columns, int64_t num_rows, qv_batch **out,
+                               qv_error *err);
 QV_API qv_batch *qv_batch_retain(qv_batch *b);
 QV_API void qv_batch_release(qv_batch *b);
 /* Selected columns (by index) as a new batch sharing arrays. */
@@ -301,7 +302,7 @@ typedef struct qv_batch_reader {
 QV_API void qv_batch_reader_destroy(qv_batch_reader *r); /* NULL-safe */
 /* A reader over batches in memory (each retained; the schema is copied). */
 QV_API qv_status qv_batch_reader_from_batches(const qv_schema *schema, qv_batch *const *batches, int32_t n,
-                                       qv_batch_reader **out, qv_error *err);
+                                              qv_batch_reader **out, qv_error *err);
 
 /* Writes a batch as an aligned text table (for the command and tests). */
 QV_API qv_status qv_batch_print(const qv_batch *b, FILE *out, qv_error *err);
@@ -361,12 +362,13 @@ QV_API qv_status qv_export_batch(qv_batch *batch, struct ArrowArray *out, qv_err
 QV_API qv_status qv_export_stream(qv_batch_reader *reader, struct ArrowArrayStream *out, qv_error *err);
 
 /* Export flags for the *_with variants (0: as above). */
-#define QV_EXPORT_STRING_VIEW 0x1u /* strings / binary as string_view / binary_view ("vu" / "vz"): 16-byte
+#define QV_EXPORT_STRING_VIEW \
+  0x1u /* strings / binary as string_view / binary_view ("vu" / "vz"): 16-byte
                                     * views onto quiver's own data buffer, which Polars keeps without copying */
 QV_API qv_status qv_export_schema_with(const qv_schema *schema, uint32_t flags, struct ArrowSchema *out, qv_error *err);
 QV_API qv_status qv_export_batch_with(qv_batch *batch, uint32_t flags, struct ArrowArray *out, qv_error *err);
 QV_API qv_status qv_export_stream_with(qv_batch_reader *reader, uint32_t flags, struct ArrowArrayStream *out,
-                                qv_error *err);
+                                       qv_error *err);
 
 /* Import: moves from the input (its release is set to NULL on success; on
  * failure the input is left for the caller to release). Dictionary-encoded
@@ -386,8 +388,8 @@ typedef struct qv_ipc_writer qv_ipc_writer;
 typedef enum qv_ipc_format { QV_IPC_STREAM = 0, QV_IPC_FILE = 1 } qv_ipc_format;
 
 /* Writes to f (not closed by the writer). */
-QV_API qv_status qv_ipc_writer_open(FILE *f, qv_ipc_format format, const qv_schema *schema,
-                             qv_ipc_writer **out, qv_error *err);
+QV_API qv_status qv_ipc_writer_open(FILE *f, qv_ipc_format format, const qv_schema *schema, qv_ipc_writer **out,
+                                    qv_error *err);
 QV_API qv_status qv_ipc_writer_write(qv_ipc_writer *w, const qv_batch *batch, qv_error *err);
 /* Writes the end-of-stream marker (and the file footer); frees the writer. */
 QV_API qv_status qv_ipc_writer_close(qv_ipc_writer *w, qv_error *err);
@@ -415,14 +417,14 @@ typedef struct qv_csv_column_type {
 } qv_csv_column_type;
 
 typedef struct qv_csv_options {
-  int version;          /* QV_CSV_OPTIONS_VERSION */
-  char delimiter;       /* ',' */
-  char quote;           /* '"' ; doubled inside quotes means one */
-  char escape;          /* '\0' = none; else escapes the next character */
-  bool header;          /* first line names the columns (else c0, c1, ...) */
-  const char *const *null_values; /* NULL-terminated; default {"", "NA", "null", "NULL"} */
-  int64_t infer_rows;   /* rows sampled for type inference (default 1000; <0 = all) */
-  int64_t batch_rows;   /* rows per output batch (default 65536) */
+  int version;                            /* QV_CSV_OPTIONS_VERSION */
+  char delimiter;                         /* ',' */
+  char quote;                             /* '"' ; doubled inside quotes means one */
+  char escape;                            /* '\0' = none; else escapes the next character */
+  bool header;                            /* first line names the columns (else c0, c1, ...) */
+  const char *const *null_values;         /* NULL-terminated; default {"", "NA", "null", "NULL"} */
+  int64_t infer_rows;                     /* rows sampled for type inference (default 1000; <0 = all) */
+  int64_t batch_rows;                     /* rows per output batch (default 65536) */
   const qv_csv_column_type *column_types; /* overrides, n_column_types of them */
   int32_t n_column_types;
   /* When non-NULL, kept up to date with the input bytes read so far (for
@@ -431,14 +433,15 @@ typedef struct qv_csv_options {
 } qv_csv_options;
 
 #define QV_CSV_OPTIONS_VERSION 1
-#define QV_CSV_OPTIONS_INIT {QV_CSV_OPTIONS_VERSION, ',', '"', '\0', true, NULL, 1000, 65536, NULL, 0, NULL}
+#define QV_CSV_OPTIONS_INIT \
+  { QV_CSV_OPTIONS_VERSION, ',', '"', '\0', true, NULL, 1000, 65536, NULL, 0, NULL }
 
 /* Reads CSV from path (or "-" for stdin).  Inferred types: bool, int64,
  * float64, date32, timestamp[us], string.  Errors name the line (and
  * column) of the problem, including invalid UTF-8. */
 QV_API qv_status qv_csv_open(const char *path, const qv_csv_options *opts, qv_batch_reader **out, qv_error *err);
-QV_API qv_status qv_csv_open_buffer(const char *data, int64_t size, const qv_csv_options *opts,
-                             qv_batch_reader **out, qv_error *err);
+QV_API qv_status qv_csv_open_buffer(const char *data, int64_t size, const qv_csv_options *opts, qv_batch_reader **out,
+                                    qv_error *err);
 
 #ifdef __cplusplus
 }

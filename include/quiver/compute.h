@@ -16,15 +16,15 @@ extern "C" {
  * batch->num_rows elements; otherwise it has sel->count elements, the value
  * for rows sel->rows[0..count) in that order (other rows are not computed).
  * The caller releases *out. */
-QV_API qv_status qv_eval(const qv_expr *e, const qv_batch *batch, const qv_selection *sel,
-                  qv_array **out, qv_error *err);
+QV_API qv_status qv_eval(const qv_expr *e, const qv_batch *batch, const qv_selection *sel, qv_array **out,
+                         qv_error *err);
 
 /* Evaluates a bound boolean predicate and writes to out the rows (of
  * batch, or of sel when given) where it is TRUE; null and false drop the
  * row.  AND chains evaluate each conjunct only on the rows still alive.
  * out is cleared first; it must not alias sel. */
-QV_API qv_status qv_eval_filter(const qv_expr *e, const qv_batch *batch, const qv_selection *sel,
-                         qv_selection *out, qv_error *err);
+QV_API qv_status qv_eval_filter(const qv_expr *e, const qv_batch *batch, const qv_selection *sel, qv_selection *out,
+                                qv_error *err);
 
 #ifdef __cplusplus
 }

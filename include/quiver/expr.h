@@ -20,12 +20,24 @@ typedef enum qv_expr_kind {
 typedef enum qv_op {
   QV_OP_NONE = 0,
   /* comparison: 2 args */
-  QV_OP_EQ, QV_OP_NE, QV_OP_LT, QV_OP_LE, QV_OP_GT, QV_OP_GE,
+  QV_OP_EQ,
+  QV_OP_NE,
+  QV_OP_LT,
+  QV_OP_LE,
+  QV_OP_GT,
+  QV_OP_GE,
   /* logic (Kleene): AND/OR/XOR 2 args, NOT 1 */
-  QV_OP_AND, QV_OP_OR, QV_OP_XOR, QV_OP_NOT,
+  QV_OP_AND,
+  QV_OP_OR,
+  QV_OP_XOR,
+  QV_OP_NOT,
   /* null / truth tests: 1 arg, never null */
-  QV_OP_IS_NULL, QV_OP_IS_NOT_NULL,
-  QV_OP_IS_TRUE, QV_OP_IS_NOT_TRUE, QV_OP_IS_FALSE, QV_OP_IS_NOT_FALSE,
+  QV_OP_IS_NULL,
+  QV_OP_IS_NOT_NULL,
+  QV_OP_IS_TRUE,
+  QV_OP_IS_NOT_TRUE,
+  QV_OP_IS_FALSE,
+  QV_OP_IS_NOT_FALSE,
   /* args[0] IN (args[1..n)) ; NOT IN is NOT(IN) */
   QV_OP_IN,
   /* args[0] BETWEEN args[1] AND args[2] (inclusive) */
@@ -35,16 +47,30 @@ typedef enum qv_op {
   /* CAST(args[0] AS type); flags.cast_strict false for TRY_CAST */
   QV_OP_CAST,
   /* arithmetic: 2 args (NEG 1) */
-  QV_OP_ADD, QV_OP_SUB, QV_OP_MUL, QV_OP_DIV, QV_OP_MOD, QV_OP_NEG,
+  QV_OP_ADD,
+  QV_OP_SUB,
+  QV_OP_MUL,
+  QV_OP_DIV,
+  QV_OP_MOD,
+  QV_OP_NEG,
   /* struct field access: args[0] is a struct, name is the field */
   QV_OP_FIELD,
   /* functions (argument counts as in the Lance filter language) */
-  QV_OP_STARTS_WITH, QV_OP_ENDS_WITH, QV_OP_CONTAINS,
+  QV_OP_STARTS_WITH,
+  QV_OP_ENDS_WITH,
+  QV_OP_CONTAINS,
   QV_OP_REGEXP_LIKE,  /* (string, pattern[, flags]) -> bool */
   QV_OP_REGEXP_MATCH, /* (string, pattern[, flags]) -> bool (match exists) */
-  QV_OP_LOWER, QV_OP_UPPER, QV_OP_LENGTH, /* LENGTH counts characters */
-  QV_OP_ABS, QV_OP_COALESCE, QV_OP_ISNAN,
-  QV_OP_ARRAY_HAS, QV_OP_ARRAY_HAS_ANY, QV_OP_ARRAY_HAS_ALL, QV_OP_ARRAY_LENGTH,
+  QV_OP_LOWER,
+  QV_OP_UPPER,
+  QV_OP_LENGTH, /* LENGTH counts characters */
+  QV_OP_ABS,
+  QV_OP_COALESCE,
+  QV_OP_ISNAN,
+  QV_OP_ARRAY_HAS,
+  QV_OP_ARRAY_HAS_ANY,
+  QV_OP_ARRAY_HAS_ALL,
+  QV_OP_ARRAY_LENGTH,
   QV_OP_DATE_PART,  /* (part string literal, temporal) -> int64 */
   QV_OP_DATE_TRUNC, /* (part string literal, temporal) -> same type */
   QV_OP_LIST,       /* list literal built from args (all literals) */
@@ -56,30 +82,39 @@ typedef enum qv_op {
    * for the regex form, ARRAY_HAS for list.contains, ARRAY_LENGTH for
    * list.len, FIELD for struct.field); Polars nodes carry Polars semantics
    * in sem, and DIV from Polars is true division (QV_EXPR_F_TRUE_DIV). */
-  QV_OP_FLOORDIV,  /* a // b */
-  QV_OP_POW,       /* a ** b */
-  QV_OP_ROUND,     /* (x); param = decimals; name = mode ("half_to_even", "half_away_from_zero") */
-  QV_OP_SQRT, QV_OP_LN, QV_OP_LOG10, QV_OP_CBRT, /* 1 arg */
-  QV_OP_LOG,       /* (x, base): a base other than e or 10 */
-  QV_OP_IS_NOT_NAN, QV_OP_IS_FINITE, QV_OP_IS_INFINITE, /* 1 arg (is_nan is ISNAN) */
-  QV_OP_EQ_MISSING, QV_OP_NE_MISSING, /* 2 args; null == null is true, never null */
-  QV_OP_FILL_NULL, /* (x, value), or (x) with name = strategy and param = limit (-1: none) */
-  QV_OP_WHEN,      /* (p1, t1, p2, t2, ..., otherwise): always an odd count >= 3 */
-  QV_OP_MIN_HORIZONTAL, QV_OP_MAX_HORIZONTAL, /* n args */
-  QV_OP_ALL_HORIZONTAL, QV_OP_ANY_HORIZONTAL, /* 1 arg only; 2 or more become AND / OR */
-  QV_OP_CONCAT_STR, /* n args; name = separator; QV_EXPR_F_IGNORE_NULLS */
-  QV_OP_STR_SLICE,  /* (s, offset, length or null literal) */
-  QV_OP_STRIP_CHARS, /* (s, chars or null literal: whitespace) */
-  QV_OP_REPLACE,    /* (s, pattern, value); param = n; QV_EXPR_F_LITERAL */
-  QV_OP_CONTAINS_ANY, /* (s, patterns list literal); QV_EXPR_F_ASCII_CI */
-  QV_OP_TITLECASE, QV_OP_LEN_BYTES, /* 1 arg */
-  QV_OP_DT_PART,    /* (temporal); name = Polars part: year month day hour minute second
+  QV_OP_FLOORDIV, /* a // b */
+  QV_OP_POW,      /* a ** b */
+  QV_OP_ROUND,    /* (x); param = decimals; name = mode ("half_to_even", "half_away_from_zero") */
+  QV_OP_SQRT,
+  QV_OP_LN,
+  QV_OP_LOG10,
+  QV_OP_CBRT, /* 1 arg */
+  QV_OP_LOG,  /* (x, base): a base other than e or 10 */
+  QV_OP_IS_NOT_NAN,
+  QV_OP_IS_FINITE,
+  QV_OP_IS_INFINITE, /* 1 arg (is_nan is ISNAN) */
+  QV_OP_EQ_MISSING,
+  QV_OP_NE_MISSING, /* 2 args; null == null is true, never null */
+  QV_OP_FILL_NULL,  /* (x, value), or (x) with name = strategy and param = limit (-1: none) */
+  QV_OP_WHEN,       /* (p1, t1, p2, t2, ..., otherwise): always an odd count >= 3 */
+  QV_OP_MIN_HORIZONTAL,
+  QV_OP_MAX_HORIZONTAL, /* n args */
+  QV_OP_ALL_HORIZONTAL,
+  QV_OP_ANY_HORIZONTAL, /* 1 arg only; 2 or more become AND / OR */
+  QV_OP_CONCAT_STR,     /* n args; name = separator; QV_EXPR_F_IGNORE_NULLS */
+  QV_OP_STR_SLICE,      /* (s, offset, length or null literal) */
+  QV_OP_STRIP_CHARS,    /* (s, chars or null literal: whitespace) */
+  QV_OP_REPLACE,        /* (s, pattern, value); param = n; QV_EXPR_F_LITERAL */
+  QV_OP_CONTAINS_ANY,   /* (s, patterns list literal); QV_EXPR_F_ASCII_CI */
+  QV_OP_TITLECASE,
+  QV_OP_LEN_BYTES,   /* 1 arg */
+  QV_OP_DT_PART,     /* (temporal); name = Polars part: year month day hour minute second
                        weekday (ISO, Monday 1) ordinal_day ... */
-  QV_OP_DT_EPOCH,   /* (temporal); name = "ns" | "us" | "ms" */
+  QV_OP_DT_EPOCH,    /* (temporal); name = "ns" | "us" | "ms" */
   QV_OP_DT_TRUNCATE, /* (temporal, every: string literal such as "1d") */
-  QV_OP_DT_DATE,    /* (temporal) -> date32 */
-  QV_OP_LIST_GET,   /* (list, index); QV_EXPR_F_NULL_ON_OOB */
-  QV_OP_DROP_NULLS, /* 1 arg */
+  QV_OP_DT_DATE,     /* (temporal) -> date32 */
+  QV_OP_LIST_GET,    /* (list, index); QV_EXPR_F_NULL_ON_OOB */
+  QV_OP_DROP_NULLS,  /* 1 arg */
   /* A construct this front end does not know (another Polars version, an
    * aggregation, an alias...): name holds the Polars node or function name,
    * args whatever inputs could be read.  Never evaluated by translation:
@@ -110,12 +145,12 @@ typedef enum qv_overflow {
 /* The semantics a node carries.  Front ends set them; kernels obey them;
  * translators emit a node only where the target agrees. */
 typedef struct qv_semantics {
-  uint8_t float_order;      /* qv_float_order */
-  uint8_t int_div;          /* qv_int_div */
-  uint8_t overflow;         /* qv_overflow */
-  bool in_nulls_equal;      /* IN: a NULL value matches a NULL in the list */
-  bool cast_strict;         /* CAST fails on a bad value (else the row is null) */
-  bool case_insensitive;    /* LIKE -> ILIKE */
+  uint8_t float_order;   /* qv_float_order */
+  uint8_t int_div;       /* qv_int_div */
+  uint8_t overflow;      /* qv_overflow */
+  bool in_nulls_equal;   /* IN: a NULL value matches a NULL in the list */
+  bool cast_strict;      /* CAST fails on a bad value (else the row is null) */
+  bool case_insensitive; /* LIKE -> ILIKE */
   /* IN without in_nulls_equal: false (SQL) makes a value not found in a
    * list holding a NULL unknown (NULL); true (Polars is_in) ignores the
    * NULL in the list, so the value is simply not found (false). */
@@ -123,10 +158,12 @@ typedef struct qv_semantics {
 } qv_semantics;
 
 /* The semantics of the Lance SQL filter language (DataFusion). */
-#define QV_SEMANTICS_LANCE {QV_FLOAT_TOTAL, QV_DIV_TRUNC, QV_OVERFLOW_ERROR, false, true, false, false}
+#define QV_SEMANTICS_LANCE \
+  { QV_FLOAT_TOTAL, QV_DIV_TRUNC, QV_OVERFLOW_ERROR, false, true, false, false }
 /* The semantics of Polars expressions (cast_strict and in_nulls_equal are
  * then set per expression). */
-#define QV_SEMANTICS_POLARS {QV_FLOAT_POLARS, QV_DIV_FLOOR, QV_OVERFLOW_WRAP, false, true, false, true}
+#define QV_SEMANTICS_POLARS \
+  { QV_FLOAT_POLARS, QV_DIV_FLOOR, QV_OVERFLOW_WRAP, false, true, false, true }
 
 typedef struct qv_expr {
   qv_expr_kind kind;
@@ -138,21 +175,22 @@ typedef struct qv_expr {
   qv_datatype type;      /* result type once bound; the target type of CAST */
   int32_t column;        /* bound column index, -1 until bound */
   qv_semantics sem;
-  int32_t pos;           /* 1-based source column of the node, 0 if unknown */
+  int32_t pos; /* 1-based source column of the node, 0 if unknown */
   /* Added with the Polars front ends; zero for every Lance node. */
-  uint32_t flags;        /* QV_EXPR_F_* */
-  int64_t param;         /* an integer option of the op (see the op) */
+  uint32_t flags; /* QV_EXPR_F_* */
+  int64_t param;  /* an integer option of the op (see the op) */
 } qv_expr;
 
 /* qv_expr.flags */
-#define QV_EXPR_F_DYNAMIC 0x1u      /* literal: a Polars "dynamic" Python int/float that takes the other side's type */
-#define QV_EXPR_F_TRUE_DIV 0x2u     /* DIV: true division (the result is float for integers) */
-#define QV_EXPR_F_LITERAL 0x4u      /* REPLACE: the pattern is plain text, not a regex */
-#define QV_EXPR_F_LENIENT 0x8u      /* REGEXP_MATCH: an invalid regex gives null (Polars strict=False) */
-#define QV_EXPR_F_NULL_ON_OOB 0x10u /* LIST_GET: an index out of bounds gives null (else an error) */
-#define QV_EXPR_F_ASCII_CI 0x20u    /* CONTAINS_ANY: ASCII case-insensitive */
+#define QV_EXPR_F_DYNAMIC 0x1u       /* literal: a Polars "dynamic" Python int/float that takes the other side's type */
+#define QV_EXPR_F_TRUE_DIV 0x2u      /* DIV: true division (the result is float for integers) */
+#define QV_EXPR_F_LITERAL 0x4u       /* REPLACE: the pattern is plain text, not a regex */
+#define QV_EXPR_F_LENIENT 0x8u       /* REGEXP_MATCH: an invalid regex gives null (Polars strict=False) */
+#define QV_EXPR_F_NULL_ON_OOB 0x10u  /* LIST_GET: an index out of bounds gives null (else an error) */
+#define QV_EXPR_F_ASCII_CI 0x20u     /* CONTAINS_ANY: ASCII case-insensitive */
 #define QV_EXPR_F_IGNORE_NULLS 0x40u /* CONCAT_STR: nulls are skipped (else a null makes the row null) */
-#define QV_EXPR_F_WRAP 0x80u        /* CAST: integers wrap around instead of failing (Polars wrap_numerical,
+#define QV_EXPR_F_WRAP \
+  0x80u /* CAST: integers wrap around instead of failing (Polars wrap_numerical,
                                        the "Overflowing" casts Polars' optimizer inserts) */
 
 /* ---- building and freeing ------------------------------------------- */

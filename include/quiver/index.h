@@ -45,13 +45,14 @@ QV_API const char *qv_index_type_name(int type);
 QV_API bool qv_index_type_parse(const char *s, qv_index_type *out);
 
 typedef struct qv_index_options {
-  int version;              /* QV_INDEX_OPTIONS_VERSION */
-  const char *name;         /* NULL: "<column>_idx" */
-  int64_t btree_page_rows;  /* entries per BTREE page (default 4096) */
+  int version;             /* QV_INDEX_OPTIONS_VERSION */
+  const char *name;        /* NULL: "<column>_idx" */
+  int64_t btree_page_rows; /* entries per BTREE page (default 4096) */
 } qv_index_options;
 
 #define QV_INDEX_OPTIONS_VERSION 1
-#define QV_INDEX_OPTIONS_INIT {QV_INDEX_OPTIONS_VERSION, NULL, 4096}
+#define QV_INDEX_OPTIONS_INIT \
+  { QV_INDEX_OPTIONS_VERSION, NULL, 4096 }
 
 /* Builds an index of `type` on `column` over every fragment of the latest
  * version and commits it as a new version (*out_version, nullable).
@@ -59,7 +60,7 @@ typedef struct qv_index_options {
  * have this index; QV_ERR_CONFLICT: another writer committed first.  On
  * any error nothing is published and the files written are removed. */
 QV_API qv_status qv_index_create(const char *path, const char *column, qv_index_type type, const qv_index_options *opts,
-                          int64_t *out_version, qv_error *err);
+                                 int64_t *out_version, qv_error *err);
 /* Commits a version without the index `name` (QV_ERR_NOT_FOUND if absent).
  * Its files stay: older versions still use them. */
 QV_API qv_status qv_index_drop(const char *path, const char *name, int64_t *out_version, qv_error *err);
@@ -95,9 +96,9 @@ typedef struct qv_index_stats {
 QV_API qv_status qv_index_stats_get(qv_index *ix, qv_index_stats *out, qv_error *err);
 
 typedef enum qv_index_answer {
-  QV_INDEX_NO = 0,      /* this index cannot answer the conjunct */
-  QV_INDEX_EXACT,       /* the rows returned are exactly the matching ones */
-  QV_INDEX_SUPERSET     /* every matching row is returned; re-check them */
+  QV_INDEX_NO = 0,  /* this index cannot answer the conjunct */
+  QV_INDEX_EXACT,   /* the rows returned are exactly the matching ones */
+  QV_INDEX_SUPERSET /* every matching row is returned; re-check them */
 } qv_index_answer;
 
 typedef struct qv_index_estimate {
@@ -119,7 +120,7 @@ QV_API qv_status qv_index_estimate_rows(qv_index *ix, const qv_expr *conjunct, q
  * the conjunct or does not cover the fragment; QV_ERR_CORRUPT with the
  * file, offset and problem when a file is damaged. */
 QV_API qv_status qv_index_query(qv_index *ix, const qv_expr *conjunct, int64_t fragment_id, roaring_bitmap_t *out,
-                         bool *exact, qv_error *err);
+                                bool *exact, qv_error *err);
 
 /* ---- damaged files -------------------------------------------------------
  *
@@ -154,7 +155,7 @@ QV_API qv_status qv_index_verify(qv_index *ix, int32_t *damaged, qv_error *err);
  * is 0 when nothing was damaged (nothing committed).  The damaged files
  * stay: older versions still name them. */
 QV_API qv_status qv_index_rebuild(const char *path, const char *name, int32_t *rebuilt, int64_t *out_version,
-                           qv_error *err);
+                                  qv_error *err);
 
 /* Chunks (pages, posting lists, dictionaries, null rows) and bytes read
  * from the index's files so far, over every open file. */

@@ -53,7 +53,8 @@ typedef struct qv_bigquery_filter {
  * when nothing translates.  Errors: QV_ERR_INVALID for NULL e/out and for a
  * column name BigQuery cannot hold ("bigquery: column name 'a.b' contains
  * '.' (U+002E), ..."), QV_ERR_NOMEM. */
-QV_API qv_status qv_to_bigquery_filter(const qv_expr *e, const qv_schema *schema, qv_bigquery_filter **out, qv_error *err);
+QV_API qv_status qv_to_bigquery_filter(const qv_expr *e, const qv_schema *schema, qv_bigquery_filter **out,
+                                       qv_error *err);
 
 /* NULL-safe. */
 QV_API void qv_bigquery_filter_free(qv_bigquery_filter *f);

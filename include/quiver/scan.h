@@ -16,15 +16,15 @@ extern "C" {
 #endif
 
 typedef struct qv_scan_options {
-  int version;                 /* QV_SCAN_OPTIONS_VERSION */
-  const char *const *columns;  /* projection by name; NULL = every column */
+  int version;                /* QV_SCAN_OPTIONS_VERSION */
+  const char *const *columns; /* projection by name; NULL = every column */
   int32_t n_columns;
-  const char *filter;          /* Lance SQL filter text, or NULL */
-  const qv_expr *filter_expr;  /* or an unbound expression (copied); not both */
-  int64_t limit;               /* -1 = no limit */
-  int64_t offset;              /* rows to skip after filtering */
-  int64_t batch_size;          /* rows per output batch (default 8192) */
-  bool with_row_id;            /* append `_rowid` uint64: fragment id << 32 | row */
+  const char *filter;         /* Lance SQL filter text, or NULL */
+  const qv_expr *filter_expr; /* or an unbound expression (copied); not both */
+  int64_t limit;              /* -1 = no limit */
+  int64_t offset;             /* rows to skip after filtering */
+  int64_t batch_size;         /* rows per output batch (default 8192) */
+  bool with_row_id;           /* append `_rowid` uint64: fragment id << 32 | row */
   /* On: prune pages by statistics, evaluate the filter first and decode the
    * projected columns only for surviving rows.  Off: decode every needed
    * column in full and filter afterwards, as an engine handed all rows
@@ -33,7 +33,7 @@ typedef struct qv_scan_options {
   /* On (with pushdown): conjuncts the dataset's scalar indices answer are
    * looked up there when the estimate says it pays (explain shows which). */
   bool use_scalar_index;
-  int64_t dataset_version;     /* 0 = latest */
+  int64_t dataset_version; /* 0 = latest */
   /* (version 2) On (the default): every batch but the last holds exactly
    * batch_size rows, so the pieces page ranges leave after filtering are
    * joined, which copies their values.  Off: batches are those pieces as
@@ -46,7 +46,8 @@ typedef struct qv_scan_options {
 } qv_scan_options;
 
 #define QV_SCAN_OPTIONS_VERSION 2
-#define QV_SCAN_OPTIONS_INIT {QV_SCAN_OPTIONS_VERSION, NULL, 0, NULL, NULL, -1, 0, 8192, false, true, true, 0, true}
+#define QV_SCAN_OPTIONS_INIT \
+  { QV_SCAN_OPTIONS_VERSION, NULL, 0, NULL, NULL, -1, 0, 8192, false, true, true, 0, true }
 
 /* What a scan did, for explain --analyze and the benchmarks. */
 typedef struct qv_scan_column_counters {
@@ -62,9 +63,9 @@ typedef struct qv_scan_column_counters {
  * as fragments appended after the index was built are.  Repair with
  * qv_index_rebuild (or drop and create the index). */
 typedef struct qv_scan_index_fallback {
-  char index[64];     /* the index's name */
-  int64_t fragments;  /* its files (one per fragment) found unusable */
-  char error[512];    /* the first one's error: "FILE: offset N: what" */
+  char index[64];    /* the index's name */
+  int64_t fragments; /* its files (one per fragment) found unusable */
+  char error[512];   /* the first one's error: "FILE: offset N: what" */
 } qv_scan_index_fallback;
 
 #define QV_SCAN_MAX_INDEX_FALLBACKS 8
@@ -78,9 +79,9 @@ typedef struct qv_scan_counters {
   int64_t rows_returned;
   int32_t n_columns;
   qv_scan_column_counters columns[64]; /* per dataset column, first 64 */
-  int64_t index_rows;          /* rows the scalar indices kept (before deletes) */
-  int64_t pages_index_skipped; /* page ranges with no row the indices kept */
-  int64_t index_bytes_read;    /* from index files (footers not counted) */
+  int64_t index_rows;                  /* rows the scalar indices kept (before deletes) */
+  int64_t pages_index_skipped;         /* page ranges with no row the indices kept */
+  int64_t index_bytes_read;            /* from index files (footers not counted) */
   /* Added after the fields above (which keep their offsets): index files
    * found unusable, over every index, and which indices they belong to
    * (the first QV_SCAN_MAX_INDEX_FALLBACKS).  0 and 0 when all were read. */
@@ -100,7 +101,7 @@ typedef struct qv_scanner qv_scanner;
 QV_API qv_status qv_scanner_open(const char *path, const qv_scan_options *opts, qv_scanner **out, qv_error *err);
 /* The same over an already open dataset (not owned; must outlive the scanner). */
 QV_API qv_status qv_scanner_open_dataset(const qv_dataset *ds, const qv_scan_options *opts, qv_scanner **out,
-                                  qv_error *err);
+                                         qv_error *err);
 QV_API void qv_scanner_destroy(qv_scanner *s); /* NULL-safe */
 
 /* Output schema (projection, plus _rowid when asked). */
@@ -118,12 +119,12 @@ QV_API qv_status qv_scanner_reader(qv_scanner *s, qv_batch_reader **out, qv_erro
  * committing deletion files.  *deleted (nullable) gets the row count,
  * *new_version (nullable) the version (unchanged when nothing matched). */
 QV_API qv_status qv_dataset_delete_where(const char *path, const char *filter, int64_t *deleted, int64_t *new_version,
-                                  qv_error *err);
+                                         qv_error *err);
 /* The same for an expression (unbound; copied), e.g. from qv_polars_parse
  * or qv_polars_from_json: the rows it keeps as a filter, evaluated with
  * the semantics it was built with, are deleted. */
 QV_API qv_status qv_dataset_delete_matching(const char *path, const qv_expr *filter, int64_t *deleted,
-                                     int64_t *new_version, qv_error *err);
+                                            int64_t *new_version, qv_error *err);
 
 #ifdef __cplusplus
 }

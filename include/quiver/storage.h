@@ -35,21 +35,21 @@ typedef enum qv_write_mode {
 } qv_write_mode;
 
 typedef struct qv_write_options {
-  int version;               /* QV_WRITE_OPTIONS_VERSION */
+  int version; /* QV_WRITE_OPTIONS_VERSION */
   qv_write_mode mode;
   int64_t page_rows;         /* rows per page (default 8192) */
   int64_t max_rows_per_file; /* rows per fragment (default 1048576) */
   qv_compression compression;
-  int compression_level;     /* 0 = library default */
-  bool dictionary;           /* dictionary-encode low-cardinality strings (default true) */
+  int compression_level; /* 0 = library default */
+  bool dictionary;       /* dictionary-encode low-cardinality strings (default true) */
   /* Called after each batch with the rows written so far; may be NULL. */
   void (*progress)(void *ctx, int64_t rows_done);
   void *progress_ctx;
 } qv_write_options;
 
 #define QV_WRITE_OPTIONS_VERSION 1
-#define QV_WRITE_OPTIONS_INIT {QV_WRITE_OPTIONS_VERSION, QV_WRITE_CREATE, 8192, 1048576, \
-                               QV_COMPRESSION_AUTO, 0, true, NULL, NULL}
+#define QV_WRITE_OPTIONS_INIT \
+  { QV_WRITE_OPTIONS_VERSION, QV_WRITE_CREATE, 8192, 1048576, QV_COMPRESSION_AUTO, 0, true, NULL, NULL }
 
 /* Writes every batch of reader as a new version of the dataset at path
  * (mode as in opts; opts NULL = defaults).  The reader is read to its end,
@@ -60,7 +60,7 @@ typedef struct qv_write_options {
  * version first (retry).  *out_version (nullable) receives the new
  * version number. */
 QV_API qv_status qv_dataset_write(const char *path, qv_batch_reader *reader, const qv_write_options *opts,
-                           int64_t *out_version, qv_error *err);
+                                  int64_t *out_version, qv_error *err);
 
 typedef struct qv_dataset qv_dataset;
 
@@ -79,7 +79,7 @@ typedef struct qv_version_info {
   int64_t timestamp_ms; /* commit time, ms since the epoch */
   int64_t num_rows;     /* live rows */
   int32_t num_fragments;
-  char operation[32];   /* "create", "append", "overwrite", "delete" */
+  char operation[32]; /* "create", "append", "overwrite", "delete" */
 } qv_version_info;
 
 /* All versions, oldest first; *out is qv_malloc'd (qv_free). */
@@ -89,9 +89,9 @@ QV_API qv_status qv_dataset_versions(const char *path, qv_version_info **out, in
 
 typedef struct qv_fragment_info {
   int64_t id;
-  int64_t num_rows;     /* physical rows in the data file */
+  int64_t num_rows; /* physical rows in the data file */
   int64_t num_deleted;
-  const char *path;     /* data file, relative to the dataset */
+  const char *path; /* data file, relative to the dataset */
 } qv_fragment_info;
 
 QV_API void qv_dataset_fragment(const qv_dataset *ds, int32_t i, qv_fragment_info *out);
@@ -132,8 +132,8 @@ QV_API int32_t qv_fragment_num_pages(const qv_fragment_reader *r, int32_t column
 QV_API void qv_fragment_page(const qv_fragment_reader *r, int32_t column, int32_t page, qv_page_info *out);
 /* Encoding codes of qv_page_info.encoding (stable: they are on disk). */
 enum {
-  QV_ENCODING_PLAIN = 0,      /* fixed width as is, bool as bits, strings as offsets + bytes, nested */
-  QV_ENCODING_DICTIONARY = 1, /* strings: distinct values + bit-packed indices */
+  QV_ENCODING_PLAIN = 0,       /* fixed width as is, bool as bits, strings as offsets + bytes, nested */
+  QV_ENCODING_DICTIONARY = 1,  /* strings: distinct values + bit-packed indices */
   QV_ENCODING_BITPACK_FOR = 2, /* integers / temporal: reference + bit-packed deltas */
   QV_ENCODING_FSST = 3         /* strings: each value compressed alone with a symbol table (FSST) */
 };
@@ -143,24 +143,24 @@ QV_API const char *qv_encoding_name(int encoding);
 
 /* Decodes rows [row_start, row_start+row_count) of a top-level column. */
 QV_API qv_status qv_fragment_read(qv_fragment_reader *r, int32_t column, int64_t row_start, int64_t row_count,
-                           qv_array **out, qv_error *err);
+                                  qv_array **out, qv_error *err);
 /* As qv_fragment_read, but when [row_start, row_start + row_count) is
  * exactly one page and that page is dictionary-encoded, the rows come back
  * as a dictionary array (int32 indices into the page's distinct values, of
  * the column's type): the evaluator then compares each distinct value once
  * (QV_TYPE_DICTIONARY; qv_array_dictionary_decode gives the plain rows). */
 QV_API qv_status qv_fragment_read_encoded(qv_fragment_reader *r, int32_t column, int64_t row_start, int64_t row_count,
-                                   qv_array **out, qv_error *err);
+                                          qv_array **out, qv_error *err);
 /* Decodes only rows[0..n) (sorted, fragment-relative) of a column, reading
  * and decoding no more than those rows need where the encoding allows. */
-QV_API qv_status qv_fragment_take(qv_fragment_reader *r, int32_t column, const int64_t *rows, int64_t n,
-                           qv_array **out, qv_error *err);
+QV_API qv_status qv_fragment_take(qv_fragment_reader *r, int32_t column, const int64_t *rows, int64_t n, qv_array **out,
+                                  qv_error *err);
 /* As qv_fragment_take, for the rows base + sel[k] (k < n): a selection
  * vector (qv_selection) evaluated on the rows from base on, sorted.  A
  * scanner takes a page's selected rows this way with base the page's first
  * row: the selection is used as it is, not copied or widened. */
 QV_API qv_status qv_fragment_take_selection(qv_fragment_reader *r, int32_t column, int64_t base, const uint32_t *sel,
-                                     int64_t n, qv_array **out, qv_error *err);
+                                            int64_t n, qv_array **out, qv_error *err);
 
 /* Deleted rows of the fragment as a bitmap of num_rows bits (1 = deleted),
  * or NULL when none are deleted.  Owned by the reader. */
@@ -210,7 +210,7 @@ QV_API void qv_dataset_index(const qv_dataset *ds, int32_t i, qv_index_entry *ou
  * commit creates.  QV_ERR_CONFLICT when ds is not the latest version; QV_ERR_INVALID
  * when an entry would not pass the manifest's checks. */
 QV_API qv_status qv_dataset_commit_indices(const qv_dataset *ds, const qv_index_entry *indices, int32_t n,
-                                    const char *operation, int64_t *out_version, qv_error *err);
+                                           const char *operation, int64_t *out_version, qv_error *err);
 
 /* ---- deletes --------------------------------------------------------- */
 
@@ -219,7 +219,7 @@ QV_API qv_status qv_dataset_commit_indices(const qv_dataset *ds, const qv_index_
  * deletions.  Fails with QV_ERR_CONFLICT if ds is not the latest version.
  * A fragment left with no live row is not part of the new version. */
 QV_API qv_status qv_dataset_delete_rows(qv_dataset *ds, const uint8_t *const *deleted, int64_t *out_version,
-                                 qv_error *err);
+                                        qv_error *err);
 
 #ifdef __cplusplus
 }

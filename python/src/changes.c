@@ -31,8 +31,8 @@ PyObject *qvpy_write_dataset(PyObject *self, PyObject *args, PyObject *kwargs) {
   PyObject *data, *path_obj;
   const char *mode = "create", *compression = "auto";
   long long max_rows = 0, page_rows = 0;
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO&|$sLLs:write_dataset", kw, &data, PyUnicode_FSConverter,
-                                   &path_obj, &mode, &max_rows, &page_rows, &compression))
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO&|$sLLs:write_dataset", kw, &data, PyUnicode_FSConverter, &path_obj,
+                                   &mode, &max_rows, &page_rows, &compression))
     return NULL;
   qv_write_options o = QV_WRITE_OPTIONS_INIT;
   int m = pick("mode", mode, modes), c = m < 0 ? -1 : pick("compression", compression, codecs);
@@ -46,8 +46,7 @@ PyObject *qvpy_write_dataset(PyObject *self, PyObject *args, PyObject *kwargs) {
                  "write_dataset: data must export an Arrow stream (__arrow_c_stream__: a Polars DataFrame, "
                  "a pyarrow Table...), not %.100s",
                  Py_TYPE(data)->tp_name);
-  else if (c >= 0)
-    cap = PyObject_CallMethod(data, "__arrow_c_stream__", NULL);
+  else if (c >= 0) cap = PyObject_CallMethod(data, "__arrow_c_stream__", NULL);
   struct ArrowArrayStream *stream = cap ? PyCapsule_GetPointer(cap, "arrow_array_stream") : NULL;
   if (!stream) {
     Py_XDECREF(cap);
@@ -63,14 +62,13 @@ PyObject *qvpy_write_dataset(PyObject *self, PyObject *args, PyObject *kwargs) {
   int64_t version = 0;
   qv_status st;
   Py_BEGIN_ALLOW_THREADS
-  /* the import moves the stream (releasing it on failure): the capsule's
+      /* the import moves the stream (releasing it on failure): the capsule's
    * destructor then finds it released */
-  qv_batch_reader *reader = NULL;
+      qv_batch_reader *reader = NULL;
   st = qv_import_stream(stream, &reader, &err);
   if (st == QV_OK) st = qv_dataset_write(path, reader, &o, &version, &err);
   qv_batch_reader_destroy(reader);
-  Py_END_ALLOW_THREADS
-  Py_DECREF(cap);
+  Py_END_ALLOW_THREADS Py_DECREF(cap);
   Py_DECREF(path_obj);
   if (st != QV_OK) return qvpy_raise(&err);
   return PyLong_FromLongLong(version);
@@ -83,8 +81,8 @@ PyObject *qvpy_delete(PyObject *self, PyObject *args, PyObject *kwargs) {
   PyObject *path_obj;
   const char *filter = NULL, *json = NULL;
   Py_ssize_t json_len = 0;
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O&|$zz#:delete", kw, PyUnicode_FSConverter, &path_obj, &filter,
-                                   &json, &json_len))
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O&|$zz#:delete", kw, PyUnicode_FSConverter, &path_obj, &filter, &json,
+                                   &json_len))
     return NULL;
   qv_error err = {0};
   qv_expr *expr = NULL;
@@ -100,11 +98,9 @@ PyObject *qvpy_delete(PyObject *self, PyObject *args, PyObject *kwargs) {
   int64_t deleted = 0, version = 0;
   qv_status st;
   const char *path = PyBytes_AS_STRING(path_obj);
-  Py_BEGIN_ALLOW_THREADS
-  st = expr ? qv_dataset_delete_matching(path, expr, &deleted, &version, &err)
-            : qv_dataset_delete_where(path, filter, &deleted, &version, &err);
-  Py_END_ALLOW_THREADS
-  qv_expr_destroy(expr);
+  Py_BEGIN_ALLOW_THREADS st = expr ? qv_dataset_delete_matching(path, expr, &deleted, &version, &err)
+                                   : qv_dataset_delete_where(path, filter, &deleted, &version, &err);
+  Py_END_ALLOW_THREADS qv_expr_destroy(expr);
   Py_DECREF(path_obj);
   if (st != QV_OK) return qvpy_raise(&err);
   return Py_BuildValue("(LL)", (long long)deleted, (long long)version);
@@ -131,10 +127,8 @@ PyObject *qvpy_create_index(PyObject *self, PyObject *args, PyObject *kwargs) {
   int64_t version = 0;
   qv_status st;
   const char *path = PyBytes_AS_STRING(path_obj);
-  Py_BEGIN_ALLOW_THREADS
-  st = qv_index_create(path, column, type, &o, &version, &err);
-  Py_END_ALLOW_THREADS
-  Py_DECREF(path_obj);
+  Py_BEGIN_ALLOW_THREADS st = qv_index_create(path, column, type, &o, &version, &err);
+  Py_END_ALLOW_THREADS Py_DECREF(path_obj);
   if (st != QV_OK) return qvpy_raise(&err);
   return PyLong_FromLongLong(version);
 }
@@ -149,10 +143,8 @@ PyObject *qvpy_drop_index(PyObject *self, PyObject *args, PyObject *kwargs) {
   int64_t version = 0;
   qv_status st;
   const char *path = PyBytes_AS_STRING(path_obj);
-  Py_BEGIN_ALLOW_THREADS
-  st = qv_index_drop(path, name, &version, &err);
-  Py_END_ALLOW_THREADS
-  Py_DECREF(path_obj);
+  Py_BEGIN_ALLOW_THREADS st = qv_index_drop(path, name, &version, &err);
+  Py_END_ALLOW_THREADS Py_DECREF(path_obj);
   if (st != QV_OK) return qvpy_raise(&err);
   return PyLong_FromLongLong(version);
 }
@@ -166,21 +158,19 @@ PyObject *qvpy_optimize_indices(PyObject *self, PyObject *args, PyObject *kwargs
   PyObject *path_obj;
   const char *name = NULL;
   int rebuild = 0;
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O&|z$p:optimize_indices", kw, PyUnicode_FSConverter, &path_obj,
-                                   &name, &rebuild))
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O&|z$p:optimize_indices", kw, PyUnicode_FSConverter, &path_obj, &name,
+                                   &rebuild))
     return NULL;
   qv_error err = {0};
   int64_t rebuilt_version = 0, version = 0;
   qv_status st = QV_OK;
   const char *path = PyBytes_AS_STRING(path_obj);
-  Py_BEGIN_ALLOW_THREADS
-  if (rebuild) st = qv_index_rebuild(path, name, NULL, &rebuilt_version, &err);
+  Py_BEGIN_ALLOW_THREADS if (rebuild) st = qv_index_rebuild(path, name, NULL, &rebuilt_version, &err);
   if (st == QV_OK) st = qv_index_optimize(path, name, &version, &err);
   /* a failed optimize after a committed rebuild: say the version is there */
   if (st != QV_OK && rebuilt_version)
     qv_error_prefix(&err, st, "the rebuild committed version %lld, then", (long long)rebuilt_version);
-  Py_END_ALLOW_THREADS
-  Py_DECREF(path_obj);
+  Py_END_ALLOW_THREADS Py_DECREF(path_obj);
   if (st != QV_OK) return qvpy_raise(&err);
   return PyLong_FromLongLong(version ? version : rebuilt_version);
 }
@@ -194,16 +184,14 @@ static PyObject *index_row(const qv_dataset *ds, int32_t i) {
   const char *first = NULL;
   qv_error err = {0};
   qv_status st;
-  Py_BEGIN_ALLOW_THREADS
-  st = qv_index_open(ds, i, &ix, &err);
+  Py_BEGIN_ALLOW_THREADS st = qv_index_open(ds, i, &ix, &err);
   if (st == QV_OK) {
     qv_index_set_tolerant(ix, true); /* the statistics of the readable files */
     st = qv_index_verify(ix, &damaged, &err);
   }
   if (st == QV_OK) st = qv_index_stats_get(ix, &stats, &err);
   if (st == QV_OK && damaged) qv_index_damaged(ix, &first);
-  Py_END_ALLOW_THREADS
-  PyObject *row = NULL;
+  Py_END_ALLOW_THREADS PyObject *row = NULL;
   if (st != QV_OK) {
     qvpy_raise(&err);
   } else {
@@ -227,10 +215,8 @@ PyObject *qvpy_list_indices(PyObject *self, PyObject *args, PyObject *kwargs) {
   qv_dataset *ds = NULL;
   qv_status st;
   const char *path = PyBytes_AS_STRING(path_obj);
-  Py_BEGIN_ALLOW_THREADS
-  st = qv_dataset_open(path, (int64_t)version, &ds, &err);
-  Py_END_ALLOW_THREADS
-  Py_DECREF(path_obj);
+  Py_BEGIN_ALLOW_THREADS st = qv_dataset_open(path, (int64_t)version, &ds, &err);
+  Py_END_ALLOW_THREADS Py_DECREF(path_obj);
   if (st != QV_OK) return qvpy_raise(&err);
   int32_t n = qv_dataset_num_indices(ds);
   PyObject *list = PyList_New(n);

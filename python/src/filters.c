@@ -8,8 +8,7 @@
 #include <structmember.h>
 
 typedef struct {
-  PyObject_HEAD
-  PyObject *sql; /* str */
+  PyObject_HEAD PyObject *sql; /* str */
   int exact;
 } filter_obj;
 
@@ -49,29 +48,24 @@ static PyObject *lf_richcompare(PyObject *a, PyObject *b, int op) {
   return PyBool_FromLong(op == Py_EQ ? same : !same);
 }
 
-static PyMemberDef lf_members[] = {
-    {"sql", T_OBJECT_EX, offsetof(filter_obj, sql), READONLY, "the filter text"},
-    {"exact", T_BOOL, offsetof(filter_obj, exact), READONLY,
-     "True: keeps exactly the expression's rows; False: a superset (conjuncts dropped)"},
-    {NULL, 0, 0, 0, NULL}};
+static PyMemberDef lf_members[] = {{"sql", T_OBJECT_EX, offsetof(filter_obj, sql), READONLY, "the filter text"},
+                                   {"exact", T_BOOL, offsetof(filter_obj, exact), READONLY,
+                                    "True: keeps exactly the expression's rows; False: a superset (conjuncts dropped)"},
+                                   {NULL, 0, 0, 0, NULL}};
 
-#define FILTER_TYPE(NAME, DOC)                      \
-  {                                                 \
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = NAME,  \
-    .tp_basicsize = sizeof(filter_obj),             \
-    .tp_flags = Py_TPFLAGS_DEFAULT,                 \
-    .tp_doc = DOC,                                  \
-    .tp_new = lf_new,                               \
-    .tp_dealloc = (destructor)lf_dealloc,           \
-    .tp_repr = (reprfunc)lf_repr,                   \
-    .tp_richcompare = lf_richcompare,               \
-    .tp_members = lf_members,                       \
+#define FILTER_TYPE(NAME, DOC)                                                                                         \
+  {                                                                                                                    \
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = NAME, .tp_basicsize = sizeof(filter_obj), .tp_flags = Py_TPFLAGS_DEFAULT, \
+                                .tp_doc = DOC, .tp_new = lf_new, .tp_dealloc = (destructor)lf_dealloc,                 \
+                                .tp_repr = (reprfunc)lf_repr, .tp_richcompare = lf_richcompare,                        \
+                                .tp_members = lf_members,                                                              \
   }
-PyTypeObject qvpy_lance_filter_type = FILTER_TYPE(
-    "quiver.LanceFilter", "LanceFilter(sql, exact): a Lance SQL filter and whether it keeps exactly the expression's rows.");
-PyTypeObject qvpy_bigquery_filter_type =
-    FILTER_TYPE("quiver.BigQueryFilter",
-                "BigQueryFilter(sql, exact): a BigQuery row_restriction and whether it keeps exactly the expression's rows.");
+PyTypeObject qvpy_lance_filter_type =
+    FILTER_TYPE("quiver.LanceFilter",
+                "LanceFilter(sql, exact): a Lance SQL filter and whether it keeps exactly the expression's rows.");
+PyTypeObject qvpy_bigquery_filter_type = FILTER_TYPE(
+    "quiver.BigQueryFilter",
+    "BigQueryFilter(sql, exact): a BigQuery row_restriction and whether it keeps exactly the expression's rows.");
 #undef FILTER_TYPE
 
 /* Parses the arguments both functions take: the JSON text and an optional

@@ -36,11 +36,13 @@ static struct {
      {QV_ERR_UNSUPPORTED},
      NULL},
     {"quiver.CorruptData", "A file's bytes are not what the format allows (QV_ERR_CORRUPT).", {QV_ERR_CORRUPT}, NULL},
-    {"quiver.NotFound", "No such dataset, version, column, field or index (QV_ERR_NOT_FOUND).", {QV_ERR_NOT_FOUND},
+    {"quiver.NotFound",
+     "No such dataset, version, column, field or index (QV_ERR_NOT_FOUND).",
+     {QV_ERR_NOT_FOUND},
      NULL},
-    {"quiver.AlreadyExists", "The dataset or index to create is already there (QV_ERR_EXISTS).", {QV_ERR_EXISTS},
-     NULL},
-    {"quiver.CommitConflict", "Another writer committed the same version first; retry (QV_ERR_CONFLICT).",
+    {"quiver.AlreadyExists", "The dataset or index to create is already there (QV_ERR_EXISTS).", {QV_ERR_EXISTS}, NULL},
+    {"quiver.CommitConflict",
+     "Another writer committed the same version first; retry (QV_ERR_CONFLICT).",
      {QV_ERR_CONFLICT},
      NULL},
 };
@@ -262,8 +264,7 @@ static PyMethodDef module_methods[] = {
      "Translates the JSON of Expr.meta.serialize(format='json') into a BigQuery Storage Read API\n"
      "row_restriction.  schema: a BigQuery table schema as JSON text, an object with\n"
      "__arrow_c_stream__ whose schema gives the column types, or None (schema-less)."},
-    {"explain_bigquery_filter", (PyCFunction)(void (*)(void))qvpy_explain_bigquery_filter,
-     METH_VARARGS | METH_KEYWORDS,
+    {"explain_bigquery_filter", (PyCFunction)(void (*)(void))qvpy_explain_bigquery_filter, METH_VARARGS | METH_KEYWORDS,
      "explain_bigquery_filter(polars_json, schema=None) -> str\n\n"
      "One line per node that declined (or conjunct that was dropped), with the reason."},
     {"write_dataset", (PyCFunction)(void (*)(void))qvpy_write_dataset, METH_VARARGS | METH_KEYWORDS,
@@ -289,9 +290,15 @@ static PyMethodDef module_methods[] = {
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module_def = {
-    PyModuleDef_HEAD_INIT, "quiver._quiver",
-    "The C core of the quiver package: libquiver's scanner and its Lance and BigQuery translators.", -1, module_methods,
-    NULL, NULL, NULL, NULL};
+    PyModuleDef_HEAD_INIT,
+    "quiver._quiver",
+    "The C core of the quiver package: libquiver's scanner and its Lance and BigQuery translators.",
+    -1,
+    module_methods,
+    NULL,
+    NULL,
+    NULL,
+    NULL};
 
 PyMODINIT_FUNC PyInit__quiver(void) {
   PyTypeObject *types[] = {&qvpy_dataset_type, &qvpy_scanner_type, &qvpy_batch_type, &qvpy_lance_filter_type,

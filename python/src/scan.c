@@ -9,8 +9,7 @@
 /* ---- Dataset ---------------------------------------------------------------- */
 
 typedef struct {
-  PyObject_HEAD
-  qv_dataset *ds;
+  PyObject_HEAD qv_dataset *ds;
 } dataset_obj;
 
 static PyObject *dataset_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
@@ -27,10 +26,8 @@ static PyObject *dataset_new(PyTypeObject *type, PyObject *args, PyObject *kwarg
   qv_error err = {0};
   qv_status st;
   const char *path = PyBytes_AS_STRING(path_obj);
-  Py_BEGIN_ALLOW_THREADS
-  st = qv_dataset_open(path, (int64_t)version, &self->ds, &err);
-  Py_END_ALLOW_THREADS
-  Py_DECREF(path_obj);
+  Py_BEGIN_ALLOW_THREADS st = qv_dataset_open(path, (int64_t)version, &self->ds, &err);
+  Py_END_ALLOW_THREADS Py_DECREF(path_obj);
   if (st != QV_OK) {
     Py_DECREF(self);
     return qvpy_raise(&err);
@@ -87,8 +84,7 @@ PyTypeObject qvpy_dataset_type = {
 /* ---- Batch -------------------------------------------------------------------- */
 
 typedef struct {
-  PyObject_HEAD
-  qv_batch *b;
+  PyObject_HEAD qv_batch *b;
   uint32_t export_flags; /* QV_EXPORT_STRING_VIEW for with_string_views() */
 } batch_obj;
 
@@ -113,9 +109,7 @@ static PyObject *batch_wrap(qv_batch *b) {
 }
 
 static PyObject *batch_num_rows(batch_obj *self, void *closure) { return PyLong_FromLongLong(self->b->num_rows); }
-static PyObject *batch_num_columns(batch_obj *self, void *closure) {
-  return PyLong_FromLong(self->b->schema.n_fields);
-}
+static PyObject *batch_num_columns(batch_obj *self, void *closure) { return PyLong_FromLong(self->b->schema.n_fields); }
 
 /* n batches of one schema as a stream capsule (export flags as in
  * qv_export_stream_with); their buffers are shared, not copied. */
@@ -216,10 +210,9 @@ static PyObject *batch_values_address(batch_obj *self, PyObject *arg) {
   return PyLong_FromVoidPtr((void *)qv_array_values(a));
 }
 
-static PyGetSetDef batch_getset[] = {
-    {"num_rows", (getter)batch_num_rows, NULL, "rows in the batch", NULL},
-    {"num_columns", (getter)batch_num_columns, NULL, "columns in the batch", NULL},
-    {NULL, NULL, NULL, NULL, NULL}};
+static PyGetSetDef batch_getset[] = {{"num_rows", (getter)batch_num_rows, NULL, "rows in the batch", NULL},
+                                     {"num_columns", (getter)batch_num_columns, NULL, "columns in the batch", NULL},
+                                     {NULL, NULL, NULL, NULL, NULL}};
 
 static PyMethodDef batch_methods[] = {
     {"__arrow_c_stream__", (PyCFunction)(void (*)(void))batch_stream, METH_VARARGS | METH_KEYWORDS,
@@ -245,10 +238,9 @@ PyTypeObject qvpy_batch_type = {
 /* ---- Scanner ------------------------------------------------------------------ */
 
 typedef struct {
-  PyObject_HEAD
-  qv_scanner *sc;   /* NULL once handed to an Arrow stream */
-  qv_schema schema; /* output schema, kept for after the hand-over */
-  bool busy;        /* a next() is running with the GIL released */
+  PyObject_HEAD qv_scanner *sc; /* NULL once handed to an Arrow stream */
+  qv_schema schema;             /* output schema, kept for after the hand-over */
+  bool busy;                    /* a next() is running with the GIL released */
 } scanner_obj;
 
 /* columns: a sequence of str (or None) -> names borrowed from the list's
@@ -283,9 +275,19 @@ static int column_names(PyObject *columns, PyObject **seq, const char ***names, 
 }
 
 static PyObject *scanner_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
-  static char *kw[] = {"path",       "columns",        "filter",           "polars_json",
-                       "limit",      "offset",         "batch_size",       "predicate_pushdown",
-                       "use_scalar_index", "version",  "with_row_id",      "exact_batches", NULL};
+  static char *kw[] = {"path",
+                       "columns",
+                       "filter",
+                       "polars_json",
+                       "limit",
+                       "offset",
+                       "batch_size",
+                       "predicate_pushdown",
+                       "use_scalar_index",
+                       "version",
+                       "with_row_id",
+                       "exact_batches",
+                       NULL};
   PyObject *path_obj = NULL, *columns = Py_None, *seq = NULL, *limit_obj = Py_None, *self_obj = NULL;
   const char *filter = NULL, *json = NULL;
   Py_ssize_t json_len = 0;
@@ -296,8 +298,8 @@ static PyObject *scanner_new(PyTypeObject *type, PyObject *args, PyObject *kwarg
   qv_scan_options o = QV_SCAN_OPTIONS_INIT;
   qv_error err = {0};
   if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O&|$Ozz#OLLppLpp:Scanner", kw, PyUnicode_FSConverter, &path_obj,
-                                   &columns, &filter, &json, &json_len, &limit_obj, &offset, &batch_size,
-                                   &pushdown, &use_index, &version, &row_id, &exact))
+                                   &columns, &filter, &json, &json_len, &limit_obj, &offset, &batch_size, &pushdown,
+                                   &use_index, &version, &row_id, &exact))
     return NULL;
   if (column_names(columns, &seq, &names, &o.n_columns) < 0) goto cleanup;
   o.columns = names;
@@ -329,14 +331,12 @@ static PyObject *scanner_new(PyTypeObject *type, PyObject *args, PyObject *kwarg
   self_obj = (PyObject *)self;
   qv_status st;
   const char *path = PyBytes_AS_STRING(path_obj);
-  Py_BEGIN_ALLOW_THREADS
-  qvpy_lock();
+  Py_BEGIN_ALLOW_THREADS qvpy_lock();
   st = qv_scanner_open(path, &o, &self->sc, &err);
   if (st == QV_OK && qv_schema_copy(qv_scanner_schema(self->sc), &self->schema) != QV_OK)
     st = qv_error_nomem(&err, "scanner");
   qvpy_unlock();
-  Py_END_ALLOW_THREADS
-  if (st != QV_OK) {
+  Py_END_ALLOW_THREADS if (st != QV_OK) {
     Py_CLEAR(self_obj);
     qvpy_raise(&err);
   }
@@ -374,12 +374,10 @@ static PyObject *scanner_next(scanner_obj *self) {
   qv_error err = {0};
   qv_status st;
   self->busy = true;
-  Py_BEGIN_ALLOW_THREADS
-  qvpy_lock();
+  Py_BEGIN_ALLOW_THREADS qvpy_lock();
   st = qv_scanner_next(self->sc, &b, &err);
   qvpy_unlock();
-  Py_END_ALLOW_THREADS
-  self->busy = false;
+  Py_END_ALLOW_THREADS self->busy = false;
   if (st != QV_OK) return qvpy_raise(&err);
   return b ? batch_wrap(b) : NULL; /* NULL without an exception: StopIteration */
 }
@@ -497,15 +495,16 @@ PyTypeObject qvpy_scanner_type = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "quiver.Scanner",
     .tp_basicsize = sizeof(scanner_obj),
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "Scanner(path, *, columns=None, filter=None, polars_json=None, limit=None, offset=0,\n"
-              "        batch_size=8192, predicate_pushdown=True, use_scalar_index=True, version=0,\n"
-              "        with_row_id=False, exact_batches=True)\n\n"
-              "A scan run by libquiver.  filter is Lance SQL text, polars_json the JSON of\n"
-              "Expr.meta.serialize(format='json'); errors in either are raised here, before any\n"
-              "data is read.  Iterating yields Batch objects; __arrow_c_stream__ hands the rest\n"
-              "of the scan to an Arrow consumer.  exact_batches=False yields the pieces page\n"
-              "ranges leave after filtering as they come (at most batch_size rows each) instead\n"
-              "of copying them into batches of exactly batch_size rows.",
+    .tp_doc =
+        "Scanner(path, *, columns=None, filter=None, polars_json=None, limit=None, offset=0,\n"
+        "        batch_size=8192, predicate_pushdown=True, use_scalar_index=True, version=0,\n"
+        "        with_row_id=False, exact_batches=True)\n\n"
+        "A scan run by libquiver.  filter is Lance SQL text, polars_json the JSON of\n"
+        "Expr.meta.serialize(format='json'); errors in either are raised here, before any\n"
+        "data is read.  Iterating yields Batch objects; __arrow_c_stream__ hands the rest\n"
+        "of the scan to an Arrow consumer.  exact_batches=False yields the pieces page\n"
+        "ranges leave after filtering as they come (at most batch_size rows each) instead\n"
+        "of copying them into batches of exactly batch_size rows.",
     .tp_new = scanner_new,
     .tp_dealloc = (destructor)scanner_dealloc,
     .tp_iter = PyObject_SelfIter,

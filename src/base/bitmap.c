@@ -16,17 +16,14 @@ int64_t qv_bitmap_count(const uint8_t *bits, int64_t offset, int64_t length) {
   return count;
 }
 
-void qv_bitmap_copy(uint8_t *dst, int64_t dst_offset, const uint8_t *src,
-                    int64_t src_offset, int64_t length) {
+void qv_bitmap_copy(uint8_t *dst, int64_t dst_offset, const uint8_t *src, int64_t src_offset, int64_t length) {
   if ((dst_offset & 7) == 0 && (src_offset & 7) == 0) {
     int64_t whole = length >> 3;
     memcpy(dst + (dst_offset >> 3), src + (src_offset >> 3), (size_t)whole);
-    for (int64_t i = whole * 8; i < length; i++)
-      qv_bit_put(dst, dst_offset + i, qv_bit_get(src, src_offset + i));
+    for (int64_t i = whole * 8; i < length; i++) qv_bit_put(dst, dst_offset + i, qv_bit_get(src, src_offset + i));
     return;
   }
-  for (int64_t i = 0; i < length; i++)
-    qv_bit_put(dst, dst_offset + i, qv_bit_get(src, src_offset + i));
+  for (int64_t i = 0; i < length; i++) qv_bit_put(dst, dst_offset + i, qv_bit_get(src, src_offset + i));
 }
 
 qv_status qv_selection_reserve(qv_selection *s, int64_t capacity) {

@@ -133,8 +133,8 @@ int qv_format_datetime(int64_t seconds, int32_t nanos, int frac_digits, char *bu
   if (frac_digits > 0 && n >= 0) {
     int32_t f = nanos;
     for (int k = frac_digits; k < 9; k++) f /= 10;
-    int k = snprintf((size_t)n < size ? buf + n : NULL, (size_t)n < size ? size - (size_t)n : 0, ".%0*d",
-                     frac_digits, f);
+    int k =
+        snprintf((size_t)n < size ? buf + n : NULL, (size_t)n < size ? size - (size_t)n : 0, ".%0*d", frac_digits, f);
     if (k > 0) n += k;
   }
   return n;

@@ -90,9 +90,8 @@ static uint32_t crc_sw(uint32_t crc, const uint8_t *p, size_t n) {
     uint64_t w;
     memcpy(&w, p, 8);
     w ^= crc;
-    crc = crc_table[7][w & 0xff] ^ crc_table[6][(w >> 8) & 0xff] ^
-          crc_table[5][(w >> 16) & 0xff] ^ crc_table[4][(w >> 24) & 0xff] ^
-          crc_table[3][(w >> 32) & 0xff] ^ crc_table[2][(w >> 40) & 0xff] ^
+    crc = crc_table[7][w & 0xff] ^ crc_table[6][(w >> 8) & 0xff] ^ crc_table[5][(w >> 16) & 0xff] ^
+          crc_table[4][(w >> 24) & 0xff] ^ crc_table[3][(w >> 32) & 0xff] ^ crc_table[2][(w >> 40) & 0xff] ^
           crc_table[1][(w >> 48) & 0xff] ^ crc_table[0][w >> 56];
     p += 8;
     n -= 8;
@@ -105,7 +104,7 @@ static uint32_t crc_sw(uint32_t crc, const uint8_t *p, size_t n) {
 /* Advances the register c over len bytes of p in three chains of len / 3
  * (a multiple of 8) bytes each, joined with the shift table for len / 3. */
 __attribute__((target("sse4.2"))) static uint64_t crc_hw_3way(uint64_t c, const uint8_t *p, size_t len,
-                                                               const uint32_t *shift) {
+                                                              const uint32_t *shift) {
   size_t third = len / 3;
   uint64_t b = 0, d = 0;
   for (size_t i = 0; i < third; i += 8) {
@@ -152,6 +151,4 @@ uint32_t qv_crc32c(uint32_t crc, const void *data, size_t size) {
   return qvb_crc32c_portable(crc, data, size);
 }
 
-uint64_t qv_hash64(const void *data, size_t size, uint64_t seed) {
-  return XXH3_64bits_withSeed(data, size, seed);
-}
+uint64_t qv_hash64(const void *data, size_t size, uint64_t seed) { return XXH3_64bits_withSeed(data, size, seed); }

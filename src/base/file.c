@@ -31,8 +31,8 @@ qv_status qvb_file_pread_full(int fd, void *buf, int64_t n, int64_t off, const c
                           (long long)off, strerror(errno));
     }
     if (got == 0)
-      return qv_error_set(err, QV_ERR_CORRUPT, "%s: offset %lld: file ends %lld bytes early", name,
-                          (long long)off, (long long)n);
+      return qv_error_set(err, QV_ERR_CORRUPT, "%s: offset %lld: file ends %lld bytes early", name, (long long)off,
+                          (long long)n);
     p += got;
     n -= got;
     off += got;
@@ -55,7 +55,7 @@ qv_status qvb_file_write_full(int fd, const void *buf, int64_t n, const char *na
 }
 
 qv_status qvb_file_read(const char *path, const char *name, int64_t max_size, uint8_t **out, int64_t *size,
-                       qv_error *err) {
+                        qv_error *err) {
   *out = NULL;
   *size = 0;
   int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -75,8 +75,8 @@ qv_status qvb_file_read(const char *path, const char *name, int64_t max_size, ui
     goto cleanup;
   }
   if ((int64_t)sb.st_size > max_size) {
-    st = qv_error_set(err, QV_ERR_CORRUPT, "%s: %lld bytes is more than the %lld a file of this kind may have",
-                      name, (long long)sb.st_size, (long long)max_size);
+    st = qv_error_set(err, QV_ERR_CORRUPT, "%s: %lld bytes is more than the %lld a file of this kind may have", name,
+                      (long long)sb.st_size, (long long)max_size);
     goto cleanup;
   }
   buf = qv_malloc((size_t)sb.st_size + 1);

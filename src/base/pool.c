@@ -20,10 +20,10 @@
 static struct {
   pthread_mutex_t mu;
   pthread_cond_t wake, done;
-  int helpers;          /* helper threads started */
-  bool busy;            /* a job is open: helpers may join it */
-  uint64_t generation;  /* bumped per job, so a helper joins each job once */
-  qv_pool_fn fn;        /* the job; stable while busy */
+  int helpers;         /* helper threads started */
+  bool busy;           /* a job is open: helpers may join it */
+  uint64_t generation; /* bumped per job, so a helper joins each job once */
+  qv_pool_fn fn;       /* the job; stable while busy */
   void *ctx;
   int64_t n_tasks;
   int want;                 /* participants allowed in this job */

@@ -8,8 +8,7 @@
 
 #include "base/wire.h"
 
-void qvb_cursor_init(qvb_cursor *c, const uint8_t *data, int64_t size, int64_t base, const char *file,
-                    qv_error *err) {
+void qvb_cursor_init(qvb_cursor *c, const uint8_t *data, int64_t size, int64_t base, const char *file, qv_error *err) {
   c->data = data;
   c->size = size;
   c->pos = 0;
@@ -26,8 +25,7 @@ bool qvb_cursor_fail(qvb_cursor *c, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(what, sizeof what, fmt, ap);
   va_end(ap);
-  c->status = qv_error_set(c->err, QV_ERR_CORRUPT, "%s: offset %lld: %s", c->file, (long long)(c->base + c->pos),
-                           what);
+  c->status = qv_error_set(c->err, QV_ERR_CORRUPT, "%s: offset %lld: %s", c->file, (long long)(c->base + c->pos), what);
   return false;
 }
 
@@ -38,7 +36,7 @@ bool qvb_wire_get_range(qvb_cursor *c, int64_t lo, int64_t hi, int64_t *v, const
   if (u > (uint64_t)INT64_MAX || (int64_t)u < lo || (int64_t)u > hi) {
     c->pos = at; /* report the offset of the bad value itself */
     return qvb_cursor_fail(c, "%s %llu is outside %lld..%lld", what, (unsigned long long)u, (long long)lo,
-                          (long long)hi);
+                           (long long)hi);
   }
   *v = (int64_t)u;
   return true;

@@ -28,8 +28,7 @@ typedef struct qvb_cursor {
   qv_status status;
 } qvb_cursor;
 
-void qvb_cursor_init(qvb_cursor *c, const uint8_t *data, int64_t size, int64_t base, const char *file,
-                    qv_error *err);
+void qvb_cursor_init(qvb_cursor *c, const uint8_t *data, int64_t size, int64_t base, const char *file, qv_error *err);
 /* Sets a CORRUPT error at the cursor's position (first failure wins). */
 bool qvb_cursor_fail(qvb_cursor *c, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -39,8 +38,9 @@ bool qvb_cursor_fail(qvb_cursor *c, const char *fmt, ...)
 static inline bool qvb_wire_get_bytes(qvb_cursor *c, int64_t n, const uint8_t **out, const char *what) {
   *out = NULL;
   if (c->status != QV_OK) return false;
-  if (n < 0 || n > c->size - c->pos) return qvb_cursor_fail(c, "truncated %s (%lld bytes needed, %lld left)",
-                                                             what, (long long)n, (long long)(c->size - c->pos));
+  if (n < 0 || n > c->size - c->pos)
+    return qvb_cursor_fail(c, "truncated %s (%lld bytes needed, %lld left)", what, (long long)n,
+                           (long long)(c->size - c->pos));
   *out = c->data + c->pos;
   c->pos += n;
   return true;
@@ -96,7 +96,7 @@ qv_status qvb_file_write_full(int fd, const void *buf, int64_t n, const char *na
 /* Whole file into a qv_malloc'd buffer; QV_ERR_CORRUPT when larger than
  * max_size (a hostile or wrong file), QV_ERR_NOT_FOUND when absent. */
 qv_status qvb_file_read(const char *path, const char *name, int64_t max_size, uint8_t **out, int64_t *size,
-                       qv_error *err);
+                        qv_error *err);
 /* Writes bytes to path (O_EXCL), fsyncs it; removes it again on failure. */
 qv_status qvb_file_write_new(const char *path, const char *name, const void *data, int64_t size, qv_error *err);
 qv_status qvb_file_fsync_dir(const char *dir, qv_error *err);

@@ -73,8 +73,8 @@ void qv_array_release(qv_array *a) {
 
 qv_status qv_array_slice(qv_array *a, int64_t offset, int64_t length, qv_array **out, qv_error *err) {
   if (offset < 0 || length < 0 || offset > a->length || length > a->length - offset)
-    return qv_error_set(err, QV_ERR_INVALID, "slice [%lld, +%lld) is outside an array of %lld rows",
-                        (long long)offset, (long long)length, (long long)a->length);
+    return qv_error_set(err, QV_ERR_INVALID, "slice [%lld, +%lld) is outside an array of %lld rows", (long long)offset,
+                        (long long)length, (long long)a->length);
   qv_array *s = qvc_array_new(&a->type, length);
   if (!s || qvc_array_alloc_children(s, a->n_children) != QV_OK) {
     qv_array_release(s);
@@ -139,11 +139,21 @@ static qv_status take_flat(const qv_array *a, const uint32_t *rows, int64_t n, q
     uint8_t *dst = qv_bytes_mutable(v);
     const uint8_t *src = a->buffers[1]->data + a->offset * w;
     switch (w) {
-      case 1: for (int64_t i = 0; i < n; i++) dst[i] = src[rows[i]]; break;
-      case 2: for (int64_t i = 0; i < n; i++) memcpy(dst + 2 * i, src + 2 * (int64_t)rows[i], 2); break;
-      case 4: for (int64_t i = 0; i < n; i++) memcpy(dst + 4 * i, src + 4 * (int64_t)rows[i], 4); break;
-      case 8: for (int64_t i = 0; i < n; i++) memcpy(dst + 8 * i, src + 8 * (int64_t)rows[i], 8); break;
-      default: for (int64_t i = 0; i < n; i++) memcpy(dst + w * i, src + w * (int64_t)rows[i], (size_t)w); break;
+      case 1:
+        for (int64_t i = 0; i < n; i++) dst[i] = src[rows[i]];
+        break;
+      case 2:
+        for (int64_t i = 0; i < n; i++) memcpy(dst + 2 * i, src + 2 * (int64_t)rows[i], 2);
+        break;
+      case 4:
+        for (int64_t i = 0; i < n; i++) memcpy(dst + 4 * i, src + 4 * (int64_t)rows[i], 4);
+        break;
+      case 8:
+        for (int64_t i = 0; i < n; i++) memcpy(dst + 8 * i, src + 8 * (int64_t)rows[i], 8);
+        break;
+      default:
+        for (int64_t i = 0; i < n; i++) memcpy(dst + w * i, src + w * (int64_t)rows[i], (size_t)w);
+        break;
     }
   } else { /* string / binary */
     const int32_t *off = qv_array_offsets(a);
@@ -216,8 +226,8 @@ static qv_status concat_flat(qv_array *const *arrays, int32_t n, int64_t total, 
                         (long long)chars);
   qv_bytes *validity = nulls ? qv_bytes_alloc(qv_bitmap_bytes(total)) : NULL;
   /* values, offsets and string bytes are all written below; bits are copied into zeros */
-  qv_bytes *values = w == 0 ? qv_bytes_alloc(qv_bitmap_bytes(total))
-                            : qv_bytes_alloc_uninit(w > 0 ? total * w : (total + 1) * 4);
+  qv_bytes *values =
+      w == 0 ? qv_bytes_alloc(qv_bitmap_bytes(total)) : qv_bytes_alloc_uninit(w > 0 ? total * w : (total + 1) * 4);
   qv_bytes *data = w < 0 ? qv_bytes_alloc_uninit(chars) : NULL;
   if ((nulls && !validity) || !values || (w < 0 && !data)) {
     qv_bytes_release(validity);
@@ -286,8 +296,8 @@ qv_status qv_array_concat(qv_array *const *arrays, int32_t n, qv_array **out, qv
 static qv_status need(const qv_bytes *b, int64_t bytes, const char *what, qv_error *err) {
   if (!b) return qv_error_set(err, QV_ERR_CORRUPT, "array: missing %s buffer", what);
   if (b->size < bytes)
-    return qv_error_set(err, QV_ERR_CORRUPT, "array: %s buffer has %lld bytes, needs %lld", what,
-                        (long long)b->size, (long long)bytes);
+    return qv_error_set(err, QV_ERR_CORRUPT, "array: %s buffer has %lld bytes, needs %lld", what, (long long)b->size,
+                        (long long)bytes);
   return QV_OK;
 }
 
@@ -311,8 +321,8 @@ qv_status qv_array_validate(const qv_array *a, qv_error *err) {
       if (limit < 0) return qv_error_set(err, QV_ERR_CORRUPT, "array: missing data");
       for (int64_t i = a->offset; i < end; i++)
         if (o[i] < 0 || o[i] > o[i + 1] || o[i + 1] > limit)
-          return qv_error_set(err, QV_ERR_CORRUPT, "array: offset %lld (%d..%d) is out of range 0..%lld",
-                              (long long)i, o[i], o[i + 1], (long long)limit);
+          return qv_error_set(err, QV_ERR_CORRUPT, "array: offset %lld (%d..%d) is out of range 0..%lld", (long long)i,
+                              o[i], o[i + 1], (long long)limit);
       if (a->type.id == QV_TYPE_STRING) return qvc_utf8_validate_offsets(a, err);
       if (a->type.id == QV_TYPE_LIST) return qv_array_validate(a->children[0], err);
       return QV_OK;
@@ -332,8 +342,7 @@ qv_status qv_array_validate(const qv_array *a, qv_error *err) {
       if (a->n_children != 1 || a->children[0]->length < end * a->type.list_size)
         return qv_error_set(err, QV_ERR_CORRUPT, "array: fixed_size_list child is too short");
       return qv_array_validate(a->children[0], err);
-    default:
-      return need(a->buffers[1], end * w, "values", err);
+    default: return need(a->buffers[1], end * w, "values", err);
   }
 }
 

@@ -3,14 +3,12 @@
 
 #include <string.h>
 
-qv_status qv_batch_make(const qv_schema *schema, qv_array **columns, int64_t num_rows, qv_batch **out,
-                        qv_error *err) {
+qv_status qv_batch_make(const qv_schema *schema, qv_array **columns, int64_t num_rows, qv_batch **out, qv_error *err) {
   qv_status st = QV_OK;
   for (int32_t i = 0; i < schema->n_fields; i++) {
     if (!columns[i] || columns[i]->length != num_rows) {
-      st = qv_error_set(err, QV_ERR_INVALID, "batch: column `%s` has %lld rows, expected %lld",
-                        schema->fields[i].name, columns[i] ? (long long)columns[i]->length : -1LL,
-                        (long long)num_rows);
+      st = qv_error_set(err, QV_ERR_INVALID, "batch: column `%s` has %lld rows, expected %lld", schema->fields[i].name,
+                        columns[i] ? (long long)columns[i]->length : -1LL, (long long)num_rows);
       goto cleanup;
     }
   }

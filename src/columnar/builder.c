@@ -6,9 +6,7 @@
 
 #include "columnar/columnar_int.h"
 
-static bool is_offset_type(qv_type_id id) {
-  return id == QV_TYPE_STRING || id == QV_TYPE_BINARY || id == QV_TYPE_LIST;
-}
+static bool is_offset_type(qv_type_id id) { return id == QV_TYPE_STRING || id == QV_TYPE_BINARY || id == QV_TYPE_LIST; }
 
 qv_status qv_builder_init(qv_builder *b, const qv_datatype *type, qv_error *err) {
   memset(b, 0, sizeof *b);
@@ -101,9 +99,7 @@ qv_status qv_builder_append_null(qv_builder *b) {
     case QV_TYPE_STRUCT:
       for (int32_t i = 0; i < b->n_children; i++) QV_RETURN_NOT_OK(qv_builder_append_null(&b->children[i]));
       break;
-    case QV_TYPE_FIXED_SIZE_LIST:
-      QV_RETURN_NOT_OK(qv_builder_append_nulls(&b->children[0], b->type.list_size));
-      break;
+    case QV_TYPE_FIXED_SIZE_LIST: QV_RETURN_NOT_OK(qv_builder_append_nulls(&b->children[0], b->type.list_size)); break;
     default: QV_RETURN_NOT_OK(qv_buffer_append_zeros(&b->values, w)); break;
   }
   b->length++;
@@ -127,18 +123,34 @@ qv_status qv_builder_append_bool(qv_builder *b, bool v) {
 
 qv_status qv_builder_append_int(qv_builder *b, int64_t v) {
   switch (b->type.id) {
-    case QV_TYPE_INT8: { if (v < INT8_MIN || v > INT8_MAX) return QV_ERR_OVERFLOW; int8_t x = (int8_t)v; return put_fixed(b, &x, 1); }
-    case QV_TYPE_INT16: { if (v < INT16_MIN || v > INT16_MAX) return QV_ERR_OVERFLOW; int16_t x = (int16_t)v; return put_fixed(b, &x, 2); }
+    case QV_TYPE_INT8: {
+      if (v < INT8_MIN || v > INT8_MAX) return QV_ERR_OVERFLOW;
+      int8_t x = (int8_t)v;
+      return put_fixed(b, &x, 1);
+    }
+    case QV_TYPE_INT16: {
+      if (v < INT16_MIN || v > INT16_MAX) return QV_ERR_OVERFLOW;
+      int16_t x = (int16_t)v;
+      return put_fixed(b, &x, 2);
+    }
     case QV_TYPE_INT32:
-    case QV_TYPE_DATE32: { if (v < INT32_MIN || v > INT32_MAX) return QV_ERR_OVERFLOW; int32_t x = (int32_t)v; return put_fixed(b, &x, 4); }
+    case QV_TYPE_DATE32: {
+      if (v < INT32_MIN || v > INT32_MAX) return QV_ERR_OVERFLOW;
+      int32_t x = (int32_t)v;
+      return put_fixed(b, &x, 4);
+    }
     case QV_TYPE_INT64:
     case QV_TYPE_TIMESTAMP:
     case QV_TYPE_TIME64:
     case QV_TYPE_DURATION: return put_fixed(b, &v, 8);
-    case QV_TYPE_UINT8: case QV_TYPE_UINT16: case QV_TYPE_UINT32: case QV_TYPE_UINT64:
+    case QV_TYPE_UINT8:
+    case QV_TYPE_UINT16:
+    case QV_TYPE_UINT32:
+    case QV_TYPE_UINT64:
       if (v < 0) return QV_ERR_OVERFLOW;
       return qv_builder_append_uint(b, (uint64_t)v);
-    case QV_TYPE_FLOAT32: case QV_TYPE_FLOAT64: return qv_builder_append_double(b, (double)v);
+    case QV_TYPE_FLOAT32:
+    case QV_TYPE_FLOAT64: return qv_builder_append_double(b, (double)v);
     case QV_TYPE_DECIMAL128: return qv_builder_append_decimal(b, (uint64_t)v, v < 0 ? -1 : 0);
     default: return QV_ERR_TYPE;
   }
@@ -146,9 +158,21 @@ qv_status qv_builder_append_int(qv_builder *b, int64_t v) {
 
 qv_status qv_builder_append_uint(qv_builder *b, uint64_t v) {
   switch (b->type.id) {
-    case QV_TYPE_UINT8: { if (v > UINT8_MAX) return QV_ERR_OVERFLOW; uint8_t x = (uint8_t)v; return put_fixed(b, &x, 1); }
-    case QV_TYPE_UINT16: { if (v > UINT16_MAX) return QV_ERR_OVERFLOW; uint16_t x = (uint16_t)v; return put_fixed(b, &x, 2); }
-    case QV_TYPE_UINT32: { if (v > UINT32_MAX) return QV_ERR_OVERFLOW; uint32_t x = (uint32_t)v; return put_fixed(b, &x, 4); }
+    case QV_TYPE_UINT8: {
+      if (v > UINT8_MAX) return QV_ERR_OVERFLOW;
+      uint8_t x = (uint8_t)v;
+      return put_fixed(b, &x, 1);
+    }
+    case QV_TYPE_UINT16: {
+      if (v > UINT16_MAX) return QV_ERR_OVERFLOW;
+      uint16_t x = (uint16_t)v;
+      return put_fixed(b, &x, 2);
+    }
+    case QV_TYPE_UINT32: {
+      if (v > UINT32_MAX) return QV_ERR_OVERFLOW;
+      uint32_t x = (uint32_t)v;
+      return put_fixed(b, &x, 4);
+    }
     case QV_TYPE_UINT64: return put_fixed(b, &v, 8);
     default:
       if (v > INT64_MAX) return QV_ERR_OVERFLOW;

@@ -85,8 +85,8 @@ static char *type_format(const qv_datatype *t, uint32_t flags) {
   return qv_strdup(buf);
 }
 
-static qv_status export_field(const qv_field *f, const char *name, const qv_datatype *t, int64_t flags,
-                              uint32_t xflags, struct ArrowSchema *out, int depth, qv_error *err) {
+static qv_status export_field(const qv_field *f, const char *name, const qv_datatype *t, int64_t flags, uint32_t xflags,
+                              struct ArrowSchema *out, int depth, qv_error *err) {
   memset(out, 0, sizeof *out);
   if (depth > QV_IPC_MAX_DEPTH) return qv_error_set(err, QV_ERR_INVALID, "export: type nested too deeply");
   schema_priv *p = qv_calloc(1, sizeof *p);
@@ -118,8 +118,8 @@ static qv_status export_field(const qv_field *f, const char *name, const qv_data
     for (int32_t i = 0; i < n; i++) {
       const qv_field *c = &t->children[i];
       p->child_ptrs[i] = &p->children[i];
-      qv_status st = export_field(c, c->name, &c->type, c->nullable ? ARROW_FLAG_NULLABLE : 0, xflags,
-                                  &p->children[i], depth + 1, err);
+      qv_status st = export_field(c, c->name, &c->type, c->nullable ? ARROW_FLAG_NULLABLE : 0, xflags, &p->children[i],
+                                  depth + 1, err);
       if (st != QV_OK) {
         release_schema(out);
         return st;
@@ -153,8 +153,8 @@ typedef struct array_priv {
   qv_array *array; /* one of these two holds the reference */
   qv_batch *batch;
   const void *buffers[4];
-  uint8_t *views;       /* QV_EXPORT_STRING_VIEW: the views (16 bytes a row) */
-  int64_t *data_size;   /* ... and the variadic buffer sizes (one buffer) */
+  uint8_t *views;     /* QV_EXPORT_STRING_VIEW: the views (16 bytes a row) */
+  int64_t *data_size; /* ... and the variadic buffer sizes (one buffer) */
   struct ArrowArray **child_ptrs;
   struct ArrowArray *children;
 } array_priv;
@@ -312,7 +312,8 @@ static int errno_of(qv_status st) {
   switch (st) {
     case QV_OK: return 0;
     case QV_ERR_NOMEM: return ENOMEM;
-    case QV_ERR_INVALID: case QV_ERR_TYPE: return EINVAL;
+    case QV_ERR_INVALID:
+    case QV_ERR_TYPE: return EINVAL;
     case QV_ERR_UNSUPPORTED: return ENOSYS;
     default: return EIO;
   }
@@ -356,8 +357,7 @@ qv_status qv_export_stream(qv_batch_reader *reader, struct ArrowArrayStream *out
   return qv_export_stream_with(reader, 0, out, err);
 }
 
-qv_status qv_export_stream_with(qv_batch_reader *reader, uint32_t flags, struct ArrowArrayStream *out,
-                                qv_error *err) {
+qv_status qv_export_stream_with(qv_batch_reader *reader, uint32_t flags, struct ArrowArrayStream *out, qv_error *err) {
   if (!reader || !out) {
     qv_batch_reader_destroy(reader);
     return qv_error_set(err, QV_ERR_INVALID, "export: no reader");
@@ -422,9 +422,15 @@ static bool parse_unit(char c, qv_time_unit *u) {
 /* The childless part of a type from its format string; *phys says whether
  * the layout is quiver's own or a large/view variant converted on import. */
 static qv_status parse_format(const char *f, qv_datatype *t, qvc_phys *phys, qv_error *err) {
-  static const struct { const char *fmt; qv_type_id id; qvc_phys phys; } foreign[] = {
-      {"U", QV_TYPE_STRING, QV_PHYS_LARGE}, {"Z", QV_TYPE_BINARY, QV_PHYS_LARGE}, {"+L", QV_TYPE_LIST, QV_PHYS_LARGE},
-      {"vu", QV_TYPE_STRING, QV_PHYS_VIEW}, {"vz", QV_TYPE_BINARY, QV_PHYS_VIEW}};
+  static const struct {
+    const char *fmt;
+    qv_type_id id;
+    qvc_phys phys;
+  } foreign[] = {{"U", QV_TYPE_STRING, QV_PHYS_LARGE},
+                 {"Z", QV_TYPE_BINARY, QV_PHYS_LARGE},
+                 {"+L", QV_TYPE_LIST, QV_PHYS_LARGE},
+                 {"vu", QV_TYPE_STRING, QV_PHYS_VIEW},
+                 {"vz", QV_TYPE_BINARY, QV_PHYS_VIEW}};
   *phys = QV_PHYS_PLAIN;
   for (size_t i = 0; f && i < sizeof foreign / sizeof foreign[0]; i++)
     if (strcmp(f, foreign[i].fmt) == 0) {
@@ -432,12 +438,14 @@ static qv_status parse_format(const char *f, qv_datatype *t, qvc_phys *phys, qv_
       *phys = foreign[i].phys;
       return QV_OK;
     }
-  static const struct { const char *fmt; qv_type_id id; } simple[] = {
-      {"n", QV_TYPE_NULL},    {"b", QV_TYPE_BOOL},    {"c", QV_TYPE_INT8},      {"C", QV_TYPE_UINT8},
-      {"s", QV_TYPE_INT16},   {"S", QV_TYPE_UINT16},  {"i", QV_TYPE_INT32},     {"I", QV_TYPE_UINT32},
-      {"l", QV_TYPE_INT64},   {"L", QV_TYPE_UINT64},  {"f", QV_TYPE_FLOAT32},   {"g", QV_TYPE_FLOAT64},
-      {"u", QV_TYPE_STRING},  {"z", QV_TYPE_BINARY},  {"tdD", QV_TYPE_DATE32},  {"+l", QV_TYPE_LIST},
-      {"+s", QV_TYPE_STRUCT}};
+  static const struct {
+    const char *fmt;
+    qv_type_id id;
+  } simple[] = {{"n", QV_TYPE_NULL},   {"b", QV_TYPE_BOOL},   {"c", QV_TYPE_INT8},     {"C", QV_TYPE_UINT8},
+                {"s", QV_TYPE_INT16},  {"S", QV_TYPE_UINT16}, {"i", QV_TYPE_INT32},    {"I", QV_TYPE_UINT32},
+                {"l", QV_TYPE_INT64},  {"L", QV_TYPE_UINT64}, {"f", QV_TYPE_FLOAT32},  {"g", QV_TYPE_FLOAT64},
+                {"u", QV_TYPE_STRING}, {"z", QV_TYPE_BINARY}, {"tdD", QV_TYPE_DATE32}, {"+l", QV_TYPE_LIST},
+                {"+s", QV_TYPE_STRUCT}};
   if (!f) return qv_error_set(err, QV_ERR_INVALID, "import: schema has no format");
   for (size_t i = 0; i < sizeof simple / sizeof simple[0]; i++)
     if (strcmp(f, simple[i].fmt) == 0) {
@@ -495,12 +503,13 @@ static qv_status import_field(const struct ArrowSchema *s, qv_field *out, imp_in
     qvc_phys iphys;
     QV_RETURN_NOT_OK(parse_format(s->format, &it, &iphys, err));
     if (!qv_type_is_integer(it.id))
-      return qv_error_set(err, QV_ERR_INVALID, "import: field '%s' has dictionary indices of format '%s'",
-                          out->name, s->format);
+      return qv_error_set(err, QV_ERR_INVALID, "import: field '%s' has dictionary indices of format '%s'", out->name,
+                          s->format);
     info->dict = true;
     info->index = it.id;
     vs = s->dictionary;
-    if (!vs->release) return qv_error_set(err, QV_ERR_INVALID, "import: field '%s' has a released dictionary", out->name);
+    if (!vs->release)
+      return qv_error_set(err, QV_ERR_INVALID, "import: field '%s' has a released dictionary", out->name);
   }
   qv_status st = parse_format(vs->format, &out->type, &info->phys, err);
   if (st != QV_OK) return qv_error_prefix(err, st, "field '%s'", out->name);
@@ -561,7 +570,8 @@ static qv_status import_schema_info(const struct ArrowSchema *schema, qv_schema 
     return qv_error_set(err, QV_ERR_INVALID, "import: a schema must be a struct ('+s'), not '%s'",
                         schema->format ? schema->format : "(null)");
   int64_t n = schema->n_children;
-  if (n < 0 || n > INT32_MAX / 2) return qv_error_set(err, QV_ERR_INVALID, "import: schema has %lld fields", (long long)n);
+  if (n < 0 || n > INT32_MAX / 2)
+    return qv_error_set(err, QV_ERR_INVALID, "import: schema has %lld fields", (long long)n);
   if (n > 0) {
     s.fields = qv_calloc((size_t)n, sizeof(qv_field));
     info = qv_calloc((size_t)n, sizeof(imp_info));
@@ -571,7 +581,8 @@ static qv_status import_schema_info(const struct ArrowSchema *schema, qv_schema 
       return qv_error_nomem(err, NULL);
     }
     s.n_fields = (int32_t)n;
-    for (int64_t i = 0; i < n && st == QV_OK; i++) st = import_field(schema->children[i], &s.fields[i], &info[i], keeps_info, 0, err);
+    for (int64_t i = 0; i < n && st == QV_OK; i++)
+      st = import_field(schema->children[i], &s.fields[i], &info[i], keeps_info, 0, err);
   }
   if (st != QV_OK) {
     info_free(info, s.n_fields);
@@ -627,7 +638,8 @@ static qv_bytes *owner_new(const struct ArrowArray *a) {
 /* Wraps buffer i of a (size bytes) as a view holding the owner. */
 static qv_status wrap(qv_bytes *owner, const struct ArrowArray *a, int i, int64_t size, qv_bytes **out, qv_error *err) {
   const uint8_t *data = a->buffers ? a->buffers[i] : NULL;
-  if (!data && size > 0) return qv_error_set(err, QV_ERR_INVALID, "import: buffer %d is NULL but needs %lld bytes", i, (long long)size);
+  if (!data && size > 0)
+    return qv_error_set(err, QV_ERR_INVALID, "import: buffer %d is NULL but needs %lld bytes", i, (long long)size);
   *out = qv_bytes_view(owner, data, size);
   return *out ? QV_OK : qv_error_nomem(err, NULL);
 }
@@ -635,14 +647,16 @@ static qv_status wrap(qv_bytes *owner, const struct ArrowArray *a, int i, int64_
 static int64_t n_buffers_of(qv_type_id id) {
   switch (id) {
     case QV_TYPE_NULL: return 0;
-    case QV_TYPE_STRUCT: case QV_TYPE_FIXED_SIZE_LIST: return 1;
-    case QV_TYPE_STRING: case QV_TYPE_BINARY: return 3;
+    case QV_TYPE_STRUCT:
+    case QV_TYPE_FIXED_SIZE_LIST: return 1;
+    case QV_TYPE_STRING:
+    case QV_TYPE_BINARY: return 3;
     default: return 2;
   }
 }
 
-static qv_status import_node(qv_bytes *owner, const struct ArrowArray *a, const qv_datatype *type,
-                             const imp_info *info, int depth, qv_array **out, qv_error *err);
+static qv_status import_node(qv_bytes *owner, const struct ArrowArray *a, const qv_datatype *type, const imp_info *info,
+                             int depth, qv_array **out, qv_error *err);
 
 /* large_string / large_binary / large_list and string_view / binary_view:
  * converted to quiver's layout as a fresh array with offset 0.  String bytes
@@ -653,9 +667,9 @@ static qv_status import_foreign(qv_bytes *owner, const struct ArrowArray *a, con
   int64_t min_buffers = view ? 3 : list ? 2 : 3;
   if ((view ? a->n_buffers < min_buffers : a->n_buffers != min_buffers) || a->n_children != type->n_children ||
       !a->buffers)
-    return qv_error_set(err, QV_ERR_INVALID, "import: array has %lld buffers and %lld children, its layout needs %s%lld",
-                        (long long)a->n_buffers, (long long)a->n_children, view ? "at least " : "",
-                        (long long)min_buffers);
+    return qv_error_set(
+        err, QV_ERR_INVALID, "import: array has %lld buffers and %lld children, its layout needs %s%lld",
+        (long long)a->n_buffers, (long long)a->n_children, view ? "at least " : "", (long long)min_buffers);
   qv_array *r = qvc_array_new(type, a->length), *child = NULL;
   int64_t *sizes = NULL;
   qv_status st = QV_OK;
@@ -681,7 +695,7 @@ static qv_status import_foreign(qv_bytes *owner, const struct ArrowArray *a, con
     }
     if (n_var > 0) memcpy(sizes, a->buffers[a->n_buffers - 1], (size_t)n_var * 8);
     st = qvc_views_materialize(a->buffers[1], a->offset, a->length, bits, (const uint8_t *const *)a->buffers + 2, sizes,
-                              n_var, &r->buffers[1], &r->buffers[2], "import", err);
+                               n_var, &r->buffers[1], &r->buffers[2], "import", err);
     goto cleanup;
   }
   int64_t first = 0, last = 0;
@@ -723,13 +737,14 @@ cleanup:
 static qv_status import_plain(qv_bytes *owner, const struct ArrowArray *a, const qv_datatype *type,
                               const imp_info *info, int depth, qv_array **out, qv_error *err) {
   if (a->length < 0 || a->offset < 0 || a->length > INT64_MAX / 16 - a->offset)
-    return qv_error_set(err, QV_ERR_INVALID, "import: length %lld / offset %lld", (long long)a->length, (long long)a->offset);
+    return qv_error_set(err, QV_ERR_INVALID, "import: length %lld / offset %lld", (long long)a->length,
+                        (long long)a->offset);
   if (info && info->phys != QV_PHYS_PLAIN) return import_foreign(owner, a, type, info, depth, out, err);
   if (a->n_buffers > 0 && !a->buffers) return qv_error_set(err, QV_ERR_INVALID, "import: array has no buffer list");
   if (a->n_buffers != n_buffers_of(type->id) || a->n_children != type->n_children)
-    return qv_error_set(err, QV_ERR_INVALID, "import: array has %lld buffers and %lld children, its type needs %lld and %d",
-                        (long long)a->n_buffers, (long long)a->n_children, (long long)n_buffers_of(type->id),
-                        type->n_children);
+    return qv_error_set(
+        err, QV_ERR_INVALID, "import: array has %lld buffers and %lld children, its type needs %lld and %d",
+        (long long)a->n_buffers, (long long)a->n_children, (long long)n_buffers_of(type->id), type->n_children);
   int64_t end = a->offset + a->length;
   qv_array *r = qvc_array_new(type, a->length);
   if (!r || qvc_array_alloc_children(r, type->n_children) != QV_OK) {
@@ -798,8 +813,8 @@ cleanup:
   return QV_OK;
 }
 
-static qv_status import_node(qv_bytes *owner, const struct ArrowArray *a, const qv_datatype *type,
-                             const imp_info *info, int depth, qv_array **out, qv_error *err) {
+static qv_status import_node(qv_bytes *owner, const struct ArrowArray *a, const qv_datatype *type, const imp_info *info,
+                             int depth, qv_array **out, qv_error *err) {
   if (depth > QV_IPC_MAX_DEPTH) return qv_error_set(err, QV_ERR_UNSUPPORTED, "import: array nested too deeply");
   if (!a->dictionary) {
     if (info && info->dict)
@@ -825,7 +840,8 @@ static qv_status import_node(qv_bytes *owner, const struct ArrowArray *a, const 
 /* Imports a with type (and optional dictionary info); moves from a on success. */
 static qv_status import_array_info(struct ArrowArray *a, const qv_datatype *type, const imp_info *info, qv_array **out,
                                    qv_error *err) {
-  if (!a || !a->release || !type || !out) return qv_error_set(err, QV_ERR_INVALID, "import: array is released or missing");
+  if (!a || !a->release || !type || !out)
+    return qv_error_set(err, QV_ERR_INVALID, "import: array is released or missing");
   qv_bytes *owner = owner_new(a);
   if (!owner) return qv_error_nomem(err, NULL);
   owner_priv *p = owner->private_data;
@@ -919,7 +935,8 @@ static void ir_destroy(qv_batch_reader *self) {
 }
 
 qv_status qv_import_stream(struct ArrowArrayStream *stream, qv_batch_reader **out, qv_error *err) {
-  if (!stream || !stream->release || !out) return qv_error_set(err, QV_ERR_INVALID, "import: stream is released or missing");
+  if (!stream || !stream->release || !out)
+    return qv_error_set(err, QV_ERR_INVALID, "import: stream is released or missing");
   import_reader *r = qv_calloc(1, sizeof *r);
   if (!r) return qv_error_nomem(err, NULL);
   r->base.next = ir_next;

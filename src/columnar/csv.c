@@ -44,8 +44,8 @@ static const char *const k_default_nulls[] = {"", "NA", "null", "NULL", NULL};
 
 /* The sample: records kept from opening for inference and replay. */
 typedef struct csv_sample {
-  qv_buffer bytes;    /* field texts, each followed by a NUL */
-  csv_field *fields;  /* n_rows * ncols, offsets into bytes */
+  qv_buffer bytes;   /* field texts, each followed by a NUL */
+  csv_field *fields; /* n_rows * ncols, offsets into bytes */
   int64_t *lines;
   int64_t n_rows, cap_rows;
 } csv_sample;
@@ -79,14 +79,12 @@ typedef struct row_view {
 
 /* ---- options ----------------------------------------------------------- */
 
-static bool bad_dialect_char(char c) {
-  return (unsigned char)c >= 0x80 || c == '\r' || c == '\n';
-}
+static bool bad_dialect_char(char c) { return (unsigned char)c >= 0x80 || c == '\r' || c == '\n'; }
 
 static qv_status check_options(const char *name, const qv_csv_options *o, qv_error *err) {
   if (o->version != QV_CSV_OPTIONS_VERSION)
-    return qv_error_set(err, QV_ERR_INVALID, "%s: csv options version %d, expected %d", name,
-                        o->version, QV_CSV_OPTIONS_VERSION);
+    return qv_error_set(err, QV_ERR_INVALID, "%s: csv options version %d, expected %d", name, o->version,
+                        QV_CSV_OPTIONS_VERSION);
   if (o->delimiter == '\0' || bad_dialect_char(o->delimiter) || bad_dialect_char(o->quote) ||
       bad_dialect_char(o->escape))
     return qv_error_set(err, QV_ERR_INVALID,
@@ -94,19 +92,16 @@ static qv_status check_options(const char *name, const qv_csv_options *o, qv_err
                         "(delimiter also not NUL)",
                         name);
   if (o->delimiter == o->quote || o->delimiter == o->escape)
-    return qv_error_set(err, QV_ERR_INVALID,
-                        "%s: the delimiter must differ from the quote and escape characters",
+    return qv_error_set(err, QV_ERR_INVALID, "%s: the delimiter must differ from the quote and escape characters",
                         name);
   if (o->batch_rows <= 0)
-    return qv_error_set(err, QV_ERR_INVALID, "%s: batch_rows must be positive, not %" PRId64,
-                        name, o->batch_rows);
+    return qv_error_set(err, QV_ERR_INVALID, "%s: batch_rows must be positive, not %" PRId64, name, o->batch_rows);
   if (o->n_column_types < 0 || (o->n_column_types > 0 && !o->column_types))
-    return qv_error_set(err, QV_ERR_INVALID, "%s: column_types is NULL but n_column_types is %d",
-                        name, (int)o->n_column_types);
+    return qv_error_set(err, QV_ERR_INVALID, "%s: column_types is NULL but n_column_types is %d", name,
+                        (int)o->n_column_types);
   for (int32_t i = 0; i < o->n_column_types; i++)
     if (!o->column_types[i].name || !o->column_types[i].type)
-      return qv_error_set(err, QV_ERR_INVALID, "%s: column_types[%d] has a NULL name or type",
-                          name, (int)i);
+      return qv_error_set(err, QV_ERR_INVALID, "%s: column_types[%d] has a NULL name or type", name, (int)i);
   return QV_OK;
 }
 
@@ -136,8 +131,7 @@ static bool matches_null(const csv_reader *rd, const uint8_t *text, int64_t len)
   return false;
 }
 
-static bool is_null(const csv_reader *rd, qv_type_id id, const uint8_t *text,
-                    const csv_field *f) {
+static bool is_null(const csv_reader *rd, qv_type_id id, const uint8_t *text, const csv_field *f) {
   if (f->quoted && (id == QV_TYPE_STRING || id == QV_TYPE_BINARY)) return false;
   return matches_null(rd, text, f->len);
 }
@@ -163,14 +157,13 @@ static void show_value(const uint8_t *s, int64_t len, char *out, size_t size) {
   out[o] = '\0';
 }
 
-static qv_status value_error(const csv_reader *rd, int32_t col, int64_t line, const uint8_t *text,
-                             int64_t len, csv_parse_result r, qv_error *err) {
+static qv_status value_error(const csv_reader *rd, int32_t col, int64_t line, const uint8_t *text, int64_t len,
+                             csv_parse_result r, qv_error *err) {
   char tname[128], shown[256];
   qv_datatype_format(&rd->schema.fields[col].type, tname, sizeof tname);
   show_value(text, len, shown, sizeof shown);
-  return qv_error_set(err, r.range ? QV_ERR_OVERFLOW : QV_ERR_PARSE,
-                      "%s: line %" PRId64 ": column `%s`: '%s' %s %s", rd->name, line,
-                      rd->schema.fields[col].name, shown, r.reason, tname);
+  return qv_error_set(err, r.range ? QV_ERR_OVERFLOW : QV_ERR_PARSE, "%s: line %" PRId64 ": column `%s`: '%s' %s %s",
+                      rd->name, line, rd->schema.fields[col].name, shown, r.reason, tname);
 }
 
 static csv_parse_result signed_in_range(int64_t v, qv_type_id id) {
@@ -194,8 +187,7 @@ static csv_parse_result unsigned_in_range(uint64_t v, qv_type_id id) {
 }
 
 /* Parses field f of the row as column col's type and appends it. */
-static qv_status append_value(csv_reader *rd, int32_t col, qv_builder *b, const row_view *row,
-                              qv_error *err) {
+static qv_status append_value(csv_reader *rd, int32_t col, qv_builder *b, const row_view *row, qv_error *err) {
   const csv_field *f = &row->fields[col];
   const uint8_t *text = row->data + f->off;
   const qv_datatype *t = &rd->schema.fields[col].type;
@@ -212,24 +204,28 @@ static qv_status append_value(csv_reader *rd, int32_t col, qv_builder *b, const 
         if (!(r = csv_parse_bool(text, f->len, false, &v)).reason) st = qv_builder_append_bool(b, v);
         break;
       }
-      case QV_TYPE_INT8: case QV_TYPE_INT16: case QV_TYPE_INT32: case QV_TYPE_INT64:
+      case QV_TYPE_INT8:
+      case QV_TYPE_INT16:
+      case QV_TYPE_INT32:
+      case QV_TYPE_INT64:
       case QV_TYPE_DURATION: {
         int64_t v = 0;
         if (!(r = csv_parse_int64(text, f->len, &v)).reason && !(r = signed_in_range(v, t->id)).reason)
           st = qv_builder_append_int(b, v);
         break;
       }
-      case QV_TYPE_UINT8: case QV_TYPE_UINT16: case QV_TYPE_UINT32: case QV_TYPE_UINT64: {
+      case QV_TYPE_UINT8:
+      case QV_TYPE_UINT16:
+      case QV_TYPE_UINT32:
+      case QV_TYPE_UINT64: {
         uint64_t v = 0;
-        if (!(r = csv_parse_uint64(text, f->len, &v)).reason &&
-            !(r = unsigned_in_range(v, t->id)).reason)
+        if (!(r = csv_parse_uint64(text, f->len, &v)).reason && !(r = unsigned_in_range(v, t->id)).reason)
           st = qv_builder_append_uint(b, v);
         break;
       }
       case QV_TYPE_FLOAT32: {
         float v = 0;
-        if (!(r = csv_parse_float(text, f->len, rd->loc, &v)).reason)
-          st = qv_builder_append_double(b, (double)v);
+        if (!(r = csv_parse_float(text, f->len, rd->loc, &v)).reason) st = qv_builder_append_double(b, (double)v);
         break;
       }
       case QV_TYPE_FLOAT64: {
@@ -268,21 +264,32 @@ static qv_status append_value(csv_reader *rd, int32_t col, qv_builder *b, const 
   if (r.reason) return value_error(rd, col, row->line, text, f->len, r, err);
   if (st == QV_ERR_NOMEM) return qv_error_set(err, st, "%s: out of memory", rd->name);
   if (st != QV_OK)
-    return qv_error_set(err, st, "%s: line %" PRId64 ": column `%s`: cannot append value (%s)",
-                        rd->name, row->line, rd->schema.fields[col].name, qv_status_string(st));
+    return qv_error_set(err, st, "%s: line %" PRId64 ": column `%s`: cannot append value (%s)", rd->name, row->line,
+                        rd->schema.fields[col].name, qv_status_string(st));
   return QV_OK;
 }
 
 static bool type_supported(qv_type_id id) {
   switch (id) {
-    case QV_TYPE_BOOL: case QV_TYPE_INT8: case QV_TYPE_INT16: case QV_TYPE_INT32:
-    case QV_TYPE_INT64: case QV_TYPE_UINT8: case QV_TYPE_UINT16: case QV_TYPE_UINT32:
-    case QV_TYPE_UINT64: case QV_TYPE_FLOAT32: case QV_TYPE_FLOAT64: case QV_TYPE_DECIMAL128:
-    case QV_TYPE_STRING: case QV_TYPE_BINARY: case QV_TYPE_DATE32: case QV_TYPE_TIMESTAMP:
-    case QV_TYPE_TIME64: case QV_TYPE_DURATION:
-      return true;
-    default:
-      return false;
+    case QV_TYPE_BOOL:
+    case QV_TYPE_INT8:
+    case QV_TYPE_INT16:
+    case QV_TYPE_INT32:
+    case QV_TYPE_INT64:
+    case QV_TYPE_UINT8:
+    case QV_TYPE_UINT16:
+    case QV_TYPE_UINT32:
+    case QV_TYPE_UINT64:
+    case QV_TYPE_FLOAT32:
+    case QV_TYPE_FLOAT64:
+    case QV_TYPE_DECIMAL128:
+    case QV_TYPE_STRING:
+    case QV_TYPE_BINARY:
+    case QV_TYPE_DATE32:
+    case QV_TYPE_TIMESTAMP:
+    case QV_TYPE_TIME64:
+    case QV_TYPE_DURATION: return true;
+    default: return false;
   }
 }
 
@@ -290,8 +297,8 @@ static bool type_supported(qv_type_id id) {
 
 static qv_status check_width(const csv_reader *rd, const csv_record *r, qv_error *err) {
   if (r->n_fields == rd->ncols) return QV_OK;
-  return qv_error_set(err, QV_ERR_PARSE, "%s: line %" PRId64 ": expected %d fields, found %d",
-                      rd->name, r->line, (int)rd->ncols, (int)r->n_fields);
+  return qv_error_set(err, QV_ERR_PARSE, "%s: line %" PRId64 ": expected %d fields, found %d", rd->name, r->line,
+                      (int)rd->ncols, (int)r->n_fields);
 }
 
 static qv_status sample_add(csv_reader *rd, const csv_record *r, qv_error *err) {
@@ -352,14 +359,7 @@ static qv_status next_row(csv_reader *rd, row_view *v, bool *got, qv_error *err)
 
 /* ---- inference --------------------------------------------------------- */
 
-enum {
-  CAN_BOOL = 1,
-  CAN_INT = 2,
-  CAN_FLOAT = 4,
-  CAN_DATE = 8,
-  CAN_TS = 16,
-  CAN_ALL = 31
-};
+enum { CAN_BOOL = 1, CAN_INT = 2, CAN_FLOAT = 4, CAN_DATE = 8, CAN_TS = 16, CAN_ALL = 31 };
 
 static qv_datatype infer_column(const csv_reader *rd, int32_t col, int64_t n_rows) {
   const csv_sample *s = &rd->sample;
@@ -376,11 +376,9 @@ static qv_datatype infer_column(const csv_reader *rd, int32_t col, int64_t n_row
     int32_t day;
     if ((can & CAN_BOOL) && csv_parse_bool(text, f->len, true, &b).reason) can &= ~(unsigned)CAN_BOOL;
     if ((can & CAN_INT) && csv_parse_int64(text, f->len, &i).reason) can &= ~(unsigned)CAN_INT;
-    if ((can & CAN_FLOAT) && csv_parse_double(text, f->len, rd->loc, &d).reason)
-      can &= ~(unsigned)CAN_FLOAT;
+    if ((can & CAN_FLOAT) && csv_parse_double(text, f->len, rd->loc, &d).reason) can &= ~(unsigned)CAN_FLOAT;
     if ((can & CAN_DATE) && csv_parse_date32(text, f->len, &day).reason) can &= ~(unsigned)CAN_DATE;
-    if ((can & CAN_TS) && csv_parse_timestamp(text, f->len, QV_UNIT_MICRO, false, &i).reason)
-      can &= ~(unsigned)CAN_TS;
+    if ((can & CAN_TS) && csv_parse_timestamp(text, f->len, QV_UNIT_MICRO, false, &i).reason) can &= ~(unsigned)CAN_TS;
   }
   if (!seen || !can) return qv_datatype_simple(QV_TYPE_STRING);
   if (can & CAN_BOOL) return qv_datatype_simple(QV_TYPE_BOOL);
@@ -418,25 +416,21 @@ nomem:
 }
 
 /* Applies column_types; marks declared columns in declared[]. */
-static qv_status apply_overrides(csv_reader *rd, const qv_csv_options *o, bool *declared,
-                                 qv_error *err) {
+static qv_status apply_overrides(csv_reader *rd, const qv_csv_options *o, bool *declared, qv_error *err) {
   for (int32_t k = 0; k < o->n_column_types; k++) {
     const qv_csv_column_type *ct = &o->column_types[k];
     for (int32_t j = 0; j < k; j++)
       if (strcmp(o->column_types[j].name, ct->name) == 0)
-        return qv_error_set(err, QV_ERR_INVALID, "%s: column_types names column `%s` twice",
-                            rd->name, ct->name);
+        return qv_error_set(err, QV_ERR_INVALID, "%s: column_types names column `%s` twice", rd->name, ct->name);
     qv_datatype t = QV_DATATYPE_INIT;
     qv_status st = qv_datatype_parse(ct->type, &t, err);
-    if (st != QV_OK)
-      return qv_error_prefix(err, st, "%s: column_types: column `%s`", rd->name, ct->name);
+    if (st != QV_OK) return qv_error_prefix(err, st, "%s: column_types: column `%s`", rd->name, ct->name);
     if (!type_supported(t.id)) {
       char tname[128];
       qv_datatype_format(&t, tname, sizeof tname);
       qv_datatype_reset(&t);
-      return qv_error_set(err, QV_ERR_UNSUPPORTED,
-                          "%s: column_types: column `%s`: CSV import cannot produce %s", rd->name,
-                          ct->name, tname);
+      return qv_error_set(err, QV_ERR_UNSUPPORTED, "%s: column_types: column `%s`: CSV import cannot produce %s",
+                          rd->name, ct->name, tname);
     }
     bool found = false;
     for (int32_t c = 0; c < rd->ncols; c++) {
@@ -452,8 +446,7 @@ static qv_status apply_overrides(csv_reader *rd, const qv_csv_options *o, bool *
     }
     qv_datatype_reset(&t);
     if (!found)
-      return qv_error_set(err, QV_ERR_NOT_FOUND, "%s: column_types: no column named `%s`",
-                          rd->name, ct->name);
+      return qv_error_set(err, QV_ERR_NOT_FOUND, "%s: column_types: no column named `%s`", rd->name, ct->name);
   }
   return QV_OK;
 }
@@ -514,8 +507,7 @@ cleanup:
   return st;
 }
 
-static qv_status finish_open(csv_reader *rd, const qv_csv_options *o, qv_batch_reader **out,
-                             qv_error *err) {
+static qv_status finish_open(csv_reader *rd, const qv_csv_options *o, qv_batch_reader **out, qv_error *err) {
   rd->base.next = reader_next;
   rd->base.schema = reader_schema;
   rd->base.destroy = reader_destroy;
@@ -546,8 +538,7 @@ static csv_dialect dialect_of(const qv_csv_options *o) {
   return d;
 }
 
-qv_status qv_csv_open(const char *path, const qv_csv_options *opts, qv_batch_reader **out,
-                      qv_error *err) {
+qv_status qv_csv_open(const char *path, const qv_csv_options *opts, qv_batch_reader **out, qv_error *err) {
   static const qv_csv_options defaults = QV_CSV_OPTIONS_INIT;
   const qv_csv_options *o = opts ? opts : &defaults;
   if (!out) return qv_error_set(err, QV_ERR_INVALID, "csv: out is NULL");
@@ -558,8 +549,8 @@ qv_status qv_csv_open(const char *path, const qv_csv_options *opts, qv_batch_rea
   QV_RETURN_NOT_OK(check_options(name, o, err));
   FILE *f = is_stdin ? stdin : fopen(path, "rb");
   if (!f)
-    return qv_error_set(err, errno == ENOENT ? QV_ERR_NOT_FOUND : QV_ERR_IO, "%s: cannot open: %s",
-                        path, strerror(errno));
+    return qv_error_set(err, errno == ENOENT ? QV_ERR_NOT_FOUND : QV_ERR_IO, "%s: cannot open: %s", path,
+                        strerror(errno));
   csv_reader *rd = reader_alloc(name, err);
   if (!rd) {
     if (!is_stdin) fclose(f);
@@ -577,9 +568,8 @@ qv_status qv_csv_open(const char *path, const qv_csv_options *opts, qv_batch_rea
   return finish_open(rd, o, out, err);
 }
 
-qv_status qvc_csv_open_buffer_chunked(const char *data, int64_t size, const qv_csv_options *opts,
-                                     int64_t chunk_size, int64_t max_record,
-                                     qv_batch_reader **out, qv_error *err) {
+qv_status qvc_csv_open_buffer_chunked(const char *data, int64_t size, const qv_csv_options *opts, int64_t chunk_size,
+                                      int64_t max_record, qv_batch_reader **out, qv_error *err) {
   static const qv_csv_options defaults = QV_CSV_OPTIONS_INIT;
   const qv_csv_options *o = opts ? opts : &defaults;
   const char *name = "<buffer>";
@@ -591,8 +581,7 @@ qv_status qvc_csv_open_buffer_chunked(const char *data, int64_t size, const qv_c
   csv_reader *rd = reader_alloc(name, err);
   if (!rd) return QV_ERR_NOMEM;
   csv_dialect d = dialect_of(o);
-  qv_status st = csv_lexer_init_buffer(&rd->lexer, rd->name, data, size, &d,
-                                       chunk_size > 0 ? chunk_size : size, err);
+  qv_status st = csv_lexer_init_buffer(&rd->lexer, rd->name, data, size, &d, chunk_size > 0 ? chunk_size : size, err);
   if (st != QV_OK) {
     csv_lexer_free(&rd->lexer);
     qv_free(rd->name);
@@ -604,16 +593,14 @@ qv_status qvc_csv_open_buffer_chunked(const char *data, int64_t size, const qv_c
   return finish_open(rd, o, out, err);
 }
 
-qv_status qv_csv_open_buffer(const char *data, int64_t size, const qv_csv_options *opts,
-                             qv_batch_reader **out, qv_error *err) {
+qv_status qv_csv_open_buffer(const char *data, int64_t size, const qv_csv_options *opts, qv_batch_reader **out,
+                             qv_error *err) {
   return qvc_csv_open_buffer_chunked(data, size, opts, 0, 0, out, err);
 }
 
 /* ---- the reader -------------------------------------------------------- */
 
-static const qv_schema *reader_schema(qv_batch_reader *self) {
-  return &((csv_reader *)self->private_data)->schema;
-}
+static const qv_schema *reader_schema(qv_batch_reader *self) { return &((csv_reader *)self->private_data)->schema; }
 
 static void reader_destroy(qv_batch_reader *self) {
   if (!self) return;

@@ -53,8 +53,8 @@ typedef struct csv_lexer {
   int64_t chunk_size;   /* bytes per refill */
   const uint8_t *chunk; /* current window */
   int64_t chunk_len, pos;
-  int64_t limit;      /* first byte that failed UTF-8 validation, else chunk_len */
-  int64_t chunk_base; /* input offset of chunk[0] */
+  int64_t limit;       /* first byte that failed UTF-8 validation, else chunk_len */
+  int64_t chunk_base;  /* input offset of chunk[0] */
   int64_t *bytes_read; /* the caller's progress counter (options), or NULL */
   bool eof, started;
 
@@ -84,11 +84,10 @@ typedef struct csv_dialect {
 
 /* The lexer reads from f (closed at csv_lexer_free when close_file) or from
  * a copy of data[0..size).  chunk_size >= 4. */
-qv_status csv_lexer_init_file(csv_lexer *lx, const char *name, FILE *f, bool close_file,
-                              const csv_dialect *d, int64_t chunk_size, qv_error *err);
-qv_status csv_lexer_init_buffer(csv_lexer *lx, const char *name, const char *data,
-                                int64_t size, const csv_dialect *d, int64_t chunk_size,
-                                qv_error *err);
+qv_status csv_lexer_init_file(csv_lexer *lx, const char *name, FILE *f, bool close_file, const csv_dialect *d,
+                              int64_t chunk_size, qv_error *err);
+qv_status csv_lexer_init_buffer(csv_lexer *lx, const char *name, const char *data, int64_t size, const csv_dialect *d,
+                                int64_t chunk_size, qv_error *err);
 void csv_lexer_free(csv_lexer *lx);
 /* Reads the next non-blank record into rec (its previous contents are
  * dropped).  *got is false at the end of input.  Errors (invalid UTF-8,
@@ -114,29 +113,25 @@ csv_parse_result csv_parse_uint64(const uint8_t *text, int64_t len, uint64_t *ou
 /* The C locale for strtod_l, wrapped so this header needs no POSIX feature
  * macros from its includers. */
 typedef struct csv_c_locale csv_c_locale;
-csv_c_locale *csv_c_locale_new(void); /* NULL on failure */
+csv_c_locale *csv_c_locale_new(void);      /* NULL on failure */
 void csv_c_locale_free(csv_c_locale *loc); /* NULL-safe */
-csv_parse_result csv_parse_double(const uint8_t *text, int64_t len, const csv_c_locale *loc,
-                                  double *out);
-csv_parse_result csv_parse_float(const uint8_t *text, int64_t len, const csv_c_locale *loc,
-                                 float *out);
-csv_parse_result csv_parse_decimal(const uint8_t *text, int64_t len, int32_t precision,
-                                   int32_t scale, uint64_t *lo, int64_t *hi);
+csv_parse_result csv_parse_double(const uint8_t *text, int64_t len, const csv_c_locale *loc, double *out);
+csv_parse_result csv_parse_float(const uint8_t *text, int64_t len, const csv_c_locale *loc, float *out);
+csv_parse_result csv_parse_decimal(const uint8_t *text, int64_t len, int32_t precision, int32_t scale, uint64_t *lo,
+                                   int64_t *hi);
 csv_parse_result csv_parse_date32(const uint8_t *text, int64_t len, int32_t *out);
 /* allow_offset: a trailing Z / +HH:MM is accepted (and applied) only for
  * time-zone-aware columns; a date alone means midnight. */
-csv_parse_result csv_parse_timestamp(const uint8_t *text, int64_t len, qv_time_unit unit,
-                                     bool allow_offset, int64_t *out);
-csv_parse_result csv_parse_time(const uint8_t *text, int64_t len, qv_time_unit unit,
-                                int64_t *out);
+csv_parse_result csv_parse_timestamp(const uint8_t *text, int64_t len, qv_time_unit unit, bool allow_offset,
+                                     int64_t *out);
+csv_parse_result csv_parse_time(const uint8_t *text, int64_t len, qv_time_unit unit, int64_t *out);
 
 /* ---- testing hooks ----------------------------------------------------- */
 
 /* qv_csv_open_buffer with the input fed in chunk_size pieces (>= 4) and a
  * record size limit, so tests and the fuzzer reach chunk-boundary code
  * without megabyte inputs.  0 means the default for either. */
-qv_status qvc_csv_open_buffer_chunked(const char *data, int64_t size, const qv_csv_options *opts,
-                                     int64_t chunk_size, int64_t max_record,
-                                     qv_batch_reader **out, qv_error *err);
+qv_status qvc_csv_open_buffer_chunked(const char *data, int64_t size, const qv_csv_options *opts, int64_t chunk_size,
+                                      int64_t max_record, qv_batch_reader **out, qv_error *err);
 
 #endif

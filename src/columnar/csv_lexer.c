@@ -36,8 +36,7 @@ void csv_record_free(csv_record *r) {
 
 /* ---- source ------------------------------------------------------------ */
 
-static void lexer_common_init(csv_lexer *lx, const char *name, const csv_dialect *d,
-                              int64_t chunk_size) {
+static void lexer_common_init(csv_lexer *lx, const char *name, const csv_dialect *d, int64_t chunk_size) {
   memset(lx, 0, sizeof *lx);
   lx->name = name;
   lx->chunk_size = chunk_size < 4 ? 4 : chunk_size;
@@ -58,8 +57,8 @@ static void lexer_common_init(csv_lexer *lx, const char *name, const csv_dialect
   lx->utf8_hi = 0xBF;
 }
 
-qv_status csv_lexer_init_file(csv_lexer *lx, const char *name, FILE *f, bool close_file,
-                              const csv_dialect *d, int64_t chunk_size, qv_error *err) {
+qv_status csv_lexer_init_file(csv_lexer *lx, const char *name, FILE *f, bool close_file, const csv_dialect *d,
+                              int64_t chunk_size, qv_error *err) {
   lexer_common_init(lx, name, d, chunk_size);
   lx->chunk_buf = qv_malloc((size_t)lx->chunk_size);
   if (!lx->chunk_buf) {
@@ -71,9 +70,8 @@ qv_status csv_lexer_init_file(csv_lexer *lx, const char *name, FILE *f, bool clo
   return QV_OK;
 }
 
-qv_status csv_lexer_init_buffer(csv_lexer *lx, const char *name, const char *data,
-                                int64_t size, const csv_dialect *d, int64_t chunk_size,
-                                qv_error *err) {
+qv_status csv_lexer_init_buffer(csv_lexer *lx, const char *name, const char *data, int64_t size, const csv_dialect *d,
+                                int64_t chunk_size, qv_error *err) {
   lexer_common_init(lx, name, d, chunk_size);
   /* The copy lets the reader outlive the caller's buffer (as IPC does). */
   lx->mem = qv_malloc(size > 0 ? (size_t)size : 1);
@@ -108,18 +106,33 @@ static void utf8_scan(csv_lexer *lx, int64_t from) {
       }
       if (i >= n) break;
       uint8_t b = p[i];
-      if (b < 0x80) { i++; continue; }
+      if (b < 0x80) {
+        i++;
+        continue;
+      }
       lx->utf8_seq_start = lx->chunk_base + i;
       lo = 0x80;
       hi = 0xBF;
       if (b >= 0xC2 && b <= 0xDF) need = 1;
-      else if (b == 0xE0) { need = 2; lo = 0xA0; }
-      else if (b == 0xED) { need = 2; hi = 0x9F; } /* no surrogates */
-      else if (b >= 0xE1 && b <= 0xEF) need = 2;
-      else if (b == 0xF0) { need = 3; lo = 0x90; }
-      else if (b >= 0xF1 && b <= 0xF3) need = 3;
-      else if (b == 0xF4) { need = 3; hi = 0x8F; } /* <= U+10FFFF */
-      else break;                                   /* 80..C1, F5..FF */
+      else if (b == 0xE0) {
+        need = 2;
+        lo = 0xA0;
+      } else if (b == 0xED) {
+        need = 2;
+        hi = 0x9F;
+      } /* no surrogates */
+      else if (b >= 0xE1 && b <= 0xEF)
+        need = 2;
+      else if (b == 0xF0) {
+        need = 3;
+        lo = 0x90;
+      } else if (b >= 0xF1 && b <= 0xF3) need = 3;
+      else if (b == 0xF4) {
+        need = 3;
+        hi = 0x8F;
+      } /* <= U+10FFFF */
+      else
+        break; /* 80..C1, F5..FF */
       i++;
     } else {
       uint8_t b = p[i];
@@ -146,8 +159,8 @@ static qv_status refill(csv_lexer *lx, bool *got, qv_error *err) {
     n = (int64_t)fread(lx->chunk_buf, 1, (size_t)lx->chunk_size, lx->file);
     if (n < lx->chunk_size) {
       if (ferror(lx->file))
-        return qv_error_set(err, QV_ERR_IO, "%s: read failed at byte %" PRId64 ": %s",
-                            lx->name, lx->chunk_base + n, strerror(errno));
+        return qv_error_set(err, QV_ERR_IO, "%s: read failed at byte %" PRId64 ": %s", lx->name, lx->chunk_base + n,
+                            strerror(errno));
       /* Never read again after a short read: on a terminal that would wait
        * for a second end-of-file. */
       lx->eof = true;
@@ -167,8 +180,7 @@ static qv_status refill(csv_lexer *lx, bool *got, qv_error *err) {
     lx->started = true;
     /* The first chunk holds >= 3 bytes unless the input is shorter, since
      * chunk_size >= 4 and fread only returns short at end of file. */
-    if (n >= 3 && lx->chunk[0] == 0xEF && lx->chunk[1] == 0xBB && lx->chunk[2] == 0xBF)
-      lx->pos = 3;
+    if (n >= 3 && lx->chunk[0] == 0xEF && lx->chunk[1] == 0xBB && lx->chunk[2] == 0xBF) lx->pos = 3;
   }
   utf8_scan(lx, lx->pos);
   *got = n > lx->pos;
@@ -179,10 +191,8 @@ static qv_status refill(csv_lexer *lx, bool *got, qv_error *err) {
 
 static qv_status rec_reserve(csv_lexer *lx, csv_record *r, int64_t extra, qv_error *err) {
   if (r->size + extra > lx->max_record + 1) {
-    return qv_error_set(err, QV_ERR_PARSE,
-                        "%s: line %" PRId64 ": record longer than %" PRId64 " bytes%s", lx->name,
-                        r->line, lx->max_record,
-                        lx->state == S_QUOTED ? " (is a quote left open?)" : "");
+    return qv_error_set(err, QV_ERR_PARSE, "%s: line %" PRId64 ": record longer than %" PRId64 " bytes%s", lx->name,
+                        r->line, lx->max_record, lx->state == S_QUOTED ? " (is a quote left open?)" : "");
   }
   if (r->size + extra <= r->cap) return QV_OK;
   int64_t cap = r->cap ? r->cap : 256;
@@ -194,8 +204,7 @@ static qv_status rec_reserve(csv_lexer *lx, csv_record *r, int64_t extra, qv_err
   return QV_OK;
 }
 
-static qv_status rec_append(csv_lexer *lx, csv_record *r, const uint8_t *p, int64_t n,
-                            qv_error *err) {
+static qv_status rec_append(csv_lexer *lx, csv_record *r, const uint8_t *p, int64_t n, qv_error *err) {
   QV_RETURN_NOT_OK(rec_reserve(lx, r, n, err));
   memcpy(r->data + r->size, p, (size_t)n);
   r->size += n;
@@ -205,8 +214,7 @@ static qv_status rec_append(csv_lexer *lx, csv_record *r, const uint8_t *p, int6
 static qv_status end_field(csv_lexer *lx, csv_record *r, qv_error *err) {
   if (r->n_fields == r->cap_fields) {
     if (r->cap_fields > INT32_MAX / 2)
-      return qv_error_set(err, QV_ERR_PARSE, "%s: line %" PRId64 ": too many fields", lx->name,
-                          r->line);
+      return qv_error_set(err, QV_ERR_PARSE, "%s: line %" PRId64 ": too many fields", lx->name, r->line);
     int32_t cap = r->cap_fields ? r->cap_fields * 2 : 16;
     csv_field *f = qv_realloc(r->fields, (size_t)cap * sizeof *f);
     if (!f) return qv_error_nomem(err, lx->name);
@@ -238,9 +246,7 @@ static void count_line_end(csv_lexer *lx, uint8_t c) {
   }
 }
 
-static bool is_blank(const csv_record *r) {
-  return r->n_fields == 1 && r->fields[0].len == 0 && !r->fields[0].quoted;
-}
+static bool is_blank(const csv_record *r) { return r->n_fields == 1 && r->fields[0].len == 0 && !r->fields[0].quoted; }
 
 static void rec_clear(csv_lexer *lx, csv_record *r) {
   r->size = 0;
@@ -264,7 +270,8 @@ static qv_status utf8_error(csv_lexer *lx, const csv_record *r, qv_error *err) {
 static qv_status at_end(csv_lexer *lx, csv_record *r, bool *got, qv_error *err) {
   if (lx->utf8_need > 0)
     return qv_error_set(err, QV_ERR_PARSE,
-                        "%s: line %" PRId64 ", field %d: invalid UTF-8 (sequence starting at "
+                        "%s: line %" PRId64
+                        ", field %d: invalid UTF-8 (sequence starting at "
                         "offset %" PRId64 " is cut off by the end of input)",
                         lx->name, lx->line, (int)r->n_fields + 1, lx->utf8_seq_start);
   switch (lx->state) {
@@ -275,11 +282,9 @@ static qv_status at_end(csv_lexer *lx, csv_record *r, bool *got, qv_error *err) 
                           " is not closed before the end of input",
                           lx->name, lx->line, lx->quote_line);
     case S_ESC_UNQUOTED:
-      return qv_error_set(err, QV_ERR_PARSE,
-                          "%s: line %" PRId64 ": escape character at the end of input", lx->name,
+      return qv_error_set(err, QV_ERR_PARSE, "%s: line %" PRId64 ": escape character at the end of input", lx->name,
                           lx->line);
-    default:
-      break;
+    default: break;
   }
   /* In S_FIELD_START with a record open ("a," at the end) the last field is
    * empty; with none open there is nothing left. */
@@ -400,7 +405,8 @@ qv_status csv_lexer_next(csv_lexer *lx, csv_record *r, bool *got, qv_error *err)
           if (c >= 0x20 && c < 0x7F) snprintf(shown, sizeof shown, "'%c'", c);
           else snprintf(shown, sizeof shown, "0x%02X", c);
           return qv_error_set(err, QV_ERR_PARSE,
-                              "%s: line %" PRId64 ", field %d: unexpected %s after the closing "
+                              "%s: line %" PRId64
+                              ", field %d: unexpected %s after the closing "
                               "quote (expected a delimiter or line end; double a quote to "
                               "include it)",
                               lx->name, lx->line, (int)r->n_fields + 1, shown);

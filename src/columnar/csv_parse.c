@@ -41,8 +41,14 @@ static bool ieq(const uint8_t *p, const uint8_t *end, const char *word) {
 csv_parse_result csv_parse_bool(const uint8_t *text, int64_t len, bool words_only, bool *out) {
   const uint8_t *p = text, *end = text + len;
   trim(&p, &end);
-  if (ieq(p, end, "true")) { *out = true; return OK; }
-  if (ieq(p, end, "false")) { *out = false; return OK; }
+  if (ieq(p, end, "true")) {
+    *out = true;
+    return OK;
+  }
+  if (ieq(p, end, "false")) {
+    *out = false;
+    return OK;
+  }
   /* 1/0 are accepted for a declared bool column, never inferred as one. */
   if (!words_only && end - p == 1 && (*p == '1' || *p == '0')) {
     *out = *p == '1';
@@ -52,8 +58,7 @@ csv_parse_result csv_parse_bool(const uint8_t *text, int64_t len, bool words_onl
 }
 
 /* Magnitude of [+-]digits as uint64; *neg set for a leading minus. */
-static csv_parse_result parse_magnitude(const uint8_t *text, int64_t len, bool *neg,
-                                        uint64_t *mag) {
+static csv_parse_result parse_magnitude(const uint8_t *text, int64_t len, bool *neg, uint64_t *mag) {
   const uint8_t *p = text, *end = text + len;
   trim(&p, &end);
   *neg = false;
@@ -126,16 +131,25 @@ static bool float_syntax(const uint8_t *p, const uint8_t *end, int *special, boo
   *special = 0;
   *neg = false;
   if (p < end && (*p == '+' || *p == '-')) *neg = *p++ == '-';
-  if (p < end && (*p | 0x20) == 'n' && ieq(p, end, "nan")) { *special = 1; return true; }
+  if (p < end && (*p | 0x20) == 'n' && ieq(p, end, "nan")) {
+    *special = 1;
+    return true;
+  }
   if (p < end && (*p | 0x20) == 'i' && (ieq(p, end, "inf") || ieq(p, end, "infinity"))) {
     *special = 2;
     return true;
   }
   int digits = 0;
-  while (p < end && is_digit(*p)) { p++; digits++; }
+  while (p < end && is_digit(*p)) {
+    p++;
+    digits++;
+  }
   if (p < end && *p == '.') {
     p++;
-    while (p < end && is_digit(*p)) { p++; digits++; }
+    while (p < end && is_digit(*p)) {
+      p++;
+      digits++;
+    }
   }
   if (digits == 0) return false;
   if (p < end && (*p == 'e' || *p == 'E')) {
@@ -150,9 +164,8 @@ static bool float_syntax(const uint8_t *p, const uint8_t *end, int *special, boo
 /* strtod_l needs a NUL right after the value.  The record puts one after
  * each field, so only a value with trailing blanks needs a copy: into buf,
  * or onto the heap (*heap, caller frees) when it is longer. */
-static csv_parse_result float_text(const uint8_t *text, int64_t len, char *buf, size_t bufsize,
-                                   const char **cstr, size_t *n, char **heap, int *special,
-                                   bool *neg) {
+static csv_parse_result float_text(const uint8_t *text, int64_t len, char *buf, size_t bufsize, const char **cstr,
+                                   size_t *n, char **heap, int *special, bool *neg) {
   const uint8_t *p = text, *end = text + len;
   trim(&p, &end);
   *heap = NULL;
@@ -173,8 +186,7 @@ static csv_parse_result float_text(const uint8_t *text, int64_t len, char *buf, 
   return OK;
 }
 
-csv_parse_result csv_parse_double(const uint8_t *text, int64_t len, const csv_c_locale *loc,
-                                  double *out) {
+csv_parse_result csv_parse_double(const uint8_t *text, int64_t len, const csv_c_locale *loc, double *out) {
   char buf[128], *heap = NULL;
   const char *s = NULL;
   size_t n = 0;
@@ -196,8 +208,7 @@ csv_parse_result csv_parse_double(const uint8_t *text, int64_t len, const csv_c_
   return r;
 }
 
-csv_parse_result csv_parse_float(const uint8_t *text, int64_t len, const csv_c_locale *loc,
-                                 float *out) {
+csv_parse_result csv_parse_float(const uint8_t *text, int64_t len, const csv_c_locale *loc, float *out) {
   char buf[128], *heap = NULL;
   const char *s = NULL;
   size_t n = 0;
@@ -230,8 +241,8 @@ static void u128_mul10_add(uint64_t *lo, uint64_t *hi, unsigned d) {
   *hi = *hi * 10 + (l1 >> 32);
 }
 
-csv_parse_result csv_parse_decimal(const uint8_t *text, int64_t len, int32_t precision,
-                                   int32_t scale, uint64_t *out_lo, int64_t *out_hi) {
+csv_parse_result csv_parse_decimal(const uint8_t *text, int64_t len, int32_t precision, int32_t scale, uint64_t *out_lo,
+                                   int64_t *out_hi) {
   const uint8_t *p = text, *end = text + len;
   trim(&p, &end);
   bool neg = false;
@@ -262,7 +273,7 @@ csv_parse_result csv_parse_decimal(const uint8_t *text, int64_t len, int32_t pre
   /* The digits D = int digits then fraction digits; the value is
    * D * 10^(exp - n_frac), and the stored integer is that * 10^scale. */
   int64_t nd = n_int + n_frac;
-#define DIGIT(k) ((k) < n_int ? int_start[(k)] : frac_start[(k) - n_int])
+#define DIGIT(k) ((k) < n_int ? int_start[(k)] : frac_start[(k)-n_int])
   int64_t first = 0;
   while (first < nd && DIGIT(first) == '0') first++;
   uint64_t lo = 0, hi = 0;
@@ -305,14 +316,12 @@ static bool digits_n(const uint8_t *p, const uint8_t *end, int n, int *out) {
 
 /* HH:MM[:SS[.fraction]] at *p; seconds into *secs, fraction digits into
  * frac/n_frac (at most 9 significant places kept; more must be zeros). */
-static csv_parse_result parse_hms(const uint8_t **pp, const uint8_t *end, int64_t *secs,
-                                  int64_t *frac, int *n_frac) {
+static csv_parse_result parse_hms(const uint8_t **pp, const uint8_t *end, int64_t *secs, int64_t *frac, int *n_frac) {
   const uint8_t *p = *pp;
   int h, mi, s = 0;
   *frac = 0;
   *n_frac = 0;
-  if (!digits_n(p, end, 2, &h) || end - p < 5 || p[2] != ':' || !digits_n(p + 3, end, 2, &mi))
-    return BAD;
+  if (!digits_n(p, end, 2, &h) || end - p < 5 || p[2] != ':' || !digits_n(p + 3, end, 2, &mi)) return BAD;
   p += 5;
   if (p < end && *p == ':') {
     if (!digits_n(p + 1, end, 2, &s)) return BAD;
@@ -340,8 +349,7 @@ static const int64_t k_unit_mul[4] = {1, 1000, 1000000, 1000000000};
 static const int k_unit_digits[4] = {0, 3, 6, 9};
 
 /* secs * 10^unit + the fraction in unit; fails on lost precision or overflow. */
-static csv_parse_result to_unit(int64_t secs, int64_t frac, int n_frac, qv_time_unit unit,
-                                int64_t *out) {
+static csv_parse_result to_unit(int64_t secs, int64_t frac, int n_frac, qv_time_unit unit, int64_t *out) {
   int ud = k_unit_digits[unit];
   int64_t f = frac;
   for (int i = n_frac; i < ud; i++) f *= 10;
@@ -367,8 +375,8 @@ csv_parse_result csv_parse_date32(const uint8_t *text, int64_t len, int32_t *out
   return OK;
 }
 
-csv_parse_result csv_parse_timestamp(const uint8_t *text, int64_t len, qv_time_unit unit,
-                                     bool allow_offset, int64_t *out) {
+csv_parse_result csv_parse_timestamp(const uint8_t *text, int64_t len, qv_time_unit unit, bool allow_offset,
+                                     int64_t *out) {
   const uint8_t *p = text, *end = text + len;
   trim(&p, &end);
   int64_t secs;
@@ -381,8 +389,7 @@ csv_parse_result csv_parse_timestamp(const uint8_t *text, int64_t len, qv_time_u
   return to_unit(secs, nanos, 9, unit, out);
 }
 
-csv_parse_result csv_parse_time(const uint8_t *text, int64_t len, qv_time_unit unit,
-                                int64_t *out) {
+csv_parse_result csv_parse_time(const uint8_t *text, int64_t len, qv_time_unit unit, int64_t *out) {
   const uint8_t *p = text, *end = text + len;
   trim(&p, &end);
   int64_t secs, frac;

@@ -79,8 +79,7 @@ qv_status qv_datatype_fixed_size_list(qv_datatype *item, int32_t size, qv_dataty
 }
 
 qv_status qv_datatype_dictionary(qv_type_id index, qv_datatype *values, qv_datatype *out, qv_error *err) {
-  if (!qv_type_is_integer(index))
-    return qv_error_set(err, QV_ERR_TYPE, "dictionary indices must be an integer type");
+  if (!qv_type_is_integer(index)) return qv_error_set(err, QV_ERR_TYPE, "dictionary indices must be an integer type");
   qv_type_id v = values->id;
   if (v == QV_TYPE_DICTIONARY || v == QV_TYPE_LIST || v == QV_TYPE_STRUCT || v == QV_TYPE_FIXED_SIZE_LIST) {
     char tb[64];
@@ -149,20 +148,17 @@ void qv_datatype_reset(qv_datatype *t) {
 bool qv_datatype_equal(const qv_datatype *a, const qv_datatype *b) {
   if (a->id != b->id) return false;
   switch (a->id) {
-    case QV_TYPE_DECIMAL128:
-      return a->precision == b->precision && a->scale == b->scale;
+    case QV_TYPE_DECIMAL128: return a->precision == b->precision && a->scale == b->scale;
     case QV_TYPE_TIMESTAMP:
       if (a->unit != b->unit) return false;
       if (!a->timezone || !b->timezone) return a->timezone == b->timezone;
       return strcmp(a->timezone, b->timezone) == 0;
     case QV_TYPE_TIME64:
-    case QV_TYPE_DURATION:
-      return a->unit == b->unit;
+    case QV_TYPE_DURATION: return a->unit == b->unit;
     case QV_TYPE_FIXED_SIZE_LIST:
       if (a->list_size != b->list_size) return false;
       return qv_datatype_equal(&a->children[0].type, &b->children[0].type);
-    case QV_TYPE_LIST:
-      return qv_datatype_equal(&a->children[0].type, &b->children[0].type);
+    case QV_TYPE_LIST: return qv_datatype_equal(&a->children[0].type, &b->children[0].type);
     case QV_TYPE_DICTIONARY:
       return qv_datatype_equal(&a->children[0].type, &b->children[0].type) &&
              qv_datatype_equal(&a->children[1].type, &b->children[1].type);
@@ -173,17 +169,16 @@ bool qv_datatype_equal(const qv_datatype *a, const qv_datatype *b) {
         if (!qv_datatype_equal(&a->children[i].type, &b->children[i].type)) return false;
       }
       return true;
-    default:
-      return true;
+    default: return true;
   }
 }
 
 static const char *const simple_names[] = {
-    [QV_TYPE_NULL] = "null",       [QV_TYPE_BOOL] = "bool",       [QV_TYPE_INT8] = "int8",
-    [QV_TYPE_INT16] = "int16",     [QV_TYPE_INT32] = "int32",     [QV_TYPE_INT64] = "int64",
-    [QV_TYPE_UINT8] = "uint8",     [QV_TYPE_UINT16] = "uint16",   [QV_TYPE_UINT32] = "uint32",
-    [QV_TYPE_UINT64] = "uint64",   [QV_TYPE_FLOAT32] = "float32", [QV_TYPE_FLOAT64] = "float64",
-    [QV_TYPE_STRING] = "string",   [QV_TYPE_BINARY] = "binary",   [QV_TYPE_DATE32] = "date32",
+    [QV_TYPE_NULL] = "null",     [QV_TYPE_BOOL] = "bool",       [QV_TYPE_INT8] = "int8",
+    [QV_TYPE_INT16] = "int16",   [QV_TYPE_INT32] = "int32",     [QV_TYPE_INT64] = "int64",
+    [QV_TYPE_UINT8] = "uint8",   [QV_TYPE_UINT16] = "uint16",   [QV_TYPE_UINT32] = "uint32",
+    [QV_TYPE_UINT64] = "uint64", [QV_TYPE_FLOAT32] = "float32", [QV_TYPE_FLOAT64] = "float64",
+    [QV_TYPE_STRING] = "string", [QV_TYPE_BINARY] = "binary",   [QV_TYPE_DATE32] = "date32",
 };
 
 const char *qv_time_unit_name(qv_time_unit u) {
@@ -267,8 +262,8 @@ static bool tp_eat(type_parser *p, char c) {
 static size_t tp_word(type_parser *p, char *w, size_t cap) {
   tp_skip(p);
   size_t n = 0;
-  while (isalnum((unsigned char)p->s[p->i]) || p->s[p->i] == '_' || p->s[p->i] == '/' ||
-         p->s[p->i] == '+' || (n > 0 && p->s[p->i] == '-')) {
+  while (isalnum((unsigned char)p->s[p->i]) || p->s[p->i] == '_' || p->s[p->i] == '/' || p->s[p->i] == '+' ||
+         (n > 0 && p->s[p->i] == '-')) {
     if (n + 1 < cap) w[n++] = p->s[p->i];
     p->i++;
   }
@@ -320,14 +315,17 @@ static qv_status tp_unit_suffix(type_parser *p, qv_datatype *out, bool allow_tz)
 }
 
 static qv_status tp_type(type_parser *p, qv_datatype *out) {
-  static const struct { const char *name; qv_type_id id; } simple[] = {
-      {"null", QV_TYPE_NULL},      {"bool", QV_TYPE_BOOL},       {"boolean", QV_TYPE_BOOL},
-      {"int8", QV_TYPE_INT8},      {"int16", QV_TYPE_INT16},     {"int32", QV_TYPE_INT32},
-      {"int64", QV_TYPE_INT64},    {"uint8", QV_TYPE_UINT8},     {"uint16", QV_TYPE_UINT16},
-      {"uint32", QV_TYPE_UINT32},  {"uint64", QV_TYPE_UINT64},   {"float32", QV_TYPE_FLOAT32},
-      {"float", QV_TYPE_FLOAT32},  {"float64", QV_TYPE_FLOAT64}, {"double", QV_TYPE_FLOAT64},
-      {"string", QV_TYPE_STRING},  {"utf8", QV_TYPE_STRING},     {"str", QV_TYPE_STRING},
-      {"binary", QV_TYPE_BINARY},  {"date32", QV_TYPE_DATE32},   {"date", QV_TYPE_DATE32},
+  static const struct {
+    const char *name;
+    qv_type_id id;
+  } simple[] = {
+      {"null", QV_TYPE_NULL},     {"bool", QV_TYPE_BOOL},       {"boolean", QV_TYPE_BOOL},
+      {"int8", QV_TYPE_INT8},     {"int16", QV_TYPE_INT16},     {"int32", QV_TYPE_INT32},
+      {"int64", QV_TYPE_INT64},   {"uint8", QV_TYPE_UINT8},     {"uint16", QV_TYPE_UINT16},
+      {"uint32", QV_TYPE_UINT32}, {"uint64", QV_TYPE_UINT64},   {"float32", QV_TYPE_FLOAT32},
+      {"float", QV_TYPE_FLOAT32}, {"float64", QV_TYPE_FLOAT64}, {"double", QV_TYPE_FLOAT64},
+      {"string", QV_TYPE_STRING}, {"utf8", QV_TYPE_STRING},     {"str", QV_TYPE_STRING},
+      {"binary", QV_TYPE_BINARY}, {"date32", QV_TYPE_DATE32},   {"date", QV_TYPE_DATE32},
   };
   char w[64];
   if (++p->depth > 64) return tp_fail(p, "a less deeply nested type");
@@ -396,17 +394,32 @@ static qv_status tp_type(type_parser *p, qv_datatype *out) {
     if (!tp_eat(p, '<')) return tp_fail(p, "'<'");
     while (!tp_eat(p, '>')) {
       char name[256];
-      if (n == 256) { st = tp_fail(p, "at most 256 struct fields"); break; }
-      if (n > 0 && !tp_eat(p, ',')) { st = tp_fail(p, "',' or '>'"); break; }
-      if (!tp_word(p, name, sizeof name)) { st = tp_fail(p, "a field name"); break; }
-      if (!tp_eat(p, ':')) { st = tp_fail(p, "':'"); break; }
+      if (n == 256) {
+        st = tp_fail(p, "at most 256 struct fields");
+        break;
+      }
+      if (n > 0 && !tp_eat(p, ',')) {
+        st = tp_fail(p, "',' or '>'");
+        break;
+      }
+      if (!tp_word(p, name, sizeof name)) {
+        st = tp_fail(p, "a field name");
+        break;
+      }
+      if (!tp_eat(p, ':')) {
+        st = tp_fail(p, "':'");
+        break;
+      }
       qv_datatype ft;
       if ((st = tp_type(p, &ft)) != QV_OK) break;
       fields[n].name = qv_strdup(name);
       fields[n].type = ft;
       fields[n].nullable = true;
       n++;
-      if (!fields[n - 1].name) { st = qv_error_nomem(p->err, NULL); break; }
+      if (!fields[n - 1].name) {
+        st = qv_error_nomem(p->err, NULL);
+        break;
+      }
     }
     if (st == QV_OK) st = qv_datatype_struct(fields, n, out, p->err);
     for (int32_t i = 0; i < n; i++) qv_field_reset(&fields[i]);
@@ -433,11 +446,20 @@ qv_status qv_datatype_parse(const char *text, qv_datatype *out, qv_error *err) {
 int qv_type_byte_width(qv_type_id id) {
   switch (id) {
     case QV_TYPE_BOOL: return 0;
-    case QV_TYPE_INT8: case QV_TYPE_UINT8: return 1;
-    case QV_TYPE_INT16: case QV_TYPE_UINT16: return 2;
-    case QV_TYPE_INT32: case QV_TYPE_UINT32: case QV_TYPE_FLOAT32: case QV_TYPE_DATE32: return 4;
-    case QV_TYPE_INT64: case QV_TYPE_UINT64: case QV_TYPE_FLOAT64: case QV_TYPE_TIMESTAMP:
-    case QV_TYPE_TIME64: case QV_TYPE_DURATION: return 8;
+    case QV_TYPE_INT8:
+    case QV_TYPE_UINT8: return 1;
+    case QV_TYPE_INT16:
+    case QV_TYPE_UINT16: return 2;
+    case QV_TYPE_INT32:
+    case QV_TYPE_UINT32:
+    case QV_TYPE_FLOAT32:
+    case QV_TYPE_DATE32: return 4;
+    case QV_TYPE_INT64:
+    case QV_TYPE_UINT64:
+    case QV_TYPE_FLOAT64:
+    case QV_TYPE_TIMESTAMP:
+    case QV_TYPE_TIME64:
+    case QV_TYPE_DURATION: return 8;
     case QV_TYPE_DECIMAL128: return 16;
     default: return -1;
   }
@@ -487,8 +509,7 @@ qv_status qv_schema_add(qv_schema *s, const qv_field *field, qv_error *err) {
   qv_field *nf = qv_realloc(s->fields, (size_t)(s->n_fields + 1) * sizeof(qv_field));
   if (!nf) return qv_error_nomem(err, NULL);
   s->fields = nf;
-  if (qv_field_copy(field, &s->fields[s->n_fields]) != QV_OK)
-    return qv_error_nomem(err, NULL);
+  if (qv_field_copy(field, &s->fields[s->n_fields]) != QV_OK) return qv_error_nomem(err, NULL);
   s->n_fields++;
   return QV_OK;
 }

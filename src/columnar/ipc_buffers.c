@@ -23,13 +23,13 @@ static int64_t ld64(const uint8_t *p) {
 }
 
 qv_status qvc_offsets_narrow(const uint8_t *o, int64_t offset, int64_t length, int64_t data_size, qv_bytes **out,
-                            int64_t *first, int64_t *last, const char *where, qv_error *err) {
+                             int64_t *first, int64_t *last, const char *where, qv_error *err) {
   *out = NULL;
   *first = ld64(o + 8 * offset);
   *last = ld64(o + 8 * (offset + length));
   if (*first < 0 || *last < *first || (data_size >= 0 && *last > data_size))
-    return qv_error_set(err, QV_ERR_CORRUPT, "%s: 64-bit offsets %lld..%lld are out of range", where,
-                        (long long)*first, (long long)*last);
+    return qv_error_set(err, QV_ERR_CORRUPT, "%s: 64-bit offsets %lld..%lld are out of range", where, (long long)*first,
+                        (long long)*last);
   if (*last - *first > INT32_MAX)
     return qv_error_set(err, QV_ERR_OVERFLOW, "%s: %lld bytes/items do not fit quiver's 32-bit offsets", where,
                         (long long)(*last - *first));
@@ -52,8 +52,8 @@ qv_status qvc_offsets_narrow(const uint8_t *o, int64_t offset, int64_t length, i
 }
 
 qv_status qvc_views_materialize(const uint8_t *views, int64_t offset, int64_t length, const uint8_t *bits,
-                               const uint8_t *const *bufs, const int64_t *sizes, int64_t n_bufs, qv_bytes **offsets,
-                               qv_bytes **data, const char *where, qv_error *err) {
+                                const uint8_t *const *bufs, const int64_t *sizes, int64_t n_bufs, qv_bytes **offsets,
+                                qv_bytes **data, const char *where, qv_error *err) {
   int64_t total = 0;
   *offsets = *data = NULL;
   /* Pass 1 checks every view and sizes the output; pass 2 copies. */
@@ -65,8 +65,7 @@ qv_status qvc_views_materialize(const uint8_t *views, int64_t offset, int64_t le
     if (len > 12) {
       int32_t buf = (int32_t)qv_load_u32le(v + 8), off = (int32_t)qv_load_u32le(v + 12);
       if (buf < 0 || buf >= n_bufs || off < 0 || !bufs[buf] || (sizes && (int64_t)off + len > sizes[buf]))
-        return qv_error_set(err, QV_ERR_CORRUPT, "%s: view %lld points outside its data buffers", where,
-                            (long long)i);
+        return qv_error_set(err, QV_ERR_CORRUPT, "%s: view %lld points outside its data buffers", where, (long long)i);
     }
     total += len;
     if (total > INT32_MAX)
@@ -116,15 +115,14 @@ static int64_t load_index(const qv_array *a, int64_t i) {
 }
 
 qv_status qvc_dictionary_decode(const qv_array *indices, qv_array *dict, qv_array **out, const char *where,
-                               qv_error *err) {
+                                qv_error *err) {
   qv_status st = QV_OK;
   int64_t n = indices->length;
   uint32_t *rows = NULL;
   qv_array *taken = NULL, *r = NULL;
   if (!qv_type_is_integer(indices->type.id))
     return qv_error_set(err, QV_ERR_CORRUPT, "%s: dictionary indices are not integers", where);
-  if (n > 0 && indices->null_count == n && dict->length == 0)
-    return qv_array_make_null(&dict->type, n, out, err);
+  if (n > 0 && indices->null_count == n && dict->length == 0) return qv_array_make_null(&dict->type, n, out, err);
   rows = qv_malloc(n > 0 ? (size_t)n * sizeof *rows : 1);
   if (!rows) return qv_error_nomem(err, NULL);
   for (int64_t i = 0; i < n; i++) {
@@ -134,8 +132,9 @@ qv_status qvc_dictionary_decode(const qv_array *indices, qv_array *dict, qv_arra
     }
     int64_t v = load_index(indices, i);
     if (v < 0 || v >= dict->length || v > UINT32_MAX) {
-      st = qv_error_set(err, QV_ERR_CORRUPT, "%s: dictionary index %lld at row %lld is outside a dictionary of %lld values",
-                        where, (long long)v, (long long)i, (long long)dict->length);
+      st = qv_error_set(err, QV_ERR_CORRUPT,
+                        "%s: dictionary index %lld at row %lld is outside a dictionary of %lld values", where,
+                        (long long)v, (long long)i, (long long)dict->length);
       goto cleanup;
     }
     rows[i] = (uint32_t)v;
@@ -215,8 +214,7 @@ static qv_status unzstd(const uint8_t *src, int64_t n, int64_t want, qv_buffer *
 static qv_status unlz4(const uint8_t *src, int64_t n, int64_t want, qv_buffer *o, int64_t where, qv_error *err) {
   qv_status st = QV_OK;
   LZ4F_dctx *z = NULL;
-  if (LZ4F_isError(LZ4F_createDecompressionContext(&z, LZ4F_VERSION)))
-    return qv_error_nomem(err, NULL);
+  if (LZ4F_isError(LZ4F_createDecompressionContext(&z, LZ4F_VERSION))) return qv_error_nomem(err, NULL);
   size_t pos = 0, ret = 1;
   while (ret != 0) {
     if (o->size == o->capacity && (st = grow(o, want, err)) != QV_OK) break;
@@ -239,7 +237,7 @@ static qv_status unlz4(const uint8_t *src, int64_t n, int64_t want, qv_buffer *o
 }
 
 qv_status qvc_ipc_decompress(int codec, const uint8_t *src, int64_t n, int64_t want, qv_bytes **out, int64_t where,
-                            qv_error *err) {
+                             qv_error *err) {
   qv_buffer o = QV_BUFFER_INIT;
   qv_status st;
   if (want < 0 || want > INT64_MAX / 4)

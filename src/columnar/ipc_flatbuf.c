@@ -18,8 +18,8 @@
 static inline uint16_t ld16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
 
 static qv_status fb_fail(const qvc_fb_view *v, uint64_t pos, const char *what, qv_error *err) {
-  return qv_error_set(err, QV_ERR_CORRUPT, "byte %lld: flatbuffer metadata: %s",
-                      (long long)(v->base + (int64_t)pos), what);
+  return qv_error_set(err, QV_ERR_CORRUPT, "byte %lld: flatbuffer metadata: %s", (long long)(v->base + (int64_t)pos),
+                      what);
 }
 
 static qv_status open_table(const qvc_fb_view *v, uint64_t pos, qvc_fb_table *out, qv_error *err) {
@@ -31,8 +31,7 @@ static qv_status open_table(const qvc_fb_view *v, uint64_t pos, qvc_fb_table *ou
   uint16_t tbl_size = ld16(v->data + vt + 2);
   if (vt_size < 4 || (vt_size & 1) || (uint64_t)vt + vt_size > v->size)
     return fb_fail(v, (uint64_t)vt, "vtable size is invalid", err);
-  if (tbl_size < 4 || pos + tbl_size > v->size)
-    return fb_fail(v, pos, "table size runs past the end", err);
+  if (tbl_size < 4 || pos + tbl_size > v->size) return fb_fail(v, pos, "table size runs past the end", err);
   out->view = v;
   out->pos = (uint32_t)pos;
   out->vtable = (uint32_t)vt;
@@ -98,8 +97,7 @@ qv_status qvc_fb_table_field(const qvc_fb_table *t, int id, qvc_fb_table *out, b
   return open_table(t->view, to, out, err);
 }
 
-qv_status qvc_fb_string(const qvc_fb_table *t, int id, const char **s, uint32_t *len, bool *present,
-                       qv_error *err) {
+qv_status qvc_fb_string(const qvc_fb_table *t, int id, const char **s, uint32_t *len, bool *present, qv_error *err) {
   uint64_t to;
   QV_RETURN_NOT_OK(follow(t, id, 4, &to, err));
   *present = to != 0;
@@ -113,8 +111,8 @@ qv_status qvc_fb_string(const qvc_fb_table *t, int id, const char **s, uint32_t 
   return QV_OK;
 }
 
-qv_status qvc_fb_vector_field(const qvc_fb_table *t, int id, uint32_t elem_size, qvc_fb_vector *out,
-                             bool *present, qv_error *err) {
+qv_status qvc_fb_vector_field(const qvc_fb_table *t, int id, uint32_t elem_size, qvc_fb_vector *out, bool *present,
+                              qv_error *err) {
   uint64_t to;
   QV_RETURN_NOT_OK(follow(t, id, 4, &to, err));
   *present = to != 0;
@@ -123,8 +121,7 @@ qv_status qvc_fb_vector_field(const qvc_fb_table *t, int id, uint32_t elem_size,
   out->elem_size = elem_size;
   if (!to) return QV_OK;
   uint32_t n = qv_load_u32le(t->view->data + to);
-  if ((uint64_t)n * elem_size > t->view->size - to - 4)
-    return fb_fail(t->view, to, "vector runs past the end", err);
+  if ((uint64_t)n * elem_size > t->view->size - to - 4) return fb_fail(t->view, to, "vector runs past the end", err);
   out->pos = (uint32_t)(to + 4);
   out->count = n;
   return QV_OK;
@@ -242,8 +239,8 @@ uint32_t qvc_fb_write_string(qvc_fb_builder *b, const char *s) {
   return pos;
 }
 
-uint32_t qvc_fb_write_struct_vector(qvc_fb_builder *b, const void *elems, uint32_t count,
-                                   uint32_t elem_size, uint32_t align) {
+uint32_t qvc_fb_write_struct_vector(qvc_fb_builder *b, const void *elems, uint32_t count, uint32_t elem_size,
+                                    uint32_t align) {
   static const uint8_t zeros[4] = {0};
   if (align < 4) align = 4;
   pad_to(b, 4);

@@ -44,10 +44,9 @@ qv_status qvc_fb_root(const qvc_fb_view *view, qvc_fb_table *out, qv_error *err)
 qv_status qvc_fb_int(const qvc_fb_table *t, int id, int size, int64_t def, int64_t *out, qv_error *err);
 /* Sub-table, string and vector fields; *present is false when absent. */
 qv_status qvc_fb_table_field(const qvc_fb_table *t, int id, qvc_fb_table *out, bool *present, qv_error *err);
-qv_status qvc_fb_string(const qvc_fb_table *t, int id, const char **s, uint32_t *len, bool *present,
-                       qv_error *err);
-qv_status qvc_fb_vector_field(const qvc_fb_table *t, int id, uint32_t elem_size, qvc_fb_vector *out,
-                             bool *present, qv_error *err);
+qv_status qvc_fb_string(const qvc_fb_table *t, int id, const char **s, uint32_t *len, bool *present, qv_error *err);
+qv_status qvc_fb_vector_field(const qvc_fb_table *t, int id, uint32_t elem_size, qvc_fb_vector *out, bool *present,
+                              qv_error *err);
 qv_status qvc_fb_vector_table(const qvc_fb_vector *v, uint32_t i, qvc_fb_table *out, qv_error *err);
 static inline const uint8_t *qvc_fb_vector_elem(const qvc_fb_vector *v, uint32_t i) {
   return v->view->data + v->pos + (size_t)i * v->elem_size;
@@ -84,8 +83,8 @@ void qvc_fb_add_ref(qvc_fb_tdef *t, int id);
 uint32_t qvc_fb_write_table(qvc_fb_builder *b, const qvc_fb_tdef *t, uint32_t slots[QV_FB_MAX_FIELDS]);
 uint32_t qvc_fb_write_string(qvc_fb_builder *b, const char *s);
 /* Vector of inline structs (elements already little-endian encoded). */
-uint32_t qvc_fb_write_struct_vector(qvc_fb_builder *b, const void *elems, uint32_t count,
-                                   uint32_t elem_size, uint32_t align);
+uint32_t qvc_fb_write_struct_vector(qvc_fb_builder *b, const void *elems, uint32_t count, uint32_t elem_size,
+                                    uint32_t align);
 /* Vector of references: returns the vector's position; element i's
  * placeholder is at pos + 4 + 4 * i. */
 uint32_t qvc_fb_write_ref_vector(qvc_fb_builder *b, uint32_t count);
@@ -96,13 +95,32 @@ void qvc_fb_builder_reset(qvc_fb_builder *b);
 /* ---- Arrow flatbuffer constants (format/Schema.fbs, Message.fbs) ------- */
 
 enum {
-  QV_FBT_NULL = 1, QV_FBT_INT = 2, QV_FBT_FLOAT = 3, QV_FBT_BINARY = 4, QV_FBT_UTF8 = 5,
-  QV_FBT_BOOL = 6, QV_FBT_DECIMAL = 7, QV_FBT_DATE = 8, QV_FBT_TIME = 9, QV_FBT_TIMESTAMP = 10,
-  QV_FBT_INTERVAL = 11, QV_FBT_LIST = 12, QV_FBT_STRUCT = 13, QV_FBT_UNION = 14,
-  QV_FBT_FIXED_SIZE_BINARY = 15, QV_FBT_FIXED_SIZE_LIST = 16, QV_FBT_MAP = 17,
-  QV_FBT_DURATION = 18, QV_FBT_LARGE_BINARY = 19, QV_FBT_LARGE_UTF8 = 20, QV_FBT_LARGE_LIST = 21,
-  QV_FBT_RUN_END_ENCODED = 22, QV_FBT_BINARY_VIEW = 23, QV_FBT_UTF8_VIEW = 24,
-  QV_FBT_LIST_VIEW = 25, QV_FBT_LARGE_LIST_VIEW = 26
+  QV_FBT_NULL = 1,
+  QV_FBT_INT = 2,
+  QV_FBT_FLOAT = 3,
+  QV_FBT_BINARY = 4,
+  QV_FBT_UTF8 = 5,
+  QV_FBT_BOOL = 6,
+  QV_FBT_DECIMAL = 7,
+  QV_FBT_DATE = 8,
+  QV_FBT_TIME = 9,
+  QV_FBT_TIMESTAMP = 10,
+  QV_FBT_INTERVAL = 11,
+  QV_FBT_LIST = 12,
+  QV_FBT_STRUCT = 13,
+  QV_FBT_UNION = 14,
+  QV_FBT_FIXED_SIZE_BINARY = 15,
+  QV_FBT_FIXED_SIZE_LIST = 16,
+  QV_FBT_MAP = 17,
+  QV_FBT_DURATION = 18,
+  QV_FBT_LARGE_BINARY = 19,
+  QV_FBT_LARGE_UTF8 = 20,
+  QV_FBT_LARGE_LIST = 21,
+  QV_FBT_RUN_END_ENCODED = 22,
+  QV_FBT_BINARY_VIEW = 23,
+  QV_FBT_UTF8_VIEW = 24,
+  QV_FBT_LIST_VIEW = 25,
+  QV_FBT_LARGE_LIST_VIEW = 26
 };
 enum { QV_MSG_SCHEMA = 1, QV_MSG_DICTIONARY = 2, QV_MSG_RECORD_BATCH = 3 };
 #define QV_IPC_METADATA_V5 4
@@ -132,8 +150,7 @@ typedef struct qvc_ipc_field {
 
 /* Decodes a flatbuffer Schema table into schema (owned) and fields
  * (schema->n_fields of them, parallel to schema->fields). */
-qv_status qvc_ipc_schema_decode(const qvc_fb_table *t, qv_schema *schema, qvc_ipc_field **fields,
-                               qv_error *err);
+qv_status qvc_ipc_schema_decode(const qvc_fb_table *t, qv_schema *schema, qvc_ipc_field **fields, qv_error *err);
 void qvc_ipc_fields_free(qvc_ipc_field *fields, int32_t n);
 /* Appends a Schema table; returns its position. */
 uint32_t qvc_ipc_schema_encode(qvc_fb_builder *b, const qv_schema *schema, qv_error *err);
@@ -142,15 +159,15 @@ qv_status qvc_ipc_schema_check(const qv_schema *schema, qv_error *err);
 
 /* Decompresses one IPC body buffer (codec 0 = LZ4_FRAME, 1 = ZSTD) whose
  * uncompressed length is `want`; *out is a fresh aligned buffer. */
-qv_status qvc_ipc_decompress(int codec, const uint8_t *src, int64_t n, int64_t want, qv_bytes **out,
-                            int64_t where, qv_error *err);
+qv_status qvc_ipc_decompress(int codec, const uint8_t *src, int64_t n, int64_t want, qv_bytes **out, int64_t where,
+                             qv_error *err);
 
 /* ---- arrays over foreign memory (views: qv_bytes_view) ------------------ */
 
 /* Rows of dict selected by the integer array indices (nulls stay null);
  * every index is range-checked.  `where` names the field for errors. */
-qv_status qvc_dictionary_decode(const qv_array *indices, qv_array *dict, qv_array **out,
-                               const char *where, qv_error *err);
+qv_status qvc_dictionary_decode(const qv_array *indices, qv_array *dict, qv_array **out, const char *where,
+                                qv_error *err);
 
 /* ---- foreign layouts (ipc_buffers.c) ------------------------------------ */
 
@@ -161,13 +178,13 @@ qv_status qvc_bitmap_rebase(const uint8_t *bits, int64_t offset, int64_t length,
  * must be non-decreasing, within data_size (when >= 0), and span at most
  * INT32_MAX (else QV_ERR_OVERFLOW).  `where` prefixes errors. */
 qv_status qvc_offsets_narrow(const uint8_t *o, int64_t offset, int64_t length, int64_t data_size, qv_bytes **out,
-                            int64_t *first, int64_t *last, const char *where, qv_error *err);
+                             int64_t *first, int64_t *last, const char *where, qv_error *err);
 /* 16-byte string views [offset, offset+length) (Arrow's Utf8View layout),
  * their long values in bufs[0..n_bufs) of sizes[] (NULL: sizes unknown,
  * trusted producer), as fresh int32 offsets and data.  Null rows (per bits
  * at bit offset, bits may be NULL) become empty. */
 qv_status qvc_views_materialize(const uint8_t *views, int64_t offset, int64_t length, const uint8_t *bits,
-                               const uint8_t *const *bufs, const int64_t *sizes, int64_t n_bufs, qv_bytes **offsets,
-                               qv_bytes **data, const char *where, qv_error *err);
+                                const uint8_t *const *bufs, const int64_t *sizes, int64_t n_bufs, qv_bytes **offsets,
+                                qv_bytes **data, const char *where, qv_error *err);
 
 #endif

@@ -156,7 +156,8 @@ static qv_status read_message(src *s, int64_t meta_limit, msg *m, bool *eos, qv_
     return QV_OK;
   }
   if (len > INT32_MAX)
-    return qv_error_set(err, QV_ERR_CORRUPT, "byte %lld: message metadata length %u is negative", (long long)m->at, len);
+    return qv_error_set(err, QV_ERR_CORRUPT, "byte %lld: message metadata length %u is negative", (long long)m->at,
+                        len);
   if (meta_limit >= 0 && prefix + len > meta_limit)
     return qv_error_set(err, QV_ERR_CORRUPT, "byte %lld: message metadata (%lld bytes) overruns its block (%lld bytes)",
                         (long long)m->at, (long long)(prefix + len), (long long)meta_limit);
@@ -258,7 +259,8 @@ typedef struct dec {
 #if defined(__GNUC__)
 __attribute__((format(printf, 3, 4)))
 #endif
-static qv_status dec_fail(dec *d, int64_t at, const char *fmt, ...) {
+static qv_status
+dec_fail(dec *d, int64_t at, const char *fmt, ...) {
   char msgbuf[512];
   va_list ap;
   va_start(ap, fmt);
@@ -268,8 +270,7 @@ static qv_status dec_fail(dec *d, int64_t at, const char *fmt, ...) {
 }
 
 static qv_status next_node(dec *d, int64_t *len, int64_t *nulls) {
-  if (d->ni >= d->nodes.count)
-    return dec_fail(d, d->m->at, "record batch has only %u field nodes", d->nodes.count);
+  if (d->ni >= d->nodes.count) return dec_fail(d, d->m->at, "record batch has only %u field nodes", d->nodes.count);
   const uint8_t *p = qvc_fb_vector_elem(&d->nodes, d->ni++);
   int64_t at = d->m->view.base + (p - d->m->view.data);
   *len = (int64_t)qv_load_u64le(p);
@@ -281,8 +282,7 @@ static qv_status next_node(dec *d, int64_t *len, int64_t *nulls) {
 
 static qv_status next_buffer(dec *d, qv_bytes **out) {
   *out = NULL;
-  if (d->bi >= d->bufs.count)
-    return dec_fail(d, d->m->at, "record batch has only %u buffers", d->bufs.count);
+  if (d->bi >= d->bufs.count) return dec_fail(d, d->m->at, "record batch has only %u buffers", d->bufs.count);
   const uint8_t *p = qvc_fb_vector_elem(&d->bufs, d->bi++);
   int64_t off = (int64_t)qv_load_u64le(p), len = (int64_t)qv_load_u64le(p + 8);
   int64_t body = d->m->body_len;
@@ -305,8 +305,7 @@ static qv_status next_buffer(dec *d, qv_bytes **out) {
 
 static qv_status need_bytes(dec *d, const qv_bytes *b, int64_t bytes, const char *what) {
   if (b->size >= bytes) return QV_OK;
-  return dec_fail(d, d->m->body_at, "%s buffer has %lld bytes, needs %lld", what, (long long)b->size,
-                  (long long)bytes);
+  return dec_fail(d, d->m->body_at, "%s buffer has %lld bytes, needs %lld", what, (long long)b->size, (long long)bytes);
 }
 
 /* Installs the validity buffer; the null count is recounted from the bits
@@ -373,7 +372,7 @@ static qv_status decode_foreign(dec *d, const qvc_ipc_field *info, qv_array *a) 
     if (st == QV_OK) st = need_bytes(d, ob, a->length * 16, "views");
     if (st == QV_OK)
       st = qvc_views_materialize(ob->data, 0, a->length, bits, ptrs, sizes, n, &a->buffers[1], &a->buffers[2], where,
-                                d->err);
+                                 d->err);
     qv_free(ptrs);
     qv_free(sizes);
     for (int64_t i = 0; vars && i < n; i++) qv_bytes_release(vars[i]);
@@ -391,15 +390,13 @@ static qv_status decode_foreign(dec *d, const qvc_ipc_field *info, qv_array *a) 
   }
   if (st != QV_OK) goto cleanup;
   if (a->type.id != QV_TYPE_LIST) {
-    if (!(a->buffers[2] = qv_bytes_view(db, db->data + first, last - first)))
-      st = qv_error_nomem(d->err, NULL);
+    if (!(a->buffers[2] = qv_bytes_view(db, db->data + first, last - first))) st = qv_error_nomem(d->err, NULL);
     goto cleanup;
   }
   if ((st = decode_array(d, &info->children[0], false, &child)) != QV_OK) goto cleanup;
   if (last > child->length)
     st = dec_fail(d, d->m->at, "64-bit list offsets run past the child's %lld values", (long long)child->length);
-  else
-    st = qv_array_slice(child, first, last - first, &a->children[0], d->err);
+  else st = qv_array_slice(child, first, last - first, &a->children[0], d->err);
 cleanup:
   qv_free(vars);
   qv_array_release(child);
@@ -435,10 +432,8 @@ static qv_status decode_node(dec *d, const qv_datatype *type, const qvc_ipc_fiel
   int w = qv_type_byte_width(type->id);
   if (info->phys != QV_PHYS_PLAIN &&
       (type->id == QV_TYPE_STRING || type->id == QV_TYPE_BINARY || type->id == QV_TYPE_LIST)) {
-    if (type->id == QV_TYPE_LIST && qvc_array_alloc_children(a, 1) != QV_OK)
-      st = qv_error_nomem(d->err, NULL);
-    else
-      st = decode_foreign(d, info, a);
+    if (type->id == QV_TYPE_LIST && qvc_array_alloc_children(a, 1) != QV_OK) st = qv_error_nomem(d->err, NULL);
+    else st = decode_foreign(d, info, a);
     goto cleanup;
   }
   switch (type->id) {
@@ -524,7 +519,8 @@ static qv_status decode_batch(ipc_reader *r, const msg *m, const qvc_fb_table *t
     if (st != QV_OK) return st;
   }
   if (d.ni != d.nodes.count || d.bi != d.bufs.count)
-    return qv_error_set(err, QV_ERR_CORRUPT, "byte %lld: record batch has %u field nodes and %u buffers, the schema uses %u and %u",
+    return qv_error_set(err, QV_ERR_CORRUPT,
+                        "byte %lld: record batch has %u field nodes and %u buffers, the schema uses %u and %u",
                         (long long)m->at, d.nodes.count, d.bufs.count, d.ni, d.bi);
   return QV_OK;
 }
@@ -604,12 +600,12 @@ static qv_status open_file(ipc_reader *r, qv_error *err) {
   uint8_t tail[10];
   r->s.pos = size - 10;
   if (size < 8 + 4 + 6 || src_read(&r->s, tail, 10) < 10 || memcmp(tail + 4, MAGIC, 6) != 0)
-    return qv_error_set(err, r->s.failed ? QV_ERR_IO : QV_ERR_CORRUPT,
-                        "byte %lld: Arrow file does not end with ARROW1", (long long)size);
+    return qv_error_set(err, r->s.failed ? QV_ERR_IO : QV_ERR_CORRUPT, "byte %lld: Arrow file does not end with ARROW1",
+                        (long long)size);
   int64_t flen = (int32_t)qv_load_u32le(tail);
   if (flen <= 0 || flen > size - 10 - 8)
-    return qv_error_set(err, QV_ERR_CORRUPT, "byte %lld: footer length %lld does not fit the file", (long long)(size - 10),
-                        (long long)flen);
+    return qv_error_set(err, QV_ERR_CORRUPT, "byte %lld: footer length %lld does not fit the file",
+                        (long long)(size - 10), (long long)flen);
   r->footer_at = size - 10 - flen;
   r->s.pos = r->footer_at;
   QV_RETURN_NOT_OK(src_take(&r->s, flen, "footer", &r->footer_bytes, err));
@@ -691,16 +687,13 @@ static qv_status reader_next_inner(ipc_reader *r, qv_batch **out, qv_error *err)
 static qv_status reader_next(qv_batch_reader *self, qv_batch **out, qv_error *err) {
   ipc_reader *r = self->private_data;
   *out = NULL;
-  if (r->failed != QV_OK)
-    return qv_error_set(err, r->failed, "ipc: the reader already failed; no more batches");
+  if (r->failed != QV_OK) return qv_error_set(err, r->failed, "ipc: the reader already failed; no more batches");
   qv_status st = reader_next_inner(r, out, err);
   if (st != QV_OK) r->failed = st;
   return st;
 }
 
-static const qv_schema *reader_schema(qv_batch_reader *self) {
-  return &((ipc_reader *)self->private_data)->schema;
-}
+static const qv_schema *reader_schema(qv_batch_reader *self) { return &((ipc_reader *)self->private_data)->schema; }
 
 static void reader_destroy(qv_batch_reader *self) {
   ipc_reader *r = self->private_data;
@@ -796,8 +789,7 @@ static qv_status read_from(FILE *f, bool own_f, qv_batch_reader **out, qv_error 
     qv_bytes *mem = NULL;
     if (fd >= 0 && fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && ftello(f) == n && (fd = dup(fd)) >= 0)
       st = reader_open(NULL, NULL, NULL, 0, fd, (int64_t)sb.st_size, out, err);
-    else if ((st = slurp(f, head, n, &mem, err)) == QV_OK)
-      st = reader_open(mem, NULL, NULL, 0, -1, 0, out, err);
+    else if ((st = slurp(f, head, n, &mem, err)) == QV_OK) st = reader_open(mem, NULL, NULL, 0, -1, 0, out, err);
   } else {
     st = reader_open(NULL, f, head, n, -1, 0, out, err);
     if (st == QV_OK) { /* f stays in use, as the reader's */

@@ -23,7 +23,8 @@ static qv_status corrupt(const qvc_fb_table *t, qv_error *err, const char *fmt, 
 }
 
 static qv_status unsupported(const qvc_fb_table *t, qv_error *err, const char *name, const char *what) {
-  return qv_error_set(err, QV_ERR_UNSUPPORTED, "byte %lld: schema: field '%s' has Arrow type %s, which quiver does not support",
+  return qv_error_set(err, QV_ERR_UNSUPPORTED,
+                      "byte %lld: schema: field '%s' has Arrow type %s, which quiver does not support",
                       (long long)(t->view->base + t->pos), name, what);
 }
 
@@ -51,7 +52,9 @@ static qv_status int_type(const qvc_fb_table *t, qv_type_id *out, const char *na
 
 static qv_status decode_field(decoder *d, const qvc_fb_table *ft, int depth, qv_field *out, qvc_ipc_field *info);
 
-static const char *type_name_of(const qvc_ipc_field *info) { return info->field && info->field->name ? info->field->name : ""; }
+static const char *type_name_of(const qvc_ipc_field *info) {
+  return info->field && info->field->name ? info->field->name : "";
+}
 
 /* Decodes the children vector into freshly allocated arrays of n fields. */
 static qv_status decode_children(decoder *d, const qvc_fb_table *ft, int depth, qv_datatype *type,
@@ -60,7 +63,8 @@ static qv_status decode_children(decoder *d, const qvc_fb_table *ft, int depth, 
   bool present;
   QV_RETURN_NOT_OK(qvc_fb_vector_field(ft, F_CHILDREN, 4, &kids, &present, d->err));
   if (kids.count == 0) return QV_OK;
-  if (kids.count > (uint32_t)d->budget) return corrupt(ft, d->err, "field '%s' has more children than fit", type_name_of(info));
+  if (kids.count > (uint32_t)d->budget)
+    return corrupt(ft, d->err, "field '%s' has more children than fit", type_name_of(info));
   /* Counts are set as soon as each array exists so that a failure part way
    * is cleaned up by qv_schema_reset / qvc_ipc_fields_free. */
   if ((type->children = qv_calloc(kids.count, sizeof(qv_field)))) type->n_children = (int32_t)kids.count;
@@ -136,8 +140,7 @@ static qv_status decode_type(decoder *d, const qvc_fb_table *ft, int depth, qv_f
       QV_RETURN_NOT_OK(qvc_fb_string(&type, 1, &tz, &tzlen, &present, err));
       *t = qv_datatype_simple(QV_TYPE_TIMESTAMP);
       t->unit = u;
-      if (present && tzlen > 0 && !(t->timezone = qv_strndup(tz, tzlen)))
-        return qv_error_nomem(err, NULL);
+      if (present && tzlen > 0 && !(t->timezone = qv_strndup(tz, tzlen))) return qv_error_nomem(err, NULL);
       break;
     }
     case QV_FBT_DURATION: {
@@ -147,9 +150,12 @@ static qv_status decode_type(decoder *d, const qvc_fb_table *ft, int depth, qv_f
       break;
     }
     /* Other writers' layouts of quiver's types, converted on read. */
-    case QV_FBT_LARGE_BINARY: case QV_FBT_LARGE_UTF8: case QV_FBT_BINARY_VIEW: case QV_FBT_UTF8_VIEW:
+    case QV_FBT_LARGE_BINARY:
+    case QV_FBT_LARGE_UTF8:
+    case QV_FBT_BINARY_VIEW:
+    case QV_FBT_UTF8_VIEW:
       *t = qv_datatype_simple((tt & 0xff) == QV_FBT_LARGE_UTF8 || (tt & 0xff) == QV_FBT_UTF8_VIEW ? QV_TYPE_STRING
-                                                                                                 : QV_TYPE_BINARY);
+                                                                                                  : QV_TYPE_BINARY);
       info->phys = (tt & 0xff) <= QV_FBT_LARGE_UTF8 ? QV_PHYS_LARGE : QV_PHYS_VIEW;
       break;
     case QV_FBT_LIST:
@@ -159,7 +165,7 @@ static qv_status decode_type(decoder *d, const qvc_fb_table *ft, int depth, qv_f
       if (depth >= QV_IPC_MAX_DEPTH) return corrupt(ft, err, "field '%s' is nested too deeply", name);
       bool is_struct = (tt & 0xff) == QV_FBT_STRUCT;
       if ((tt & 0xff) == QV_FBT_LARGE_LIST) info->phys = QV_PHYS_LARGE;
-      *t = qv_datatype_simple(is_struct                         ? QV_TYPE_STRUCT
+      *t = qv_datatype_simple(is_struct                               ? QV_TYPE_STRUCT
                               : (tt & 0xff) == QV_FBT_FIXED_SIZE_LIST ? QV_TYPE_FIXED_SIZE_LIST
                                                                       : QV_TYPE_LIST);
       if (t->id == QV_TYPE_FIXED_SIZE_LIST) {
@@ -266,7 +272,8 @@ static uint8_t type_tag(qv_type_id id) {
   switch (id) {
     case QV_TYPE_NULL: return QV_FBT_NULL;
     case QV_TYPE_BOOL: return QV_FBT_BOOL;
-    case QV_TYPE_FLOAT32: case QV_TYPE_FLOAT64: return QV_FBT_FLOAT;
+    case QV_TYPE_FLOAT32:
+    case QV_TYPE_FLOAT64: return QV_FBT_FLOAT;
     case QV_TYPE_DECIMAL128: return QV_FBT_DECIMAL;
     case QV_TYPE_STRING: return QV_FBT_UTF8;
     case QV_TYPE_BINARY: return QV_FBT_BINARY;
@@ -283,9 +290,12 @@ static uint8_t type_tag(qv_type_id id) {
 
 static int int_bits(qv_type_id id) {
   switch (id) {
-    case QV_TYPE_INT8: case QV_TYPE_UINT8: return 8;
-    case QV_TYPE_INT16: case QV_TYPE_UINT16: return 16;
-    case QV_TYPE_INT32: case QV_TYPE_UINT32: return 32;
+    case QV_TYPE_INT8:
+    case QV_TYPE_UINT8: return 8;
+    case QV_TYPE_INT16:
+    case QV_TYPE_UINT16: return 16;
+    case QV_TYPE_INT32:
+    case QV_TYPE_UINT32: return 32;
     default: return 64;
   }
 }
@@ -296,8 +306,14 @@ static void encode_type(qvc_fb_builder *b, const qv_datatype *t, uint32_t slot) 
   uint32_t slots[QV_FB_MAX_FIELDS];
   qvc_fb_tdef_init(&d);
   switch (t->id) {
-    case QV_TYPE_INT8: case QV_TYPE_INT16: case QV_TYPE_INT32: case QV_TYPE_INT64:
-    case QV_TYPE_UINT8: case QV_TYPE_UINT16: case QV_TYPE_UINT32: case QV_TYPE_UINT64:
+    case QV_TYPE_INT8:
+    case QV_TYPE_INT16:
+    case QV_TYPE_INT32:
+    case QV_TYPE_INT64:
+    case QV_TYPE_UINT8:
+    case QV_TYPE_UINT16:
+    case QV_TYPE_UINT32:
+    case QV_TYPE_UINT64:
       qvc_fb_add_scalar(&d, 0, 4, (uint64_t)int_bits(t->id));
       qvc_fb_add_scalar(&d, 1, 1, qv_type_is_signed(t->id));
       break;
@@ -364,8 +380,10 @@ static qv_status check_type(const qv_datatype *t, const char *name, int depth, q
   if (depth > QV_IPC_MAX_DEPTH)
     return qv_error_set(err, QV_ERR_UNSUPPORTED, "ipc: field '%s' is nested too deeply", name);
   if (t->id == QV_TYPE_DICTIONARY)
-    return qv_error_set(err, QV_ERR_UNSUPPORTED, "ipc: field '%s' is dictionary-encoded, which the writer does not "
-                        "write (decode it first)", name);
+    return qv_error_set(err, QV_ERR_UNSUPPORTED,
+                        "ipc: field '%s' is dictionary-encoded, which the writer does not "
+                        "write (decode it first)",
+                        name);
   if ((unsigned)t->id > QV_TYPE_FIXED_SIZE_LIST)
     return qv_error_set(err, QV_ERR_INVALID, "ipc: field '%s' has an unknown type %d", name, (int)t->id);
   if ((t->id == QV_TYPE_TIMESTAMP || t->id == QV_TYPE_TIME64 || t->id == QV_TYPE_DURATION) &&

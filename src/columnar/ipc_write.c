@@ -226,15 +226,14 @@ qv_status qv_ipc_writer_write(qv_ipc_writer *w, const qv_batch *batch, qv_error 
       return qv_error_set(err, QV_ERR_TYPE, "ipc: column %d ('%s') does not have the stream's type", i,
                           w->schema.fields[i].name);
     if (c->length != batch->num_rows)
-      return qv_error_set(err, QV_ERR_INVALID, "ipc: column %d has %lld rows, the batch %lld", i,
-                          (long long)c->length, (long long)batch->num_rows);
+      return qv_error_set(err, QV_ERR_INVALID, "ipc: column %d has %lld rows, the batch %lld", i, (long long)c->length,
+                          (long long)batch->num_rows);
   }
   body b;
   memset(&b, 0, sizeof b);
   qvc_fb_builder fb = {QV_BUFFER_INIT, QV_OK};
   qv_status st = QV_OK;
-  for (int32_t i = 0; i < w->schema.n_fields && st == QV_OK; i++)
-    st = emit(&b, batch->columns[i], 0, batch->num_rows);
+  for (int32_t i = 0; i < w->schema.n_fields && st == QV_OK; i++) st = emit(&b, batch->columns[i], 0, batch->num_rows);
   if (st != QV_OK) {
     st = qv_error_set(err, st, "ipc: cannot lay out the record batch");
     goto cleanup;

@@ -26,8 +26,14 @@ static void put_value(char *buf, size_t size, int *n, const qv_array *a, int64_t
 
 /* Shortest %g form that reads back as the same double. */
 static void put_double(char *buf, size_t size, int *n, double v, bool single) {
-  if (isnan(v)) { put(buf, size, n, "NaN"); return; }
-  if (isinf(v)) { put(buf, size, n, v < 0 ? "-inf" : "inf"); return; }
+  if (isnan(v)) {
+    put(buf, size, n, "NaN");
+    return;
+  }
+  if (isinf(v)) {
+    put(buf, size, n, v < 0 ? "-inf" : "inf");
+    return;
+  }
   char tmp[40];
   for (int prec = single ? 6 : 15; prec <= 17; prec++) {
     snprintf(tmp, sizeof tmp, "%.*g", prec, v);
@@ -136,7 +142,8 @@ int qv_array_format_value(const qv_array *a, int64_t i, char *buf, size_t size) 
     put(buf, size, &n, "null");
     return n;
   }
-  if (a->type.id == QV_TYPE_DICTIONARY) return qv_array_format_value(a->children[0], qvc_dictionary_index(a, i), buf, size);
+  if (a->type.id == QV_TYPE_DICTIONARY)
+    return qv_array_format_value(a->children[0], qvc_dictionary_index(a, i), buf, size);
   int64_t j = a->offset + i;
   const uint8_t *v = a->buffers[1] ? a->buffers[1]->data : NULL;
   switch (a->type.id) {
@@ -179,7 +186,12 @@ int qv_array_format_value(const qv_array *a, int64_t i, char *buf, size_t size) 
       int64_t t = ((const int64_t *)v)[j], per = unit_per_second(a->type.unit);
       int64_t secs = t / per, frac = t % per;
       put(buf, size, &n, "%02d:%02d:%02d", (int)(secs / 3600), (int)(secs / 60 % 60), (int)(secs % 60));
-      if (per > 1) put(buf, size, &n, ".%0*" PRId64, a->type.unit == QV_UNIT_NANO ? 9 : a->type.unit == QV_UNIT_MICRO ? 6 : 3, frac);
+      if (per > 1)
+        put(buf, size, &n, ".%0*" PRId64,
+            a->type.unit == QV_UNIT_NANO    ? 9
+            : a->type.unit == QV_UNIT_MICRO ? 6
+                                            : 3,
+            frac);
       break;
     }
     case QV_TYPE_DURATION:

@@ -88,9 +88,12 @@ qv_status qv_scalar_from_array(const qv_array *a, int64_t i, qv_scalar *out, qv_
       case QV_TYPE_BOOL: s.v.b = qv_bit_get(v, j); break;
       case QV_TYPE_INT8: s.v.i = ((const int8_t *)v)[j]; break;
       case QV_TYPE_INT16: s.v.i = ((const int16_t *)v)[j]; break;
-      case QV_TYPE_INT32: case QV_TYPE_DATE32: s.v.i = ((const int32_t *)v)[j]; break;
-      case QV_TYPE_INT64: case QV_TYPE_TIMESTAMP: case QV_TYPE_TIME64: case QV_TYPE_DURATION:
-        s.v.i = ((const int64_t *)v)[j]; break;
+      case QV_TYPE_INT32:
+      case QV_TYPE_DATE32: s.v.i = ((const int32_t *)v)[j]; break;
+      case QV_TYPE_INT64:
+      case QV_TYPE_TIMESTAMP:
+      case QV_TYPE_TIME64:
+      case QV_TYPE_DURATION: s.v.i = ((const int64_t *)v)[j]; break;
       case QV_TYPE_UINT8: s.v.u = v[j]; break;
       case QV_TYPE_UINT16: s.v.u = ((const uint16_t *)v)[j]; break;
       case QV_TYPE_UINT32: s.v.u = ((const uint32_t *)v)[j]; break;
@@ -122,9 +125,7 @@ qv_status qv_scalar_from_array(const qv_array *a, int64_t i, qv_scalar *out, qv_
         if (qv_array_slice(a->children[0], j * n, n, &s.list, err) != QV_OK) goto cleanup;
         break;
       }
-      default:
-        qv_scalar_reset(&s);
-        return qv_error_set(err, QV_ERR_UNSUPPORTED, "no scalar form for this type");
+      default: qv_scalar_reset(&s); return qv_error_set(err, QV_ERR_UNSUPPORTED, "no scalar form for this type");
     }
   }
   *out = s;
@@ -146,12 +147,17 @@ int qv_scalar_format(const qv_scalar *s, char *buf, size_t size) {
   qv_status st;
   switch (s->type.id) {
     case QV_TYPE_BOOL: st = qv_builder_append_bool(&b, s->v.b); break;
-    case QV_TYPE_UINT8: case QV_TYPE_UINT16: case QV_TYPE_UINT32: case QV_TYPE_UINT64:
-      st = qv_builder_append_uint(&b, s->v.u); break;
-    case QV_TYPE_FLOAT32: case QV_TYPE_FLOAT64: st = qv_builder_append_double(&b, s->v.f); break;
+    case QV_TYPE_UINT8:
+    case QV_TYPE_UINT16:
+    case QV_TYPE_UINT32:
+    case QV_TYPE_UINT64: st = qv_builder_append_uint(&b, s->v.u); break;
+    case QV_TYPE_FLOAT32:
+    case QV_TYPE_FLOAT64: st = qv_builder_append_double(&b, s->v.f); break;
     case QV_TYPE_DECIMAL128: st = qv_builder_append_decimal(&b, s->v.dec.lo, s->v.dec.hi); break;
-    case QV_TYPE_STRING: case QV_TYPE_BINARY: st = qv_builder_append_bytes(&b, s->bytes, s->len); break;
-    case QV_TYPE_LIST: case QV_TYPE_FIXED_SIZE_LIST: {
+    case QV_TYPE_STRING:
+    case QV_TYPE_BINARY: st = qv_builder_append_bytes(&b, s->bytes, s->len); break;
+    case QV_TYPE_LIST:
+    case QV_TYPE_FIXED_SIZE_LIST: {
       st = QV_OK;
       for (int64_t i = 0; s->list && i < s->list->length && st == QV_OK; i++)
         st = qv_builder_append_from(&b.children[0], s->list, i);

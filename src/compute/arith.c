@@ -26,51 +26,52 @@
 enum { F_OVF = 1, F_DIV0 = 2 };
 
 /* One loop per operator over rows [0, n); LA / LB read the operands. */
-#define INT_ARITH(T, SIGNED, TMIN, NEG, LA, LB)                                         \
-  switch (op) {                                                                   \
-    case QV_OP_ADD:                                                               \
+#define INT_ARITH(T, SIGNED, TMIN, NEG, LA, LB)                                               \
+  switch (op) {                                                                               \
+    case QV_OP_ADD:                                                                           \
       for (int64_t i = 0; i < n; i++) fl[i] = (uint8_t)__builtin_add_overflow(LA, LB, &d[i]); \
-      break;                                                                      \
-    case QV_OP_SUB:                                                               \
+      break;                                                                                  \
+    case QV_OP_SUB:                                                                           \
       for (int64_t i = 0; i < n; i++) fl[i] = (uint8_t)__builtin_sub_overflow(LA, LB, &d[i]); \
-      break;                                                                      \
-    case QV_OP_MUL:                                                               \
+      break;                                                                                  \
+    case QV_OP_MUL:                                                                           \
       for (int64_t i = 0; i < n; i++) fl[i] = (uint8_t)__builtin_mul_overflow(LA, LB, &d[i]); \
-      break;                                                                      \
-    case QV_OP_DIV: case QV_OP_FLOORDIV:                                          \
-      for (int64_t i = 0; i < n; i++) {                                           \
-        T x = LA, y = LB;                                                         \
-        bool z = y == 0, o = SIGNED && x == TMIN && y == (T)-1;                   \
-        T ys = (z | o) ? (T)1 : y;                                                \
-        T q = (T)(x / ys);                                                        \
-        if (floor_div && SIGNED) q = (T)(q - (T)((x % ys != 0) & (NEG(x) != NEG(ys)))); \
-        d[i] = o ? x : q; /* MIN / -1 wraps to MIN */                             \
-        fl[i] = (uint8_t)(o | (z << 1));                                          \
-      }                                                                           \
-      break;                                                                      \
-    default: /* MOD */                                                            \
-      for (int64_t i = 0; i < n; i++) {                                           \
-        T x = LA, y = LB;                                                         \
-        bool z = y == 0, o = SIGNED && y == (T)-1;                                \
-        T ys = (z | o) ? (T)1 : y;                                                \
-        T r = (T)(x % ys);                                                        \
-        if (floor_div && SIGNED && r != 0 && (NEG(r) != NEG(ys))) r = (T)(r + ys); \
-        d[i] = o ? (T)0 : r;                                                      \
-        fl[i] = (uint8_t)(z << 1);                                                \
-      }                                                                           \
-      break;                                                                      \
+      break;                                                                                  \
+    case QV_OP_DIV:                                                                           \
+    case QV_OP_FLOORDIV:                                                                      \
+      for (int64_t i = 0; i < n; i++) {                                                       \
+        T x = LA, y = LB;                                                                     \
+        bool z = y == 0, o = SIGNED && x == TMIN && y == (T)-1;                               \
+        T ys = (z | o) ? (T)1 : y;                                                            \
+        T q = (T)(x / ys);                                                                    \
+        if (floor_div && SIGNED) q = (T)(q - (T)((x % ys != 0) & (NEG(x) != NEG(ys))));       \
+        d[i] = o ? x : q; /* MIN / -1 wraps to MIN */                                         \
+        fl[i] = (uint8_t)(o | (z << 1));                                                      \
+      }                                                                                       \
+      break;                                                                                  \
+    default: /* MOD */                                                                        \
+      for (int64_t i = 0; i < n; i++) {                                                       \
+        T x = LA, y = LB;                                                                     \
+        bool z = y == 0, o = SIGNED && y == (T)-1;                                            \
+        T ys = (z | o) ? (T)1 : y;                                                            \
+        T r = (T)(x % ys);                                                                    \
+        if (floor_div && SIGNED && r != 0 && (NEG(r) != NEG(ys))) r = (T)(r + ys);            \
+        d[i] = o ? (T)0 : r;                                                                  \
+        fl[i] = (uint8_t)(z << 1);                                                            \
+      }                                                                                       \
+      break;                                                                                  \
   }
 
-#define DEF_INT_ARITH(T, NAME, SIGNED, TMIN, NEG)                                                      \
-  static void arith_##NAME(qv_op op, bool floor_div, const T *a, const T *b, T sa, T sb, int shape,  \
-                           int64_t n, T *d, uint8_t *fl) {                                        \
-    if (shape == 0) {                                                                             \
-      INT_ARITH(T, SIGNED, TMIN, NEG, a[i], b[i])                                                      \
-    } else if (shape == 1) {                                                                      \
-      INT_ARITH(T, SIGNED, TMIN, NEG, a[i], sb)                                                        \
-    } else {                                                                                      \
-      INT_ARITH(T, SIGNED, TMIN, NEG, sa, b[i])                                                        \
-    }                                                                                             \
+#define DEF_INT_ARITH(T, NAME, SIGNED, TMIN, NEG)                                                                    \
+  static void arith_##NAME(qv_op op, bool floor_div, const T *a, const T *b, T sa, T sb, int shape, int64_t n, T *d, \
+                           uint8_t *fl) {                                                                            \
+    if (shape == 0) {                                                                                                \
+      INT_ARITH(T, SIGNED, TMIN, NEG, a[i], b[i])                                                                    \
+    } else if (shape == 1) {                                                                                         \
+      INT_ARITH(T, SIGNED, TMIN, NEG, a[i], sb)                                                                      \
+    } else {                                                                                                         \
+      INT_ARITH(T, SIGNED, TMIN, NEG, sa, b[i])                                                                      \
+    }                                                                                                                \
   }
 
 /* NEG(x): x < 0, spelled so unsigned instantiations do not compare. */
@@ -85,35 +86,44 @@ DEF_INT_ARITH(uint16_t, u16, 0, 0, NEG_U)
 DEF_INT_ARITH(uint32_t, u32, 0, 0, NEG_U)
 DEF_INT_ARITH(uint64_t, u64, 0, 0, NEG_U)
 
-#define FLT_ARITH(T, FMOD, FLOOR, LA, LB)                                         \
-  switch (op) {                                                                  \
-    case QV_OP_ADD: for (int64_t i = 0; i < n; i++) d[i] = (LA) + (LB); break;   \
-    case QV_OP_SUB: for (int64_t i = 0; i < n; i++) d[i] = (LA) - (LB); break;   \
-    case QV_OP_MUL: for (int64_t i = 0; i < n; i++) d[i] = (LA) * (LB); break;   \
-    case QV_OP_DIV: for (int64_t i = 0; i < n; i++) d[i] = (LA) / (LB); break;   \
-    case QV_OP_FLOORDIV: for (int64_t i = 0; i < n; i++) d[i] = FLOOR((LA) / (LB)); break; \
-    default:                                                                     \
-      if (floor_div) {                                                           \
-        for (int64_t i = 0; i < n; i++) {                                        \
-          T x = LA, y = LB;                                                      \
-          d[i] = x - y * FLOOR(x / y);                                           \
-        }                                                                        \
-      } else {                                                                   \
-        for (int64_t i = 0; i < n; i++) d[i] = FMOD(LA, LB);                     \
-      }                                                                          \
-      break;                                                                     \
+#define FLT_ARITH(T, FMOD, FLOOR, LA, LB)                        \
+  switch (op) {                                                  \
+    case QV_OP_ADD:                                              \
+      for (int64_t i = 0; i < n; i++) d[i] = (LA) + (LB);        \
+      break;                                                     \
+    case QV_OP_SUB:                                              \
+      for (int64_t i = 0; i < n; i++) d[i] = (LA) - (LB);        \
+      break;                                                     \
+    case QV_OP_MUL:                                              \
+      for (int64_t i = 0; i < n; i++) d[i] = (LA) * (LB);        \
+      break;                                                     \
+    case QV_OP_DIV:                                              \
+      for (int64_t i = 0; i < n; i++) d[i] = (LA) / (LB);        \
+      break;                                                     \
+    case QV_OP_FLOORDIV:                                         \
+      for (int64_t i = 0; i < n; i++) d[i] = FLOOR((LA) / (LB)); \
+      break;                                                     \
+    default:                                                     \
+      if (floor_div) {                                           \
+        for (int64_t i = 0; i < n; i++) {                        \
+          T x = LA, y = LB;                                      \
+          d[i] = x - y * FLOOR(x / y);                           \
+        }                                                        \
+      } else {                                                   \
+        for (int64_t i = 0; i < n; i++) d[i] = FMOD(LA, LB);     \
+      }                                                          \
+      break;                                                     \
   }
 
-#define DEF_FLT_ARITH(T, NAME, FMOD, FLOOR)                                                      \
-  static void arith_##NAME(qv_op op, bool floor_div, const T *a, const T *b, T sa, T sb, int shape, \
-                           int64_t n, T *d) {                                                    \
-    if (shape == 0) {                                                                            \
-      FLT_ARITH(T, FMOD, FLOOR, a[i], b[i])                                                      \
-    } else if (shape == 1) {                                                                     \
-      FLT_ARITH(T, FMOD, FLOOR, a[i], sb)                                                        \
-    } else {                                                                                     \
-      FLT_ARITH(T, FMOD, FLOOR, sa, b[i])                                                        \
-    }                                                                                            \
+#define DEF_FLT_ARITH(T, NAME, FMOD, FLOOR)                                                                            \
+  static void arith_##NAME(qv_op op, bool floor_div, const T *a, const T *b, T sa, T sb, int shape, int64_t n, T *d) { \
+    if (shape == 0) {                                                                                                  \
+      FLT_ARITH(T, FMOD, FLOOR, a[i], b[i])                                                                            \
+    } else if (shape == 1) {                                                                                           \
+      FLT_ARITH(T, FMOD, FLOOR, a[i], sb)                                                                              \
+    } else {                                                                                                           \
+      FLT_ARITH(T, FMOD, FLOOR, sa, b[i])                                                                              \
+    }                                                                                                                  \
   }
 DEF_FLT_ARITH(float, f32, fmodf, floorf)
 DEF_FLT_ARITH(double, f64, fmod, floor)
@@ -128,8 +138,8 @@ static void operand_text(const qvk_datum *d, int64_t i, char *buf, size_t size) 
 
 /* Applies the overflow / division-by-zero rules to the flagged rows:
  * clears their validity bits or fails. */
-static qv_status settle(qvk_ctx *c, const qv_expr *e, const qvk_datum *a, const qvk_datum *b,
-                        const uint8_t *fl, uint64_t *valid, const qv_datatype *rt) {
+static qv_status settle(qvk_ctx *c, const qv_expr *e, const qvk_datum *a, const qvk_datum *b, const uint8_t *fl,
+                        uint64_t *valid, const qv_datatype *rt) {
   int64_t n = c->n;
   uint8_t any = 0;
   for (int64_t i = 0; i < n; i++) any |= fl[i];
@@ -163,15 +173,14 @@ static qv_status result_validity(const qvk_datum *a, const qvk_datum *b, int64_t
 /* Shared ending of the arithmetic kernels: the result's validity is the
  * inputs' (b may be NULL), then settle() applies the overflow / division
  * flags fl (freed here); r is released on failure. */
-static qv_status finish(qvk_ctx *c, const qv_expr *e, const qvk_datum *a, const qvk_datum *b, uint8_t *fl,
-                        qv_array *r, const qv_datatype *rt, qvk_datum *out) {
+static qv_status finish(qvk_ctx *c, const qv_expr *e, const qvk_datum *a, const qvk_datum *b, uint8_t *fl, qv_array *r,
+                        const qv_datatype *rt, qvk_datum *out) {
   uint64_t *valid = (uint64_t *)qv_bytes_mutable(r->buffers[0]);
   result_validity(a, b, c->n, valid);
   qv_status st = settle(c, e, a, b, fl, valid, rt);
   qv_free(fl);
   return qvk_fixed_out(st, r, out);
 }
-
 
 static bool is_dec(const qv_datatype *t) { return t->id == QV_TYPE_DECIMAL128; }
 
@@ -235,18 +244,18 @@ qv_status qvk_op_arith(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum 
 
 /* ---- unary minus and abs -------------------------------------------------------- */
 
-#define DEF_UNARY(T, NAME, SIGNED, TMIN, NEG)                                                  \
-  static void unary_##NAME(bool neg, const T *a, int64_t n, T *d, uint8_t *fl) {          \
-    if (neg) {                                                                            \
+#define DEF_UNARY(T, NAME, SIGNED, TMIN, NEG)                                                     \
+  static void unary_##NAME(bool neg, const T *a, int64_t n, T *d, uint8_t *fl) {                  \
+    if (neg) {                                                                                    \
       for (int64_t i = 0; i < n; i++) fl[i] = (uint8_t)__builtin_sub_overflow((T)0, a[i], &d[i]); \
-    } else {                                                                              \
-      for (int64_t i = 0; i < n; i++) {                                                   \
-        T x = a[i];                                                                       \
-        bool o = SIGNED && x == TMIN;                                                     \
-        d[i] = (NEG(x) && !o) ? (T)-x : x;                                       \
-        fl[i] = o;                                                                        \
-      }                                                                                   \
-    }                                                                                     \
+    } else {                                                                                      \
+      for (int64_t i = 0; i < n; i++) {                                                           \
+        T x = a[i];                                                                               \
+        bool o = SIGNED && x == TMIN;                                                             \
+        d[i] = (NEG(x) && !o) ? (T)-x : x;                                                        \
+        fl[i] = o;                                                                                \
+      }                                                                                           \
+    }                                                                                             \
   }
 DEF_UNARY(int8_t, i8, 1, INT8_MIN, NEG_S)
 DEF_UNARY(int16_t, i16, 1, INT16_MIN, NEG_S)

@@ -23,9 +23,12 @@
 
 static int int_digits(qv_type_id id) {
   switch (id) {
-    case QV_TYPE_INT8: case QV_TYPE_UINT8: return 3;
-    case QV_TYPE_INT16: case QV_TYPE_UINT16: return 5;
-    case QV_TYPE_INT32: case QV_TYPE_UINT32: return 10;
+    case QV_TYPE_INT8:
+    case QV_TYPE_UINT8: return 3;
+    case QV_TYPE_INT16:
+    case QV_TYPE_UINT16: return 5;
+    case QV_TYPE_INT32:
+    case QV_TYPE_UINT32: return 10;
     case QV_TYPE_UINT64: return 20;
     default: return 19;
   }

@@ -24,8 +24,7 @@ static void load(const qvk_datum *d, int64_t n, uint64_t *v, uint64_t *m) {
   if (!qvk_validity_words(d, n, m)) qvk_fill(m, n, true);
 }
 
-qv_status qvk_kleene(qv_op op, const qvk_datum *a, const qvk_datum *b, int64_t n, qv_array **out,
-                     qv_error *err) {
+qv_status qvk_kleene(qv_op op, const qvk_datum *a, const qvk_datum *b, int64_t n, qv_array **out, qv_error *err) {
   int64_t nw = qvk_words(n), nb = nw * 8;
   qv_bytes *values = qvk_bytes(nb, err);
   qv_bytes *validity = values ? qvk_bytes(nb, err) : NULL;
@@ -44,9 +43,18 @@ qv_status qvk_kleene(qv_op op, const qvk_datum *a, const qvk_datum *b, int64_t n
     uint64_t tb = vb[w] & mb[w], fb = ~vb[w] & mb[w];
     uint64_t val, ok;
     switch (op) {
-      case QV_OP_AND: ok = fa | fb | (ta & tb); val = ta & tb; break;
-      case QV_OP_OR: ok = ta | tb | (fa & fb); val = ta | tb; break;
-      default: ok = ma[w] & mb[w]; val = (va[w] ^ vb[w]) & ok; break;
+      case QV_OP_AND:
+        ok = fa | fb | (ta & tb);
+        val = ta & tb;
+        break;
+      case QV_OP_OR:
+        ok = ta | tb | (fa & fb);
+        val = ta | tb;
+        break;
+      default:
+        ok = ma[w] & mb[w];
+        val = (va[w] ^ vb[w]) & ok;
+        break;
     }
     va[w] = val;
     ma[w] = ok;
@@ -63,8 +71,8 @@ qv_status qvk_kleene(qv_op op, const qvk_datum *a, const qvk_datum *b, int64_t n
 qv_status qvk_op_logic(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out) {
   int want = e->op == QV_OP_NOT ? 1 : 2;
   if (e->n_args != want)
-    return qv_error_set(c->err, QV_ERR_INVALID, "%s takes %d argument%s, got %d", qv_op_name(e->op),
-                        want, want == 1 ? "" : "s", (int)e->n_args);
+    return qv_error_set(c->err, QV_ERR_INVALID, "%s takes %d argument%s, got %d", qv_op_name(e->op), want,
+                        want == 1 ? "" : "s", (int)e->n_args);
   for (int k = 0; k < want; k++) QV_RETURN_NOT_OK(check_bool(e, &args[k], c->err));
   qv_array *r = NULL;
   if (e->op != QV_OP_NOT) {
@@ -89,8 +97,7 @@ qv_status qvk_op_logic(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum 
 /* IS [NOT] NULL on any type; IS [NOT] TRUE / FALSE on booleans.  Never null. */
 qv_status qvk_op_truth(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out) {
   if (e->n_args != 1)
-    return qv_error_set(c->err, QV_ERR_INVALID, "%s takes 1 argument, got %d", qv_op_name(e->op),
-                        (int)e->n_args);
+    return qv_error_set(c->err, QV_ERR_INVALID, "%s takes 1 argument, got %d", qv_op_name(e->op), (int)e->n_args);
   bool null_test = e->op == QV_OP_IS_NULL || e->op == QV_OP_IS_NOT_NULL;
   if (!null_test) QV_RETURN_NOT_OK(check_bool(e, &args[0], c->err));
   int64_t n = c->n, nw = qvk_words(n), nb = nw * 8;

@@ -29,9 +29,7 @@
 
 #define CHUNK 512
 
-static bool int_like(qv_type_id id) {
-  return qv_type_is_integer(id) || id == QV_TYPE_DECIMAL128 || id == QV_TYPE_BOOL;
-}
+static bool int_like(qv_type_id id) { return qv_type_is_integer(id) || id == QV_TYPE_DECIMAL128 || id == QV_TYPE_BOOL; }
 
 static int scale_of(const qv_datatype *t) { return t->id == QV_TYPE_DECIMAL128 ? t->scale : 0; }
 
@@ -60,11 +58,11 @@ static qv_status settle(const qv_array *a, const qv_datatype *to, bool strict, i
 
 /* ---- loading blocks ---------------------------------------------------------- */
 
-#define LOAD_CASE(ID, T)                                                \
-  case ID: {                                                            \
-    const T *v = (const T *)qv_array_values(a) + start;                 \
-    for (int64_t j = 0; j < m; j++) dst[j] = (qvk_i128)v[j];            \
-    break;                                                              \
+#define LOAD_CASE(ID, T)                                     \
+  case ID: {                                                 \
+    const T *v = (const T *)qv_array_values(a) + start;      \
+    for (int64_t j = 0; j < m; j++) dst[j] = (qvk_i128)v[j]; \
+    break;                                                   \
   }
 static void load_i128(const qv_array *a, int64_t start, int64_t m, qvk_i128 *dst) {
   switch (a->type.id) {
@@ -115,11 +113,11 @@ static void range_of(const qv_datatype *t, qvk_i128 *lo, qvk_i128 *hi) {
   }
 }
 
-#define STORE_CASE(ID, T)                                 \
-  case ID: {                                              \
-    T *d = (T *)dst + start;                              \
-    for (int64_t j = 0; j < m; j++) d[j] = (T)src[j];     \
-    break;                                                \
+#define STORE_CASE(ID, T)                             \
+  case ID: {                                          \
+    T *d = (T *)dst + start;                          \
+    for (int64_t j = 0; j < m; j++) d[j] = (T)src[j]; \
+    break;                                            \
   }
 /* Stores src (already range-checked) into the values of type t. */
 static void store_i128(const qv_datatype *t, uint8_t *dst, int64_t start, int64_t m, const qvk_i128 *src) {
@@ -177,8 +175,7 @@ static void rescale(qvk_i128 *v, int64_t m, int d, bool round, uint8_t *bad) {
 
 /* A fixed-width result of type to for a's rows, its validity a's (all
  * ones when a has none) for settle() to clear the rows that go null. */
-static qv_status result_for(const qv_array *a, const qv_datatype *to, qv_array **out, uint8_t **valid,
-                            qv_error *err) {
+static qv_status result_for(const qv_array *a, const qv_datatype *to, qv_array **out, uint8_t **valid, qv_error *err) {
   int64_t n = a->length;
   QV_RETURN_NOT_OK(qvk_fixed_result(to, n, true, out, err));
   *valid = qv_bytes_mutable((*out)->buffers[0]);
@@ -232,7 +229,8 @@ static qv_status num_cast(const qv_array *a, const qv_datatype *to, bool strict,
         double f = (double)qvk_pow10_i128[ss];
         for (int64_t j = 0; j < m; j++) fb[j] = ss ? (double)ib[j] / f : (double)ib[j];
         if (to->id == QV_TYPE_FLOAT64) memcpy((double *)dst + start, fb, (size_t)m * sizeof *fb);
-        else for (int64_t j = 0; j < m; j++) ((float *)dst)[start + j] = (float)fb[j];
+        else
+          for (int64_t j = 0; j < m; j++) ((float *)dst)[start + j] = (float)fb[j];
       }
     } else {
       load_f64(a, start, m, fb);
@@ -271,8 +269,8 @@ static qv_status num_cast(const qv_array *a, const qv_datatype *to, bool strict,
 /* Converts each valid value with f(x, &y) -> ok; bad rows error or go null. */
 typedef enum { T_MUL, T_FLOORDIV, T_FLOORMOD_DIV, T_RAW } t_kind;
 
-static qv_status temporal_map(const qv_array *a, const qv_datatype *to, bool strict, t_kind kind,
-                              int64_t add, int64_t f, int64_t g, qv_array **out, qv_error *err) {
+static qv_status temporal_map(const qv_array *a, const qv_datatype *to, bool strict, t_kind kind, int64_t add,
+                              int64_t f, int64_t g, qv_array **out, qv_error *err) {
   /* y = kind(x + add) where MUL: x * f; FLOORDIV: floor(x / f);
    * FLOORMOD_DIV: floor_mod(x, f) / g; RAW: x */
   int64_t n = a->length;
@@ -306,16 +304,14 @@ static qv_status temporal_map(const qv_array *a, const qv_datatype *to, bool str
   return result_done(st, r, out);
 }
 
-static qv_status temporal_cast(const qv_array *a, const qv_datatype *to, bool strict, qv_array **out,
-                               qv_error *err) {
+static qv_status temporal_cast(const qv_array *a, const qv_datatype *to, bool strict, qv_array **out, qv_error *err) {
   const qv_datatype *from = &a->type;
   qv_type_id x = from->id, y = to->id;
   int64_t off_from = 0, off_to = 0;
   if (x == QV_TYPE_TIMESTAMP && from->timezone) QV_RETURN_NOT_OK(qvk_tz_offset(from->timezone, &off_from, err));
   if (y == QV_TYPE_TIMESTAMP && to->timezone) QV_RETURN_NOT_OK(qvk_tz_offset(to->timezone, &off_to, err));
   /* integers <-> temporals: the raw value */
-  if (qv_type_is_integer(x) || qv_type_is_integer(y))
-    return temporal_map(a, to, strict, T_RAW, 0, 1, 1, out, err);
+  if (qv_type_is_integer(x) || qv_type_is_integer(y)) return temporal_map(a, to, strict, T_RAW, 0, 1, 1, out, err);
   if (x == QV_TYPE_DATE32 && y == QV_TYPE_TIMESTAMP) {
     /* midnight UTC whatever the zone (arrow-rs, and the binder's contract
      * for date-vs-timestamp comparisons) */
@@ -420,8 +416,7 @@ static qv_status wrap_int_cast(const qv_array *a, const qv_datatype *to, qv_arra
 }
 
 qv_status qvk_op_cast(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out) {
-  if (e->n_args != 1)
-    return qv_error_set(c->err, QV_ERR_INVALID, "CAST takes 1 argument, got %d", (int)e->n_args);
+  if (e->n_args != 1) return qv_error_set(c->err, QV_ERR_INVALID, "CAST takes 1 argument, got %d", (int)e->n_args);
   if (e->type.id == QV_TYPE_NULL && qvk_datum_type(&args[0])->id != QV_TYPE_NULL)
     return qv_error_set(c->err, QV_ERR_INVALID, "CAST: the node has no target type");
   QV_RETURN_NOT_OK(qvk_datum_array(c, &args[0]));
@@ -431,8 +426,7 @@ qv_status qvk_op_cast(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *
     QV_RETURN_NOT_OK(wrap_int_cast(args[0].array, &e->type, &r, c->err));
   else if (qvk_polars_node(e) && qv_type_is_floating(from) && e->type.id == QV_TYPE_STRING)
     QV_RETURN_NOT_OK(qvk_cast_to_string_polars(args[0].array, &e->type, e->sem.cast_strict, &r, c->err));
-  else
-    QV_RETURN_NOT_OK(qvk_cast_array(args[0].array, &e->type, e->sem.cast_strict, &r, c->err));
+  else QV_RETURN_NOT_OK(qvk_cast_array(args[0].array, &e->type, e->sem.cast_strict, &r, c->err));
   qvk_datum_set_array(out, r);
   return QV_OK;
 }

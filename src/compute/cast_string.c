@@ -22,8 +22,8 @@
 
 #include "compute/compute_int.h"
 
-static qv_status string_result(const qv_datatype *to, int64_t n, qv_buffer *data, qv_bytes *offsets,
-                               qv_bytes *validity, qv_array **out, qv_error *err) {
+static qv_status string_result(const qv_datatype *to, int64_t n, qv_buffer *data, qv_bytes *offsets, qv_bytes *validity,
+                               qv_array **out, qv_error *err) {
   qv_array *r = NULL;
   qv_status st = qvk_array_new(to, n, &r, err);
   if (st == QV_OK) {
@@ -116,15 +116,13 @@ static int polars_float_text(double x, bool f32, char *out, size_t size) {
   return (int)(o - out);
 }
 
-static qv_status to_string(qv_array *a, const qv_datatype *to, bool strict, bool polars, qv_array **out,
-                           qv_error *err);
+static qv_status to_string(qv_array *a, const qv_datatype *to, bool strict, bool polars, qv_array **out, qv_error *err);
 
 qv_status qvk_cast_to_string(qv_array *a, const qv_datatype *to, bool strict, qv_array **out, qv_error *err) {
   return to_string(a, to, strict, false, out, err);
 }
 
-qv_status qvk_cast_to_string_polars(qv_array *a, const qv_datatype *to, bool strict, qv_array **out,
-                                    qv_error *err) {
+qv_status qvk_cast_to_string_polars(qv_array *a, const qv_datatype *to, bool strict, qv_array **out, qv_error *err) {
   return to_string(a, to, strict, true, out, err);
 }
 
@@ -172,8 +170,7 @@ static qv_status to_string(qv_array *a, const qv_datatype *to, bool strict, bool
       k = polars_float_text(((const double *)qv_array_values(a))[i], false, buf, sizeof buf);
     else if (polars && a->type.id == QV_TYPE_FLOAT32)
       k = polars_float_text((double)((const float *)qv_array_values(a))[i], true, buf, sizeof buf);
-    else
-      k = qv_array_format_value(a, i, buf, sizeof buf);
+    else k = qv_array_format_value(a, i, buf, sizeof buf);
     if (k < 0 || k >= (int)sizeof buf) {
       st = qv_error_set(err, QV_ERR_INVALID, "CAST: value of row %lld does not format", (long long)i);
       break;
@@ -289,8 +286,14 @@ static bool parse_bool(const uint8_t *p, int64_t n, bool *out) {
   static const char *yes[] = {"true", "t", "yes", "y", "on", "1"};
   static const char *no[] = {"false", "f", "no", "n", "off", "0"};
   for (int k = 0; k < 6; k++) {
-    if (word_is(p, n, yes[k])) { *out = true; return true; }
-    if (word_is(p, n, no[k])) { *out = false; return true; }
+    if (word_is(p, n, yes[k])) {
+      *out = true;
+      return true;
+    }
+    if (word_is(p, n, no[k])) {
+      *out = false;
+      return true;
+    }
   }
   return false;
 }
@@ -350,10 +353,22 @@ qv_status qvk_cast_from_string(qv_array *a, const qv_datatype *to, bool strict, 
   uint8_t *valid = qv_bytes_mutable(validity), *dst = qv_bytes_mutable(r->buffers[1]);
   qvk_i128 lo = 0, hi = 0;
   switch (y) {
-    case QV_TYPE_INT8: lo = INT8_MIN; hi = INT8_MAX; break;
-    case QV_TYPE_INT16: lo = INT16_MIN; hi = INT16_MAX; break;
-    case QV_TYPE_INT32: lo = INT32_MIN; hi = INT32_MAX; break;
-    case QV_TYPE_INT64: lo = INT64_MIN; hi = INT64_MAX; break;
+    case QV_TYPE_INT8:
+      lo = INT8_MIN;
+      hi = INT8_MAX;
+      break;
+    case QV_TYPE_INT16:
+      lo = INT16_MIN;
+      hi = INT16_MAX;
+      break;
+    case QV_TYPE_INT32:
+      lo = INT32_MIN;
+      hi = INT32_MAX;
+      break;
+    case QV_TYPE_INT64:
+      lo = INT64_MIN;
+      hi = INT64_MAX;
+      break;
     case QV_TYPE_UINT8: hi = UINT8_MAX; break;
     case QV_TYPE_UINT16: hi = UINT16_MAX; break;
     case QV_TYPE_UINT32: hi = UINT32_MAX; break;
@@ -374,7 +389,8 @@ qv_status qvk_cast_from_string(qv_array *a, const qv_datatype *to, bool strict, 
     const char *why = "";
     qvk_i128 v = 0;
     switch (y) {
-      case QV_TYPE_FLOAT32: case QV_TYPE_FLOAT64: {
+      case QV_TYPE_FLOAT32:
+      case QV_TYPE_FLOAT64: {
         double f;
         ok = parse_float(p, len, scratch, &f);
         if (ok && y == QV_TYPE_FLOAT32) {
@@ -406,8 +422,7 @@ qv_status qvk_cast_from_string(qv_array *a, const qv_datatype *to, bool strict, 
         bool zone;
         ok = qv_parse_datetime((const char *)p, (size_t)len, &secs, &nanos, &zone);
         if (ok && !zone) secs -= off_to; /* wall-clock time in the target's zone */
-        ok = ok && !__builtin_mul_overflow(secs, per, &x) &&
-             !__builtin_add_overflow(x, nanos / (1000000000 / per), &x);
+        ok = ok && !__builtin_mul_overflow(secs, per, &x) && !__builtin_add_overflow(x, nanos / (1000000000 / per), &x);
         if (ok) memcpy(dst + 8 * i, &x, 8);
         else why = " (or is out of range)";
         break;

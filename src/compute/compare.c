@@ -25,23 +25,22 @@ static inline qvk_i128 ld128(const qvk_i128 *p, int64_t i) {
 }
 #define LD_128(p, i) ld128(p, i)
 
-#define DEF_INT_VS(T, NAME, LD)                                                             \
-  QVK_MULTIVERSION static void vs_##NAME(qv_op op, const T *a, const uint32_t *idx, T s, int64_t n,          \
-                        uint64_t *out) {                                                    \
-    if (idx) {                                                                              \
-      CMP_OPS(LD(a, idx[i]), s)                                                             \
-    } else {                                                                                \
-      CMP_OPS(LD(a, i), s)                                                                  \
-    }                                                                                       \
+#define DEF_INT_VS(T, NAME, LD)                                                                                      \
+  QVK_MULTIVERSION static void vs_##NAME(qv_op op, const T *a, const uint32_t *idx, T s, int64_t n, uint64_t *out) { \
+    if (idx) {                                                                                                       \
+      CMP_OPS(LD(a, idx[i]), s)                                                                                      \
+    } else {                                                                                                         \
+      CMP_OPS(LD(a, i), s)                                                                                           \
+    }                                                                                                                \
   }
-#define DEF_INT_VV(T, NAME, LD)                                                             \
-  QVK_MULTIVERSION static void vv_##NAME(qv_op op, const T *a, const uint32_t *ia, const T *b, \
-                        const uint32_t *ib, int64_t n, uint64_t *out) {                     \
-    if (ia && ib) {                                                                         \
-      CMP_OPS(LD(a, ia[i]), LD(b, ib[i]))                                                   \
-    } else {                                                                                \
-      CMP_OPS(LD(a, i), LD(b, i))                                                           \
-    }                                                                                       \
+#define DEF_INT_VV(T, NAME, LD)                                                                                    \
+  QVK_MULTIVERSION static void vv_##NAME(qv_op op, const T *a, const uint32_t *ia, const T *b, const uint32_t *ib, \
+                                         int64_t n, uint64_t *out) {                                               \
+    if (ia && ib) {                                                                                                \
+      CMP_OPS(LD(a, ia[i]), LD(b, ib[i]))                                                                          \
+    } else {                                                                                                       \
+      CMP_OPS(LD(a, i), LD(b, i))                                                                                  \
+    }                                                                                                              \
   }
 #define DEF_INT_CMP(T, NAME, LD) DEF_INT_VS(T, NAME, LD) DEF_INT_VV(T, NAME, LD)
 
@@ -60,18 +59,18 @@ DEF_INT_VV(qvk_i128, i128, LD_128) /* against a scalar: vs_dec below */
  * Dense columns go in blocks of 1,024 values with the next block
  * prefetched: at 16 bytes a value the loop is bound by memory, and the
  * hardware prefetcher alone left it at about 0.7 of memcpy's speed. */
-#define DEC_OPS(H, L)                                                   \
-  switch (op) {                                                         \
-    case QV_OP_EQ: QVK_LOOP(n, out, QVK_DEC_EQ(H, L, sh, sl)); break;   \
-    case QV_OP_NE: QVK_LOOP(n, out, QVK_DEC_NE(H, L, sh, sl)); break;   \
-    case QV_OP_LT: QVK_LOOP(n, out, QVK_DEC_LT(H, L, sh, sl)); break;   \
-    case QV_OP_LE: QVK_LOOP(n, out, QVK_DEC_LE(H, L, sh, sl)); break;   \
-    case QV_OP_GT: QVK_LOOP(n, out, QVK_DEC_GT(H, L, sh, sl)); break;   \
-    case QV_OP_GE: QVK_LOOP(n, out, QVK_DEC_GE(H, L, sh, sl)); break;   \
-    default: break;                                                     \
+#define DEC_OPS(H, L)                                                 \
+  switch (op) {                                                       \
+    case QV_OP_EQ: QVK_LOOP(n, out, QVK_DEC_EQ(H, L, sh, sl)); break; \
+    case QV_OP_NE: QVK_LOOP(n, out, QVK_DEC_NE(H, L, sh, sl)); break; \
+    case QV_OP_LT: QVK_LOOP(n, out, QVK_DEC_LT(H, L, sh, sl)); break; \
+    case QV_OP_LE: QVK_LOOP(n, out, QVK_DEC_LE(H, L, sh, sl)); break; \
+    case QV_OP_GT: QVK_LOOP(n, out, QVK_DEC_GT(H, L, sh, sl)); break; \
+    case QV_OP_GE: QVK_LOOP(n, out, QVK_DEC_GE(H, L, sh, sl)); break; \
+    default: break;                                                   \
   }
-QVK_MULTIVERSION static void dec_block(qv_op op, const uint8_t *a, const uint32_t *idx, int64_t sh,
-                                       uint64_t sl, int64_t n, uint64_t *out) {
+QVK_MULTIVERSION static void dec_block(qv_op op, const uint8_t *a, const uint32_t *idx, int64_t sh, uint64_t sl,
+                                       int64_t n, uint64_t *out) {
   if (idx) {
     DEC_OPS(qvk_dec_hi(a, idx[i]), qvk_dec_lo(a, idx[i]))
   } else {
@@ -116,8 +115,8 @@ QVK_MULTIVERSION static void vv_i64_u64(qv_op op, const int64_t *a, const uint64
 
 #define flip qv_op_mirror
 
-void qvk_cmp_int_vs(qv_type_id id, qv_op op, const void *vals, const uint32_t *idx, qvk_i128 s,
-                    int64_t n, uint64_t *out) {
+void qvk_cmp_int_vs(qv_type_id id, qv_op op, const void *vals, const uint32_t *idx, qvk_i128 s, int64_t n,
+                    uint64_t *out) {
   bool all;
   if (qvk_int_outside(id, op, s, &all)) {
     qvk_fill(out, n, all);
@@ -126,7 +125,8 @@ void qvk_cmp_int_vs(qv_type_id id, qv_op op, const void *vals, const uint32_t *i
   switch (id) {
     case QV_TYPE_INT8: vs_i8(op, vals, idx, (int8_t)s, n, out); break;
     case QV_TYPE_INT16: vs_i16(op, vals, idx, (int16_t)s, n, out); break;
-    case QV_TYPE_INT32: case QV_TYPE_DATE32: vs_i32(op, vals, idx, (int32_t)s, n, out); break;
+    case QV_TYPE_INT32:
+    case QV_TYPE_DATE32: vs_i32(op, vals, idx, (int32_t)s, n, out); break;
     case QV_TYPE_UINT8: vs_u8(op, vals, idx, (uint8_t)s, n, out); break;
     case QV_TYPE_UINT16: vs_u16(op, vals, idx, (uint16_t)s, n, out); break;
     case QV_TYPE_UINT32: vs_u32(op, vals, idx, (uint32_t)s, n, out); break;
@@ -137,12 +137,13 @@ void qvk_cmp_int_vs(qv_type_id id, qv_op op, const void *vals, const uint32_t *i
 }
 
 /* Same physical type on both sides. */
-static void int_vv_same(qv_type_id id, qv_op op, const void *a, const uint32_t *ia, const void *b,
-                        const uint32_t *ib, int64_t n, uint64_t *out) {
+static void int_vv_same(qv_type_id id, qv_op op, const void *a, const uint32_t *ia, const void *b, const uint32_t *ib,
+                        int64_t n, uint64_t *out) {
   switch (id) {
     case QV_TYPE_INT8: vv_i8(op, a, ia, b, ib, n, out); break;
     case QV_TYPE_INT16: vv_i16(op, a, ia, b, ib, n, out); break;
-    case QV_TYPE_INT32: case QV_TYPE_DATE32: vv_i32(op, a, ia, b, ib, n, out); break;
+    case QV_TYPE_INT32:
+    case QV_TYPE_DATE32: vv_i32(op, a, ia, b, ib, n, out); break;
     case QV_TYPE_UINT8: vv_u8(op, a, ia, b, ib, n, out); break;
     case QV_TYPE_UINT16: vv_u16(op, a, ia, b, ib, n, out); break;
     case QV_TYPE_UINT32: vv_u32(op, a, ia, b, ib, n, out); break;
@@ -154,17 +155,16 @@ static void int_vv_same(qv_type_id id, qv_op op, const void *a, const uint32_t *
 
 /* Widens m values starting at row start to 64-bit (sign- or zero-extended
  * by the source type; the bits are read as int64 or uint64 by the caller). */
-#define WIDEN_CASE(ID, T)                                                    \
-  case ID: {                                                                 \
-    const T *v = vals;                                                       \
-    if (idx)                                                                 \
+#define WIDEN_CASE(ID, T)                                                            \
+  case ID: {                                                                         \
+    const T *v = vals;                                                               \
+    if (idx)                                                                         \
       for (int64_t j = 0; j < m; j++) dst[j] = (uint64_t)(int64_t)v[idx[start + j]]; \
-    else                                                                     \
-      for (int64_t j = 0; j < m; j++) dst[j] = (uint64_t)(int64_t)v[start + j]; \
-    break;                                                                   \
+    else                                                                             \
+      for (int64_t j = 0; j < m; j++) dst[j] = (uint64_t)(int64_t)v[start + j];      \
+    break;                                                                           \
   }
-static void widen64(qv_type_id id, const void *vals, const uint32_t *idx, int64_t start, int64_t m,
-                    uint64_t *dst) {
+static void widen64(qv_type_id id, const void *vals, const uint32_t *idx, int64_t start, int64_t m, uint64_t *dst) {
   switch (id) {
     WIDEN_CASE(QV_TYPE_INT8, int8_t)
     WIDEN_CASE(QV_TYPE_INT16, int16_t)
@@ -177,16 +177,14 @@ static void widen64(qv_type_id id, const void *vals, const uint32_t *idx, int64_
       const uint64_t *v = vals;
       if (idx)
         for (int64_t j = 0; j < m; j++) dst[j] = v[idx[start + j]];
-      else
-        memcpy(dst, v + start, (size_t)m * 8);
+      else memcpy(dst, v + start, (size_t)m * 8);
       break;
     }
     default: {
       const int64_t *v = vals;
       if (idx)
         for (int64_t j = 0; j < m; j++) dst[j] = (uint64_t)v[idx[start + j]];
-      else
-        memcpy(dst, v + start, (size_t)m * 8);
+      else memcpy(dst, v + start, (size_t)m * 8);
       break;
     }
   }
@@ -195,8 +193,8 @@ static void widen64(qv_type_id id, const void *vals, const uint32_t *idx, int64_
 
 #define QVK_CHUNK 1024 /* rows per widening block: a multiple of 64 */
 
-static void int_vv_mixed(qv_type_id ta, qv_op op, const void *a, const uint32_t *ia, qv_type_id tb,
-                         const void *b, const uint32_t *ib, int64_t n, uint64_t *out) {
+static void int_vv_mixed(qv_type_id ta, qv_op op, const void *a, const uint32_t *ia, qv_type_id tb, const void *b,
+                         const uint32_t *ib, int64_t n, uint64_t *out) {
   bool sa = qv_type_is_signed(ta) || ta == QV_TYPE_DATE32;
   bool sb = qv_type_is_signed(tb) || tb == QV_TYPE_DATE32;
   /* as int64 unless one side is uint64 */
@@ -221,8 +219,7 @@ static void int_vv_mixed(qv_type_id ta, qv_op op, const void *a, const uint32_t 
 
 /* ---- bool ------------------------------------------------------------------ */
 
-static void bool_cmp(qv_op op, const qvk_datum *a, const qvk_datum *b, int64_t n, uint64_t *out,
-                     uint64_t *tmp) {
+static void bool_cmp(qv_op op, const qvk_datum *a, const qvk_datum *b, int64_t n, uint64_t *out, uint64_t *tmp) {
   qvk_bool_words(a, n, out);
   qvk_bool_words(b, n, tmp);
   for (int64_t w = 0; w < qvk_words(n); w++) {
@@ -301,15 +298,15 @@ static bool is_bytes(qv_type_id id) { return id == QV_TYPE_STRING || id == QV_TY
 
 static qv_status type_error(const qv_datatype *ta, const qv_datatype *tb, qv_error *err) {
   char x[64], y[64];
-  return qv_error_set(err, QV_ERR_TYPE, "compare: cannot compare %s with %s",
-                      qvk_type_name(ta, x, sizeof x), qvk_type_name(tb, y, sizeof y));
+  return qv_error_set(err, QV_ERR_TYPE, "compare: cannot compare %s with %s", qvk_type_name(ta, x, sizeof x),
+                      qvk_type_name(tb, y, sizeof y));
 }
 
 /* Values of a (array datum) at element 0, as a typed pointer. */
 static const void *vals(const qvk_datum *d) { return qv_array_values(d->array); }
 
-qv_status qvk_compare_words(qv_op op, uint8_t order, const qvk_datum *a, const qvk_datum *b,
-                           int64_t n, uint64_t *out, uint64_t *tmp, qv_error *err) {
+qv_status qvk_compare_words(qv_op op, uint8_t order, const qvk_datum *a, const qvk_datum *b, int64_t n, uint64_t *out,
+                            uint64_t *tmp, qv_error *err) {
   const qv_datatype *ta = qvk_datum_type(a), *tb = qvk_datum_type(b);
   qv_type_id x = ta->id, y = tb->id;
   if (x == QV_TYPE_BOOL && y == QV_TYPE_BOOL) {
@@ -317,12 +314,12 @@ qv_status qvk_compare_words(qv_op op, uint8_t order, const qvk_datum *a, const q
     return QV_OK;
   }
   if (is_bytes(x) && is_bytes(y)) {
-    if (b->scalar) str_vs(op, a, b->scalar->bytes ? b->scalar->bytes : (const uint8_t *)"", (int32_t)b->scalar->len, n, out);
+    if (b->scalar)
+      str_vs(op, a, b->scalar->bytes ? b->scalar->bytes : (const uint8_t *)"", (int32_t)b->scalar->len, n, out);
     else str_vv(op, a, b, n, out);
     return QV_OK;
   }
-  if (qv_type_is_floating(x) && qv_type_is_floating(y))
-    return qvk_compare_float(op, order, a, b, n, out, err);
+  if (qv_type_is_floating(x) && qv_type_is_floating(y)) return qvk_compare_float(op, order, a, b, n, out, err);
   if (qv_type_is_integer(x) && qv_type_is_integer(y)) {
     if (b->scalar) {
       qvk_cmp_int_vs(x, op, vals(a), a->idx, qvk_scalar_i128(b->scalar), n, out);
@@ -344,8 +341,7 @@ qv_status qvk_compare_words(qv_op op, uint8_t order, const qvk_datum *a, const q
                         "compare: cannot compare %s with %s (one has a time zone, the other is naive)",
                         qvk_type_name(ta, s1, sizeof s1), qvk_type_name(tb, s2, sizeof s2));
   }
-  if ((x == QV_TYPE_TIMESTAMP || x == QV_TYPE_TIME64 || x == QV_TYPE_DURATION) && x == y &&
-      ta->unit == tb->unit) {
+  if ((x == QV_TYPE_TIMESTAMP || x == QV_TYPE_TIME64 || x == QV_TYPE_DURATION) && x == y && ta->unit == tb->unit) {
     if (b->scalar) qvk_cmp_int_vs(x, op, vals(a), a->idx, b->scalar->v.i, n, out);
     else int_vv_same(x, op, vals(a), a->idx, vals(b), b->idx, n, out);
     return QV_OK;
@@ -361,8 +357,8 @@ qv_status qvk_compare_words(qv_op op, uint8_t order, const qvk_datum *a, const q
   return type_error(ta, tb, err);
 }
 
-qv_status qvk_compare(qv_op op, uint8_t float_order, const qvk_datum *a, const qvk_datum *b,
-                      int64_t n, qv_array **out, qv_error *err) {
+qv_status qvk_compare(qv_op op, uint8_t float_order, const qvk_datum *a, const qvk_datum *b, int64_t n, qv_array **out,
+                      qv_error *err) {
   if (op < QV_OP_EQ || op > QV_OP_GE)
     return qv_error_set(err, QV_ERR_INVALID, "compare: %s is not a comparison", qv_op_name(op));
   qvk_datum tmpd = QVK_DATUM_INIT, view;
@@ -408,7 +404,7 @@ qv_status qvk_compare(qv_op op, uint8_t float_order, const qvk_datum *a, const q
     goto cleanup;
   }
   st = qvk_compare_words(op, float_order, a, b, n, (uint64_t *)qv_bytes_mutable(values),
-                     (uint64_t *)qv_bytes_mutable(scratch), err);
+                         (uint64_t *)qv_bytes_mutable(scratch), err);
   if (st != QV_OK) goto cleanup;
   {
     uint64_t *mw = (uint64_t *)qv_bytes_mutable(scratch);
@@ -433,8 +429,8 @@ cleanup:
 
 qv_status qvk_op_compare(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out) {
   if (e->n_args != 2)
-    return qv_error_set(c->err, QV_ERR_INVALID, "compare: %s takes 2 arguments, got %d",
-                        qv_op_name(e->op), (int)e->n_args);
+    return qv_error_set(c->err, QV_ERR_INVALID, "compare: %s takes 2 arguments, got %d", qv_op_name(e->op),
+                        (int)e->n_args);
   qv_array *r = NULL;
   QV_RETURN_NOT_OK(qvk_compare(e->op, e->sem.float_order, &args[0], &args[1], c->n, &r, c->err));
   qvk_datum_set_array(out, r);
@@ -443,11 +439,10 @@ qv_status qvk_op_compare(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datu
 
 /* ---- BETWEEN ------------------------------------------------------------------- */
 
-#define DEF_BETWEEN(T, NAME)                                                             \
-  QVK_MULTIVERSION static void between_##NAME(const T *a, const uint32_t *idx, T lo, T hi, int64_t n,     \
-                             uint64_t *out) {                                            \
-    if (idx) QVK_LOOP(n, out, (int)(lo <= a[idx[i]]) & (int)(a[idx[i]] <= hi));          \
-    else QVK_LOOP(n, out, (int)(lo <= a[i]) & (int)(a[i] <= hi));                        \
+#define DEF_BETWEEN(T, NAME)                                                                                           \
+  QVK_MULTIVERSION static void between_##NAME(const T *a, const uint32_t *idx, T lo, T hi, int64_t n, uint64_t *out) { \
+    if (idx) QVK_LOOP(n, out, (int)(lo <= a[idx[i]]) & (int)(a[idx[i]] <= hi));                                        \
+    else QVK_LOOP(n, out, (int)(lo <= a[i]) & (int)(a[i] <= hi));                                                      \
   }
 DEF_BETWEEN(int8_t, i8)
 DEF_BETWEEN(int16_t, i16)
@@ -460,11 +455,9 @@ DEF_BETWEEN(uint64_t, u64)
 
 /* One pass lo <= x AND x <= hi for an integer-like column and two non-null
  * scalar bounds of a compatible type.  Returns false when not applicable. */
-static bool between_int(const qvk_datum *x, const qv_scalar *lo, const qv_scalar *hi, int64_t n,
-                        uint64_t *out) {
+static bool between_int(const qvk_datum *x, const qv_scalar *lo, const qv_scalar *hi, int64_t n, uint64_t *out) {
   qv_type_id id = x->array->type.id;
-  bool same_kind = (qv_type_is_integer(id) && qv_type_is_integer(lo->type.id) &&
-                    qv_type_is_integer(hi->type.id)) ||
+  bool same_kind = (qv_type_is_integer(id) && qv_type_is_integer(lo->type.id) && qv_type_is_integer(hi->type.id)) ||
                    (id == QV_TYPE_DATE32 && lo->type.id == id && hi->type.id == id);
   if (!same_kind) return false;
   qvk_i128 l = qvk_scalar_i128(lo), h = qvk_scalar_i128(hi), tl, th;
@@ -479,7 +472,8 @@ static bool between_int(const qvk_datum *x, const qv_scalar *lo, const qv_scalar
   switch (id) {
     case QV_TYPE_INT8: between_i8(v, x->idx, (int8_t)l, (int8_t)h, n, out); break;
     case QV_TYPE_INT16: between_i16(v, x->idx, (int16_t)l, (int16_t)h, n, out); break;
-    case QV_TYPE_INT32: case QV_TYPE_DATE32: between_i32(v, x->idx, (int32_t)l, (int32_t)h, n, out); break;
+    case QV_TYPE_INT32:
+    case QV_TYPE_DATE32: between_i32(v, x->idx, (int32_t)l, (int32_t)h, n, out); break;
     case QV_TYPE_UINT8: between_u8(v, x->idx, (uint8_t)l, (uint8_t)h, n, out); break;
     case QV_TYPE_UINT16: between_u16(v, x->idx, (uint16_t)l, (uint16_t)h, n, out); break;
     case QV_TYPE_UINT32: between_u32(v, x->idx, (uint32_t)l, (uint32_t)h, n, out); break;
@@ -496,8 +490,7 @@ static bool same_temporal(const qv_datatype *a, const qv_datatype *b) {
 }
 
 qv_status qvk_op_between(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out) {
-  if (e->n_args != 3)
-    return qv_error_set(c->err, QV_ERR_INVALID, "BETWEEN takes 3 arguments, got %d", (int)e->n_args);
+  if (e->n_args != 3) return qv_error_set(c->err, QV_ERR_INVALID, "BETWEEN takes 3 arguments, got %d", (int)e->n_args);
   qvk_datum *x = &args[0], *lo = &args[1], *hi = &args[2];
   if (!x->scalar && lo->scalar && hi->scalar && !lo->scalar->is_null && !hi->scalar->is_null) {
     const qv_datatype *tx = &x->array->type;

@@ -30,27 +30,25 @@ int64_t qvk_float_key(double x, uint8_t order) {
   }
 }
 
-#define DEF_FCMP(T, KT, NAME, KEY)                                                         \
-  QVK_MULTIVERSION static void vs_##NAME(qv_op op, const T *a, const uint32_t *idx, KT s, int64_t n,        \
-                        uint64_t *out) {                                                   \
-    if (idx) {                                                                             \
-      QVK_CMP_OPS(KEY(a[idx[i]]), s)                                                       \
-    } else {                                                                               \
-      QVK_CMP_OPS(KEY(a[i]), s)                                                            \
-    }                                                                                      \
-  }                                                                                        \
-  QVK_MULTIVERSION static void vv_##NAME(qv_op op, const T *a, const uint32_t *ia, const T *b, \
-                        const uint32_t *ib, int64_t n, uint64_t *out) {                    \
-    if (ia) {                                                                              \
-      QVK_CMP_OPS(KEY(a[ia[i]]), KEY(b[ib[i]]))                                            \
-    } else {                                                                               \
-      QVK_CMP_OPS(KEY(a[i]), KEY(b[i]))                                                    \
-    }                                                                                      \
-  }                                                                                        \
-  QVK_MULTIVERSION static void bt_##NAME(const T *a, const uint32_t *idx, KT lo, KT hi, int64_t n,          \
-                        uint64_t *out) {                                                   \
-    if (idx) QVK_LOOP(n, out, (int)(lo <= KEY(a[idx[i]])) & (int)(KEY(a[idx[i]]) <= hi));  \
-    else QVK_LOOP(n, out, (int)(lo <= KEY(a[i])) & (int)(KEY(a[i]) <= hi));                \
+#define DEF_FCMP(T, KT, NAME, KEY)                                                                                    \
+  QVK_MULTIVERSION static void vs_##NAME(qv_op op, const T *a, const uint32_t *idx, KT s, int64_t n, uint64_t *out) { \
+    if (idx) {                                                                                                        \
+      QVK_CMP_OPS(KEY(a[idx[i]]), s)                                                                                  \
+    } else {                                                                                                          \
+      QVK_CMP_OPS(KEY(a[i]), s)                                                                                       \
+    }                                                                                                                 \
+  }                                                                                                                   \
+  QVK_MULTIVERSION static void vv_##NAME(qv_op op, const T *a, const uint32_t *ia, const T *b, const uint32_t *ib,    \
+                                         int64_t n, uint64_t *out) {                                                  \
+    if (ia) {                                                                                                         \
+      QVK_CMP_OPS(KEY(a[ia[i]]), KEY(b[ib[i]]))                                                                       \
+    } else {                                                                                                          \
+      QVK_CMP_OPS(KEY(a[i]), KEY(b[i]))                                                                               \
+    }                                                                                                                 \
+  }                                                                                                                   \
+  QVK_MULTIVERSION static void bt_##NAME(const T *a, const uint32_t *idx, KT lo, KT hi, int64_t n, uint64_t *out) {   \
+    if (idx) QVK_LOOP(n, out, (int)(lo <= KEY(a[idx[i]])) & (int)(KEY(a[idx[i]]) <= hi));                             \
+    else QVK_LOOP(n, out, (int)(lo <= KEY(a[i])) & (int)(KEY(a[i]) <= hi));                                           \
   }
 
 DEF_FCMP(double, double, f64_ieee, ieee)
@@ -62,8 +60,7 @@ DEF_FCMP(float, int32_t, f32_total, total32)
 DEF_FCMP(float, int32_t, f32_polars, polars32)
 DEF_FCMP(float, int32_t, f32_java, java32)
 
-static void f64_vs(qv_op op, uint8_t order, const double *a, const uint32_t *idx, double s,
-                   int64_t n, uint64_t *out) {
+static void f64_vs(qv_op op, uint8_t order, const double *a, const uint32_t *idx, double s, int64_t n, uint64_t *out) {
   switch (order) {
     case QV_FLOAT_IEEE: vs_f64_ieee(op, a, idx, s, n, out); break;
     case QV_FLOAT_POLARS: vs_f64_polars(op, a, idx, polars64(s), n, out); break;
@@ -71,8 +68,7 @@ static void f64_vs(qv_op op, uint8_t order, const double *a, const uint32_t *idx
     default: vs_f64_total(op, a, idx, total64(s), n, out); break;
   }
 }
-static void f32_vs(qv_op op, uint8_t order, const float *a, const uint32_t *idx, float s,
-                   int64_t n, uint64_t *out) {
+static void f32_vs(qv_op op, uint8_t order, const float *a, const uint32_t *idx, float s, int64_t n, uint64_t *out) {
   switch (order) {
     case QV_FLOAT_IEEE: vs_f32_ieee(op, a, idx, s, n, out); break;
     case QV_FLOAT_POLARS: vs_f32_polars(op, a, idx, polars32(s), n, out); break;
@@ -80,8 +76,8 @@ static void f32_vs(qv_op op, uint8_t order, const float *a, const uint32_t *idx,
     default: vs_f32_total(op, a, idx, total32(s), n, out); break;
   }
 }
-static void f64_vv(qv_op op, uint8_t order, const double *a, const uint32_t *ia, const double *b,
-                   const uint32_t *ib, int64_t n, uint64_t *out) {
+static void f64_vv(qv_op op, uint8_t order, const double *a, const uint32_t *ia, const double *b, const uint32_t *ib,
+                   int64_t n, uint64_t *out) {
   switch (order) {
     case QV_FLOAT_IEEE: vv_f64_ieee(op, a, ia, b, ib, n, out); break;
     case QV_FLOAT_POLARS: vv_f64_polars(op, a, ia, b, ib, n, out); break;
@@ -89,8 +85,8 @@ static void f64_vv(qv_op op, uint8_t order, const double *a, const uint32_t *ia,
     default: vv_f64_total(op, a, ia, b, ib, n, out); break;
   }
 }
-static void f32_vv(qv_op op, uint8_t order, const float *a, const uint32_t *ia, const float *b,
-                   const uint32_t *ib, int64_t n, uint64_t *out) {
+static void f32_vv(qv_op op, uint8_t order, const float *a, const uint32_t *ia, const float *b, const uint32_t *ib,
+                   int64_t n, uint64_t *out) {
   switch (order) {
     case QV_FLOAT_IEEE: vv_f32_ieee(op, a, ia, b, ib, n, out); break;
     case QV_FLOAT_POLARS: vv_f32_polars(op, a, ia, b, ib, n, out); break;
@@ -107,8 +103,7 @@ static void widen(const qvk_datum *d, int64_t start, int64_t m, double *dst) {
     const double *v = qv_array_values(d->array);
     if (d->idx)
       for (int64_t j = 0; j < m; j++) dst[j] = v[d->idx[start + j]];
-    else
-      memcpy(dst, v + start, (size_t)m * sizeof *dst);
+    else memcpy(dst, v + start, (size_t)m * sizeof *dst);
     return;
   }
   const float *v = qv_array_values(d->array);
@@ -126,8 +121,8 @@ bool qvk_fits_f32(double s, uint8_t order) {
   return (double)(float)s == s;
 }
 
-qv_status qvk_compare_float(qv_op op, uint8_t order, const qvk_datum *a, const qvk_datum *b,
-                            int64_t n, uint64_t *out, qv_error *err) {
+qv_status qvk_compare_float(qv_op op, uint8_t order, const qvk_datum *a, const qvk_datum *b, int64_t n, uint64_t *out,
+                            qv_error *err) {
   qv_type_id ta = a->array->type.id;
   if (b->scalar) {
     double s = b->scalar->v.f;
@@ -149,8 +144,7 @@ qv_status qvk_compare_float(qv_op op, uint8_t order, const qvk_datum *a, const q
   if (ta == tb) {
     if (ta == QV_TYPE_FLOAT64)
       f64_vv(op, order, qv_array_values(a->array), a->idx, qv_array_values(b->array), b->idx, n, out);
-    else
-      f32_vv(op, order, qv_array_values(a->array), a->idx, qv_array_values(b->array), b->idx, n, out);
+    else f32_vv(op, order, qv_array_values(a->array), a->idx, qv_array_values(b->array), b->idx, n, out);
     return QV_OK;
   }
   double *wa = qv_malloc(2 * CHUNK * sizeof(double));
@@ -166,8 +160,8 @@ qv_status qvk_compare_float(qv_op op, uint8_t order, const qvk_datum *a, const q
   return QV_OK;
 }
 
-static void f64_between(uint8_t order, const double *a, const uint32_t *idx, double lo, double hi,
-                        int64_t n, uint64_t *out) {
+static void f64_between(uint8_t order, const double *a, const uint32_t *idx, double lo, double hi, int64_t n,
+                        uint64_t *out) {
   switch (order) {
     case QV_FLOAT_IEEE: bt_f64_ieee(a, idx, lo, hi, n, out); break;
     case QV_FLOAT_POLARS: bt_f64_polars(a, idx, polars64(lo), polars64(hi), n, out); break;
@@ -176,8 +170,7 @@ static void f64_between(uint8_t order, const double *a, const uint32_t *idx, dou
   }
 }
 
-qv_status qvk_between_float(uint8_t order, const qvk_datum *x, double lo, double hi, int64_t n,
-                            uint64_t *out) {
+qv_status qvk_between_float(uint8_t order, const qvk_datum *x, double lo, double hi, int64_t n, uint64_t *out) {
   if (x->array->type.id == QV_TYPE_FLOAT64) {
     f64_between(order, qv_array_values(x->array), x->idx, lo, hi, n, out);
     return QV_OK;
@@ -206,14 +199,12 @@ qv_status qvk_between_float(uint8_t order, const qvk_datum *x, double lo, double
 
 /* isnan(x): true for every NaN whatever the order; integers are never NaN. */
 qv_status qvk_op_isnan(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out) {
-  if (e->n_args != 1)
-    return qv_error_set(c->err, QV_ERR_INVALID, "isnan takes 1 argument, got %d", (int)e->n_args);
+  if (e->n_args != 1) return qv_error_set(c->err, QV_ERR_INVALID, "isnan takes 1 argument, got %d", (int)e->n_args);
   qvk_datum *x = &args[0];
   const qv_datatype *t = qvk_datum_type(x);
   if (!qv_type_is_numeric(t->id) && t->id != QV_TYPE_NULL) {
     char tb[64];
-    return qv_error_set(c->err, QV_ERR_TYPE, "isnan: expected a number, got %s",
-                        qvk_type_name(t, tb, sizeof tb));
+    return qv_error_set(c->err, QV_ERR_TYPE, "isnan: expected a number, got %s", qvk_type_name(t, tb, sizeof tb));
   }
   int64_t n = c->n, nb = qvk_words(n) * 8;
   if (x->scalar) {

@@ -18,7 +18,8 @@ enum { DOM_NONE, DOM_NUM, DOM_INSTANT, DOM_TIME, DOM_DURATION };
 static int domain(const qv_datatype *t) {
   switch (t->id) {
     case QV_TYPE_DECIMAL128: return DOM_NUM;
-    case QV_TYPE_TIMESTAMP: case QV_TYPE_DATE32: return DOM_INSTANT;
+    case QV_TYPE_TIMESTAMP:
+    case QV_TYPE_DATE32: return DOM_INSTANT;
     case QV_TYPE_TIME64: return DOM_TIME;
     case QV_TYPE_DURATION: return DOM_DURATION;
     default: return qv_type_is_integer(t->id) ? DOM_NUM : DOM_NONE;
@@ -32,7 +33,9 @@ bool qvk_is_scaled(const qv_datatype *t) { return domain(t) != DOM_NONE; }
 static int exponent(const qv_datatype *t) {
   switch (t->id) {
     case QV_TYPE_DECIMAL128: return 38 - t->scale;
-    case QV_TYPE_TIMESTAMP: case QV_TYPE_TIME64: case QV_TYPE_DURATION: return 9 - 3 * (int)t->unit;
+    case QV_TYPE_TIMESTAMP:
+    case QV_TYPE_TIME64:
+    case QV_TYPE_DURATION: return 9 - 3 * (int)t->unit;
     case QV_TYPE_DATE32: return 9;
     default: return 38; /* integers: scale 0 */
   }
@@ -72,13 +75,13 @@ static inline qvk_i128 floor_div(qvk_i128 a, qvk_i128 d) {
   return (a % d != 0 && a < 0) ? q - 1 : q;
 }
 
-#define WIDEN(T)                                                                \
-  do {                                                                          \
-    const T *v = vals;                                                          \
-    if (d->idx)                                                                 \
+#define WIDEN(T)                                                                           \
+  do {                                                                                     \
+    const T *v = vals;                                                                     \
+    if (d->idx)                                                                            \
       for (int64_t j = 0; j < m; j++) dst[j] = sat_mul((qvk_i128)v[d->idx[start + j]], f); \
-    else                                                                        \
-      for (int64_t j = 0; j < m; j++) dst[j] = sat_mul((qvk_i128)v[start + j], f); \
+    else                                                                                   \
+      for (int64_t j = 0; j < m; j++) dst[j] = sat_mul((qvk_i128)v[start + j], f);         \
   } while (0)
 
 static void widen128(const qvk_datum *d, qvk_i128 f, int64_t start, int64_t m, qvk_i128 *dst) {
@@ -86,7 +89,8 @@ static void widen128(const qvk_datum *d, qvk_i128 f, int64_t start, int64_t m, q
   switch (d->array->type.id) {
     case QV_TYPE_INT8: WIDEN(int8_t); break;
     case QV_TYPE_INT16: WIDEN(int16_t); break;
-    case QV_TYPE_INT32: case QV_TYPE_DATE32: WIDEN(int32_t); break;
+    case QV_TYPE_INT32:
+    case QV_TYPE_DATE32: WIDEN(int32_t); break;
     case QV_TYPE_UINT8: WIDEN(uint8_t); break;
     case QV_TYPE_UINT16: WIDEN(uint16_t); break;
     case QV_TYPE_UINT32: WIDEN(uint32_t); break;
@@ -106,8 +110,8 @@ static void widen128(const qvk_datum *d, qvk_i128 f, int64_t start, int64_t m, q
 
 #define CHUNK 512
 
-qv_status qvk_compare_scaled(qv_op op, const qvk_datum *a, const qvk_datum *b, int64_t n,
-                             uint64_t *out, qv_error *err) {
+qv_status qvk_compare_scaled(qv_op op, const qvk_datum *a, const qvk_datum *b, int64_t n, uint64_t *out,
+                             qv_error *err) {
   const qv_datatype *ta = qvk_datum_type(a), *tb = qvk_datum_type(b);
   int da = domain(ta), db = domain(tb);
   if (da != db || da == DOM_NONE) return QV_ERR_TYPE;
@@ -124,9 +128,8 @@ qv_status qvk_compare_scaled(qv_op op, const qvk_datum *a, const qvk_datum *b, i
     if (fa == 1) {
       qvk_i128 t;
       if (__builtin_mul_overflow(s, fb, &t)) { /* beyond every column value */
-        bool above = s < 0; /* x > s */
-        bool v = op == QV_OP_NE || (above ? (op == QV_OP_GT || op == QV_OP_GE)
-                                          : (op == QV_OP_LT || op == QV_OP_LE));
+        bool above = s < 0;                    /* x > s */
+        bool v = op == QV_OP_NE || (above ? (op == QV_OP_GT || op == QV_OP_GE) : (op == QV_OP_LT || op == QV_OP_LE));
         qvk_fill(out, n, v);
         return QV_OK;
       }
@@ -138,7 +141,8 @@ qv_status qvk_compare_scaled(qv_op op, const qvk_datum *a, const qvk_datum *b, i
       switch (op) {
         case QV_OP_EQ: qvk_fill(out, n, false); return QV_OK;
         case QV_OP_NE: qvk_fill(out, n, true); return QV_OK;
-        case QV_OP_LT: case QV_OP_LE: op = QV_OP_LE; break;
+        case QV_OP_LT:
+        case QV_OP_LE: op = QV_OP_LE; break;
         default: op = QV_OP_GT; break;
       }
     }

@@ -49,8 +49,8 @@ static void chunk_of(const qvk_datum *d, int64_t start, qvk_datum *out, qv_array
  * per 8 rows, where the loop takes a bit at a time and mispredicts its
  * end once per word (a filter keeping half the rows spent 13% of a count
  * query there). */
-__attribute__((always_inline)) static inline int64_t append_bits(uint64_t w, int64_t base, const uint32_t *rows, uint32_t *dst,
-                                  int64_t k) {
+__attribute__((always_inline)) static inline int64_t append_bits(uint64_t w, int64_t base, const uint32_t *rows,
+                                                                 uint32_t *dst, int64_t k) {
   if (!rows && qvk_bit_count[w & 0xFF] + qvk_bit_count[w >> 56] >= 6) {
     for (int b = 0; b < 8; b++, w >>= 8) {
       const uint8_t *p = qvk_bit_positions[w & 0xFF];
@@ -95,7 +95,8 @@ static inline uint64_t pack_msb64(const uint8_t *b) {
 #if defined(__SSE2__)
   uint64_t w = 0;
   for (int k = 0; k < 4; k++)
-    w |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_loadu_si128((const __m128i *)(const void *)(b + 16 * k))) << (16 * k);
+    w |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_loadu_si128((const __m128i *)(const void *)(b + 16 * k)))
+         << (16 * k);
   return w;
 #else
   uint8_t one[64];
@@ -109,79 +110,78 @@ static inline uint64_t pack_msb64(const uint8_t *b) {
  * of the next rows instead of waiting for a whole block (the comparisons
  * are memory-bound: a separate pass over a block's words stalls them). */
 #define SEL_WORDS(EXPR) SEL_WORDS_PF(EXPR, (void)0)
-#define SEL_WORDS_PF(EXPR, PF)                                                 \
-  do {                                                                         \
-    const uint64_t *qv_ = o->valid;                                            \
-    const uint32_t *qr_ = o->rows;                                             \
-    uint32_t *qd_ = o->dst;                                                    \
-    int64_t qk_ = o->k, qbase_ = o->base;                                      \
-    uint8_t qt_[64];                                                           \
-    for (int64_t qb_ = 0; qb_ < n; qb_ += 64) {                                \
-      PF;                                                                      \
-      if (n - qb_ >= 64) {                                                     \
-        for (int64_t qj_ = 0; qj_ < 64; qj_++) {                               \
-          int64_t i = qb_ + qj_;                                               \
-          qt_[qj_] = (uint8_t)-(int)(EXPR);                                    \
-        }                                                                      \
-      } else {                                                                 \
-        memset(qt_, 0, sizeof qt_);                                            \
-        for (int64_t i = qb_; i < n; i++) qt_[i - qb_] = (uint8_t)-(int)(EXPR); \
-      }                                                                        \
-      uint64_t w_ = pack_msb64(qt_);                                           \
-      if (qv_) w_ &= qv_[qb_ >> 6];                                            \
-      qk_ = append_bits(w_, qbase_ + qb_, qr_, qd_, qk_);                      \
-    }                                                                          \
-    o->k = qk_;                                                                \
+#define SEL_WORDS_PF(EXPR, PF)                                                    \
+  do {                                                                            \
+    const uint64_t *qv_ = o->valid;                                               \
+    const uint32_t *qr_ = o->rows;                                                \
+    uint32_t *qd_ = o->dst;                                                       \
+    int64_t qk_ = o->k, qbase_ = o->base;                                         \
+    uint8_t qt_[64];                                                              \
+    for (int64_t qb_ = 0; qb_ < n; qb_ += 64) {                                   \
+      PF;                                                                         \
+      if (n - qb_ >= 64) {                                                        \
+        for (int64_t qj_ = 0; qj_ < 64; qj_++) {                                  \
+          int64_t i = qb_ + qj_;                                                  \
+          qt_[qj_] = (uint8_t) - (int)(EXPR);                                     \
+        }                                                                         \
+      } else {                                                                    \
+        memset(qt_, 0, sizeof qt_);                                               \
+        for (int64_t i = qb_; i < n; i++) qt_[i - qb_] = (uint8_t) - (int)(EXPR); \
+      }                                                                           \
+      uint64_t w_ = pack_msb64(qt_);                                              \
+      if (qv_) w_ &= qv_[qb_ >> 6];                                               \
+      qk_ = append_bits(w_, qbase_ + qb_, qr_, qd_, qk_);                         \
+    }                                                                             \
+    o->k = qk_;                                                                   \
   } while (0)
 
-#define SEL_OPS(LA, LB)                                   \
-  switch (op) {                                           \
-    case QV_OP_EQ: SEL_WORDS((LA) == (LB)); break;        \
-    case QV_OP_NE: SEL_WORDS((LA) != (LB)); break;        \
-    case QV_OP_LT: SEL_WORDS((LA) < (LB)); break;         \
-    case QV_OP_LE: SEL_WORDS((LA) <= (LB)); break;        \
-    case QV_OP_GT: SEL_WORDS((LA) > (LB)); break;         \
-    case QV_OP_GE: SEL_WORDS((LA) >= (LB)); break;        \
-    default: break;                                       \
+#define SEL_OPS(LA, LB)                            \
+  switch (op) {                                    \
+    case QV_OP_EQ: SEL_WORDS((LA) == (LB)); break; \
+    case QV_OP_NE: SEL_WORDS((LA) != (LB)); break; \
+    case QV_OP_LT: SEL_WORDS((LA) < (LB)); break;  \
+    case QV_OP_LE: SEL_WORDS((LA) <= (LB)); break; \
+    case QV_OP_GT: SEL_WORDS((LA) > (LB)); break;  \
+    case QV_OP_GE: SEL_WORDS((LA) >= (LB)); break; \
+    default: break;                                \
   }
 
-#define SEL_OPS_PF(LA, LB, PF)                                        \
-  switch (op) {                                                       \
-    case QV_OP_EQ: SEL_WORDS_PF((LA) == (LB), PF); break;             \
-    case QV_OP_NE: SEL_WORDS_PF((LA) != (LB), PF); break;             \
-    case QV_OP_LT: SEL_WORDS_PF((LA) < (LB), PF); break;              \
-    case QV_OP_LE: SEL_WORDS_PF((LA) <= (LB), PF); break;             \
-    case QV_OP_GT: SEL_WORDS_PF((LA) > (LB), PF); break;              \
-    case QV_OP_GE: SEL_WORDS_PF((LA) >= (LB), PF); break;             \
-    default: break;                                                   \
+#define SEL_OPS_PF(LA, LB, PF)                            \
+  switch (op) {                                           \
+    case QV_OP_EQ: SEL_WORDS_PF((LA) == (LB), PF); break; \
+    case QV_OP_NE: SEL_WORDS_PF((LA) != (LB), PF); break; \
+    case QV_OP_LT: SEL_WORDS_PF((LA) < (LB), PF); break;  \
+    case QV_OP_LE: SEL_WORDS_PF((LA) <= (LB), PF); break; \
+    case QV_OP_GT: SEL_WORDS_PF((LA) > (LB), PF); break;  \
+    case QV_OP_GE: SEL_WORDS_PF((LA) >= (LB), PF); break; \
+    default: break;                                       \
   }
 /* Dense columns are read ahead: the data is streamed once, and the
  * prefetch lets the loads of later rows overlap the appending. */
 #define PF_DIST 1024 /* elements ahead */
 /* Prefetches the bytes cache lines at p (never faults, even past the end). */
-#define PREFETCH(p, bytes)                                                  \
-  do {                                                                      \
+#define PREFETCH(p, bytes)                                                                      \
+  do {                                                                                          \
     for (size_t qp_ = 0; qp_ < (bytes); qp_ += 64) __builtin_prefetch((const char *)(p) + qp_); \
   } while (0)
 /* Through a selection: the values of the rows PF_ROWS on, one prefetch
  * per cache line's worth of rows (a dense selection reads the column
  * nearly in order; a sparse one gets a line per row it will read). */
 #define PF_ROWS 256
-#define PREFETCH_IDX(a, idx, qb, avail)                                                \
-  do {                                                                                 \
-    if ((qb) + PF_ROWS + 64 <= (avail))                                                \
-      for (int64_t qp_ = 0; qp_ < 64; qp_ += (int64_t)(64 / sizeof *(a)))              \
-        __builtin_prefetch((a) + (idx)[(qb) + PF_ROWS + qp_]);                         \
+#define PREFETCH_IDX(a, idx, qb, avail)                                   \
+  do {                                                                    \
+    if ((qb) + PF_ROWS + 64 <= (avail))                                   \
+      for (int64_t qp_ = 0; qp_ < 64; qp_ += (int64_t)(64 / sizeof *(a))) \
+        __builtin_prefetch((a) + (idx)[(qb) + PF_ROWS + qp_]);            \
   } while (0)
 #define PLAIN(x) (x)
-#define DEF_SEL(T, KT, NAME, KEY)                                                                \
-  QVK_MULTIVERSION static void sel_##NAME(qv_op op, const T *a, const uint32_t *idx, KT s,        \
-                                          int64_t n, sel_out *o) {                               \
-    if (idx) {                                                                                   \
-      SEL_OPS_PF(KEY(a[idx[i]]), s, PREFETCH_IDX(a, idx, qb_, o->avail))                         \
-    } else {                                                                                     \
-      SEL_OPS_PF(KEY(a[i]), s, PREFETCH(a + qb_ + PF_DIST, 64 * sizeof(T)))                       \
-    }                                                                                            \
+#define DEF_SEL(T, KT, NAME, KEY)                                                                                   \
+  QVK_MULTIVERSION static void sel_##NAME(qv_op op, const T *a, const uint32_t *idx, KT s, int64_t n, sel_out *o) { \
+    if (idx) {                                                                                                      \
+      SEL_OPS_PF(KEY(a[idx[i]]), s, PREFETCH_IDX(a, idx, qb_, o->avail))                                            \
+    } else {                                                                                                        \
+      SEL_OPS_PF(KEY(a[i]), s, PREFETCH(a + qb_ + PF_DIST, 64 * sizeof(T)))                                         \
+    }                                                                                                               \
   }
 DEF_SEL(int8_t, int8_t, i8, PLAIN)
 DEF_SEL(int16_t, int16_t, i16, PLAIN)
@@ -204,55 +204,54 @@ DEF_SEL(float, int32_t, f32_java, qvk_java32)
  * every number: -0.0 and 0.0 are equal in both.  Comparing the floats
  * themselves vectorizes, where the order's integer key (qvk_polars64)
  * costs a branch per row (a count over `val > 0.5` spent 12% there). */
-#define NAN_HIGH_OPS(X, S, PF)                                              \
-  switch (op) {                                                             \
-    case QV_OP_EQ: SEL_WORDS_PF((X) == (S), PF); break;                     \
-    case QV_OP_NE: SEL_WORDS_PF((X) != (S), PF); break;                     \
-    case QV_OP_LT: SEL_WORDS_PF((X) < (S), PF); break;                      \
-    case QV_OP_LE: SEL_WORDS_PF((X) <= (S), PF); break;                     \
-    case QV_OP_GT: SEL_WORDS_PF(((X) > (S)) | ((X) != (X)), PF); break;     \
-    case QV_OP_GE: SEL_WORDS_PF(((X) >= (S)) | ((X) != (X)), PF); break;    \
-    default: break;                                                         \
+#define NAN_HIGH_OPS(X, S, PF)                                           \
+  switch (op) {                                                          \
+    case QV_OP_EQ: SEL_WORDS_PF((X) == (S), PF); break;                  \
+    case QV_OP_NE: SEL_WORDS_PF((X) != (S), PF); break;                  \
+    case QV_OP_LT: SEL_WORDS_PF((X) < (S), PF); break;                   \
+    case QV_OP_LE: SEL_WORDS_PF((X) <= (S), PF); break;                  \
+    case QV_OP_GT: SEL_WORDS_PF(((X) > (S)) | ((X) != (X)), PF); break;  \
+    case QV_OP_GE: SEL_WORDS_PF(((X) >= (S)) | ((X) != (X)), PF); break; \
+    default: break;                                                      \
   }
-#define DEF_SEL_NAN_HIGH(T, NAME)                                                                \
-  QVK_MULTIVERSION static void sel_##NAME(qv_op op, const T *a, const uint32_t *idx, T s, int64_t n, \
-                                          sel_out *o) {                                          \
-    if (idx) {                                                                                   \
-      NAN_HIGH_OPS(a[idx[i]], s, PREFETCH_IDX(a, idx, qb_, o->avail))                            \
-    } else {                                                                                     \
-      NAN_HIGH_OPS(a[i], s, PREFETCH(a + qb_ + PF_DIST, 64 * sizeof(T)))                          \
-    }                                                                                            \
+#define DEF_SEL_NAN_HIGH(T, NAME)                                                                                  \
+  QVK_MULTIVERSION static void sel_##NAME(qv_op op, const T *a, const uint32_t *idx, T s, int64_t n, sel_out *o) { \
+    if (idx) {                                                                                                     \
+      NAN_HIGH_OPS(a[idx[i]], s, PREFETCH_IDX(a, idx, qb_, o->avail))                                              \
+    } else {                                                                                                       \
+      NAN_HIGH_OPS(a[i], s, PREFETCH(a + qb_ + PF_DIST, 64 * sizeof(T)))                                           \
+    }                                                                                                              \
   }
 DEF_SEL_NAN_HIGH(double, f64_polars_number)
 DEF_SEL_NAN_HIGH(float, f32_polars_number)
 
-#define DEC_SEL_OPS(H, L)                                            \
-  switch (op) {                                                      \
-    case QV_OP_EQ: SEL_WORDS(QVK_DEC_EQ(H, L, sh, sl)); break;       \
-    case QV_OP_NE: SEL_WORDS(QVK_DEC_NE(H, L, sh, sl)); break;       \
-    case QV_OP_LT: SEL_WORDS(QVK_DEC_LT(H, L, sh, sl)); break;       \
-    case QV_OP_LE: SEL_WORDS(QVK_DEC_LE(H, L, sh, sl)); break;       \
-    case QV_OP_GT: SEL_WORDS(QVK_DEC_GT(H, L, sh, sl)); break;       \
-    case QV_OP_GE: SEL_WORDS(QVK_DEC_GE(H, L, sh, sl)); break;       \
-    default: break;                                                  \
+#define DEC_SEL_OPS(H, L)                                      \
+  switch (op) {                                                \
+    case QV_OP_EQ: SEL_WORDS(QVK_DEC_EQ(H, L, sh, sl)); break; \
+    case QV_OP_NE: SEL_WORDS(QVK_DEC_NE(H, L, sh, sl)); break; \
+    case QV_OP_LT: SEL_WORDS(QVK_DEC_LT(H, L, sh, sl)); break; \
+    case QV_OP_LE: SEL_WORDS(QVK_DEC_LE(H, L, sh, sl)); break; \
+    case QV_OP_GT: SEL_WORDS(QVK_DEC_GT(H, L, sh, sl)); break; \
+    case QV_OP_GE: SEL_WORDS(QVK_DEC_GE(H, L, sh, sl)); break; \
+    default: break;                                            \
   }
-#define PREFETCH_DEC_IDX(a, idx, qb, avail)                                            \
-  do {                                                                                 \
-    if ((qb) + PF_ROWS + 64 <= (avail))                                                \
+#define PREFETCH_DEC_IDX(a, idx, qb, avail)                                                                 \
+  do {                                                                                                      \
+    if ((qb) + PF_ROWS + 64 <= (avail))                                                                     \
       for (int64_t qp_ = 0; qp_ < 64; qp_ += 4) __builtin_prefetch((a) + 16 * (idx)[(qb) + PF_ROWS + qp_]); \
   } while (0)
-#define DEC_SEL_OPS_PF(H, L, PF)                                               \
-  switch (op) {                                                                \
-    case QV_OP_EQ: SEL_WORDS_PF(QVK_DEC_EQ(H, L, sh, sl), PF); break;          \
-    case QV_OP_NE: SEL_WORDS_PF(QVK_DEC_NE(H, L, sh, sl), PF); break;          \
-    case QV_OP_LT: SEL_WORDS_PF(QVK_DEC_LT(H, L, sh, sl), PF); break;          \
-    case QV_OP_LE: SEL_WORDS_PF(QVK_DEC_LE(H, L, sh, sl), PF); break;          \
-    case QV_OP_GT: SEL_WORDS_PF(QVK_DEC_GT(H, L, sh, sl), PF); break;          \
-    case QV_OP_GE: SEL_WORDS_PF(QVK_DEC_GE(H, L, sh, sl), PF); break;          \
-    default: break;                                                            \
+#define DEC_SEL_OPS_PF(H, L, PF)                                      \
+  switch (op) {                                                       \
+    case QV_OP_EQ: SEL_WORDS_PF(QVK_DEC_EQ(H, L, sh, sl), PF); break; \
+    case QV_OP_NE: SEL_WORDS_PF(QVK_DEC_NE(H, L, sh, sl), PF); break; \
+    case QV_OP_LT: SEL_WORDS_PF(QVK_DEC_LT(H, L, sh, sl), PF); break; \
+    case QV_OP_LE: SEL_WORDS_PF(QVK_DEC_LE(H, L, sh, sl), PF); break; \
+    case QV_OP_GT: SEL_WORDS_PF(QVK_DEC_GT(H, L, sh, sl), PF); break; \
+    case QV_OP_GE: SEL_WORDS_PF(QVK_DEC_GE(H, L, sh, sl), PF); break; \
+    default: break;                                                   \
   }
-QVK_MULTIVERSION static void sel_dec(qv_op op, const uint8_t *a, const uint32_t *idx, qvk_i128 s,
-                                     int64_t n, sel_out *o) {
+QVK_MULTIVERSION static void sel_dec(qv_op op, const uint8_t *a, const uint32_t *idx, qvk_i128 s, int64_t n,
+                                     sel_out *o) {
   int64_t sh = (int64_t)(s >> 64);
   uint64_t sl = (uint64_t)s;
   if (idx) {
@@ -273,8 +272,7 @@ static void sel_all(int64_t n, sel_out *o) {
 
 /* An integer-like column (physical type id) against s, exactly as
  * qvk_cmp_int_vs: a scalar outside the type's range answers for all. */
-static void sel_int(qv_type_id id, qv_op op, const void *v, const uint32_t *idx, qvk_i128 s, int64_t n,
-                    sel_out *o) {
+static void sel_int(qv_type_id id, qv_op op, const void *v, const uint32_t *idx, qvk_i128 s, int64_t n, sel_out *o) {
   bool all;
   if (qvk_int_outside(id, op, s, &all)) {
     if (all) sel_all(n, o);
@@ -283,7 +281,8 @@ static void sel_int(qv_type_id id, qv_op op, const void *v, const uint32_t *idx,
   switch (id) {
     case QV_TYPE_INT8: sel_i8(op, v, idx, (int8_t)s, n, o); break;
     case QV_TYPE_INT16: sel_i16(op, v, idx, (int16_t)s, n, o); break;
-    case QV_TYPE_INT32: case QV_TYPE_DATE32: sel_i32(op, v, idx, (int32_t)s, n, o); break;
+    case QV_TYPE_INT32:
+    case QV_TYPE_DATE32: sel_i32(op, v, idx, (int32_t)s, n, o); break;
     case QV_TYPE_UINT8: sel_u8(op, v, idx, (uint8_t)s, n, o); break;
     case QV_TYPE_UINT16: sel_u16(op, v, idx, (uint16_t)s, n, o); break;
     case QV_TYPE_UINT32: sel_u32(op, v, idx, (uint32_t)s, n, o); break;
@@ -313,8 +312,7 @@ static void sel_str(qv_op op, const qvk_datum *a, const qv_scalar *s, int64_t n,
  * a fused kernel; false when the pair has none (strings, bool, mixed
  * scales and units, float32 against a float64 it cannot hold), and the
  * caller takes the general block path. */
-static bool sel_fast(qv_op op, uint8_t order, const qvk_datum *a, const qv_scalar *s, int64_t n,
-                     sel_out *o) {
+static bool sel_fast(qv_op op, uint8_t order, const qvk_datum *a, const qv_scalar *s, int64_t n, sel_out *o) {
   const qv_datatype *ta = &a->array->type, *ts = &s->type;
   const void *v = qv_array_values(a->array);
   qv_type_id x = ta->id, y = ts->id;
@@ -371,8 +369,7 @@ static bool sel_fast(qv_op op, uint8_t order, const qvk_datum *a, const qv_scala
  * with mmap, and a 10M-row selection is 40 MB.  Growing from what the
  * rows so far predict (with a quarter to spare) keeps it to one or two
  * allocations, without copying through a chain of doublings. */
-static qv_status make_room(qv_selection *sel, int64_t need, int64_t kept, int64_t done, int64_t n,
-                           qv_error *err) {
+static qv_status make_room(qv_selection *sel, int64_t need, int64_t kept, int64_t done, int64_t n, qv_error *err) {
   if (need <= sel->capacity) return QV_OK;
   int64_t max = n + SEL_SPARE;
   int64_t cap = sel->capacity * 2 > 4096 ? sel->capacity * 2 : 4096;
@@ -387,9 +384,8 @@ static qv_status make_room(qv_selection *sel, int64_t need, int64_t kept, int64_
   return QV_OK;
 }
 
-qv_status qvk_compare_select(qv_op op, uint8_t order, const qvk_datum *a, const qvk_datum *b,
-                             const uint32_t *rows, int64_t n, qv_selection *sel, bool *handled,
-                             qv_error *err) {
+qv_status qvk_compare_select(qv_op op, uint8_t order, const qvk_datum *a, const qvk_datum *b, const uint32_t *rows,
+                             int64_t n, qv_selection *sel, bool *handled, qv_error *err) {
   *handled = false;
   if (!qve_op_is_compare(op)) return QV_OK;
   if (a->scalar && !b->scalar) { /* column on the left */
@@ -398,7 +394,7 @@ qv_status qvk_compare_select(qv_op op, uint8_t order, const qvk_datum *a, const 
     b = t;
     op = qv_op_mirror(op);
   }
-  if (a->scalar) return QV_OK;                          /* constants: the bitmap path folds them */
+  if (a->scalar) return QV_OK;                                          /* constants: the bitmap path folds them */
   if (!b->scalar && (a->idx == NULL) != (b->idx == NULL)) return QV_OK; /* needs an identity index */
   if (a->array->type.id == QV_TYPE_DICTIONARY || (!b->scalar && b->array->type.id == QV_TYPE_DICTIONARY))
     return QV_OK; /* per dictionary entry first (dictionary.c) */

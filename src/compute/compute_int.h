@@ -47,7 +47,8 @@ typedef struct qvk_datum {
   int32_t column;          /* batch column this came from, -1 if computed */
 } qvk_datum;
 
-#define QVK_DATUM_INIT {NULL, QV_SCALAR_INIT, NULL, NULL, -1}
+#define QVK_DATUM_INIT \
+  { NULL, QV_SCALAR_INIT, NULL, NULL, -1 }
 
 /* One evaluation: the batch, the rows it runs over, per-column gathers. */
 typedef struct qvk_ctx {
@@ -139,15 +140,15 @@ static inline uint64_t qvk_pack64(const uint8_t *b) {
   } while (0)
 
 /* The six comparisons of LA against LB through QVK_LOOP (uses op, n, out). */
-#define QVK_CMP_OPS(LA, LB)                                      \
-  switch (op) {                                                  \
-    case QV_OP_EQ: QVK_LOOP(n, out, (LA) == (LB)); break;        \
-    case QV_OP_NE: QVK_LOOP(n, out, (LA) != (LB)); break;        \
-    case QV_OP_LT: QVK_LOOP(n, out, (LA) < (LB)); break;         \
-    case QV_OP_LE: QVK_LOOP(n, out, (LA) <= (LB)); break;        \
-    case QV_OP_GT: QVK_LOOP(n, out, (LA) > (LB)); break;         \
-    case QV_OP_GE: QVK_LOOP(n, out, (LA) >= (LB)); break;        \
-    default: break;                                              \
+#define QVK_CMP_OPS(LA, LB)                               \
+  switch (op) {                                           \
+    case QV_OP_EQ: QVK_LOOP(n, out, (LA) == (LB)); break; \
+    case QV_OP_NE: QVK_LOOP(n, out, (LA) != (LB)); break; \
+    case QV_OP_LT: QVK_LOOP(n, out, (LA) < (LB)); break;  \
+    case QV_OP_LE: QVK_LOOP(n, out, (LA) <= (LB)); break; \
+    case QV_OP_GT: QVK_LOOP(n, out, (LA) > (LB)); break;  \
+    case QV_OP_GE: QVK_LOOP(n, out, (LA) >= (LB)); break; \
+    default: break;                                       \
   }
 
 /* Sets words [0, n) to all ones (v) or zeros, leaving bits past n 0. */
@@ -222,8 +223,7 @@ static inline void qvk_str_key_init(qvk_str_key *k, qv_op op, const uint8_t *s, 
 /* p[0..l) op the key's string; end is the end of p's buffer. */
 static inline bool qvk_str_test(const qvk_str_key *k, const uint8_t *p, int32_t l, const uint8_t *end) {
   int64_t ls = k->nd.n;
-  if (k->op == QV_OP_EQ || k->op == QV_OP_NE)
-    return (l == ls && qvk_needle_eq(&k->nd, p, end)) == (k->op == QV_OP_EQ);
+  if (k->op == QV_OP_EQ || k->op == QV_OP_NE) return (l == ls && qvk_needle_eq(&k->nd, p, end)) == (k->op == QV_OP_EQ);
   int c;
   uint64_t p8;
   if (ls >= 8 && l >= 8 && (memcpy(&p8, p, 8), (p8 = __builtin_bswap64(p8)) != k->s8)) {
@@ -271,8 +271,7 @@ qv_status qvk_array_new(const qv_datatype *type, int64_t length, qv_array **out,
 qv_bytes *qvk_bytes(int64_t size, qv_error *err);
 /* Bool array from value words (taken) and validity words (taken; may be
  * NULL).  Makes values canonical and drops an all-valid bitmap. */
-qv_status qvk_bool_result(int64_t n, qv_bytes *values, qv_bytes *validity, qv_array **out,
-                          qv_error *err);
+qv_status qvk_bool_result(int64_t n, qv_bytes *values, qv_bytes *validity, qv_array **out, qv_error *err);
 /* Sets a's validity from words (taken; NULL = none), counting nulls; drops
  * an all-valid bitmap. */
 void qvk_set_validity(qv_array *a, qv_bytes *validity);
@@ -297,12 +296,10 @@ qv_status qvk_array_out_valid(qv_array *r, const qvk_datum *x, int64_t n, qvk_da
 /* The end of a bool kernel: when st is QV_OK the bool array of values and
  * validity (qvk_bool_result) becomes *out; values and validity are taken
  * on every path; returns st or the failure of building the array. */
-qv_status qvk_bool_out(qv_status st, int64_t n, qv_bytes *values, qv_bytes *validity, qvk_datum *out,
-                       qv_error *err);
+qv_status qvk_bool_out(qv_status st, int64_t n, qv_bytes *values, qv_bytes *validity, qvk_datum *out, qv_error *err);
 /* Fixed-width array of type with n elements: allocates values (zeroed) and,
  * if with_validity, an all-zero validity bitmap the caller fills. */
-qv_status qvk_fixed_result(const qv_datatype *type, int64_t n, bool with_validity,
-                           qv_array **out, qv_error *err);
+qv_status qvk_fixed_result(const qv_datatype *type, int64_t n, bool with_validity, qv_array **out, qv_error *err);
 /* All-null array of type with n rows. */
 qv_status qvk_null_result(const qv_datatype *type, int64_t n, qv_array **out, qv_error *err);
 /* The same as the result *out of a kernel. */
@@ -329,14 +326,14 @@ typedef qv_status (*qvk_op_fn)(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qv
 
 /* compare.c: a op b over n rows -> bool array.  a and b are scalars or
  * arrays (dense or read through their idx). */
-qv_status qvk_compare(qv_op op, uint8_t float_order, const qvk_datum *a, const qvk_datum *b,
-                      int64_t n, qv_array **out, qv_error *err);
+qv_status qvk_compare(qv_op op, uint8_t float_order, const qvk_datum *a, const qvk_datum *b, int64_t n, qv_array **out,
+                      qv_error *err);
 /* Value words only: out[] gets a op b for rows [0, n) (bits past n 0), with
  * a an array datum and b a non-null scalar or an array read through the
  * same kind of index as a; tmp is scratch of the same size.  Nulls are
  * not looked at: the caller masks with the validity of both sides. */
-qv_status qvk_compare_words(qv_op op, uint8_t order, const qvk_datum *a, const qvk_datum *b,
-                            int64_t n, uint64_t *out, uint64_t *tmp, qv_error *err);
+qv_status qvk_compare_words(qv_op op, uint8_t order, const qvk_datum *a, const qvk_datum *b, int64_t n, uint64_t *out,
+                            uint64_t *tmp, qv_error *err);
 /* compare_select.c: the filter's fused path.  a op b for the n rows of an
  * evaluation straight into the selection sel (rows[i], or i when rows is
  * NULL, for every row where it is TRUE), without a result bitmap: 2,048
@@ -346,17 +343,15 @@ qv_status qvk_compare_words(qv_op op, uint8_t order, const qvk_datum *a, const q
  * (and sel untouched) unless the operands are an array and a scalar, or
  * two arrays read through the same index; the caller then takes the
  * bitmap path. */
-qv_status qvk_compare_select(qv_op op, uint8_t order, const qvk_datum *a, const qvk_datum *b,
-                             const uint32_t *rows, int64_t n, qv_selection *sel, bool *handled,
-                             qv_error *err);
+qv_status qvk_compare_select(qv_op op, uint8_t order, const qvk_datum *a, const qvk_datum *b, const uint32_t *rows,
+                             int64_t n, qv_selection *sel, bool *handled, qv_error *err);
 qv_status qvk_op_compare(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out);
 qv_status qvk_op_between(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out);
 
 /* compare_float.c: float32/float64 columns (and widened float32). */
-qv_status qvk_compare_float(qv_op op, uint8_t order, const qvk_datum *a, const qvk_datum *b,
-                            int64_t n, uint64_t *out, qv_error *err);
-qv_status qvk_between_float(uint8_t order, const qvk_datum *x, double lo, double hi, int64_t n,
-                            uint64_t *out);
+qv_status qvk_compare_float(qv_op op, uint8_t order, const qvk_datum *a, const qvk_datum *b, int64_t n, uint64_t *out,
+                            qv_error *err);
+qv_status qvk_between_float(uint8_t order, const qvk_datum *x, double lo, double hi, int64_t n, uint64_t *out);
 qv_status qvk_op_isnan(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out);
 /* Key whose signed integer order is the float order (TOTAL/POLARS/JAVA). */
 int64_t qvk_float_key(double x, uint8_t order);
@@ -401,23 +396,50 @@ static inline int64_t qvk_dec_hi(const uint8_t *p, int64_t r) {
 }
 
 /* compare_scaled.c: decimal and temporal comparisons across scales/units. */
-qv_status qvk_compare_scaled(qv_op op, const qvk_datum *a, const qvk_datum *b, int64_t n,
-                             uint64_t *out, qv_error *err);
+qv_status qvk_compare_scaled(qv_op op, const qvk_datum *a, const qvk_datum *b, int64_t n, uint64_t *out, qv_error *err);
 bool qvk_is_scaled(const qv_datatype *t);
 /* The value range of an integer-like physical type: compare, cast and IN
  * clamp or reject values against it.  decimal128 gets the whole int128
  * range (cast narrows it to the precision itself). */
 static inline void qvk_int_range(qv_type_id id, qvk_i128 *lo, qvk_i128 *hi) {
   switch (id) {
-    case QV_TYPE_INT8: *lo = INT8_MIN; *hi = INT8_MAX; return;
-    case QV_TYPE_INT16: *lo = INT16_MIN; *hi = INT16_MAX; return;
-    case QV_TYPE_INT32: case QV_TYPE_DATE32: *lo = INT32_MIN; *hi = INT32_MAX; return;
-    case QV_TYPE_UINT8: *lo = 0; *hi = UINT8_MAX; return;
-    case QV_TYPE_UINT16: *lo = 0; *hi = UINT16_MAX; return;
-    case QV_TYPE_UINT32: *lo = 0; *hi = UINT32_MAX; return;
-    case QV_TYPE_UINT64: *lo = 0; *hi = UINT64_MAX; return;
-    case QV_TYPE_DECIMAL128: *lo = QVK_I128_MIN; *hi = QVK_I128_MAX; return;
-    default: *lo = INT64_MIN; *hi = INT64_MAX; return; /* int64 and 64-bit temporals */
+    case QV_TYPE_INT8:
+      *lo = INT8_MIN;
+      *hi = INT8_MAX;
+      return;
+    case QV_TYPE_INT16:
+      *lo = INT16_MIN;
+      *hi = INT16_MAX;
+      return;
+    case QV_TYPE_INT32:
+    case QV_TYPE_DATE32:
+      *lo = INT32_MIN;
+      *hi = INT32_MAX;
+      return;
+    case QV_TYPE_UINT8:
+      *lo = 0;
+      *hi = UINT8_MAX;
+      return;
+    case QV_TYPE_UINT16:
+      *lo = 0;
+      *hi = UINT16_MAX;
+      return;
+    case QV_TYPE_UINT32:
+      *lo = 0;
+      *hi = UINT32_MAX;
+      return;
+    case QV_TYPE_UINT64:
+      *lo = 0;
+      *hi = UINT64_MAX;
+      return;
+    case QV_TYPE_DECIMAL128:
+      *lo = QVK_I128_MIN;
+      *hi = QVK_I128_MAX;
+      return;
+    default:
+      *lo = INT64_MIN;
+      *hi = INT64_MAX;
+      return; /* int64 and 64-bit temporals */
   }
 }
 
@@ -432,8 +454,8 @@ static inline bool qvk_int_outside(qv_type_id id, qv_op op, qvk_i128 s, bool *al
   return true;
 }
 /* Internal: integer compare of one type, exposed to compare_scaled.c. */
-void qvk_cmp_int_vs(qv_type_id id, qv_op op, const void *vals, const uint32_t *idx, qvk_i128 s,
-                    int64_t n, uint64_t *out);
+void qvk_cmp_int_vs(qv_type_id id, qv_op op, const void *vals, const uint32_t *idx, qvk_i128 s, int64_t n,
+                    uint64_t *out);
 void qvk_cmp_i128_vv(qv_op op, const qvk_i128 *a, const qvk_i128 *b, int64_t n, uint64_t *out);
 
 /* dictionary.c: dictionary-encoded arguments of node e, before its kernel
@@ -448,19 +470,16 @@ qv_status qvk_dict_call(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum
 qv_status qvk_op_logic(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out);
 qv_status qvk_op_truth(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out);
 /* Kleene AND/OR of two bool datums (n rows) into a new bool array. */
-qv_status qvk_kleene(qv_op op, const qvk_datum *a, const qvk_datum *b, int64_t n, qv_array **out,
-                     qv_error *err);
+qv_status qvk_kleene(qv_op op, const qvk_datum *a, const qvk_datum *b, int64_t n, qv_array **out, qv_error *err);
 
 /* in.c */
 qv_status qvk_op_in(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out);
 /* A hash set of the non-null values among items, for IN and array_has_any. */
 typedef struct qvk_set qvk_set;
-qv_status qvk_set_build(const qv_datatype *probe_type, uint8_t float_order,
-                        const qv_scalar *const *items, int64_t n_items, qvk_set **out,
-                        qv_error *err);
+qv_status qvk_set_build(const qv_datatype *probe_type, uint8_t float_order, const qv_scalar *const *items,
+                        int64_t n_items, qvk_set **out, qv_error *err);
 /* Sets bit i of out when row i of probe (non-null) is in the set. */
-qv_status qvk_set_probe(const qvk_set *s, const qvk_datum *probe, int64_t n, uint64_t *out,
-                        qv_error *err);
+qv_status qvk_set_probe(const qvk_set *s, const qvk_datum *probe, int64_t n, uint64_t *out, qv_error *err);
 bool qvk_set_has_null(const qvk_set *s);
 void qvk_set_destroy(qvk_set *s);
 
@@ -479,15 +498,11 @@ qv_status qvk_decimal_arith(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_d
 /* cast.c, cast_string.c */
 qv_status qvk_op_cast(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out);
 /* Casts a dense array to type (strict: errors name the value; else null). */
-qv_status qvk_cast_array(qv_array *a, const qv_datatype *to, bool strict, qv_array **out,
-                         qv_error *err);
-qv_status qvk_cast_to_string(qv_array *a, const qv_datatype *to, bool strict, qv_array **out,
-                             qv_error *err);
+qv_status qvk_cast_array(qv_array *a, const qv_datatype *to, bool strict, qv_array **out, qv_error *err);
+qv_status qvk_cast_to_string(qv_array *a, const qv_datatype *to, bool strict, qv_array **out, qv_error *err);
 /* The same with Polars' text for floats (1e-7, 0.00001, 1.5e+16). */
-qv_status qvk_cast_to_string_polars(qv_array *a, const qv_datatype *to, bool strict, qv_array **out,
-                                    qv_error *err);
-qv_status qvk_cast_from_string(qv_array *a, const qv_datatype *to, bool strict, qv_array **out,
-                               qv_error *err);
+qv_status qvk_cast_to_string_polars(qv_array *a, const qv_datatype *to, bool strict, qv_array **out, qv_error *err);
+qv_status qvk_cast_from_string(qv_array *a, const qv_datatype *to, bool strict, qv_array **out, qv_error *err);
 
 /* Casts d to type `to` (strict) unless it already has it; scalars stay
  * scalars. */
@@ -519,8 +534,7 @@ qv_status qvk_coalesce(qvk_ctx *c, qvk_datum *args, int32_t na, const qv_datatyp
  * src[i] is QVK_PICK_NONE or that row is null.  Makes args dense. */
 #define QVK_PICK_NONE 255
 #define QVK_PICK_MAX 254
-qv_status qvk_pick(qvk_ctx *c, qvk_datum *args, int32_t na, const uint8_t *src, const qv_datatype *rt,
-                   qv_array **out);
+qv_status qvk_pick(qvk_ctx *c, qvk_datum *args, int32_t na, const uint8_t *src, const qv_datatype *rt, qv_array **out);
 
 /* The result type of e: its bound type, or NULL when unbound. */
 static inline const qv_datatype *qvk_bound_type(const qv_expr *e) {

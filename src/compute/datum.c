@@ -73,8 +73,8 @@ static void fill_words(uint64_t *words, int64_t n, uint64_t v) {
 }
 
 /* Bits [0, n) of bitmap `bits` read at bit offset off, through idx. */
-static void gather_bits(const uint8_t *bits, int64_t off, const uint32_t *idx, int64_t n,
-                        uint64_t *words, bool and_into) {
+static void gather_bits(const uint8_t *bits, int64_t off, const uint32_t *idx, int64_t n, uint64_t *words,
+                        bool and_into) {
   int64_t nw = qvk_words(n);
   for (int64_t w = 0; w < nw; w++) {
     int64_t base = w * 64, m = n - base < 64 ? n - base : 64;
@@ -172,8 +172,7 @@ void qvk_finish_validity(qv_array *a) {
   qvk_set_validity(a, v);
 }
 
-qv_status qvk_bool_result(int64_t n, qv_bytes *values, qv_bytes *validity, qv_array **out,
-                          qv_error *err) {
+qv_status qvk_bool_result(int64_t n, qv_bytes *values, qv_bytes *validity, qv_array **out, qv_error *err) {
   qv_datatype t = qv_datatype_simple(QV_TYPE_BOOL);
   qv_array *a = NULL;
   qv_status st = qvk_array_new(&t, n, &a, err);
@@ -229,8 +228,7 @@ qv_status qvk_array_out_valid(qv_array *r, const qvk_datum *x, int64_t n, qvk_da
   return qvk_array_out(st, r, out);
 }
 
-qv_status qvk_bool_out(qv_status st, int64_t n, qv_bytes *values, qv_bytes *validity, qvk_datum *out,
-                       qv_error *err) {
+qv_status qvk_bool_out(qv_status st, int64_t n, qv_bytes *values, qv_bytes *validity, qvk_datum *out, qv_error *err) {
   qv_array *r = NULL;
   if (st == QV_OK) st = qvk_bool_result(n, values, validity, &r, err);
   else {
@@ -241,8 +239,7 @@ qv_status qvk_bool_out(qv_status st, int64_t n, qv_bytes *values, qv_bytes *vali
   return st;
 }
 
-qv_status qvk_fixed_result(const qv_datatype *type, int64_t n, bool with_validity,
-                           qv_array **out, qv_error *err) {
+qv_status qvk_fixed_result(const qv_datatype *type, int64_t n, bool with_validity, qv_array **out, qv_error *err) {
   int w = qv_type_byte_width(type->id);
   if (w < 0) return qv_error_set(err, QV_ERR_UNSUPPORTED, "compute: not a fixed-width type");
   qv_array *a = NULL;
@@ -310,8 +307,8 @@ qv_status qvk_broadcast(const qv_scalar *s, int64_t n, qv_array **out, qv_error 
   }
   if (id == QV_TYPE_STRING || id == QV_TYPE_BINARY) {
     if (s->len > 0 && n > (int64_t)INT32_MAX / s->len)
-      return qv_error_set(err, QV_ERR_OVERFLOW, "compute: %lld copies of a %lld-byte string exceed 2 GiB",
-                          (long long)n, (long long)s->len);
+      return qv_error_set(err, QV_ERR_OVERFLOW, "compute: %lld copies of a %lld-byte string exceed 2 GiB", (long long)n,
+                          (long long)s->len);
     QV_RETURN_NOT_OK(qvk_array_new(&s->type, n, &a, err));
     a->buffers[1] = qvk_bytes((n + 1) * 4, err);
     a->buffers[2] = a->buffers[1] ? qvk_bytes(n * s->len, err) : NULL;
@@ -356,17 +353,34 @@ void qvk_dec_put(void *p, qvk_i128 v) {
   memcpy((uint8_t *)p + 8, &hi, 8);
 }
 
-
 const qvk_i128 qvk_pow10_i128[39] = {
-    1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000, 1000000000,
-    (qvk_i128)10000000000LL, (qvk_i128)100000000000LL, (qvk_i128)1000000000000LL,
-    (qvk_i128)10000000000000LL, (qvk_i128)100000000000000LL, (qvk_i128)1000000000000000LL,
-    (qvk_i128)10000000000000000LL, (qvk_i128)100000000000000000LL,
+    1,
+    10,
+    100,
+    1000,
+    10000,
+    100000,
+    1000000,
+    10000000,
+    100000000,
+    1000000000,
+    (qvk_i128)10000000000LL,
+    (qvk_i128)100000000000LL,
+    (qvk_i128)1000000000000LL,
+    (qvk_i128)10000000000000LL,
+    (qvk_i128)100000000000000LL,
+    (qvk_i128)1000000000000000LL,
+    (qvk_i128)10000000000000000LL,
+    (qvk_i128)100000000000000000LL,
     (qvk_i128)1000000000000000000LL,
-    (qvk_i128)1000000000000000000LL * 10, (qvk_i128)1000000000000000000LL * 100,
-    (qvk_i128)1000000000000000000LL * 1000, (qvk_i128)1000000000000000000LL * 10000,
-    (qvk_i128)1000000000000000000LL * 100000, (qvk_i128)1000000000000000000LL * 1000000,
-    (qvk_i128)1000000000000000000LL * 10000000, (qvk_i128)1000000000000000000LL * 100000000,
+    (qvk_i128)1000000000000000000LL * 10,
+    (qvk_i128)1000000000000000000LL * 100,
+    (qvk_i128)1000000000000000000LL * 1000,
+    (qvk_i128)1000000000000000000LL * 10000,
+    (qvk_i128)1000000000000000000LL * 100000,
+    (qvk_i128)1000000000000000000LL * 1000000,
+    (qvk_i128)1000000000000000000LL * 10000000,
+    (qvk_i128)1000000000000000000LL * 100000000,
     (qvk_i128)1000000000000000000LL * 1000000000,
     (qvk_i128)1000000000000000000LL * 10000000000LL,
     (qvk_i128)1000000000000000000LL * 100000000000LL,
@@ -383,10 +397,11 @@ const qvk_i128 qvk_pow10_i128[39] = {
 
 qvk_i128 qvk_scalar_i128(const qv_scalar *s) {
   switch (s->type.id) {
-    case QV_TYPE_UINT8: case QV_TYPE_UINT16: case QV_TYPE_UINT32: case QV_TYPE_UINT64:
-      return (qvk_i128)s->v.u;
-    case QV_TYPE_DECIMAL128:
-      return (qvk_i128)(((qvk_u128)(uint64_t)s->v.dec.hi << 64) | s->v.dec.lo);
+    case QV_TYPE_UINT8:
+    case QV_TYPE_UINT16:
+    case QV_TYPE_UINT32:
+    case QV_TYPE_UINT64: return (qvk_i128)s->v.u;
+    case QV_TYPE_DECIMAL128: return (qvk_i128)(((qvk_u128)(uint64_t)s->v.dec.hi << 64) | s->v.dec.lo);
     case QV_TYPE_BOOL: return s->v.b ? 1 : 0;
     default: return (qvk_i128)s->v.i;
   }

@@ -23,10 +23,15 @@
 static bool per_value(qv_op op) {
   if (qve_op_is_compare(op) || qve_op_is_test(op)) return true;
   switch (op) {
-    case QV_OP_IN: case QV_OP_BETWEEN:
-    case QV_OP_LIKE: case QV_OP_STARTS_WITH: case QV_OP_ENDS_WITH: case QV_OP_CONTAINS:
-    case QV_OP_REGEXP_LIKE: case QV_OP_REGEXP_MATCH: case QV_OP_ISNAN:
-      return true;
+    case QV_OP_IN:
+    case QV_OP_BETWEEN:
+    case QV_OP_LIKE:
+    case QV_OP_STARTS_WITH:
+    case QV_OP_ENDS_WITH:
+    case QV_OP_CONTAINS:
+    case QV_OP_REGEXP_LIKE:
+    case QV_OP_REGEXP_MATCH:
+    case QV_OP_ISNAN: return true;
     default: return false;
   }
 }
@@ -36,17 +41,17 @@ static bool is_dict(const qvk_datum *d) { return !d->scalar && d->array->type.id
 /* The dictionary entry of rows [start, start + n) of d, or null_key for a
  * null row.  qv_array_dictionary checked every non-null index against the
  * dictionary, so no index is out of range here. */
-#define KEYS(T)                                                                         \
-  do {                                                                                  \
-    const T *ix = (const T *)a->buffers[1]->data + a->offset;                           \
-    if (!vb && !d->idx) {                                                               \
-      for (int64_t i = 0; i < n; i++) keys[i] = (uint32_t)ix[start + i];                \
-    } else {                                                                            \
-      for (int64_t i = 0; i < n; i++) {                                                 \
-        int64_t r = qvk_row(d, start + i);                                              \
-        keys[i] = vb && !qv_bit_get(vb, a->offset + r) ? null_key : (uint32_t)ix[r];    \
-      }                                                                                 \
-    }                                                                                   \
+#define KEYS(T)                                                                      \
+  do {                                                                               \
+    const T *ix = (const T *)a->buffers[1]->data + a->offset;                        \
+    if (!vb && !d->idx) {                                                            \
+      for (int64_t i = 0; i < n; i++) keys[i] = (uint32_t)ix[start + i];             \
+    } else {                                                                         \
+      for (int64_t i = 0; i < n; i++) {                                              \
+        int64_t r = qvk_row(d, start + i);                                           \
+        keys[i] = vb && !qv_bit_get(vb, a->offset + r) ? null_key : (uint32_t)ix[r]; \
+      }                                                                              \
+    }                                                                                \
   } while (0)
 static void row_keys(const qvk_datum *d, int64_t start, int64_t n, uint32_t null_key, uint32_t *keys) {
   const qv_array *a = d->array;

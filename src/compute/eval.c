@@ -99,8 +99,7 @@ static qv_status eval_node(qvk_ctx *c, const qv_expr *e, qvk_datum *out) {
       return QV_OK;
     case QV_EXPR_COLUMN: {
       if (!c->batch)
-        return qv_error_set(c->err, QV_ERR_INVALID, "eval: column `%s` in a constant context",
-                            e->name ? e->name : "?");
+        return qv_error_set(c->err, QV_ERR_INVALID, "eval: column `%s` in a constant context", e->name ? e->name : "?");
       if (e->column < 0 || e->column >= c->batch->schema.n_fields)
         return qv_error_set(c->err, QV_ERR_INVALID, "eval: column `%s` is not bound (index %d)",
                             e->name ? e->name : "?", (int)e->column);
@@ -120,8 +119,7 @@ static qv_status eval_node(qvk_ctx *c, const qv_expr *e, qvk_datum *out) {
   return qv_error_set(c->err, QV_ERR_INVALID, "eval: unknown node kind %d", (int)e->kind);
 }
 
-static qv_status ctx_init(qvk_ctx *c, const qv_batch *batch, const uint32_t *sel, int64_t n,
-                          qv_error *err) {
+static qv_status ctx_init(qvk_ctx *c, const qv_batch *batch, const uint32_t *sel, int64_t n, qv_error *err) {
   c->batch = batch;
   c->sel = sel;
   c->n = n;
@@ -143,8 +141,7 @@ static void ctx_reset(qvk_ctx *c) {
   c->n_gathered = 0;
 }
 
-static qv_status check_args(const qv_expr *e, const qv_batch *batch, const qv_selection *sel,
-                            qv_error *err) {
+static qv_status check_args(const qv_expr *e, const qv_batch *batch, const qv_selection *sel, qv_error *err) {
   if (!e || !batch) return qv_error_set(err, QV_ERR_INVALID, "eval: expression and batch are required");
   if (sel) {
     for (int64_t i = 0; i < sel->count; i++)
@@ -155,8 +152,7 @@ static qv_status check_args(const qv_expr *e, const qv_batch *batch, const qv_se
   return QV_OK;
 }
 
-qv_status qv_eval(const qv_expr *e, const qv_batch *batch, const qv_selection *sel, qv_array **out,
-                  qv_error *err) {
+qv_status qv_eval(const qv_expr *e, const qv_batch *batch, const qv_selection *sel, qv_array **out, qv_error *err) {
   QV_RETURN_NOT_OK(check_args(e, batch, sel, err));
   qvk_ctx c;
   int64_t n = sel ? sel->count : batch->num_rows;
@@ -183,8 +179,7 @@ qv_status qv_eval(const qv_expr *e, const qv_batch *batch, const qv_selection *s
 
 /* Keeps rows[i] (or i when rows is NULL) where result row i is TRUE: counts
  * them first so the output holds exactly what it needs. */
-static qv_status keep_true(const qvk_datum *d, const uint32_t *rows, int64_t n, qv_selection *next,
-                           qv_error *err) {
+static qv_status keep_true(const qvk_datum *d, const uint32_t *rows, int64_t n, qv_selection *next, qv_error *err) {
   next->count = 0;
   if (qvk_datum_type(d)->id != QV_TYPE_BOOL && qvk_datum_type(d)->id != QV_TYPE_NULL) {
     char tb[64];
@@ -234,8 +229,8 @@ static qv_status keep_true(const qvk_datum *d, const uint32_t *rows, int64_t n, 
 static qv_status filter_conjunct(qvk_ctx *c, const qv_expr *e, qv_selection *dst, qv_error *err) {
   qvk_datum d = QVK_DATUM_INIT;
   qv_status st;
-  if (e->kind == QV_EXPR_CALL && qve_op_is_compare(e->op) && e->n_args == 2 && e->args &&
-      e->args[0] && e->args[1] && !is_constant(e)) {
+  if (e->kind == QV_EXPR_CALL && qve_op_is_compare(e->op) && e->n_args == 2 && e->args && e->args[0] && e->args[1] &&
+      !is_constant(e)) {
     qvk_datum args[2] = {QVK_DATUM_INIT, QVK_DATUM_INIT};
     bool handled = false;
     st = eval_node(c, e->args[0], &args[0]);
@@ -259,8 +254,8 @@ static qv_status filter_conjunct(qvk_ctx *c, const qv_expr *e, qv_selection *dst
   return st;
 }
 
-qv_status qv_eval_filter(const qv_expr *e, const qv_batch *batch, const qv_selection *sel,
-                         qv_selection *out, qv_error *err) {
+qv_status qv_eval_filter(const qv_expr *e, const qv_batch *batch, const qv_selection *sel, qv_selection *out,
+                         qv_error *err) {
   if (!out) return qv_error_set(err, QV_ERR_INVALID, "filter: no output selection");
   if (sel == out) return qv_error_set(err, QV_ERR_INVALID, "filter: the output aliases the input selection");
   out->count = 0;

@@ -30,17 +30,17 @@ enum { K_INT, K_FLOAT, K_DEC, K_BYTES };
 
 struct qvk_set {
   int kind;
-  bool is_signed;      /* K_INT: probe values are signed */
-  uint8_t order;       /* K_FLOAT */
-  bool has_null;       /* the list holds a null */
-  int64_t count;       /* distinct keys */
-  uint64_t mask;       /* capacity - 1 */
-  bool ranged;         /* K_INT: lo and span hold the keys' range */
-  uint64_t *filter;    /* 64-bit keys: one bit per key at the top bits of mix_u64 */
-  int filter_shift;    /* 64 - log2(filter bits) */
-  uint64_t lo, span;   /* the smallest key and max - min, in the probe's order */
+  bool is_signed;    /* K_INT: probe values are signed */
+  uint8_t order;     /* K_FLOAT */
+  bool has_null;     /* the list holds a null */
+  int64_t count;     /* distinct keys */
+  uint64_t mask;     /* capacity - 1 */
+  bool ranged;       /* K_INT: lo and span hold the keys' range */
+  uint64_t *filter;  /* 64-bit keys: one bit per key at the top bits of mix_u64 */
+  int filter_shift;  /* 64 - log2(filter bits) */
+  uint64_t lo, span; /* the smallest key and max - min, in the probe's order */
   uint8_t *used;
-  uint64_t *k0, *k1;   /* k1 for decimals */
+  uint64_t *k0, *k1;  /* k1 for decimals */
   const uint8_t **bp; /* K_BYTES: borrowed from the list's scalars */
   int64_t *bl;
   qv_datatype probe;
@@ -156,8 +156,7 @@ static bool float_value(const qv_scalar *s, double *v) {
   }
   qvk_i128 x = qvk_scalar_i128(s);
   double f = (double)x;
-  if (qv_type_is_integer(s->type.id) && f >= -1.8446744073709552e19 && f <= 1.8446744073709552e19 &&
-      (qvk_i128)f == x) {
+  if (qv_type_is_integer(s->type.id) && f >= -1.8446744073709552e19 && f <= 1.8446744073709552e19 && (qvk_i128)f == x) {
     *v = f;
     return true;
   }
@@ -227,9 +226,8 @@ void qvk_set_destroy(qvk_set *s) {
 
 bool qvk_set_has_null(const qvk_set *s) { return s->has_null; }
 
-qv_status qvk_set_build(const qv_datatype *probe_type, uint8_t float_order,
-                        const qv_scalar *const *items, int64_t n_items, qvk_set **out,
-                        qv_error *err) {
+qv_status qvk_set_build(const qv_datatype *probe_type, uint8_t float_order, const qv_scalar *const *items,
+                        int64_t n_items, qvk_set **out, qv_error *err) {
   qv_type_id p = probe_type->id;
   int kind;
   if (p == QV_TYPE_STRING || p == QV_TYPE_BINARY) kind = K_BYTES;
@@ -276,8 +274,9 @@ qv_status qvk_set_build(const qv_datatype *probe_type, uint8_t float_order,
     switch (kind) {
       case K_BYTES:
         if (it->type.id != QV_TYPE_STRING && it->type.id != QV_TYPE_BINARY) ok = -1;
-        else insert(s, qv_hash64(it->bytes ? it->bytes : (const uint8_t *)"", (size_t)it->len, 0), 0, 0,
-                    it->bytes ? it->bytes : (const uint8_t *)"", it->len);
+        else
+          insert(s, qv_hash64(it->bytes ? it->bytes : (const uint8_t *)"", (size_t)it->len, 0), 0, 0,
+                 it->bytes ? it->bytes : (const uint8_t *)"", it->len);
         break;
       case K_FLOAT: {
         double f;
@@ -349,17 +348,16 @@ static inline bool find_dec(const qvk_set *s, const uint8_t *v, int64_t r) {
 
 /* Probes every row, reading row i through idx or directly; F(r) looks up
  * element r. */
-#define PROBE(F)                         \
-  do {                                   \
-    if (idx) {                           \
-      QVK_LOOP(n, out, F(idx[i]));       \
-    } else {                             \
-      QVK_LOOP(n, out, F(i));            \
-    }                                    \
+#define PROBE(F)                   \
+  do {                             \
+    if (idx) {                     \
+      QVK_LOOP(n, out, F(idx[i])); \
+    } else {                       \
+      QVK_LOOP(n, out, F(i));      \
+    }                              \
   } while (0)
 
-qv_status qvk_set_probe(const qvk_set *s, const qvk_datum *probe, int64_t n, uint64_t *out,
-                        qv_error *err) {
+qv_status qvk_set_probe(const qvk_set *s, const qvk_datum *probe, int64_t n, uint64_t *out, qv_error *err) {
   const qv_array *a = probe->array;
   const uint32_t *idx = probe->idx;
   if (s->count == 0) {
@@ -376,37 +374,38 @@ qv_status qvk_set_probe(const qvk_set *s, const qvk_datum *probe, int64_t n, uin
 #undef F
       break;
     }
-#define INT_CASE(ID, T)                                   \
-  case ID: {                                              \
-    const T *v = vp;                                      \
-    PROBE(F);                                             \
-    break;                                                \
+#define INT_CASE(ID, T) \
+  case ID: {            \
+    const T *v = vp;    \
+    PROBE(F);           \
+    break;              \
   }
 #define F(r) find_int(s, (uint64_t)(int64_t)v[r])
-    INT_CASE(QV_TYPE_INT8, int8_t)
-    INT_CASE(QV_TYPE_INT16, int16_t)
-    INT_CASE(QV_TYPE_INT32, int32_t)
-    INT_CASE(QV_TYPE_DATE32, int32_t)
+      INT_CASE(QV_TYPE_INT8, int8_t)
+      INT_CASE(QV_TYPE_INT16, int16_t)
+      INT_CASE(QV_TYPE_INT32, int32_t)
+      INT_CASE(QV_TYPE_DATE32, int32_t)
 #undef F
 #define F(r) find_int(s, (uint64_t)v[r])
-    INT_CASE(QV_TYPE_UINT8, uint8_t)
-    INT_CASE(QV_TYPE_UINT16, uint16_t)
-    INT_CASE(QV_TYPE_UINT32, uint32_t)
-    INT_CASE(QV_TYPE_INT64, uint64_t)
-    INT_CASE(QV_TYPE_UINT64, uint64_t)
-    INT_CASE(QV_TYPE_TIMESTAMP, uint64_t)
-    INT_CASE(QV_TYPE_TIME64, uint64_t)
-    INT_CASE(QV_TYPE_DURATION, uint64_t)
+      INT_CASE(QV_TYPE_UINT8, uint8_t)
+      INT_CASE(QV_TYPE_UINT16, uint16_t)
+      INT_CASE(QV_TYPE_UINT32, uint32_t)
+      INT_CASE(QV_TYPE_INT64, uint64_t)
+      INT_CASE(QV_TYPE_UINT64, uint64_t)
+      INT_CASE(QV_TYPE_TIMESTAMP, uint64_t)
+      INT_CASE(QV_TYPE_TIME64, uint64_t)
+      INT_CASE(QV_TYPE_DURATION, uint64_t)
 #undef F
 #define F(r) find_float(s, (double)v[r])
-    INT_CASE(QV_TYPE_FLOAT32, float)
-    INT_CASE(QV_TYPE_FLOAT64, double)
+      INT_CASE(QV_TYPE_FLOAT32, float)
+      INT_CASE(QV_TYPE_FLOAT64, double)
 #undef F
 #define F(r) find_dec(s, v, r)
-    INT_CASE(QV_TYPE_DECIMAL128, uint8_t)
+      INT_CASE(QV_TYPE_DECIMAL128, uint8_t)
 #undef F
 #undef INT_CASE
-    case QV_TYPE_STRING: case QV_TYPE_BINARY: {
+    case QV_TYPE_STRING:
+    case QV_TYPE_BINARY: {
       const int32_t *o = qv_array_offsets(a);
       const uint8_t *d = a->buffers[2] ? a->buffers[2]->data : (const uint8_t *)"";
 #define F(r) find_bytes(s, d + o[r], o[(r) + 1] - o[r])

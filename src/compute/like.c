@@ -24,12 +24,12 @@
 
 typedef struct like_plan {
   bool ci, binary, regex_only, has_re;
-  int n_seg;            /* segments; n_seg - 1 '%' between them */
+  int n_seg; /* segments; n_seg - 1 '%' between them */
   int64_t *seg_off, *seg_len;
-  qv_buffer lit;        /* segment bytes (lower-cased for ILIKE) */
-  qv_buffer rx;         /* the equivalent regex */
+  qv_buffer lit; /* segment bytes (lower-cased for ILIKE) */
+  qv_buffer rx;  /* the equivalent regex */
   qvk_regex re;
-  qv_buffer scratch;    /* a lower-cased subject */
+  qv_buffer scratch; /* a lower-cased subject */
 } like_plan;
 
 static int64_t char_len(const uint8_t *p, int64_t avail, bool binary) {
@@ -51,7 +51,8 @@ static void plan_reset(like_plan *pl) {
 
 /* Appends literal character bytes to the regex, quoted. */
 static qv_status rx_literal(qv_buffer *rx, const uint8_t *c, int64_t n) {
-  if (n == 1 && c[0] < 0x80 && !((c[0] >= '0' && c[0] <= '9') || (c[0] >= 'a' && c[0] <= 'z') || (c[0] >= 'A' && c[0] <= 'Z'))) {
+  if (n == 1 && c[0] < 0x80 &&
+      !((c[0] >= '0' && c[0] <= '9') || (c[0] >= 'a' && c[0] <= 'z') || (c[0] >= 'A' && c[0] <= 'Z'))) {
     if (c[0] == 0) return qv_buffer_append(rx, "\\x{0}", 5);
     QV_RETURN_NOT_OK(qv_buffer_append(rx, "\\", 1));
   }
@@ -71,8 +72,8 @@ static qv_status plan_literal(like_plan *pl, const uint8_t *p, int64_t cl, bool 
   return st;
 }
 
-static qv_status plan_build(like_plan *pl, const uint8_t *p, int64_t len, const uint8_t *esc, int64_t el,
-                            bool ci, bool binary, qv_error *err) {
+static qv_status plan_build(like_plan *pl, const uint8_t *p, int64_t len, const uint8_t *esc, int64_t el, bool ci,
+                            bool binary, qv_error *err) {
   memset(pl, 0, sizeof *pl);
   pl->ci = ci;
   pl->binary = binary;
@@ -88,8 +89,7 @@ static qv_status plan_build(like_plan *pl, const uint8_t *p, int64_t len, const 
   for (int64_t k = 0; k < len && st == QV_OK;) {
     if (el > 0 && k + el <= len && memcmp(p + k, esc, (size_t)el) == 0) {
       k += el;
-      if (k >= len)
-        return qv_error_set(err, QV_ERR_INVALID, "LIKE: the pattern ends with the escape character");
+      if (k >= len) return qv_error_set(err, QV_ERR_INVALID, "LIKE: the pattern ends with the escape character");
       int64_t cl = char_len(p + k, len - k, binary);
       st = plan_literal(pl, p + k, cl, &non_ascii);
       k += cl;
@@ -235,8 +235,8 @@ static bool chars_equal(const uint8_t *a, int64_t al, const uint8_t *b, int64_t 
 /* Classic wildcard matching with one backtrack point (the last '%'): on a
  * mismatch the last '%' absorbs one more character.  1, 0, or -1 for a
  * pattern ending in the escape character. */
-static int like_generic(const uint8_t *s, int64_t sl, const uint8_t *p, int64_t pl, const uint8_t *esc,
-                        int64_t el, bool ci, bool binary) {
+static int like_generic(const uint8_t *s, int64_t sl, const uint8_t *p, int64_t pl, const uint8_t *esc, int64_t el,
+                        bool ci, bool binary) {
   int64_t si = 0, pi = 0, star_p = -1, star_s = 0;
   for (;;) {
     /* the pattern token at pi */
@@ -334,7 +334,9 @@ qv_status qvk_op_like(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *
     for (int64_t i = 0; i < n && st == QV_OK; i++) {
       if (!qv_array_is_valid(a, i) || !qv_array_is_valid(pa, i)) continue;
       int m = like_generic(d + off[i], off[i + 1] - off[i], pd + po[i], po[i + 1] - po[i], esc, el, ci, binary);
-      if (m < 0) st = qv_error_set(c->err, QV_ERR_INVALID, "LIKE: the pattern of row %lld ends with the escape character", (long long)i);
+      if (m < 0)
+        st = qv_error_set(c->err, QV_ERR_INVALID, "LIKE: the pattern of row %lld ends with the escape character",
+                          (long long)i);
       else if (m) o[i >> 6] |= (uint64_t)1 << (i & 63);
     }
   }

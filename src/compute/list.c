@@ -79,8 +79,7 @@ static qv_status child_eq(const qv_array *l, int64_t lo, int64_t hi, const qv_sc
   return QV_OK;
 }
 
-static qv_status bool_out(qvk_ctx *c, qvk_datum *out, qv_bytes *values, const qvk_datum *l,
-                          const qvk_datum *needle) {
+static qv_status bool_out(qvk_ctx *c, qvk_datum *out, qv_bytes *values, const qvk_datum *l, const qvk_datum *needle) {
   qv_bytes *validity = NULL;
   qv_status st = qvk_validity_of(l, needle, c->n, &validity, c->err);
   return qvk_bool_out(st, c->n, values, validity, out, c->err);
@@ -91,7 +90,8 @@ static qv_status literal_items(qvk_ctx *c, const qvk_datum *d, qv_scalar **items
   *items = NULL;
   *n_items = 0;
   if (!d->scalar || d->scalar->type.id != QV_TYPE_LIST)
-    return qv_error_set(c->err, QV_ERR_UNSUPPORTED, "array_has_any / array_has_all: the second argument must be a constant list");
+    return qv_error_set(c->err, QV_ERR_UNSUPPORTED,
+                        "array_has_any / array_has_all: the second argument must be a constant list");
   const qv_array *l = d->scalar->list;
   if (!l) return QV_OK;
   qv_scalar *s = qv_calloc((size_t)(l->length ? l->length : 1), sizeof *s);

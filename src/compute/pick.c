@@ -67,8 +67,8 @@ static qv_status pick_fixed(qvk_ctx *c, qvk_datum *args, int32_t na, const uint8
     for (int64_t i = 0; i < n; i++) {
       uint8_t k = src[i];
       if (k == QVK_PICK_NONE) continue;
-      bool v = args[k].scalar ? args[k].scalar->v.b
-                              : qv_bit_get(args[k].array->buffers[1]->data, args[k].array->offset + i);
+      bool v =
+          args[k].scalar ? args[k].scalar->v.b : qv_bit_get(args[k].array->buffers[1]->data, args[k].array->offset + i);
       if (v) qv_bit_set(dst, i);
     }
     return QV_OK;
@@ -100,8 +100,7 @@ static qv_status pick_fixed(qvk_ctx *c, qvk_datum *args, int32_t na, const uint8
   return QV_OK;
 }
 
-qv_status qvk_pick(qvk_ctx *c, qvk_datum *args, int32_t na, const uint8_t *src, const qv_datatype *rt,
-                   qv_array **out) {
+qv_status qvk_pick(qvk_ctx *c, qvk_datum *args, int32_t na, const uint8_t *src, const qv_datatype *rt, qv_array **out) {
   *out = NULL;
   if (na > QVK_PICK_MAX)
     return qv_error_set(c->err, QV_ERR_UNSUPPORTED, "more than %d alternatives in one expression", QVK_PICK_MAX);

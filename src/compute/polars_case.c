@@ -83,7 +83,9 @@ static int map_one(int mode, int32_t cp, const uint8_t *p, int64_t len, int64_t 
     for (int j = 0; j < 3 && seq[j]; j++) n += (int)qvb_utf8_encode(w + n, (uint32_t)seq[j]);
     return n;
   }
-  int32_t m = mode == CASE_UPPER ? utf8proc_toupper(cp) : mode == CASE_TITLE ? utf8proc_totitle(cp) : utf8proc_tolower(cp);
+  int32_t m = mode == CASE_UPPER   ? utf8proc_toupper(cp)
+              : mode == CASE_TITLE ? utf8proc_totitle(cp)
+                                   : utf8proc_tolower(cp);
   return (int)qvb_utf8_encode(w, (uint32_t)m);
 }
 

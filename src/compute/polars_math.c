@@ -147,8 +147,7 @@ qv_status qvk_op_float_map(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_da
   }
   QV_RETURN_NOT_OK(dense_as(c, &args[0], rt));
   if (m == M_LOG) {
-    if (!args[1].scalar)
-      return qv_error_set(c->err, QV_ERR_UNSUPPORTED, "log: the base must be a constant");
+    if (!args[1].scalar) return qv_error_set(c->err, QV_ERR_UNSUPPORTED, "log: the base must be a constant");
     if (args[1].scalar->is_null) return qvk_null_out(rt, c->n, out, c->err);
     QV_RETURN_NOT_OK(qvk_coerce(c, &args[1], rt));
     k = rt->id == QV_TYPE_FLOAT32 ? (double)args[1].scalar->v.f : args[1].scalar->v.f;
@@ -306,33 +305,33 @@ qv_status qvk_op_when(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *
 /* ---- min/max_horizontal --------------------------------------------------------------------- */
 
 /* Folds argument k into (acc, have) for rows [0, n). */
-#define HFOLD(T, ISNAN)                                                                  \
-  for (int64_t i = 0; i < n; i++) {                                                      \
-    if (!qvk_datum_valid(a, i)) continue;                                               \
-    T v = ((const T *)x)[i], *s = (T *)acc + i;                                         \
-    if (!qv_bit_get(have, i)) {                                                         \
-      *s = v;                                                                           \
-      qv_bit_set(have, i);                                                              \
-    } else if (ISNAN(*s)) {                                                             \
-      *s = v;                                                                           \
-    } else if (!ISNAN(v)) {                                                             \
-      *s = is_max ? (*s > v ? *s : v) : (*s < v ? *s : v);                              \
-    }                                                                                   \
+#define HFOLD(T, ISNAN)                                    \
+  for (int64_t i = 0; i < n; i++) {                        \
+    if (!qvk_datum_valid(a, i)) continue;                  \
+    T v = ((const T *)x)[i], *s = (T *)acc + i;            \
+    if (!qv_bit_get(have, i)) {                            \
+      *s = v;                                              \
+      qv_bit_set(have, i);                                 \
+    } else if (ISNAN(*s)) {                                \
+      *s = v;                                              \
+    } else if (!ISNAN(v)) {                                \
+      *s = is_max ? (*s > v ? *s : v) : (*s < v ? *s : v); \
+    }                                                      \
   }
 #define NO_NAN(v) 0
 /* The same under a total order (Lance's least/greatest): NaN sorts
  * greatest and -0.0 below 0.0, through the comparison keys. */
-#define HFOLD_KEYED(T)                                                                   \
-  for (int64_t i = 0; i < n; i++) {                                                      \
-    if (!qvk_datum_valid(a, i)) continue;                                               \
-    T v = ((const T *)x)[i], *s = (T *)acc + i;                                         \
-    if (!qv_bit_get(have, i)) {                                                         \
-      *s = v;                                                                           \
-      qv_bit_set(have, i);                                                              \
-    } else {                                                                            \
+#define HFOLD_KEYED(T)                                                                     \
+  for (int64_t i = 0; i < n; i++) {                                                        \
+    if (!qvk_datum_valid(a, i)) continue;                                                  \
+    T v = ((const T *)x)[i], *s = (T *)acc + i;                                            \
+    if (!qv_bit_get(have, i)) {                                                            \
+      *s = v;                                                                              \
+      qv_bit_set(have, i);                                                                 \
+    } else {                                                                               \
       int64_t ks = qvk_float_key((double)*s, order), kv = qvk_float_key((double)v, order); \
-      if (is_max ? kv > ks : kv < ks) *s = v;                                           \
-    }                                                                                   \
+      if (is_max ? kv > ks : kv < ks) *s = v;                                              \
+    }                                                                                      \
   }
 
 qv_status qvk_op_horizontal(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out) {
@@ -365,19 +364,18 @@ qv_status qvk_op_horizontal(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_d
     switch (rt->id) {
       case QV_TYPE_INT8: HFOLD(int8_t, NO_NAN) break;
       case QV_TYPE_INT16: HFOLD(int16_t, NO_NAN) break;
-      case QV_TYPE_INT32: case QV_TYPE_DATE32: HFOLD(int32_t, NO_NAN) break;
+      case QV_TYPE_INT32:
+      case QV_TYPE_DATE32: HFOLD(int32_t, NO_NAN) break;
       case QV_TYPE_UINT8: HFOLD(uint8_t, NO_NAN) break;
       case QV_TYPE_UINT16: HFOLD(uint16_t, NO_NAN) break;
       case QV_TYPE_UINT32: HFOLD(uint32_t, NO_NAN) break;
       case QV_TYPE_UINT64: HFOLD(uint64_t, NO_NAN) break;
       case QV_TYPE_FLOAT32:
-        if (total) HFOLD_KEYED(float) else HFOLD(float, isnan)
-        break;
+        if (total) HFOLD_KEYED(float) else HFOLD(float, isnan) break;
       case QV_TYPE_FLOAT64:
-        if (total) HFOLD_KEYED(double) else HFOLD(double, isnan)
-        break;
+        if (total) HFOLD_KEYED(double) else HFOLD(double, isnan) break;
       case QV_TYPE_DECIMAL128: HFOLD(qvk_i128, NO_NAN) break; /* Polars' Int128 */
-      default: HFOLD(int64_t, NO_NAN) break; /* int64, timestamps */
+      default: HFOLD(int64_t, NO_NAN) break;                  /* int64, timestamps */
     }
   }
   return qvk_fixed_out(st, r, out);

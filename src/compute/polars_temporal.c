@@ -25,12 +25,27 @@
 
 #include "compute/compute_int.h"
 
-enum { DP_YEAR, DP_ISO_YEAR, DP_QUARTER, DP_MONTH, DP_WEEK, DP_DAY, DP_WEEKDAY, DP_ORDINAL, DP_HOUR, DP_MINUTE,
-       DP_SECOND, DP_MILLI, DP_MICRO, DP_NANO, DP__COUNT };
+enum {
+  DP_YEAR,
+  DP_ISO_YEAR,
+  DP_QUARTER,
+  DP_MONTH,
+  DP_WEEK,
+  DP_DAY,
+  DP_WEEKDAY,
+  DP_ORDINAL,
+  DP_HOUR,
+  DP_MINUTE,
+  DP_SECOND,
+  DP_MILLI,
+  DP_MICRO,
+  DP_NANO,
+  DP__COUNT
+};
 
-static const char *const part_names[DP__COUNT] = {
-    "year", "iso_year", "quarter", "month", "week", "day", "weekday", "ordinal_day", "hour", "minute",
-    "second", "millisecond", "microsecond", "nanosecond"};
+static const char *const part_names[DP__COUNT] = {"year",   "iso_year",    "quarter",     "month",     "week",
+                                                  "day",    "weekday",     "ordinal_day", "hour",      "minute",
+                                                  "second", "millisecond", "microsecond", "nanosecond"};
 
 /* The column's values as local units since the epoch, for any temporal
  * type: per = units per second, off = zone offset in seconds. */
@@ -43,9 +58,7 @@ static qv_status temporal_in(qvk_ctx *c, const char *what, const qvk_datum *x, i
     case QV_TYPE_TIMESTAMP:
       *per = qvk_unit_per_second(t->unit);
       return t->timezone ? qvk_tz_offset(t->timezone, off, c->err) : QV_OK;
-    case QV_TYPE_TIME64:
-      *per = qvk_unit_per_second(t->unit);
-      return QV_OK;
+    case QV_TYPE_TIME64: *per = qvk_unit_per_second(t->unit); return QV_OK;
     default: {
       char tb[64];
       return qv_error_set(c->err, QV_ERR_TYPE, "%s: expected a date or datetime, got %s", what,
@@ -127,8 +140,8 @@ static inline void split_day(int64_t v, int64_t off, int64_t per, bool date, int
  * generic loop's 64-bit divisions by a variable cost ~10 ns a row).  Rows
  * from the first whose zone shift overflows int64 are left to the generic
  * loop; returns that row (n when there is none). */
-__attribute__((always_inline)) static inline int64_t tod_rows(const int64_t *v, int64_t n, int64_t shift, int part, const int64_t per, int w,
-                               uint8_t *dst) {
+__attribute__((always_inline)) static inline int64_t tod_rows(const int64_t *v, int64_t n, int64_t shift, int part,
+                                                              const int64_t per, int w, uint8_t *dst) {
   const int64_t day = 86400 * per;
   for (int64_t i = 0; i < n; i++) {
     int64_t local;
@@ -146,10 +159,10 @@ __attribute__((always_inline)) static inline int64_t tod_rows(const int64_t *v, 
 /* One function per unit: as four cases of one function, the compiler
  * merged the copies back into one loop with the unit in a register (and a
  * 64-bit idiv per row, half of a dt.hour query's time). */
-#define TOD_UNIT(NAME, PER)                                                                                  \
+#define TOD_UNIT(NAME, PER)                                                                                \
   static __attribute__((noinline)) int64_t NAME(const int64_t *v, int64_t n, int64_t off, int part, int w, \
-                                                uint8_t *dst) {                                              \
-    return tod_rows(v, n, off * (PER), part, (PER), w, dst);                                                 \
+                                                uint8_t *dst) {                                            \
+    return tod_rows(v, n, off * (PER), part, (PER), w, dst);                                               \
   }
 TOD_UNIT(tod_s, 1)
 TOD_UNIT(tod_ms, 1000)
@@ -177,7 +190,8 @@ static qv_status dt_part(qvk_ctx *c, const qv_expr *e, qvk_datum *x, qvk_datum *
   QV_RETURN_NOT_OK(temporal_in(c, what, x, &per, &off));
   qv_type_id id = qvk_datum_type(x)->id;
   if ((id == QV_TYPE_DATE32 && part >= DP_HOUR) || (id == QV_TYPE_TIME64 && part < DP_HOUR))
-    return qv_error_set(c->err, QV_ERR_TYPE, "%s is not defined for %s", what, id == QV_TYPE_DATE32 ? "date32" : "time64");
+    return qv_error_set(c->err, QV_ERR_TYPE, "%s is not defined for %s", what,
+                        id == QV_TYPE_DATE32 ? "date32" : "time64");
   const qv_datatype *rt = qvk_bound_type(e);
   qv_datatype i64 = qv_datatype_simple(QV_TYPE_INT64);
   if (!rt || !qv_type_is_integer(rt->id)) rt = &i64;
@@ -294,7 +308,8 @@ static bool parse_every(const uint8_t *s, int64_t n, every *ev, char *why, size_
     else if (IS("q")) part = &ev->months, times = 3;
     else if (IS("y")) part = &ev->months, times = 12;
     else {
-      snprintf(why, wsize, "unknown unit '%.*s' (expected ns, us, ms, s, m, h, d, w, mo, q or y)", (int)(ul > 8 ? 8 : ul), u);
+      snprintf(why, wsize, "unknown unit '%.*s' (expected ns, us, ms, s, m, h, d, w, mo, q or y)",
+               (int)(ul > 8 ? 8 : ul), u);
       return false;
     }
 #undef IS
@@ -331,15 +346,16 @@ static qv_status dt_truncate(qvk_ctx *c, qvk_datum *x, const qvk_datum *ed, qvk_
   every ev;
   char why[160];
   if (!parse_every(es->bytes, es->len, &ev, why, sizeof why))
-    return qv_error_set(c->err, QV_ERR_INVALID, "dt.truncate: invalid interval '%.*s': %s", (int)(es->len > 40 ? 40 : es->len),
-                        (const char *)es->bytes, why);
+    return qv_error_set(c->err, QV_ERR_INVALID, "dt.truncate: invalid interval '%.*s': %s",
+                        (int)(es->len > 40 ? 40 : es->len), (const char *)es->bytes, why);
   int64_t per, off;
   QV_RETURN_NOT_OK(temporal_in(c, "dt.truncate", x, &per, &off));
   qv_type_id id = qvk_datum_type(x)->id;
   if (id == QV_TYPE_TIME64) return qv_error_set(c->err, QV_ERR_TYPE, "dt.truncate is not defined for time64");
   bool date = id == QV_TYPE_DATE32;
   if (date && ev.days && ev.nanos)
-    return qv_error_set(c->err, QV_ERR_INVALID, "dt.truncate: a date cannot be truncated by '%.*s' (days and smaller units mixed)",
+    return qv_error_set(c->err, QV_ERR_INVALID,
+                        "dt.truncate: a date cannot be truncated by '%.*s' (days and smaller units mixed)",
                         (int)(es->len > 40 ? 40 : es->len), (const char *)es->bytes);
   if (x->scalar) QV_RETURN_NOT_OK(qvk_datum_array(c, x));
   const qv_array *a = x->array;
@@ -395,7 +411,8 @@ static qv_status dt_truncate(qvk_ctx *c, qvk_datum *x, const qvk_datum *ed, qvk_
     continue;
   overflow:
     qv_array_release(r);
-    return qv_error_set(c->err, QV_ERR_OVERFLOW, "dt.truncate: row %lld truncates outside the representable range", (long long)i);
+    return qv_error_set(c->err, QV_ERR_OVERFLOW, "dt.truncate: row %lld truncates outside the representable range",
+                        (long long)i);
   }
   return qvk_array_out_valid(r, x, c->n, out, c->err);
 }

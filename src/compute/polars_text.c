@@ -180,7 +180,8 @@ static qv_status str_slice(qvk_ctx *c, qvk_datum *args, qvk_datum *out) {
     if (!qvk_sview_get(&v, i, &p, &len) || !int_at(od, i, &off)) continue;
     bool to_end = !int_at(ld, i, &cnt);
     if (!to_end && cnt < 0) {
-      st = qv_error_set(c->err, QV_ERR_INVALID, "%s: negative length %lld (row %lld)", what, (long long)cnt, (long long)i);
+      st = qv_error_set(c->err, QV_ERR_INVALID, "%s: negative length %lld (row %lld)", what, (long long)cnt,
+                        (long long)i);
       break;
     }
     int64_t start = off, stop;
@@ -407,8 +408,8 @@ static qv_status replace(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datu
                         "%s: a regex replacement with n > 1 is not supported (Polars refuses it too)", what);
   qvk_regex re = {NULL, NULL};
   if (!literal)
-    QV_RETURN_NOT_OK(qvk_regex_compile_rust(pat->bytes ? pat->bytes : (const uint8_t *)"", (size_t)pat->len, what, &re,
-                                            c->err));
+    QV_RETURN_NOT_OK(
+        qvk_regex_compile_rust(pat->bytes ? pat->bytes : (const uint8_t *)"", (size_t)pat->len, what, &re, c->err));
   const uint8_t *pb = pat->bytes ? pat->bytes : (const uint8_t *)"";
   qvk_sview v;
   qvk_sview_init(&v, &args[0]);

@@ -10,8 +10,8 @@
 
 #include "compute/regex_int.h"
 
-qv_status qvk_regex_compile(const uint8_t *pat, size_t len, uint32_t options, const char *what,
-                            qvk_regex *re, qv_error *err) {
+qv_status qvk_regex_compile(const uint8_t *pat, size_t len, uint32_t options, const char *what, qvk_regex *re,
+                            qv_error *err) {
   re->code = NULL;
   re->md = NULL;
   int code = 0;
@@ -99,7 +99,8 @@ qv_status qvk_regex_compile_rust(const uint8_t *pat, size_t len, const char *wha
     if (qv_buffer_append(&out, &c, 1) != QV_OK) st = QV_ERR_NOMEM;
   }
   if (st == QV_ERR_NOMEM) st = qv_error_nomem(err, what);
-  if (st == QV_OK) st = qvk_regex_compile(out.data ? out.data : (const uint8_t *)"", (size_t)out.size, opts, what, re, err);
+  if (st == QV_OK)
+    st = qvk_regex_compile(out.data ? out.data : (const uint8_t *)"", (size_t)out.size, opts, what, re, err);
   qv_buffer_reset(&out);
   return st;
 }
@@ -258,7 +259,8 @@ qv_status qvk_op_regex(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum 
     for (int64_t i = 0; i < n && st == QV_OK; i++) {
       int64_t row = qvk_row(x, i);
       if (!qv_array_is_valid(a, row)) continue;
-      int rc = pcre2_match(re.code, (PCRE2_SPTR)(d + off[row]), (PCRE2_SIZE)(off[row + 1] - off[row]), 0, 0, re.md, NULL);
+      int rc =
+          pcre2_match(re.code, (PCRE2_SPTR)(d + off[row]), (PCRE2_SIZE)(off[row + 1] - off[row]), 0, 0, re.md, NULL);
       if (rc >= 0) o[i >> 6] |= (uint64_t)1 << (i & 63);
       else if (rc != PCRE2_ERROR_NOMATCH) st = qvk_regex_error(rc, what, row, c->err);
     }

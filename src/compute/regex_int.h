@@ -15,8 +15,8 @@ typedef struct qvk_regex {
 
 /* Compiles pat[0..len) with PCRE2 options (JIT when available).  Errors
  * (QV_ERR_INVALID) name `what`, PCRE2's message and the offset. */
-qv_status qvk_regex_compile(const uint8_t *pat, size_t len, uint32_t options, const char *what,
-                            qvk_regex *re, qv_error *err);
+qv_status qvk_regex_compile(const uint8_t *pat, size_t len, uint32_t options, const char *what, qvk_regex *re,
+                            qv_error *err);
 /* Compiles a pattern written for Rust's regex crate (Polars): \w, \b, \B
  * and \s take that crate's Unicode meanings (Alphabetic, marks, decimal
  * digits, connector punctuation and joiners are word characters; White_Space

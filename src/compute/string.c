@@ -153,8 +153,8 @@ qv_status qvk_op_case(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *
         utf8proc_int32_t cp;
         utf8proc_ssize_t used = utf8proc_iterate(p + k, len - k, &cp);
         if (used <= 0) {
-          st = qv_error_set(c->err, QV_ERR_INVALID, "%s: row %lld is not valid UTF-8 (byte %lld)",
-                            qv_op_name(e->op), (long long)i, (long long)k);
+          st = qv_error_set(c->err, QV_ERR_INVALID, "%s: row %lld is not valid UTF-8 (byte %lld)", qv_op_name(e->op),
+                            (long long)i, (long long)k);
           break;
         }
         k += used;
@@ -187,8 +187,7 @@ qv_status qvk_op_case(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *
 /* ---- length ------------------------------------------------------------------ */
 
 qv_status qvk_op_length(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out) {
-  if (e->n_args != 1)
-    return qv_error_set(c->err, QV_ERR_INVALID, "length takes 1 argument, got %d", (int)e->n_args);
+  if (e->n_args != 1) return qv_error_set(c->err, QV_ERR_INVALID, "length takes 1 argument, got %d", (int)e->n_args);
   QV_RETURN_NOT_OK(want_string(e, &args[0], 0, c->err));
   qvk_datum *x = &args[0];
   if (x->scalar) QV_RETURN_NOT_OK(qvk_datum_array(c, x));

@@ -55,20 +55,46 @@ qv_status qvk_tz_offset(const char *tz, int64_t *seconds, qv_error *err) {
                       "time zone '%s' is not supported (only UTC and fixed offsets such as +05:30)", tz);
 }
 
-enum { P_YEAR, P_QUARTER, P_MONTH, P_WEEK, P_DAY, P_DOW, P_ISODOW, P_DOY, P_HOUR, P_MINUTE, P_SECOND,
-       P_MILLI, P_MICRO, P_NANO, P_EPOCH, P__COUNT };
+enum {
+  P_YEAR,
+  P_QUARTER,
+  P_MONTH,
+  P_WEEK,
+  P_DAY,
+  P_DOW,
+  P_ISODOW,
+  P_DOY,
+  P_HOUR,
+  P_MINUTE,
+  P_SECOND,
+  P_MILLI,
+  P_MICRO,
+  P_NANO,
+  P_EPOCH,
+  P__COUNT
+};
 
 static int part_of(const qv_scalar *s) {
-  static const char *names[][2] = {
-      {"year", "years"}, {"quarter", "quarters"}, {"month", "months"}, {"week", "weeks"},
-      {"day", "days"}, {"dow", "dayofweek"}, {"isodow", "isodow"}, {"doy", "dayofyear"},
-      {"hour", "hours"}, {"minute", "minutes"}, {"second", "seconds"},
-      {"millisecond", "milliseconds"}, {"microsecond", "microseconds"},
-      {"nanosecond", "nanoseconds"}, {"epoch", "epoch"}};
+  static const char *names[][2] = {{"year", "years"},
+                                   {"quarter", "quarters"},
+                                   {"month", "months"},
+                                   {"week", "weeks"},
+                                   {"day", "days"},
+                                   {"dow", "dayofweek"},
+                                   {"isodow", "isodow"},
+                                   {"doy", "dayofyear"},
+                                   {"hour", "hours"},
+                                   {"minute", "minutes"},
+                                   {"second", "seconds"},
+                                   {"millisecond", "milliseconds"},
+                                   {"microsecond", "microseconds"},
+                                   {"nanosecond", "nanoseconds"},
+                                   {"epoch", "epoch"}};
   if (s->is_null || s->type.id != QV_TYPE_STRING) return -1;
   for (int k = 0; k < P__COUNT; k++)
     for (int v = 0; v < 2; v++)
-      if ((int64_t)strlen(names[k][v]) == s->len && strncasecmp((const char *)s->bytes, names[k][v], (size_t)s->len) == 0)
+      if ((int64_t)strlen(names[k][v]) == s->len &&
+          strncasecmp((const char *)s->bytes, names[k][v], (size_t)s->len) == 0)
         return k;
   return -1;
 }
@@ -83,9 +109,7 @@ static qv_status temporal_arg(const char *fn, const qvk_datum *x, int64_t *per_s
     case QV_TYPE_TIMESTAMP:
       *per_sec = qvk_unit_per_second(t->unit);
       return t->timezone ? qvk_tz_offset(t->timezone, offset, err) : QV_OK;
-    case QV_TYPE_TIME64:
-      *per_sec = qvk_unit_per_second(t->unit);
-      return QV_OK;
+    case QV_TYPE_TIME64: *per_sec = qvk_unit_per_second(t->unit); return QV_OK;
     default: {
       char tb[64];
       return qv_error_set(err, QV_ERR_TYPE, "%s: expected a date, timestamp or time, got %s", fn,
@@ -137,8 +161,8 @@ qv_status qvk_op_date_part(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_da
   int part = part_of(args[0].scalar);
   if (part < 0) {
     const qv_scalar *s = args[0].scalar;
-    return qv_error_set(c->err, QV_ERR_INVALID, "date_part: unknown part '%.*s'",
-                        (int)(s->len > 40 ? 40 : s->len), s->bytes ? (const char *)s->bytes : "");
+    return qv_error_set(c->err, QV_ERR_INVALID, "date_part: unknown part '%.*s'", (int)(s->len > 40 ? 40 : s->len),
+                        s->bytes ? (const char *)s->bytes : "");
   }
   int64_t per, off;
   QV_RETURN_NOT_OK(temporal_arg("date_part", x, &per, &off, c->err));
@@ -199,8 +223,7 @@ qv_status qvk_op_date_trunc(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_d
   int64_t per, off;
   QV_RETURN_NOT_OK(temporal_arg("date_trunc", x, &per, &off, c->err));
   qv_type_id id = qvk_datum_type(x)->id;
-  if (id == QV_TYPE_TIME64)
-    return qv_error_set(c->err, QV_ERR_UNSUPPORTED, "date_trunc: time64 is not supported");
+  if (id == QV_TYPE_TIME64) return qv_error_set(c->err, QV_ERR_UNSUPPORTED, "date_trunc: time64 is not supported");
   QV_RETURN_NOT_OK(qvk_datum_array(c, x));
   const qv_array *a = x->array;
   int64_t n = c->n;

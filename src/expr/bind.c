@@ -101,7 +101,6 @@
 
 #include "expr/bind_int.h"
 
-
 /* Parsed trees are at most QV_EXPR_MAX_DEPTH deep; the binder adds a cast
  * level at most per node.  Kept well under what an 8 MiB stack holds with
  * sanitizers on (their frames are several KiB here). */
@@ -159,8 +158,7 @@ qv_status qve_bind_try_convert(qve_binder *b, qv_expr *e, const qv_datatype *to,
   }
   /* A list literal becomes a list, or a fixed_size_list of its length, of
    * the target's item type when every element converts. */
-  if (!qve_is_listlike(to->id) || (to->id == QV_TYPE_FIXED_SIZE_LIST && to->list_size != e->n_args))
-    return QV_OK;
+  if (!qve_is_listlike(to->id) || (to->id == QV_TYPE_FIXED_SIZE_LIST && to->list_size != e->n_args)) return QV_OK;
   const qv_datatype *item = &to->children[0].type;
   for (int32_t i = 0; i < e->n_args; i++) {
     QV_RETURN_NOT_OK(qve_bind_try_convert(b, e->args[i], item, false, ok));
@@ -234,7 +232,7 @@ static qv_status combine(qve_binder *b, unifier *u, const qv_datatype *t, qve_co
 /* Brings slots[0..n) to one type (see the top of the file); *out gets it
  * (int64 when the operands stay mixed int64/uint64). */
 qv_status qve_bind_unify(qve_binder *b, qv_expr **slots, int32_t n, qve_common_mode mode, const char *what, int32_t pos,
-                       qv_datatype *out) {
+                         qv_datatype *out) {
   unifier u = {QV_DATATYPE_INIT, false, false};
   qv_status st = QV_OK;
   for (int32_t i = 0; i < n && st == QV_OK; i++)
@@ -260,7 +258,8 @@ qv_status qve_bind_unify(qve_binder *b, qv_expr **slots, int32_t n, qve_common_m
   }
   for (int32_t i = 0; i < n && st == QV_OK; i++) {
     qv_type_id id = slots[i]->type.id;
-    if (u.mixed && qve_is_int(id)) st = qve_bind_coerce_simple(b, &slots[i], qve_is_uint(id) ? QV_TYPE_UINT64 : QV_TYPE_INT64);
+    if (u.mixed && qve_is_int(id))
+      st = qve_bind_coerce_simple(b, &slots[i], qve_is_uint(id) ? QV_TYPE_UINT64 : QV_TYPE_INT64);
     else if (u.mixed && id == QV_TYPE_NULL) st = qve_bind_coerce_simple(b, &slots[i], QV_TYPE_INT64);
     else st = qve_bind_coerce_to(b, &slots[i], &u.c);
   }
@@ -286,7 +285,7 @@ qv_status qve_bind_want_string(qve_binder *b, qv_expr *e, int32_t i, const char 
   if (id == QV_TYPE_STRING) return QV_OK;
   if (id == QV_TYPE_NULL) return qve_bind_coerce_simple(b, &e->args[i], QV_TYPE_STRING);
   return qve_bind_error(b, QV_ERR_TYPE, e->pos, "%s expects string arguments, got %s (argument %d)", what,
-                    TN(&e->args[i]->type), (int)i + 1);
+                        TN(&e->args[i]->type), (int)i + 1);
 }
 
 qv_status qve_bind_want_list(qve_binder *b, qv_expr *e, int32_t i, const char *what) {
@@ -299,8 +298,8 @@ qv_status qve_bind_want_list(qve_binder *b, qv_expr *e, int32_t i, const char *w
     qv_datatype_reset(&lt);
     return st;
   }
-  return qve_bind_error(b, QV_ERR_TYPE, e->pos, "%s expects a list, got %s (argument %d)", what,
-                    TN(&e->args[i]->type), (int)i + 1);
+  return qve_bind_error(b, QV_ERR_TYPE, e->pos, "%s expects a list, got %s (argument %d)", what, TN(&e->args[i]->type),
+                        (int)i + 1);
 }
 
 /* ---- arithmetic -------------------------------------------------------------------- */
@@ -325,8 +324,7 @@ static qv_status bind_arith(qve_binder *b, qv_expr *e) {
   lt = (*l)->type.id;
   rt = (*r)->type.id;
   if (!qve_is_num(lt) || !qve_is_num(rt))
-    return qve_bind_error(b, QV_ERR_TYPE, e->pos, "cannot apply %s to %s and %s", op, TN(&(*l)->type),
-                      TN(&(*r)->type));
+    return qve_bind_error(b, QV_ERR_TYPE, e->pos, "cannot apply %s to %s and %s", op, TN(&(*l)->type), TN(&(*r)->type));
   if (lt == QV_TYPE_UINT64 && rt != QV_TYPE_UINT64 && nonneg_int_literal(*r))
     QV_RETURN_NOT_OK(qve_bind_coerce_simple(b, r, QV_TYPE_UINT64));
   if (rt == QV_TYPE_UINT64 && lt != QV_TYPE_UINT64 && nonneg_int_literal(*l))
@@ -369,8 +367,7 @@ static qv_status bind_arith(qve_binder *b, qv_expr *e) {
     }
   }
   if (!qve_bind_decimal_result(e->op, &(*l)->type, &(*r)->type, &res))
-    return qve_bind_error(b, QV_ERR_TYPE, e->pos, "%s * %s needs a scale above 38", TN(&(*l)->type),
-                      TN(&(*r)->type));
+    return qve_bind_error(b, QV_ERR_TYPE, e->pos, "%s * %s needs a scale above 38", TN(&(*l)->type), TN(&(*r)->type));
   return qve_bind_set_type(b, e, &res);
 }
 
@@ -416,13 +413,14 @@ static qv_status bind_column(qve_binder *b, qv_expr *e) {
   const qv_schema *s = b->schema;
   int32_t i = find_name(s->fields, s->n_fields, e->name ? e->name : "");
   if (i == -2)
-    return qve_bind_error(b, QV_ERR_INVALID, e->pos, "column name `%s` is ambiguous (it matches several columns "
-                      "when case is ignored; quote the exact spelling)", NM(e->name));
+    return qve_bind_error(b, QV_ERR_INVALID, e->pos,
+                          "column name `%s` is ambiguous (it matches several columns "
+                          "when case is ignored; quote the exact spelling)",
+                          NM(e->name));
   if (i < 0) {
     char names[600];
     name_list(s->fields, s->n_fields, names, sizeof names);
-    return qv_error_set(b->err, QV_ERR_NOT_FOUND, "filter: no column `%s` (columns: %s)", NM(e->name),
-                        names);
+    return qv_error_set(b->err, QV_ERR_NOT_FOUND, "filter: no column `%s` (columns: %s)", NM(e->name), names);
   }
   e->column = i;
   QV_RETURN_NOT_OK(set_name(b, e, s->fields[i].name));
@@ -438,8 +436,7 @@ static qv_status bind_field(qve_binder *b, qv_expr *e) {
   if (i < 0) {
     char names[600];
     name_list(st->children, st->n_children, names, sizeof names);
-    return qve_bind_error(b, QV_ERR_NOT_FOUND, e->pos, "struct has no field `%s` (fields: %s)", NM(e->name),
-                      names);
+    return qve_bind_error(b, QV_ERR_NOT_FOUND, e->pos, "struct has no field `%s` (fields: %s)", NM(e->name), names);
   }
   QV_RETURN_NOT_OK(set_name(b, e, st->children[i].name));
   return qve_bind_set_type(b, e, &st->children[i].type);
@@ -464,7 +461,7 @@ qv_status qve_bind_rule_array_has(qve_binder *b, qv_expr *e) {
         qv_datatype_reset(&c);
         if (r == QV_COMMON_NOMEM) return qve_bind_nomem(b);
         return qve_bind_error(b, QV_ERR_TYPE, e->pos, "%s cannot look for %s in %s", what, TN(&e->args[1]->type),
-                          TN(&e->args[0]->type));
+                              TN(&e->args[0]->type));
       }
       if (!qv_datatype_equal(&c, t)) {
         st = qve_bind_list_of(&c, &lc) == QV_OK ? QV_OK : qve_bind_nomem(b);
@@ -490,7 +487,7 @@ qv_status qve_bind_rule_array_has(qve_binder *b, qv_expr *e) {
         qv_datatype_reset(&c);
         if (r == QV_COMMON_NOMEM) return qve_bind_nomem(b);
         return qve_bind_error(b, QV_ERR_TYPE, e->pos, "%s cannot compare %s with %s", what, TN(&e->args[0]->type),
-                          TN(&e->args[1]->type));
+                              TN(&e->args[1]->type));
       }
       st = qve_bind_coerce_to(b, &e->args[0], &c);
       if (st == QV_OK) st = qve_bind_coerce_to(b, &e->args[1], &c);

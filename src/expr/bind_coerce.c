@@ -12,9 +12,12 @@
 
 static int int_width(qv_type_id id) {
   switch (id) {
-    case QV_TYPE_INT8: case QV_TYPE_UINT8: return 1;
-    case QV_TYPE_INT16: case QV_TYPE_UINT16: return 2;
-    case QV_TYPE_INT32: case QV_TYPE_UINT32: return 4;
+    case QV_TYPE_INT8:
+    case QV_TYPE_UINT8: return 1;
+    case QV_TYPE_INT16:
+    case QV_TYPE_UINT16: return 2;
+    case QV_TYPE_INT32:
+    case QV_TYPE_UINT32: return 4;
     default: return 8;
   }
 }
@@ -81,7 +84,7 @@ static bool numeric_common(const qv_datatype *a, const qv_datatype *b, qve_commo
   if (x == QV_TYPE_DECIMAL128 || y == QV_TYPE_DECIMAL128) {
     const qv_datatype *d = x == QV_TYPE_DECIMAL128 ? a : b, *o = d == a ? b : a;
     qv_datatype od = o->id == QV_TYPE_DECIMAL128 ? *o
-                     : qve_is_float(o->id)        ? float_as_decimal(o->id)
+                     : qve_is_float(o->id)       ? float_as_decimal(o->id)
                                                  : qve_bind_int_as_decimal(o->id);
     *out = wider_decimal(d, &od);
     return true;
@@ -131,7 +134,7 @@ static qve_common_result copied(const qv_datatype *t, qv_datatype *out) {
 }
 
 qve_common_result qve_bind_common_type(const qv_datatype *a, const qv_datatype *b, qve_common_mode mode,
-                                     qv_datatype *out, bool *mixed) {
+                                       qv_datatype *out, bool *mixed) {
   *mixed = false;
   *out = qv_datatype_simple(QV_TYPE_NULL);
   if (a->id == QV_TYPE_NULL) return copied(b, out);
@@ -158,8 +161,7 @@ qve_common_result qve_bind_common_type(const qv_datatype *a, const qv_datatype *
   if (qve_is_listlike(a->id) && qve_is_listlike(b->id)) {
     qv_datatype elem;
     bool m;
-    qve_common_result r =
-        qve_bind_common_type(&a->children[0].type, &b->children[0].type, QV_COMMON_UNION, &elem, &m);
+    qve_common_result r = qve_bind_common_type(&a->children[0].type, &b->children[0].type, QV_COMMON_UNION, &elem, &m);
     if (r != QV_COMMON_FOUND) {
       qv_datatype_reset(&elem);
       return r;
@@ -167,8 +169,7 @@ qve_common_result qve_bind_common_type(const qv_datatype *a, const qv_datatype *
     qv_status st;
     if (a->id == QV_TYPE_FIXED_SIZE_LIST && b->id == QV_TYPE_FIXED_SIZE_LIST && a->list_size == b->list_size)
       st = qv_datatype_fixed_size_list(&elem, a->list_size, out, NULL);
-    else
-      st = qv_datatype_list(&elem, out, NULL);
+    else st = qv_datatype_list(&elem, out, NULL);
     qv_datatype_reset(&elem);
     return st == QV_OK ? QV_COMMON_FOUND : QV_COMMON_NOMEM;
   }
@@ -199,8 +200,8 @@ static bool fixed_offset(const char *tz, int64_t *secs) {
 }
 
 /* A wall-clock value (in unit) as an instant in zone tz. */
-static qv_status wall_to_instant(int64_t v, qv_time_unit unit, const char *tz, int32_t pos, int64_t *out,
-                                 bool *ok, qv_error *err) {
+static qv_status wall_to_instant(int64_t v, qv_time_unit unit, const char *tz, int32_t pos, int64_t *out, bool *ok,
+                                 qv_error *err) {
   int64_t off;
   if (!tz) {
     *out = v;
@@ -211,8 +212,7 @@ static qv_status wall_to_instant(int64_t v, qv_time_unit unit, const char *tz, i
                         "filter: a timestamp without an offset cannot be compared with time zone %s (write the "
                         "offset, e.g. '2024-01-02 03:04:05+01:00') at column %d",
                         tz, (int)pos);
-  if (__builtin_mul_overflow(off, qve_unit_per_second(unit), &off) || __builtin_sub_overflow(v, off, out))
-    *ok = false;
+  if (__builtin_mul_overflow(off, qve_unit_per_second(unit), &off) || __builtin_sub_overflow(v, off, out)) *ok = false;
   return QV_OK;
 }
 
@@ -241,8 +241,8 @@ static bool float_to_decimal(double f, bool single, const qv_datatype *to, qve_i
   return qve_expr_parse_decimal(text, strlen(text), to->precision, to->scale, x);
 }
 
-qv_status qve_bind_convert_scalar(const qv_scalar *v, const qv_datatype *to, int32_t pos, qv_scalar *out,
-                                 bool *ok, qv_error *err) {
+qv_status qve_bind_convert_scalar(const qv_scalar *v, const qv_datatype *to, int32_t pos, qv_scalar *out, bool *ok,
+                                  qv_error *err) {
   qv_scalar r = QV_SCALAR_INIT;
   qv_type_id from = v->type.id;
   *ok = false;
@@ -275,7 +275,7 @@ qv_status qve_bind_convert_scalar(const qv_scalar *v, const qv_datatype *to, int
       r.v.f = f;
     } else if (to->id == QV_TYPE_FLOAT32) {
       if (isfinite(f) && fabs(f) > FLT_MAX) return QV_OK; /* would become infinite */
-      r.v.f = (double)(float)f;                            /* as Lance: 0.1 matches a float32 0.1 */
+      r.v.f = (double)(float)f;                           /* as Lance: 0.1 matches a float32 0.1 */
     } else if (to->id == QV_TYPE_DECIMAL128) {
       qve_i128 x;
       if (!float_to_decimal(f, from == QV_TYPE_FLOAT32, to, &x)) return QV_OK;
@@ -365,7 +365,7 @@ nomem:
 }
 
 qv_status qve_bind_read_temporal(const qv_scalar *v, const qv_datatype *target, int32_t pos, qv_scalar *out,
-                                qv_error *err) {
+                                 qv_error *err) {
   const char *s = (const char *)v->bytes;
   size_t n = (size_t)v->len;
   char shown[80];
@@ -383,15 +383,14 @@ qv_status qve_bind_read_temporal(const qv_scalar *v, const qv_datatype *target, 
   bool zone;
   if (!s || !qv_parse_datetime(s, n, &sec, &nanos, &zone))
     return qv_error_set(err, QV_ERR_TYPE,
-                        "filter: cannot read '%s' as a timestamp (YYYY-MM-DD HH:MM:SS[.f][+HH:MM]) at column %d",
-                        shown, (int)pos);
+                        "filter: cannot read '%s' as a timestamp (YYYY-MM-DD HH:MM:SS[.f][+HH:MM]) at column %d", shown,
+                        (int)pos);
   qv_time_unit unit = target->unit;
   int64_t step = 1000000000 / qve_unit_per_second(unit);
   if (nanos % step) unit = QV_UNIT_NANO; /* keep every digit the text has */
   int64_t per = qve_unit_per_second(unit), x;
   bool fits = true;
-  if (__builtin_mul_overflow(sec, per, &x) || __builtin_add_overflow(x, nanos / (1000000000 / per), &x))
-    fits = false;
+  if (__builtin_mul_overflow(sec, per, &x) || __builtin_add_overflow(x, nanos / (1000000000 / per), &x)) fits = false;
   if (fits && !zone && target->timezone)
     QV_RETURN_NOT_OK(wall_to_instant(x, unit, target->timezone, pos, &x, &fits, err));
   if (!fits)
@@ -408,8 +407,8 @@ qv_status qve_bind_read_temporal(const qv_scalar *v, const qv_datatype *target, 
 /* ---- casts and decimal arithmetic ------------------------------------------- */
 
 static bool scalar_kind(qv_type_id id) {
-  return id == QV_TYPE_BOOL || qve_is_num(id) || id == QV_TYPE_STRING || id == QV_TYPE_BINARY ||
-         qve_is_datetime(id) || id == QV_TYPE_TIME64 || id == QV_TYPE_DURATION;
+  return id == QV_TYPE_BOOL || qve_is_num(id) || id == QV_TYPE_STRING || id == QV_TYPE_BINARY || qve_is_datetime(id) ||
+         id == QV_TYPE_TIME64 || id == QV_TYPE_DURATION;
 }
 
 bool qve_bind_castable(const qv_datatype *from, const qv_datatype *to) {

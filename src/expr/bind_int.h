@@ -41,8 +41,8 @@ qv_status qve_bind_coerce_to(qve_binder *b, qv_expr **slot, const qv_datatype *t
 qv_status qve_bind_coerce_simple(qve_binder *b, qv_expr **slot, qv_type_id id);
 /* Coerces n operands to their common type (written to *out) under mode;
  * "cannot <what> X with Y at column pos" when there is none. */
-qv_status qve_bind_unify(qve_binder *b, qv_expr **slots, int32_t n, qve_common_mode mode, const char *what,
-                        int32_t pos, qv_datatype *out);
+qv_status qve_bind_unify(qve_binder *b, qv_expr **slots, int32_t n, qve_common_mode mode, const char *what, int32_t pos,
+                         qv_datatype *out);
 
 /* Argument i of e must be boolean / a string / a list (null literals are
  * coerced); the error names what. */

@@ -24,9 +24,12 @@
 
 static int int_bits(qv_type_id id) {
   switch (id) {
-    case QV_TYPE_INT8: case QV_TYPE_UINT8: return 8;
-    case QV_TYPE_INT16: case QV_TYPE_UINT16: return 16;
-    case QV_TYPE_INT32: case QV_TYPE_UINT32: return 32;
+    case QV_TYPE_INT8:
+    case QV_TYPE_UINT8: return 8;
+    case QV_TYPE_INT16:
+    case QV_TYPE_UINT16: return 16;
+    case QV_TYPE_INT32:
+    case QV_TYPE_UINT32: return 32;
     default: return 64;
   }
 }
@@ -97,7 +100,9 @@ static bool pl_dynamic_type(const qv_scalar *v, qv_type_id other, qv_type_id *ou
     return true;
   }
   if (!qve_is_int(other)) { /* alone: Int32, else Int64, else UInt64 */
-    *out = fits(QV_TYPE_INT32, neg, mag) ? QV_TYPE_INT32 : fits(QV_TYPE_INT64, neg, mag) ? QV_TYPE_INT64 : QV_TYPE_UINT64;
+    *out = fits(QV_TYPE_INT32, neg, mag)   ? QV_TYPE_INT32
+           : fits(QV_TYPE_INT64, neg, mag) ? QV_TYPE_INT64
+                                           : QV_TYPE_UINT64;
     return true;
   }
   bool is_signed = qve_is_sint(other) || neg;
@@ -206,9 +211,9 @@ qv_status qve_bind_polars_arith(qve_binder *b, qv_expr *e, bool *numeric) {
   }
   if (t == QV_TYPE_DECIMAL128 && e->op != QV_OP_ADD && e->op != QV_OP_SUB && e->op != QV_OP_MUL)
     return qve_bind_error(b, QV_ERR_UNSUPPORTED, e->pos,
-                         "%s of a signed integer and a UInt64 is computed in Polars' Int128, which quiver has only "
-                         "for + - *",
-                         qv_op_name(e->op));
+                          "%s of a signed integer and a UInt64 is computed in Polars' Int128, which quiver has only "
+                          "for + - *",
+                          qv_op_name(e->op));
   return pl_set_type(b, e, t);
 }
 
@@ -219,12 +224,12 @@ qv_status qve_bind_polars_compare_check(qve_binder *b, const qv_expr *e) {
     const qv_datatype *y = &a->type;
     if (e->op == QV_OP_IN && a->kind == QV_EXPR_LITERAL && !a->value.is_null &&
         ((qve_is_int(x->id) && qve_is_float(y->id)) || (qve_is_float(x->id) && qve_is_int(y->id))))
-      return qve_bind_error(b, QV_ERR_TYPE, e->pos, "is_in cannot check for %s values in a list of %s (Polars 2 refuses it)",
-                           TN(x), TN(y));
+      return qve_bind_error(b, QV_ERR_TYPE, e->pos,
+                            "is_in cannot check for %s values in a list of %s (Polars 2 refuses it)", TN(x), TN(y));
     if (x->id == QV_TYPE_TIMESTAMP && y->id == QV_TYPE_TIMESTAMP && x->timezone && y->timezone &&
         strcmp(x->timezone, y->timezone) != 0)
-      return qve_bind_error(b, QV_ERR_TYPE, e->pos, "cannot compare %s with %s: Polars compares datetimes only in one time zone",
-                           TN(x), TN(y));
+      return qve_bind_error(b, QV_ERR_TYPE, e->pos,
+                            "cannot compare %s with %s: Polars compares datetimes only in one time zone", TN(x), TN(y));
   }
   return QV_OK;
 }
@@ -236,7 +241,7 @@ static qv_status want_number(qve_binder *b, qv_expr *e, int32_t i) {
   if (qve_is_int(id) || qve_is_float(id)) return QV_OK;
   if (id == QV_TYPE_NULL) return qve_bind_coerce_simple(b, &e->args[i], QV_TYPE_FLOAT64);
   return qve_bind_error(b, QV_ERR_TYPE, e->pos, "%s expects a number, got %s", qv_op_name(e->op),
-                       TN(&e->args[i]->type));
+                        TN(&e->args[i]->type));
 }
 
 static qv_status arity(qve_binder *b, const qv_expr *e, int32_t lo, int32_t hi) {
@@ -285,13 +290,13 @@ qv_status qve_bind_rule_fill_null(qve_binder *b, qv_expr *e) {
   const char *s = e->name ? e->name : "";
   if (strcmp(s, "zero") != 0 && strcmp(s, "one") != 0)
     return qve_bind_error(b, QV_ERR_UNSUPPORTED, e->pos,
-                         "fill_null(strategy='%s') reads the whole column, and quiver evaluates a filter batch by "
-                         "batch",
-                         s);
+                          "fill_null(strategy='%s') reads the whole column, and quiver evaluates a filter batch by "
+                          "batch",
+                          s);
   qv_type_id id = e->args[0]->type.id;
   if (!qve_is_int(id) && !qve_is_float(id) && id != QV_TYPE_BOOL && id != QV_TYPE_NULL)
     return qve_bind_error(b, QV_ERR_TYPE, e->pos, "fill_null(strategy='%s') expects a number, got %s", s,
-                         TN(&e->args[0]->type));
+                          TN(&e->args[0]->type));
   return qve_bind_set_type(b, e, &e->args[0]->type);
 }
 
@@ -327,7 +332,8 @@ qv_status qve_bind_rule_horizontal(qve_binder *b, qv_expr *e) {
     e->type = c;
   }
   qv_type_id id = e->type.id;
-  if (qve_is_int(id) || qve_is_float(id) || qve_is_datetime(id) || id == QV_TYPE_DECIMAL128 || id == QV_TYPE_NULL) return QV_OK;
+  if (qve_is_int(id) || qve_is_float(id) || qve_is_datetime(id) || id == QV_TYPE_DECIMAL128 || id == QV_TYPE_NULL)
+    return QV_OK;
   const char *name = qve_bind_is_polars(e) ? qv_op_name(e->op) : e->op == QV_OP_MIN_HORIZONTAL ? "least" : "greatest";
   return qve_bind_error(b, QV_ERR_UNSUPPORTED, e->pos, "%s of %s is not supported", name, TN(&e->type));
 }
@@ -338,7 +344,7 @@ qv_status qve_bind_rule_floordiv(qve_binder *b, qv_expr *e) {
   QV_RETURN_NOT_OK(qve_bind_polars_arith(b, e, &numeric));
   if (numeric) return QV_OK;
   return qve_bind_error(b, QV_ERR_TYPE, e->pos, "cannot apply // to %s and %s", TN(&e->args[0]->type),
-                       TN(&e->args[1]->type));
+                        TN(&e->args[1]->type));
 }
 
 qv_status qve_bind_rule_round(qve_binder *b, qv_expr *e) {
@@ -375,10 +381,10 @@ qv_status qve_bind_rule_bool_horizontal(qve_binder *b, qv_expr *e) {
 
 qv_status qve_bind_rule_drop_nulls(qve_binder *b, qv_expr *e) {
   return qve_bind_error(b, QV_ERR_UNSUPPORTED, e->pos,
-                       "drop_nulls changes the number of rows, so it cannot be part of a filter");
+                        "drop_nulls changes the number of rows, so it cannot be part of a filter");
 }
 
 qv_status qve_bind_rule_unknown(qve_binder *b, qv_expr *e) {
   return qve_bind_error(b, QV_ERR_UNSUPPORTED, e->pos, "the Polars construct %s is not supported by quiver",
-                       e->name ? e->name : "?");
+                        e->name ? e->name : "?");
 }

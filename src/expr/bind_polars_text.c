@@ -34,7 +34,7 @@ static qv_status want_int(qve_binder *b, qv_expr *e, int32_t i, const char *what
 static qv_status want_args(qve_binder *b, qv_expr *e, int32_t n) {
   if (e->n_args == n) return QV_OK;
   return qve_bind_error(b, QV_ERR_INVALID, e->pos, "%s takes %d argument%s, got %d", qv_op_name(e->op), (int)n,
-                       n == 1 ? "" : "s", (int)e->n_args);
+                        n == 1 ? "" : "s", (int)e->n_args);
 }
 
 qv_status qve_bind_rule_concat_str(qve_binder *b, qv_expr *e) {
@@ -44,7 +44,7 @@ qv_status qve_bind_rule_concat_str(qve_binder *b, qv_expr *e) {
     if (id == QV_TYPE_STRING) continue;
     if (id == QV_TYPE_LIST || id == QV_TYPE_STRUCT || id == QV_TYPE_FIXED_SIZE_LIST || id == QV_TYPE_BINARY)
       return qve_bind_error(b, QV_ERR_TYPE, e->pos, "concat_str cannot turn %s into a string (input %d)",
-                           TN(&e->args[i]->type), (int)i + 1);
+                            TN(&e->args[i]->type), (int)i + 1);
     QV_RETURN_NOT_OK(qve_bind_coerce_simple(b, &e->args[i], QV_TYPE_STRING));
   }
   qve_bind_set_simple(e, QV_TYPE_STRING);
@@ -55,9 +55,9 @@ qv_status qve_bind_rule_contains_any(qve_binder *b, qv_expr *e) {
   QV_RETURN_NOT_OK(want_args(b, e, 2));
   QV_RETURN_NOT_OK(want_str(b, e, 0, "str.contains_any"));
   const qv_datatype *t = &e->args[1]->type;
-  bool ok = qve_is_listlike(t->id) && (t->children[0].type.id == QV_TYPE_STRING || t->children[0].type.id == QV_TYPE_NULL);
-  if (!ok)
-    return qve_bind_error(b, QV_ERR_TYPE, e->pos, "str.contains_any expects a list of strings, got %s", TN(t));
+  bool ok =
+      qve_is_listlike(t->id) && (t->children[0].type.id == QV_TYPE_STRING || t->children[0].type.id == QV_TYPE_NULL);
+  if (!ok) return qve_bind_error(b, QV_ERR_TYPE, e->pos, "str.contains_any expects a list of strings, got %s", TN(t));
   if (t->children[0].type.id == QV_TYPE_NULL) {
     qv_datatype st = qv_datatype_simple(QV_TYPE_STRING), lt;
     if (qve_bind_list_of(&st, &lt) != QV_OK) return qve_bind_nomem(b);
@@ -76,12 +76,12 @@ static const struct {
   qv_type_id type;
   bool needs_time, needs_date;
 } dt_parts[] = {
-    {"year", QV_TYPE_INT32, false, true},       {"iso_year", QV_TYPE_INT32, false, true},
-    {"quarter", QV_TYPE_INT8, false, true},     {"month", QV_TYPE_INT8, false, true},
-    {"week", QV_TYPE_INT8, false, true},        {"day", QV_TYPE_INT8, false, true},
-    {"weekday", QV_TYPE_INT8, false, true},     {"ordinal_day", QV_TYPE_INT16, false, true},
-    {"hour", QV_TYPE_INT8, true, false},        {"minute", QV_TYPE_INT8, true, false},
-    {"second", QV_TYPE_INT8, true, false},      {"millisecond", QV_TYPE_INT32, true, false},
+    {"year", QV_TYPE_INT32, false, true},        {"iso_year", QV_TYPE_INT32, false, true},
+    {"quarter", QV_TYPE_INT8, false, true},      {"month", QV_TYPE_INT8, false, true},
+    {"week", QV_TYPE_INT8, false, true},         {"day", QV_TYPE_INT8, false, true},
+    {"weekday", QV_TYPE_INT8, false, true},      {"ordinal_day", QV_TYPE_INT16, false, true},
+    {"hour", QV_TYPE_INT8, true, false},         {"minute", QV_TYPE_INT8, true, false},
+    {"second", QV_TYPE_INT8, true, false},       {"millisecond", QV_TYPE_INT32, true, false},
     {"microsecond", QV_TYPE_INT32, true, false}, {"nanosecond", QV_TYPE_INT32, true, false},
 };
 
@@ -170,7 +170,7 @@ qv_status qve_bind_rule_dt_truncate(qve_binder *b, qv_expr *e) {
   const qv_expr *every = e->args[1];
   if (every->kind != QV_EXPR_LITERAL || every->value.is_null || every->value.type.id != QV_TYPE_STRING)
     return qve_bind_error(b, QV_ERR_UNSUPPORTED, e->pos,
-                         "dt.truncate expects a constant interval such as \"1d\", got %s", TN(&every->type));
+                          "dt.truncate expects a constant interval such as \"1d\", got %s", TN(&every->type));
   return qve_bind_set_type(b, e, &e->args[0]->type);
 }
 

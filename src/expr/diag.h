@@ -27,7 +27,8 @@ typedef struct qve_diag {
   qv_status st;     /* QV_OK until the first error, then its code */
 } qve_diag;
 
-#define QV_DIAG_INIT(err, what, unit) {(err), (what), (unit), 0, QV_OK}
+#define QV_DIAG_INIT(err, what, unit) \
+  { (err), (what), (unit), 0, QV_OK }
 
 /* Records code with "WHAT: MESSAGE at UNIT pos" (printf-style MESSAGE)
  * unless an error was recorded already; returns d->st either way. */

@@ -81,8 +81,7 @@ qv_expr *qv_expr_clone(const qv_expr *src) {
   e->pos = src->pos;
   e->flags = src->flags;
   e->param = src->param;
-  if ((src->name && !(e->name = qv_strdup(src->name))) ||
-      qv_scalar_copy(&src->value, &e->value) != QV_OK ||
+  if ((src->name && !(e->name = qv_strdup(src->name))) || qv_scalar_copy(&src->value, &e->value) != QV_OK ||
       qv_datatype_copy(&src->type, &e->type) != QV_OK)
     goto cleanup;
   if (src->n_args) {

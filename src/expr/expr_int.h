@@ -27,16 +27,30 @@ __extension__ typedef unsigned __int128 qve_u128;
 
 typedef enum lance_tok_kind {
   LT_EOF = 0,
-  LT_IDENT,    /* unquoted word: identifier or keyword (case-insensitive) */
-  LT_QIDENT,   /* `backtick quoted` identifier, never a keyword */
-  LT_STRING,   /* 'single quoted' */
-  LT_DSTRING,  /* "double quoted": a string in Lance, see lance_lexer.c */
-  LT_HEX,      /* X'0aFF' or 0x0aFF */
-  LT_NUMBER,   /* 12, 1.5, .5, 1e-3 (never signed) */
-  LT_LPAREN, LT_RPAREN, LT_LBRACKET, LT_RBRACKET, LT_COMMA, LT_DOT,
-  LT_PLUS, LT_MINUS, LT_STAR, LT_SLASH, LT_PERCENT,
-  LT_EQ, LT_NE, LT_LT, LT_LE, LT_GT, LT_GE,
-  LT_CONCAT    /* || : valid SQL, no IR operator; the parser reports it */
+  LT_IDENT,   /* unquoted word: identifier or keyword (case-insensitive) */
+  LT_QIDENT,  /* `backtick quoted` identifier, never a keyword */
+  LT_STRING,  /* 'single quoted' */
+  LT_DSTRING, /* "double quoted": a string in Lance, see lance_lexer.c */
+  LT_HEX,     /* X'0aFF' or 0x0aFF */
+  LT_NUMBER,  /* 12, 1.5, .5, 1e-3 (never signed) */
+  LT_LPAREN,
+  LT_RPAREN,
+  LT_LBRACKET,
+  LT_RBRACKET,
+  LT_COMMA,
+  LT_DOT,
+  LT_PLUS,
+  LT_MINUS,
+  LT_STAR,
+  LT_SLASH,
+  LT_PERCENT,
+  LT_EQ,
+  LT_NE,
+  LT_LT,
+  LT_LE,
+  LT_GT,
+  LT_GE,
+  LT_CONCAT /* || : valid SQL, no IR operator; the parser reports it */
 } lance_tok_kind;
 
 typedef struct lance_token {
@@ -106,8 +120,7 @@ int64_t qve_unit_per_second(qv_time_unit u);
  * text is malformed; sets *inexact when the text has digits finer than the
  * unit (they are dropped, as Arrow's cast does) and *overflow when the
  * value does not fit. */
-bool qve_expr_parse_timestamp(const char *s, size_t n, qv_time_unit unit, int64_t *out,
-                             bool *inexact, bool *overflow);
+bool qve_expr_parse_timestamp(const char *s, size_t n, qv_time_unit unit, int64_t *out, bool *inexact, bool *overflow);
 /* "YYYY-MM-DD HH:MM:SS[.f]" with the fraction trimmed of trailing zeros. */
 int qve_expr_format_timestamp(int64_t v, qv_time_unit unit, char *buf, size_t size);
 int qve_expr_format_date(int64_t days, char *buf, size_t size);
@@ -138,21 +151,21 @@ typedef enum qve_common_mode {
  * is then int64). */
 typedef enum qve_common_result { QV_COMMON_NOMEM = -1, QV_COMMON_NONE = 0, QV_COMMON_FOUND = 1 } qve_common_result;
 qve_common_result qve_bind_common_type(const qv_datatype *a, const qv_datatype *b, qve_common_mode mode,
-                                     qv_datatype *out, bool *mixed);
+                                       qv_datatype *out, bool *mixed);
 
 /* Converts a literal value to type `to` without changing what it means
  * (see bind.c for the exact rules).  *ok is false when it cannot (out is
  * then untouched); errors are for text that cannot be read as the target
  * (QV_ERR_TYPE "cannot read 'x' as date32 at column N"), time zones
  * without a fixed offset (QV_ERR_UNSUPPORTED) and memory. */
-qv_status qve_bind_convert_scalar(const qv_scalar *v, const qv_datatype *to, int32_t pos, qv_scalar *out,
-                                 bool *ok, qv_error *err);
+qv_status qve_bind_convert_scalar(const qv_scalar *v, const qv_datatype *to, int32_t pos, qv_scalar *out, bool *ok,
+                                  qv_error *err);
 
 /* A string literal compared with a date or timestamp, read as that kind of
  * value: date32, or a timestamp in target's zone at target's unit when the
  * text fits it, else at nanoseconds (so that no digit is lost). */
 qv_status qve_bind_read_temporal(const qv_scalar *v, const qv_datatype *target, int32_t pos, qv_scalar *out,
-                                qv_error *err);
+                                 qv_error *err);
 
 /* Whether CAST(from AS to) can be evaluated at all. */
 bool qve_bind_castable(const qv_datatype *from, const qv_datatype *to);

@@ -26,9 +26,7 @@ static inline bool qve_is_lit_of(const qv_expr *e, qv_type_id id) {
 static inline bool qve_is_str_lit(const qv_expr *e) { return qve_is_lit_of(e, QV_TYPE_STRING); }
 
 /* A non-null string or binary literal. */
-static inline bool qve_is_bytes_lit(const qv_expr *e) {
-  return qve_is_str_lit(e) || qve_is_lit_of(e, QV_TYPE_BINARY);
-}
+static inline bool qve_is_bytes_lit(const qv_expr *e) { return qve_is_str_lit(e) || qve_is_lit_of(e, QV_TYPE_BINARY); }
 
 /* A non-null integer or float literal (decimals are not numbers here). */
 static inline bool qve_is_num_lit(const qv_expr *e) {

@@ -80,8 +80,7 @@ static bool nomem(jp *p) {
 }
 
 static void skip_ws(jp *p) {
-  while (p->i < p->n && (p->s[p->i] == ' ' || p->s[p->i] == '\t' || p->s[p->i] == '\n' || p->s[p->i] == '\r'))
-    p->i++;
+  while (p->i < p->n && (p->s[p->i] == ' ' || p->s[p->i] == '\t' || p->s[p->i] == '\n' || p->s[p->i] == '\r')) p->i++;
 }
 
 /* What is at the current position, for messages. */
@@ -299,7 +298,8 @@ static bool parse_value(jp *p, qve_json *v, int depth) {
   if (depth > QV_JSON_MAX_DEPTH) return fail(p, p->i, "nested deeper than %d levels", QV_JSON_MAX_DEPTH);
   if (p->i >= p->n) return fail(p, p->i, "expected a value, found end of input");
   switch (p->s[p->i]) {
-    case '{': case '[': return parse_container(p, v, depth);
+    case '{':
+    case '[': return parse_container(p, v, depth);
     case '"': return parse_string(p, v);
     case 't': return parse_word(p, "true", QV_JSON_TRUE, v);
     case 'f': return parse_word(p, "false", QV_JSON_FALSE, v);

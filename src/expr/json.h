@@ -30,11 +30,11 @@ typedef enum qve_json_type {
 
 typedef struct qve_json {
   qve_json_type type;
-  bool is_int;       /* NUMBER: no fraction and no exponent */
-  int32_t n;         /* ARRAY: items; OBJECT: members */
-  int64_t offset;    /* byte offset of the value's first byte in the input */
-  const char *str;   /* STRING: decoded UTF-8; NUMBER: its text.  NUL-terminated */
-  int64_t len;       /* bytes of str */
+  bool is_int;     /* NUMBER: no fraction and no exponent */
+  int32_t n;       /* ARRAY: items; OBJECT: members */
+  int64_t offset;  /* byte offset of the value's first byte in the input */
+  const char *str; /* STRING: decoded UTF-8; NUMBER: its text.  NUL-terminated */
+  int64_t len;     /* bytes of str */
   /* ARRAY: n values.  OBJECT: 2n values, each key (a STRING) followed by
    * its value, in document order. */
   const struct qve_json *items;

@@ -69,13 +69,9 @@ static qv_status lex_error(lexer *lx, int32_t off, const char *what) {
 static bool is_ident_start(unsigned char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c >= 0x80;
 }
-static bool is_ident_part(unsigned char c) {
-  return is_ident_start(c) || (c >= '0' && c <= '9') || c == '$';
-}
+static bool is_ident_part(unsigned char c) { return is_ident_start(c) || (c >= '0' && c <= '9') || c == '$'; }
 static bool is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
-static bool is_hex(unsigned char c) {
-  return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-}
+static bool is_hex(unsigned char c) { return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
 
 /* Scans a quoted run starting at the opening quote; returns the offset one
  * past the closing quote, or -1 when unterminated. */
@@ -96,8 +92,8 @@ static int32_t scan_quoted(const lexer *lx, int32_t i, char q) {
 
 static qv_status skip_space(lexer *lx) {
   for (;;) {
-    while (lx->i < lx->n && (lx->s[lx->i] == ' ' || lx->s[lx->i] == '\t' || lx->s[lx->i] == '\n' ||
-                             lx->s[lx->i] == '\r'))
+    while (lx->i < lx->n &&
+           (lx->s[lx->i] == ' ' || lx->s[lx->i] == '\t' || lx->s[lx->i] == '\n' || lx->s[lx->i] == '\r'))
       lx->i++;
     if (lx->i + 1 < lx->n && lx->s[lx->i] == '-' && lx->s[lx->i + 1] == '-') {
       while (lx->i < lx->n && lx->s[lx->i] != '\n') lx->i++;
@@ -163,8 +159,7 @@ static qv_status lex_one(lexer *lx) {
   if (is_digit(c) || (c == '.' && is_digit((unsigned char)c1))) return lex_number(lx);
   if (c == '\'' || c == '"' || c == '`') {
     int32_t end = scan_quoted(lx, i, (char)c);
-    if (end < 0)
-      return lex_error(lx, i, c == '`' ? "unterminated quoted identifier" : "unterminated string literal");
+    if (end < 0) return lex_error(lx, i, c == '`' ? "unterminated quoted identifier" : "unterminated string literal");
     lx->i = end;
     return push(lx, c == '`' ? LT_QIDENT : c == '"' ? LT_DSTRING : LT_STRING, i, end - i);
   }

@@ -26,23 +26,150 @@ const char *qve_expr_clip(const char *s, size_t n, char *buf, size_t size) {
  * (Lance's parser) gives meaning to in an expression, so that printed text
  * also reads back in Lance.  Quoting more than needed is harmless. */
 static const char *const keywords[] = {
-    "AND", "OR", "NOT", "IN", "IS", "NULL", "TRUE", "FALSE", "BETWEEN", "LIKE", "ILIKE", "ESCAPE",
-    "CAST", "TRY_CAST", "SAFE_CAST", "AS",
+    "AND",
+    "OR",
+    "NOT",
+    "IN",
+    "IS",
+    "NULL",
+    "TRUE",
+    "FALSE",
+    "BETWEEN",
+    "LIKE",
+    "ILIKE",
+    "ESCAPE",
+    "CAST",
+    "TRY_CAST",
+    "SAFE_CAST",
+    "AS",
     /* type words: they start typed literals (date '2024-01-01') */
-    "DATE", "TIME", "TIMESTAMP", "DATETIME", "DECIMAL", "NUMERIC", "DEC", "BOOLEAN", "BOOL", "TINYINT",
-    "SMALLINT", "INT", "INTEGER", "BIGINT", "UNSIGNED", "FLOAT", "REAL", "DOUBLE", "PRECISION", "STRING",
-    "VARCHAR", "CHAR", "TEXT", "BINARY", "VARBINARY", "BYTEA",
+    "DATE",
+    "TIME",
+    "TIMESTAMP",
+    "DATETIME",
+    "DECIMAL",
+    "NUMERIC",
+    "DEC",
+    "BOOLEAN",
+    "BOOL",
+    "TINYINT",
+    "SMALLINT",
+    "INT",
+    "INTEGER",
+    "BIGINT",
+    "UNSIGNED",
+    "FLOAT",
+    "REAL",
+    "DOUBLE",
+    "PRECISION",
+    "STRING",
+    "VARCHAR",
+    "CHAR",
+    "TEXT",
+    "BINARY",
+    "VARBINARY",
+    "BYTEA",
     /* sqlparser expression and statement words */
-    "CASE", "WHEN", "THEN", "ELSE", "END", "EXISTS", "INTERVAL", "ARRAY", "STRUCT", "MAP", "EXTRACT",
-    "POSITION", "SUBSTRING", "TRIM", "OVERLAY", "CEIL", "FLOOR", "CONVERT", "COLLATE", "CURRENT_DATE",
-    "CURRENT_TIME", "CURRENT_TIMESTAMP", "CURRENT_USER", "SESSION_USER", "USER", "LOCALTIME",
-    "LOCALTIMESTAMP", "SELECT", "FROM", "WHERE", "GROUP", "ORDER", "BY", "HAVING", "LIMIT", "OFFSET",
-    "UNION", "EXCEPT", "INTERSECT", "JOIN", "ON", "USING", "DISTINCT", "ALL", "ANY", "SOME", "XOR", "DIV",
-    "RLIKE", "REGEXP", "SIMILAR", "UNKNOWN", "AT", "MATCH", "AGAINST", "PRIOR", "CUBE", "ROLLUP",
-    "GROUPING", "SETS", "WITH", "WITHOUT", "ZONE", "WINDOW", "OVER", "PARTITION", "NATURAL", "LEFT",
-    "RIGHT", "INNER", "OUTER", "FULL", "CROSS", "LATERAL", "TABLE", "VALUES", "INTO", "SET", "UPDATE",
-    "DELETE", "INSERT", "CREATE", "DROP", "RETURNING", "QUALIFY", "FETCH", "TOP", "ASC", "DESC",
-    "NULLS", "FIRST", "LAST", "TO", "FOR", "ROW", "ROWS", "NOTNULL", "ISNULL", "LAMBDA", "CONNECT_BY_ROOT",
+    "CASE",
+    "WHEN",
+    "THEN",
+    "ELSE",
+    "END",
+    "EXISTS",
+    "INTERVAL",
+    "ARRAY",
+    "STRUCT",
+    "MAP",
+    "EXTRACT",
+    "POSITION",
+    "SUBSTRING",
+    "TRIM",
+    "OVERLAY",
+    "CEIL",
+    "FLOOR",
+    "CONVERT",
+    "COLLATE",
+    "CURRENT_DATE",
+    "CURRENT_TIME",
+    "CURRENT_TIMESTAMP",
+    "CURRENT_USER",
+    "SESSION_USER",
+    "USER",
+    "LOCALTIME",
+    "LOCALTIMESTAMP",
+    "SELECT",
+    "FROM",
+    "WHERE",
+    "GROUP",
+    "ORDER",
+    "BY",
+    "HAVING",
+    "LIMIT",
+    "OFFSET",
+    "UNION",
+    "EXCEPT",
+    "INTERSECT",
+    "JOIN",
+    "ON",
+    "USING",
+    "DISTINCT",
+    "ALL",
+    "ANY",
+    "SOME",
+    "XOR",
+    "DIV",
+    "RLIKE",
+    "REGEXP",
+    "SIMILAR",
+    "UNKNOWN",
+    "AT",
+    "MATCH",
+    "AGAINST",
+    "PRIOR",
+    "CUBE",
+    "ROLLUP",
+    "GROUPING",
+    "SETS",
+    "WITH",
+    "WITHOUT",
+    "ZONE",
+    "WINDOW",
+    "OVER",
+    "PARTITION",
+    "NATURAL",
+    "LEFT",
+    "RIGHT",
+    "INNER",
+    "OUTER",
+    "FULL",
+    "CROSS",
+    "LATERAL",
+    "TABLE",
+    "VALUES",
+    "INTO",
+    "SET",
+    "UPDATE",
+    "DELETE",
+    "INSERT",
+    "CREATE",
+    "DROP",
+    "RETURNING",
+    "QUALIFY",
+    "FETCH",
+    "TOP",
+    "ASC",
+    "DESC",
+    "NULLS",
+    "FIRST",
+    "LAST",
+    "TO",
+    "FOR",
+    "ROW",
+    "ROWS",
+    "NOTNULL",
+    "ISNULL",
+    "LAMBDA",
+    "CONNECT_BY_ROOT",
 };
 
 bool qve_sql_is_keyword(const char *word, size_t len) {
@@ -55,8 +182,7 @@ bool qve_sql_ident_needs_quotes(const char *name) {
   const unsigned char *p = (const unsigned char *)name;
   if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || *p == '_')) return true;
   for (; *p; p++)
-    if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_'))
-      return true;
+    if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_')) return true;
   return qve_sql_is_keyword(name, strlen(name));
 }
 
@@ -79,9 +205,7 @@ const char *qve_sql_type_name(const qv_datatype *t, char *buf, size_t size) {
     case QV_TYPE_STRING: s = "string"; break;
     case QV_TYPE_BINARY: s = "binary"; break;
     case QV_TYPE_DATE32: s = "date"; break;
-    case QV_TYPE_DECIMAL128:
-      snprintf(buf, size, "decimal(%d,%d)", (int)t->precision, (int)t->scale);
-      return buf;
+    case QV_TYPE_DECIMAL128: snprintf(buf, size, "decimal(%d,%d)", (int)t->precision, (int)t->scale); return buf;
     case QV_TYPE_TIMESTAMP:
       if (t->timezone) return NULL; /* Lance refuses time zones in CAST */
       switch (t->unit) {
@@ -254,8 +378,7 @@ int64_t qve_unit_per_second(qv_time_unit u) {
   return 1;
 }
 
-bool qve_expr_parse_timestamp(const char *s, size_t n, qv_time_unit unit, int64_t *out, bool *inexact,
-                             bool *overflow) {
+bool qve_expr_parse_timestamp(const char *s, size_t n, qv_time_unit unit, int64_t *out, bool *inexact, bool *overflow) {
   int64_t sec;
   int32_t nanos;
   bool zone;
@@ -307,8 +430,8 @@ int qve_expr_format_timestamp(int64_t v, qv_time_unit unit, char *buf, size_t si
     int k = snprintf(frac, sizeof frac, ".%09lld", (long long)nanos);
     while (k > 1 && frac[k - 1] == '0') frac[--k] = '\0';
   }
-  return snprintf(buf, size, "%s %02d:%02d:%02d%s", date, (int)(rem / 3600), (int)(rem / 60 % 60),
-                  (int)(rem % 60), frac);
+  return snprintf(buf, size, "%s %02d:%02d:%02d%s", date, (int)(rem / 3600), (int)(rem / 60 % 60), (int)(rem % 60),
+                  frac);
 }
 
 /* ---- functions ----------------------------------------------------------- */
@@ -340,8 +463,8 @@ const lance_function *qve_lance_function(const char *name, size_t len) {
 }
 
 /* DataFusion's date_part / date_trunc granularities. */
-static const char *const part_names[] = {"year", "quarter", "month", "week", "day", "hour", "minute", "second",
-                                         "millisecond", "microsecond", "nanosecond", "dow", "doy", "epoch"};
+static const char *const part_names[] = {"year",   "quarter",     "month",       "week",       "day", "hour", "minute",
+                                         "second", "millisecond", "microsecond", "nanosecond", "dow", "doy",  "epoch"};
 
 const char *qve_lance_date_part(const char *s, size_t n, bool trunc) {
   /* date_trunc stops at microsecond; dow/doy/epoch are not truncations. */

@@ -45,7 +45,8 @@ static const lance_token *next(lp *p) {
 }
 
 static bool word_is(const lp *p, const lance_token *t, const char *kw) {
-  return t->kind == LT_IDENT && strlen(kw) == (size_t)t->len && strncasecmp(p->text + t->start, kw, (size_t)t->len) == 0;
+  return t->kind == LT_IDENT && strlen(kw) == (size_t)t->len &&
+         strncasecmp(p->text + t->start, kw, (size_t)t->len) == 0;
 }
 static bool at_word(const lp *p, const char *kw) { return word_is(p, peek(p), kw); }
 
@@ -68,7 +69,7 @@ static qv_expr *expected(lp *p, const char *what) {
   const lance_token *t = peek(p);
   if (qve_diag_failed(&p->d)) return NULL;
   qve_diag_set(&p->d, QV_ERR_PARSE, "filter: expected %s at column %d, found %s", what, t->col,
-              qve_lance_describe(p->text, t, d, sizeof d));
+               qve_lance_describe(p->text, t, d, sizeof d));
   return NULL;
 }
 
@@ -286,16 +287,15 @@ static bool parse_type(lp *p, qv_datatype *out, bool quiet) {
     next(p);
     if (prec < 1 || prec > 38 || scale > prec) {
       /* Reported even when quiet: decimal(p,s) cannot be anything else. */
-      fail(p, QV_ERR_PARSE, col, "decimal(%d,%d) is not a valid decimal type (precision 1..38, scale 0..precision)", (int)prec, (int)scale);
+      fail(p, QV_ERR_PARSE, col, "decimal(%d,%d) is not a valid decimal type (precision 1..38, scale 0..precision)",
+           (int)prec, (int)scale);
       return false;
     }
     (void)qv_datatype_decimal(prec, scale, out, NULL);
-  } else if (word_is(p, t, "string") || word_is(p, t, "text") || word_is(p, t, "varchar") ||
-             word_is(p, t, "char")) {
+  } else if (word_is(p, t, "string") || word_is(p, t, "text") || word_is(p, t, "varchar") || word_is(p, t, "char")) {
     if (!opt_width(p, &w, &has)) goto bad;
     *out = qv_datatype_simple(QV_TYPE_STRING);
-  } else if (word_is(p, t, "binary") || word_is(p, t, "varbinary") || word_is(p, t, "bytea") ||
-             word_is(p, t, "blob")) {
+  } else if (word_is(p, t, "binary") || word_is(p, t, "varbinary") || word_is(p, t, "bytea") || word_is(p, t, "blob")) {
     if (!opt_width(p, &w, &has)) goto bad;
     *out = qv_datatype_simple(QV_TYPE_BINARY);
   } else if (word_is(p, t, "date")) {
@@ -304,7 +304,8 @@ static bool parse_type(lp *p, qv_datatype *out, bool quiet) {
     int32_t digits = 6;
     if (!opt_width(p, &digits, &has)) goto bad;
     if (digits != 0 && digits != 3 && digits != 6 && digits != 9) {
-      if (!quiet || peek(p)->kind == LT_STRING || peek(p)->kind == LT_DSTRING) fail(p, QV_ERR_PARSE, col, "timestamp precision %d is not supported (0, 3, 6 or 9)", (int)digits);
+      if (!quiet || peek(p)->kind == LT_STRING || peek(p)->kind == LT_DSTRING)
+        fail(p, QV_ERR_PARSE, col, "timestamp precision %d is not supported (0, 3, 6 or 9)", (int)digits);
       return false;
     }
     if (at_word(p, "with") || at_word(p, "without")) {
@@ -327,8 +328,9 @@ static bool parse_type(lp *p, qv_datatype *out, bool quiet) {
 bad:
   if (!quiet) {
     p->i = start; /* point at the type, not at whatever broke it */
-    expected(p, "a type name (boolean, int, bigint unsigned, double, decimal(p,s), string, binary, date, "
-                "timestamp(n), ...)");
+    expected(p,
+             "a type name (boolean, int, bigint unsigned, double, decimal(p,s), string, binary, date, "
+             "timestamp(n), ...)");
   }
   return false;
 }
@@ -359,10 +361,9 @@ static qv_expr *typed_literal(lp *p, qv_datatype *ty, int32_t pos) {
     v.type.unit = ty->unit;
   } else if (ty->id == QV_TYPE_DECIMAL128) {
     qve_i128 x;
-    if (memchr(s, t->kind == LT_STRING ? '\'' : '"', n) ||
-        !qve_expr_parse_decimal(s, n, ty->precision, ty->scale, &x))
-      return fail(p, QV_ERR_PARSE, t->col, "invalid decimal(%d,%d) literal '%s'", (int)ty->precision,
-                  (int)ty->scale, shown);
+    if (memchr(s, t->kind == LT_STRING ? '\'' : '"', n) || !qve_expr_parse_decimal(s, n, ty->precision, ty->scale, &x))
+      return fail(p, QV_ERR_PARSE, t->col, "invalid decimal(%d,%d) literal '%s'", (int)ty->precision, (int)ty->scale,
+                  shown);
     v.type = *ty;
     v.is_null = false;
     qve_dec_store(&v, x);
@@ -495,20 +496,19 @@ static qv_expr *function_call(lp *p, int *depth) {
     if (f->max_args < 0)
       return fail(p, QV_ERR_PARSE, name->col, "%s takes at least %d argument%s, got %d", f->name, f->min_args,
                   f->min_args == 1 ? "" : "s", (int)n);
-    return fail(p, QV_ERR_PARSE, name->col, "%s takes %d to %d arguments, got %d", f->name, f->min_args,
-                f->max_args, (int)n);
+    return fail(p, QV_ERR_PARSE, name->col, "%s takes %d to %d arguments, got %d", f->name, f->min_args, f->max_args,
+                (int)n);
   }
   if (f->op == QV_OP_DATE_PART || f->op == QV_OP_DATE_TRUNC) {
     qv_expr *part = a.v[0];
     const char *canon = NULL;
     if (part->kind == QV_EXPR_LITERAL && part->value.type.id == QV_TYPE_STRING && !part->value.is_null)
-      canon = qve_lance_date_part((const char *)part->value.bytes, (size_t)part->value.len,
-                                 f->op == QV_OP_DATE_TRUNC);
+      canon = qve_lance_date_part((const char *)part->value.bytes, (size_t)part->value.len, f->op == QV_OP_DATE_TRUNC);
     if (!canon) {
       int32_t col = part->pos;
       argv_free(&a);
-      return fail(p, QV_ERR_PARSE, col,
-                  "%s expects a quoted part name first ('year', 'month', 'day', 'hour', ...)", f->name);
+      return fail(p, QV_ERR_PARSE, col, "%s expects a quoted part name first ('year', 'month', 'day', 'hour', ...)",
+                  f->name);
     }
     /* One spelling for the evaluator and for printing. */
     memcpy(part->value.bytes, canon, strlen(canon));
@@ -567,10 +567,10 @@ static qv_expr *list_literal(lp *p, int *depth) {
 }
 
 static bool is_type_word(const lp *p, const lance_token *t) {
-  static const char *const words[] = {"boolean", "bool", "tinyint", "smallint", "int", "integer", "bigint",
-                                      "float", "real", "double", "decimal", "numeric", "dec", "string", "text",
-                                      "varchar", "char", "binary", "varbinary", "bytea", "blob", "date",
-                                      "timestamp", "datetime"};
+  static const char *const words[] = {"boolean",   "bool",   "tinyint", "smallint", "int",       "integer",
+                                      "bigint",    "float",  "real",    "double",   "decimal",   "numeric",
+                                      "dec",       "string", "text",    "varchar",  "char",      "binary",
+                                      "varbinary", "bytea",  "blob",    "date",     "timestamp", "datetime"};
   for (size_t k = 0; k < sizeof words / sizeof words[0]; k++)
     if (word_is(p, t, words[k])) return true;
   return false;
@@ -597,8 +597,7 @@ static qv_expr *parse_word(lp *p, int *depth) {
     qv_scalar v = QV_SCALAR_INIT;
     return literal(p, &v, col);
   }
-  if ((word_is(p, t, "cast") || word_is(p, t, "try_cast")) && peek2(p)->kind == LT_LPAREN)
-    return cast_expr(p, depth);
+  if ((word_is(p, t, "cast") || word_is(p, t, "try_cast")) && peek2(p)->kind == LT_LPAREN) return cast_expr(p, depth);
   static const char *const infix[] = {"and", "or", "in", "is", "between", "like", "ilike", "escape", "as"};
   for (size_t k = 0; k < sizeof infix / sizeof infix[0]; k++)
     if (word_is(p, t, infix[k])) return expected(p, "an expression");
@@ -620,18 +619,11 @@ static qv_expr *parse_prefix(lp *p, int *depth) {
   int32_t col = t->col;
   *depth = 1;
   switch (t->kind) {
-    case LT_NUMBER:
-      next(p);
-      return number_literal(p, t, false, col);
+    case LT_NUMBER: next(p); return number_literal(p, t, false, col);
     case LT_STRING:
-    case LT_DSTRING:
-      next(p);
-      return string_literal(p, t);
-    case LT_HEX:
-      next(p);
-      return binary_literal(p, t);
-    case LT_LBRACKET:
-      return list_literal(p, depth);
+    case LT_DSTRING: next(p); return string_literal(p, t);
+    case LT_HEX: next(p); return binary_literal(p, t);
+    case LT_LBRACKET: return list_literal(p, depth);
     case LT_LPAREN: {
       next(p);
       qv_expr *e = parse_expr(p, 0, depth);
@@ -657,12 +649,9 @@ static qv_expr *parse_prefix(lp *p, int *depth) {
       *depth = d + 1;
       return unary(p, QV_OP_NEG, x, col);
     }
-    case LT_IDENT:
-      return parse_word(p, depth);
-    case LT_QIDENT:
-      return column_ref(p, depth);
-    default:
-      return expected(p, "an expression");
+    case LT_IDENT: return parse_word(p, depth);
+    case LT_QIDENT: return column_ref(p, depth);
+    default: return expected(p, "an expression");
   }
 }
 
@@ -671,9 +660,18 @@ static qv_expr *parse_prefix(lp *p, int *depth) {
 static int next_prec(const lp *p) {
   const lance_token *t = peek(p);
   switch (t->kind) {
-    case LT_EQ: case LT_NE: case LT_LT: case LT_LE: case LT_GT: case LT_GE: return 20;
-    case LT_PLUS: case LT_MINUS: case LT_CONCAT: return 30;
-    case LT_STAR: case LT_SLASH: case LT_PERCENT: return 40;
+    case LT_EQ:
+    case LT_NE:
+    case LT_LT:
+    case LT_LE:
+    case LT_GT:
+    case LT_GE: return 20;
+    case LT_PLUS:
+    case LT_MINUS:
+    case LT_CONCAT: return 30;
+    case LT_STAR:
+    case LT_SLASH:
+    case LT_PERCENT: return 40;
     case LT_IDENT:
       if (word_is(p, t, "or")) return 5;
       if (word_is(p, t, "and")) return 10;
@@ -828,9 +826,7 @@ static qv_expr *parse_infix(lp *p, qv_expr *left, int prec, int *depth) {
     case LT_STAR: op = QV_OP_MUL; break;
     case LT_SLASH: op = QV_OP_DIV; break;
     case LT_PERCENT: op = QV_OP_MOD; break;
-    case LT_CONCAT:
-      qv_expr_destroy(left);
-      return fail(p, QV_ERR_UNSUPPORTED, col, "operator || is not supported");
+    case LT_CONCAT: qv_expr_destroy(left); return fail(p, QV_ERR_UNSUPPORTED, col, "operator || is not supported");
     default:
       if (word_is(p, t, "and")) op = QV_OP_AND;
       else if (word_is(p, t, "or")) op = QV_OP_OR;

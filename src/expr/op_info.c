@@ -23,8 +23,7 @@ _Static_assert((int)QV_OP_ROWS == (int)QV_OP__COUNT, "ops.def: one row per qv_op
 #define P_CALL QV_PRINT_CALL, NULL, NULL
 #define P_CALL_AS(f) QV_PRINT_CALL, NULL, f
 #define P_CUSTOM(f) QV_PRINT_CUSTOM, NULL, NULL
-#define ROW_(name, lo, hi, cls, mirror, print, infix, call) \
-  {name, lo, hi, QV_OPC_##cls, print, mirror, infix, call},
+#define ROW_(name, lo, hi, cls, mirror, print, infix, call) {name, lo, hi, QV_OPC_##cls, print, mirror, infix, call},
 #define ROW(...) ROW_(__VA_ARGS__)
 #define QV_OP_ROW(id, name, lo, hi, cls, mirror, sql, print, ...) ROW(name, lo, hi, cls, mirror, print)
 static const qve_op_info ops[QV_OP__COUNT] = {
@@ -32,9 +31,7 @@ static const qve_op_info ops[QV_OP__COUNT] = {
 };
 #undef QV_OP_ROW
 
-const qve_op_info *qve_op_info_of(qv_op op) {
-  return (unsigned)op < (unsigned)QV_OP__COUNT ? &ops[op] : NULL;
-}
+const qve_op_info *qve_op_info_of(qv_op op) { return (unsigned)op < (unsigned)QV_OP__COUNT ? &ops[op] : NULL; }
 
 bool qve_op_arity_ok(qv_op op, int32_t n) {
   const qve_op_info *i = qve_op_info_of(op);

@@ -9,11 +9,11 @@
 
 typedef enum qve_op_class {
   QV_OPC_NONE = 0,
-  QV_OPC_COMPARE,  /* = != < <= > >= */
-  QV_OPC_LOGIC,    /* AND OR XOR NOT */
-  QV_OPC_TEST,     /* IS [NOT] NULL / TRUE / FALSE: one argument, never null */
-  QV_OPC_ARITH,    /* + - * / % negation // ** */
-  QV_OPC_FORM,     /* a syntax of its own: IN, BETWEEN, LIKE, CAST, field, list, when */
+  QV_OPC_COMPARE, /* = != < <= > >= */
+  QV_OPC_LOGIC,   /* AND OR XOR NOT */
+  QV_OPC_TEST,    /* IS [NOT] NULL / TRUE / FALSE: one argument, never null */
+  QV_OPC_ARITH,   /* + - * / % negation // ** */
+  QV_OPC_FORM,    /* a syntax of its own: IN, BETWEEN, LIKE, CAST, field, list, when */
   QV_OPC_FUNCTION
 } qve_op_class;
 
@@ -25,7 +25,7 @@ typedef enum qve_op_print {
 } qve_op_print;
 
 typedef struct qve_op_info {
-  const char *name;  /* qv_op_name */
+  const char *name; /* qv_op_name */
   int8_t min_args;
   int8_t max_args;   /* -1: any number */
   uint8_t cls;       /* qve_op_class */

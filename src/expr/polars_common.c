@@ -99,12 +99,10 @@ static const struct {
   const char *name;
   qv_type_id id;
 } simple_dtypes[] = {
-    {"Boolean", QV_TYPE_BOOL},   {"Int8", QV_TYPE_INT8},       {"Int16", QV_TYPE_INT16},
-    {"Int32", QV_TYPE_INT32},    {"Int64", QV_TYPE_INT64},     {"UInt8", QV_TYPE_UINT8},
-    {"UInt16", QV_TYPE_UINT16},  {"UInt32", QV_TYPE_UINT32},   {"UInt64", QV_TYPE_UINT64},
-    {"Float32", QV_TYPE_FLOAT32}, {"Float64", QV_TYPE_FLOAT64}, {"String", QV_TYPE_STRING},
-    {"Utf8", QV_TYPE_STRING},    {"Binary", QV_TYPE_BINARY},   {"Date", QV_TYPE_DATE32},
-    {"Null", QV_TYPE_NULL},
+    {"Boolean", QV_TYPE_BOOL},  {"Int8", QV_TYPE_INT8},       {"Int16", QV_TYPE_INT16},     {"Int32", QV_TYPE_INT32},
+    {"Int64", QV_TYPE_INT64},   {"UInt8", QV_TYPE_UINT8},     {"UInt16", QV_TYPE_UINT16},   {"UInt32", QV_TYPE_UINT32},
+    {"UInt64", QV_TYPE_UINT64}, {"Float32", QV_TYPE_FLOAT32}, {"Float64", QV_TYPE_FLOAT64}, {"String", QV_TYPE_STRING},
+    {"Utf8", QV_TYPE_STRING},   {"Binary", QV_TYPE_BINARY},   {"Date", QV_TYPE_DATE32},     {"Null", QV_TYPE_NULL},
 };
 
 bool qve_pl_simple_dtype(const char *name, size_t n, qv_datatype *out) {

@@ -254,8 +254,7 @@ static qv_expr *list_literal(pj *p, const qve_json *b) {
   }
   for (int64_t k = 0; k < n; k++) {
     qv_scalar s = QV_SCALAR_INIT;
-    if (qv_scalar_from_array(batch->columns[0], k, &s, &e2) != QV_OK ||
-        !(items[k] = qve_pl_literal(&s, false))) {
+    if (qv_scalar_from_array(batch->columns[0], k, &s, &e2) != QV_OK || !(items[k] = qve_pl_literal(&s, false))) {
       qv_scalar_reset(&s);
       for (int64_t j = 0; j < k; j++) qv_expr_destroy(items[j]);
       oom(p);
@@ -376,13 +375,25 @@ static const struct {
   const char *name;
   qv_op op;
 } binary_ops[] = {
-    {"Eq", QV_OP_EQ},           {"NotEq", QV_OP_NE},         {"Lt", QV_OP_LT},
-    {"LtEq", QV_OP_LE},         {"Gt", QV_OP_GT},            {"GtEq", QV_OP_GE},
-    {"EqValidity", QV_OP_EQ_MISSING}, {"NotEqValidity", QV_OP_NE_MISSING},
-    {"Plus", QV_OP_ADD},        {"Minus", QV_OP_SUB},        {"Multiply", QV_OP_MUL},
-    {"TrueDivide", QV_OP_DIV},  {"FloorDivide", QV_OP_FLOORDIV}, {"Modulus", QV_OP_MOD},
-    {"And", QV_OP_AND},         {"Or", QV_OP_OR},            {"Xor", QV_OP_XOR},
-    {"LogicalAnd", QV_OP_AND},  {"LogicalOr", QV_OP_OR},
+    {"Eq", QV_OP_EQ},
+    {"NotEq", QV_OP_NE},
+    {"Lt", QV_OP_LT},
+    {"LtEq", QV_OP_LE},
+    {"Gt", QV_OP_GT},
+    {"GtEq", QV_OP_GE},
+    {"EqValidity", QV_OP_EQ_MISSING},
+    {"NotEqValidity", QV_OP_NE_MISSING},
+    {"Plus", QV_OP_ADD},
+    {"Minus", QV_OP_SUB},
+    {"Multiply", QV_OP_MUL},
+    {"TrueDivide", QV_OP_DIV},
+    {"FloorDivide", QV_OP_FLOORDIV},
+    {"Modulus", QV_OP_MOD},
+    {"And", QV_OP_AND},
+    {"Or", QV_OP_OR},
+    {"Xor", QV_OP_XOR},
+    {"LogicalAnd", QV_OP_AND},
+    {"LogicalOr", QV_OP_OR},
 };
 
 static qv_expr *binary(pj *p, const qve_json *b, int depth) {
@@ -445,10 +456,19 @@ static const struct {
   const char *variant;
   const char *part;
 } dt_parts[] = {
-    {"Year", "year"},     {"Month", "month"},   {"Day", "day"},       {"Hour", "hour"},
-    {"Minute", "minute"}, {"Second", "second"}, {"WeekDay", "weekday"}, {"OrdinalDay", "ordinal_day"},
-    {"Quarter", "quarter"}, {"Week", "week"},   {"Millisecond", "millisecond"},
-    {"Microsecond", "microsecond"}, {"Nanosecond", "nanosecond"},
+    {"Year", "year"},
+    {"Month", "month"},
+    {"Day", "day"},
+    {"Hour", "hour"},
+    {"Minute", "minute"},
+    {"Second", "second"},
+    {"WeekDay", "weekday"},
+    {"OrdinalDay", "ordinal_day"},
+    {"Quarter", "quarter"},
+    {"Week", "week"},
+    {"Millisecond", "millisecond"},
+    {"Microsecond", "microsecond"},
+    {"Nanosecond", "nanosecond"},
 };
 
 static bool get_bool(const qve_json *obj, const char *key, bool *out) {
@@ -500,7 +520,8 @@ static qv_expr *known_function(pj *p, const char *group, const char *fname, cons
   if (strcmp(full, "ListExpr.Contains") == 0 && n == 2 && get_bool(opts, "nulls_equal", &f1))
     return chk(p, qve_pl_list_contains(in[0], in[1], f1));
   if (strcmp(full, "ListExpr.Get") == 0 && n == 2 && (opts->type == QV_JSON_TRUE || opts->type == QV_JSON_FALSE))
-    return chk(p, qve_pl_flags(qve_pl_call(QV_OP_LIST_GET, in, 2), opts->type == QV_JSON_TRUE ? QV_EXPR_F_NULL_ON_OOB : 0, 0));
+    return chk(
+        p, qve_pl_flags(qve_pl_call(QV_OP_LIST_GET, in, 2), opts->type == QV_JSON_TRUE ? QV_EXPR_F_NULL_ON_OOB : 0, 0));
   if (strcmp(full, "StringExpr.Contains") == 0 && n == 2 && get_bool(opts, "literal", &f1) &&
       get_bool(opts, "strict", &f2)) {
     if (f1) return chk(p, qve_pl_call(QV_OP_CONTAINS, in, 2)); /* strict only concerns a regex */
@@ -529,8 +550,9 @@ static qv_expr *known_function(pj *p, const char *group, const char *fname, cons
   }
   if (strcmp(full, "Round") == 0 && n == 1 && qve_json_int64(qve_json_get(opts, "decimals"), &iv)) {
     const qve_json *m = qve_json_get(opts, "mode");
-    const char *mode = qve_json_is_string(m, "HalfToEven") ? "half_to_even"
-                       : qve_json_is_string(m, "HalfAwayFromZero") ? "half_away_from_zero" : NULL;
+    const char *mode = qve_json_is_string(m, "HalfToEven")         ? "half_to_even"
+                       : qve_json_is_string(m, "HalfAwayFromZero") ? "half_away_from_zero"
+                                                                   : NULL;
     if (mode) return chk(p, qve_pl_round(in[0], iv, mode));
   }
   if (strcmp(full, "StructExpr.FieldByName") == 0 && n == 1 && opts->type == QV_JSON_STRING) {
@@ -549,8 +571,9 @@ static qv_expr *known_function(pj *p, const char *group, const char *fname, cons
 /* FillNullWithStrategy: "Zero" | "One" | "Min" | "Max" | "Mean" |
  * {"Forward": limit|null} | {"Backward": limit|null}. */
 static bool fill_strategy(const qve_json *f, const char **strategy, int64_t *limit) {
-  static const char *const names[][2] = {{"Zero", "zero"}, {"One", "one"}, {"Min", "min"}, {"Max", "max"},
-                                         {"Mean", "mean"}, {"Forward", "forward"}, {"Backward", "backward"}};
+  static const char *const names[][2] = {{"Zero", "zero"},        {"One", "one"},   {"Min", "min"},
+                                         {"Max", "max"},          {"Mean", "mean"}, {"Forward", "forward"},
+                                         {"Backward", "backward"}};
   const char *name;
   const qve_json *b;
   if (!variant(f, &name, &b)) return false;

@@ -192,11 +192,10 @@ static const struct {
   const char *s;
   pt_kind k;
 } ops[] = {
-    {"**", PT_POW}, {"//", PT_DSLASH}, {"==", PT_EQ}, {"!=", PT_NE}, {"<=", PT_LE}, {">=", PT_GE},
-    {"(", PT_LPAREN}, {")", PT_RPAREN}, {"[", PT_LBRACKET}, {"]", PT_RBRACKET}, {",", PT_COMMA},
-    {".", PT_DOT}, {"=", PT_ASSIGN}, {"<", PT_LT}, {">", PT_GT}, {"+", PT_PLUS}, {"-", PT_MINUS},
-    {"*", PT_STAR}, {"/", PT_SLASH}, {"%", PT_PERCENT}, {"&", PT_AMP}, {"|", PT_PIPE}, {"^", PT_CARET},
-    {"~", PT_TILDE},
+    {"**", PT_POW},   {"//", PT_DSLASH}, {"==", PT_EQ},      {"!=", PT_NE},      {"<=", PT_LE},   {">=", PT_GE},
+    {"(", PT_LPAREN}, {")", PT_RPAREN},  {"[", PT_LBRACKET}, {"]", PT_RBRACKET}, {",", PT_COMMA}, {".", PT_DOT},
+    {"=", PT_ASSIGN}, {"<", PT_LT},      {">", PT_GT},       {"+", PT_PLUS},     {"-", PT_MINUS}, {"*", PT_STAR},
+    {"/", PT_SLASH},  {"%", PT_PERCENT}, {"&", PT_AMP},      {"|", PT_PIPE},     {"^", PT_CARET}, {"~", PT_TILDE},
 };
 
 qv_status qve_pt_lex(const char *text, pt_token **out, int32_t *n_out, qv_error *err) {

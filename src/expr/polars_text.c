@@ -219,9 +219,7 @@ static bool to_expr_impl(pt *p, pv *v, bool str_as_lit, qv_expr **out, int32_t *
     case PV_DTYPE: return qve_pt_fail(p, v->col, "a data type is not an expression");
     case PV_INT: e = qve_pl_dyn_int_text(v->s, (size_t)v->n); break;
     case PV_FLOAT: e = qve_pl_dyn_float(v->f); break;
-    case PV_STR:
-      e = str_as_lit ? qve_pl_string(v->s, (size_t)v->n) : qve_pl_mark(qv_expr_column(v->s));
-      break;
+    case PV_STR: e = str_as_lit ? qve_pl_string(v->s, (size_t)v->n) : qve_pl_mark(qv_expr_column(v->s)); break;
     case PV_BYTES:
       s.type = qv_datatype_simple(QV_TYPE_BINARY);
       s.is_null = false;
@@ -239,7 +237,10 @@ static bool to_expr_impl(pt *p, pv *v, bool str_as_lit, qv_expr **out, int32_t *
       if (!list_to_expr(p, v, &e)) return false;
       *depth = 2;
       break;
-    case PV_DATE: case PV_TIMEDELTA: case PV_TIME: case PV_DATETIME:
+    case PV_DATE:
+    case PV_TIMEDELTA:
+    case PV_TIME:
+    case PV_DATETIME:
       if (v->kind == PV_DATE) s = qv_scalar_int(QV_TYPE_DATE32, v->i);
       else if (v->kind == PV_TIMEDELTA) s.type = qv_datatype_duration(QV_UNIT_MICRO);
       else if (v->kind == PV_TIME) s.type = qv_datatype_time64(QV_UNIT_NANO);
@@ -294,7 +295,8 @@ static bool combine(pt *p, pv *l, pv *r, qv_op op, int32_t col, pv *out) {
       case QV_OP_GT: op = QV_OP_LT; break;
       case QV_OP_LE: op = QV_OP_GE; break;
       case QV_OP_GE: op = QV_OP_LE; break;
-      case QV_OP_EQ: case QV_OP_NE: break;
+      case QV_OP_EQ:
+      case QV_OP_NE: break;
       default: swap = false; break;
     }
   }
@@ -377,7 +379,10 @@ static bool parse_atom(pt *p, pv *out) {
   memset(out, 0, sizeof *out);
   out->col = t->col;
   switch (t->kind) {
-    case PT_INT: case PT_FLOAT: case PT_STRING: case PT_BYTES:
+    case PT_INT:
+    case PT_FLOAT:
+    case PT_STRING:
+    case PT_BYTES:
       next(p);
       if (t->kind == PT_FLOAT) {
         out->kind = PV_FLOAT;
@@ -488,8 +493,7 @@ static bool parse_atom(pt *p, pv *out) {
       }
       return qve_pt_fail(p, t->col, "unknown name '%s' (expressions start with pl.)", t->text);
     }
-    default:
-      return expected(p, "an expression");
+    default: return expected(p, "an expression");
   }
 }
 
@@ -574,7 +578,8 @@ static bool parse_unary(pt *p, pv *out) {
     return true;
   }
   if (t->kind == PT_PLUS) return qve_pt_fail(p, t->col, "unary '+' on an expression is not supported");
-  if (!is_exprish(out)) return qve_pt_fail(p, t->col, "'%c' on a Python value is not supported", t->kind == PT_TILDE ? '~' : '-');
+  if (!is_exprish(out))
+    return qve_pt_fail(p, t->col, "'%c' on a Python value is not supported", t->kind == PT_TILDE ? '~' : '-');
   qv_expr *a;
   int32_t d;
   if (!qve_pt_to_expr(p, out, true, &a, &d)) return false;
@@ -635,7 +640,8 @@ static bool parse_or(pt *p, pv *out) {
     memset(out, 0, sizeof *out);
     ok = combine(p, &l, &r, cmp_op[k], t->col, out);
     for (int j = 0; ok && j < 6; j++)
-      if (at(p, cmp_tok[j])) ok = qve_pt_fail(p, peek(p)->col, "chained comparisons are not supported; use & between them");
+      if (at(p, cmp_tok[j]))
+        ok = qve_pt_fail(p, peek(p)->col, "chained comparisons are not supported; use & between them");
     break;
   }
   p->nesting--;
@@ -656,7 +662,8 @@ qv_status qv_polars_parse(const char *text, qv_expr **out, qv_error *err) {
   if (at(&p, PT_EOF)) expected(&p, "an expression");
   else if (parse_or(&p, &v)) {
     if (!at(&p, PT_EOF)) expected(&p, "an operator or end of input");
-    else if (!is_exprish(&v) && v.kind != PV_DTYPE) qve_pt_fail(&p, v.col, "expected an expression, found a Python value (write pl.lit(...))");
+    else if (!is_exprish(&v) && v.kind != PV_DTYPE)
+      qve_pt_fail(&p, v.col, "expected an expression, found a Python value (write pl.lit(...))");
     else qve_pt_to_expr(&p, &v, true, &e, &depth);
   }
   qve_pv_reset(&v);

@@ -145,7 +145,8 @@ static bool dtype_attr(pt *p, const pt_token *name, pt_args *a, bool called, pv 
   if (strcmp(n, "Decimal") == 0 && called) {
     int64_t prec = 38, scale = 0;
     pv *pp = qve_pt_arg(a, 0, "precision"), *ps = qve_pt_arg(a, 1, "scale");
-    if ((pp && pp->kind != PV_NONE && !qve_pt_get_int(p, pp, &prec)) || (ps && !qve_pt_get_int(p, ps, &scale))) return false;
+    if ((pp && pp->kind != PV_NONE && !qve_pt_get_int(p, pp, &prec)) || (ps && !qve_pt_get_int(p, ps, &scale)))
+      return false;
     if (!qve_pt_all_used(p, a, "", "pl.Decimal")) return false;
     if (prec < 1 || prec > 38 || scale < 0 || scale > prec)
       return qve_pt_fail(p, a->col, "decimal precision must be 1..38 and scale 0..precision");
@@ -219,7 +220,8 @@ static bool horizontal(pt *p, const char *fn, pt_args *a, int32_t col, pv *out) 
   bool concat = strcmp(fn, "concat_str") == 0;
   if (concat) {
     pv *s = qve_pt_arg(a, -1, "separator");
-    if ((s && !qve_pt_get_str(p, s, &sep)) || !get_bool(p, qve_pt_arg(a, -1, "ignore_nulls"), false, &ignore)) n = -n - 1;
+    if ((s && !qve_pt_get_str(p, s, &sep)) || !get_bool(p, qve_pt_arg(a, -1, "ignore_nulls"), false, &ignore))
+      n = -n - 1;
   }
   if (n < 0 || !qve_pt_all_used(p, a, "", fn) || n == 0) {
     if (n < 0) n = -n - 1;
@@ -232,9 +234,10 @@ static bool horizontal(pt *p, const char *fn, pt_args *a, int32_t col, pv *out) 
   else if (strcmp(fn, "all_horizontal") == 0 || strcmp(fn, "any_horizontal") == 0)
     e = qve_pl_horizontal(fn[1] == 'l', in, n);
   else
-    e = qve_pl_call(strcmp(fn, "coalesce") == 0 ? QV_OP_COALESCE
-                   : strcmp(fn, "min_horizontal") == 0 ? QV_OP_MIN_HORIZONTAL : QV_OP_MAX_HORIZONTAL,
-                   in, n);
+    e = qve_pl_call(strcmp(fn, "coalesce") == 0         ? QV_OP_COALESCE
+                    : strcmp(fn, "min_horizontal") == 0 ? QV_OP_MIN_HORIZONTAL
+                                                        : QV_OP_MAX_HORIZONTAL,
+                    in, n);
   qv_free(in);
   return qve_pt_set_expr(p, out, e, d + n, col); /* an AND chain is n deep at most */
 }
@@ -250,7 +253,8 @@ bool qve_pt_pl_attr(pt *p, const pt_token *name, pt_args *a, bool called, pv *ou
   if (strcmp(n, "col") == 0) {
     pv *c = qve_pt_arg(a, 0, "name");
     const char *s;
-    if (!need(p, c, a, "pl.col", "a column name") || !qve_pt_get_str(p, c, &s) || !qve_pt_all_used(p, a, "", "pl.col")) return false;
+    if (!need(p, c, a, "pl.col", "a column name") || !qve_pt_get_str(p, c, &s) || !qve_pt_all_used(p, a, "", "pl.col"))
+      return false;
     return qve_pt_set_expr(p, out, qve_pl_mark(qv_expr_column(s)), 1, name->col);
   }
   if (strcmp(n, "lit") == 0) {
@@ -284,8 +288,8 @@ bool qve_pt_pl_attr(pt *p, const pt_token *name, pt_args *a, bool called, pv *ou
     out->col = name->col;
     return true;
   }
-  static const char *const hz[] = {"all_horizontal", "any_horizontal", "min_horizontal", "max_horizontal",
-                                   "coalesce", "concat_str"};
+  static const char *const hz[] = {"all_horizontal", "any_horizontal", "min_horizontal",
+                                   "max_horizontal", "coalesce",       "concat_str"};
   for (size_t k = 0; k < sizeof hz / sizeof hz[0]; k++)
     if (strcmp(n, hz[k]) == 0) return horizontal(p, hz[k], a, name->col, out);
   return qve_pt_fail(p, name->col, "unknown function pl.%s", n);
@@ -295,9 +299,12 @@ bool qve_pt_pl_attr(pt *p, const pt_token *name, pt_args *a, bool called, pv *ou
 
 static int bits_of(qv_type_id id) {
   switch (id) {
-    case QV_TYPE_INT8: case QV_TYPE_UINT8: return 8;
-    case QV_TYPE_INT16: case QV_TYPE_UINT16: return 16;
-    case QV_TYPE_INT32: case QV_TYPE_UINT32: return 32;
+    case QV_TYPE_INT8:
+    case QV_TYPE_UINT8: return 8;
+    case QV_TYPE_INT16:
+    case QV_TYPE_UINT16: return 16;
+    case QV_TYPE_INT32:
+    case QV_TYPE_UINT32: return 32;
     default: return 64;
   }
 }
@@ -356,14 +363,15 @@ static bool lit_typed(pt *p, pv *v, pv *dt, int32_t col, pv *out) {
     s.v.i = v->i;
   } else if (id == QV_TYPE_TIME64 && v->kind == PV_TIME) {
     s.v.i = v->i;
-  } else if ((id == QV_TYPE_TIMESTAMP && v->kind == PV_DATETIME) || (id == QV_TYPE_DURATION && v->kind == PV_TIMEDELTA)) {
+  } else if ((id == QV_TYPE_TIMESTAMP && v->kind == PV_DATETIME) ||
+             (id == QV_TYPE_DURATION && v->kind == PV_TIMEDELTA)) {
     /* From microseconds; a naive datetime read as UTC wall time, which
      * is what Polars does for a UTC dtype (other zones need the zone
      * database, which the front end does not carry). */
     if (id == QV_TYPE_TIMESTAMP && s.type.timezone && strcmp(s.type.timezone, "UTC") != 0) {
       qv_scalar_reset(&s);
       return qve_pt_fail(p, dt->col, "pl.lit of a naive datetime with time zone '%s' is not supported (only UTC)",
-                        dt->type.timezone);
+                         dt->type.timezone);
     }
     int64_t x = v->i;
     switch (s.type.unit) {
@@ -371,8 +379,14 @@ static bool lit_typed(pt *p, pv *v, pv *dt, int32_t col, pv *out) {
         ok = x <= INT64_MAX / 1000 && x >= INT64_MIN / 1000;
         s.v.i = ok ? x * 1000 : 0;
         break;
-      case QV_UNIT_MILLI: ok = x % 1000 == 0; s.v.i = x / 1000; break;
-      case QV_UNIT_SECOND: ok = x % 1000000 == 0; s.v.i = x / 1000000; break;
+      case QV_UNIT_MILLI:
+        ok = x % 1000 == 0;
+        s.v.i = x / 1000;
+        break;
+      case QV_UNIT_SECOND:
+        ok = x % 1000000 == 0;
+        s.v.i = x / 1000000;
+        break;
       default: s.v.i = x; break;
     }
   } else if (id == QV_TYPE_DECIMAL128 && (v->kind == PV_INT || v->kind == PV_DECIMAL)) {
@@ -389,8 +403,7 @@ static bool lit_typed(pt *p, pv *v, pv *dt, int32_t col, pv *out) {
       qve_i128 room = qve_expr_pow10(38 - (to - from));
       ok = val < room && val > -room;
       if (ok) val *= qve_expr_pow10(to - from);
-    }
-    else if (ok) ok = val % qve_expr_pow10(from - to) == 0, val /= qve_expr_pow10(from - to);
+    } else if (ok) ok = val % qve_expr_pow10(from - to) == 0, val /= qve_expr_pow10(from - to);
     qve_i128 lim = qve_expr_pow10(s.type.precision);
     ok = ok && val < lim && val > -lim;
     qve_dec_store(&s, val);

@@ -10,14 +10,34 @@
 typedef enum pt_kind {
   PT_EOF = 0,
   PT_NAME,
-  PT_INT,    /* decimal digits (underscores removed in text) */
+  PT_INT, /* decimal digits (underscores removed in text) */
   PT_FLOAT,
   PT_STRING, /* '...' or "..." (r prefix allowed); decoded in text */
   PT_BYTES,  /* b'...' */
-  PT_LPAREN, PT_RPAREN, PT_LBRACKET, PT_RBRACKET, PT_COMMA, PT_DOT, PT_ASSIGN,
-  PT_EQ, PT_NE, PT_LT, PT_LE, PT_GT, PT_GE,
-  PT_PLUS, PT_MINUS, PT_STAR, PT_SLASH, PT_DSLASH, PT_PERCENT, PT_POW,
-  PT_AMP, PT_PIPE, PT_CARET, PT_TILDE
+  PT_LPAREN,
+  PT_RPAREN,
+  PT_LBRACKET,
+  PT_RBRACKET,
+  PT_COMMA,
+  PT_DOT,
+  PT_ASSIGN,
+  PT_EQ,
+  PT_NE,
+  PT_LT,
+  PT_LE,
+  PT_GT,
+  PT_GE,
+  PT_PLUS,
+  PT_MINUS,
+  PT_STAR,
+  PT_SLASH,
+  PT_DSLASH,
+  PT_PERCENT,
+  PT_POW,
+  PT_AMP,
+  PT_PIPE,
+  PT_CARET,
+  PT_TILDE
 } pt_kind;
 
 typedef struct pt_token {
@@ -40,7 +60,12 @@ typedef enum pv_kind {
   PV_EXPR = 0, /* a Polars expression */
   PV_THEN,     /* pl.when(...).then(...) chain: an expression until .when/.otherwise */
   PV_WHEN,     /* pl.when(...) or ...then(...).when(...): needs .then */
-  PV_INT, PV_FLOAT, PV_STR, PV_BYTES, PV_BOOL, PV_NONE,
+  PV_INT,
+  PV_FLOAT,
+  PV_STR,
+  PV_BYTES,
+  PV_BOOL,
+  PV_NONE,
   PV_LIST,
   PV_DATE,      /* i: days */
   PV_DATETIME,  /* i: microseconds, naive */

@@ -46,32 +46,51 @@ typedef struct unary_method {
 } unary_method;
 
 static const unary_method unary_methods[] = {
-    {NULL, "is_null", QV_OP_IS_NULL},         {NULL, "is_not_null", QV_OP_IS_NOT_NULL},
-    {NULL, "is_nan", QV_OP_ISNAN},            {NULL, "is_not_nan", QV_OP_IS_NOT_NAN},
-    {NULL, "is_finite", QV_OP_IS_FINITE},     {NULL, "is_infinite", QV_OP_IS_INFINITE},
-    {NULL, "abs", QV_OP_ABS},                 {NULL, "sqrt", QV_OP_SQRT},
-    {NULL, "cbrt", QV_OP_CBRT},               {NULL, "drop_nulls", QV_OP_DROP_NULLS},
-    {NULL, "not_", QV_OP_NOT},                {"str", "to_lowercase", QV_OP_LOWER},
-    {"str", "to_uppercase", QV_OP_UPPER},     {"str", "to_titlecase", QV_OP_TITLECASE},
-    {"str", "len_chars", QV_OP_LENGTH},       {"str", "len_bytes", QV_OP_LEN_BYTES},
-    {"dt", "date", QV_OP_DT_DATE},            {"list", "len", QV_OP_ARRAY_LENGTH},
+    {NULL, "is_null", QV_OP_IS_NULL},
+    {NULL, "is_not_null", QV_OP_IS_NOT_NULL},
+    {NULL, "is_nan", QV_OP_ISNAN},
+    {NULL, "is_not_nan", QV_OP_IS_NOT_NAN},
+    {NULL, "is_finite", QV_OP_IS_FINITE},
+    {NULL, "is_infinite", QV_OP_IS_INFINITE},
+    {NULL, "abs", QV_OP_ABS},
+    {NULL, "sqrt", QV_OP_SQRT},
+    {NULL, "cbrt", QV_OP_CBRT},
+    {NULL, "drop_nulls", QV_OP_DROP_NULLS},
+    {NULL, "not_", QV_OP_NOT},
+    {"str", "to_lowercase", QV_OP_LOWER},
+    {"str", "to_uppercase", QV_OP_UPPER},
+    {"str", "to_titlecase", QV_OP_TITLECASE},
+    {"str", "len_chars", QV_OP_LENGTH},
+    {"str", "len_bytes", QV_OP_LEN_BYTES},
+    {"dt", "date", QV_OP_DT_DATE},
+    {"list", "len", QV_OP_ARRAY_LENGTH},
 };
 
 static const unary_method binary_methods[] = {
-    {NULL, "eq_missing", QV_OP_EQ_MISSING}, {NULL, "ne_missing", QV_OP_NE_MISSING},
-    {NULL, "eq", QV_OP_EQ},                 {NULL, "ne", QV_OP_NE},
-    {NULL, "lt", QV_OP_LT},                 {NULL, "le", QV_OP_LE},
-    {NULL, "gt", QV_OP_GT},                 {NULL, "ge", QV_OP_GE},
-    {NULL, "pow", QV_OP_POW},               {"str", "starts_with", QV_OP_STARTS_WITH},
-    {"str", "ends_with", QV_OP_ENDS_WITH},  {NULL, "xor", QV_OP_XOR},
-    {NULL, "and_", QV_OP_AND},              {NULL, "or_", QV_OP_OR},
-    {NULL, "add", QV_OP_ADD},               {NULL, "sub", QV_OP_SUB},
-    {NULL, "mul", QV_OP_MUL},               {NULL, "truediv", QV_OP_DIV},
-    {NULL, "floordiv", QV_OP_FLOORDIV},     {NULL, "mod", QV_OP_MOD},
+    {NULL, "eq_missing", QV_OP_EQ_MISSING},
+    {NULL, "ne_missing", QV_OP_NE_MISSING},
+    {NULL, "eq", QV_OP_EQ},
+    {NULL, "ne", QV_OP_NE},
+    {NULL, "lt", QV_OP_LT},
+    {NULL, "le", QV_OP_LE},
+    {NULL, "gt", QV_OP_GT},
+    {NULL, "ge", QV_OP_GE},
+    {NULL, "pow", QV_OP_POW},
+    {"str", "starts_with", QV_OP_STARTS_WITH},
+    {"str", "ends_with", QV_OP_ENDS_WITH},
+    {NULL, "xor", QV_OP_XOR},
+    {NULL, "and_", QV_OP_AND},
+    {NULL, "or_", QV_OP_OR},
+    {NULL, "add", QV_OP_ADD},
+    {NULL, "sub", QV_OP_SUB},
+    {NULL, "mul", QV_OP_MUL},
+    {NULL, "truediv", QV_OP_DIV},
+    {NULL, "floordiv", QV_OP_FLOORDIV},
+    {NULL, "mod", QV_OP_MOD},
 };
 
-static const char *const dt_parts[] = {"year",   "month",   "day",         "hour",    "minute",
-                                       "second", "weekday", "ordinal_day", "quarter", "week",
+static const char *const dt_parts[] = {"year",        "month",       "day",         "hour",    "minute",
+                                       "second",      "weekday",     "ordinal_day", "quarter", "week",
                                        "millisecond", "microsecond", "nanosecond"};
 
 static bool ns_is(const pt_token *ns, const char *want) {
@@ -117,7 +136,8 @@ static bool when_chain(pt *p, pv *recv, const pt_token *name, pt_args *a, pv *ou
     if (k < a->n || !qve_pt_all_used(p, a, ".", n)) {
       for (int32_t i = 0; i < k; i++) qv_expr_destroy(in[i]);
       qv_free(in);
-      return qve_diag_failed(&p->d) ? false : qve_pt_fail(p, a->col, ".when() takes predicates as positional arguments");
+      return qve_diag_failed(&p->d) ? false
+                                    : qve_pt_fail(p, a->col, ".when() takes predicates as positional arguments");
     }
     e = qve_pl_horizontal(true, in, a->n);
     qv_free(in);
@@ -151,7 +171,8 @@ static bool when_chain(pt *p, pv *recv, const pt_token *name, pt_args *a, pv *ou
   out->expr = pairs;
   out->depth = depth;
   out->col = recv->col;
-  if (depth > QV_EXPR_MAX_DEPTH) return qve_pt_fail(p, name->col, "expression nested deeper than %d levels", QV_EXPR_MAX_DEPTH);
+  if (depth > QV_EXPR_MAX_DEPTH)
+    return qve_pt_fail(p, name->col, "expression nested deeper than %d levels", QV_EXPR_MAX_DEPTH);
   return true;
 }
 
@@ -272,7 +293,8 @@ bool qve_pt_method(pt *p, pv *recv, const pt_token *ns, const pt_token *name, pt
     }
   for (size_t k = 0; k < sizeof binary_methods / sizeof binary_methods[0]; k++)
     if (ns_is(ns, binary_methods[k].ns) && strcmp(n, binary_methods[k].name) == 0) {
-      if (!in_expr(p, a, qve_pt_arg(a, 0, NULL), true, false, "an argument", &y, &dy) || !qve_pt_all_used(p, a, ".", n)) goto cleanup;
+      if (!in_expr(p, a, qve_pt_arg(a, 0, NULL), true, false, "an argument", &y, &dy) || !qve_pt_all_used(p, a, ".", n))
+        goto cleanup;
       return qve_pt_set_expr(p, out, qve_pl_call2(binary_methods[k].op, x, y), MAXD(dx, dy) + 1, col);
     }
   if (ns_is(ns, "dt"))
@@ -310,7 +332,8 @@ bool qve_pt_method(pt *p, pv *recv, const pt_token *ns, const pt_token *name, pt
       int64_t dec = 0;
       const char *mode = "half_to_even";
       pv *d = qve_pt_arg(a, 0, "decimals"), *m = qve_pt_arg(a, 1, "mode");
-      if ((d && !qve_pt_get_int(p, d, &dec)) || (m && !qve_pt_get_str(p, m, &mode)) || !qve_pt_all_used(p, a, ".", n)) goto cleanup;
+      if ((d && !qve_pt_get_int(p, d, &dec)) || (m && !qve_pt_get_str(p, m, &mode)) || !qve_pt_all_used(p, a, ".", n))
+        goto cleanup;
       if (strcmp(mode, "half_to_even") != 0 && strcmp(mode, "half_away_from_zero") != 0) {
         qve_pt_fail(p, m->col, "unknown rounding mode '%s'", mode);
         goto cleanup;
@@ -341,8 +364,8 @@ bool qve_pt_method(pt *p, pv *recv, const pt_token *ns, const pt_token *name, pt
     if (strcmp(n, "contains") == 0) {
       bool lit, strict;
       if (!in_expr(p, a, qve_pt_arg(a, 0, "pattern"), true, false, "a pattern", &y, &dy) ||
-          !get_bool(p, qve_pt_arg(a, 1, "literal"), false, &lit) || !get_bool(p, qve_pt_arg(a, 2, "strict"), true, &strict) ||
-          !qve_pt_all_used(p, a, ".", n))
+          !get_bool(p, qve_pt_arg(a, 1, "literal"), false, &lit) ||
+          !get_bool(p, qve_pt_arg(a, 2, "strict"), true, &strict) || !qve_pt_all_used(p, a, ".", n))
         goto cleanup;
       qv_expr *e = lit ? qve_pl_call2(QV_OP_CONTAINS, x, y)
                        : qve_pl_flags(qve_pl_call2(QV_OP_REGEXP_MATCH, x, y), strict ? 0 : QV_EXPR_F_LENIENT, 0);
@@ -354,7 +377,8 @@ bool qve_pt_method(pt *p, pv *recv, const pt_token *ns, const pt_token *name, pt
       if (!in_expr(p, a, qve_pt_arg(a, slice ? 1 : 0, slice ? "length" : "characters"), true, true, "", &z, &dz) ||
           !qve_pt_all_used(p, a, ".", n))
         goto cleanup;
-      qv_expr *e = slice ? qve_pl_call(QV_OP_STR_SLICE, (qv_expr *[]){x, y, z}, 3) : qve_pl_call2(QV_OP_STRIP_CHARS, x, z);
+      qv_expr *e =
+          slice ? qve_pl_call(QV_OP_STR_SLICE, (qv_expr *[]){x, y, z}, 3) : qve_pl_call2(QV_OP_STRIP_CHARS, x, z);
       return qve_pt_set_expr(p, out, e, MAXD(MAXD(dx, dy), dz) + 1, col);
     }
     if (strcmp(n, "replace") == 0 || strcmp(n, "replace_all") == 0) {
@@ -363,9 +387,11 @@ bool qve_pt_method(pt *p, pv *recv, const pt_token *ns, const pt_token *name, pt
       pv *c = n[7] ? NULL : qve_pt_arg(a, 3, "n");
       if (!in_expr(p, a, qve_pt_arg(a, 0, "pattern"), true, false, "a pattern", &y, &dy) ||
           !in_expr(p, a, qve_pt_arg(a, 1, "value"), true, false, "a replacement", &z, &dz) ||
-          !get_bool(p, qve_pt_arg(a, 2, "literal"), false, &lit) || (c && !qve_pt_get_int(p, c, &cnt)) || !qve_pt_all_used(p, a, ".", n))
+          !get_bool(p, qve_pt_arg(a, 2, "literal"), false, &lit) || (c && !qve_pt_get_int(p, c, &cnt)) ||
+          !qve_pt_all_used(p, a, ".", n))
         goto cleanup;
-      qv_expr *e = qve_pl_flags(qve_pl_call(QV_OP_REPLACE, (qv_expr *[]){x, y, z}, 3), lit ? QV_EXPR_F_LITERAL : 0, cnt);
+      qv_expr *e =
+          qve_pl_flags(qve_pl_call(QV_OP_REPLACE, (qv_expr *[]){x, y, z}, 3), lit ? QV_EXPR_F_LITERAL : 0, cnt);
       return qve_pt_set_expr(p, out, e, MAXD(MAXD(dx, dy), dz) + 1, col);
     }
     if (strcmp(n, "contains_any") == 0) {
@@ -379,7 +405,8 @@ bool qve_pt_method(pt *p, pv *recv, const pt_token *ns, const pt_token *name, pt
   } else if (ns_is(ns, "dt")) {
     if (strcmp(n, "epoch") == 0) return epoch(p, x, dx, a, col, out);
     if (strcmp(n, "truncate") == 0) {
-      if (!in_expr(p, a, qve_pt_arg(a, 0, "every"), true, false, "an interval such as '1d'", &y, &dy) || !qve_pt_all_used(p, a, ".", n))
+      if (!in_expr(p, a, qve_pt_arg(a, 0, "every"), true, false, "an interval such as '1d'", &y, &dy) ||
+          !qve_pt_all_used(p, a, ".", n))
         goto cleanup;
       return qve_pt_set_expr(p, out, qve_pl_call2(QV_OP_DT_TRUNCATE, x, y), MAXD(dx, dy) + 1, col);
     }

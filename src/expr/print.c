@@ -32,8 +32,7 @@ static bool plain_word(const char *name) {
   const unsigned char *p = (const unsigned char *)name;
   if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || *p == '_')) return false;
   for (; *p; p++)
-    if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_'))
-      return false;
+    if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_')) return false;
   return true;
 }
 
@@ -123,12 +122,14 @@ static void scalar(qvb_text *b, const qv_scalar *v, int depth) {
   char buf[96];
   switch (v->type.id) {
     case QV_TYPE_BOOL: qvb_text_s(b, v->v.b ? "TRUE" : "FALSE"); break;
-    case QV_TYPE_INT8: case QV_TYPE_INT16: case QV_TYPE_INT32: case QV_TYPE_INT64:
-      qvb_text_f(b, "%lld", (long long)v->v.i);
-      break;
-    case QV_TYPE_UINT8: case QV_TYPE_UINT16: case QV_TYPE_UINT32: case QV_TYPE_UINT64:
-      qvb_text_f(b, "%llu", (unsigned long long)v->v.u);
-      break;
+    case QV_TYPE_INT8:
+    case QV_TYPE_INT16:
+    case QV_TYPE_INT32:
+    case QV_TYPE_INT64: qvb_text_f(b, "%lld", (long long)v->v.i); break;
+    case QV_TYPE_UINT8:
+    case QV_TYPE_UINT16:
+    case QV_TYPE_UINT32:
+    case QV_TYPE_UINT64: qvb_text_f(b, "%llu", (unsigned long long)v->v.u); break;
     case QV_TYPE_FLOAT32: float_literal(b, v->v.f, true); break;
     case QV_TYPE_FLOAT64: float_literal(b, v->v.f, false); break;
     case QV_TYPE_DECIMAL128:

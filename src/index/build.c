@@ -28,7 +28,6 @@ typedef struct collector {
   int64_t slots, used;
 } collector;
 
-
 static qv_status add_entry(collector *c, const uint8_t *key, int32_t len, uint32_t row, qv_error *err) {
   if (c->n == c->cap) {
     int64_t cap = c->cap ? c->cap * 2 : 4096;
@@ -153,8 +152,8 @@ static qv_status write_btree(collector *c, int64_t page_rows, qvi_writer *w, qvb
   int64_t n_pages = (c->n + page_rows - 1) / page_rows;
   qvb_wire_put_u32(tail, (uint32_t)n_pages);
   for (int64_t i = 0; i < c->n; i++)
-    if (i == 0 || qvi_key_cmp(keys + c->e[i - 1].off, (int32_t)c->e[i - 1].len, keys + c->e[i].off,
-                              (int32_t)c->e[i].len) != 0)
+    if (i == 0 ||
+        qvi_key_cmp(keys + c->e[i - 1].off, (int32_t)c->e[i - 1].len, keys + c->e[i].off, (int32_t)c->e[i].len) != 0)
       (*distinct)++;
   for (int64_t p = 0; p < n_pages; p++) {
     int64_t lo = p * page_rows, hi = lo + page_rows < c->n ? lo + page_rows : c->n;
@@ -218,8 +217,8 @@ static qv_status write_postings(collector *c, qv_index_type type, qvi_writer *w,
     if (!rows) return qv_error_nomem(err, "index build");
     for (int64_t i = 0; i < c->n && bytes.status == QV_OK;) {
       int64_t j = i, nr = 0;
-      while (j < c->n && qvi_key_cmp(keys + c->e[i].off, (int32_t)c->e[i].len, keys + c->e[j].off,
-                                     (int32_t)c->e[j].len) == 0)
+      while (j < c->n &&
+             qvi_key_cmp(keys + c->e[i].off, (int32_t)c->e[i].len, keys + c->e[j].off, (int32_t)c->e[j].len) == 0)
         rows[nr++] = c->e[j++].row;
       roaring_bitmap_t *r = roaring_bitmap_of_ptr((size_t)nr, rows);
       if (!r) {

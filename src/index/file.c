@@ -50,8 +50,7 @@ qv_status qvi_writer_finish(qvi_writer *w, const qv_buffer *head, const qv_buffe
   qvb_wire_put_u32(&w->body, (uint32_t)w->n_chunks);
   qvb_wire_put_bytes(&w->body, w->chunks.buf.data, w->chunks.buf.size);
   qvb_wire_put_bytes(&w->body, tail->data, tail->size);
-  if (w->body.status != QV_OK || w->chunks.status != QV_OK)
-    return qv_error_nomem(err, "index file");
+  if (w->body.status != QV_OK || w->chunks.status != QV_OK) return qv_error_nomem(err, "index file");
   int64_t flen = w->body.buf.size - start;
   uint32_t crc = qv_crc32c(0, w->body.buf.data + start, (size_t)flen);
   qvb_wire_put_u64(&w->body, (uint64_t)flen);
@@ -116,7 +115,8 @@ static bool parse_btree(qvb_cursor *c, qvi_file *f) {
     at = c->pos;
     if (!get_chunk_ref(c, f, &pg->chunk, "page chunk")) return false;
     if (!qvb_wire_get_range(c, 1, UINT32_MAX, &pg->count, "page entry count")) return false;
-    if (!qvb_wire_get_u32(c, &len, "first key length") || !qvb_wire_get_bytes(c, len, &bytes, "first key")) return false;
+    if (!qvb_wire_get_u32(c, &len, "first key length") || !qvb_wire_get_bytes(c, len, &bytes, "first key"))
+      return false;
     pg->first = (uint8_t *)bytes;
     pg->first_len = (int32_t)len;
     if (!qvb_wire_get_u32(c, &len, "last key length") || !qvb_wire_get_bytes(c, len, &bytes, "last key")) return false;
@@ -130,8 +130,8 @@ static bool parse_btree(qvb_cursor *c, qvi_file *f) {
     total += pg->count;
     f->n_pages = (int32_t)p + 1;
   }
-  if (total != f->entries) return qvb_cursor_fail(c, "pages hold %lld entries, the footer says %lld",
-                                                 (long long)total, (long long)f->entries);
+  if (total != f->entries)
+    return qvb_cursor_fail(c, "pages hold %lld entries, the footer says %lld", (long long)total, (long long)f->entries);
   return true;
 }
 
@@ -155,7 +155,7 @@ static qv_status parse_footer(qvi_file *f, int64_t base, int64_t expect_fragment
   if (expect_fragment >= 0 && f->fragment_id != expect_fragment) {
     c.pos -= 8;
     qvb_cursor_fail(&c, "covers fragment %lld, the manifest says %lld", (long long)f->fragment_id,
-                   (long long)expect_fragment);
+                    (long long)expect_fragment);
     return c.status;
   }
   if (!qvb_wire_get_range(&c, 0, QVS_MAX_FRAGMENT_ROWS, &f->num_rows, "row count") ||
@@ -177,7 +177,8 @@ static qv_status parse_footer(qvi_file *f, int64_t base, int64_t expect_fragment
     qvi_chunk *ch = &f->chunks[i];
     if (!qvb_wire_get_range(&c, QVI_HEADER, base, &ch->offset, "chunk offset") ||
         !qvb_wire_get_range(&c, 0, base - ch->offset < QVI_MAX_CHUNK ? base - ch->offset : QVI_MAX_CHUNK, &ch->length,
-                           "chunk length") || !qvb_wire_get_u32(&c, &ch->crc, "chunk crc"))
+                            "chunk length") ||
+        !qvb_wire_get_u32(&c, &ch->crc, "chunk crc"))
       return c.status;
     f->n_chunks = (int32_t)i + 1;
   }
@@ -192,7 +193,8 @@ static qv_status parse_footer(qvi_file *f, int64_t base, int64_t expect_fragment
       return c.status;
     }
   }
-  if (c.pos != c.size) qvb_cursor_fail(&c, "%lld unexpected bytes at the end of the footer", (long long)(c.size - c.pos));
+  if (c.pos != c.size)
+    qvb_cursor_fail(&c, "%lld unexpected bytes at the end of the footer", (long long)(c.size - c.pos));
   return c.status;
 }
 
@@ -263,8 +265,8 @@ cleanup:
   return st;
 }
 
-qv_status qvi_file_open(const char *path, const char *name, int64_t expect_fragment, int expect_type,
-                        qvi_file **out, qv_error *err) {
+qv_status qvi_file_open(const char *path, const char *name, int64_t expect_fragment, int expect_type, qvi_file **out,
+                        qv_error *err) {
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0)
     return qv_error_set(err, errno == ENOENT ? QV_ERR_NOT_FOUND : QV_ERR_IO, "%s: cannot open: %s", name,
@@ -297,8 +299,9 @@ static qv_status read_bitmap(qvi_file *f, int32_t chunk, const char *what, roari
   const char *why = NULL;
   *out = qvi_get_roaring(b, f->chunks[chunk].length, (uint64_t)f->num_rows, &why);
   qv_free(b);
-  if (!*out) return qv_error_set(err, QV_ERR_CORRUPT, "%s: offset %lld: %s: %s", f->name,
-                                 (long long)f->chunks[chunk].offset, what, why);
+  if (!*out)
+    return qv_error_set(err, QV_ERR_CORRUPT, "%s: offset %lld: %s: %s", f->name, (long long)f->chunks[chunk].offset,
+                        what, why);
   return QV_OK;
 }
 
@@ -325,7 +328,7 @@ qv_status qvi_file_dict(qvi_file *f, qv_error *err) {
   qvi_dict_entry *d = NULL;
   if (f->n_keys * MIN_DICT_ENTRY > ch->length) {
     qvb_cursor_fail(&c, "dictionary of %lld keys does not fit in %lld bytes", (long long)f->n_keys,
-                   (long long)ch->length);
+                    (long long)ch->length);
     goto cleanup;
   }
   if (!(d = qv_calloc((size_t)(f->n_keys ? f->n_keys : 1), sizeof *d))) {

@@ -21,7 +21,6 @@ bool qv_index_type_parse(const char *s, qv_index_type *out) {
   return false;
 }
 
-
 /* ---- writing files ---------------------------------------------------------- */
 
 /* Written files of one commit, removed again unless it is published. */
@@ -44,8 +43,8 @@ static void written_reset(written *w, const char *path, bool remove_files) {
 }
 
 /* Builds and writes the file of fragment i; appends it to w. */
-static qv_status build_file(const qv_dataset *ds, int32_t frag, int32_t column, qv_index_type type,
-                            int64_t page_rows, written *w, qv_error *err) {
+static qv_status build_file(const qv_dataset *ds, int32_t frag, int32_t column, qv_index_type type, int64_t page_rows,
+                            written *w, qv_error *err) {
   qv_buffer bytes = QV_BUFFER_INIT;
   uint32_t crc = 0;
   QV_RETURN_NOT_OK(qvi_build_fragment(ds, frag, column, type, page_rows, &bytes, &crc, err));
@@ -342,8 +341,10 @@ static qv_status open_file(qv_index *ix, int32_t k, qvi_file **out, qv_error *er
     QV_RETURN_NOT_OK(st);
     const qv_datatype *kt = ix->entry.type == QV_INDEX_LABEL_LIST ? &ix->ctype->children[0].type : ix->ctype;
     if (f->file_size != e->size || f->footer_crc != e->footer_crc) {
-      st = qv_error_set(err, QV_ERR_CORRUPT, "%s: %lld bytes with footer checksum %08x, the manifest says %lld bytes "
-                        "and %08x", e->path, (long long)f->file_size, f->footer_crc, (long long)e->size, e->footer_crc);
+      st = qv_error_set(err, QV_ERR_CORRUPT,
+                        "%s: %lld bytes with footer checksum %08x, the manifest says %lld bytes "
+                        "and %08x",
+                        e->path, (long long)f->file_size, f->footer_crc, (long long)e->size, e->footer_crc);
     } else if (f->key_type != kt->id) {
       st = qv_error_set(err, QV_ERR_CORRUPT, "%s: offset %lld: key type %d is not the column's", e->path,
                         (long long)(f->file_size - QVI_TRAILER - f->footer_len + 1), (int)f->key_type);
@@ -362,8 +363,7 @@ static qv_status open_file(qv_index *ix, int32_t k, qvi_file **out, qv_error *er
  * its first error, without being read. */
 static qv_status get_file(qv_index *ix, int32_t k, qvi_file **out, qv_error *err) {
   const damage *d = &ix->damaged[k];
-  if (d->status != QV_OK)
-    return qv_error_set(err, d->status, "%s", d->message ? d->message : ix->entry.files[k].path);
+  if (d->status != QV_OK) return qv_error_set(err, d->status, "%s", d->message ? d->message : ix->entry.files[k].path);
   qv_error e;
   qv_status st = open_file(ix, k, out, &e);
   if (st != QV_OK) return copy_error(err, note_damage(ix, k, st, &e), &e);
@@ -423,8 +423,8 @@ qv_status qv_index_estimate_rows(qv_index *ix, const qv_expr *conjunct, qv_index
   return st;
 }
 
-qv_status qv_index_query(qv_index *ix, const qv_expr *conjunct, int64_t fragment_id, roaring_bitmap_t *out,
-                         bool *exact, qv_error *err) {
+qv_status qv_index_query(qv_index *ix, const qv_expr *conjunct, int64_t fragment_id, roaring_bitmap_t *out, bool *exact,
+                         qv_error *err) {
   *exact = false;
   int32_t k = file_of(ix, fragment_id);
   if (k < 0)
@@ -493,8 +493,7 @@ qv_status qv_index_verify(qv_index *ix, int32_t *damaged, qv_error *err) {
   return st;
 }
 
-qv_status qv_index_rebuild(const char *path, const char *name, int32_t *rebuilt, int64_t *out_version,
-                           qv_error *err) {
+qv_status qv_index_rebuild(const char *path, const char *name, int32_t *rebuilt, int64_t *out_version, qv_error *err) {
   if (rebuilt) *rebuilt = 0;
   if (out_version) *out_version = 0;
   qv_dataset *ds = NULL;
@@ -513,7 +512,8 @@ qv_status qv_index_rebuild(const char *path, const char *name, int32_t *rebuilt,
     int32_t bad = 0;
     st = qv_index_open(ds, i, &ix, err);
     if (st == QV_OK) st = qv_index_verify(ix, &bad, err);
-    if (st == QV_OK && bad > 0 && !(files[i] = qv_calloc((size_t)all[i].n_files, sizeof *files[i]))) st = qv_error_nomem(err, NULL);
+    if (st == QV_OK && bad > 0 && !(files[i] = qv_calloc((size_t)all[i].n_files, sizeof *files[i])))
+      st = qv_error_nomem(err, NULL);
     for (int32_t k = 0; st == QV_OK && bad > 0 && k < all[i].n_files; k++) {
       files[i][k] = all[i].files[k];
       if (ix->damaged[k].status == QV_OK) continue;

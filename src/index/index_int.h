@@ -60,7 +60,7 @@ typedef struct qvi_ask {
   bool add_nulls; /* null rows are added (IN with a null under nulls-equal) */
   bool exact;
   bool all_nonnull; /* QVI_ALL_KEYS with no key: every non-null row */
-  int32_t n;      /* ranges or keys */
+  int32_t n;        /* ranges or keys */
   qvi_range *ranges;
   bool no_negate; /* rows outside the answer may be null, not false (SQL IN with a null) */
 } qvi_ask;
@@ -149,8 +149,8 @@ typedef struct qvi_file {
  * owned).  expect_fragment / expect_type < 0: not checked. */
 qv_status qvi_file_open_fd(int fd, const char *name, int64_t expect_fragment, int expect_type, qvi_file **out,
                            qv_error *err);
-qv_status qvi_file_open(const char *path, const char *name, int64_t expect_fragment, int expect_type,
-                        qvi_file **out, qv_error *err);
+qv_status qvi_file_open(const char *path, const char *name, int64_t expect_fragment, int expect_type, qvi_file **out,
+                        qv_error *err);
 void qvi_file_close(qvi_file *f);
 /* Reads chunk i whole and checks its CRC32C; *out is qv_malloc'd. */
 qv_status qvi_file_chunk(qvi_file *f, int32_t i, const char *what, uint8_t **out, qv_error *err);
@@ -166,7 +166,7 @@ typedef struct qvi_page {
   int64_t count;
   const uint8_t *offsets; /* count + 1 u32 */
   const uint8_t *keys;
-  const uint8_t *rows;    /* count u32 */
+  const uint8_t *rows; /* count u32 */
 } qvi_page;
 qv_status qvi_file_page(qvi_file *f, int32_t p, qvi_page *out, qv_error *err);
 static inline const uint8_t *qvi_page_key(const qvi_page *pg, int64_t i, int32_t *len) {

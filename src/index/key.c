@@ -16,20 +16,31 @@
 
 qvi_key_kind qvi_key_kind_of(const qv_datatype *t) {
   switch (t->id) {
-    case QV_TYPE_INT8: case QV_TYPE_INT16: case QV_TYPE_INT32: case QV_TYPE_INT64:
-    case QV_TYPE_UINT8: case QV_TYPE_UINT16: case QV_TYPE_UINT32: case QV_TYPE_UINT64:
-    case QV_TYPE_DATE32: case QV_TYPE_TIMESTAMP: case QV_TYPE_TIME64: case QV_TYPE_DURATION:
-      return QVI_KEY_INT;
-    case QV_TYPE_FLOAT32: case QV_TYPE_FLOAT64: return QVI_KEY_FLOAT;
+    case QV_TYPE_INT8:
+    case QV_TYPE_INT16:
+    case QV_TYPE_INT32:
+    case QV_TYPE_INT64:
+    case QV_TYPE_UINT8:
+    case QV_TYPE_UINT16:
+    case QV_TYPE_UINT32:
+    case QV_TYPE_UINT64:
+    case QV_TYPE_DATE32:
+    case QV_TYPE_TIMESTAMP:
+    case QV_TYPE_TIME64:
+    case QV_TYPE_DURATION: return QVI_KEY_INT;
+    case QV_TYPE_FLOAT32:
+    case QV_TYPE_FLOAT64: return QVI_KEY_FLOAT;
     case QV_TYPE_BOOL: return QVI_KEY_BOOL;
-    case QV_TYPE_STRING: case QV_TYPE_BINARY: return QVI_KEY_BYTES;
+    case QV_TYPE_STRING:
+    case QV_TYPE_BINARY: return QVI_KEY_BYTES;
     default: return QVI_KEY_NONE;
   }
 }
 
 bool qvi_type_supported(qv_index_type type, const qv_datatype *t) {
   switch (type) {
-    case QV_INDEX_BTREE: case QV_INDEX_BITMAP: return qvi_key_kind_of(t) != QVI_KEY_NONE;
+    case QV_INDEX_BTREE:
+    case QV_INDEX_BITMAP: return qvi_key_kind_of(t) != QVI_KEY_NONE;
     case QV_INDEX_NGRAM: return t->id == QV_TYPE_STRING || t->id == QV_TYPE_BINARY;
     case QV_INDEX_LABEL_LIST:
       return t->id == QV_TYPE_LIST && t->n_children == 1 && qvi_key_kind_of(&t->children[0].type) != QVI_KEY_NONE;
@@ -66,8 +77,18 @@ const uint8_t *qvi_key_of_row(const qv_array *a, int64_t i, qvi_key_kind kind, u
       bool u = !qv_type_is_signed(a->type.id) && qv_type_is_integer(a->type.id);
       switch (qv_type_byte_width(a->type.id)) {
         case 1: val = u ? (int64_t)v[x] : (int64_t)(int8_t)v[x]; break;
-        case 2: { uint16_t t; memcpy(&t, v + 2 * x, 2); val = u ? (int64_t)t : (int64_t)(int16_t)t; break; }
-        case 4: { uint32_t t; memcpy(&t, v + 4 * x, 4); val = u ? (int64_t)t : (int64_t)(int32_t)t; break; }
+        case 2: {
+          uint16_t t;
+          memcpy(&t, v + 2 * x, 2);
+          val = u ? (int64_t)t : (int64_t)(int16_t)t;
+          break;
+        }
+        case 4: {
+          uint32_t t;
+          memcpy(&t, v + 4 * x, 4);
+          val = u ? (int64_t)t : (int64_t)(int32_t)t;
+          break;
+        }
         default: memcpy(&val, v + 8 * x, 8); break;
       }
       *len = int_key(val, u, tmp);

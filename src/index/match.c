@@ -75,7 +75,7 @@ static bool key_of(ctx *c, const qv_scalar *s, uint8_t **key, int32_t *len) {
 
 static bool floats_ok(const ctx *c, const qv_expr *e) {
   return c->ctype->id != QV_TYPE_FLOAT32 && c->ctype->id != QV_TYPE_FLOAT64 ? true
-                                                                           : e->sem.float_order == QV_FLOAT_TOTAL;
+                                                                            : e->sem.float_order == QV_FLOAT_TOTAL;
 }
 
 /* ---- floats under the IEEE and Polars orders ------------------------------
@@ -143,12 +143,12 @@ static bool float_compare(ctx *c, qvi_ask *a, qv_op op, double v, bool polars) {
   static const double ninf = -INFINITY, pinf = INFINITY;
   double b;
   switch (op) {
-    case QV_OP_EQ: case QV_OP_NE:
-      a->negate = op == QV_OP_NE;
-      return float_point(c, a, v);
+    case QV_OP_EQ:
+    case QV_OP_NE: a->negate = op == QV_OP_NE; return float_point(c, a, v);
     case QV_OP_LT: b = zero_high_exc(v); return float_range(c, a, &ninf, true, &b, false);
     case QV_OP_LE: b = zero_high_inc(v); return float_range(c, a, &ninf, true, &b, true);
-    case QV_OP_GT: case QV_OP_GE:
+    case QV_OP_GT:
+    case QV_OP_GE:
       b = op == QV_OP_GT ? zero_low_exc(v) : zero_low_inc(v);
       if (!polars) return float_range(c, a, &b, op == QV_OP_GE, &pinf, true);
       /* up to and with +NaN, and the -NaN keys below -inf */
@@ -317,7 +317,9 @@ static bool match_ngram(ctx *c, const qv_expr *e, qvi_ask *a) {
   const uint8_t *p = e->args[1]->value.bytes;
   int64_t n = e->args[1]->value.len;
   switch (e->op) {
-    case QV_OP_CONTAINS: case QV_OP_STARTS_WITH: case QV_OP_ENDS_WITH:
+    case QV_OP_CONTAINS:
+    case QV_OP_STARTS_WITH:
+    case QV_OP_ENDS_WITH:
       if (e->n_args != 2 || qv_buffer_append(&runs.text, p, n) != QV_OK) break;
       runs.n = 1;
       runs.off[0] = 0;
@@ -332,7 +334,8 @@ static bool match_ngram(ctx *c, const qv_expr *e, qvi_ask *a) {
       ok = trigrams(c, a, &runs);
       break;
     }
-    case QV_OP_REGEXP_MATCH: case QV_OP_REGEXP_LIKE:
+    case QV_OP_REGEXP_MATCH:
+    case QV_OP_REGEXP_LIKE:
       if (e->n_args == 3 && !(qve_is_bytes_lit(e->args[2]) && e->args[2]->value.len == 0)) break; /* flags: give up */
       qvi_regex_runs(p, n, &runs);
       ok = trigrams(c, a, &runs);
@@ -374,12 +377,8 @@ static bool match_label(ctx *c, const qv_expr *e, qvi_ask *a) {
     return false;
   a->exact = true;
   switch (e->op) {
-    case QV_OP_ARRAY_HAS:
-      a->mode = QVI_ANY_KEY;
-      return qve_is_value_lit(e->args[1]) && point(c, a, &e->args[1]->value);
-    case QV_OP_ARRAY_HAS_ANY:
-      a->mode = QVI_ANY_KEY;
-      return list_items(c, e->args[1], a);
+    case QV_OP_ARRAY_HAS: a->mode = QVI_ANY_KEY; return qve_is_value_lit(e->args[1]) && point(c, a, &e->args[1]->value);
+    case QV_OP_ARRAY_HAS_ANY: a->mode = QVI_ANY_KEY; return list_items(c, e->args[1], a);
     case QV_OP_ARRAY_HAS_ALL:
       a->mode = QVI_ALL_KEYS;
       if (!list_items(c, e->args[1], a)) return false;
@@ -446,7 +445,8 @@ static bool match_value(ctx *c, const qv_expr *e, qvi_ask *a) {
       }
       return unique_points(a);
     }
-    case QV_OP_IS_NULL: case QV_OP_IS_NOT_NULL:
+    case QV_OP_IS_NULL:
+    case QV_OP_IS_NOT_NULL:
       if (column_of(e->args[0]) != c->column) return false;
       a->mode = QVI_NULLS;
       a->negate = e->op == QV_OP_IS_NOT_NULL;
@@ -457,13 +457,15 @@ static bool match_value(ctx *c, const qv_expr *e, qvi_ask *a) {
     case QV_OP_LIKE: {
       int esc;
       qvi_runs runs;
-      if (e->n_args < 2 || column_of(e->args[0]) != c->column || !qve_is_bytes_lit(e->args[1]) || e->sem.case_insensitive ||
-          !like_escape(e, &esc) || !qvi_like_runs(e->args[1]->value.bytes, e->args[1]->value.len, esc, &runs))
+      if (e->n_args < 2 || column_of(e->args[0]) != c->column || !qve_is_bytes_lit(e->args[1]) ||
+          e->sem.case_insensitive || !like_escape(e, &esc) ||
+          !qvi_like_runs(e->args[1]->value.bytes, e->args[1]->value.len, esc, &runs))
         return false;
       bool ok = false;
       if (runs.literal) { /* no wildcard: equality with the unescaped text */
         qv_scalar s = QV_SCALAR_INIT;
-        s.type = c->ctype->id == QV_TYPE_BINARY ? qv_datatype_simple(QV_TYPE_BINARY) : qv_datatype_simple(QV_TYPE_STRING);
+        s.type =
+            c->ctype->id == QV_TYPE_BINARY ? qv_datatype_simple(QV_TYPE_BINARY) : qv_datatype_simple(QV_TYPE_STRING);
         s.is_null = false;
         s.bytes = runs.text.data;
         s.len = runs.text.size;
@@ -548,7 +550,8 @@ static bool match(ctx *c, const qv_expr *e, qvi_ask *a) {
     return true;
   }
   switch (c->type) {
-    case QV_INDEX_BTREE: case QV_INDEX_BITMAP: return match_value(c, e, a);
+    case QV_INDEX_BTREE:
+    case QV_INDEX_BITMAP: return match_value(c, e, a);
     case QV_INDEX_NGRAM: return match_ngram(c, e, a);
     case QV_INDEX_LABEL_LIST: return match_label(c, e, a);
     default: return false;

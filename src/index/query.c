@@ -118,7 +118,8 @@ qv_status qvi_file_query(qvi_file *f, const qvi_ask *a, roaring_bitmap_t *out, q
       QV_RETURN_NOT_OK(qvi_file_nulls(f, &nulls, err));
       roaring_bitmap_or_inplace(out, nulls);
       break;
-    case QVI_RANGES: case QVI_ANY_KEY:
+    case QVI_RANGES:
+    case QVI_ANY_KEY:
       for (int32_t i = 0; i < a->n; i++)
         QV_RETURN_NOT_OK(f->type == QV_INDEX_BTREE ? btree_range(f, &a->ranges[i], out, err)
                                                    : dict_range(f, &a->ranges[i], out, err));
@@ -187,7 +188,8 @@ static double page_fraction(const qvi_page_ref *pg, const qvi_range *r) {
   if (r->prefix || r->has_hi) {
     const uint8_t *h = r->prefix ? r->lo : r->hi;
     int32_t hl = r->prefix ? r->lo_len : r->hi_len;
-    double y = qvi_key_cmp(h, hl, pg->last, pg->last_len) >= 0 && !r->prefix ? b : key_pos(h, hl, skip, r->prefix ? 0xFF : 0);
+    double y =
+        qvi_key_cmp(h, hl, pg->last, pg->last_len) >= 0 && !r->prefix ? b : key_pos(h, hl, skip, r->prefix ? 0xFF : 0);
     if (y < hi) hi = y;
   }
   double f = (hi - lo) / (b - a);
@@ -228,7 +230,8 @@ qv_status qvi_file_estimate(qvi_file *f, const qvi_ask *a, int64_t *rows, int64_
       *rows = (a->negate ? nonnull_rows : f->null_count) + (a->add_nulls ? f->null_count : 0);
       *entries_read = f->null_count;
       return QV_OK;
-    case QVI_RANGES: case QVI_ANY_KEY:
+    case QVI_RANGES:
+    case QVI_ANY_KEY:
       for (int32_t i = 0; i < a->n; i++) {
         const qvi_range *r = &a->ranges[i];
         if (f->type == QV_INDEX_BTREE) {

@@ -73,7 +73,6 @@ void qvp_bq_take_extras(bq *t, res *dst, res *src) {
   for (int32_t i = 0; i < src->n_extra; i++) add_extra(t, dst, src->extra[i]);
 }
 
-
 /* Records why e declines (pushdown/decline.c spells the line); returns
  * false so callers can `return decline(...)`.  The subtree of a node the
  * budget degraded may be as deep and wide as the caller could build, so it
@@ -113,19 +112,40 @@ static qv_type_id type_of_d(const bq *t, const qv_expr *e, int depth) {
     return d ? d->id : QV_TYPE_NULL;
   }
   switch (e->op) {
-    case QV_OP_EQ: case QV_OP_NE: case QV_OP_LT: case QV_OP_LE: case QV_OP_GT: case QV_OP_GE:
-    case QV_OP_IS_NULL: case QV_OP_IS_NOT_NULL: case QV_OP_IN: case QV_OP_STARTS_WITH: case QV_OP_ENDS_WITH:
-    case QV_OP_CONTAINS: case QV_OP_REGEXP_MATCH: case QV_OP_ISNAN: case QV_OP_IS_NOT_NAN:
-    case QV_OP_IS_FINITE: case QV_OP_IS_INFINITE: case QV_OP_EQ_MISSING: case QV_OP_NE_MISSING:
-      return QV_TYPE_BOOL;
-    case QV_OP_AND: case QV_OP_OR: case QV_OP_XOR: case QV_OP_NOT:
+    case QV_OP_EQ:
+    case QV_OP_NE:
+    case QV_OP_LT:
+    case QV_OP_LE:
+    case QV_OP_GT:
+    case QV_OP_GE:
+    case QV_OP_IS_NULL:
+    case QV_OP_IS_NOT_NULL:
+    case QV_OP_IN:
+    case QV_OP_STARTS_WITH:
+    case QV_OP_ENDS_WITH:
+    case QV_OP_CONTAINS:
+    case QV_OP_REGEXP_MATCH:
+    case QV_OP_ISNAN:
+    case QV_OP_IS_NOT_NAN:
+    case QV_OP_IS_FINITE:
+    case QV_OP_IS_INFINITE:
+    case QV_OP_EQ_MISSING:
+    case QV_OP_NE_MISSING: return QV_TYPE_BOOL;
+    case QV_OP_AND:
+    case QV_OP_OR:
+    case QV_OP_XOR:
+    case QV_OP_NOT:
       for (int32_t i = 0; i < e->n_args; i++)
         if (type_of_d(t, e->args[i], depth + 1) != QV_TYPE_BOOL) return QV_TYPE_NULL;
       return QV_TYPE_BOOL;
-    case QV_OP_LOWER: case QV_OP_UPPER: return QV_TYPE_STRING;
-    case QV_OP_WHEN: case QV_OP_COALESCE: case QV_OP_FILL_NULL: case QV_OP_DROP_NULLS:
-    case QV_OP_ALL_HORIZONTAL: case QV_OP_ANY_HORIZONTAL:
-      break;
+    case QV_OP_LOWER:
+    case QV_OP_UPPER: return QV_TYPE_STRING;
+    case QV_OP_WHEN:
+    case QV_OP_COALESCE:
+    case QV_OP_FILL_NULL:
+    case QV_OP_DROP_NULLS:
+    case QV_OP_ALL_HORIZONTAL:
+    case QV_OP_ANY_HORIZONTAL: break;
     default: return QV_TYPE_NULL;
   }
   /* The common type of the results (when: t1, t2, ..., otherwise): one
@@ -146,7 +166,8 @@ static qv_type_id type_of_d(const bq *t, const qv_expr *e, int depth) {
     if (r == QV_TYPE_NULL) {
       r = ai;
     } else if (r != ai) {
-      bool num = (qv_type_is_integer(r) || qv_type_is_floating(r)) && (qv_type_is_integer(ai) || qv_type_is_floating(ai));
+      bool num =
+          (qv_type_is_integer(r) || qv_type_is_floating(r)) && (qv_type_is_integer(ai) || qv_type_is_floating(ai));
       if (!num) return QV_TYPE_NULL;
       r = QV_TYPE_FLOAT64;
     }
@@ -252,10 +273,11 @@ static bool is_number_type(qv_type_id id) { return qv_type_is_integer(id) || id 
 static bool float_pair(bq *t, const qv_expr *e, res *a, res *b, res *r) {
   qv_type_id xt = type_of(t, e->args[0]), yt = type_of(t, e->args[1]);
   if (!is_number_type(xt) || !is_number_type(yt))
-    return decline(t, e, xt == QV_TYPE_FLOAT32 || yt == QV_TYPE_FLOAT32
-                             ? "a float32 side: BigQuery has only FLOAT64"
-                             : "two sides that may be floats and are not both known numbers: NaN is ordered "
-                               "differently by Polars and BigQuery, and IS_NAN needs numbers");
+    return decline(t, e,
+                   xt == QV_TYPE_FLOAT32 || yt == QV_TYPE_FLOAT32
+                       ? "a float32 side: BigQuery has only FLOAT64"
+                       : "two sides that may be floats and are not both known numbers: NaN is ordered "
+                         "differently by Polars and BigQuery, and IS_NAN needs numbers");
   const char *x = a->sql.p, *y = b->sql.p;
   bool swap = e->op == QV_OP_LT || e->op == QV_OP_LE;
   const char *p = swap ? y : x, *q = swap ? x : y; /* the side that is greater when NaN */
@@ -263,9 +285,8 @@ static bool float_pair(bq *t, const qv_expr *e, res *a, res *b, res *r) {
   switch (e->op) {
     case QV_OP_EQ: qvb_text_f(&r->sql, "((%s = %s) OR (IS_NAN(%s) AND IS_NAN(%s)))", x, y, x, y); break;
     case QV_OP_NE: qvb_text_f(&r->sql, "((%s != %s) AND (NOT (IS_NAN(%s) AND IS_NAN(%s))))", x, y, x, y); break;
-    case QV_OP_GT: case QV_OP_LT:
-      qvb_text_f(&r->sql, "((%s %s %s) OR (IS_NAN(%s) AND (NOT IS_NAN(%s))))", x, op, y, p, q);
-      break;
+    case QV_OP_GT:
+    case QV_OP_LT: qvb_text_f(&r->sql, "((%s %s %s) OR (IS_NAN(%s) AND (NOT IS_NAN(%s))))", x, op, y, p, q); break;
     default: qvb_text_f(&r->sql, "((%s %s %s) OR (IS_NAN(%s) AND (%s IS NOT NULL)))", x, op, y, p, q); break;
   }
   qvp_bq_take_extras(t, r, a);
@@ -345,7 +366,8 @@ static bool val_not(bq *t, const qv_expr *x, res *r) {
 
 static bool bq_logic(bq *t, const qv_expr *e, res *r) {
   for (int32_t i = 0; i < e->n_args; i++)
-    if (qvp_bq_known_non_bool(t, e->args[i])) return decline(t, e, "on non-booleans Polars' %s is bitwise", qv_op_name(e->op));
+    if (qvp_bq_known_non_bool(t, e->args[i]))
+      return decline(t, e, "on non-booleans Polars' %s is bitwise", qv_op_name(e->op));
   if (e->op == QV_OP_NOT) return val_not(t, e->args[0], r);
   res a = {0}, b = {0};
   bool ok = val(t, e->args[0], &a);
@@ -531,8 +553,9 @@ static bool bq_contains(bq *t, const qv_expr *e, res *r) {
   if (!strings_only(t, e)) return false;
   const qv_expr *p = e->args[1];
   if (!qve_is_str_lit(p) || p->value.len == 0)
-    return decline(t, e, "str.contains(literal=True) with a computed or empty pattern (STRPOS of '' is not "
-                         "pinned down here)");
+    return decline(t, e,
+                   "str.contains(literal=True) with a computed or empty pattern (STRPOS of '' is not "
+                   "pinned down here)");
   res a = {0}, b = {0};
   bool ok = val(t, e->args[0], &a) && val(t, p, &b);
   if (ok) {
@@ -565,11 +588,16 @@ typedef struct lowering {
 } lowering;
 #define QV_BQ_ARITH_WHY \
   "arithmetic does not push: BigQuery raises on division by zero and overflow where Polars gives null or wraps"
-#define BQ_FN(f) {NULL, f, false, NULL}
-#define BQ_STRING_FN(f) {NULL, f, true, NULL}
-#define BQ_DECLINE(w) {NULL, NULL, false, w}
-#define BQ_UNSUPPORTED {NULL, NULL, false, NULL}
-#define BQ_CUSTOM(x) {bq_##x, NULL, false, NULL}
+#define BQ_FN(f) \
+  { NULL, f, false, NULL }
+#define BQ_STRING_FN(f) \
+  { NULL, f, true, NULL }
+#define BQ_DECLINE(w) \
+  { NULL, NULL, false, w }
+#define BQ_UNSUPPORTED \
+  { NULL, NULL, false, NULL }
+#define BQ_CUSTOM(x) \
+  { bq_##x, NULL, false, NULL }
 #define QV_OP_ROW(id, name, lo, hi, cls, mirror, sql, print, bind, kernel, lance, bq) bq,
 static const lowering lowerings[QV_OP__COUNT] = {
 #include "expr/ops.def"
@@ -588,7 +616,8 @@ static bool val_call(bq *t, const qv_expr *e, res *r) {
 static bool val(bq *t, const qv_expr *e, res *r) {
   r->exact = true;
   if (qvp_bq_is_over(t, e))
-    return decline(t, e, "past the budget of %d nodes or %d levels: filtered locally", QV_BQ_MAX_NODES, QV_BQ_MAX_DEPTH);
+    return decline(t, e, "past the budget of %d nodes or %d levels: filtered locally", QV_BQ_MAX_NODES,
+                   QV_BQ_MAX_DEPTH);
   bool ok;
   if (e->kind == QV_EXPR_COLUMN) {
     ok = column(t, e, r);
@@ -696,7 +725,8 @@ static int pos_when(bq *t, const qv_expr *e, int32_t i, res *r) {
 bool qvp_bq_pos(bq *t, const qv_expr *e, bool neg, res *r) {
   r->exact = true;
   if (qvp_bq_is_over(t, e))
-    return decline(t, e, "past the budget of %d nodes or %d levels: filtered locally", QV_BQ_MAX_NODES, QV_BQ_MAX_DEPTH);
+    return decline(t, e, "past the budget of %d nodes or %d levels: filtered locally", QV_BQ_MAX_NODES,
+                   QV_BQ_MAX_DEPTH);
   if (e->kind == QV_EXPR_CALL) {
     bool and_like = (e->op == QV_OP_AND && !neg) || (e->op == QV_OP_OR && neg);
     if (and_like && e->n_args == 2) {

@@ -11,13 +11,12 @@
 #include "quiver/pushdown.h"
 
 /* The Storage Read API's limits (and the reference translator's). */
-#define QV_BQ_MAX_NODES 10000        /* expression nodes compiled as a whole */
-#define QV_BQ_MAX_DEPTH 400          /* levels below which a subtree degrades (bounds recursion) */
-#define QV_BQ_MAX_SQL 1000000        /* bytes of row_restriction ("1 MB") */
-#define QV_BQ_MAX_IN_VALUES 10000    /* values of one is_in list */
-#define QV_BQ_MAX_IN_IPC (1 << 20)   /* bytes of that list as an Arrow IPC stream */
-#define QV_BQ_MAX_NAME_CHARS 300     /* characters of a column name */
-
+#define QV_BQ_MAX_NODES 10000      /* expression nodes compiled as a whole */
+#define QV_BQ_MAX_DEPTH 400        /* levels below which a subtree degrades (bounds recursion) */
+#define QV_BQ_MAX_SQL 1000000      /* bytes of row_restriction ("1 MB") */
+#define QV_BQ_MAX_IN_VALUES 10000  /* values of one is_in list */
+#define QV_BQ_MAX_IN_IPC (1 << 20) /* bytes of that list as an Arrow IPC stream */
+#define QV_BQ_MAX_NAME_CHARS 300   /* characters of a column name */
 
 /* Writes a literal's GoogleSQL spelling to o.  false (o untouched) with
  * *why set to a static reason when it has none with Polars' meaning: NULL

@@ -128,9 +128,7 @@ static bool timestamp(const qv_scalar *v, qvb_text *o, const char **why) {
       }
       x /= 1000;
       break;
-    default:
-      *why = "a timestamp in seconds: Polars has no such unit and quiver does not guess one";
-      return false;
+    default: *why = "a timestamp in seconds: Polars has no such unit and quiver does not guess one"; return false;
   }
   if (v->type.unit != QV_UNIT_MILLI && (x < BQ_MIN_MICROS || x > BQ_MAX_MICROS)) {
     *why = "timestamp outside BigQuery's range 0001-01-01 .. 9999-12-31 23:59:59.999999";
@@ -149,17 +147,22 @@ bool qvp_bq_literal(const qv_scalar *v, qvb_text *o, const char **why) {
   }
   switch (v->type.id) {
     case QV_TYPE_BOOL: qvb_text_s(o, v->v.b ? "TRUE" : "FALSE"); return true;
-    case QV_TYPE_INT8: case QV_TYPE_INT16: case QV_TYPE_INT32: case QV_TYPE_INT64:
-      qvb_text_f(o, "%lld", (long long)v->v.i);
-      return true;
-    case QV_TYPE_UINT8: case QV_TYPE_UINT16: case QV_TYPE_UINT32: case QV_TYPE_UINT64:
+    case QV_TYPE_INT8:
+    case QV_TYPE_INT16:
+    case QV_TYPE_INT32:
+    case QV_TYPE_INT64: qvb_text_f(o, "%lld", (long long)v->v.i); return true;
+    case QV_TYPE_UINT8:
+    case QV_TYPE_UINT16:
+    case QV_TYPE_UINT32:
+    case QV_TYPE_UINT64:
       if (v->v.u > (uint64_t)INT64_MAX) {
         *why = "an unsigned integer above 2^63-1 does not fit BigQuery's INT64";
         return false;
       }
       qvb_text_f(o, "%llu", (unsigned long long)v->v.u);
       return true;
-    case QV_TYPE_FLOAT32: case QV_TYPE_FLOAT64:
+    case QV_TYPE_FLOAT32:
+    case QV_TYPE_FLOAT64:
       if (!isfinite(v->v.f)) {
         *why = "NaN and infinities do not push as literals";
         return false;
@@ -178,7 +181,8 @@ bool qvp_bq_literal(const qv_scalar *v, qvb_text *o, const char **why) {
     case QV_TYPE_TIMESTAMP: return timestamp(v, o, why);
     case QV_TYPE_DECIMAL128: *why = "decimal literals are not translated (NUMERIC scale rules differ)"; return false;
     case QV_TYPE_BINARY: *why = "binary literals are not translated"; return false;
-    case QV_TYPE_TIME64: case QV_TYPE_DURATION: *why = "Time and Duration literals are not translated"; return false;
+    case QV_TYPE_TIME64:
+    case QV_TYPE_DURATION: *why = "Time and Duration literals are not translated"; return false;
     default: *why = "no GoogleSQL spelling for a literal of this type"; return false;
   }
 }
@@ -188,12 +192,20 @@ bool qvp_bq_literal(const qv_scalar *v, qvb_text *o, const char **why) {
 static bool name_char_ok(utf8proc_int32_t c) {
   if (c < 0x80 && strchr("&%=+:'<>#|", (int)c) && c != 0) return true;
   switch (utf8proc_category(c)) {
-    case UTF8PROC_CATEGORY_LU: case UTF8PROC_CATEGORY_LL: case UTF8PROC_CATEGORY_LT:
-    case UTF8PROC_CATEGORY_LM: case UTF8PROC_CATEGORY_LO:
-    case UTF8PROC_CATEGORY_MN: case UTF8PROC_CATEGORY_MC: case UTF8PROC_CATEGORY_ME:
-    case UTF8PROC_CATEGORY_ND: case UTF8PROC_CATEGORY_NL: case UTF8PROC_CATEGORY_NO:
-    case UTF8PROC_CATEGORY_PC: case UTF8PROC_CATEGORY_PD: case UTF8PROC_CATEGORY_ZS:
-      return true;
+    case UTF8PROC_CATEGORY_LU:
+    case UTF8PROC_CATEGORY_LL:
+    case UTF8PROC_CATEGORY_LT:
+    case UTF8PROC_CATEGORY_LM:
+    case UTF8PROC_CATEGORY_LO:
+    case UTF8PROC_CATEGORY_MN:
+    case UTF8PROC_CATEGORY_MC:
+    case UTF8PROC_CATEGORY_ME:
+    case UTF8PROC_CATEGORY_ND:
+    case UTF8PROC_CATEGORY_NL:
+    case UTF8PROC_CATEGORY_NO:
+    case UTF8PROC_CATEGORY_PC:
+    case UTF8PROC_CATEGORY_PD:
+    case UTF8PROC_CATEGORY_ZS: return true;
     default: return false;
   }
 }
@@ -206,12 +218,14 @@ qv_status qvp_bq_check_name(const char *name, qv_error *err) {
   while (i < len) {
     utf8proc_int32_t c;
     utf8proc_ssize_t k = utf8proc_iterate(s + i, len - i, &c);
-    if (k <= 0) return qv_error_set(err, QV_ERR_INVALID, "bigquery: column name is not valid UTF-8 at byte %lld", (long long)i);
+    if (k <= 0)
+      return qv_error_set(err, QV_ERR_INVALID, "bigquery: column name is not valid UTF-8 at byte %lld", (long long)i);
     if (!name_char_ok(c)) {
       if (c >= 0x20 && c != 0x7f)
-        return qv_error_set(err, QV_ERR_INVALID,
-                            "bigquery: column name '%s' contains '%.*s' (U+%04X), which BigQuery column names cannot hold",
-                            name, (int)k, name + i, (unsigned)c);
+        return qv_error_set(
+            err, QV_ERR_INVALID,
+            "bigquery: column name '%s' contains '%.*s' (U+%04X), which BigQuery column names cannot hold", name,
+            (int)k, name + i, (unsigned)c);
       return qv_error_set(err, QV_ERR_INVALID,
                           "bigquery: column name contains the control character U+%04X at byte %lld, which BigQuery "
                           "column names cannot hold",
@@ -253,10 +267,12 @@ static int64_t ipc_size(const qv_expr *const *items, int32_t n, bool *oom) {
     const qv_scalar *v = &items[i]->value;
     switch (v->type.id) {
       case QV_TYPE_BOOL: st = qv_builder_append_bool(&b, v->v.b); break;
-      case QV_TYPE_UINT8: case QV_TYPE_UINT16: case QV_TYPE_UINT32: case QV_TYPE_UINT64:
-        st = qv_builder_append_uint(&b, v->v.u);
-        break;
-      case QV_TYPE_FLOAT32: case QV_TYPE_FLOAT64: st = qv_builder_append_double(&b, v->v.f); break;
+      case QV_TYPE_UINT8:
+      case QV_TYPE_UINT16:
+      case QV_TYPE_UINT32:
+      case QV_TYPE_UINT64: st = qv_builder_append_uint(&b, v->v.u); break;
+      case QV_TYPE_FLOAT32:
+      case QV_TYPE_FLOAT64: st = qv_builder_append_double(&b, v->v.f); break;
       case QV_TYPE_STRING: st = qv_builder_append_bytes(&b, v->bytes, v->len); break;
       default: st = qv_builder_append_int(&b, v->v.i); break;
     }

@@ -26,10 +26,24 @@ static const char *escape(const char *p, size_t n, size_t *i) {
   *i += 2;
   if (is_punct(c)) return NULL;
   switch (c) {
-    case 'n': case 't': case 'r': case 'f': case 'v': case 'a': case 'A': case 'z': return NULL;
-    case 'd': case 'D': case 'w': case 'W': case 's': case 'S': case 'b': case 'B':
-      return "\\d \\w \\s \\b are Unicode-aware in Polars and ASCII-only in BigQuery's RE2";
-    case 'p': case 'P': return "Unicode classes \\p{..} rest on different Unicode tables in Polars and RE2";
+    case 'n':
+    case 't':
+    case 'r':
+    case 'f':
+    case 'v':
+    case 'a':
+    case 'A':
+    case 'z': return NULL;
+    case 'd':
+    case 'D':
+    case 'w':
+    case 'W':
+    case 's':
+    case 'S':
+    case 'b':
+    case 'B': return "\\d \\w \\s \\b are Unicode-aware in Polars and ASCII-only in BigQuery's RE2";
+    case 'p':
+    case 'P': return "Unicode classes \\p{..} rest on different Unicode tables in Polars and RE2";
     case 'x':
       if (*i < n && p[*i] == '{') {
         size_t k = *i + 1, digits = 0;
@@ -43,7 +57,8 @@ static const char *escape(const char *p, size_t n, size_t *i) {
         return NULL;
       }
       return "a malformed \\x escape";
-    case '<': case '>': return "\\< and \\> are word boundaries in Polars and literals in RE2";
+    case '<':
+    case '>': return "\\< and \\> are word boundaries in Polars and literals in RE2";
     default: return "an escape that Polars and RE2 do not read alike";
   }
 }
@@ -109,14 +124,17 @@ static const char *group(const char *p, size_t n, size_t *i) {
     if (k >= n || p[k] != '<') return "a group syntax Polars and RE2 do not read alike";
     k++;
     size_t start = k;
-    while (k < n && ((p[k] >= 'a' && p[k] <= 'z') || (p[k] >= 'A' && p[k] <= 'Z') || (p[k] >= '0' && p[k] <= '9') || p[k] == '_')) k++;
+    while (k < n && ((p[k] >= 'a' && p[k] <= 'z') || (p[k] >= 'A' && p[k] <= 'Z') || (p[k] >= '0' && p[k] <= '9') ||
+                     p[k] == '_'))
+      k++;
     if (k >= n || p[k] != '>' || k == start) return "a malformed group name";
     *i = k + 1;
     return NULL;
   }
   bool any = false;
   while (k < n && (p[k] == 'i' || p[k] == 'm' || p[k] == 's' || p[k] == '-')) k++, any = true;
-  if (!any || k >= n || (p[k] != ')' && p[k] != ':')) return "regex flags other than i, m, s (or lookaround) do not push";
+  if (!any || k >= n || (p[k] != ')' && p[k] != ':'))
+    return "regex flags other than i, m, s (or lookaround) do not push";
   *i = k + 1;
   return NULL;
 }

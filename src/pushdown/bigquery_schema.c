@@ -41,8 +41,7 @@ static qv_status fields_into(const qve_json *arr, int depth, qv_schema *out, qv_
       if (qv_schema_find(out, name->str) >= 0)
         st = qv_error_set(err, QV_ERR_PARSE, "bigquery schema: field '%s' appears twice at byte %lld", name->str,
                           (long long)f->offset);
-      else
-        st = qv_schema_add(out, &field, err);
+      else st = qv_schema_add(out, &field, err);
       qv_field_reset(&field);
     } else {
       qv_datatype_reset(&ty);
@@ -57,9 +56,9 @@ static qv_status scalar_type(const qve_json *type, qv_datatype *out, qv_error *e
     const char *name;
     qv_type_id id;
   } simple[] = {
-      {"BOOL", QV_TYPE_BOOL},         {"BOOLEAN", QV_TYPE_BOOL},     {"INT64", QV_TYPE_INT64},
-      {"INTEGER", QV_TYPE_INT64},     {"FLOAT64", QV_TYPE_FLOAT64},  {"FLOAT", QV_TYPE_FLOAT64},
-      {"STRING", QV_TYPE_STRING},     {"JSON", QV_TYPE_STRING},      {"GEOGRAPHY", QV_TYPE_STRING},
+      {"BOOL", QV_TYPE_BOOL},         {"BOOLEAN", QV_TYPE_BOOL},      {"INT64", QV_TYPE_INT64},
+      {"INTEGER", QV_TYPE_INT64},     {"FLOAT64", QV_TYPE_FLOAT64},   {"FLOAT", QV_TYPE_FLOAT64},
+      {"STRING", QV_TYPE_STRING},     {"JSON", QV_TYPE_STRING},       {"GEOGRAPHY", QV_TYPE_STRING},
       {"BIGNUMERIC", QV_TYPE_STRING}, {"BIGDECIMAL", QV_TYPE_STRING}, {"BYTES", QV_TYPE_BINARY},
       {"DATE", QV_TYPE_DATE32},
   };

@@ -14,7 +14,7 @@ const char *qvp_pd_node_name(const qv_expr *e) {
 }
 
 bool qvp_pd_vdecline(qvb_text *why, bool *oom, const qv_expr *e, bool show_tree, size_t clip, const char *fmt,
-                    va_list ap) {
+                     va_list ap) {
   char reason[400];
   vsnprintf(reason, sizeof reason, fmt, ap);
   if (!show_tree) {

@@ -51,7 +51,8 @@ const qv_datatype *qvp_lsql_col_type(const tr *t, const qv_expr *e) {
   }
   if (e->kind == QV_EXPR_CALL && e->op == QV_OP_LIST_GET && e->n_args == 2) {
     const qv_datatype *l = qvp_lsql_col_type(t, e->args[0]);
-    if (l && (l->id == QV_TYPE_LIST || l->id == QV_TYPE_FIXED_SIZE_LIST) && l->n_children == 1) return &l->children[0].type;
+    if (l && (l->id == QV_TYPE_LIST || l->id == QV_TYPE_FIXED_SIZE_LIST) && l->n_children == 1)
+      return &l->children[0].type;
     return NULL;
   }
   if (e->kind == QV_EXPR_CALL && e->op == QV_OP_FIELD && e->n_args == 1) {
@@ -87,13 +88,32 @@ qv_type_id qvp_lsql_type_of(const tr *t, const qv_expr *e) {
     default: break;
   }
   switch (e->op) {
-    case QV_OP_EQ: case QV_OP_NE: case QV_OP_LT: case QV_OP_LE: case QV_OP_GT: case QV_OP_GE:
-    case QV_OP_IS_NULL: case QV_OP_IS_NOT_NULL: case QV_OP_IN: case QV_OP_STARTS_WITH: case QV_OP_ENDS_WITH:
-    case QV_OP_CONTAINS: case QV_OP_REGEXP_MATCH: case QV_OP_REGEXP_LIKE: case QV_OP_ISNAN: case QV_OP_IS_NOT_NAN:
-    case QV_OP_IS_FINITE: case QV_OP_IS_INFINITE: case QV_OP_EQ_MISSING: case QV_OP_NE_MISSING:
-    case QV_OP_ARRAY_HAS: case QV_OP_CONTAINS_ANY:
-      return QV_TYPE_BOOL;
-    case QV_OP_AND: case QV_OP_OR: case QV_OP_XOR: case QV_OP_NOT: {
+    case QV_OP_EQ:
+    case QV_OP_NE:
+    case QV_OP_LT:
+    case QV_OP_LE:
+    case QV_OP_GT:
+    case QV_OP_GE:
+    case QV_OP_IS_NULL:
+    case QV_OP_IS_NOT_NULL:
+    case QV_OP_IN:
+    case QV_OP_STARTS_WITH:
+    case QV_OP_ENDS_WITH:
+    case QV_OP_CONTAINS:
+    case QV_OP_REGEXP_MATCH:
+    case QV_OP_REGEXP_LIKE:
+    case QV_OP_ISNAN:
+    case QV_OP_IS_NOT_NAN:
+    case QV_OP_IS_FINITE:
+    case QV_OP_IS_INFINITE:
+    case QV_OP_EQ_MISSING:
+    case QV_OP_NE_MISSING:
+    case QV_OP_ARRAY_HAS:
+    case QV_OP_CONTAINS_ANY: return QV_TYPE_BOOL;
+    case QV_OP_AND:
+    case QV_OP_OR:
+    case QV_OP_XOR:
+    case QV_OP_NOT: {
       for (int32_t i = 0; i < e->n_args; i++)
         if (qvp_lsql_type_of(t, e->args[i]) != QV_TYPE_BOOL) return QV_TYPE_NULL;
       return QV_TYPE_BOOL;
@@ -102,17 +122,31 @@ qv_type_id qvp_lsql_type_of(const tr *t, const qv_expr *e) {
     case QV_OP_DIV:
       if (!(e->flags & QV_EXPR_F_TRUE_DIV)) return QV_TYPE_NULL;
       return div_float32(t, e) == 1 ? QV_TYPE_FLOAT32 : QV_TYPE_FLOAT64;
-    case QV_OP_LOWER: case QV_OP_UPPER: case QV_OP_CONCAT_STR: case QV_OP_STRIP_CHARS: return QV_TYPE_STRING;
-    case QV_OP_LENGTH: case QV_OP_LEN_BYTES: case QV_OP_ARRAY_LENGTH: return QV_TYPE_UINT32;
+    case QV_OP_LOWER:
+    case QV_OP_UPPER:
+    case QV_OP_CONCAT_STR:
+    case QV_OP_STRIP_CHARS: return QV_TYPE_STRING;
+    case QV_OP_LENGTH:
+    case QV_OP_LEN_BYTES:
+    case QV_OP_ARRAY_LENGTH: return QV_TYPE_UINT32;
     case QV_OP_DT_PART: return QV_TYPE_INT32;
     case QV_OP_DT_DATE: return QV_TYPE_DATE32;
     case QV_OP_DT_TRUNCATE: return qvp_lsql_type_of(t, e->args[0]);
-    case QV_OP_FIELD: case QV_OP_LIST_GET: {
+    case QV_OP_FIELD:
+    case QV_OP_LIST_GET: {
       const qv_datatype *d = qvp_lsql_col_type(t, e);
       return d ? d->id : QV_TYPE_NULL;
     }
-    case QV_OP_ADD: case QV_OP_SUB: case QV_OP_MUL: case QV_OP_ABS: case QV_OP_NEG: case QV_OP_POW:
-    case QV_OP_FILL_NULL: case QV_OP_COALESCE: case QV_OP_MIN_HORIZONTAL: case QV_OP_MAX_HORIZONTAL: {
+    case QV_OP_ADD:
+    case QV_OP_SUB:
+    case QV_OP_MUL:
+    case QV_OP_ABS:
+    case QV_OP_NEG:
+    case QV_OP_POW:
+    case QV_OP_FILL_NULL:
+    case QV_OP_COALESCE:
+    case QV_OP_MIN_HORIZONTAL:
+    case QV_OP_MAX_HORIZONTAL: {
       /* Same type on every side, or unknown.  Dynamic literals take the
        * other side's type. */
       qv_type_id r = QV_TYPE_NULL;
@@ -132,7 +166,8 @@ qv_type_id qvp_lsql_type_of(const tr *t, const qv_expr *e) {
           r = qvp_lsql_int_rank(ti) > qvp_lsql_int_rank(r) ? ti : r; /* both engines widen within a signedness */
         else if (r != ti) return QV_TYPE_NULL;
       }
-      if (e->op == QV_OP_POW) return QV_TYPE_NULL == r ? r : (qv_type_is_integer(r) || qv_type_is_floating(r) ? r : QV_TYPE_NULL);
+      if (e->op == QV_OP_POW)
+        return QV_TYPE_NULL == r ? r : (qv_type_is_integer(r) || qv_type_is_floating(r) ? r : QV_TYPE_NULL);
       return r;
     }
     default: return QV_TYPE_NULL;
@@ -230,7 +265,7 @@ static bool lance_logic(tr *t, const qv_expr *e, qvb_text *o) {
     }
   } else {
     qvb_text_f(&t->why, "declined %s%s: an operand does not translate exactly\n", qv_op_name(e->op),
-         e->op == QV_OP_NOT ? "" : " (every branch must be exact)");
+               e->op == QV_OP_NOT ? "" : " (every branch must be exact)");
   }
   qvb_text_free(&a);
   qvb_text_free(&b);
@@ -269,9 +304,7 @@ static bool widening(qv_type_id from, qv_type_id to) {
 
 /* Float64 -> Float32 rounds to nearest in both engines (out of range is
  * infinite, NaN stays NaN), strict or not. */
-static bool float_narrowing(qv_type_id from, qv_type_id to) {
-  return from == QV_TYPE_FLOAT64 && to == QV_TYPE_FLOAT32;
-}
+static bool float_narrowing(qv_type_id from, qv_type_id to) { return from == QV_TYPE_FLOAT64 && to == QV_TYPE_FLOAT32; }
 
 static bool lance_cast(tr *t, const qv_expr *e, qvb_text *o) {
   qv_type_id from = qvp_lsql_type_of(t, e->args[0]), to = e->type.id;
@@ -283,7 +316,8 @@ static bool lance_cast(tr *t, const qv_expr *e, qvb_text *o) {
   bool wide = widening(from, to) || float_narrowing(from, to);
   if (!wide && qv_type_is_integer(from) && qv_type_is_integer(to))
     return qvp_lsql_decline(t, e, "narrowing integer cast: out-of-range values differ");
-  if (!wide && !e->sem.cast_strict) return qvp_lsql_decline(t, e, "a non-strict cast that is not widening nulls values Lance rejects");
+  if (!wide && !e->sem.cast_strict)
+    return qvp_lsql_decline(t, e, "a non-strict cast that is not widening nulls values Lance rejects");
   if (!wide && !(qv_type_is_integer(from) && is_float(to)))
     return qvp_lsql_decline(t, e, "float to integer casts round or fail differently");
   qvb_text a = {0};
@@ -294,10 +328,12 @@ static bool lance_cast(tr *t, const qv_expr *e, qvb_text *o) {
 }
 
 static bool lance_dt_part(tr *t, const qv_expr *e, qvb_text *o) {
-  static const struct { const char *pl, *sql; } parts[] = {
-      {"year", "year"}, {"month", "month"}, {"day", "day"}, {"hour", "hour"}, {"minute", "minute"},
-      {"quarter", "quarter"}, {"week", "week"}, {"ordinal_day", "doy"}, {"weekday", NULL},
-      {"second", "second"}, /* whole seconds in both (Lance's date_part gives an integer) */
+  static const struct {
+    const char *pl, *sql;
+  } parts[] = {
+      {"year", "year"},     {"month", "month"},     {"day", "day"},   {"hour", "hour"},
+      {"minute", "minute"}, {"quarter", "quarter"}, {"week", "week"}, {"ordinal_day", "doy"},
+      {"weekday", NULL},    {"second", "second"}, /* whole seconds in both (Lance's date_part gives an integer) */
   };
   const char *sql = NULL;
   bool found = false;
@@ -309,7 +345,8 @@ static bool lance_dt_part(tr *t, const qv_expr *e, qvb_text *o) {
   if (!found) return qvp_lsql_decline(t, e, "dt.%s has no date_part with the same values", e->name ? e->name : "?");
   qv_type_id at = qvp_lsql_type_of(t, e->args[0]);
   if (at == QV_TYPE_NULL)
-    return qvp_lsql_decline(t, e, "the type is unknown: a zoned timestamp's parts are local time in Polars, UTC in Lance");
+    return qvp_lsql_decline(t, e,
+                            "the type is unknown: a zoned timestamp's parts are local time in Polars, UTC in Lance");
   if (at != QV_TYPE_DATE32 && at != QV_TYPE_TIMESTAMP)
     return qvp_lsql_decline(t, e, "dt.%s of a value that is not a date or datetime", e->name ? e->name : "?");
   const qv_datatype *d = qvp_lsql_col_type(t, e->args[0]);
@@ -324,7 +361,9 @@ static bool lance_dt_part(tr *t, const qv_expr *e, qvb_text *o) {
 }
 
 static bool lance_dt_truncate(tr *t, const qv_expr *e, qvb_text *o) {
-  static const struct { const char *every, *unit; } units[] = {
+  static const struct {
+    const char *every, *unit;
+  } units[] = {
       {"1y", "year"}, {"1q", "quarter"}, {"1mo", "month"}, {"1w", "week"},
       {"1d", "day"},  {"1h", "hour"},    {"1m", "minute"}, {"1s", "second"},
   };
@@ -333,7 +372,9 @@ static bool lance_dt_truncate(tr *t, const qv_expr *e, qvb_text *o) {
   const char *unit = NULL;
   for (size_t k = 0; k < sizeof units / sizeof units[0]; k++)
     if (strcmp((const char *)ev->value.bytes, units[k].every) == 0) unit = units[k].unit;
-  if (!unit) return qvp_lsql_decline(t, e, "dt.truncate(\"%s\"): only single units map to date_trunc", (const char *)ev->value.bytes);
+  if (!unit)
+    return qvp_lsql_decline(t, e, "dt.truncate(\"%s\"): only single units map to date_trunc",
+                            (const char *)ev->value.bytes);
   if (qvp_lsql_type_of(t, e->args[0]) == QV_TYPE_NULL)
     return qvp_lsql_decline(t, e, "the type is unknown: a zoned timestamp truncates in local time in Polars");
   const qv_datatype *d = qvp_lsql_col_type(t, e->args[0]);
@@ -374,8 +415,9 @@ static bool arith_binop(tr *t, const qv_expr *e, const char *op, qvb_text *o) {
   bool lx = qve_is_lit(x), ly = qve_is_lit(y);
   if (lx && ly) return qvp_lsql_binop(t, e, op, o);
   if ((!lx && tx == QV_TYPE_NULL) || (!ly && ty == QV_TYPE_NULL))
-    return qvp_lsql_decline(t, e, "an operand of unknown type: integer overflow wraps in Polars' type and in a wider "
-                         "type in Lance");
+    return qvp_lsql_decline(t, e,
+                            "an operand of unknown type: integer overflow wraps in Polars' type and in a wider "
+                            "type in Lance");
   if (!lx && !ly) {
     if (qv_type_is_integer(tx) && qv_type_is_integer(ty) && qv_type_is_signed(tx) != qv_type_is_signed(ty))
       return qvp_lsql_decline(t, e, "integers of mixed signedness: Polars and Lance pick different result types");
@@ -385,10 +427,12 @@ static bool arith_binop(tr *t, const qv_expr *e, const char *op, qvb_text *o) {
   }
   const qv_expr *l = lx ? x : y, *v = lx ? y : x;
   qv_type_id vt = lx ? ty : tx;
-  if (!qv_type_is_numeric(vt) || vt == QV_TYPE_DECIMAL128) return qvp_lsql_decline(t, e, "arithmetic on non-numeric or decimal values");
+  if (!qv_type_is_numeric(vt) || vt == QV_TYPE_DECIMAL128)
+    return qvp_lsql_decline(t, e, "arithmetic on non-numeric or decimal values");
   const char *cast_to = NULL;
   if (qv_type_is_integer(vt) && qv_type_is_integer(l->value.type.id)) {
-    if (!qvp_lsql_lit_fits(l, vt)) return qvp_lsql_decline(t, e, "an integer literal outside the column's type (Polars widens, Lance wraps)");
+    if (!qvp_lsql_lit_fits(l, vt))
+      return qvp_lsql_decline(t, e, "an integer literal outside the column's type (Polars widens, Lance wraps)");
     if (vt != QV_TYPE_INT64) cast_to = sql_type(vt); /* Lance's integer literals are already Int64 */
   } else if (vt == QV_TYPE_FLOAT32 && (qv_type_is_integer(l->value.type.id) || is_float(l->value.type.id))) {
     cast_to = "FLOAT";
@@ -446,8 +490,9 @@ static bool lance_arith(tr *t, const qv_expr *e, qvb_text *o) {
       int64_t k;
       qv_type_id xt = qvp_lsql_type_of(t, e->args[0]);
       if (!int_lit(e->args[1], &k) || k <= 0 || k > ((int64_t)1 << 62) || !qv_type_is_integer(xt))
-        return qvp_lsql_decline(t, e, "%% follows the divisor in Polars and the dividend in Lance; only an integer modulo "
-                             "a positive integer literal is rewritten");
+        return qvp_lsql_decline(t, e,
+                                "%% follows the divisor in Polars and the dividend in Lance; only an integer modulo "
+                                "a positive integer literal is rewritten");
       qvb_text a = {0};
       bool ok = qvp_lsql_value(t, e->args[0], &a);
       if (ok && !qv_type_is_signed(xt)) qvb_text_f(o, "(%s %% %lld)", a.p, (long long)k);
@@ -470,12 +515,13 @@ static bool lance_arith(tr *t, const qv_expr *e, qvb_text *o) {
         if (lit_number(y, &f) && f == floor(f) && f >= 1 && f <= 8) k = (int64_t)f;
         else return qvp_lsql_decline(t, e, "** with a fractional, negative or computed exponent");
       }
-      if (k < 1 || k > 8) return qvp_lsql_decline(t, e, "** with exponent %lld: only 1..8 become multiplication", (long long)k);
+      if (k < 1 || k > 8)
+        return qvp_lsql_decline(t, e, "** with exponent %lld: only 1..8 become multiplication", (long long)k);
       /* A float product of three or more rounds more than once where pow()
        * rounds once; x * x is exact as pow(x, 2). */
       if (k > 2 && !qv_type_is_integer(qvp_lsql_type_of(t, e->args[0])))
-        return qvp_lsql_decline(t, e, "** %lld on a value that may be a float: repeated multiplication rounds differently",
-                       (long long)k);
+        return qvp_lsql_decline(
+            t, e, "** %lld on a value that may be a float: repeated multiplication rounds differently", (long long)k);
       qvb_text a = {0};
       bool ok = qvp_lsql_value(t, e->args[0], &a);
       if (ok) {
@@ -529,7 +575,8 @@ static bool lance_null_test(tr *t, const qv_expr *e, qvb_text *o) {
 }
 
 static bool lance_regexp_match(tr *t, const qv_expr *e, qvb_text *o) {
-  if (e->flags & QV_EXPR_F_LENIENT) return qvp_lsql_decline(t, e, "str.contains(strict=False): an invalid regex is null in Polars, an error in Lance");
+  if (e->flags & QV_EXPR_F_LENIENT)
+    return qvp_lsql_decline(t, e, "str.contains(strict=False): an invalid regex is null in Polars, an error in Lance");
   if (e->n_args != 2) return qvp_lsql_decline(t, e, "regex flags");
   return call_fn(t, e, "regexp_like", o);
 }
@@ -611,14 +658,16 @@ static bool lance_strip_chars(tr *t, const qv_expr *e, qvb_text *o) {
 }
 
 static bool lance_replace(tr *t, const qv_expr *e, qvb_text *o) {
-  if (e->flags & QV_EXPR_F_LITERAL) return qvp_lsql_decline(t, e, "str.replace(literal=True) has no exact Lance spelling");
+  if (e->flags & QV_EXPR_F_LITERAL)
+    return qvp_lsql_decline(t, e, "str.replace(literal=True) has no exact Lance spelling");
   const qv_expr *v = e->args[2];
   if (!qve_is_str_lit(v) || strpbrk((const char *)v->value.bytes, "$\\"))
     return qvp_lsql_decline(t, e, "a replacement that is computed or holds $ or \\ (group references differ)");
   if (e->param != 1 && e->param != -1) return qvp_lsql_decline(t, e, "str.replace with n=%lld", (long long)e->param);
   qvb_text parts[3] = {{0}};
   bool ok = args_into(t, e, 0, parts);
-  if (ok) qvb_text_f(o, "regexp_replace(%s, %s, %s%s)", parts[0].p, parts[1].p, parts[2].p, e->param == -1 ? ", 'g'" : "");
+  if (ok)
+    qvb_text_f(o, "regexp_replace(%s, %s, %s%s)", parts[0].p, parts[1].p, parts[2].p, e->param == -1 ? ", 'g'" : "");
   for (int i = 0; i < 3; i++) qvb_text_free(&parts[i]);
   return ok;
 }
@@ -641,7 +690,8 @@ static bool lance_array_has(tr *t, const qv_expr *e, qvb_text *o) {
 
 static bool lance_list_get(tr *t, const qv_expr *e, qvb_text *o) {
   int64_t k;
-  if (!(e->flags & QV_EXPR_F_NULL_ON_OOB)) return qvp_lsql_decline(t, e, "list.get without null_on_oob fails in Polars, gives NULL in Lance");
+  if (!(e->flags & QV_EXPR_F_NULL_ON_OOB))
+    return qvp_lsql_decline(t, e, "list.get without null_on_oob fails in Polars, gives NULL in Lance");
   if (!int_lit(e->args[1], &k) || k == INT64_MAX) return qvp_lsql_decline(t, e, "list.get with a computed index");
   qvb_text a = {0};
   bool ok = qvp_lsql_value(t, e->args[0], &a);
@@ -657,10 +707,14 @@ typedef struct lowering {
   const char *fn;
   const char *why;
 } lowering;
-#define LANCE_FN(f) {NULL, f, NULL}
-#define LANCE_DECLINE(w) {NULL, NULL, w}
-#define LANCE_UNSUPPORTED {NULL, NULL, NULL}
-#define LANCE_CUSTOM(x) {lance_##x, NULL, NULL}
+#define LANCE_FN(f) \
+  { NULL, f, NULL }
+#define LANCE_DECLINE(w) \
+  { NULL, NULL, w }
+#define LANCE_UNSUPPORTED \
+  { NULL, NULL, NULL }
+#define LANCE_CUSTOM(x) \
+  { lance_##x, NULL, NULL }
 #define QV_OP_ROW(id, name, lo, hi, cls, mirror, sql, print, bind, kernel, lance, ...) lance,
 static const lowering lowerings[QV_OP__COUNT] = {
 #include "expr/ops.def"
@@ -678,7 +732,7 @@ bool qvp_lsql_value(tr *t, const qv_expr *e, qvb_text *o) {
     for (int32_t i = 0; i < e->n_args; i++)
       if (is_logic(e->args[i]) && qvp_lsql_type_of(t, e->args[i]) != QV_TYPE_BOOL)
         return qvp_lsql_decline(t, e->args[i], "an operand not known to be boolean: Polars' %s may be bitwise",
-                       qv_op_name(e->args[i]->op));
+                                qv_op_name(e->args[i]->op));
   static const lowering none = LANCE_UNSUPPORTED;
   const lowering *l = (unsigned)e->op < (unsigned)QV_OP__COUNT ? &lowerings[e->op] : &none;
   if (l->custom) return l->custom(t, e, o);
@@ -740,7 +794,8 @@ static bool positive(tr *t, const qv_expr *e, qvb_text *o, bool *exact) {
       return false;
     }
     if (st != QV_OK) return qvp_lsql_decline(t, e, "it does not bind against the schema (%s)", err.message);
-    if (ty != QV_TYPE_BOOL && ty != QV_TYPE_NULL) return qvp_lsql_decline(t, e, "a filter conjunct that is not boolean");
+    if (ty != QV_TYPE_BOOL && ty != QV_TYPE_NULL)
+      return qvp_lsql_decline(t, e, "a filter conjunct that is not boolean");
   }
   return qvp_lsql_value(t, e, o);
 }

@@ -16,7 +16,6 @@
 #include "pushdown/pushdown_int.h"
 #include "quiver/pushdown.h"
 
-
 /* One translation: the schema (NULL: schema-less) and the explain lines. */
 typedef struct tr {
   const qv_schema *schema;

@@ -13,8 +13,9 @@ static bool int_lit_range(tr *t, const qv_expr *e, qv_type_id xt, const qv_expr 
   if (!qve_is_value_lit(l) || !qv_type_is_integer(l->value.type.id)) return true;
   if (xt == QV_TYPE_NULL) {
     if (qvp_lsql_lit_fits(l, QV_TYPE_INT8) && !(qv_type_is_signed(l->value.type.id) && l->value.v.i < 0)) return true;
-    return qvp_lsql_decline(t, e, "without a schema an integer literal outside 0..127 may not fit the column's type "
-                         "(Lance then fails the query)");
+    return qvp_lsql_decline(t, e,
+                            "without a schema an integer literal outside 0..127 may not fit the column's type "
+                            "(Lance then fails the query)");
   }
   if (!qv_type_is_integer(xt) || qvp_lsql_lit_fits(l, xt)) return true;
   if (xt == QV_TYPE_UINT64 || !qvp_lsql_lit_fits(l, QV_TYPE_INT64))
@@ -57,8 +58,7 @@ void qvp_lsql_fmt_double(double v, char *buf, size_t size) {
       out[n++] = '.';
       if ((size_t)exp10 + 1 < nd)
         for (size_t i = (size_t)exp10 + 1; i < nd; i++) out[n++] = digits[i];
-      else
-        out[n++] = '0';
+      else out[n++] = '0';
     }
     out[n] = 0;
   } else {
@@ -76,7 +76,8 @@ bool qvp_lsql_emit_string(tr *t, const qv_expr *e, const uint8_t *s, int64_t n, 
   if (memchr(s, 0, (size_t)n)) return qvp_lsql_decline(t, e, "a NUL character has no Lance SQL string spelling");
   /* Whether Lance's SQL dialect reads backslash escapes is not pinned down
    * here; a string that holds one declines rather than risk it. */
-  if (memchr(s, '\\', (size_t)n)) return qvp_lsql_decline(t, e, "a backslash in a string literal may be read as an escape");
+  if (memchr(s, '\\', (size_t)n))
+    return qvp_lsql_decline(t, e, "a backslash in a string literal may be read as an escape");
   qvb_text_s(o, "'");
   for (int64_t i = 0; i < n; i++) {
     if (s[i] == '\'') qvb_text_s(o, "''");
@@ -97,15 +98,20 @@ bool qvp_lsql_emit_literal(tr *t, const qv_expr *e, qvb_text *o) {
   char buf[64];
   switch (v->type.id) {
     case QV_TYPE_BOOL: qvb_text_s(o, v->v.b ? "TRUE" : "FALSE"); return true;
-    case QV_TYPE_INT8: case QV_TYPE_INT16: case QV_TYPE_INT32: case QV_TYPE_INT64:
+    case QV_TYPE_INT8:
+    case QV_TYPE_INT16:
+    case QV_TYPE_INT32:
+    case QV_TYPE_INT64:
       /* Lance reads -9223372036854775808 as minus a float; spell it as a sum. */
       if (v->v.i == INT64_MIN) qvb_text_s(o, "(-9223372036854775807 - 1)");
       else qvb_text_f(o, "%lld", (long long)v->v.i);
       return true;
-    case QV_TYPE_UINT8: case QV_TYPE_UINT16: case QV_TYPE_UINT32: case QV_TYPE_UINT64:
-      qvb_text_f(o, "%llu", (unsigned long long)v->v.u);
-      return true;
-    case QV_TYPE_FLOAT32: case QV_TYPE_FLOAT64:
+    case QV_TYPE_UINT8:
+    case QV_TYPE_UINT16:
+    case QV_TYPE_UINT32:
+    case QV_TYPE_UINT64: qvb_text_f(o, "%llu", (unsigned long long)v->v.u); return true;
+    case QV_TYPE_FLOAT32:
+    case QV_TYPE_FLOAT64:
       if (!isfinite(v->v.f)) return qvp_lsql_decline(t, e, "NaN and infinite literals have no Lance SQL spelling");
       qvp_lsql_fmt_double(v->v.f, buf, sizeof buf);
       qvb_text_s(o, buf);
@@ -119,10 +125,12 @@ bool qvp_lsql_emit_literal(tr *t, const qv_expr *e, qvb_text *o) {
       qvb_text_f(o, "date '%04lld-%02u-%02u'", (long long)y, m, d);
       return true;
     }
-    case QV_TYPE_TIME64: case QV_TYPE_DURATION:
+    case QV_TYPE_TIME64:
+    case QV_TYPE_DURATION:
       return qvp_lsql_decline(t, e, "Time and Duration literals have no Lance SQL spelling with Polars' meaning");
     case QV_TYPE_TIMESTAMP:
-      return qvp_lsql_decline(t, e, "timestamp literals are not translated yet (unit and time zone must match the column)");
+      return qvp_lsql_decline(t, e,
+                              "timestamp literals are not translated yet (unit and time zone must match the column)");
     case QV_TYPE_DECIMAL128: return qvp_lsql_decline(t, e, "Lance reads a decimal literal as a float");
     default: return qvp_lsql_decline(t, e, "no Lance SQL spelling for a literal of this type");
   }
@@ -243,24 +251,27 @@ static bool compare_lit(tr *t, const qv_expr *e, qv_op op, const qv_expr *x, con
   }
   if (num && (is_float(xt) || xt == QV_TYPE_NULL)) {
     bool known = is_float(xt);
-    bool stored = x->kind == QV_EXPR_COLUMN ||
-                  (x->kind == QV_EXPR_CALL && (x->op == QV_OP_FIELD || x->op == QV_OP_LIST_GET));
+    bool stored =
+        x->kind == QV_EXPR_COLUMN || (x->kind == QV_EXPR_CALL && (x->op == QV_OP_FIELD || x->op == QV_OP_LIST_GET));
     if (!known && !stored && op != QV_OP_EQ && op != QV_OP_NE && !missing) {
       /* A stored NaN is assumed positive (see the top of this file), but
        * arithmetic makes NaNs of either sign and Lance sorts -NaN first. */
-      ok = qvp_lsql_decline(t, e, "without a schema a computed value may be a float NaN of either sign, which Lance orders "
-                         "by sign and Polars as greatest");
+      ok = qvp_lsql_decline(t, e,
+                            "without a schema a computed value may be a float NaN of either sign, which Lance orders "
+                            "by sign and Polars as greatest");
       goto cleanup;
     }
     if (!known && is_float(l->value.type.id)) {
-      ok = qvp_lsql_decline(t, e, "without a schema a float literal may meet an integer column (Lance rejects it) or "
-                         "a float column's -0.0/NaN (ordered differently)");
+      ok = qvp_lsql_decline(t, e,
+                            "without a schema a float literal may meet an integer column (Lance rejects it) or "
+                            "a float column's -0.0/NaN (ordered differently)");
       goto cleanup;
     }
     if (v == 0) {
       if (!known && op != QV_OP_GT && op != QV_OP_LE) {
-        ok = qvp_lsql_decline(t, e, "without a schema the column may be a float where Polars has -0.0 == 0.0 and Lance "
-                           "-0.0 < 0.0");
+        ok = qvp_lsql_decline(t, e,
+                              "without a schema the column may be a float where Polars has -0.0 == 0.0 and Lance "
+                              "-0.0 < 0.0");
         goto cleanup;
       }
       if (!known) {
@@ -322,8 +333,7 @@ bool qvp_lsql_compare(tr *t, const qv_expr *e, qvb_text *o) {
 }
 
 bool qvp_lsql_in_list(tr *t, const qv_expr *e, qvb_text *o) {
-  if (e->sem.in_nulls_equal)
-    return qvp_lsql_decline(t, e, "is_in(nulls_equal=True): SQL IN never matches NULL");
+  if (e->sem.in_nulls_equal) return qvp_lsql_decline(t, e, "is_in(nulls_equal=True): SQL IN never matches NULL");
   qvb_text a = {0};
   if (!qvp_lsql_value(t, e->args[0], &a)) return false;
   qv_type_id xt = qvp_lsql_type_of(t, e->args[0]);
@@ -364,7 +374,8 @@ bool qvp_lsql_in_list(tr *t, const qv_expr *e, qvb_text *o) {
   }
   if (ok && n == 0) ok = qvp_lsql_decline(t, e, "an empty list has no SQL IN spelling");
   if (ok && widen) qvb_text_f(o, "(CAST(%s AS BIGINT) IN (%s))", a.p, items.p);
-  else if (ok && xt == QV_TYPE_FLOAT32) qvb_text_f(o, "(CAST(%s AS DOUBLE) IN (%s))", a.p, items.p); /* Polars: Float64 */
+  else if (ok && xt == QV_TYPE_FLOAT32)
+    qvb_text_f(o, "(CAST(%s AS DOUBLE) IN (%s))", a.p, items.p); /* Polars: Float64 */
   else if (ok) qvb_text_f(o, "(%s IN (%s))", a.p, items.p);
   qvb_text_free(&a);
   qvb_text_free(&items);
@@ -373,10 +384,14 @@ bool qvp_lsql_in_list(tr *t, const qv_expr *e, qvb_text *o) {
 
 int qvp_lsql_int_rank(qv_type_id id) {
   switch (id) {
-    case QV_TYPE_INT8: case QV_TYPE_UINT8: return 1;
-    case QV_TYPE_INT16: case QV_TYPE_UINT16: return 2;
-    case QV_TYPE_INT32: case QV_TYPE_UINT32: return 3;
-    case QV_TYPE_INT64: case QV_TYPE_UINT64: return 4;
+    case QV_TYPE_INT8:
+    case QV_TYPE_UINT8: return 1;
+    case QV_TYPE_INT16:
+    case QV_TYPE_UINT16: return 2;
+    case QV_TYPE_INT32:
+    case QV_TYPE_UINT32: return 3;
+    case QV_TYPE_INT64:
+    case QV_TYPE_UINT64: return 4;
     default: return 0;
   }
 }

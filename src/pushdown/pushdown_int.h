@@ -24,7 +24,7 @@ const char *qvp_pd_node_name(const qv_expr *e);
  * *oom when the tree could not be printed ("?" stands in).  Returns false
  * so that callers can `return decline(...)`. */
 bool qvp_pd_vdecline(qvb_text *why, bool *oom, const qv_expr *e, bool show_tree, size_t clip, const char *fmt,
-                    va_list ap)
+                     va_list ap)
 #if defined(__GNUC__)
     __attribute__((format(printf, 6, 0)))
 #endif

@@ -76,7 +76,7 @@ qv_status qv_dataset_delete_where(const char *path, const char *filter, int64_t 
   return delete_matching(path, filter, NULL, deleted, new_version, err);
 }
 
-qv_status qv_dataset_delete_matching(const char *path, const qv_expr *filter, int64_t *deleted,
-                                     int64_t *new_version, qv_error *err) {
+qv_status qv_dataset_delete_matching(const char *path, const qv_expr *filter, int64_t *deleted, int64_t *new_version,
+                                     qv_error *err) {
   return delete_matching(path, NULL, filter, deleted, new_version, err);
 }

@@ -35,15 +35,15 @@ static void add_indices(qvb_text *t, const qv_dataset *ds, const qvsc_scan_plan_
     listed = true;
     qvb_text_f(t, "    index %s answers ", u->how);
     add_expr(t, v->conjuncts[i]);
-    qvb_text_f(t, ": %s, estimate %lld of %lld rows", u->exact ? "exact" : "superset (re-checked)", (long long)u->estimate,
-        (long long)u->covered_rows);
+    qvb_text_f(t, ": %s, estimate %lld of %lld rows", u->exact ? "exact" : "superset (re-checked)",
+               (long long)u->estimate, (long long)u->covered_rows);
     if (u->used) qvb_text_f(t, "\n");
     else if (u->covered_rows == 0) qvb_text_f(t, " -> not used: no readable file of it covers a row\n");
     else if ((double)u->estimate > QV_INDEX_MAX_FRACTION * (double)u->covered_rows)
       qvb_text_f(t, " -> not used: over %g%% of the rows, scanned instead\n", QV_INDEX_MAX_FRACTION * 100);
     else
       qvb_text_f(t, " -> not used: the lookup reads %lld index entries (over %g%% of the rows), scanned instead\n",
-          (long long)u->entries_read, QV_INDEX_MAX_READ * 100);
+                 (long long)u->entries_read, QV_INDEX_MAX_READ * 100);
     any |= u->used;
   }
   if (!listed) {
@@ -70,8 +70,8 @@ static void add_damage(qvb_text *t, const qvsc_scan_plan_view *v) {
   memset(&c, 0, sizeof c);
   qvsc_index_plan_damage(v->index_plan, &c);
   for (int32_t i = 0; i < c.n_index_fallbacks; i++)
-    qvb_text_f(t, "    index %s unusable for %lld fragment(s), those filtered in full: %s\n", c.index_fallbacks[i].index,
-        (long long)c.index_fallbacks[i].fragments, c.index_fallbacks[i].error);
+    qvb_text_f(t, "    index %s unusable for %lld fragment(s), those filtered in full: %s\n",
+               c.index_fallbacks[i].index, (long long)c.index_fallbacks[i].fragments, c.index_fallbacks[i].error);
   if (c.n_index_fallbacks)
     qvb_text_f(t, "    (repair: quiver index optimize DATASET NAME --rebuild, or drop and create the index)\n");
 }
@@ -85,7 +85,7 @@ char *qv_scanner_explain(const qv_scanner *s, bool with_counters) {
   int32_t nf = qv_dataset_num_fragments(ds);
   int64_t rows = qv_dataset_count_rows(ds);
   qvb_text_f(&t, "Scan %s version %lld (%d fragment%s, %lld row%s)\n", qv_dataset_path(ds),
-      (long long)qv_dataset_version(ds), nf, nf == 1 ? "" : "s", (long long)rows, rows == 1 ? "" : "s");
+             (long long)qv_dataset_version(ds), nf, nf == 1 ? "" : "s", (long long)rows, rows == 1 ? "" : "s");
   qvb_text_f(&t, "  Project: ");
   add_columns(&t, schema, v.proj, v.n_proj);
   if (v.with_row_id) qvb_text_f(&t, "%s_rowid", v.n_proj ? ", " : "");
@@ -107,7 +107,8 @@ char *qv_scanner_explain(const qv_scanner *s, bool with_counters) {
         qvb_text_f(&t, "\n");
         prunable++;
       }
-      if (!prunable) qvb_text_f(&t, "    page pruning by statistics: none (no conjunct compares a column with a constant)\n");
+      if (!prunable)
+        qvb_text_f(&t, "    page pruning by statistics: none (no conjunct compares a column with a constant)\n");
       add_indices(&t, ds, &v);
       add_damage(&t, &v);
     } else {
@@ -123,18 +124,18 @@ char *qv_scanner_explain(const qv_scanner *s, bool with_counters) {
     qvb_text_f(&t, "  fragments read: %lld\n", (long long)c.fragments);
     qvb_text_f(&t, "  pages: %lld total, %lld pruned\n", (long long)c.pages_total, (long long)c.pages_pruned);
     qvb_text_f(&t, "  rows: %lld scanned, %lld selected, %lld returned\n", (long long)c.rows_scanned,
-        (long long)c.rows_selected, (long long)c.rows_returned);
+               (long long)c.rows_selected, (long long)c.rows_returned);
     if (v.index_plan && qvsc_index_plan_any(v.index_plan))
       qvb_text_f(&t, "  index: %lld row%s kept, %lld fragments and %lld page ranges skipped, %lld bytes read\n",
-          (long long)c.index_rows, c.index_rows == 1 ? "" : "s", (long long)c.fragments_index_skipped, (long long)c.pages_index_skipped,
-          (long long)c.index_bytes_read);
+                 (long long)c.index_rows, c.index_rows == 1 ? "" : "s", (long long)c.fragments_index_skipped,
+                 (long long)c.pages_index_skipped, (long long)c.index_bytes_read);
     if (c.index_fallback_fragments)
       qvb_text_f(&t, "  index fallback: %lld fragment(s) filtered in full (index files unusable, see above)\n",
-          (long long)c.index_fallback_fragments);
+                 (long long)c.index_fallback_fragments);
     qvb_text_f(&t, "  %-24s %14s %14s %8s\n", "column", "bytes read", "bytes decoded", "pages");
     for (int32_t i = 0; i < c.n_columns; i++)
       qvb_text_f(&t, "  %-24s %14lld %14lld %8lld\n", c.columns[i].name, (long long)c.columns[i].bytes_read,
-          (long long)c.columns[i].bytes_decoded, (long long)c.columns[i].pages_read);
+                 (long long)c.columns[i].bytes_decoded, (long long)c.columns[i].pages_read);
   }
   qvb_text_add(&t, "", 0);
   if (t.oom) {

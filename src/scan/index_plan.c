@@ -36,9 +36,9 @@ struct qvsc_index_plan {
   qv_index **indices;
   int32_t n_indices;
   qvsc_index_use *uses; /* one per conjunct */
-  inode *trees;       /* one per conjunct (kind -1 when none) */
+  inode *trees;         /* one per conjunct (kind -1 when none) */
   int32_t n_conjuncts;
-  qv_expr **pairs;    /* owned: ANDs of two conjuncts answered as one */
+  qv_expr **pairs; /* owned: ANDs of two conjuncts answered as one */
   int32_t n_pairs;
 };
 
@@ -93,8 +93,7 @@ static qv_status best_leaf(qvsc_index_plan *p, const qv_expr *e, bool need_exact
 static qv_status plan_expr(qvsc_index_plan *p, const qv_expr *e, bool need_exact, inode *out, bool *found,
                            qv_error *err) {
   QV_RETURN_NOT_OK(best_leaf(p, e, need_exact, out, found, err));
-  if (*found || e->kind != QV_EXPR_CALL || (e->op != QV_OP_OR && e->op != QV_OP_AND) || e->n_args != 2)
-    return QV_OK;
+  if (*found || e->kind != QV_EXPR_CALL || (e->op != QV_OP_OR && e->op != QV_OP_AND) || e->n_args != 2) return QV_OK;
   inode kids[2];
   memset(kids, 0, sizeof kids);
   bool f0 = false, f1 = false;
@@ -183,7 +182,7 @@ static qv_status try_pair(qvsc_index_plan *p, const qv_expr *const *conjuncts, i
 }
 
 qv_status qvsc_index_plan_make(const qv_dataset *ds, const qv_expr *const *conjuncts, int32_t n, qvsc_index_plan **out,
-                             qv_error *err) {
+                               qv_error *err) {
   *out = NULL;
   int32_t ni = qv_dataset_num_indices(ds);
   if (ni == 0 || n == 0) return QV_OK;
@@ -271,7 +270,7 @@ static qv_status answer(const inode *n, int64_t frag, roaring_bitmap_t *out, qv_
  * data; the rows are all in the data files.  The index handle records the
  * damage (the estimates already left such files out) for the counters. */
 qv_status qvsc_index_plan_fragment(const qvsc_index_plan *p, int64_t frag, roaring_bitmap_t *rows, bool *active,
-                                 bool *full, qv_error *err) {
+                                   bool *full, qv_error *err) {
   *active = false;
   *full = true;
   roaring_bitmap_t *one = NULL;

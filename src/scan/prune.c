@@ -43,16 +43,18 @@ bool qvsc_scalar_order(const qv_scalar *a, const qv_scalar *b, int *out) {
   if (!qv_datatype_equal(&a->type, &b->type)) return false;
   switch (a->type.id) {
     case QV_TYPE_BOOL: *out = (int)a->v.b - (int)b->v.b; return true;
-    case QV_TYPE_DATE32: case QV_TYPE_TIMESTAMP: case QV_TYPE_TIME64: case QV_TYPE_DURATION:
-      *out = (a->v.i > b->v.i) - (a->v.i < b->v.i);
-      return true;
+    case QV_TYPE_DATE32:
+    case QV_TYPE_TIMESTAMP:
+    case QV_TYPE_TIME64:
+    case QV_TYPE_DURATION: *out = (a->v.i > b->v.i) - (a->v.i < b->v.i); return true;
     case QV_TYPE_DECIMAL128: {
       qv_int128 p = (qv_int128)(((qv_uint128)(uint64_t)a->v.dec.hi << 64) | a->v.dec.lo);
       qv_int128 q = (qv_int128)(((qv_uint128)(uint64_t)b->v.dec.hi << 64) | b->v.dec.lo);
       *out = cmp3(p, q);
       return true;
     }
-    case QV_TYPE_STRING: case QV_TYPE_BINARY: {
+    case QV_TYPE_STRING:
+    case QV_TYPE_BINARY: {
       int64_t n = a->len < b->len ? a->len : b->len;
       int c = n ? memcmp(a->bytes, b->bytes, (size_t)n) : 0;
       *out = c ? (c > 0) - (c < 0) : (a->len > b->len) - (a->len < b->len);
@@ -163,10 +165,8 @@ bool qvsc_prune_page(const qv_expr *e, const qv_page_stats *const *stats, int64_
       int32_t c = column_of(e->args[0]);
       return c >= 0 && all_null(stats[c], rows);
     }
-    case QV_OP_OR:
-      return qvsc_prune_page(e->args[0], stats, rows) && qvsc_prune_page(e->args[1], stats, rows);
-    case QV_OP_AND:
-      return qvsc_prune_page(e->args[0], stats, rows) || qvsc_prune_page(e->args[1], stats, rows);
+    case QV_OP_OR: return qvsc_prune_page(e->args[0], stats, rows) && qvsc_prune_page(e->args[1], stats, rows);
+    case QV_OP_AND: return qvsc_prune_page(e->args[0], stats, rows) || qvsc_prune_page(e->args[1], stats, rows);
     default: return false;
   }
 }
@@ -177,8 +177,10 @@ bool qvsc_prune_applicable(const qv_expr *e) {
     return (column_of(e->args[0]) >= 0 && qve_is_value_lit(e->args[1])) ||
            (column_of(e->args[1]) >= 0 && qve_is_value_lit(e->args[0]));
   switch (e->op) {
-    case QV_OP_BETWEEN: case QV_OP_IN: case QV_OP_IS_NULL: case QV_OP_IS_NOT_NULL:
-      return column_of(e->args[0]) >= 0;
+    case QV_OP_BETWEEN:
+    case QV_OP_IN:
+    case QV_OP_IS_NULL:
+    case QV_OP_IS_NOT_NULL: return column_of(e->args[0]) >= 0;
     case QV_OP_OR: return qvsc_prune_applicable(e->args[0]) && qvsc_prune_applicable(e->args[1]);
     case QV_OP_AND: return qvsc_prune_applicable(e->args[0]) || qvsc_prune_applicable(e->args[1]);
     default: return false;

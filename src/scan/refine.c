@@ -43,7 +43,7 @@ qv_status qvsc_filter_columns(const qv_expr *e, int32_t **out_cols, int32_t *out
 }
 
 qv_status qvsc_filter_prog_build(const qv_schema *ds, const qv_expr *const *conjuncts, int32_t n, qvsc_filter_prog *out,
-                               qv_error *err) {
+                                 qv_error *err) {
   memset(out, 0, sizeof *out);
   qv_expr *all = NULL;
   for (int32_t i = 0; i < n; i++) {

@@ -31,8 +31,8 @@ bool qvsc_prune_applicable(const qv_expr *conjunct);
 #define QV_INDEX_SMALL_READ 65536
 
 typedef struct qvsc_index_use {
-  bool candidate;       /* some index (or combination) can answer the conjunct */
-  bool used;            /* ... and the estimate says it pays */
+  bool candidate; /* some index (or combination) can answer the conjunct */
+  bool used;      /* ... and the estimate says it pays */
   bool exact;
   int64_t estimate;     /* rows */
   int64_t covered_rows; /* rows of the fragments its indices cover */
@@ -45,7 +45,7 @@ typedef struct qvsc_index_plan qvsc_index_plan;
 /* Plans index use for the conjuncts (bound against ds's schema); *out is
  * NULL when ds has no index.  Opens the indices (their footers). */
 qv_status qvsc_index_plan_make(const qv_dataset *ds, const qv_expr *const *conjuncts, int32_t n, qvsc_index_plan **out,
-                             qv_error *err);
+                               qv_error *err);
 void qvsc_index_plan_destroy(qvsc_index_plan *p);
 const qvsc_index_use *qvsc_index_plan_use(const qvsc_index_plan *p, int32_t conjunct);
 bool qvsc_index_plan_any(const qvsc_index_plan *p);
@@ -53,7 +53,7 @@ bool qvsc_index_plan_any(const qvsc_index_plan *p);
  * *active false when no used index covers the fragment; *full true when
  * every used one does (only the refine conjuncts remain to evaluate). */
 qv_status qvsc_index_plan_fragment(const qvsc_index_plan *p, int64_t frag, roaring_bitmap_t *rows, bool *active,
-                                 bool *full, qv_error *err);
+                                   bool *full, qv_error *err);
 
 /* Adds the index files found damaged so far (per index) to out's
  * index_fallback fields. */
@@ -74,7 +74,7 @@ typedef struct qvsc_filter_prog {
 } qvsc_filter_prog;
 
 qv_status qvsc_filter_prog_build(const qv_schema *ds, const qv_expr *const *conjuncts, int32_t n, qvsc_filter_prog *out,
-                               qv_error *err);
+                                 qv_error *err);
 /* The columns e reads, ascending, in a new array *out_cols (qv_free; at
  * least one element's room even when *out_n is 0).  A filter reading
  * more than 1,024 columns is QV_ERR_UNSUPPORTED. */

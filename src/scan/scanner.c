@@ -96,7 +96,6 @@ struct qv_scanner {
   qv_error round_err[QV_SCAN_WINDOW];
 };
 
-
 static qv_status add_field(qv_schema *s, const qv_field *f, qv_error *err) { return qv_schema_add(s, f, err); }
 
 static qv_status plan_projection(qv_scanner *s, const qv_scan_options *o, qv_error *err) {
@@ -195,8 +194,7 @@ static qv_status plan_indices(qv_scanner *s, const qv_scan_options *o, qv_error 
   return st;
 }
 
-qv_status qv_scanner_open_dataset(const qv_dataset *ds, const qv_scan_options *opts, qv_scanner **out,
-                                  qv_error *err) {
+qv_status qv_scanner_open_dataset(const qv_dataset *ds, const qv_scan_options *opts, qv_scanner **out, qv_error *err) {
   qv_scan_options defaults = QV_SCAN_OPTIONS_INIT;
   const qv_scan_options *o = opts ? opts : &defaults;
   if (o->version < 1 || o->version > QV_SCAN_OPTIONS_VERSION)

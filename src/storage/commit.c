@@ -172,8 +172,7 @@ qv_status qvs_publish_manifest(const char *path, const qvs_manifest *m, qv_error
     if (errno == EEXIST)
       st = qv_error_set(err, QV_ERR_CONFLICT, "%s: version %lld was committed by another writer first", path,
                         (long long)m->version);
-    else
-      st = qv_error_set(err, QV_ERR_IO, "%s: cannot publish: %s", name, strerror(errno));
+    else st = qv_error_set(err, QV_ERR_IO, "%s: cannot publish: %s", name, strerror(errno));
     goto cleanup;
   }
   qvs_commit_step("published");

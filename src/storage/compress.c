@@ -43,21 +43,19 @@ int64_t qvs_decompress_bound(int codec, int64_t n) {
   int64_t b;
   if (codec == QV_COMPRESSION_ZSTD)
     b = (n / 4 + 1) * (INT64_C(128) << 10); /* every 128 KiB block costs at least 4 bytes (an RLE block) */
-  else if (codec == QV_COMPRESSION_LZ4)
-    b = n * 255 + 16; /* one match byte expands to at most 255 */
-  else
-    b = n;
+  else if (codec == QV_COMPRESSION_LZ4) b = n * 255 + 16; /* one match byte expands to at most 255 */
+  else b = n;
   return b < QVS_MAX_PAGE_BYTES ? b : QVS_MAX_PAGE_BYTES;
 }
 
 int64_t qvs_zstd_frame_size(const uint8_t *src, int64_t n) {
   unsigned long long v = ZSTD_getFrameContentSize(src, (size_t)n);
   return v == ZSTD_CONTENTSIZE_UNKNOWN || v == ZSTD_CONTENTSIZE_ERROR || v > (unsigned long long)INT64_MAX ? -1
-                                                                                                       : (int64_t)v;
+                                                                                                           : (int64_t)v;
 }
 
-qv_status qvs_decompress(int codec, void **zstd_ctx, const uint8_t *src, int64_t n, uint8_t *dst,
-                         int64_t raw_len, qv_error *err) {
+qv_status qvs_decompress(int codec, void **zstd_ctx, const uint8_t *src, int64_t n, uint8_t *dst, int64_t raw_len,
+                         qv_error *err) {
   if (codec == QV_COMPRESSION_ZSTD) {
     if (!*zstd_ctx && !(*zstd_ctx = ZSTD_createDCtx())) return qv_error_nomem(err, NULL);
     unsigned long long declared = ZSTD_getFrameContentSize(src, (size_t)n);
@@ -72,12 +70,10 @@ qv_status qvs_decompress(int codec, void **zstd_ctx, const uint8_t *src, int64_t
     return QV_OK;
   }
   if (codec == QV_COMPRESSION_LZ4) {
-    if (n > INT32_MAX || raw_len > INT32_MAX)
-      return qv_error_set(err, QV_ERR_CORRUPT, "lz4: page too large");
+    if (n > INT32_MAX || raw_len > INT32_MAX) return qv_error_set(err, QV_ERR_CORRUPT, "lz4: page too large");
     int r = LZ4_decompress_safe((const char *)src, (char *)dst, (int)n, (int)raw_len);
     if (r != raw_len)
-      return qv_error_set(err, QV_ERR_CORRUPT, "lz4: decompressed to %d bytes, expected %lld", r,
-                          (long long)raw_len);
+      return qv_error_set(err, QV_ERR_CORRUPT, "lz4: decompressed to %d bytes, expected %lld", r, (long long)raw_len);
     return QV_OK;
   }
   return qv_error_set(err, QV_ERR_CORRUPT, "unknown compression %d", codec);

@@ -13,8 +13,8 @@ qv_status qvs_compress(int codec, int level, void **zstd_ctx, const uint8_t *src
 void qvs_compress_free(void *zstd_ctx);
 void qvs_decompress_free(void *zstd_ctx);
 /* Decompresses exactly raw_len bytes; anything else is corruption. */
-qv_status qvs_decompress(int codec, void **zstd_ctx, const uint8_t *src, int64_t n, uint8_t *dst,
-                         int64_t raw_len, qv_error *err);
+qv_status qvs_decompress(int codec, void **zstd_ctx, const uint8_t *src, int64_t n, uint8_t *dst, int64_t raw_len,
+                         qv_error *err);
 /* The content size a zstd frame declares, or -1 when it declares none. */
 int64_t qvs_zstd_frame_size(const uint8_t *src, int64_t n);
 /* Largest raw_len a stored page of n bytes could honestly decode to. */

@@ -33,14 +33,14 @@ typedef struct qvs_page {
   uint64_t reference;  /* bitpack-for: the frame of reference (minimum) */
   int64_t dict_count;  /* dictionary: entries */
   int32_t n_buffers;
-  qvs_buf *buffers;        /* into the column's buffer pool */
-  int64_t block;           /* not framed: bytes per checksum block (the file's block_size) */
-  const uint8_t *crcs;     /* u32 LE crc32c, into the footer bytes: one per `block` of the stored
+  qvs_buf *buffers;      /* into the column's buffer pool */
+  int64_t block;         /* not framed: bytes per checksum block (the file's block_size) */
+  const uint8_t *crcs;   /* u32 LE crc32c, into the footer bytes: one per `block` of the stored
                               bytes, or (frame_crcs) one per frame, over its stored bytes */
-  bool framed;             /* compressed in frames of `frame` raw bytes */
-  bool frame_crcs;         /* framed, version 3+: crcs has one checksum per frame */
-  int64_t frame;           /* framed: raw bytes per frame (the file's frame_size) */
-  const uint8_t *frames;   /* framed: ceil(raw_len / frame) u32 LE stored lengths, into the footer */
+  bool framed;           /* compressed in frames of `frame` raw bytes */
+  bool frame_crcs;       /* framed, version 3+: crcs has one checksum per frame */
+  int64_t frame;         /* framed: raw bytes per frame (the file's frame_size) */
+  const uint8_t *frames; /* framed: ceil(raw_len / frame) u32 LE stored lengths, into the footer */
   bool has_minmax;
   qvs_stat_value min, max; /* when has_minmax */
   qv_page_stats stats;     /* scalars built on open */
@@ -66,10 +66,10 @@ typedef struct qvs_datafile {
   int64_t footer_offset;
   int64_t footer_len;
   int64_t num_rows;
-  uint32_t version;  /* the file's format version (1; 2 with framed pages; 3 with frame checksums) */
+  uint32_t version;   /* the file's format version (1; 2 with framed pages; 3 with frame checksums) */
   int64_t frame_size; /* version 2 and later: raw bytes per frame of its framed pages */
   int64_t block_size; /* bytes per checksum block of raw pages (version 4: in the footer; else 4096) */
-  int32_t page_rows; /* as written (informational) */
+  int32_t page_rows;  /* as written (informational) */
   int32_t n_columns;
   qvs_column *columns;
 } qvs_datafile;
@@ -98,24 +98,24 @@ typedef struct qvs_view {
   qvs_datafile *df;
   int32_t col, page;
   const qvs_page *pg;
-  uint8_t *raw;         /* raw_len (+ padding) bytes; valid where loaded */
-  uint8_t *state;       /* per unit: 0 untouched, 1 wanted, 2 loaded; NULL when all loaded */
-  int64_t n_blocks;     /* units: a checksum block of a raw page, a frame's raw bytes of a framed one */
-  int unit_shift;       /* log2 of a unit's bytes (units are powers of two: a shift, not a division per row) */
-  uint8_t *io;          /* framed: the page's stored bytes, where loaded */
-  void **zstd;          /* framed: the scratch's decompression contexts, one per worker */
-  qv_buffer *jobs;      /* framed: the scratch's list of frames to decompress */
+  uint8_t *raw;     /* raw_len (+ padding) bytes; valid where loaded */
+  uint8_t *state;   /* per unit: 0 untouched, 1 wanted, 2 loaded; NULL when all loaded */
+  int64_t n_blocks; /* units: a checksum block of a raw page, a frame's raw bytes of a framed one */
+  int unit_shift;   /* log2 of a unit's bytes (units are powers of two: a shift, not a division per row) */
+  uint8_t *io;      /* framed: the page's stored bytes, where loaded */
+  void **zstd;      /* framed: the scratch's decompression contexts, one per worker */
+  qv_buffer *jobs;  /* framed: the scratch's list of frames to decompress */
   qv_io_counters *counters;
-  qv_bytes *shared;     /* a plain page loaded whole: raw's own buffer, which the decoded
+  qv_bytes *shared; /* a plain page loaded whole: raw's own buffer, which the decoded
                            array's buffers share (qv_bytes_view) instead of copying it */
 } qvs_view;
 
 /* Per-column scratch a reader keeps so that pages reuse memory. */
 typedef struct qvs_scratch {
-  qv_buffer io;    /* stored bytes of a compressed page */
-  qv_buffer raw;   /* decoded page bytes */
-  qv_buffer state; /* block states */
-  qv_buffer jobs;  /* frames to decompress (int64 frame, stored offset pairs) */
+  qv_buffer io;            /* stored bytes of a compressed page */
+  qv_buffer raw;           /* decoded page bytes */
+  qv_buffer state;         /* block states */
+  qv_buffer jobs;          /* frames to decompress (int64 frame, stored offset pairs) */
   void *zstd[QV_POOL_MAX]; /* ZSTD_DCtx per worker (base/pool.h), created on first use */
 } qvs_scratch;
 
@@ -123,8 +123,8 @@ void qvs_scratch_reset(qvs_scratch *s);
 /* Loads the whole page (reads, verifies every block, decompresses).  A
  * plain page goes into a buffer of its own (out->shared), not the scratch;
  * qvs_view_release drops the view's reference once it is decoded. */
-qv_status qvs_view_full(qvs_datafile *df, int32_t col, int32_t page, qvs_scratch *s, qv_io_counters *ctr,
-                        qvs_view *out, qv_error *err);
+qv_status qvs_view_full(qvs_datafile *df, int32_t col, int32_t page, qvs_scratch *s, qv_io_counters *ctr, qvs_view *out,
+                        qv_error *err);
 static inline void qvs_view_release(qvs_view *v) {
   qv_bytes_release(v->shared);
   v->shared = NULL;
@@ -143,9 +143,7 @@ static inline void qvs_view_want(qvs_view *v, int32_t b, int64_t off, int64_t le
 }
 /* Reads and verifies every wanted block not yet loaded. */
 qv_status qvs_view_fetch(qvs_view *v, qv_error *err);
-static inline const uint8_t *qvs_view_buf(const qvs_view *v, int32_t b) {
-  return v->raw + v->pg->buffers[b].offset;
-}
+static inline const uint8_t *qvs_view_buf(const qvs_view *v, int32_t b) { return v->raw + v->pg->buffers[b].offset; }
 static inline int64_t qvs_view_len(const qvs_view *v, int32_t b) { return v->pg->buffers[b].length; }
 /* "data/x.qvf: column `c` page 3: " style error. */
 qv_status qvs_page_error(const qvs_datafile *df, int32_t col, int32_t page, qv_status code, qv_error *err,

@@ -43,7 +43,8 @@ static int32_t node_buffers(const qv_datatype *t, int depth) {
   if (depth > QVS_MAX_DEPTH) return -1;
   switch (t->id) {
     case QV_TYPE_NULL: return 1;
-    case QV_TYPE_STRING: case QV_TYPE_BINARY: return 3;
+    case QV_TYPE_STRING:
+    case QV_TYPE_BINARY: return 3;
     case QV_TYPE_LIST: {
       int32_t c = node_buffers(&t->children[0].type, depth + 1);
       return c < 0 ? -1 : 2 + c;
@@ -71,8 +72,7 @@ int32_t qvs_layout_buffers(const qv_datatype *t, int encoding) {
     case QV_ENCODING_PLAIN: return node_buffers(t, 0);
     case QV_ENCODING_DICTIONARY:
     case QV_ENCODING_FSST: return t->id == QV_TYPE_STRING || t->id == QV_TYPE_BINARY ? 4 : -1;
-    case QV_ENCODING_BITPACK_FOR:
-      return qv_type_is_integer(t->id) || qv_type_is_temporal(t->id) ? 2 : -1;
+    case QV_ENCODING_BITPACK_FOR: return qv_type_is_integer(t->id) || qv_type_is_temporal(t->id) ? 2 : -1;
     default: return -1;
   }
 }
@@ -120,19 +120,21 @@ qv_status qvs_check_layout(const qvs_datafile *df, int32_t col, int32_t page, qv
       NEED(b[1].length == qvs_packed_len(n, pg->bit_width), "packed values of %lld bytes for %lld rows of %d bits",
            (long long)b[1].length, (long long)n, pg->bit_width);
       return QV_OK;
-    default:
-      break;
+    default: break;
   }
   NEED(pg->bit_width == 0 && pg->dict_count == 0 && pg->reference == 0, "plain page with encoding parameters");
   int w = qv_type_byte_width(t->id);
   switch (t->id) {
-    case QV_TYPE_NULL: case QV_TYPE_LIST: case QV_TYPE_STRUCT: case QV_TYPE_FIXED_SIZE_LIST:
-      return QV_OK; /* nested buffers are checked while decoding */
+    case QV_TYPE_NULL:
+    case QV_TYPE_LIST:
+    case QV_TYPE_STRUCT:
+    case QV_TYPE_FIXED_SIZE_LIST: return QV_OK; /* nested buffers are checked while decoding */
     case QV_TYPE_BOOL:
       NEED(b[1].length == qv_bitmap_bytes(n), "bool bits of %lld bytes for %lld rows", (long long)b[1].length,
            (long long)n);
       return QV_OK;
-    case QV_TYPE_STRING: case QV_TYPE_BINARY:
+    case QV_TYPE_STRING:
+    case QV_TYPE_BINARY:
       NEED(b[1].length == (n + 1) * 4, "offsets of %lld bytes for %lld rows", (long long)b[1].length, (long long)n);
       NEED(b[2].length <= INT32_MAX, "%lld string bytes", (long long)b[2].length);
       return QV_OK;
@@ -177,15 +179,15 @@ static bool parse_page(qvb_cursor *c, qvs_datafile *df, qvs_column *col, int32_t
     return false;
   if (row_count == 0 || row_count > QVS_MAX_PAGE_ROWS)
     return qvb_cursor_fail(c, "column `%s` page %d: %u rows (1..%d allowed)", col->field.name, pi, row_count,
-                          QVS_MAX_PAGE_ROWS);
+                           QVS_MAX_PAGE_ROWS);
   pg->row_count = row_count;
   if (pg->compression != QV_COMPRESSION_NONE && pg->compression != QV_COMPRESSION_ZSTD &&
       pg->compression != QV_COMPRESSION_LZ4)
     return qvb_cursor_fail(c, "column `%s` page %d: unknown compression %u", col->field.name, pi, pg->compression);
   if (pg->compression == QV_COMPRESSION_NONE ? pg->raw_len != pg->stored_len
                                              : pg->raw_len > qvs_decompress_bound(pg->compression, pg->stored_len))
-    return qvb_cursor_fail(c, "column `%s` page %d: raw length %lld does not fit stored length %lld",
-                          col->field.name, pi, (long long)pg->raw_len, (long long)pg->stored_len);
+    return qvb_cursor_fail(c, "column `%s` page %d: raw length %lld does not fit stored length %lld", col->field.name,
+                           pi, (long long)pg->raw_len, (long long)pg->stored_len);
   uint8_t known = df->version >= 2 ? (QVS_PAGE_MINMAX | QVS_PAGE_FRAMED) : QVS_PAGE_MINMAX;
   if (flags & ~known) return qvb_cursor_fail(c, "column `%s` page %d: unknown flags 0x%x", col->field.name, pi, flags);
   pg->framed = flags & QVS_PAGE_FRAMED;
@@ -195,7 +197,7 @@ static bool parse_page(qvb_cursor *c, qvs_datafile *df, qvs_column *col, int32_t
   if (!qvb_wire_get_u64(c, &nan_count, "NaN count")) return false;
   if (nan_count > (uint64_t)(row_count - pg->null_count) || (nan_count && !qv_type_is_floating(t->id)))
     return qvb_cursor_fail(c, "column `%s` page %d: NaN count %llu", col->field.name, pi,
-                          (unsigned long long)nan_count);
+                           (unsigned long long)nan_count);
   pg->nan_count = (int64_t)nan_count;
   if (!qvb_wire_get_u64(c, &pg->reference, "reference") || !qvb_wire_get_u32(c, &dict_count, "dictionary count") ||
       !qvb_wire_get_u32(c, &n_buffers, "buffer count"))
@@ -203,15 +205,15 @@ static bool parse_page(qvb_cursor *c, qvs_datafile *df, qvs_column *col, int32_t
   pg->dict_count = dict_count;
   if (pg->encoding == QV_ENCODING_FSST && df->version < 4)
     return qvb_cursor_fail(c, "column `%s` page %d: FSST encoding in a version %u file (it came with version 4)",
-                          col->field.name, pi, df->version);
+                           col->field.name, pi, df->version);
   int32_t expect = qvs_layout_buffers(t, pg->encoding);
   if (expect < 0 || (int64_t)n_buffers != expect)
-    return qvb_cursor_fail(c, "column `%s` page %d: encoding %u with %u buffers does not fit the type",
-                          col->field.name, pi, pg->encoding, n_buffers);
+    return qvb_cursor_fail(c, "column `%s` page %d: encoding %u with %u buffers does not fit the type", col->field.name,
+                           pi, pg->encoding, n_buffers);
   int64_t most = max_raw_len(t, pg->encoding, row_count);
   if (most >= 0 && pg->raw_len > most)
-    return qvb_cursor_fail(c, "column `%s` page %d: raw length %lld is more than %u rows can need", col->field.name,
-                          pi, (long long)pg->raw_len, row_count);
+    return qvb_cursor_fail(c, "column `%s` page %d: raw length %lld is more than %u rows can need", col->field.name, pi,
+                           (long long)pg->raw_len, row_count);
   pg->n_buffers = (int32_t)n_buffers;
   pg->buffers = *pool;
   *pool += n_buffers;
@@ -221,8 +223,8 @@ static bool parse_page(qvb_cursor *c, qvs_datafile *df, qvs_column *col, int32_t
       return false;
     /* the decoders load offsets and values in place: aligned, as written */
     if (pg->buffers[b].offset % 8)
-      return qvb_cursor_fail(c, "column `%s` page %d: buffer %u starts at %lld, not a multiple of 8",
-                            col->field.name, pi, b, (long long)pg->buffers[b].offset);
+      return qvb_cursor_fail(c, "column `%s` page %d: buffer %u starts at %lld, not a multiple of 8", col->field.name,
+                             pi, b, (long long)pg->buffers[b].offset);
   }
   pg->has_minmax = flags & QVS_PAGE_MINMAX;
   if (pg->has_minmax) {
@@ -246,18 +248,18 @@ static bool parse_page(qvb_cursor *c, qvs_datafile *df, qvs_column *col, int32_t
       int64_t raw = pg->raw_len - k * fs < fs ? pg->raw_len - k * fs : fs;
       if (len < enough && (len == 0 || raw > qvs_decompress_bound(pg->compression, len)))
         return qvb_cursor_fail(c, "column `%s` page %d: frame %lld of %lld stored bytes cannot hold %lld raw bytes",
-                              col->field.name, pi, (long long)k, (long long)len, (long long)raw);
+                               col->field.name, pi, (long long)k, (long long)len, (long long)raw);
       sum += len;
     }
     if (sum != pg->stored_len)
       return qvb_cursor_fail(c, "column `%s` page %d: frames hold %lld bytes, the page %lld", col->field.name, pi,
-                            (long long)sum, (long long)pg->stored_len);
+                             (long long)sum, (long long)pg->stored_len);
   }
   /* version 3 and later checksum each frame of a framed page on its own */
   pg->frame_crcs = pg->framed && df->version >= 3;
   pg->block = df->block_size;
-  int64_t ncrcs = pg->frame_crcs ? (pg->raw_len + pg->frame - 1) / pg->frame
-                                 : (pg->stored_len + pg->block - 1) / pg->block;
+  int64_t ncrcs =
+      pg->frame_crcs ? (pg->raw_len + pg->frame - 1) / pg->frame : (pg->stored_len + pg->block - 1) / pg->block;
   return qvb_wire_get_bytes(c, ncrcs * 4, &pg->crcs, "page checksums");
 }
 
@@ -407,8 +409,8 @@ static qv_status parse_footer(qvs_datafile *df, qv_error *err) {
                           col->field.name, col->n_pages, first->field.name, first->n_pages);
     for (int32_t p = 0; p < col->n_pages; p++) {
       if (col->pages[p].row_count != first->pages[p].row_count)
-        return qv_error_set(err, QV_ERR_CORRUPT, "%s: page %d of column `%s` is not aligned with column `%s`",
-                            df->name, p, col->field.name, first->field.name);
+        return qv_error_set(err, QV_ERR_CORRUPT, "%s: page %d of column `%s` is not aligned with column `%s`", df->name,
+                            p, col->field.name, first->field.name);
       QV_RETURN_NOT_OK(qvs_check_layout(df, i, p, err));
     }
   }
@@ -446,7 +448,8 @@ qv_status qvs_datafile_open_fd(int fd, bool own_fd, const char *name, qvs_datafi
   }
   uint8_t head[QVS_DATA_HEADER], tail[QVS_DATA_TRAILER];
   if ((st = qvb_file_pread_full(fd, head, sizeof head, 0, name, err)) != QV_OK) goto cleanup;
-  if ((st = qvb_file_pread_full(fd, tail, sizeof tail, df->file_size - QVS_DATA_TRAILER, name, err)) != QV_OK) goto cleanup;
+  if ((st = qvb_file_pread_full(fd, tail, sizeof tail, df->file_size - QVS_DATA_TRAILER, name, err)) != QV_OK)
+    goto cleanup;
   if (memcmp(head, QVS_DATA_MAGIC, 4) != 0 || memcmp(tail + 12, QVS_DATA_MAGIC, 4) != 0) {
     st = qv_error_set(err, QV_ERR_CORRUPT, "%s: offset %lld: not a quiver data file (bad magic)", name,
                       memcmp(head, QVS_DATA_MAGIC, 4) != 0 ? 0LL : (long long)(df->file_size - 4));

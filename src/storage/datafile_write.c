@@ -25,20 +25,19 @@ struct qvs_file_writer {
   int64_t rows;
   const qv_schema *schema;
   qv_write_options opts;
-  qvb_wbuf *desc;     /* per column: the page descriptors so far */
-  int32_t *n_pages;   /* per column */
-  int64_t *col_rows;  /* per column */
+  qvb_wbuf *desc;    /* per column: the page descriptors so far */
+  int32_t *n_pages;  /* per column */
+  int64_t *col_rows; /* per column */
   qvs_page_out po;
   qv_buffer comp;
-  qv_buffer frame; /* one compressed frame */
-  qv_buffer frame_lens; /* u32 LE stored length of each frame of the page */
+  qv_buffer frame;         /* one compressed frame */
+  qv_buffer frame_lens;    /* u32 LE stored length of each frame of the page */
   qv_buffer alt, alt_lens; /* AUTO: the page with the other codec, to compare */
   void *zctx;
   qvs_dict_scratch dict;
   qvs_page_out fsst_po; /* AUTO: the page FSST-encoded, to compare */
   qvs_fsst_scratch fsst;
 };
-
 
 qv_status qvs_file_writer_open(const char *path, const qv_schema *schema, const qv_write_options *opts,
                                qvs_file_writer **out, qv_error *err) {
@@ -217,8 +216,10 @@ qv_status qvs_file_writer_page(qvs_file_writer *w, int32_t col, const qv_array *
     QV_RETURN_NOT_OK(qvs_encode_plain(a, start, n, st.null_count, po, err));
   }
   if (po->raw.size > QVS_MAX_PAGE_BYTES)
-    return qv_error_set(err, QV_ERR_UNSUPPORTED, "column `%s`: a page of %lld bytes is larger than 2 GiB; use "
-                        "fewer page_rows", w->schema->fields[col].name, (long long)po->raw.size);
+    return qv_error_set(err, QV_ERR_UNSUPPORTED,
+                        "column `%s`: a page of %lld bytes is larger than 2 GiB; use "
+                        "fewer page_rows",
+                        w->schema->fields[col].name, (long long)po->raw.size);
   const uint8_t *stored;
   int64_t stored_len;
   uint8_t codec;
@@ -243,7 +244,8 @@ qv_status qvs_file_writer_page(qvs_file_writer *w, int32_t col, const qv_array *
   qvb_wire_put_u8(d, po->encoding);
   qvb_wire_put_u8(d, codec);
   qvb_wire_put_u8(d, po->bit_width);
-  qvb_wire_put_u8(d, (uint8_t)((st.has_minmax ? QVS_PAGE_MINMAX : 0) | (codec != QV_COMPRESSION_NONE ? QVS_PAGE_FRAMED : 0)));
+  qvb_wire_put_u8(
+      d, (uint8_t)((st.has_minmax ? QVS_PAGE_MINMAX : 0) | (codec != QV_COMPRESSION_NONE ? QVS_PAGE_FRAMED : 0)));
   qvb_wire_put_u64(d, (uint64_t)st.null_count);
   qvb_wire_put_u64(d, (uint64_t)st.nan_count);
   qvb_wire_put_u64(d, po->reference);

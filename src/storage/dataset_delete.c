@@ -7,8 +7,7 @@
 #include "base/wire.h"
 #include "storage/manifest.h"
 
-qv_status qv_dataset_delete_rows(qv_dataset *ds, const uint8_t *const *deleted, int64_t *out_version,
-                                 qv_error *err) {
+qv_status qv_dataset_delete_rows(qv_dataset *ds, const uint8_t *const *deleted, int64_t *out_version, qv_error *err) {
   if (!ds || !deleted) return qv_error_set(err, QV_ERR_INVALID, "delete: dataset and bitmaps are required");
   const qvs_manifest *m = &ds->manifest;
   int64_t latest = 0;

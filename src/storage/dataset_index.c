@@ -26,11 +26,11 @@ void qv_dataset_index(const qv_dataset *ds, int32_t i, qv_index_entry *out) {
 /* The checks the manifest reader will make, made before anything is
  * published, so that a bad entry is an INVALID argument, not a version no
  * one can open. */
-static qv_status check_entry(const qvs_manifest *m, const qv_index_entry *e, int32_t i,
-                             const qv_index_entry *all, qv_error *err) {
+static qv_status check_entry(const qvs_manifest *m, const qv_index_entry *e, int32_t i, const qv_index_entry *all,
+                             qv_error *err) {
   if (!e->name || !qvs_valid_index_name(e->name))
-    return qv_error_set(err, QV_ERR_INVALID, "index name \"%s\" is not 1..%d of [A-Za-z0-9_.-]",
-                        e->name ? e->name : "", QVS_MAX_INDEX_NAME);
+    return qv_error_set(err, QV_ERR_INVALID, "index name \"%s\" is not 1..%d of [A-Za-z0-9_.-]", e->name ? e->name : "",
+                        QVS_MAX_INDEX_NAME);
   for (int32_t k = 0; k < i; k++)
     if (strcmp(all[k].name, e->name) == 0)
       return qv_error_set(err, QV_ERR_INVALID, "index `%s` is listed twice", e->name);
@@ -71,7 +71,8 @@ qv_status qv_dataset_commit_indices(const qv_dataset *ds, const qv_index_entry *
     st = qv_error_nomem(err, NULL);
     goto cleanup;
   }
-  for (int32_t i = 0; i < m->n_fragments && st == QV_OK; i++) st = qvs_manifest_add_fragment(&next, &m->fragments[i], err);
+  for (int32_t i = 0; i < m->n_fragments && st == QV_OK; i++)
+    st = qvs_manifest_add_fragment(&next, &m->fragments[i], err);
   for (int32_t i = 0; i < n && st == QV_OK; i++) {
     qv_index_entry e = indices[i];
     if (e.built_version == 0) e.built_version = next.version; /* 0: this commit */

@@ -31,15 +31,14 @@ typedef struct write_state {
   int32_t n_done, cap_done;
 } write_state;
 
-
 static qv_status check_options(const qv_write_options *o, qv_error *err) {
   if (o->version < 1 || o->version > QV_WRITE_OPTIONS_VERSION)
     return qv_error_set(err, QV_ERR_INVALID, "write options: unknown version %d", o->version);
   if (o->mode < QV_WRITE_CREATE || o->mode > QV_WRITE_OVERWRITE)
     return qv_error_set(err, QV_ERR_INVALID, "write options: unknown mode %d", (int)o->mode);
   if (o->page_rows < 1 || o->page_rows > QVS_MAX_PAGE_ROWS)
-    return qv_error_set(err, QV_ERR_INVALID, "write options: page_rows %lld is outside 1..%d",
-                        (long long)o->page_rows, QVS_MAX_PAGE_ROWS);
+    return qv_error_set(err, QV_ERR_INVALID, "write options: page_rows %lld is outside 1..%d", (long long)o->page_rows,
+                        QVS_MAX_PAGE_ROWS);
   if (o->max_rows_per_file < 1 || o->max_rows_per_file > QVS_MAX_FRAGMENT_ROWS)
     return qv_error_set(err, QV_ERR_INVALID, "write options: max_rows_per_file %lld is outside 1..%lld",
                         (long long)o->max_rows_per_file, (long long)QVS_MAX_FRAGMENT_ROWS);
@@ -96,8 +95,7 @@ static qv_status finish_fragment(write_state *ws, qv_error *err) {
 
 /* Column col's rows for the next page of k rows: the first queued batch
  * directly when it holds them all, else the pieces gathered into one. */
-static qv_status page_source(write_state *ws, int32_t col, int64_t k, qv_array **out, int64_t *start,
-                             qv_error *err) {
+static qv_status page_source(write_state *ws, int32_t col, int64_t k, qv_array **out, int64_t *start, qv_error *err) {
   pending *p = &ws->queue[0];
   if (p->batch->num_rows - p->start >= k) {
     *out = qv_array_retain(p->batch->columns[col]);
@@ -232,8 +230,7 @@ qv_status qv_dataset_write(const char *path, qv_batch_reader *reader, const qv_w
 
   if ((st = qvs_latest_version(path, &latest, err)) != QV_OK) goto cleanup;
   if (latest > 0 && opts->mode == QV_WRITE_CREATE) {
-    st = qv_error_set(err, QV_ERR_EXISTS, "%s: a dataset already exists here (version %lld)", path,
-                      (long long)latest);
+    st = qv_error_set(err, QV_ERR_EXISTS, "%s: a dataset already exists here (version %lld)", path, (long long)latest);
     goto cleanup;
   }
   if (latest > 0 && (st = qvs_manifest_read(path, latest, &base, err)) != QV_OK) goto cleanup;
@@ -284,7 +281,9 @@ qv_status qv_dataset_write(const char *path, qv_batch_reader *reader, const qv_w
   next.version = latest + 1;
   next.timestamp_ms = qvs_now_ms();
   snprintf(next.operation, sizeof next.operation, "%s",
-           latest == 0 ? "create" : opts->mode == QV_WRITE_OVERWRITE ? "overwrite" : "append");
+           latest == 0                        ? "create"
+           : opts->mode == QV_WRITE_OVERWRITE ? "overwrite"
+                                              : "append");
   if (qv_schema_copy(opts->mode == QV_WRITE_APPEND && latest > 0 ? &base.schema : schema, &next.schema) != QV_OK) {
     st = qv_error_nomem(err, NULL);
     goto cleanup;

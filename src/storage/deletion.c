@@ -18,8 +18,8 @@
 
 enum { DEL_HEADER = 4 + 4 + 8 + 8 + 8 + 1, KIND_BITMAP = 0, KIND_LIST = 1 };
 
-qv_status qvs_deletion_encode(int64_t fragment_id, int64_t num_rows, const uint8_t *bits, int64_t count,
-                              qv_buffer *out, qv_error *err) {
+qv_status qvs_deletion_encode(int64_t fragment_id, int64_t num_rows, const uint8_t *bits, int64_t count, qv_buffer *out,
+                              qv_error *err) {
   qvb_wbuf w = {QV_BUFFER_INIT, QV_OK};
   int64_t bitmap_bytes = qv_bitmap_bytes(num_rows);
   int kind = count * 8 < bitmap_bytes ? KIND_LIST : KIND_BITMAP;
@@ -52,8 +52,7 @@ qv_status qvs_deletion_decode(const uint8_t *data, int64_t size, const char *nam
                               int64_t num_rows, int64_t num_deleted, uint8_t **out_bits, qv_error *err) {
   *out_bits = NULL;
   if (size < DEL_HEADER + 4)
-    return qv_error_set(err, QV_ERR_CORRUPT, "%s: %lld bytes is too short for a deletion file", name,
-                        (long long)size);
+    return qv_error_set(err, QV_ERR_CORRUPT, "%s: %lld bytes is too short for a deletion file", name, (long long)size);
   if (memcmp(data, QVS_DELETION_MAGIC, 4) != 0)
     return qv_error_set(err, QV_ERR_CORRUPT, "%s: offset 0: not a quiver deletion file (bad magic)", name);
   uint32_t fv = qv_load_u32le(data + 4);
@@ -75,8 +74,7 @@ qv_status qvs_deletion_decode(const uint8_t *data, int64_t size, const char *nam
     return qv_error_set(err, QV_ERR_CORRUPT, "%s: offset 24: lists %llu deleted rows, the manifest says %lld", name,
                         (unsigned long long)count, (long long)num_deleted);
   int64_t payload = size - DEL_HEADER - 4, bitmap_bytes = qv_bitmap_bytes(num_rows);
-  if (kind > KIND_LIST)
-    return qv_error_set(err, QV_ERR_CORRUPT, "%s: offset 32: unknown kind %u", name, kind);
+  if (kind > KIND_LIST) return qv_error_set(err, QV_ERR_CORRUPT, "%s: offset 32: unknown kind %u", name, kind);
   int64_t expect = kind == KIND_BITMAP ? bitmap_bytes : num_deleted * 8;
   if (payload != expect)
     return qv_error_set(err, QV_ERR_CORRUPT, "%s: offset %d: payload is %lld bytes, expected %lld", name, DEL_HEADER,
@@ -94,8 +92,8 @@ qv_status qvs_deletion_decode(const uint8_t *data, int64_t size, const char *nam
     int64_t n = qv_bitmap_count(bits, 0, num_rows);
     if (n != num_deleted) {
       qv_free(bits);
-      return qv_error_set(err, QV_ERR_CORRUPT, "%s: bitmap has %lld deleted rows, header says %lld", name,
-                          (long long)n, (long long)num_deleted);
+      return qv_error_set(err, QV_ERR_CORRUPT, "%s: bitmap has %lld deleted rows, header says %lld", name, (long long)n,
+                          (long long)num_deleted);
     }
   } else {
     int64_t prev = -1;
@@ -122,8 +120,8 @@ qv_status qvs_deletion_load(const char *path, const qvs_fragment_meta *f, uint8_
   uint8_t *data = NULL;
   int64_t size = 0;
   /* The larger payload a valid file can have, plus its header. */
-  int64_t max = DEL_HEADER + 4 + (f->num_deleted * 8 > qv_bitmap_bytes(f->num_rows) ? f->num_deleted * 8
-                                                                                     : qv_bitmap_bytes(f->num_rows));
+  int64_t max = DEL_HEADER + 4 +
+                (f->num_deleted * 8 > qv_bitmap_bytes(f->num_rows) ? f->num_deleted * 8 : qv_bitmap_bytes(f->num_rows));
   qv_status st = qvb_file_read(full, f->deletion_file, max, &data, &size, err);
   qv_free(full);
   if (st == QV_ERR_NOT_FOUND) { /* the manifest names it: the dataset is damaged */

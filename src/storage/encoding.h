@@ -76,8 +76,8 @@ static inline uint64_t qvs_unpack_one(const uint8_t *packed, int w, int64_t i) {
 /* Unpacks values 0..n-1 of w bits (w <= QVS_MAX_BITS, w < 8 * bw) into dst
  * as ref + value, bw (1, 2, 4 or 8) bytes each. */
 void qvs_unpack(const uint8_t *packed, int w, uint64_t ref, int64_t n, void *dst, int bw);
-qv_status qvs_encode_bitpack(const qv_array *a, int64_t start, int64_t n, int64_t null_count,
-                             const qvs_stats *st, qvs_page_out *po, bool *used, qv_error *err);
+qv_status qvs_encode_bitpack(const qv_array *a, int64_t start, int64_t n, int64_t null_count, const qvs_stats *st,
+                             qvs_page_out *po, bool *used, qv_error *err);
 qv_status qvs_decode_bitpack(const qvs_view *v, const qv_datatype *type, qv_array **out, qv_error *err);
 qv_status qvs_take_bitpack(qvs_view *v, const qv_datatype *type, const uint32_t *rows, int64_t n, qvs_acc *acc,
                            qv_error *err);

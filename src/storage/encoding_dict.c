@@ -10,7 +10,6 @@
 #include "storage/format.h"
 #include "storage/gather.h"
 
-
 void qvs_dict_scratch_reset(qvs_dict_scratch *s) {
   qv_free(s->slots);
   qv_free(s->codes);
@@ -82,7 +81,8 @@ qv_status qvs_encode_dict(const qv_array *a, int64_t start, int64_t n, int64_t n
   int64_t at;
   if (qvs_page_add_validity(po, a, start, n, null_count > 0) != QV_OK) return qv_error_nomem(err, NULL);
   /* dictionary offsets and bytes */
-  if (qvs_page_begin_buffer(po, &at) != QV_OK || qv_buffer_reserve(&po->raw, (d + 1) * 4) != QV_OK) return qv_error_nomem(err, NULL);
+  if (qvs_page_begin_buffer(po, &at) != QV_OK || qv_buffer_reserve(&po->raw, (d + 1) * 4) != QV_OK)
+    return qv_error_nomem(err, NULL);
   int64_t total = 0;
   for (int64_t e = 0; e <= d; e++) {
     qv_store_u32le(po->raw.data + at + 4 * e, (uint32_t)total);
@@ -90,7 +90,8 @@ qv_status qvs_encode_dict(const qv_array *a, int64_t start, int64_t n, int64_t n
   }
   po->raw.size += (d + 1) * 4;
   if (qvs_page_end_buffer(po, at) != QV_OK) return qv_error_nomem(err, NULL);
-  if (qvs_page_begin_buffer(po, &at) != QV_OK || qv_buffer_reserve(&po->raw, total) != QV_OK) return qv_error_nomem(err, NULL);
+  if (qvs_page_begin_buffer(po, &at) != QV_OK || qv_buffer_reserve(&po->raw, total) != QV_OK)
+    return qv_error_nomem(err, NULL);
   for (int64_t e = 0; e < d; e++) {
     int32_t r = s->entries[e], len = off[r + 1] - off[r];
     memcpy(po->raw.data + po->raw.size, chars + off[r], (size_t)len);

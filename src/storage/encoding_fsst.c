@@ -10,7 +10,6 @@
 #include "storage/fsst.h"
 #include "storage/gather.h"
 
-
 qv_status qvs_encode_fsst(const qv_array *a, int64_t start, int64_t n, int64_t null_count, qvs_fsst_scratch *s,
                           qvs_page_out *po, bool *used, qv_error *err) {
   *used = false;
@@ -52,7 +51,8 @@ qv_status qvs_encode_fsst(const qv_array *a, int64_t start, int64_t n, int64_t n
 
 static qv_status load_table(const qvs_view *v, qvs_fsst_table *t, qv_error *err) {
   if (!qvs_fsst_load(t, qvs_view_buf(v, 1), v->pg->dict_count))
-    return qvs_page_error(v->df, v->col, v->page, QV_ERR_CORRUPT, err, "FSST symbol table: a symbol length is "
+    return qvs_page_error(v->df, v->col, v->page, QV_ERR_CORRUPT, err,
+                          "FSST symbol table: a symbol length is "
                           "not 1..8");
   return QV_OK;
 }

@@ -15,7 +15,6 @@
 #include "storage/format.h"
 #include "storage/gather.h"
 
-
 static int64_t node_nulls(const qv_array *a, int64_t start, int64_t n) {
   if (a->type.id == QV_TYPE_NULL) return n;
   if (!a->buffers[0] || a->null_count == 0) return 0;
@@ -59,8 +58,7 @@ static qv_status enc_node(const qv_array *a, int64_t start, int64_t n, bool nest
   else QV_RETURN_NOT_OK(qvs_page_add_validity(po, a, start, n, id != QV_TYPE_NULL && nulls > 0));
   int64_t pos = a->offset + start;
   switch (id) {
-    case QV_TYPE_NULL:
-      return QV_OK;
+    case QV_TYPE_NULL: return QV_OK;
     case QV_TYPE_BOOL: {
       int64_t at;
       QV_RETURN_NOT_OK(qvs_page_begin_buffer(po, &at));
@@ -151,13 +149,14 @@ static qv_status check_offsets(dec_ctx *c, const uint8_t *p, int64_t n, int64_t 
     if (o < prev) return bad(c, "offsets decrease at (index, value)", k, o);
     prev = o;
   }
-  if (prev > limit || (exact && prev != limit)) return bad(c, "last offset does not match the data (offset, bytes)", prev, limit);
+  if (prev > limit || (exact && prev != limit))
+    return bad(c, "last offset does not match the data (offset, bytes)", prev, limit);
   *last = prev;
   return QV_OK;
 }
 
-static qv_status dec_node(dec_ctx *c, const qv_datatype *t, int64_t len, bool nested, int64_t expect_nulls,
-                          int depth, qv_array **out) {
+static qv_status dec_node(dec_ctx *c, const qv_datatype *t, int64_t len, bool nested, int64_t expect_nulls, int depth,
+                          qv_array **out) {
   *out = NULL;
   if (depth > QVS_MAX_DEPTH) return bad(c, "nested too deep", depth, QVS_MAX_DEPTH);
   qv_type_id id = t->id;
@@ -165,7 +164,8 @@ static qv_status dec_node(dec_ctx *c, const qv_datatype *t, int64_t len, bool ne
   QV_RETURN_NOT_OK(take_buffer(c, &vb));
   bool always = nested && (id == QV_TYPE_NULL || id == QV_TYPE_STRUCT || id == QV_TYPE_FIXED_SIZE_LIST);
   int64_t vlen = qvs_view_len(c->v, vb);
-  if (always && vlen != qv_bitmap_bytes(len)) return bad(c, "nested validity has the wrong length (has, needs)", vlen, qv_bitmap_bytes(len));
+  if (always && vlen != qv_bitmap_bytes(len))
+    return bad(c, "nested validity has the wrong length (has, needs)", vlen, qv_bitmap_bytes(len));
   if (id == QV_TYPE_NULL) {
     if (!nested && vlen != 0) return bad(c, "null column with a validity bitmap", vlen, 0);
     return qv_array_make_null(t, len, out, c->err);

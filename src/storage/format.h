@@ -30,18 +30,18 @@
  * 3 checksums each frame on its own, so a take also reads only the frames'
  * stored bytes (version 2: the 4096-byte blocks spanning them). */
 #define QVS_FRAME 16384
-#define QVS_DATAFILE_VERSION 4 /* 4: FSST pages (encoding 3) */
-#define QVS_PAGE_MINMAX 0x1u /* page flags: min and max follow */
-#define QVS_PAGE_FRAMED 0x2u /* page flags: compressed in QVS_FRAME frames (version 2 and later) */
-#define QVS_MAX_PAGE_ROWS (1 << 16)    /* bound on rows per page (writer option and reader) */
+#define QVS_DATAFILE_VERSION 4      /* 4: FSST pages (encoding 3) */
+#define QVS_PAGE_MINMAX 0x1u        /* page flags: min and max follow */
+#define QVS_PAGE_FRAMED 0x2u        /* page flags: compressed in QVS_FRAME frames (version 2 and later) */
+#define QVS_MAX_PAGE_ROWS (1 << 16) /* bound on rows per page (writer option and reader) */
 #define QVS_MAX_FRAGMENT_ROWS (INT64_C(1) << 32)
-#define QVS_MAX_DEPTH 32               /* nesting of types */
-#define QVS_MAX_NAME 4096              /* bytes of a field name, time zone, file name */
-#define QVS_MAX_DICT 65536             /* dictionary entries */
-#define QVS_MAX_BITS 56                /* widest bit-packed value (one unaligned 64-bit load) */
-#define QVS_PACK_PAD 8                 /* zero bytes after packed bits, for that load */
-#define QVS_SLACK 64                   /* zeroed bytes after a page's bytes in memory (over-reads) */
-#define QVS_STAT_PREFIX 64             /* bytes of a string statistic kept */
+#define QVS_MAX_DEPTH 32                      /* nesting of types */
+#define QVS_MAX_NAME 4096                     /* bytes of a field name, time zone, file name */
+#define QVS_MAX_DICT 65536                    /* dictionary entries */
+#define QVS_MAX_BITS 56                       /* widest bit-packed value (one unaligned 64-bit load) */
+#define QVS_PACK_PAD 8                        /* zero bytes after packed bits, for that load */
+#define QVS_SLACK 64                          /* zeroed bytes after a page's bytes in memory (over-reads) */
+#define QVS_STAT_PREFIX 64                    /* bytes of a string statistic kept */
 #define QVS_MAX_PAGE_BYTES (INT64_C(1) << 31) /* a page's decoded bytes (int32 offsets) */
 #define QVS_MAX_MANIFEST_BYTES (INT64_C(1) << 30)
 

@@ -46,13 +46,12 @@ static qv_status check_schema(const qvs_datafile *df, const qv_schema *s, qv_err
       char ta[128], tb[128];
       qv_datatype_format(&a->type, ta, sizeof ta);
       qv_datatype_format(&b->type, tb, sizeof tb);
-      return qv_error_set(err, QV_ERR_CORRUPT, "%s: column %d is `%s` %s, the dataset schema says `%s` %s", df->name,
-                          i, a->name, ta, b->name, tb);
+      return qv_error_set(err, QV_ERR_CORRUPT, "%s: column %d is `%s` %s, the dataset schema says `%s` %s", df->name, i,
+                          a->name, ta, b->name, tb);
     }
   }
   return QV_OK;
 }
-
 
 /* A reader of df (whose reference it takes) with empty per-column state;
  * NULL when out of memory, and df is then still the caller's. */
@@ -79,7 +78,8 @@ qv_status qv_fragment_open(const qv_dataset *ds, int32_t fragment, qv_fragment_r
   qvs_datafile *df;
   qv_status st = qvs_datafile_open(full, f->data_file, &df, err);
   qv_free(full);
-  if (st == QV_ERR_NOT_FOUND) st = err ? (err->code = QV_ERR_CORRUPT) : QV_ERR_CORRUPT; /* listed, so missing = damage */
+  if (st == QV_ERR_NOT_FOUND)
+    st = err ? (err->code = QV_ERR_CORRUPT) : QV_ERR_CORRUPT; /* listed, so missing = damage */
   if (st != QV_OK) return st;
   qv_fragment_reader *r = reader_of(df);
   if (!r) {
@@ -215,8 +215,8 @@ static qv_status check_column(const qv_fragment_reader *r, int32_t column, qv_er
   return QV_OK;
 }
 
-qv_status qv_fragment_read(qv_fragment_reader *r, int32_t column, int64_t row_start, int64_t row_count,
-                           qv_array **out, qv_error *err) {
+qv_status qv_fragment_read(qv_fragment_reader *r, int32_t column, int64_t row_start, int64_t row_count, qv_array **out,
+                           qv_error *err) {
   *out = NULL;
   QV_RETURN_NOT_OK(check_column(r, column, err));
   const qvs_column *c = &r->df->columns[column];
@@ -236,8 +236,8 @@ qv_status qv_fragment_read(qv_fragment_reader *r, int32_t column, int64_t row_st
     qv_array *a = NULL;
     if ((st = page_array(r, column, p, &a, err)) != QV_OK) goto cleanup;
     int64_t s = row_start > pg->row_start ? row_start - pg->row_start : 0;
-    int64_t e = row_start + row_count < pg->row_start + pg->row_count ? row_start + row_count - pg->row_start
-                                                                       : pg->row_count;
+    int64_t e =
+        row_start + row_count < pg->row_start + pg->row_count ? row_start + row_count - pg->row_start : pg->row_count;
     if (s == 0 && e == pg->row_count) {
       parts[got++] = a;
     } else {
@@ -293,8 +293,7 @@ static int64_t page_rows(qv_fragment_reader *r, const qvs_column *c, const take_
   return cnt;
 }
 
-static qv_status take_nested(qv_fragment_reader *r, int32_t column, const take_rows *t, qv_array **out,
-                             qv_error *err) {
+static qv_status take_nested(qv_fragment_reader *r, int32_t column, const take_rows *t, qv_array **out, qv_error *err) {
   const qvs_column *c = &r->df->columns[column];
   int32_t np = page_of(c, row_at(t, t->n - 1)) - page_of(c, row_at(t, 0)) + 1;
   qv_array **parts = qv_calloc((size_t)np, sizeof *parts);
@@ -401,9 +400,10 @@ qv_status qv_fragment_take(qv_fragment_reader *r, int32_t column, const int64_t 
   if (n < 0) return qv_error_set(err, QV_ERR_INVALID, "take of %lld rows", (long long)n);
   for (int64_t k = 0; k < n; k++)
     if (rows[k] < 0 || rows[k] >= r->df->num_rows || (k && rows[k] < rows[k - 1]))
-      return qv_error_set(err, QV_ERR_INVALID, "%s: take: row %lld (position %lld) is out of order or outside the "
-                          "fragment's %lld rows", r->df->name, (long long)rows[k], (long long)k,
-                          (long long)r->df->num_rows);
+      return qv_error_set(err, QV_ERR_INVALID,
+                          "%s: take: row %lld (position %lld) is out of order or outside the "
+                          "fragment's %lld rows",
+                          r->df->name, (long long)rows[k], (long long)k, (long long)r->df->num_rows);
   take_rows t = {rows, 0, NULL, n};
   return take(r, column, &t, out, err);
 }
@@ -419,9 +419,10 @@ qv_status qv_fragment_take_selection(qv_fragment_reader *r, int32_t column, int6
   if (n && (unsorted || base + sel[0] < 0 || base + sel[n - 1] >= r->df->num_rows)) {
     int64_t k = 0;
     while (base + sel[k] >= 0 && base + sel[k] < r->df->num_rows && (k == 0 || sel[k] >= sel[k - 1])) k++;
-    return qv_error_set(err, QV_ERR_INVALID, "%s: take: row %lld (position %lld) is out of order or outside the "
-                        "fragment's %lld rows", r->df->name, (long long)(base + sel[k]), (long long)k,
-                        (long long)r->df->num_rows);
+    return qv_error_set(err, QV_ERR_INVALID,
+                        "%s: take: row %lld (position %lld) is out of order or outside the "
+                        "fragment's %lld rows",
+                        r->df->name, (long long)(base + sel[k]), (long long)k, (long long)r->df->num_rows);
   }
   take_rows t = {NULL, base, sel, n};
   return take(r, column, &t, out, err);

@@ -21,9 +21,9 @@
 #define SAMPLE_BYTES 16384 /* the paper's sample size */
 #define SAMPLE_VALUE 512   /* a longer value contributes its first bytes */
 #define GENERATIONS 5
-#define N_IDS 512          /* a symbol's id while building: code, or 256 + byte for an escaped byte */
-#define MIN_USES 5         /* a longer symbol used fewer times in the sample is noise (it overfits the sample) */
-#define CAND_SLOTS 32768   /* > the most distinct candidates of a generation (512 + one per sample byte) */
+#define N_IDS 512        /* a symbol's id while building: code, or 256 + byte for an escaped byte */
+#define MIN_USES 5       /* a longer symbol used fewer times in the sample is noise (it overfits the sample) */
+#define CAND_SLOTS 32768 /* > the most distinct candidates of a generation (512 + one per sample byte) */
 
 static inline uint64_t len_mask(int len) { return len >= 8 ? ~UINT64_C(0) : (UINT64_C(1) << (8 * len)) - 1; }
 
@@ -324,7 +324,8 @@ int64_t qvs_fsst_decoded_len(const qvs_fsst_table *t, const uint8_t *p, const ui
 }
 
 /* The decoder's loop (see qvs_fsst_decode), inlined into both callers. */
-__attribute__((always_inline)) static inline uint8_t *decode_run(const qvs_fsst_table *t, const uint8_t *p, const uint8_t *end, uint8_t *out) {
+__attribute__((always_inline)) static inline uint8_t *decode_run(const qvs_fsst_table *t, const uint8_t *p,
+                                                                 const uint8_t *end, uint8_t *out) {
   int n = t->n;
   /* four codes per test while none escapes: the loop is bound by its
    * branches otherwise (the symbols' loads do not wait on out) */
@@ -371,8 +372,8 @@ uint8_t *qvs_fsst_decode(const qvs_fsst_table *t, const uint8_t *p, const uint8_
   return decode_run(t, p, end, out);
 }
 
-int64_t qvs_fsst_decode_rows(const qvs_fsst_table *t, const uint8_t *codes, const uint8_t *co, int64_t n,
-                             uint8_t *out, int32_t *o) {
+int64_t qvs_fsst_decode_rows(const qvs_fsst_table *t, const uint8_t *codes, const uint8_t *co, int64_t n, uint8_t *out,
+                             int32_t *o) {
   uint8_t *at = out;
   const uint8_t *p = codes;
   o[0] = 0;

@@ -25,12 +25,12 @@ typedef struct qvs_fsst_table {
   qvs_fsst_match by_first[256]; /* ... longest first */
 } qvs_fsst_table;
 typedef struct qvs_fsst_scratch {
-  uint32_t *pair_count;  /* 512 x 512 counts of adjacent symbol ids, zero between uses */
-  uint32_t *touched;     /* the pairs counted in this generation */
-  const uint8_t **spans; /* the sample: [start, end) pointer pairs */
-  void *cand;            /* the candidates' hash set */
-  uint32_t *cand_used;   /* its slots in use, */
-  int32_t n_used;        /* ... how many */
+  uint32_t *pair_count;               /* 512 x 512 counts of adjacent symbol ids, zero between uses */
+  uint32_t *touched;                  /* the pairs counted in this generation */
+  const uint8_t **spans;              /* the sample: [start, end) pointer pairs */
+  void *cand;                         /* the candidates' hash set */
+  uint32_t *cand_used;                /* its slots in use, */
+  int32_t n_used;                     /* ... how many */
   int64_t sample_bytes, sample_coded; /* the last build's sample, and its codes with the table built */
 } qvs_fsst_scratch;
 void qvs_fsst_scratch_reset(qvs_fsst_scratch *s);
@@ -58,7 +58,7 @@ uint8_t *qvs_fsst_decode(const qvs_fsst_table *t, const uint8_t *p, const uint8_
  * out, their ends into o[0..n] (o[0] = 0); out needs 8 * co[n] bytes of
  * room and the result fits int32 offsets.  Returns -1, or the first row
  * whose codes do not decode (as qvs_fsst_decoded_len's -1). */
-int64_t qvs_fsst_decode_rows(const qvs_fsst_table *t, const uint8_t *codes, const uint8_t *co, int64_t n,
-                             uint8_t *out, int32_t *o);
+int64_t qvs_fsst_decode_rows(const qvs_fsst_table *t, const uint8_t *codes, const uint8_t *co, int64_t n, uint8_t *out,
+                             int32_t *o);
 
 #endif

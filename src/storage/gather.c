@@ -5,7 +5,6 @@
 
 #include "storage/gather.h"
 
-
 qv_status qvs_acc_init(qvs_acc *acc, const qv_datatype *type, int64_t cap, qv_error *err) {
   memset(acc, 0, sizeof *acc);
   acc->type = type;
@@ -125,11 +124,21 @@ qv_status qvs_acc_append(qvs_acc *acc, const qv_array *a, const uint32_t *rows, 
       memcpy(dst, src + start * w, (size_t)(n * w));
     } else {
       switch (w) {
-        case 1: for (int64_t k = 0; k < n; k++) dst[k] = src[rows[k]]; break;
-        case 2: for (int64_t k = 0; k < n; k++) memcpy(dst + 2 * k, src + 2 * (int64_t)rows[k], 2); break;
-        case 4: for (int64_t k = 0; k < n; k++) memcpy(dst + 4 * k, src + 4 * (int64_t)rows[k], 4); break;
-        case 8: for (int64_t k = 0; k < n; k++) memcpy(dst + 8 * k, src + 8 * (int64_t)rows[k], 8); break;
-        default: for (int64_t k = 0; k < n; k++) memcpy(dst + w * k, src + w * (int64_t)rows[k], (size_t)w); break;
+        case 1:
+          for (int64_t k = 0; k < n; k++) dst[k] = src[rows[k]];
+          break;
+        case 2:
+          for (int64_t k = 0; k < n; k++) memcpy(dst + 2 * k, src + 2 * (int64_t)rows[k], 2);
+          break;
+        case 4:
+          for (int64_t k = 0; k < n; k++) memcpy(dst + 4 * k, src + 4 * (int64_t)rows[k], 4);
+          break;
+        case 8:
+          for (int64_t k = 0; k < n; k++) memcpy(dst + 8 * k, src + 8 * (int64_t)rows[k], 8);
+          break;
+        default:
+          for (int64_t k = 0; k < n; k++) memcpy(dst + w * k, src + w * (int64_t)rows[k], (size_t)w);
+          break;
       }
     }
   } else if (w == 0) {
@@ -145,8 +154,7 @@ qv_status qvs_acc_append(qvs_acc *acc, const qv_array *a, const uint32_t *rows, 
     int64_t total = 0;
     if (rows)
       for (int64_t k = 0; k < n; k++) total += off[rows[k] + 1] - off[rows[k]];
-    else
-      total = off[start + n] - off[start];
+    else total = off[start + n] - off[start];
     QV_RETURN_NOT_OK(qvs_acc_reserve_bytes(acc, total, err));
     uint8_t *d = acc->data.data;
     int32_t pos = (int32_t)acc->data.size;

@@ -127,14 +127,14 @@ static bool get_fragment(qvb_cursor *c, int64_t next_id, int64_t prev_id, qvs_fr
   if (f->id <= prev_id || f->id >= next_id) {
     c->pos = at;
     return qvb_cursor_fail(c, "fragment id %lld is not above %lld and below the next id %lld", (long long)f->id,
-                          (long long)prev_id, (long long)next_id);
+                           (long long)prev_id, (long long)next_id);
   }
   at = c->pos;
   if (!qvb_wire_get_string(c, QVS_MAX_NAME, &f->data_file, "data file name")) return false;
   if (!qvs_valid_data_file_name(f->data_file)) {
     c->pos = at;
     return qvb_cursor_fail(c, "fragment %lld: data file name \"%.80s\" is not data/<hex>.qvf", (long long)f->id,
-                          f->data_file);
+                           f->data_file);
   }
   if (!qvb_wire_get_range(c, 0, QVS_MAX_FRAGMENT_ROWS, &f->num_rows, "fragment row count")) return false;
   if (!qvb_wire_get_range(c, 0, f->num_rows, &f->num_deleted, "deleted row count")) return false;
@@ -146,21 +146,22 @@ static bool get_fragment(qvb_cursor *c, int64_t next_id, int64_t prev_id, qvs_fr
     if (f->num_deleted != 0) {
       c->pos = at;
       return qvb_cursor_fail(c, "fragment %lld has %lld deleted rows but no deletion file", (long long)f->id,
-                            (long long)f->num_deleted);
+                             (long long)f->num_deleted);
     }
     return true;
   }
   f->deletion_file = del;
   if (!qvs_valid_deletion_file_name(del) || f->num_deleted == 0) {
     c->pos = at;
-    return qvb_cursor_fail(c, "fragment %lld: deletion file \"%.80s\" is not _deletions/<id>-<version>.del "
-                          "or has no deleted rows", (long long)f->id, del);
+    return qvb_cursor_fail(c,
+                           "fragment %lld: deletion file \"%.80s\" is not _deletions/<id>-<version>.del "
+                           "or has no deleted rows",
+                           (long long)f->id, del);
   }
   return true;
 }
 
-qv_status qvs_manifest_decode(const uint8_t *data, int64_t size, const char *name, qvs_manifest *out,
-                              qv_error *err) {
+qv_status qvs_manifest_decode(const uint8_t *data, int64_t size, const char *name, qvs_manifest *out, qv_error *err) {
   qvs_manifest_init(out);
   if (size < MANIFEST_HEADER + 4)
     return qv_error_set(err, QV_ERR_CORRUPT, "%s: %lld bytes is too short for a manifest", name, (long long)size);
@@ -173,8 +174,8 @@ qv_status qvs_manifest_decode(const uint8_t *data, int64_t size, const char *nam
                         QVS_MANIFEST_VERSION_INDICES);
   uint64_t body = qv_load_u64le(data + 8);
   if (body != (uint64_t)(size - MANIFEST_HEADER - 4))
-    return qv_error_set(err, QV_ERR_CORRUPT, "%s: offset 8: body length %llu does not match the file size %lld",
-                        name, (unsigned long long)body, (long long)size);
+    return qv_error_set(err, QV_ERR_CORRUPT, "%s: offset 8: body length %llu does not match the file size %lld", name,
+                        (unsigned long long)body, (long long)size);
   uint32_t want = qv_load_u32le(data + size - 4), got = qv_crc32c(0, data, (size_t)(size - 4));
   if (want != got && qvs_verify_checksums)
     return qv_error_set(err, QV_ERR_CORRUPT, "%s: checksum mismatch (stored %08x, computed %08x)", name, want, got);
@@ -240,8 +241,7 @@ qv_status qvs_manifest_read(const char *path, int64_t version, qvs_manifest *out
   int64_t size = 0;
   qv_status st = qvb_file_read(full, name, QVS_MAX_MANIFEST_BYTES, &data, &size, err);
   qv_free(full);
-  if (st == QV_ERR_NOT_FOUND)
-    return qv_error_set(err, st, "%s: version %lld does not exist", path, (long long)version);
+  if (st == QV_ERR_NOT_FOUND) return qv_error_set(err, st, "%s: version %lld does not exist", path, (long long)version);
   if (st != QV_OK) return st;
   st = qvs_manifest_decode(data, size, name, out, err);
   qv_free(data);

@@ -12,7 +12,7 @@
 
 typedef struct qvs_fragment_meta {
   int64_t id;
-  char *data_file;     /* "data/<hex>.qvf", relative to the dataset */
+  char *data_file; /* "data/<hex>.qvf", relative to the dataset */
   int64_t num_rows;
   char *deletion_file; /* "_deletions/<id>-<version>.del" or NULL */
   int64_t num_deleted;
@@ -51,8 +51,7 @@ void qvs_manifest_reset(qvs_manifest *m);
 qv_status qvs_manifest_encode(const qvs_manifest *m, qv_buffer *out, qv_error *err);
 /* Validates everything (checksum, names, counts, schema); name is used in
  * messages. */
-qv_status qvs_manifest_decode(const uint8_t *data, int64_t size, const char *name, qvs_manifest *out,
-                              qv_error *err);
+qv_status qvs_manifest_decode(const uint8_t *data, int64_t size, const char *name, qvs_manifest *out, qv_error *err);
 /* Reads _versions/<version>.manifest of the dataset at path. */
 qv_status qvs_manifest_read(const char *path, int64_t version, qvs_manifest *out, qv_error *err);
 /* Appends a deep copy of f. */
@@ -94,8 +93,8 @@ qv_status qvs_publish_manifest(const char *path, const qvs_manifest *m, qv_error
 
 /* ---- deletion files (deletion.c) ----------------------------------------- */
 
-qv_status qvs_deletion_encode(int64_t fragment_id, int64_t num_rows, const uint8_t *bits, int64_t count,
-                              qv_buffer *out, qv_error *err);
+qv_status qvs_deletion_encode(int64_t fragment_id, int64_t num_rows, const uint8_t *bits, int64_t count, qv_buffer *out,
+                              qv_error *err);
 /* Decodes into a qv_malloc'd bitmap of num_rows bits; checks the fragment id,
  * row count and deleted count against what the manifest says. */
 qv_status qvs_deletion_decode(const uint8_t *data, int64_t size, const char *name, int64_t fragment_id,

@@ -24,8 +24,8 @@ bool qvs_valid_index_name(const char *s) {
   if (n < 1 || n > QVS_MAX_INDEX_NAME) return false;
   for (size_t i = 0; i < n; i++) {
     char ch = s[i];
-    if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_' ||
-          ch == '-' || ch == '.'))
+    if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_' || ch == '-' ||
+          ch == '.'))
       return false;
   }
   return true;
@@ -119,15 +119,14 @@ void qvs_put_indices(qvb_wbuf *w, const qvs_manifest *m) {
   }
 }
 
-static bool get_file(qvb_cursor *c, const qvs_manifest *m, const qvs_index_meta *x, int64_t prev,
-                     qv_index_file *f) {
+static bool get_file(qvb_cursor *c, const qvs_manifest *m, const qvs_index_meta *x, int64_t prev, qv_index_file *f) {
   int64_t at = c->pos;
   char *path = NULL;
   if (!qvb_wire_get_range(c, 0, INT64_MAX - 1, &f->fragment_id, "index file fragment id")) return false;
   if (f->fragment_id <= prev || !has_fragment(m, f->fragment_id)) {
     c->pos = at;
     return qvb_cursor_fail(c, "index `%s`: fragment id %lld is not a fragment of this version above %lld", x->name,
-                          (long long)f->fragment_id, (long long)prev);
+                           (long long)f->fragment_id, (long long)prev);
   }
   at = c->pos;
   if (!qvb_wire_get_string(c, QVS_MAX_NAME, &path, "index file name")) return false;
@@ -175,7 +174,7 @@ static bool get_entry(qvb_cursor *c, qvs_manifest *m, qvs_index_meta *x) {
   if (n > (uint32_t)m->n_fragments || (int64_t)n * MIN_FILE > c->size - c->pos) {
     c->pos = at;
     return qvb_cursor_fail(c, "index `%s`: %u files for %d fragments (or more than the bytes left)", x->name, n,
-                          m->n_fragments);
+                           m->n_fragments);
   }
   x->files = qv_calloc(n ? n : 1, sizeof *x->files);
   if (!x->files) {

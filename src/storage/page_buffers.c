@@ -63,13 +63,13 @@ qv_status qvs_decode_validity(const qvs_view *v, int32_t b, int64_t n, int64_t e
   int64_t len = qvs_view_len(v, b);
   if (len == 0) {
     if (expect_nulls > 0)
-      return qvs_page_error(v->df, v->col, v->page, QV_ERR_CORRUPT, err,
-                            "%lld nulls declared but no validity bitmap", (long long)expect_nulls);
+      return qvs_page_error(v->df, v->col, v->page, QV_ERR_CORRUPT, err, "%lld nulls declared but no validity bitmap",
+                            (long long)expect_nulls);
     return QV_OK;
   }
   if (len != qv_bitmap_bytes(n))
-    return qvs_page_error(v->df, v->col, v->page, QV_ERR_CORRUPT, err,
-                          "validity bitmap of %lld bytes for %lld rows", (long long)len, (long long)n);
+    return qvs_page_error(v->df, v->col, v->page, QV_ERR_CORRUPT, err, "validity bitmap of %lld bytes for %lld rows",
+                          (long long)len, (long long)n);
   int64_t count = n - qv_bitmap_count(qvs_view_buf(v, b), 0, n);
   if (expect_nulls >= 0 && count != expect_nulls)
     return qvs_page_error(v->df, v->col, v->page, QV_ERR_CORRUPT, err,

@@ -18,10 +18,8 @@ bool qvs_type_has_minmax(qv_type_id id) {
     case QV_TYPE_NULL:
     case QV_TYPE_LIST:
     case QV_TYPE_STRUCT:
-    case QV_TYPE_FIXED_SIZE_LIST:
-      return false;
-    default:
-      return true;
+    case QV_TYPE_FIXED_SIZE_LIST: return false;
+    default: return true;
   }
 }
 
@@ -40,31 +38,55 @@ static stat_kind kind_of(qv_type_id id) {
 static int64_t load_signed(const uint8_t *p, int w) {
   switch (w) {
     case 1: return (int8_t)p[0];
-    case 2: { int16_t v; memcpy(&v, p, 2); return v; }
-    case 4: { int32_t v; memcpy(&v, p, 4); return v; }
-    default: { int64_t v; memcpy(&v, p, 8); return v; }
+    case 2: {
+      int16_t v;
+      memcpy(&v, p, 2);
+      return v;
+    }
+    case 4: {
+      int32_t v;
+      memcpy(&v, p, 4);
+      return v;
+    }
+    default: {
+      int64_t v;
+      memcpy(&v, p, 8);
+      return v;
+    }
   }
 }
 
 static uint64_t load_unsigned(const uint8_t *p, int w) {
   switch (w) {
     case 1: return p[0];
-    case 2: { uint16_t v; memcpy(&v, p, 2); return v; }
-    case 4: { uint32_t v; memcpy(&v, p, 4); return v; }
-    default: { uint64_t v; memcpy(&v, p, 8); return v; }
+    case 2: {
+      uint16_t v;
+      memcpy(&v, p, 2);
+      return v;
+    }
+    case 4: {
+      uint32_t v;
+      memcpy(&v, p, 4);
+      return v;
+    }
+    default: {
+      uint64_t v;
+      memcpy(&v, p, 8);
+      return v;
+    }
   }
 }
 
 /* Loops over the valid rows of [start, start+n) with `i` the array index. */
-#define FOR_VALID(a, start, n, body)                                              \
-  do {                                                                            \
+#define FOR_VALID(a, start, n, body)                                                           \
+  do {                                                                                         \
     const uint8_t *vbits_ = (a)->null_count && (a)->buffers[0] ? (a)->buffers[0]->data : NULL; \
-    int64_t base_ = (a)->offset + (start);                                        \
-    for (int64_t k_ = 0; k_ < (n); k_++) {                                        \
-      int64_t i = base_ + k_;                                                     \
-      if (vbits_ && !qv_bit_get(vbits_, i)) continue;                             \
-      body;                                                                       \
-    }                                                                             \
+    int64_t base_ = (a)->offset + (start);                                                     \
+    for (int64_t k_ = 0; k_ < (n); k_++) {                                                     \
+      int64_t i = base_ + k_;                                                                  \
+      if (vbits_ && !qv_bit_get(vbits_, i)) continue;                                          \
+      body;                                                                                    \
+    }                                                                                          \
   } while (0)
 
 static bool dec_less(uint64_t alo, int64_t ahi, uint64_t blo, int64_t bhi) {
@@ -111,8 +133,9 @@ static bool bump(uint8_t *p, int64_t *n, bool utf8) {
     if (clen == 1) c = p[s];
     else if (clen == 2) c = (uint32_t)(p[s] & 0x1F) << 6 | (p[s + 1] & 0x3F);
     else if (clen == 3) c = (uint32_t)(p[s] & 0x0F) << 12 | (uint32_t)(p[s + 1] & 0x3F) << 6 | (p[s + 2] & 0x3F);
-    else c = (uint32_t)(p[s] & 0x07) << 18 | (uint32_t)(p[s + 1] & 0x3F) << 12 | (uint32_t)(p[s + 2] & 0x3F) << 6 |
-             (p[s + 3] & 0x3F);
+    else
+      c = (uint32_t)(p[s] & 0x07) << 18 | (uint32_t)(p[s + 1] & 0x3F) << 12 | (uint32_t)(p[s + 2] & 0x3F) << 6 |
+          (p[s + 3] & 0x3F);
     if (clen > 4 || c >= 0x10FFFF) { /* not incrementable (or not UTF-8): drop it */
       *n = s;
       continue;
@@ -154,7 +177,10 @@ void qvs_stats_compute(const qv_array *a, int64_t start, int64_t n, qvs_stats *o
   switch (k) {
     case K_BOOL: {
       bool seen_f = false, seen_t = false;
-      FOR_VALID(a, start, n, { if (qv_bit_get(vals, i)) seen_t = true; else seen_f = true; });
+      FOR_VALID(a, start, n, {
+        if (qv_bit_get(vals, i)) seen_t = true;
+        else seen_f = true;
+      });
       mn->v.b = !seen_f;
       mx->v.b = seen_t;
       any = true;
@@ -164,12 +190,24 @@ void qvs_stats_compute(const qv_array *a, int64_t start, int64_t n, qvs_stats *o
       int64_t lo = INT64_MAX, hi = INT64_MIN;
       if (w == 8) {
         const int64_t *v = (const int64_t *)vals;
-        FOR_VALID(a, start, n, { int64_t x = v[i]; lo = x < lo ? x : lo; hi = x > hi ? x : hi; });
+        FOR_VALID(a, start, n, {
+          int64_t x = v[i];
+          lo = x < lo ? x : lo;
+          hi = x > hi ? x : hi;
+        });
       } else if (w == 4) {
         const int32_t *v = (const int32_t *)vals;
-        FOR_VALID(a, start, n, { int64_t x = v[i]; lo = x < lo ? x : lo; hi = x > hi ? x : hi; });
+        FOR_VALID(a, start, n, {
+          int64_t x = v[i];
+          lo = x < lo ? x : lo;
+          hi = x > hi ? x : hi;
+        });
       } else {
-        FOR_VALID(a, start, n, { int64_t x = load_signed(vals + i * w, w); lo = x < lo ? x : lo; hi = x > hi ? x : hi; });
+        FOR_VALID(a, start, n, {
+          int64_t x = load_signed(vals + i * w, w);
+          lo = x < lo ? x : lo;
+          hi = x > hi ? x : hi;
+        });
       }
       mn->v.i = lo;
       mx->v.i = hi;
@@ -178,7 +216,11 @@ void qvs_stats_compute(const qv_array *a, int64_t start, int64_t n, qvs_stats *o
     }
     case K_UNSIGNED: {
       uint64_t lo = UINT64_MAX, hi = 0;
-      FOR_VALID(a, start, n, { uint64_t x = load_unsigned(vals + i * w, w); lo = x < lo ? x : lo; hi = x > hi ? x : hi; });
+      FOR_VALID(a, start, n, {
+        uint64_t x = load_unsigned(vals + i * w, w);
+        lo = x < lo ? x : lo;
+        hi = x > hi ? x : hi;
+      });
       mn->v.u = lo;
       mx->v.u = hi;
       any = true;
@@ -214,8 +256,14 @@ void qvs_stats_compute(const qv_array *a, int64_t start, int64_t n, qvs_stats *o
         int64_t hi;
         memcpy(&lo, vals + 16 * i, 8);
         memcpy(&hi, vals + 16 * i + 8, 8);
-        if (!any || dec_less(lo, hi, llo, lhi)) { llo = lo; lhi = hi; }
-        if (!any || dec_less(hlo, hhi, lo, hi)) { hlo = lo; hhi = hi; }
+        if (!any || dec_less(lo, hi, llo, lhi)) {
+          llo = lo;
+          lhi = hi;
+        }
+        if (!any || dec_less(hlo, hhi, lo, hi)) {
+          hlo = lo;
+          hhi = hi;
+        }
         any = true;
       });
       mn->v.dec.lo = llo;
@@ -243,8 +291,7 @@ void qvs_stats_compute(const qv_array *a, int64_t start, int64_t n, qvs_stats *o
       any = set_max_bytes(mx, data + off[hi_i], off[hi_i + 1] - off[hi_i], utf8);
       break;
     }
-    case K_NONE:
-      break;
+    case K_NONE: break;
   }
   out->has_minmax = any;
 }
@@ -290,8 +337,7 @@ bool qvs_get_stat_value(qvb_cursor *c, qv_type_id id, qvs_stat_value *v) {
       if (!qvb_wire_get_u64(c, &u, "statistic")) return false;
       v->v.i = (int64_t)u;
       return true;
-    case K_UNSIGNED:
-      return qvb_wire_get_u64(c, &v->v.u, "statistic");
+    case K_UNSIGNED: return qvb_wire_get_u64(c, &v->v.u, "statistic");
     case K_FLOAT:
       if (!qvb_wire_get_u64(c, &u, "statistic")) return false;
       memcpy(&v->v.f, &u, 8);
@@ -317,8 +363,7 @@ bool qvs_get_stat_value(qvb_cursor *c, qv_type_id id, qvs_stat_value *v) {
       v->len = (int32_t)len;
       return true;
     }
-    case K_NONE:
-      return true;
+    case K_NONE: return true;
   }
   return true;
 }
@@ -333,7 +378,10 @@ qv_status qvs_stat_to_scalar(const qv_datatype *type, const qvs_stat_value *v, q
     case K_SIGNED: out->v.i = v->v.i; break;
     case K_UNSIGNED: out->v.u = v->v.u; break;
     case K_FLOAT: out->v.f = v->v.f; break;
-    case K_DECIMAL: out->v.dec.lo = v->v.dec.lo; out->v.dec.hi = v->v.dec.hi; break;
+    case K_DECIMAL:
+      out->v.dec.lo = v->v.dec.lo;
+      out->v.dec.hi = v->v.dec.hi;
+      break;
     case K_BYTES:
       out->bytes = qv_malloc((size_t)v->len + 1);
       if (!out->bytes) {

@@ -93,13 +93,10 @@ static qv_status verify_blocks_serial(const qvs_datafile *df, int32_t col, int32
 /* Lowers *bad to task: the first failing task wins, whichever ran first. */
 static void note_failure(atomic_int_fast64_t *bad, int64_t task) {
   int_fast64_t seen = atomic_load(bad);
-  while (task < seen && !atomic_compare_exchange_weak(bad, &seen, task)) {
-  }
+  while (task < seen && !atomic_compare_exchange_weak(bad, &seen, task)) {}
 }
 
-static int64_t blocks_per_task(const qvs_page *pg) {
-  return pg->block < TASK_BYTES ? TASK_BYTES / pg->block : 1;
-}
+static int64_t blocks_per_task(const qvs_page *pg) { return pg->block < TASK_BYTES ? TASK_BYTES / pg->block : 1; }
 
 typedef struct verify_job {
   const qvs_page *pg;
@@ -192,8 +189,7 @@ static qv_status decompress_frames(const qvs_datafile *df, int32_t col, int32_t 
   int64_t tasks = (n + FRAMES_PER_TASK - 1) / FRAMES_PER_TASK;
   if (n * pg->frame < PARALLEL_BYTES)
     for (int64_t t = 0; t < tasks && atomic_load(&j.bad) == INT64_MAX; t++) frames_task(&j, t, 0);
-  else
-    qvb_pool_run(tasks, QV_POOL_MAX, frames_task, &j);
+  else qvb_pool_run(tasks, QV_POOL_MAX, frames_task, &j);
   int64_t bad = atomic_load(&j.bad);
   for (int64_t i = bad == INT64_MAX ? n : bad * FRAMES_PER_TASK; i < n; i++) {
     int64_t at = list[2 * i + 1];
@@ -271,8 +267,7 @@ static qv_status raw_target(const qvs_page *pg, qvs_scratch *s, qvs_view *out, q
     out->raw = s->raw.data;
     return QV_OK;
   }
-  if (!(out->shared = qv_bytes_alloc_uninit(pg->raw_len + QVS_SLACK)))
-    return qv_error_nomem(err, NULL);
+  if (!(out->shared = qv_bytes_alloc_uninit(pg->raw_len + QVS_SLACK))) return qv_error_nomem(err, NULL);
   out->raw = qv_bytes_mutable(out->shared);
   return QV_OK;
 }
@@ -294,8 +289,8 @@ static qv_status load_full(qvs_datafile *df, int32_t col, int32_t page, qvs_scra
   return QV_OK;
 }
 
-qv_status qvs_view_full(qvs_datafile *df, int32_t col, int32_t page, qvs_scratch *s, qv_io_counters *ctr,
-                        qvs_view *out, qv_error *err) {
+qv_status qvs_view_full(qvs_datafile *df, int32_t col, int32_t page, qvs_scratch *s, qv_io_counters *ctr, qvs_view *out,
+                        qv_error *err) {
   memset(out, 0, sizeof *out);
   out->df = df;
   out->col = col;

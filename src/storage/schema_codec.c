@@ -43,12 +43,8 @@ static void put_type(qvb_wbuf *w, const qv_datatype *t) {
       qvb_wire_put_string(w, t->timezone ? t->timezone : "");
       break;
     case QV_TYPE_TIME64:
-    case QV_TYPE_DURATION:
-      qvb_wire_put_u8(w, (uint8_t)t->unit);
-      break;
-    case QV_TYPE_LIST:
-      qvs_put_field(w, &t->children[0]);
-      break;
+    case QV_TYPE_DURATION: qvb_wire_put_u8(w, (uint8_t)t->unit); break;
+    case QV_TYPE_LIST: qvs_put_field(w, &t->children[0]); break;
     case QV_TYPE_FIXED_SIZE_LIST:
       qvb_wire_put_u32(w, (uint32_t)t->list_size);
       qvs_put_field(w, &t->children[0]);
@@ -57,8 +53,7 @@ static void put_type(qvb_wbuf *w, const qv_datatype *t) {
       qvb_wire_put_u32(w, (uint32_t)t->n_children);
       for (int32_t i = 0; i < t->n_children; i++) qvs_put_field(w, &t->children[i]);
       break;
-    default:
-      break;
+    default: break;
   }
 }
 
@@ -183,9 +178,7 @@ static bool get_type(qvb_cursor *c, qv_datatype *out, int depth) {
       qv_free(fields);
       return true;
     }
-    default:
-      *out = qv_datatype_simple(id);
-      return true;
+    default: *out = qv_datatype_simple(id); return true;
   }
 }
 

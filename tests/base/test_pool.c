@@ -172,9 +172,9 @@ static void test_after_fork(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_every_task_once),      cmocka_unit_test(test_one_thread_runs_on_the_caller),
-      cmocka_unit_test(test_thread_count),         cmocka_unit_test(test_nested_runs_inline),
-      cmocka_unit_test(test_concurrent_callers),   cmocka_unit_test(test_after_fork),
+      cmocka_unit_test(test_every_task_once),    cmocka_unit_test(test_one_thread_runs_on_the_caller),
+      cmocka_unit_test(test_thread_count),       cmocka_unit_test(test_nested_runs_inline),
+      cmocka_unit_test(test_concurrent_callers), cmocka_unit_test(test_after_fork),
       cmocka_unit_test(test_max_workers),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -35,14 +35,18 @@ static inline void append_random(qv_builder *b, int depth) {
     case QV_TYPE_BOOL: st = qv_builder_append_bool(b, r & 1); break;
     case QV_TYPE_INT8: st = qv_builder_append_int(b, (int8_t)r); break;
     case QV_TYPE_INT16: st = qv_builder_append_int(b, (int16_t)r); break;
-    case QV_TYPE_INT32: case QV_TYPE_DATE32: st = qv_builder_append_int(b, (int32_t)r); break;
-    case QV_TYPE_INT64: case QV_TYPE_TIMESTAMP: case QV_TYPE_DURATION: st = qv_builder_append_int(b, (int64_t)(r * 977)); break;
+    case QV_TYPE_INT32:
+    case QV_TYPE_DATE32: st = qv_builder_append_int(b, (int32_t)r); break;
+    case QV_TYPE_INT64:
+    case QV_TYPE_TIMESTAMP:
+    case QV_TYPE_DURATION: st = qv_builder_append_int(b, (int64_t)(r * 977)); break;
     case QV_TYPE_TIME64: st = qv_builder_append_int(b, (int64_t)(r % 86400000000ull)); break;
     case QV_TYPE_UINT8: st = qv_builder_append_uint(b, (uint8_t)r); break;
     case QV_TYPE_UINT16: st = qv_builder_append_uint(b, (uint16_t)r); break;
     case QV_TYPE_UINT32: st = qv_builder_append_uint(b, (uint32_t)r); break;
     case QV_TYPE_UINT64: st = qv_builder_append_uint(b, r << 17 | r); break;
-    case QV_TYPE_FLOAT32: case QV_TYPE_FLOAT64: st = qv_builder_append_double(b, (double)(int64_t)r / 7.0); break;
+    case QV_TYPE_FLOAT32:
+    case QV_TYPE_FLOAT64: st = qv_builder_append_double(b, (double)(int64_t)r / 7.0); break;
     case QV_TYPE_DECIMAL128: st = qv_builder_append_decimal(b, r * 31, (r & 1) ? -1 : 0); break;
     case QV_TYPE_STRING:
     case QV_TYPE_BINARY: {

@@ -31,15 +31,36 @@ static void add(qv_schema *s, const char *name, qv_datatype t, bool nullable) {
 }
 
 /* Field i's expected C Data format string is formats[i]. */
-static const char *const formats[] = {"b", "c", "s", "i", "l", "C", "S", "I", "L", "f", "g", "u", "z", "tdD", "n",
-                                      "d:20,3", "tsm:America/New_York", "tsn:", "ttu", "ttn", "tDs", "+l", "+s",
-                                      "+w:3", "+l"};
+static const char *const formats[] = {"b",
+                                      "c",
+                                      "s",
+                                      "i",
+                                      "l",
+                                      "C",
+                                      "S",
+                                      "I",
+                                      "L",
+                                      "f",
+                                      "g",
+                                      "u",
+                                      "z",
+                                      "tdD",
+                                      "n",
+                                      "d:20,3",
+                                      "tsm:America/New_York",
+                                      "tsn:",
+                                      "ttu",
+                                      "ttn",
+                                      "tDs",
+                                      "+l",
+                                      "+s",
+                                      "+w:3",
+                                      "+l"};
 
 static void all_types_schema(qv_schema *s) {
-  static const qv_type_id simple[] = {QV_TYPE_BOOL,   QV_TYPE_INT8,    QV_TYPE_INT16,   QV_TYPE_INT32,
-                                      QV_TYPE_INT64,  QV_TYPE_UINT8,   QV_TYPE_UINT16,  QV_TYPE_UINT32,
-                                      QV_TYPE_UINT64, QV_TYPE_FLOAT32, QV_TYPE_FLOAT64, QV_TYPE_STRING,
-                                      QV_TYPE_BINARY, QV_TYPE_DATE32,  QV_TYPE_NULL};
+  static const qv_type_id simple[] = {QV_TYPE_BOOL,    QV_TYPE_INT8,   QV_TYPE_INT16,  QV_TYPE_INT32,  QV_TYPE_INT64,
+                                      QV_TYPE_UINT8,   QV_TYPE_UINT16, QV_TYPE_UINT32, QV_TYPE_UINT64, QV_TYPE_FLOAT32,
+                                      QV_TYPE_FLOAT64, QV_TYPE_STRING, QV_TYPE_BINARY, QV_TYPE_DATE32, QV_TYPE_NULL};
   qv_datatype t;
   char name[32];
   *s = (qv_schema)QV_SCHEMA_INIT;
@@ -193,9 +214,9 @@ static void test_batch_roundtrip(void **state) {
   assert_int_equal(aa.n_buffers, 1);
   assert_null(aa.buffers[0]);
   assert_int_equal(aa.n_children, s.n_fields);
-  assert_int_equal(aa.children[14]->n_buffers, 0);             /* null */
+  assert_int_equal(aa.children[14]->n_buffers, 0); /* null */
   assert_int_equal(aa.children[14]->null_count, 77);
-  assert_int_equal(aa.children[11]->n_buffers, 3);             /* string */
+  assert_int_equal(aa.children[11]->n_buffers, 3); /* string */
   assert_int_equal(qv_import_schema(&as, &back, NULL), QV_OK);
   qv_batch *got = NULL;
   qv_error e;
@@ -346,7 +367,8 @@ static void build_dict_producer(dict_stream *d) {
   assert_int_equal(qv_export_array(values, &d->dictionary, NULL), QV_OK);
   qv_array_release(values);
   d->dict_schema = (struct ArrowSchema){"u", "", NULL, 0, 0, NULL, NULL, noop_schema_release, NULL};
-  d->item_schema = (struct ArrowSchema){"s", "d", NULL, ARROW_FLAG_NULLABLE, 0, NULL, &d->dict_schema, noop_schema_release, NULL};
+  d->item_schema =
+      (struct ArrowSchema){"s", "d", NULL, ARROW_FLAG_NULLABLE, 0, NULL, &d->dict_schema, noop_schema_release, NULL};
   d->top_children[0] = &d->item_schema;
   d->top_schema = (struct ArrowSchema){"+s", "", NULL, 0, 1, d->top_children, NULL, noop_schema_release, NULL};
   d->idx = (struct ArrowArray){5, 1, 0, 2, 0, idx_buffers, NULL, &d->dictionary, dict_array_release, NULL};
@@ -646,8 +668,8 @@ int main(void) {
       cmocka_unit_test(test_export_schema_formats), cmocka_unit_test(test_schema_roundtrip),
       cmocka_unit_test(test_batch_roundtrip),       cmocka_unit_test(test_sliced_roundtrip),
       cmocka_unit_test(test_release_semantics),     cmocka_unit_test(test_dictionary_import),
-      cmocka_unit_test(test_large_string_import),
-      cmocka_unit_test(test_stream_roundtrip), cmocka_unit_test(test_string_view_export),      cmocka_unit_test(test_stream_errors),
+      cmocka_unit_test(test_large_string_import),   cmocka_unit_test(test_stream_roundtrip),
+      cmocka_unit_test(test_string_view_export),    cmocka_unit_test(test_stream_errors),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -17,9 +17,21 @@ static void assert_format(const qv_array *a, int64_t i, const char *want) {
 
 static void test_type_text_round_trip(void **state) {
   (void)state;
-  const char *texts[] = {"bool", "int8", "uint64", "float32", "decimal(10,2)", "string", "binary", "date32",
-                         "timestamp[ns]", "timestamp[us, UTC]", "time64[us]", "duration[ms]", "list<int64>",
-                         "struct<a: int32, b: list<string>>", "fixed_size_list<float32, 4>"};
+  const char *texts[] = {"bool",
+                         "int8",
+                         "uint64",
+                         "float32",
+                         "decimal(10,2)",
+                         "string",
+                         "binary",
+                         "date32",
+                         "timestamp[ns]",
+                         "timestamp[us, UTC]",
+                         "time64[us]",
+                         "duration[ms]",
+                         "list<int64>",
+                         "struct<a: int32, b: list<string>>",
+                         "fixed_size_list<float32, 4>"};
   for (size_t k = 0; k < sizeof texts / sizeof texts[0]; k++) {
     qv_datatype t;
     qv_error err;
@@ -303,10 +315,15 @@ static void test_calendar(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_type_text_round_trip), cmocka_unit_test(test_type_parse_errors),
-      cmocka_unit_test(test_builder_ints_with_nulls), cmocka_unit_test(test_values_print),
-      cmocka_unit_test(test_nested), cmocka_unit_test(test_validate_rejects_bad_offsets),
-      cmocka_unit_test(test_batch_print), cmocka_unit_test(test_calendar), cmocka_unit_test(test_concat),
+      cmocka_unit_test(test_type_text_round_trip),
+      cmocka_unit_test(test_type_parse_errors),
+      cmocka_unit_test(test_builder_ints_with_nulls),
+      cmocka_unit_test(test_values_print),
+      cmocka_unit_test(test_nested),
+      cmocka_unit_test(test_validate_rejects_bad_offsets),
+      cmocka_unit_test(test_batch_print),
+      cmocka_unit_test(test_calendar),
+      cmocka_unit_test(test_concat),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -115,14 +115,11 @@ static void check_n(const char *text, size_t size, const qv_csv_options *o, cons
   }
 }
 
-static void check(const char *text, const qv_csv_options *o, const char *want) {
-  check_n(text, strlen(text), o, want);
-}
+static void check(const char *text, const qv_csv_options *o, const char *want) { check_n(text, strlen(text), o, want); }
 
 /* The input fails (at open or while draining) with code and exactly msg,
  * at every chunk size. */
-static void check_error_n(const char *text, size_t size, const qv_csv_options *o, qv_status code,
-                          const char *msg) {
+static void check_error_n(const char *text, size_t size, const qv_csv_options *o, qv_status code, const char *msg) {
   for (size_t k = 0; k < N_CHUNKS; k++) {
     qv_batch_reader *r = NULL;
     qv_error err = {0};
@@ -140,13 +137,11 @@ static void check_error_n(const char *text, size_t size, const qv_csv_options *o
       assert_null(r);
     }
     if (st != code || strcmp(err.message, msg) != 0)
-      fail_msg("chunk %lld: got status %d '%s', want %d '%s'", (long long)k_chunks[k], st,
-               err.message, code, msg);
+      fail_msg("chunk %lld: got status %d '%s', want %d '%s'", (long long)k_chunks[k], st, err.message, code, msg);
   }
 }
 
-static void check_error(const char *text, const qv_csv_options *o, qv_status code,
-                        const char *msg) {
+static void check_error(const char *text, const qv_csv_options *o, qv_status code, const char *msg) {
   check_error_n(text, strlen(text), o, code, msg);
 }
 
@@ -154,20 +149,22 @@ static void check_error(const char *text, const qv_csv_options *o, qv_status cod
 
 static void test_basic_inference(void **state) {
   (void)state;
-  check("b,i,f,d,ts,s\n"
-        "true,1,1.5,2024-01-02,2024-01-02 03:04:05,x\n"
-        "FALSE,-2,-0.25,1970-01-01,2024-01-02T03:04:05.123456,y\n",
-        NULL,
-        "b:bool,i:int64,f:float64,d:date32,ts:timestamp[us],s:string\n"
-        "[2]\n"
-        "true|1|1.5|2024-01-02|2024-01-02 03:04:05.000000|'x'\n"
-        "false|-2|-0.25|1970-01-01|2024-01-02 03:04:05.123456|'y'\n");
+  check(
+      "b,i,f,d,ts,s\n"
+      "true,1,1.5,2024-01-02,2024-01-02 03:04:05,x\n"
+      "FALSE,-2,-0.25,1970-01-01,2024-01-02T03:04:05.123456,y\n",
+      NULL,
+      "b:bool,i:int64,f:float64,d:date32,ts:timestamp[us],s:string\n"
+      "[2]\n"
+      "true|1|1.5|2024-01-02|2024-01-02 03:04:05.000000|'x'\n"
+      "false|-2|-0.25|1970-01-01|2024-01-02 03:04:05.123456|'y'\n");
 }
 
 static void test_exact_values(void **state) {
   (void)state;
-  const char *text = "i,f,d,ts\n9223372036854775807,0.1,2024-01-02,1969-12-31 23:59:59.5\n"
-                     "-9223372036854775808,1e308,1900-03-01,2000-02-29T00:00:00\n";
+  const char *text =
+      "i,f,d,ts\n9223372036854775807,0.1,2024-01-02,1969-12-31 23:59:59.5\n"
+      "-9223372036854775808,1e308,1900-03-01,2000-02-29T00:00:00\n";
   qv_batch_reader *r;
   qv_error err;
   assert_int_equal(qv_csv_open_buffer(text, (int64_t)strlen(text), NULL, &r, &err), QV_OK);
@@ -199,8 +196,7 @@ static void test_float_spellings(void **state) {
   /* Beyond int64 the column is float64 (declare uint64/decimal to be exact). */
   check("x\n1\n99999999999999999999\n", NULL, "x:float64\n[2]\n1.0\n1e+20\n");
   /* Not floats: hex, bare dot, exponent without digits, locale comma. */
-  check("a,b,c,d\n0x10,.,1e,\"1,5\"\n", NULL,
-        "a:string,b:string,c:string,d:string\n[1]\n'0x10'|'.'|'1e'|'1,5'\n");
+  check("a,b,c,d\n0x10,.,1e,\"1,5\"\n", NULL, "a:string,b:string,c:string,d:string\n[1]\n'0x10'|'.'|'1e'|'1,5'\n");
 }
 
 static void test_inference_fallbacks(void **state) {
@@ -208,13 +204,14 @@ static void test_inference_fallbacks(void **state) {
   /* bool needs words; 1/0 stay int; mixes fall back; dates + datetimes are
    * timestamps; a UTC offset keeps a column string; blanks around numbers
    * are ignored but kept in strings. */
-  check("b,i,m,t,z,w,s\n"
-        "true,1,1,2024-01-01,2024-01-01T10:00:00Z, 12 ,a b \n"
-        "false,0,x,2024-01-02 10:30,2024-01-01T10:00:00Z,\t-3,\n",
-        NULL,
-        "b:bool,i:int64,m:string,t:timestamp[us],z:string,w:int64,s:string\n[2]\n"
-        "true|1|'1'|2024-01-01 00:00:00.000000|'2024-01-01T10:00:00Z'|12|'a b '\n"
-        "false|0|'x'|2024-01-02 10:30:00.000000|'2024-01-01T10:00:00Z'|-3|~\n");
+  check(
+      "b,i,m,t,z,w,s\n"
+      "true,1,1,2024-01-01,2024-01-01T10:00:00Z, 12 ,a b \n"
+      "false,0,x,2024-01-02 10:30,2024-01-01T10:00:00Z,\t-3,\n",
+      NULL,
+      "b:bool,i:int64,m:string,t:timestamp[us],z:string,w:int64,s:string\n[2]\n"
+      "true|1|'1'|2024-01-01 00:00:00.000000|'2024-01-01T10:00:00Z'|12|'a b '\n"
+      "false|0|'x'|2024-01-02 10:30:00.000000|'2024-01-01T10:00:00Z'|-3|~\n");
   /* Invalid dates are strings; leap days are checked. */
   check("d,e\n2024-02-29,2023-02-29\n", NULL, "d:date32,e:string\n[1]\n2024-02-29|'2023-02-29'\n");
   /* All-null columns are string. */
@@ -281,7 +278,10 @@ static void test_header_options(void **state) {
   o.header = false;
   check("1,x\n2,y\n", &o, "c0:int64,c1:string\n[2]\n1|'x'\n2|'y'\n");
   /* Empty header names are c<i>; a BOM is not part of the first name. */
-  check("\xEF\xBB\xBF" "a,,c\n1,2,3\n", NULL, "a:int64,c1:int64,c:int64\n[1]\n1|2|3\n");
+  check(
+      "\xEF\xBB\xBF"
+      "a,,c\n1,2,3\n",
+      NULL, "a:int64,c1:int64,c:int64\n[1]\n1|2|3\n");
   /* Header names are literal: quotes and nulls markers do not apply. */
   check("\"x,y\",NA\n1,2\n", NULL, "x,y:int64,NA:int64\n[1]\n1|2\n");
 }
@@ -299,17 +299,18 @@ static void test_line_ends(void **state) {
 
 static void test_quoting(void **state) {
   (void)state;
-  check("a,b\n"
-        "\"x,y\",\"line1\nline2\"\n"
-        "\"he said \"\"hi\"\"\",z\"q\n"
-        "\"\",\"\"\"\"\n"
-        "\"crlf\r\ninside\",\"a\"\n",
-        NULL,
-        "a:string,b:string\n[4]\n"
-        "'x,y'|'line1\nline2'\n"
-        "'he said \"hi\"'|'z\"q'\n"
-        "''|'\"'\n"
-        "'crlf\r\ninside'|'a'\n");
+  check(
+      "a,b\n"
+      "\"x,y\",\"line1\nline2\"\n"
+      "\"he said \"\"hi\"\"\",z\"q\n"
+      "\"\",\"\"\"\"\n"
+      "\"crlf\r\ninside\",\"a\"\n",
+      NULL,
+      "a:string,b:string\n[4]\n"
+      "'x,y'|'line1\nline2'\n"
+      "'he said \"hi\"'|'z\"q'\n"
+      "''|'\"'\n"
+      "'crlf\r\ninside'|'a'\n");
   /* Quoted numbers are numbers; a trailing delimiter makes an empty field. */
   check("n,m\n\"12\",\n\"-3\",4\n", NULL, "n:int64,m:int64\n[2]\n12|~\n-3|4\n");
   /* Another quote character, and quoting turned off. */
@@ -328,15 +329,16 @@ static void test_escape(void **state) {
   (void)state;
   qv_csv_options o = QV_CSV_OPTIONS_INIT;
   o.escape = '\\';
-  check("a,b\n"
-        "x\\,y,\"q\\\"q\"\n"
-        "\\\\,\"a\\\nb\"\n"
-        "\\\"lead,\"\"\"\"\n",
-        &o,
-        "a:string,b:string\n[3]\n"
-        "'x,y'|'q\"q'\n"
-        "'\\'|'a\nb'\n"
-        "'\"lead'|'\"'\n");
+  check(
+      "a,b\n"
+      "x\\,y,\"q\\\"q\"\n"
+      "\\\\,\"a\\\nb\"\n"
+      "\\\"lead,\"\"\"\"\n",
+      &o,
+      "a:string,b:string\n[3]\n"
+      "'x,y'|'q\"q'\n"
+      "'\\'|'a\nb'\n"
+      "'\"lead'|'\"'\n");
   check_error("a\nx\\", &o, QV_ERR_PARSE, "<buffer>: line 2: escape character at the end of input");
   /* An escape equal to the quote is just RFC doubling. */
   o.escape = '"';
@@ -381,20 +383,17 @@ static void test_utf8(void **state) {
 
 static void test_ragged_rows(void **state) {
   (void)state;
-  check_error("a,b,c\n1,2,3\n4,5\n", NULL, QV_ERR_PARSE,
-              "<buffer>: line 3: expected 3 fields, found 2");
+  check_error("a,b,c\n1,2,3\n4,5\n", NULL, QV_ERR_PARSE, "<buffer>: line 3: expected 3 fields, found 2");
   check_error("a,b\n1,2,3\n", NULL, QV_ERR_PARSE, "<buffer>: line 2: expected 2 fields, found 3");
   /* Lines count inside quoted fields and skipped blank lines. */
-  check_error("a,b\n\"x\ny\",1\n\n\r\n5\n", NULL, QV_ERR_PARSE,
-              "<buffer>: line 6: expected 2 fields, found 1");
+  check_error("a,b\n\"x\ny\",1\n\n\r\n5\n", NULL, QV_ERR_PARSE, "<buffer>: line 6: expected 2 fields, found 1");
   qv_csv_options o = QV_CSV_OPTIONS_INIT;
   o.header = false;
   check_error("1\n2,3\n", &o, QV_ERR_PARSE, "<buffer>: line 2: expected 1 fields, found 2");
   /* Beyond the sample too. */
   o = (qv_csv_options)QV_CSV_OPTIONS_INIT;
   o.infer_rows = 1;
-  check_error("a,b\n1,2\n3,4\n5,6\n7\n", &o, QV_ERR_PARSE,
-              "<buffer>: line 5: expected 2 fields, found 1");
+  check_error("a,b\n1,2\n3,4\n5,6\n7\n", &o, QV_ERR_PARSE, "<buffer>: line 5: expected 2 fields, found 1");
 }
 
 static void test_quote_errors(void **state) {
@@ -415,11 +414,9 @@ static void test_record_limit(void **state) {
   const char *text = "a\n\"0123456789012345678901234567890123456789\n";
   qv_batch_reader *r = NULL;
   qv_error err;
-  assert_int_equal(qvc_csv_open_buffer_chunked(text, (int64_t)strlen(text), NULL, 8, 16, &r, &err),
-                   QV_ERR_PARSE);
+  assert_int_equal(qvc_csv_open_buffer_chunked(text, (int64_t)strlen(text), NULL, 8, 16, &r, &err), QV_ERR_PARSE);
   assert_null(r);
-  assert_string_equal(err.message,
-                      "<buffer>: line 2: record longer than 16 bytes (is a quote left open?)");
+  assert_string_equal(err.message, "<buffer>: line 2: record longer than 16 bytes (is a quote left open?)");
 }
 
 /* ---- values beyond the sample ------------------------------------------ */
@@ -439,16 +436,13 @@ static void test_value_errors(void **state) {
   check_error("n\n1\n2\n99999999999999999999\n", &o, QV_ERR_OVERFLOW,
               "<buffer>: line 4: column `n`: '99999999999999999999' is out of range for int64");
   /* The message shows a long value cut, and control bytes escaped. */
-  check_error("n\n1\n2\n\"a\tb\"\n", &o, QV_ERR_PARSE,
-              "<buffer>: line 4: column `n`: 'a\\x09b' is not a valid int64");
-  check_error("n\n1\n2\nabcdefghijabcdefghijabcdefghijabcdefghijabcdefghijabcdefghijabcdefghij\n",
-              &o, QV_ERR_PARSE,
+  check_error("n\n1\n2\n\"a\tb\"\n", &o, QV_ERR_PARSE, "<buffer>: line 4: column `n`: 'a\\x09b' is not a valid int64");
+  check_error("n\n1\n2\nabcdefghijabcdefghijabcdefghijabcdefghijabcdefghijabcdefghijabcdefghij\n", &o, QV_ERR_PARSE,
               "<buffer>: line 4: column `n`: "
               "'abcdefghijabcdefghijabcdefghijabcdefghijabcdefghijabcdefghij...' is not a valid "
               "int64");
   /* A cut never splits a UTF-8 sequence. */
-  check_error("n\n1\n2\nabcdefghijabcdefghijabcdefghijabcdefghijabcdefghijabcdefghi\xC3\xA9xyz\n",
-              &o, QV_ERR_PARSE,
+  check_error("n\n1\n2\nabcdefghijabcdefghijabcdefghijabcdefghijabcdefghijabcdefghi\xC3\xA9xyz\n", &o, QV_ERR_PARSE,
               "<buffer>: line 4: column `n`: "
               "'abcdefghijabcdefghijabcdefghijabcdefghijabcdefghijabcdefghi...' is not a valid "
               "int64");
@@ -477,8 +471,7 @@ static void test_error_after_good_batches(void **state) {
 
 static void test_overrides_integers(void **state) {
   (void)state;
-  qv_csv_column_type ct[] = {{"a", "int8"}, {"b", "uint64"}, {"c", "int16"}, {"d", "uint8"},
-                             {"e", "string"}};
+  qv_csv_column_type ct[] = {{"a", "int8"}, {"b", "uint64"}, {"c", "int16"}, {"d", "uint8"}, {"e", "string"}};
   qv_csv_options o = QV_CSV_OPTIONS_INIT;
   o.column_types = ct;
   o.n_column_types = 5;
@@ -491,8 +484,7 @@ static void test_overrides_integers(void **state) {
               "<buffer>: line 2: column `b`: '18446744073709551616' is out of range for uint64");
   check_error("a,b,c,d,e\n1,1,1,-1,x\n", &o, QV_ERR_OVERFLOW,
               "<buffer>: line 2: column `d`: '-1' is out of range for uint8");
-  check_error("a,b,c,d,e\n1,1,1.0,1,x\n", &o, QV_ERR_PARSE,
-              "<buffer>: line 2: column `c`: '1.0' is not a valid int16");
+  check_error("a,b,c,d,e\n1,1,1.0,1,x\n", &o, QV_ERR_PARSE, "<buffer>: line 2: column `c`: '1.0' is not a valid int16");
 }
 
 static void test_overrides_decimal(void **state) {
@@ -501,21 +493,22 @@ static void test_overrides_decimal(void **state) {
   qv_csv_options o = QV_CSV_OPTIONS_INIT;
   o.column_types = ct;
   o.n_column_types = 2;
-  check("p,q\n"
-        "12.5,99999999999999999999999999999999999999\n"
-        "-0.01,-99999999999999999999999999999999999999\n"
-        "1.230,0\n"
-        "1e2,-0\n"
-        "+00012345678.9,1.5e1\n"
-        ".5,120E-1\n",
-        &o,
-        "p:decimal(10,2),q:decimal(38,0)\n[6]\n"
-        "12.50|99999999999999999999999999999999999999\n"
-        "-0.01|-99999999999999999999999999999999999999\n"
-        "1.23|0\n"
-        "100.00|0\n"
-        "12345678.90|15\n"
-        "0.50|12\n");
+  check(
+      "p,q\n"
+      "12.5,99999999999999999999999999999999999999\n"
+      "-0.01,-99999999999999999999999999999999999999\n"
+      "1.230,0\n"
+      "1e2,-0\n"
+      "+00012345678.9,1.5e1\n"
+      ".5,120E-1\n",
+      &o,
+      "p:decimal(10,2),q:decimal(38,0)\n[6]\n"
+      "12.50|99999999999999999999999999999999999999\n"
+      "-0.01|-99999999999999999999999999999999999999\n"
+      "1.23|0\n"
+      "100.00|0\n"
+      "12345678.90|15\n"
+      "0.50|12\n");
   /* Raw two's complement of -1 (scale 2: -0.01). */
   const char *text = "p,q\n-0.01,1\n";
   qv_batch_reader *r;
@@ -536,34 +529,31 @@ static void test_overrides_decimal(void **state) {
   check_error("p,q\n1,100000000000000000000000000000000000000\n", &o, QV_ERR_OVERFLOW,
               "<buffer>: line 2: column `q`: '100000000000000000000000000000000000000' is out "
               "of range for decimal(38,0)");
-  check_error("p,q\n1.2.3,1\n", &o, QV_ERR_PARSE,
-              "<buffer>: line 2: column `p`: '1.2.3' is not a valid decimal(10,2)");
-  check_error("p,q\nnan,1\n", &o, QV_ERR_PARSE,
-              "<buffer>: line 2: column `p`: 'nan' is not a valid decimal(10,2)");
+  check_error("p,q\n1.2.3,1\n", &o, QV_ERR_PARSE, "<buffer>: line 2: column `p`: '1.2.3' is not a valid decimal(10,2)");
+  check_error("p,q\nnan,1\n", &o, QV_ERR_PARSE, "<buffer>: line 2: column `p`: 'nan' is not a valid decimal(10,2)");
 }
 
 static void test_overrides_temporal(void **state) {
   (void)state;
-  qv_csv_column_type ct[] = {{"ts", "timestamp[ms, UTC]"}, {"n", "timestamp[s]"},
-                             {"t", "time64[us]"}, {"du", "duration[s]"}, {"d", "date32"}};
+  qv_csv_column_type ct[] = {
+      {"ts", "timestamp[ms, UTC]"}, {"n", "timestamp[s]"}, {"t", "time64[us]"}, {"du", "duration[s]"}, {"d", "date32"}};
   qv_csv_options o = QV_CSV_OPTIONS_INIT;
   o.column_types = ct;
   o.n_column_types = 5;
-  check("ts,n,t,du,d\n"
-        "2024-01-01T01:00:00.250+01:00,2024-01-01 10:00:00,12:34:56.789,-5,2024-02-29\n"
-        "2024-01-01 00:00:00Z,2024-01-01,23:59,0,1970-01-01\n"
-        "2024-01-01,1969-12-31T23:59:59,00:00:00.000001,86400,0001-01-01\n",
-        &o,
-        "ts:timestamp[ms, UTC],n:timestamp[s],t:time64[us],du:duration[s],d:date32\n[3]\n"
-        "2024-01-01 00:00:00.250Z|2024-01-01 10:00:00|12:34:56.789000|-5s|2024-02-29\n"
-        "2024-01-01 00:00:00.000Z|2024-01-01 00:00:00|23:59:00.000000|0s|1970-01-01\n"
-        "2024-01-01 00:00:00.000Z|1969-12-31 23:59:59|00:00:00.000001|86400s|0001-01-01\n");
-  check_error("ts,n,t,du,d\n2024-01-01,2024-01-01T00:00:00Z,00:00,1,2024-01-01\n", &o,
-              QV_ERR_PARSE,
+  check(
+      "ts,n,t,du,d\n"
+      "2024-01-01T01:00:00.250+01:00,2024-01-01 10:00:00,12:34:56.789,-5,2024-02-29\n"
+      "2024-01-01 00:00:00Z,2024-01-01,23:59,0,1970-01-01\n"
+      "2024-01-01,1969-12-31T23:59:59,00:00:00.000001,86400,0001-01-01\n",
+      &o,
+      "ts:timestamp[ms, UTC],n:timestamp[s],t:time64[us],du:duration[s],d:date32\n[3]\n"
+      "2024-01-01 00:00:00.250Z|2024-01-01 10:00:00|12:34:56.789000|-5s|2024-02-29\n"
+      "2024-01-01 00:00:00.000Z|2024-01-01 00:00:00|23:59:00.000000|0s|1970-01-01\n"
+      "2024-01-01 00:00:00.000Z|1969-12-31 23:59:59|00:00:00.000001|86400s|0001-01-01\n");
+  check_error("ts,n,t,du,d\n2024-01-01,2024-01-01T00:00:00Z,00:00,1,2024-01-01\n", &o, QV_ERR_PARSE,
               "<buffer>: line 2: column `n`: '2024-01-01T00:00:00Z' has a UTC offset, not "
               "allowed for timestamp[s]");
-  check_error("ts,n,t,du,d\n2024-01-01,2024-01-01T00:00:00.5,00:00,1,2024-01-01\n", &o,
-              QV_ERR_OVERFLOW,
+  check_error("ts,n,t,du,d\n2024-01-01,2024-01-01T00:00:00.5,00:00,1,2024-01-01\n", &o, QV_ERR_OVERFLOW,
               "<buffer>: line 2: column `n`: '2024-01-01T00:00:00.5' has more precision than "
               "timestamp[s]");
   check_error("ts,n,t,du,d\n2024-01-01,2024-01-01,24:00,1,2024-01-01\n", &o, QV_ERR_PARSE,
@@ -636,8 +626,7 @@ static void test_option_errors(void **state) {
   (void)state;
   qv_csv_options o = QV_CSV_OPTIONS_INIT;
   o.delimiter = '"';
-  check_error("a\n", &o, QV_ERR_INVALID,
-              "<buffer>: the delimiter must differ from the quote and escape characters");
+  check_error("a\n", &o, QV_ERR_INVALID, "<buffer>: the delimiter must differ from the quote and escape characters");
   o = (qv_csv_options)QV_CSV_OPTIONS_INIT;
   o.delimiter = '\n';
   check_error("a\n", &o, QV_ERR_INVALID,
@@ -686,8 +675,7 @@ static void test_infer_rows_window(void **state) {
   o.infer_rows = 4;
   check("a\n1\n2\n3\nx\n", &o, "a:string\n[4]\n'1'\n'2'\n'3'\n'x'\n");
   o.infer_rows = 3;
-  check_error("a\n1\n2\n3\nx\n", &o, QV_ERR_PARSE,
-              "<buffer>: line 5: column `a`: 'x' is not a valid int64");
+  check_error("a\n1\n2\n3\nx\n", &o, QV_ERR_PARSE, "<buffer>: line 5: column `a`: 'x' is not a valid int64");
 }
 
 /* ---- files and streaming ----------------------------------------------- */
@@ -716,8 +704,7 @@ static void test_file_and_fixture(void **state) {
   qv_batch_reader_destroy(r);
   /* A file error names the file. */
   assert_int_equal(qv_csv_open(QV_TEST_DATA_DIR "/csv/ragged.csv", NULL, &r, &err), QV_ERR_PARSE);
-  assert_string_equal(err.message,
-                      QV_TEST_DATA_DIR "/csv/ragged.csv: line 4: expected 3 fields, found 4");
+  assert_string_equal(err.message, QV_TEST_DATA_DIR "/csv/ragged.csv: line 4: expected 3 fields, found 4");
 }
 
 static void test_stdin(void **state) {
@@ -743,8 +730,9 @@ static void test_stdin(void **state) {
   fclose(f);
   assert_non_null(freopen(path, "rb", stdin));
   assert_int_equal(qv_csv_open("-", NULL, &r, &err), QV_ERR_PARSE);
-  assert_string_equal(err.message, "<stdin>: line 3, field 1: invalid UTF-8 (byte 0xFF at offset "
-                                   "4, sequence starting at offset 4)");
+  assert_string_equal(err.message,
+                      "<stdin>: line 3, field 1: invalid UTF-8 (byte 0xFF at offset "
+                      "4, sequence starting at offset 4)");
   unlink(path);
 }
 
@@ -758,8 +746,7 @@ static void test_large_file(void **state) {
   fputs("id,val,txt\n", f);
   const int64_t n = 200000;
   for (int64_t i = 0; i < n; i++)
-    fprintf(f, "%lld,%lld.5,\"row %lld, \"\"q\"\"\"\r\n", (long long)i, (long long)(i % 1000),
-            (long long)i);
+    fprintf(f, "%lld,%lld.5,\"row %lld, \"\"q\"\"\"\r\n", (long long)i, (long long)(i % 1000), (long long)i);
   fputs("oops,1,x\n", f); /* line n + 2 */
   fclose(f);
 
@@ -794,8 +781,7 @@ static void test_large_file(void **state) {
   assert_int_equal(rows, 196608); /* three full batches before the bad one */
   assert_int_equal(batches, 3);
   char want[512];
-  snprintf(want, sizeof want, "%s: line %lld: column `id`: 'oops' is not a valid int64", path,
-           (long long)(n + 2));
+  snprintf(want, sizeof want, "%s: line %lld: column `id`: 'oops' is not a valid int64", path, (long long)(n + 2));
   assert_string_equal(err.message, want);
   (void)sum;
   qv_batch_reader_destroy(r);

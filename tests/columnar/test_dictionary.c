@@ -140,7 +140,8 @@ static void test_refusals(void **state) {
   FILE *mem = fmemopen(buf, sizeof buf, "w");
   qv_ipc_writer *w = NULL;
   assert_int_equal(qv_ipc_writer_open(mem, QV_IPC_STREAM, &s, &w, &err), QV_ERR_UNSUPPORTED);
-  assert_string_equal(err.message, "ipc: field 'cat' is dictionary-encoded, which the writer does not write (decode it first)");
+  assert_string_equal(err.message,
+                      "ipc: field 'cat' is dictionary-encoded, which the writer does not write (decode it first)");
   fclose(mem);
   struct ArrowArray out;
   assert_int_not_equal(qv_export_array(d, &out, &err), QV_OK);

@@ -26,11 +26,26 @@ typedef struct tval {
   int64_t slen;  /* -1: strlen(s) */
 } tval;
 
-static inline tval TI(qv_int128 v) { tval x = {false, v, 0, NULL, -1}; return x; }
-static inline tval TF(double v) { tval x = {false, 0, v, NULL, -1}; return x; }
-static inline tval TS(const char *s) { tval x = {false, 0, 0, s, -1}; return x; }
-static inline tval TB(const char *s, int64_t n) { tval x = {false, 0, 0, s, n}; return x; }
-static inline tval TN(void) { tval x = {true, 0, 0, NULL, -1}; return x; }
+static inline tval TI(qv_int128 v) {
+  tval x = {false, v, 0, NULL, -1};
+  return x;
+}
+static inline tval TF(double v) {
+  tval x = {false, 0, v, NULL, -1};
+  return x;
+}
+static inline tval TS(const char *s) {
+  tval x = {false, 0, 0, s, -1};
+  return x;
+}
+static inline tval TB(const char *s, int64_t n) {
+  tval x = {false, 0, 0, s, n};
+  return x;
+}
+static inline tval TN(void) {
+  tval x = {true, 0, 0, NULL, -1};
+  return x;
+}
 
 static inline qv_array *t_build(const qv_datatype *t, const tval *v, int64_t n) {
   qv_builder b;
@@ -39,19 +54,20 @@ static inline qv_array *t_build(const qv_datatype *t, const tval *v, int64_t n) 
     qv_status st;
     if (v[k].null) st = qv_builder_append_null(&b);
     else switch (t->id) {
-      case QV_TYPE_BOOL: st = qv_builder_append_bool(&b, v[k].i != 0); break;
-      case QV_TYPE_FLOAT32: case QV_TYPE_FLOAT64: st = qv_builder_append_double(&b, v[k].f); break;
-      case QV_TYPE_DECIMAL128:
-        st = qv_builder_append_decimal(&b, (uint64_t)v[k].i, (int64_t)(v[k].i >> 64));
-        break;
-      case QV_TYPE_STRING: case QV_TYPE_BINARY:
-        st = qv_builder_append_bytes(&b, v[k].s, v[k].slen < 0 ? (int64_t)strlen(v[k].s) : v[k].slen);
-        break;
-      case QV_TYPE_UINT8: case QV_TYPE_UINT16: case QV_TYPE_UINT32: case QV_TYPE_UINT64:
-        st = qv_builder_append_uint(&b, (uint64_t)v[k].i);
-        break;
-      default: st = qv_builder_append_int(&b, (int64_t)v[k].i); break;
-    }
+        case QV_TYPE_BOOL: st = qv_builder_append_bool(&b, v[k].i != 0); break;
+        case QV_TYPE_FLOAT32:
+        case QV_TYPE_FLOAT64: st = qv_builder_append_double(&b, v[k].f); break;
+        case QV_TYPE_DECIMAL128: st = qv_builder_append_decimal(&b, (uint64_t)v[k].i, (int64_t)(v[k].i >> 64)); break;
+        case QV_TYPE_STRING:
+        case QV_TYPE_BINARY:
+          st = qv_builder_append_bytes(&b, v[k].s, v[k].slen < 0 ? (int64_t)strlen(v[k].s) : v[k].slen);
+          break;
+        case QV_TYPE_UINT8:
+        case QV_TYPE_UINT16:
+        case QV_TYPE_UINT32:
+        case QV_TYPE_UINT64: st = qv_builder_append_uint(&b, (uint64_t)v[k].i); break;
+        default: st = qv_builder_append_int(&b, (int64_t)v[k].i); break;
+      }
     assert_int_equal(st, QV_OK);
   }
   qv_array *a = NULL;

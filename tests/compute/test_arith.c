@@ -98,8 +98,8 @@ static void test_floats(void **state) {
 
 static void test_decimals(void **state) {
   (void)state;
-  tval x[] = {TI(150), TI(-1), TN(), TI(99999)};      /* decimal(5,2): 1.50 -0.01 null 999.99 */
-  tval y[] = {TI(2), TI(1005), TI(1), TI(1)};         /* decimal(6,3): 0.002 1.005 0.001 0.001 */
+  tval x[] = {TI(150), TI(-1), TN(), TI(99999)}; /* decimal(5,2): 1.50 -0.01 null 999.99 */
+  tval y[] = {TI(2), TI(1005), TI(1), TI(1)};    /* decimal(6,3): 0.002 1.005 0.001 0.001 */
   qv_array *cols[2] = {t_arr("decimal(5,2)", x, 4), t_arr("decimal(6,3)", y, 4)};
   qv_batch *b = t_batch(cols, 2);
   qv_expr *e = ar(QV_OP_ADD, NULL, t_col(b, 0), t_col(b, 1), QV_OVERFLOW_ERROR, 0);
@@ -160,7 +160,8 @@ static void test_int_property(void **state) {
       qv_int128 edge[] = {lo, hi, 0, 1, -1, 2, -2, lo + 1, hi - 1, 7};
       for (int s = 0; s < 2; s++) {
         uint64_t r = t_rand(&rs);
-        qv_int128 v = r % 3 == 0 ? edge[(r >> 8) % 10] : lo + (qv_int128)((r >> 8) % (uint64_t)(hi - lo > 1000 ? 1000 : hi - lo));
+        qv_int128 v =
+            r % 3 == 0 ? edge[(r >> 8) % 10] : lo + (qv_int128)((r >> 8) % (uint64_t)(hi - lo > 1000 ? 1000 : hi - lo));
         if (v < lo || v > hi) v = 0;
         (s ? y : x)[i] = r % 13 == 0 ? TN() : TI(v);
       }
@@ -195,10 +196,12 @@ static void test_int_property(void **state) {
           }
           qv_scalar s = QV_SCALAR_INIT;
           assert_int_equal(qv_scalar_from_array(r, i, &s, NULL), QV_OK);
-          if (s.is_null != want_null) fail_msg("%s op %d row %d: null %d want %d", types[t], o, i, s.is_null, want_null);
+          if (s.is_null != want_null)
+            fail_msg("%s op %d row %d: null %d want %d", types[t], o, i, s.is_null, want_null);
           if (!want_null) {
             qv_int128 got = sgn ? (qv_int128)s.v.i : (qv_int128)s.v.u;
-            if (got != w) fail_msg("%s op %d div %d row %d: got %lld want %lld", types[t], o, div, i, (long long)got, (long long)w);
+            if (got != w)
+              fail_msg("%s op %d div %d row %d: got %lld want %lld", types[t], o, div, i, (long long)got, (long long)w);
           }
           qv_scalar_reset(&s);
         }
@@ -213,9 +216,8 @@ static void test_int_property(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_int_overflow_modes), cmocka_unit_test(test_division),
-      cmocka_unit_test(test_floats),             cmocka_unit_test(test_decimals),
-      cmocka_unit_test(test_int_property),
+      cmocka_unit_test(test_int_overflow_modes), cmocka_unit_test(test_division),     cmocka_unit_test(test_floats),
+      cmocka_unit_test(test_decimals),           cmocka_unit_test(test_int_property),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -174,8 +174,7 @@ static void test_filter_bare_bool_conjunct(void **state) {
   tval p[] = {TI(1), TI(1), TN(), TI(0), TI(1), TI(1)};
   qv_array *cols[2] = {t_arr("int64", x, 6), t_arr("bool", p, 6)};
   qv_batch *b = t_batch(cols, 2);
-  qv_expr *e = t_call2(QV_OP_AND, "bool", t_call2(QV_OP_GT, "bool", t_col(b, 0), t_lit("int64", TI(0))),
-                       t_col(b, 1));
+  qv_expr *e = t_call2(QV_OP_AND, "bool", t_call2(QV_OP_GT, "bool", t_col(b, 0), t_lit("int64", TI(0))), t_col(b, 1));
   t_filter(e, b, NULL, "0,5");
   qv_expr_destroy(e);
   qv_batch_release(b);
@@ -199,8 +198,8 @@ static void test_filter_many_conjuncts(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_kleene_tables),  cmocka_unit_test(test_truth_tests),
-      cmocka_unit_test(test_kleene_property), cmocka_unit_test(test_filter_shrinks),
+      cmocka_unit_test(test_kleene_tables),         cmocka_unit_test(test_truth_tests),
+      cmocka_unit_test(test_kleene_property),       cmocka_unit_test(test_filter_shrinks),
       cmocka_unit_test(test_filter_many_conjuncts), cmocka_unit_test(test_filter_bare_bool_conjunct),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

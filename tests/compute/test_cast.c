@@ -70,7 +70,8 @@ static void test_decimal_casts(void **state) {
   check_cast("decimal(10,3)", v, 5, "int64", true, "1|-1|1|-1|null");
   check_cast("decimal(10,3)", v, 5, "float64", true, "1.25|-1.25|1.24|-1.999|null");
   tval big[] = {TI((qv_int128)1000000000000LL * 1000000000000LL)};
-  check_cast_fails("decimal(38,0)", big, 1, "int64", QV_ERR_INVALID, "CAST: value 1000000000000000000000000 is out of range for int64");
+  check_cast_fails("decimal(38,0)", big, 1, "int64", QV_ERR_INVALID,
+                   "CAST: value 1000000000000000000000000 is out of range for int64");
 }
 
 static void test_string_casts(void **state) {
@@ -118,9 +119,11 @@ static void test_temporal_casts(void **state) {
   check_cast("timestamp[ms]", t, 4, "date32", true, "1969-12-31|1970-01-01|1970-01-02|1969-12-31");
   check_cast("timestamp[ms]", t, 4, "timestamp[s]", true,
              "1969-12-31 23:59:59|1970-01-01 23:59:59|1970-01-02 00:00:00|1969-12-31 23:59:58");
-  check_cast("timestamp[ms]", t, 4, "timestamp[us]", true,
-             "1969-12-31 23:59:59.999000|1970-01-01 23:59:59.999000|1970-01-02 00:00:00.000000|1969-12-31 23:59:58.500000");
-  check_cast("timestamp[ms]", t, 4, "time64[us]", true, "23:59:59.999000|23:59:59.999000|00:00:00.000000|23:59:58.500000");
+  check_cast(
+      "timestamp[ms]", t, 4, "timestamp[us]", true,
+      "1969-12-31 23:59:59.999000|1970-01-01 23:59:59.999000|1970-01-02 00:00:00.000000|1969-12-31 23:59:58.500000");
+  check_cast("timestamp[ms]", t, 4, "time64[us]", true,
+             "23:59:59.999000|23:59:59.999000|00:00:00.000000|23:59:58.500000");
   tval big[] = {TI(INT64_MAX / 10)};
   check_cast_fails("timestamp[ms]", big, 1, "timestamp[ns]", QV_ERR_INVALID, "out of range for timestamp[ns]");
   /* naive <-> zoned: the naive value is wall-clock time in the zone */
@@ -136,9 +139,8 @@ static void test_temporal_casts(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_int_casts),    cmocka_unit_test(test_float_casts),
-      cmocka_unit_test(test_decimal_casts), cmocka_unit_test(test_string_casts),
-      cmocka_unit_test(test_temporal_casts),
+      cmocka_unit_test(test_int_casts),    cmocka_unit_test(test_float_casts),    cmocka_unit_test(test_decimal_casts),
+      cmocka_unit_test(test_string_casts), cmocka_unit_test(test_temporal_casts),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

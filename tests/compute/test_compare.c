@@ -22,7 +22,7 @@ static void test_int_vs_scalar(void **state) {
   qv_array *a = t_arr("int64", v, 6);
   qv_batch *b = t_batch(&a, 1);
   const char *want[6] = {"false|null|false|true|false|false", "true|null|true|false|true|true",
-                         "true|null|true|false|false|true", "true|null|true|true|false|true",
+                         "true|null|true|false|false|true",   "true|null|true|true|false|true",
                          "false|null|false|false|true|false", "false|null|false|true|true|false"};
   for (int k = 0; k < 6; k++) {
     qv_expr *e = cmp(OPS[k], t_col(b, 0), t_lit("int64", TI(7)), QV_FLOAT_TOTAL);
@@ -243,9 +243,7 @@ static int64_t unit_ns(const qv_datatype *t) {
   return f[t->unit];
 }
 
-static double fval(const qv_datatype *t, tval v) {
-  return t->id == QV_TYPE_FLOAT32 ? (double)(float)v.f : v.f;
-}
+static double fval(const qv_datatype *t, tval v) { return t->id == QV_TYPE_FLOAT32 ? (double)(float)v.f : v.f; }
 
 /* Total order the textbook way: flip all bits of negatives, set the sign
  * bit of positives, compare unsigned. */
@@ -314,17 +312,33 @@ static tval gen(const qv_datatype *t, uint64_t *rs) {
   r /= 16;
   switch (t->id) {
     case QV_TYPE_BOOL: return TI(r & 1);
-    case QV_TYPE_FLOAT32: case QV_TYPE_FLOAT64: {
+    case QV_TYPE_FLOAT32:
+    case QV_TYPE_FLOAT64: {
       double nanp;
       uint64_t bits = UINT64_C(0x7ff8000000000123);
       memcpy(&nanp, &bits, 8);
-      double e[] = {NAN, -NAN, -0.0, 0.0, INFINITY, -INFINITY, 1.0, -1.0, 0.1, DBL_MAX, -DBL_MAX, 5e-324,
-                    t->id == QV_TYPE_FLOAT64 ? nanp : 2.5, 3.0, (double)(int)(r % 5) - 2, 16777217.0};
+      double e[] = {NAN,
+                    -NAN,
+                    -0.0,
+                    0.0,
+                    INFINITY,
+                    -INFINITY,
+                    1.0,
+                    -1.0,
+                    0.1,
+                    DBL_MAX,
+                    -DBL_MAX,
+                    5e-324,
+                    t->id == QV_TYPE_FLOAT64 ? nanp : 2.5,
+                    3.0,
+                    (double)(int)(r % 5) - 2,
+                    16777217.0};
       return TF(e[pick]);
     }
-    case QV_TYPE_STRING: case QV_TYPE_BINARY: {
-      const char *e[] = {"", "a", "ab", "abc", "b", "ba", "\xc3\xa9", "\xc3\xa9t\xc3\xa9", "A", "a\x01", "zz",
-                         g_long, g_long + 1, "abd", "aa", "b"};
+    case QV_TYPE_STRING:
+    case QV_TYPE_BINARY: {
+      const char *e[] = {"",  "a",     "ab", "abc",  "b",        "ba",  "\xc3\xa9", "\xc3\xa9t\xc3\xa9",
+                         "A", "a\x01", "zz", g_long, g_long + 1, "abd", "aa",       "b"};
       return TS(e[pick]);
     }
     case QV_TYPE_DECIMAL128: {
@@ -337,14 +351,39 @@ static tval gen(const qv_datatype *t, uint64_t *rs) {
   /* integers and temporals: type edges and small values */
   qv_int128 lo, hi;
   switch (t->id) {
-    case QV_TYPE_INT8: lo = INT8_MIN; hi = INT8_MAX; break;
-    case QV_TYPE_INT16: lo = INT16_MIN; hi = INT16_MAX; break;
-    case QV_TYPE_INT32: case QV_TYPE_DATE32: lo = INT32_MIN; hi = INT32_MAX; break;
-    case QV_TYPE_UINT8: lo = 0; hi = UINT8_MAX; break;
-    case QV_TYPE_UINT16: lo = 0; hi = UINT16_MAX; break;
-    case QV_TYPE_UINT32: lo = 0; hi = UINT32_MAX; break;
-    case QV_TYPE_UINT64: lo = 0; hi = UINT64_MAX; break;
-    default: lo = INT64_MIN; hi = INT64_MAX; break;
+    case QV_TYPE_INT8:
+      lo = INT8_MIN;
+      hi = INT8_MAX;
+      break;
+    case QV_TYPE_INT16:
+      lo = INT16_MIN;
+      hi = INT16_MAX;
+      break;
+    case QV_TYPE_INT32:
+    case QV_TYPE_DATE32:
+      lo = INT32_MIN;
+      hi = INT32_MAX;
+      break;
+    case QV_TYPE_UINT8:
+      lo = 0;
+      hi = UINT8_MAX;
+      break;
+    case QV_TYPE_UINT16:
+      lo = 0;
+      hi = UINT16_MAX;
+      break;
+    case QV_TYPE_UINT32:
+      lo = 0;
+      hi = UINT32_MAX;
+      break;
+    case QV_TYPE_UINT64:
+      lo = 0;
+      hi = UINT64_MAX;
+      break;
+    default:
+      lo = INT64_MIN;
+      hi = INT64_MAX;
+      break;
   }
   qv_int128 v;
   switch (pick) {
@@ -397,7 +436,8 @@ static void check_one(qv_expr *e, const qv_batch *b, const qv_datatype *ta, cons
   for (int64_t k = 0; k < sel.count; k++) {
     int64_t i = sel.rows[k];
     assert_int_equal(qv_array_is_valid(rs_, k), qv_array_is_valid(r, i));
-    assert_int_equal(qv_bit_get(rs_->buffers[1]->data, rs_->offset + k), qv_bit_get(r->buffers[1]->data, r->offset + i));
+    assert_int_equal(qv_bit_get(rs_->buffers[1]->data, rs_->offset + k),
+                     qv_bit_get(r->buffers[1]->data, r->offset + i));
   }
   qv_array_release(rs_);
   /* the filter (fused comparison -> selection) keeps exactly the TRUE rows,
@@ -466,15 +506,41 @@ static void test_property_all_types(void **state) {
   memset(g_long, 'x', sizeof g_long - 1);
   g_long[sizeof g_long - 1] = '\0';
   static const ptype pairs[] = {
-      {"int8", "int8"}, {"int16", "int16"}, {"int32", "int32"}, {"int64", "int64"}, {"uint8", "uint8"},
-      {"uint16", "uint16"}, {"uint32", "uint32"}, {"uint64", "uint64"}, {"float32", "float32"},
-      {"float64", "float64"}, {"float32", "float64"}, {"float64", "float32"}, {"decimal(38,2)", "decimal(38,2)"},
-      {"decimal(38,2)", "decimal(38,5)"}, {"decimal(38,4)", "int64"}, {"decimal(38,0)", "uint64"},
-      {"string", "string"}, {"binary", "binary"}, {"bool", "bool"}, {"date32", "date32"},
-      {"timestamp[ms]", "timestamp[ms]"}, {"timestamp[ms]", "timestamp[ns]"}, {"timestamp[s]", "timestamp[us]"},
-      {"timestamp[us, UTC]", "timestamp[ns, +05:00]"}, {"date32", "timestamp[s]"}, {"timestamp[ns]", "date32"},
-      {"time64[us]", "time64[ns]"}, {"duration[s]", "duration[ms]"}, {"int8", "uint64"}, {"int64", "uint64"},
-      {"uint64", "int64"}, {"int32", "uint32"}, {"int16", "int64"}, {"uint8", "int8"}, {"uint16", "int32"},
+      {"int8", "int8"},
+      {"int16", "int16"},
+      {"int32", "int32"},
+      {"int64", "int64"},
+      {"uint8", "uint8"},
+      {"uint16", "uint16"},
+      {"uint32", "uint32"},
+      {"uint64", "uint64"},
+      {"float32", "float32"},
+      {"float64", "float64"},
+      {"float32", "float64"},
+      {"float64", "float32"},
+      {"decimal(38,2)", "decimal(38,2)"},
+      {"decimal(38,2)", "decimal(38,5)"},
+      {"decimal(38,4)", "int64"},
+      {"decimal(38,0)", "uint64"},
+      {"string", "string"},
+      {"binary", "binary"},
+      {"bool", "bool"},
+      {"date32", "date32"},
+      {"timestamp[ms]", "timestamp[ms]"},
+      {"timestamp[ms]", "timestamp[ns]"},
+      {"timestamp[s]", "timestamp[us]"},
+      {"timestamp[us, UTC]", "timestamp[ns, +05:00]"},
+      {"date32", "timestamp[s]"},
+      {"timestamp[ns]", "date32"},
+      {"time64[us]", "time64[ns]"},
+      {"duration[s]", "duration[ms]"},
+      {"int8", "uint64"},
+      {"int64", "uint64"},
+      {"uint64", "int64"},
+      {"int32", "uint32"},
+      {"int16", "int64"},
+      {"uint8", "int8"},
+      {"uint16", "int32"},
   };
   for (uint64_t seed = 0; seed < 3; seed++)
     for (size_t k = 0; k < sizeof pairs / sizeof pairs[0]; k++)
@@ -499,9 +565,11 @@ static void filter_vs_bitmap(const qv_expr *e, const qv_batch *b, const qv_selec
   true_rows(r, sel, &want);
   qv_error err = {0};
   if (qv_eval_filter(e, b, sel, &got, &err) != QV_OK) fail_msg("%s: filter: %s", what, err.message);
-  if (got.count != want.count) fail_msg("%s: filter kept %lld rows, bitmap %lld", what, (long long)got.count, (long long)want.count);
+  if (got.count != want.count)
+    fail_msg("%s: filter kept %lld rows, bitmap %lld", what, (long long)got.count, (long long)want.count);
   for (int64_t k = 0; k < got.count; k++)
-    if (got.rows[k] != want.rows[k]) fail_msg("%s: row %lld is %u, bitmap %u", what, (long long)k, got.rows[k], want.rows[k]);
+    if (got.rows[k] != want.rows[k])
+      fail_msg("%s: row %lld is %u, bitmap %u", what, (long long)k, got.rows[k], want.rows[k]);
   qv_selection_reset(&want);
   qv_selection_reset(&got);
   qv_array_release(r);
@@ -513,10 +581,10 @@ static void test_filter_blocks(void **state) {
   (void)state;
   memset(g_long, 'x', sizeof g_long - 1);
   g_long[sizeof g_long - 1] = '\0';
-  static const char *const types[] = {"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-                                      "float32", "float64", "decimal(38,2)", "decimal(18,0)", "date32",
-                                      "timestamp[us]", "timestamp[ns, UTC]", "time64[ns]", "duration[ms]",
-                                      "string", "binary", "bool"};
+  static const char *const types[] = {"int8",          "int16",         "int32",  "int64",         "uint8",
+                                      "uint16",        "uint32",        "uint64", "float32",       "float64",
+                                      "decimal(38,2)", "decimal(18,0)", "date32", "timestamp[us]", "timestamp[ns, UTC]",
+                                      "time64[ns]",    "duration[ms]",  "string", "binary",        "bool"};
   static const char *const other[] = {"int64", "uint64", "float64", "decimal(38,3)", "timestamp[ms]"};
   uint64_t rs = 0x5eed;
   static tval v[BIG + 7], w[BIG + 7];
@@ -709,12 +777,27 @@ static void test_dictionary_columns(void **state) {
   (void)state;
   memset(g_long, 'x', sizeof g_long - 1);
   g_long[sizeof g_long - 1] = '\0';
-  static const char *const types[] = {"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-                                      "float32", "float64", "decimal(38,2)", "string", "binary", "bool", "date32",
-                                      "timestamp[ms]", "timestamp[us, UTC]", "time64[ns]", "duration[s]"};
+  static const char *const types[] = {"int8",
+                                      "int16",
+                                      "int32",
+                                      "int64",
+                                      "uint8",
+                                      "uint16",
+                                      "uint32",
+                                      "uint64",
+                                      "float32",
+                                      "float64",
+                                      "decimal(38,2)",
+                                      "string",
+                                      "binary",
+                                      "bool",
+                                      "date32",
+                                      "timestamp[ms]",
+                                      "timestamp[us, UTC]",
+                                      "time64[ns]",
+                                      "duration[s]"};
   static const char *const itypes[] = {"int32", "uint8", "int16", "uint32", "int64", "uint64", "int8", "uint16"};
-  for (size_t t = 0; t < sizeof types / sizeof types[0]; t++)
-    run_dict(types[t], itypes[t % 8], 0xD1C7ULL * (t + 1));
+  for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) run_dict(types[t], itypes[t % 8], 0xD1C7ULL * (t + 1));
 }
 
 /* A row whose dictionary entry is null is null, never the empty value the
@@ -744,11 +827,11 @@ static void test_dictionary_nulls(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_int_vs_scalar),     cmocka_unit_test(test_mixed_width_and_sign),
-      cmocka_unit_test(test_float_orders),      cmocka_unit_test(test_decimal_scales),
-      cmocka_unit_test(test_temporal),          cmocka_unit_test(test_strings_and_bools),
-      cmocka_unit_test(test_between),           cmocka_unit_test(test_property_all_types),
-      cmocka_unit_test(test_filter_blocks),     cmocka_unit_test(test_dictionary_columns),
+      cmocka_unit_test(test_int_vs_scalar),    cmocka_unit_test(test_mixed_width_and_sign),
+      cmocka_unit_test(test_float_orders),     cmocka_unit_test(test_decimal_scales),
+      cmocka_unit_test(test_temporal),         cmocka_unit_test(test_strings_and_bools),
+      cmocka_unit_test(test_between),          cmocka_unit_test(test_property_all_types),
+      cmocka_unit_test(test_filter_blocks),    cmocka_unit_test(test_dictionary_columns),
       cmocka_unit_test(test_dictionary_nulls),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -37,8 +37,8 @@ static void test_nested_with_selection(void **state) {
   (void)state;
   qv_batch *b = sample();
   /* (x + y) * 2 > 20 OR length(s) = 3 ; t_check compares selections too */
-  qv_expr *sum = t_call2(QV_OP_MUL, "int64", t_call2(QV_OP_ADD, "int64", t_col(b, 0), t_col(b, 1)),
-                         t_lit("int64", TI(2)));
+  qv_expr *sum =
+      t_call2(QV_OP_MUL, "int64", t_call2(QV_OP_ADD, "int64", t_col(b, 0), t_col(b, 1)), t_lit("int64", TI(2)));
   qv_expr *e = t_call2(QV_OP_OR, "bool", t_call2(QV_OP_GT, "bool", sum, t_lit("int64", TI(20))),
                        t_call2(QV_OP_EQ, "bool", t_call1(QV_OP_LENGTH, "int64", t_col(b, 2)), t_lit("int64", TI(3))));
   t_check(e, b, "true|null|true|true|null");

@@ -54,10 +54,10 @@ static void put_value(text *t, const qv_array *a, int64_t i) {
     case QV_TYPE_BOOL: puts_(t, qv_bit_get(v, r) ? "true" : "false"); return;
     case QV_TYPE_INT8: snprintf(buf, sizeof buf, "%d", ((const int8_t *)v)[r]); break;
     case QV_TYPE_INT16: snprintf(buf, sizeof buf, "%d", ((const int16_t *)v)[r]); break;
-    case QV_TYPE_INT32: case QV_TYPE_DATE32: snprintf(buf, sizeof buf, "%d", ((const int32_t *)v)[r]); break;
-    case QV_TYPE_INT64: case QV_TYPE_TIMESTAMP:
-      snprintf(buf, sizeof buf, "%lld", (long long)((const int64_t *)v)[r]);
-      break;
+    case QV_TYPE_INT32:
+    case QV_TYPE_DATE32: snprintf(buf, sizeof buf, "%d", ((const int32_t *)v)[r]); break;
+    case QV_TYPE_INT64:
+    case QV_TYPE_TIMESTAMP: snprintf(buf, sizeof buf, "%lld", (long long)((const int64_t *)v)[r]); break;
     case QV_TYPE_UINT8: snprintf(buf, sizeof buf, "%u", ((const uint8_t *)v)[r]); break;
     case QV_TYPE_UINT16: snprintf(buf, sizeof buf, "%u", ((const uint16_t *)v)[r]); break;
     case QV_TYPE_UINT32: snprintf(buf, sizeof buf, "%u", ((const uint32_t *)v)[r]); break;
@@ -204,7 +204,10 @@ static void test_against_polars(void **state) {
       continue;
     }
     if (st != RUN_OK) {
-      print_error("%s: %s fails: %s\n   want %s\n", name, st == RUN_PARSE ? "parse" : st == RUN_BIND ? "bind" : "eval",
+      print_error("%s: %s fails: %s\n   want %s\n", name,
+                  st == RUN_PARSE  ? "parse"
+                  : st == RUN_BIND ? "bind"
+                                   : "eval",
                   err.message, want);
       FAIL();
       continue;
@@ -317,7 +320,8 @@ static void test_bind_errors(void **state) {
        "filter: dt.truncate expects a constant interval such as \"1d\", got string at column 16"},
       {"pl.col(\"s\").list.get(0)", "filter: list.get expects a list, got string at column 18"},
       {"pl.col(\"l\").list.get(\"x\")", "filter: list.get index expects an integer, got string at column 18"},
-      {"pl.col(\"s\").str.contains_any([1, 2])", "filter: str.contains_any expects a list of strings, got list<int64> at column 17"},
+      {"pl.col(\"s\").str.contains_any([1, 2])",
+       "filter: str.contains_any expects a list of strings, got list<int64> at column 17"},
       {"pl.concat_str([pl.col(\"s\"), pl.col(\"l\")])",
        "filter: concat_str cannot turn list<int64> into a string (input 2) at column 1"},
   };
@@ -327,7 +331,8 @@ static void test_bind_errors(void **state) {
     assert_int_equal(qv_polars_parse(cases[k].expr, &e, &err), QV_OK);
     qv_status st = qv_expr_bind(e, &b->schema, &err);
     if (st == QV_OK) fail_msg("%s: binds", cases[k].expr);
-    if (strcmp(err.message, cases[k].msg) != 0) fail_msg("%s:\n  want %s\n  got  %s", cases[k].expr, cases[k].msg, err.message);
+    if (strcmp(err.message, cases[k].msg) != 0)
+      fail_msg("%s:\n  want %s\n  got  %s", cases[k].expr, cases[k].msg, err.message);
     qv_expr_destroy(e);
   }
   qv_batch_release(b);
@@ -344,7 +349,8 @@ static void test_eval_errors(void **state) {
        "list.get: index 1 is out of bounds for a list of 0 elements (row 1); use null_on_oob=True for null"},
       {"pl.col(\"ts\").dt.truncate(\"1x\")",
        "dt.truncate: invalid interval '1x': unknown unit 'x' (expected ns, us, ms, s, m, h, d, w, mo, q or y)"},
-      {"pl.col(\"ts\").dt.truncate(\"1mo2d\")", "dt.truncate: invalid interval '1mo2d': cannot mix months, weeks and days or smaller units"},
+      {"pl.col(\"ts\").dt.truncate(\"1mo2d\")",
+       "dt.truncate: invalid interval '1mo2d': cannot mix months, weeks and days or smaller units"},
       {"pl.col(\"d\").dt.truncate(\"1d2h\")",
        "dt.truncate: a date cannot be truncated by '1d2h' (days and smaller units mixed)"},
       /* parts that would overflow int64 (or the nanoseconds int64 seconds) */
@@ -354,7 +360,8 @@ static void test_eval_errors(void **state) {
        "dt.truncate: invalid interval '922337203685477580y': the interval is too large"},
       {"pl.col(\"ts\").dt.truncate(\"922337203685477580h\")",
        "dt.truncate: invalid interval '922337203685477580h': the interval is too large"},
-      {"pl.col(\"s\").str.replace(\"(\", \"x\")", "str.replace: invalid pattern at offset 1: missing closing parenthesis"},
+      {"pl.col(\"s\").str.replace(\"(\", \"x\")",
+       "str.replace: invalid pattern at offset 1: missing closing parenthesis"},
       {"pl.col(\"s\").str.slice(0, -1)", "str.slice: negative length -1 (row 0)"},
   };
   for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
@@ -363,7 +370,8 @@ static void test_eval_errors(void **state) {
     run_stage st = run(cases[k].expr, b, NULL, &got, &err);
     qv_array_release(got);
     if (st != RUN_EVAL) fail_msg("%s: stage %d, %s", cases[k].expr, (int)st, err.message);
-    if (strcmp(err.message, cases[k].msg) != 0) fail_msg("%s:\n  want %s\n  got  %s", cases[k].expr, cases[k].msg, err.message);
+    if (strcmp(err.message, cases[k].msg) != 0)
+      fail_msg("%s:\n  want %s\n  got  %s", cases[k].expr, cases[k].msg, err.message);
   }
   qv_batch_release(b);
 }

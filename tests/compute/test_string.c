@@ -4,8 +4,18 @@
 #include "compute/compute_test.h"
 
 static qv_batch *words(void) {
-  static const char *w[] = {"apple", "Apple pie", "", "banana", NULL, "a_b%c", "caf\xc3\xa9", "CAF\xc3\x89",
-                            "\xe2\x84\xaa" "elvin", "line1\nline2", "pineapple"};
+  static const char *w[] = {"apple",
+                            "Apple pie",
+                            "",
+                            "banana",
+                            NULL,
+                            "a_b%c",
+                            "caf\xc3\xa9",
+                            "CAF\xc3\x89",
+                            "\xe2\x84\xaa"
+                            "elvin",
+                            "line1\nline2",
+                            "pineapple"};
   tval v[11];
   for (int i = 0; i < 11; i++) v[i] = w[i] ? TS(w[i]) : TN();
   qv_array *a = t_arr("string", v, 11);
@@ -203,7 +213,9 @@ static void test_string_functions(void **state) {
   t_check(e, b, "true|true|true|true|null|true|true|true|true|true|true");
   qv_expr_destroy(e);
   e = t_call1(QV_OP_UPPER, "string", t_col(b, 0));
-  t_check(e, b, "APPLE|APPLE PIE||BANANA|null|A_B%C|CAF\xc3\x89|CAF\xc3\x89|\xe2\x84\xaa" "ELVIN|LINE1\nLINE2|PINEAPPLE");
+  t_check(e, b,
+          "APPLE|APPLE PIE||BANANA|null|A_B%C|CAF\xc3\x89|CAF\xc3\x89|\xe2\x84\xaa"
+          "ELVIN|LINE1\nLINE2|PINEAPPLE");
   qv_expr_destroy(e);
   e = t_call1(QV_OP_LOWER, "string", t_col(b, 0));
   t_check(e, b, "apple|apple pie||banana|null|a_b%c|caf\xc3\xa9|caf\xc3\xa9|kelvin|line1\nline2|pineapple");
@@ -219,8 +231,8 @@ static void test_string_functions(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_like_fast_paths), cmocka_unit_test(test_like_regex_path),
-      cmocka_unit_test(test_like_property),   cmocka_unit_test(test_regexp),
+      cmocka_unit_test(test_like_fast_paths),  cmocka_unit_test(test_like_regex_path),
+      cmocka_unit_test(test_like_property),    cmocka_unit_test(test_regexp),
       cmocka_unit_test(test_string_functions),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

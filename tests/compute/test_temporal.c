@@ -23,14 +23,22 @@ static void test_date_part(void **state) {
   qv_array *cols[3] = {t_arr("date32", d, 4), t_arr("timestamp[ms]", ts, 4), t_arr("timestamp[ms, +05:30]", ts, 4)};
   qv_batch *b = t_batch(cols, 3);
   const char *parts[] = {"year", "quarter", "month", "week", "day", "dow", "isodow", "doy", "epoch"};
-  const char *want_d[] = {"2024|1969|2021|null", "1|4|1|null", "2|12|1|null", "9|1|53|null", "29|31|1|null",
-                          "4|3|5|null", "4|3|5|null", "60|365|1|null", "1709164800|-86400|1609459200|null"};
+  const char *want_d[] = {"2024|1969|2021|null", "1|4|1|null",    "2|12|1|null",
+                          "9|1|53|null",         "29|31|1|null",  "4|3|5|null",
+                          "4|3|5|null",          "60|365|1|null", "1709164800|-86400|1609459200|null"};
   check_parts(b, 0, parts, want_d, 9);
-  const char *tparts[] = {"YEAR", "day", "hour", "minute", "second", "millisecond", "microseconds", "nanosecond",
-                          "epoch", "dow"};
-  const char *want_t[] = {"2024|1969|1970|null", "29|31|1|null", "13|23|0|null", "45|59|0|null", "12|59|0|null",
-                          "12345|59999|0|null", "12345000|59999000|0|null", "12345000000|59999000000|0|null",
-                          "1709214312|-1|0|null", "4|3|4|null"};
+  const char *tparts[] = {"YEAR",        "day",          "hour",       "minute", "second",
+                          "millisecond", "microseconds", "nanosecond", "epoch",  "dow"};
+  const char *want_t[] = {"2024|1969|1970|null",
+                          "29|31|1|null",
+                          "13|23|0|null",
+                          "45|59|0|null",
+                          "12|59|0|null",
+                          "12345|59999|0|null",
+                          "12345000|59999000|0|null",
+                          "12345000000|59999000000|0|null",
+                          "1709214312|-1|0|null",
+                          "4|3|4|null"};
   check_parts(b, 1, tparts, want_t, 10);
   /* +05:30: local 19:15:12.345; 1970-01-01 05:29:59.999; 05:30 */
   const char *zparts[] = {"hour", "minute", "day"};

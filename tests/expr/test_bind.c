@@ -110,10 +110,8 @@ static void test_errors(void **state) {
   expect_error("flag AND a = 1 AND s > 5", QV_ERR_TYPE, "filter: cannot compare string with int64 at column 22");
   expect_error("a + s > 1", QV_ERR_TYPE, "filter: cannot apply + to int32 and string at column 3");
   expect_error("flag AND a", QV_ERR_TYPE, "filter: AND expects boolean operands, got int32 at column 6");
-  expect_error("a LIKE 'x'", QV_ERR_TYPE,
-               "filter: LIKE expects string arguments, got int32 (argument 1) at column 3");
-  expect_error("d = '2024-13-01'", QV_ERR_TYPE,
-               "filter: cannot read '2024-13-01' as a date (YYYY-MM-DD) at column 5");
+  expect_error("a LIKE 'x'", QV_ERR_TYPE, "filter: LIKE expects string arguments, got int32 (argument 1) at column 3");
+  expect_error("d = '2024-13-01'", QV_ERR_TYPE, "filter: cannot read '2024-13-01' as a date (YYYY-MM-DD) at column 5");
   expect_error("tny > '2024-01-02'", QV_ERR_UNSUPPORTED,
                "filter: a timestamp without an offset cannot be compared with time zone America/New_York "
                "(write the offset, e.g. '2024-01-02 03:04:05+01:00') at column 7");
@@ -129,8 +127,7 @@ static void test_errors(void **state) {
                "filter: no column `nosuch` (columns: a, b, c, i16, u, u8, u16, u32, f, g, s, t, x, d, ts, tms, "
                "tn, tz, tny, tof, dec, big, flag, l, ls, fl, st, Name, dup, DUP, tm, du, my col, date)");
   expect_error("coalesce(a, s) = 1", QV_ERR_TYPE, "filter: coalesce cannot combine int32 with string at column 1");
-  expect_error("array_has(l, 'x')", QV_ERR_TYPE,
-               "filter: array_has cannot look for string in list<int32> at column 1");
+  expect_error("array_has(l, 'x')", QV_ERR_TYPE, "filter: array_has cannot look for string in list<int32> at column 1");
 }
 
 static void test_long_column_list(void **state) {
@@ -304,10 +301,15 @@ static void test_out_of_memory(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_golden), cmocka_unit_test(test_golden_polars),           cmocka_unit_test(test_errors),
-      cmocka_unit_test(test_long_column_list), cmocka_unit_test(test_columns_and_names),
-      cmocka_unit_test(test_literal_conversions), cmocka_unit_test(test_implicit_casts),
-      cmocka_unit_test(test_bad_input),        cmocka_unit_test(test_out_of_memory),
+      cmocka_unit_test(test_golden),
+      cmocka_unit_test(test_golden_polars),
+      cmocka_unit_test(test_errors),
+      cmocka_unit_test(test_long_column_list),
+      cmocka_unit_test(test_columns_and_names),
+      cmocka_unit_test(test_literal_conversions),
+      cmocka_unit_test(test_implicit_casts),
+      cmocka_unit_test(test_bad_input),
+      cmocka_unit_test(test_out_of_memory),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

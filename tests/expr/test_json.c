@@ -58,7 +58,8 @@ static void test_values(void **state) {
 
 static void test_numbers(void **state) {
   (void)state;
-  qve_json_doc *d = parse_ok("[9223372036854775807, -9223372036854775808, 9223372036854775808, 18446744073709551616, 0, -0]");
+  qve_json_doc *d =
+      parse_ok("[9223372036854775807, -9223372036854775808, 9223372036854775808, 18446744073709551616, 0, -0]");
   const qve_json *r = qve_json_root(d);
   int64_t i;
   uint64_t u;

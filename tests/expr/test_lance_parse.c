@@ -323,9 +323,8 @@ static void test_limits(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_golden),         cmocka_unit_test(test_errors),
-      cmocka_unit_test(test_null_arguments), cmocka_unit_test(test_positions),
-      cmocka_unit_test(test_literal_values), cmocka_unit_test(test_semantics),
+      cmocka_unit_test(test_golden),    cmocka_unit_test(test_errors),         cmocka_unit_test(test_null_arguments),
+      cmocka_unit_test(test_positions), cmocka_unit_test(test_literal_values), cmocka_unit_test(test_semantics),
       cmocka_unit_test(test_limits),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

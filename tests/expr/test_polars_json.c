@@ -43,7 +43,8 @@ static void expect_error(const char *json, qv_status code, const char *message) 
 
 static void test_nodes(void **state) {
   (void)state;
-  qv_expr *e = from_json("{\"BinaryExpr\":{\"left\":{\"Column\":\"val\"},\"op\":\"Gt\",\"right\":{\"Literal\":{\"Dyn\":{\"Float\":0.999}}}}}");
+  qv_expr *e = from_json(
+      "{\"BinaryExpr\":{\"left\":{\"Column\":\"val\"},\"op\":\"Gt\",\"right\":{\"Literal\":{\"Dyn\":{\"Float\":0.999}}}}}");
   assert_int_equal(e->op, QV_OP_GT);
   assert_string_equal(e->args[0]->name, "val");
   assert_int_equal(e->args[1]->value.type.id, QV_TYPE_FLOAT64);
@@ -59,7 +60,8 @@ static void test_nodes(void **state) {
   qv_expr_destroy(e);
 
   /* The casts Polars' optimizer inserts wrap instead of failing. */
-  e = from_json("{\"Cast\":{\"expr\":{\"Column\":\"a\"},\"dtype\":{\"Literal\":\"Int8\"},\"options\":\"Overflowing\"}}");
+  e = from_json(
+      "{\"Cast\":{\"expr\":{\"Column\":\"a\"},\"dtype\":{\"Literal\":\"Int8\"},\"options\":\"Overflowing\"}}");
   assert_int_equal(e->op, QV_OP_CAST);
   assert_true(e->flags & QV_EXPR_F_WRAP);
   qv_expr_destroy(e);
@@ -70,16 +72,18 @@ static void test_nodes(void **state) {
                "decimal(38,0) '-1180591620717411303424'");
 
   /* Whitespace and member order do not matter. */
-  expect_print(" { \"BinaryExpr\" : { \"right\" : {\"Literal\":{\"Scalar\":{\"Int16\":-3}}}, \"op\" : \"Eq\", \"left\" : {\"Column\":\"a b\"} } } ",
-               "(`a b` = -3)");
+  expect_print(
+      " { \"BinaryExpr\" : { \"right\" : {\"Literal\":{\"Scalar\":{\"Int16\":-3}}}, \"op\" : \"Eq\", \"left\" : {\"Column\":\"a b\"} } } ",
+      "(`a b` = -3)");
   expect_print("{\"Literal\":{\"Scalar\":{\"Datetime\":[1704164645000006,\"Microseconds\",null]}}}",
                "timestamp '2024-01-02 03:04:05.000006'");
   expect_print("{\"Literal\":{\"Scalar\":{\"Decimal\":[-125,10,3]}}}", "decimal(10,3) '-0.125'");
   expect_print("{\"Literal\":{\"Scalar\":{\"UInt64\":18446744073709551615}}}", "18446744073709551615");
   expect_print("{\"Literal\":{\"Dyn\":{\"Int\":-9223372036854775809}}}", "unknown<Literal>()");
   expect_print("{\"Literal\":{\"Dyn\":{\"Str\":\"s\"}}}", "'s'");
-  expect_print("{\"Function\":{\"input\":[{\"Column\":\"a\"}],\"function\":{\"FillNullWithStrategy\":{\"Forward\":null}}}}",
-               "fill_null(a, strategy='forward')");
+  expect_print(
+      "{\"Function\":{\"input\":[{\"Column\":\"a\"}],\"function\":{\"FillNullWithStrategy\":{\"Forward\":null}}}}",
+      "fill_null(a, strategy='forward')");
 }
 
 static void test_unknown(void **state) {
@@ -99,16 +103,16 @@ static void test_unknown(void **state) {
   /* NaN and infinities serialize as null: the value is lost */
   expect_print("{\"Literal\":{\"Scalar\":{\"Float64\":null}}}", "unknown<Literal>()");
   /* Int128 literals past 38 digits (quiver computes Int128 as decimal(38, 0)) */
-  expect_print("{\"Literal\":{\"Scalar\":{\"Int128\":123456789012345678901234567890123456789}}}",
-               "unknown<Literal>()");
+  expect_print("{\"Literal\":{\"Scalar\":{\"Int128\":123456789012345678901234567890123456789}}}", "unknown<Literal>()");
   expect_print("{\"Literal\":{\"Series\":[1,2,3]}}", "unknown<Literal>()");
   /* A known function with an unexpected number of inputs. */
   expect_print("{\"Function\":{\"input\":[{\"Column\":\"a\"},{\"Column\":\"b\"}],\"function\":\"Abs\"}}",
                "unknown<Abs>(a, b)");
   /* List bytes that are not an Arrow IPC stream: untranslatable, not an error. */
-  expect_print("{\"Function\":{\"input\":[{\"Column\":\"a\"},{\"Literal\":{\"Scalar\":{\"List\":[1,2,3]}}}],"
-               "\"function\":{\"Boolean\":{\"IsIn\":{\"nulls_equal\":false}}}}}",
-               "unknown<is_in>(a, unknown<Literal>())");
+  expect_print(
+      "{\"Function\":{\"input\":[{\"Column\":\"a\"},{\"Literal\":{\"Scalar\":{\"List\":[1,2,3]}}}],"
+      "\"function\":{\"Boolean\":{\"IsIn\":{\"nulls_equal\":false}}}}}",
+      "unknown<is_in>(a, unknown<Literal>())");
 }
 
 static void test_errors(void **state) {
@@ -121,15 +125,18 @@ static void test_errors(void **state) {
   expect_error("{\"BinaryExpr\":{\"left\":{\"Column\":\"a\"},\"op\":\"Gt\"}}", QV_ERR_PARSE,
                "polars json: BinaryExpr expects left, op and right at byte 14");
   expect_error("{\"Literal\":{\"Dyn\":{\"Int\":1.5}}}", QV_ERR_PARSE, "polars json: expected an integer at byte 25");
-  expect_error("{\"Literal\":{\"Scalar\":{\"Int8\":300}}}", QV_ERR_PARSE, "polars json: Int8 value out of range at byte 29");
-  expect_error("{\"Literal\":{\"Scalar\":{\"Boolean\":1}}}", QV_ERR_PARSE, "polars json: expected true or false at byte 32");
+  expect_error("{\"Literal\":{\"Scalar\":{\"Int8\":300}}}", QV_ERR_PARSE,
+               "polars json: Int8 value out of range at byte 29");
+  expect_error("{\"Literal\":{\"Scalar\":{\"Boolean\":1}}}", QV_ERR_PARSE,
+               "polars json: expected true or false at byte 32");
   expect_error("{\"Literal\":{\"Scalar\":{\"Datetime\":[1,\"Hours\",null]}}}", QV_ERR_PARSE,
                "polars json: expected [value, unit, zone] at byte 33");
   expect_error("{\"Literal\":{\"Scalar\":{\"Decimal\":[1,39,2]}}}", QV_ERR_PARSE,
                "polars json: expected [value, precision, scale] at byte 32");
   expect_error("{\"Literal\":{\"Scalar\":{\"Decimal\":[1000,3,0]}}}", QV_ERR_PARSE,
                "polars json: decimal value does not fit its precision at byte 33");
-  expect_error("{\"Literal\":{\"Scalar\":{\"Binary\":[1,256]}}}", QV_ERR_PARSE, "polars json: expected a byte at byte 34");
+  expect_error("{\"Literal\":{\"Scalar\":{\"Binary\":[1,256]}}}", QV_ERR_PARSE,
+               "polars json: expected a byte at byte 34");
   expect_error("{\"Function\":{\"input\":{},\"function\":\"Abs\"}}", QV_ERR_PARSE,
                "polars json: Function expects input and function at byte 12");
   expect_error("{\"Ternary\":{\"predicate\":{\"Column\":\"a\"}}}", QV_ERR_PARSE,

@@ -27,11 +27,11 @@ static bool scalar_equal(const qv_scalar *a, const qv_scalar *b) {
   if (a->is_null) return true;
   switch (a->type.id) {
     case QV_TYPE_BOOL: return a->v.b == b->v.b;
-    case QV_TYPE_FLOAT32: case QV_TYPE_FLOAT64:
-      return memcmp(&a->v.f, &b->v.f, sizeof a->v.f) == 0; /* -0.0 and NaN bits too */
+    case QV_TYPE_FLOAT32:
+    case QV_TYPE_FLOAT64: return memcmp(&a->v.f, &b->v.f, sizeof a->v.f) == 0; /* -0.0 and NaN bits too */
     case QV_TYPE_DECIMAL128: return a->v.dec.lo == b->v.dec.lo && a->v.dec.hi == b->v.dec.hi;
-    case QV_TYPE_STRING: case QV_TYPE_BINARY:
-      return a->len == b->len && memcmp(a->bytes, b->bytes, (size_t)a->len) == 0;
+    case QV_TYPE_STRING:
+    case QV_TYPE_BINARY: return a->len == b->len && memcmp(a->bytes, b->bytes, (size_t)a->len) == 0;
     default: return a->v.i == b->v.i;
   }
 }
@@ -151,7 +151,9 @@ static void test_errors(void **state) {
   expect_error("", "expression: expected an expression, found end of input at column 1");
   expect_error("pl.col(\"a\") >", "expression: expected an expression, found end of input at column 14");
   expect_error("pl.col(\"a\"", "expression: expected ',' or ')', found end of input at column 11");
-  expect_error("pl.col(\"a\" > 1)", "expression: operator between two Python values (write pl.lit(...) for a literal expression) at column 12");
+  expect_error(
+      "pl.col(\"a\" > 1)",
+      "expression: operator between two Python values (write pl.lit(...) for a literal expression) at column 12");
   expect_error("pl.col(\"a\")) ", "expression: expected an operator or end of input, found ')' at column 12");
   expect_error("pl.col(1)", "expression: expected a string at column 8");
   expect_error("pl.col()", "expression: pl.col() expects a column name at column 7");
@@ -164,11 +166,15 @@ static void test_errors(void **state) {
   expect_error("pl.col(\"a\").is_null", "expression: expected '(' after .is_null at column 20");
   expect_error("pl.col(\"a\").is_null(1)", "expression: .is_null() got too many arguments at column 21");
   expect_error("pl.col(\"a\").is_in([1], nulls_equal=1)", "expression: expected True or False at column 36");
-  expect_error("pl.col(\"a\").is_in([1], foo=True)", "expression: .is_in() got an unexpected argument 'foo' at column 24");
+  expect_error("pl.col(\"a\").is_in([1], foo=True)",
+               "expression: .is_in() got an unexpected argument 'foo' at column 24");
   expect_error("pl.col(\"a\").cast(1)", "expression: cast() expects a data type such as pl.Int32 at column 17");
-  expect_error("1 + 2", "expression: operator between two Python values (write pl.lit(...) for a literal expression) at column 3");
+  expect_error(
+      "1 + 2",
+      "expression: operator between two Python values (write pl.lit(...) for a literal expression) at column 3");
   expect_error("5", "expression: expected an expression, found a Python value (write pl.lit(...)) at column 1");
-  expect_error("pl.col(\"a\") < 1 < 2", "expression: chained comparisons are not supported; use & between them at column 17");
+  expect_error("pl.col(\"a\") < 1 < 2",
+               "expression: chained comparisons are not supported; use & between them at column 17");
   expect_error("pl.when(pl.col(\"a\"))", "expression: expected .then(...) after pl.when(...) at column 1");
   expect_error("pl.when(pl.col(\"a\")).otherwise(1)", "expression: expected .then(...) after .when(...) at column 22");
   expect_error("pl.col(\"a\") == 'x", "expression: unterminated string at column 16");
@@ -179,19 +185,22 @@ static void test_errors(void **state) {
   expect_error("pl.col(\"é\") == 'x\\u0000'", "expression: NUL character in string at column 16");
   expect_error("pl.col(\"a\") == \xff", "expression: invalid UTF-8 at column 16");
   expect_error("pl.col(\"a\") == date(2024, 2, 30)", "expression: date() out of range at column 16");
-  expect_error("pl.col(\"a\") == pl.lit(300, dtype=pl.Int8)", "expression: integer out of range for the dtype at column 23");
+  expect_error("pl.col(\"a\") == pl.lit(300, dtype=pl.Int8)",
+               "expression: integer out of range for the dtype at column 23");
   expect_error("pl.col(\"a\") == pl.lit(\"x\", dtype=pl.Int8)",
                "expression: cannot make a literal of this dtype from this value at column 23");
   expect_error("pl.col(\"a\").is_in([1, \"x\"])", "expression: cannot mix these types in a list at column 19");
   expect_error("pl.col(\"a\").fill_null()", "expression: fill_null() expects a value or strategy= at column 22");
   expect_error("pl.col(\"a\").fill_null(strategy=\"up\")", "expression: unknown fill_null strategy 'up' at column 32");
   expect_error("pl.col(\"a\").round(1, mode=\"up\")", "expression: unknown rounding mode 'up' at column 27");
-  expect_error("pl.col(\"a\").dt.epoch(\"h\")", "expression: unknown time unit 'h' (expected 'ns', 'us', 'ms', 's' or 'd') at column 22");
+  expect_error("pl.col(\"a\").dt.epoch(\"h\")",
+               "expression: unknown time unit 'h' (expected 'ns', 'us', 'ms', 's' or 'd') at column 22");
   expect_error("pl.col(\"a\", x=1)", "expression: pl.col() got an unexpected argument 'x' at column 13");
   expect_error("pl.col(x=1, \"a\")", "expression: positional argument after a keyword argument at column 13");
   expect_error("pl.lit(pl.col(\"a\"))", "expression: pl.lit() of an expression at column 8");
-  expect_error("pl.col(\"a\") == pl.lit(datetime(2024, 1, 1), dtype=pl.Datetime(\"us\", \"Europe/Paris\"))",
-               "expression: pl.lit of a naive datetime with time zone 'Europe/Paris' is not supported (only UTC) at column 51");
+  expect_error(
+      "pl.col(\"a\") == pl.lit(datetime(2024, 1, 1), dtype=pl.Datetime(\"us\", \"Europe/Paris\"))",
+      "expression: pl.lit of a naive datetime with time zone 'Europe/Paris' is not supported (only UTC) at column 51");
   /* Columns count characters, not bytes. */
   expect_error("pl.col(\"日本\") >", "expression: expected an expression, found end of input at column 15");
 }

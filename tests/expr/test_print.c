@@ -229,10 +229,10 @@ static void test_operators(void **state) {
   assert_prints_rt(bin2(QV_OP_SUB, col("a"), qv_expr_unary(QV_OP_NEG, i64(-5))), "(a - (-(-5)))");
   assert_prints_rt(qv_expr_unary(QV_OP_NEG, qv_expr_unary(QV_OP_NEG, col("a"))), "(-(-a))");
   assert_prints_rt(qv_expr_unary(QV_OP_NEG, f64(-0.0)), "(-(-0.0))");
-  static const qv_op is_ops[] = {QV_OP_IS_NULL, QV_OP_IS_NOT_NULL, QV_OP_IS_TRUE, QV_OP_IS_NOT_TRUE,
-                                 QV_OP_IS_FALSE, QV_OP_IS_NOT_FALSE};
-  static const char *const is_text[] = {"(a IS NULL)", "(a IS NOT NULL)", "(a IS TRUE)", "(a IS NOT TRUE)",
-                                        "(a IS FALSE)", "(a IS NOT FALSE)"};
+  static const qv_op is_ops[] = {QV_OP_IS_NULL,     QV_OP_IS_NOT_NULL, QV_OP_IS_TRUE,
+                                 QV_OP_IS_NOT_TRUE, QV_OP_IS_FALSE,    QV_OP_IS_NOT_FALSE};
+  static const char *const is_text[] = {"(a IS NULL)",     "(a IS NOT NULL)", "(a IS TRUE)",
+                                        "(a IS NOT TRUE)", "(a IS FALSE)",    "(a IS NOT FALSE)"};
   for (int k = 0; k < 6; k++) assert_prints_rt(qv_expr_unary(is_ops[k], col("a")), is_text[k]);
   qv_expr *in_args[3] = {col("a"), i64(1), str("x")};
   assert_prints_rt(qv_expr_call(QV_OP_IN, in_args, 3), "(a IN (1, 'x'))");
@@ -339,10 +339,11 @@ static void test_registry(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_identifiers), cmocka_unit_test(test_numbers),
+      cmocka_unit_test(test_identifiers),    cmocka_unit_test(test_numbers),
       cmocka_unit_test(test_typed_literals), cmocka_unit_test(test_strings),
-      cmocka_unit_test(test_list_scalar), cmocka_unit_test(test_timestamp_extremes), cmocka_unit_test(test_operators),
-      cmocka_unit_test(test_round_trip_all_inputs), cmocka_unit_test(test_registry),
+      cmocka_unit_test(test_list_scalar),    cmocka_unit_test(test_timestamp_extremes),
+      cmocka_unit_test(test_operators),      cmocka_unit_test(test_round_trip_all_inputs),
+      cmocka_unit_test(test_registry),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -78,8 +78,8 @@ static void check_cases(const qv_dataset *ds, const char *index, const tcase *ca
       assert_true(est.rows >= 0 && est.rows <= est.covered_rows);
       if (cases[k].want == QV_INDEX_EXACT && strchr(index, '_') && strstr(index, "btree") == NULL &&
           strstr(cases[k].filter, "NOT") == NULL && !strstr(cases[k].filter, "has_all") && est.rows < truth)
-        fail_msg("%s on %s: estimate %lld is below the true count %lld", cases[k].filter, index,
-                 (long long)est.rows, (long long)truth);
+        fail_msg("%s on %s: estimate %lld is below the true count %lld", cases[k].filter, index, (long long)est.rows,
+                 (long long)truth);
     }
     qv_expr_destroy(e);
   }
@@ -112,8 +112,8 @@ static const tcase int_cases[] = {
     {"NOT (i < 3)", QV_INDEX_EXACT},
     {"NOT (i IS NULL)", QV_INDEX_EXACT},
     {"NOT (i IN (1, 2))", QV_INDEX_EXACT},
-    {"NOT (i IN (1, NULL))", QV_INDEX_NO}, /* NULL where i is not 1: not "the other rows" */
-    {"i > 3 AND i < 10", QV_INDEX_EXACT},    /* one range: the intersection */
+    {"NOT (i IN (1, NULL))", QV_INDEX_NO},    /* NULL where i is not 1: not "the other rows" */
+    {"i > 3 AND i < 10", QV_INDEX_EXACT},     /* one range: the intersection */
     {"i >= 10 AND i <= -10", QV_INDEX_EXACT}, /* empty */
     {"(i >= -10 AND i < 0) AND i IN (-5, -3, 0, 7)", QV_INDEX_EXACT},
     {"NOT (i >= -10 AND i <= 10)", QV_INDEX_EXACT},
@@ -211,14 +211,10 @@ static void test_btree_string(void **state) {
 static void test_bitmap_string_bool(void **state) {
   (void)state;
   static const tcase cat_cases[] = {
-      {"cat = 'c3'", QV_INDEX_EXACT},
-      {"cat IN ('c1', 'c5', 'nope')", QV_INDEX_EXACT},
-      {"cat != 'c2'", QV_INDEX_EXACT},
-      {"cat IS NULL", QV_INDEX_EXACT},
-      {"cat > 'c5'", QV_INDEX_EXACT},
-      {"starts_with(cat, 'c1')", QV_INDEX_EXACT},
-      {"NOT (cat = 'c3')", QV_INDEX_EXACT},
-      {"cat LIKE 'c%'", QV_INDEX_EXACT},
+      {"cat = 'c3'", QV_INDEX_EXACT},       {"cat IN ('c1', 'c5', 'nope')", QV_INDEX_EXACT},
+      {"cat != 'c2'", QV_INDEX_EXACT},      {"cat IS NULL", QV_INDEX_EXACT},
+      {"cat > 'c5'", QV_INDEX_EXACT},       {"starts_with(cat, 'c1')", QV_INDEX_EXACT},
+      {"NOT (cat = 'c3')", QV_INDEX_EXACT}, {"cat LIKE 'c%'", QV_INDEX_EXACT},
   };
   static const tcase b_cases[] = {
       {"b = true", QV_INDEX_EXACT},
@@ -306,8 +302,9 @@ static void test_btree_reads_few_pages(void **state) {
     assert_int_equal(qv_index_query(ix, e, 0, got, &exact, &err), QV_OK);
     qv_index_counters(ix, &after);
     int64_t pages = after.pages_read - before.pages_read;
-    if (pages < 1 || pages > 2) fail_msg("%s read %lld pages of a file of %lld entries in pages of 64", filters[k],
-                                         (long long)pages, (long long)(st.entries / 3));
+    if (pages < 1 || pages > 2)
+      fail_msg("%s read %lld pages of a file of %lld entries in pages of 64", filters[k], (long long)pages,
+               (long long)(st.entries / 3));
     qv_expr_destroy(e);
   }
   roaring_bitmap_free(got);
@@ -340,7 +337,8 @@ static void test_stats(void **state) {
       truth += (int64_t)roaring_bitmap_get_cardinality(w);
       roaring_bitmap_free(w);
     }
-    if (est.rows != truth) fail_msg("%s: estimate %lld, true %lld", exact_est[k], (long long)est.rows, (long long)truth);
+    if (est.rows != truth)
+      fail_msg("%s: estimate %lld, true %lld", exact_est[k], (long long)est.rows, (long long)truth);
     assert_int_equal(est.covered_rows, g_rows);
     qv_expr_destroy(e);
   }
@@ -479,12 +477,17 @@ static void test_create_errors(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_btree_int),        cmocka_unit_test(test_bitmap_int),
-      cmocka_unit_test(test_btree_uint_float), cmocka_unit_test(test_btree_string),
-      cmocka_unit_test(test_bitmap_string_bool), cmocka_unit_test(test_ngram),
-      cmocka_unit_test(test_label_list),       cmocka_unit_test(test_stats),
+      cmocka_unit_test(test_btree_int),
+      cmocka_unit_test(test_bitmap_int),
+      cmocka_unit_test(test_btree_uint_float),
+      cmocka_unit_test(test_btree_string),
+      cmocka_unit_test(test_bitmap_string_bool),
+      cmocka_unit_test(test_ngram),
+      cmocka_unit_test(test_label_list),
+      cmocka_unit_test(test_stats),
       cmocka_unit_test(test_btree_reads_few_pages),
-      cmocka_unit_test(test_versions),         cmocka_unit_test(test_create_errors),
+      cmocka_unit_test(test_versions),
+      cmocka_unit_test(test_create_errors),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

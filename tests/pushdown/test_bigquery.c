@@ -17,7 +17,6 @@
 #include "quiver/quiver.h"
 #include "pushdown_test_util.h"
 
-
 static qv_expr *parse_case(const char *name, const char *text) {
   qv_expr *e = NULL;
   qv_error err = {0};
@@ -162,9 +161,10 @@ static void test_literal_bounds(void **state) {
          NULL, false);
   expect(qv_expr_binary(QV_OP_LE, qv_expr_column("t"), ts_lit(QV_UNIT_MILLI, NULL, INT64_C(253402300799999))), NULL,
          "(`t` <= DATETIME(TIMESTAMP_MILLIS(253402300799999)))", true);
-  expect(qv_expr_binary(QV_OP_LE, qv_expr_column("t"), ts_lit(QV_UNIT_MILLI, NULL, INT64_C(253402300800000))), NULL, NULL,
-         false);
-  expect(qv_expr_binary(QV_OP_LE, qv_expr_column("t"), ts_lit(QV_UNIT_MILLI, "UTC", INT64_C(-62135596800001))), NULL, NULL, false);
+  expect(qv_expr_binary(QV_OP_LE, qv_expr_column("t"), ts_lit(QV_UNIT_MILLI, NULL, INT64_C(253402300800000))), NULL,
+         NULL, false);
+  expect(qv_expr_binary(QV_OP_LE, qv_expr_column("t"), ts_lit(QV_UNIT_MILLI, "UTC", INT64_C(-62135596800001))), NULL,
+         NULL, false);
   expect(qv_expr_binary(QV_OP_LE, qv_expr_column("t"), ts_lit(QV_UNIT_NANO, "UTC", INT64_C(1704153600000001000))), NULL,
          "(`t` <= TIMESTAMP_MICROS(1704153600000001))", true);
   expect(qv_expr_binary(QV_OP_LE, qv_expr_column("t"), ts_lit(QV_UNIT_NANO, "UTC", INT64_C(1704153600000000001))), NULL,
@@ -179,7 +179,8 @@ static void test_literal_bounds(void **state) {
   char *why = NULL;
   qv_error err = {0};
   assert_int_equal(qv_bigquery_filter_explain(e, NULL, &why, &err), QV_OK);
-  assert_string_equal(why, "declined literal: date outside BigQuery's range 0001-01-01 .. 9999-12-31 [date '10000-01-01']\n");
+  assert_string_equal(
+      why, "declined literal: date outside BigQuery's range 0001-01-01 .. 9999-12-31 [date '10000-01-01']\n");
   qv_free(why);
   qv_expr_destroy(e);
 }
@@ -199,21 +200,33 @@ static void test_names(void **state) {
   (void)state;
   check_bad_name("", "bigquery: an empty column name");
   check_bad_name("a.b", "bigquery: column name 'a.b' contains '.' (U+002E), which BigQuery column names cannot hold");
-  check_bad_name("x\x01", "bigquery: column name contains the control character U+0001 at byte 1, which BigQuery "
-                          "column names cannot hold");
-  check_bad_name("a\xe2\x80\xa8" "b", "bigquery: column name 'a\xe2\x80\xa8" "b' contains '\xe2\x80\xa8' (U+2028), "
-                                      "which BigQuery column names cannot hold");
+  check_bad_name("x\x01",
+                 "bigquery: column name contains the control character U+0001 at byte 1, which BigQuery "
+                 "column names cannot hold");
+  check_bad_name(
+      "a\xe2\x80\xa8"
+      "b",
+      "bigquery: column name 'a\xe2\x80\xa8"
+      "b' contains '\xe2\x80\xa8' (U+2028), "
+      "which BigQuery column names cannot hold");
   char long_name[400];
   memset(long_name, 'x', 301);
   long_name[301] = 0;
-  check_bad_name(long_name, "bigquery: column name 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx...' is longer than 300 characters");
+  check_bad_name(long_name,
+                 "bigquery: column name 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx...' is longer than 300 characters");
   long_name[300] = 0;
   char sql[420];
   snprintf(sql, sizeof sql, "(`%s` = 1)", long_name);
   expect(qv_expr_binary(QV_OP_EQ, qv_expr_column(long_name), ilit(1)), NULL, sql, true);
   /* A no-break space (Zs) and a combining mark are allowed. */
-  expect(qv_expr_binary(QV_OP_EQ, qv_expr_column("a\xc2\xa0" "e\xcc\x81"), ilit(1)), NULL,
-         "(`a\xc2\xa0" "e\xcc\x81` = 1)", true);
+  expect(qv_expr_binary(QV_OP_EQ,
+                        qv_expr_column("a\xc2\xa0"
+                                       "e\xcc\x81"),
+                        ilit(1)),
+         NULL,
+         "(`a\xc2\xa0"
+         "e\xcc\x81` = 1)",
+         true);
 }
 
 /* A long AND chain passes the node budget: the first conjuncts (breadth
@@ -225,7 +238,8 @@ static void test_budget(void **state) {
   parse_schema("a:int64,b:int64", &schema);
   /* Right-deep: c0 & (c1 & (c2 & ...)), each conjunct 3 nodes + the AND. */
   qv_expr *e = qv_expr_binary(QV_OP_NE, qv_expr_column("b"), ilit(9999));
-  for (int i = 2999; i >= 0; i--) e = qv_expr_binary(QV_OP_AND, qv_expr_binary(QV_OP_NE, qv_expr_column("a"), ilit(i)), e);
+  for (int i = 2999; i >= 0; i--)
+    e = qv_expr_binary(QV_OP_AND, qv_expr_binary(QV_OP_NE, qv_expr_column("a"), ilit(i)), e);
   assert_non_null(e);
   qv_bigquery_filter *f = NULL;
   qv_error err = {0};
@@ -243,7 +257,8 @@ static void test_budget(void **state) {
 
   /* Under the budget, the same shape is exact. */
   e = qv_expr_binary(QV_OP_NE, qv_expr_column("b"), ilit(9999));
-  for (int i = 100; i >= 0; i--) e = qv_expr_binary(QV_OP_AND, qv_expr_binary(QV_OP_NE, qv_expr_column("a"), ilit(i)), e);
+  for (int i = 100; i >= 0; i--)
+    e = qv_expr_binary(QV_OP_AND, qv_expr_binary(QV_OP_NE, qv_expr_column("a"), ilit(i)), e);
   assert_int_equal(qv_to_bigquery_filter(e, &schema, &f, &err), QV_OK);
   assert_non_null(f);
   assert_true(f->exact);
@@ -256,8 +271,9 @@ static void test_budget(void **state) {
   for (int i = 0; i < 20000; i++) deep = qv_expr_unary(QV_OP_NOT, deep);
   e = qv_expr_binary(QV_OP_AND, qv_expr_binary(QV_OP_LT, qv_expr_column("b"), ilit(3)), deep);
   assert_int_equal(qv_bigquery_filter_explain(e, &schema, &why, &err), QV_OK);
-  assert_string_equal(why, "declined NOT: past the budget of 10000 nodes or 400 levels: filtered locally\n"
-                           "dropped a conjunct of AND: the filter keeps a superset\n");
+  assert_string_equal(why,
+                      "declined NOT: past the budget of 10000 nodes or 400 levels: filtered locally\n"
+                      "dropped a conjunct of AND: the filter keeps a superset\n");
   qv_free(why);
   expect(e, &schema, "(`b` < 3)", false);
   qv_schema_reset(&schema);
@@ -363,23 +379,27 @@ static void check_schema_error(const char *json, qv_status code, const char *mes
 
 static void test_schema(void **state) {
   (void)state;
-  check_schema("[{\"name\":\"b\",\"type\":\"BOOLEAN\",\"mode\":\"REQUIRED\"},{\"name\":\"i\",\"type\":\"INTEGER\"},"
-               "{\"name\":\"f\",\"type\":\"FLOAT\"},{\"name\":\"n\",\"type\":\"NUMERIC\"},{\"name\":\"bn\",\"type\":\"BIGNUMERIC\"},"
-               "{\"name\":\"s\",\"type\":\"STRING\"},{\"name\":\"j\",\"type\":\"JSON\"},{\"name\":\"g\",\"type\":\"GEOGRAPHY\"},"
-               "{\"name\":\"by\",\"type\":\"BYTES\"},{\"name\":\"d\",\"type\":\"DATE\"},{\"name\":\"dt\",\"type\":\"DATETIME\"},"
-               "{\"name\":\"tm\",\"type\":\"TIME\"},{\"name\":\"ts\",\"type\":\"TIMESTAMP\"},{\"name\":\"iv\",\"type\":\"INTERVAL\"},"
-               "{\"name\":\"r\",\"type\":\"RECORD\",\"mode\":\"REPEATED\",\"fields\":[{\"name\":\"x\",\"type\":\"INT64\"},"
-               "{\"name\":\"y\",\"type\":\"STRING\",\"mode\":\"REPEATED\"}]}]",
-               "b:bool!,i:int64,f:float64,n:decimal(38,9),bn:string,s:string,j:string,g:string,by:binary,d:date32,"
-               "dt:timestamp[us],tm:time64[us],ts:timestamp[us, UTC],iv:duration[us],"
-               "r:list<struct<x: int64, y: list<string>>>");
+  check_schema(
+      "[{\"name\":\"b\",\"type\":\"BOOLEAN\",\"mode\":\"REQUIRED\"},{\"name\":\"i\",\"type\":\"INTEGER\"},"
+      "{\"name\":\"f\",\"type\":\"FLOAT\"},{\"name\":\"n\",\"type\":\"NUMERIC\"},{\"name\":\"bn\",\"type\":\"BIGNUMERIC\"},"
+      "{\"name\":\"s\",\"type\":\"STRING\"},{\"name\":\"j\",\"type\":\"JSON\"},{\"name\":\"g\",\"type\":\"GEOGRAPHY\"},"
+      "{\"name\":\"by\",\"type\":\"BYTES\"},{\"name\":\"d\",\"type\":\"DATE\"},{\"name\":\"dt\",\"type\":\"DATETIME\"},"
+      "{\"name\":\"tm\",\"type\":\"TIME\"},{\"name\":\"ts\",\"type\":\"TIMESTAMP\"},{\"name\":\"iv\",\"type\":\"INTERVAL\"},"
+      "{\"name\":\"r\",\"type\":\"RECORD\",\"mode\":\"REPEATED\",\"fields\":[{\"name\":\"x\",\"type\":\"INT64\"},"
+      "{\"name\":\"y\",\"type\":\"STRING\",\"mode\":\"REPEATED\"}]}]",
+      "b:bool!,i:int64,f:float64,n:decimal(38,9),bn:string,s:string,j:string,g:string,by:binary,d:date32,"
+      "dt:timestamp[us],tm:time64[us],ts:timestamp[us, UTC],iv:duration[us],"
+      "r:list<struct<x: int64, y: list<string>>>");
   check_schema("{\"fields\":[{\"name\":\"a\",\"type\":\"INT64\",\"mode\":\"NULLABLE\"}]}", "a:int64");
-  check_schema("{\"kind\":\"bigquery#table\",\"schema\":{\"fields\":[{\"name\":\"a\",\"type\":\"BOOL\"}]},"
-               "\"timePartitioning\":{\"type\":\"DAY\"}}",
-               "a:bool,_PARTITIONDATE:date32,_PARTITIONTIME:timestamp[us, UTC]");
-  check_schema("{\"schema\":{\"fields\":[{\"name\":\"a\",\"type\":\"DATE\"}]},\"timePartitioning\":{\"type\":\"DAY\",\"field\":\"a\"}}",
-               "a:date32");
-  check_schema_error("[{\"name\":\"a\",\"type\":\"INT64\"},]", QV_ERR_PARSE, "bigquery schema: expected a value, found ']' at byte 29");
+  check_schema(
+      "{\"kind\":\"bigquery#table\",\"schema\":{\"fields\":[{\"name\":\"a\",\"type\":\"BOOL\"}]},"
+      "\"timePartitioning\":{\"type\":\"DAY\"}}",
+      "a:bool,_PARTITIONDATE:date32,_PARTITIONTIME:timestamp[us, UTC]");
+  check_schema(
+      "{\"schema\":{\"fields\":[{\"name\":\"a\",\"type\":\"DATE\"}]},\"timePartitioning\":{\"type\":\"DAY\",\"field\":\"a\"}}",
+      "a:date32");
+  check_schema_error("[{\"name\":\"a\",\"type\":\"INT64\"},]", QV_ERR_PARSE,
+                     "bigquery schema: expected a value, found ']' at byte 29");
   check_schema_error("[{\"type\":\"INT64\"}]", QV_ERR_PARSE, "bigquery schema: a field without a name at byte 1");
   check_schema_error("[{\"name\":\"a\"}]", QV_ERR_PARSE, "bigquery schema: a field without a type at byte 1");
   check_schema_error("[{\"name\":\"a\",\"type\":\"FLOAT32\"}]", QV_ERR_UNSUPPORTED,
@@ -421,10 +441,10 @@ static void test_arguments(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_golden_cases),   cmocka_unit_test(test_literal_bounds),
-      cmocka_unit_test(test_names),          cmocka_unit_test(test_budget),
-      cmocka_unit_test(test_is_in_limits),   cmocka_unit_test(test_size_limit),
-      cmocka_unit_test(test_schema),         cmocka_unit_test(test_schema_drives_translation),
+      cmocka_unit_test(test_golden_cases), cmocka_unit_test(test_literal_bounds),
+      cmocka_unit_test(test_names),        cmocka_unit_test(test_budget),
+      cmocka_unit_test(test_is_in_limits), cmocka_unit_test(test_size_limit),
+      cmocka_unit_test(test_schema),       cmocka_unit_test(test_schema_drives_translation),
       cmocka_unit_test(test_arguments),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

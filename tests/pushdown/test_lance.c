@@ -14,7 +14,6 @@
 #include "quiver/quiver.h"
 #include "pushdown_test_util.h"
 
-
 static void test_golden_cases(void **state) {
   (void)state;
   char path[1024];
@@ -169,11 +168,8 @@ static void test_depth(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_golden_cases),
-      cmocka_unit_test(test_issue_examples),
-      cmocka_unit_test(test_json_input),
-      cmocka_unit_test(test_arguments),
-      cmocka_unit_test(test_depth),
+      cmocka_unit_test(test_golden_cases), cmocka_unit_test(test_issue_examples), cmocka_unit_test(test_json_input),
+      cmocka_unit_test(test_arguments),    cmocka_unit_test(test_depth),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -28,10 +28,10 @@ static double from_bits(uint64_t b) {
  * rows and a query for one of them is selective). */
 static double edge(int k, bool single) {
   switch (k) {
-    case 0: return from_bits(UINT64_C(0x7ff8000000000000));  /* +NaN */
-    case 1: return from_bits(UINT64_C(0xfff8000000000000));  /* -NaN */
-    case 2: return from_bits(UINT64_C(0x7ff4000000000001));  /* +NaN, payload */
-    case 3: return from_bits(UINT64_C(0xfffc00000000abcd));  /* -NaN, payload */
+    case 0: return from_bits(UINT64_C(0x7ff8000000000000)); /* +NaN */
+    case 1: return from_bits(UINT64_C(0xfff8000000000000)); /* -NaN */
+    case 2: return from_bits(UINT64_C(0x7ff4000000000001)); /* +NaN, payload */
+    case 3: return from_bits(UINT64_C(0xfffc00000000abcd)); /* -NaN, payload */
     case 4: return INFINITY;
     case 5: return -INFINITY;
     case 6: return 0.0;
@@ -162,8 +162,8 @@ static int64_t check(qv_dataset *ds, qv_index **ix, const char *text, lang l, bo
       if (qv_index_query(ix[k], e, fi.id, got, &exact, &err) != QV_OK) fail_msg("%s: %s", text, err.message);
       assert_true(exact);
       if (!roaring_bitmap_equals(got, want))
-        fail_msg("%s [%s] on %s, fragment %lld: index %llu rows, evaluator %llu rows", text, lang_name(l),
-                 g_indices[k], (long long)fi.id, (unsigned long long)roaring_bitmap_get_cardinality(got),
+        fail_msg("%s [%s] on %s, fragment %lld: index %llu rows, evaluator %llu rows", text, lang_name(l), g_indices[k],
+                 (long long)fi.id, (unsigned long long)roaring_bitmap_get_cardinality(got),
                  (unsigned long long)roaring_bitmap_get_cardinality(want));
       roaring_bitmap_free(want);
     }
@@ -192,8 +192,8 @@ static void close_all(qv_dataset *ds, qv_index **ix) {
 
 /* Literals at every edge and between them, as Polars text. */
 static const char *const g_lits[] = {
-    "0.0",  "-0.0", "1.5", "1.2345", "-2.5", "0.1",  "4.99", "-5.0",  "float(\"inf\")", "float(\"-inf\")",
-    "1e308", "-1e308", "5e-324", "-5e-324", "3.4e38", "1e-45", "2",  "-3",
+    "0.0",   "-0.0",   "1.5",    "1.2345",  "-2.5",   "0.1",   "4.99", "-5.0", "float(\"inf\")", "float(\"-inf\")",
+    "1e308", "-1e308", "5e-324", "-5e-324", "3.4e38", "1e-45", "2",    "-3",
 };
 
 static void test_comparisons(void **state) {
@@ -227,12 +227,26 @@ static void test_between_in(void **state) {
   qv_index *ix[4];
   open_all(&ds, ix);
   static const char *const sql[] = {
-      "%s BETWEEN -0.0 AND 0.0",  "%s BETWEEN 0.0 AND -0.0",  "%s BETWEEN 0.0 AND 0.0",
-      "%s BETWEEN -2.5 AND 1.5",  "%s BETWEEN 1.5 AND -2.5",  "%s BETWEEN -1e999 AND 1e999",
-      "%s BETWEEN 1e999 AND 1e999", "%s BETWEEN -1 AND 2",    "%s BETWEEN 0.1 AND 0.2",
-      "NOT (%s BETWEEN -0.0 AND 1.5)", "NOT (%s BETWEEN -1e999 AND 1e999)",
-      "%s IN (0.0)", "%s IN (-0.0, 1.5, 1e999)", "NOT (%s IN (-0.0, 1.5, -1e999))", "%s IN (1.2345)",
-      "%s = 1", "%s > -1", "NOT (%s <= 0)", "%s IN (1.5, NULL)", "NOT (%s IN (1.5, NULL))",
+      "%s BETWEEN -0.0 AND 0.0",
+      "%s BETWEEN 0.0 AND -0.0",
+      "%s BETWEEN 0.0 AND 0.0",
+      "%s BETWEEN -2.5 AND 1.5",
+      "%s BETWEEN 1.5 AND -2.5",
+      "%s BETWEEN -1e999 AND 1e999",
+      "%s BETWEEN 1e999 AND 1e999",
+      "%s BETWEEN -1 AND 2",
+      "%s BETWEEN 0.1 AND 0.2",
+      "NOT (%s BETWEEN -0.0 AND 1.5)",
+      "NOT (%s BETWEEN -1e999 AND 1e999)",
+      "%s IN (0.0)",
+      "%s IN (-0.0, 1.5, 1e999)",
+      "NOT (%s IN (-0.0, 1.5, -1e999))",
+      "%s IN (1.2345)",
+      "%s = 1",
+      "%s > -1",
+      "NOT (%s <= 0)",
+      "%s IN (1.5, NULL)",
+      "NOT (%s IN (1.5, NULL))",
   };
   static const char *const pl[] = {
       "pl.col(\"%s\").is_in([0.0])",
@@ -310,9 +324,9 @@ static void test_declined(void **state) {
   qv_index *ix[4];
   open_all(&ds, ix);
   static const char *const texts[] = {
-      "pl.col(\"d\") > float(\"nan\")",           "pl.col(\"s\") == float(\"nan\")",
-      "pl.col(\"d\") != float(\"nan\")",          "pl.col(\"d\").is_in([1.5, float(\"nan\")])",
-      "pl.col(\"d\") > pl.col(\"s\")",            "pl.col(\"d\") + 1.0 > 2.0",
+      "pl.col(\"d\") > float(\"nan\")",  "pl.col(\"s\") == float(\"nan\")",
+      "pl.col(\"d\") != float(\"nan\")", "pl.col(\"d\").is_in([1.5, float(\"nan\")])",
+      "pl.col(\"d\") > pl.col(\"s\")",   "pl.col(\"d\") + 1.0 > 2.0",
   };
   for (size_t k = 0; k < sizeof texts / sizeof texts[0]; k++) {
     check(ds, ix, texts[k], POLARS, false);
@@ -385,7 +399,10 @@ static void same_scan(const char *text, lang l, bool want_index) {
 
 static void test_scans(void **state) {
   (void)state;
-  static const struct { const char *text; bool index; } cases[] = {
+  static const struct {
+    const char *text;
+    bool index;
+  } cases[] = {
       {"pl.col(\"d\") == 0.0", true},
       {"pl.col(\"d\") == -0.0", true},
       {"pl.col(\"s\") == 0.1", true},
@@ -416,8 +433,10 @@ static void test_between_pair(void **state) {
   qv_scan_counters c;
   char *ex = NULL;
   char *rows = scan_ids("pl.col(\"d\").is_between(0.5, 0.6)", POLARS, true, &c, &ex);
-  assert_non_null(strstr(ex, "    index d_btree (btree) together with (d <= 0.6) answers (d >= 0.5): exact, estimate "));
-  assert_non_null(strstr(ex, "    index d_btree (btree) together with (d >= 0.5) answers (d <= 0.6): exact, estimate "));
+  assert_non_null(
+      strstr(ex, "    index d_btree (btree) together with (d <= 0.6) answers (d >= 0.5): exact, estimate "));
+  assert_non_null(
+      strstr(ex, "    index d_btree (btree) together with (d >= 0.5) answers (d <= 0.6): exact, estimate "));
   assert_non_null(strstr(ex, "    refine after the index lookup: nothing (the indices answer the filter exactly)\n"));
   assert_null(strstr(ex, "not used"));
   assert_int_equal(c.rows_scanned, 0);
@@ -429,8 +448,7 @@ static void test_between_pair(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_comparisons), cmocka_unit_test(test_between_in), cmocka_unit_test(test_counts),
-      cmocka_unit_test(test_declined),    cmocka_unit_test(test_scans),
-      cmocka_unit_test(test_between_pair),
+      cmocka_unit_test(test_declined),    cmocka_unit_test(test_scans),      cmocka_unit_test(test_between_pair),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -220,8 +220,8 @@ static void expect_scan_falls_back(const probe *p, const baseline *b, const char
       continue;
     }
     if (c.index_fallback_fragments != 1 || c.n_index_fallbacks != 1 || c.index_fallbacks[0].fragments != 1)
-      fail_msg("%s: %s at %ld: `%s`: %lld fallback fragments reported, expected 1", p->index, what, at,
-               p->filters[k], (long long)c.index_fallback_fragments);
+      fail_msg("%s: %s at %ld: `%s`: %lld fallback fragments reported, expected 1", p->index, what, at, p->filters[k],
+               (long long)c.index_fallback_fragments);
     assert_string_equal(c.index_fallbacks[0].index, p->index);
     const char *e = c.index_fallbacks[0].error;
     if (strncmp(e, rel, strlen(rel)) != 0 || !strstr(e, why_part))
@@ -477,8 +477,7 @@ static void test_out_of_memory_is_not_damage(void **state) {
     char *got = scan_rows(g_path, filter, true, &c, NULL, &st, &err);
     qv_set_allocator(NULL, NULL);
     failing_alloc_budget = -1;
-    if (st != QV_OK && st != QV_ERR_NOMEM)
-      fail_msg("budget %ld: status %d: %s", n, st, err.message);
+    if (st != QV_OK && st != QV_ERR_NOMEM) fail_msg("budget %ld: status %d: %s", n, st, err.message);
     if (c.index_fallback_fragments != 0)
       fail_msg("budget %ld: out of memory reported as a damaged index: %s", n, c.index_fallbacks[0].error);
     if (st == QV_OK) {
@@ -497,10 +496,8 @@ static void test_out_of_memory_is_not_damage(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_bit_flips_and_truncation),
-      cmocka_unit_test(test_missing_and_replaced_file),
-      cmocka_unit_test(test_two_indices_damaged),
-      cmocka_unit_test(test_one_fragment_of_two),
+      cmocka_unit_test(test_bit_flips_and_truncation),    cmocka_unit_test(test_missing_and_replaced_file),
+      cmocka_unit_test(test_two_indices_damaged),         cmocka_unit_test(test_one_fragment_of_two),
       cmocka_unit_test(test_out_of_memory_is_not_damage),
   };
   return cmocka_run_group_tests(tests, setup, teardown);

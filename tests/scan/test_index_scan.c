@@ -84,12 +84,15 @@ static void same_rows(const char *filter, int64_t limit, int64_t offset, bool wa
 
 static void test_same_rows(void **state) {
   (void)state;
-  static const struct { const char *filter; bool index; } cases[] = {
+  static const struct {
+    const char *filter;
+    bool index;
+  } cases[] = {
       {"i = 5", true},
       {"i = 7", true}, /* every such row deleted */
       {"i IN (1, 2, 3, 2147483647)", true},
       {"i BETWEEN -3 AND 3", true},
-      {"i >= -3 AND i <= 3", true},        /* half the rows each: one lookup of their intersection */
+      {"i >= -3 AND i <= 3", true}, /* half the rows each: one lookup of their intersection */
       {"i >= -3 AND cat = 'c3' AND i <= 3", true},
       {"i > 195 AND i > 190", true},
       {"i = 5 AND cat = 'c3'", true},
@@ -102,9 +105,9 @@ static void test_same_rows(void **state) {
       {"u = 3 OR u = 4", true},
       {"array_has(tags, 't1') AND i > 190", true},
       {"array_has_all(tags, ['t1', 't2', 't3'])", true},
-      {"cat = 'c3'", false},    /* 12.5% of the rows: scanned */
-      {"NOT (i = 5)", false},   /* almost every row */
-      {"i + 0 = 5", false},     /* no index answers it */
+      {"cat = 'c3'", false},  /* 12.5% of the rows: scanned */
+      {"NOT (i = 5)", false}, /* almost every row */
+      {"i + 0 = 5", false},   /* no index answers it */
       {"i = 5 AND i + 0 = 5", true},
       {"contains(s, 'zzabc') OR i = 3", false}, /* a superset side: OR needs exact sides */
       {"regexp_match(s, 'zzx\xc3\xa9')", true},
@@ -229,10 +232,10 @@ static void test_lookup_cost(void **state) {
     assert_int_equal(qv_scanner_open(path, &o, &sc, &err), QV_OK);
     char *ex = qv_scanner_explain(sc, false);
     if (f == 0)
-      assert_non_null(strstr(ex, "exact, estimate 100 of 300000 rows -> not used: the lookup reads 299008 index entries "
-                                 "(over 25% of the rows), scanned instead\n"));
-    else
-      assert_non_null(strstr(ex, "exact, estimate 3 of 300000 rows\n"));
+      assert_non_null(strstr(ex,
+                             "exact, estimate 100 of 300000 rows -> not used: the lookup reads 299008 index entries "
+                             "(over 25% of the rows), scanned instead\n"));
+    else assert_non_null(strstr(ex, "exact, estimate 3 of 300000 rows\n"));
     qv_free(ex);
     int64_t n = 0;
     for (qv_batch *out; qv_scanner_next(sc, &out, &err) == QV_OK && out; qv_batch_release(out)) n += out->num_rows;
@@ -313,13 +316,13 @@ static void test_fragments_skipped(void **state) {
   create_index(path, "s", QV_INDEX_NGRAM, NULL, 4096);
   qv_error err;
   if (qv_dataset_delete_where(path, "id = 3001", NULL, NULL, &err) != QV_OK) fail_msg("%s", err.message);
-  static const struct { const char *filter, *rows; int64_t read; } cases[] = {
-      {"id = 2500", "2500", 1},
-      {"id = 2500 OR id = 4999", "2500,4999", 2},
-      {"id = 99999", "", 0},
-      {"id >= 999 AND id <= 1000", "999,1000", 2},
-      {"contains(s, 'zzz')", "", 0},
-      {"contains(s, 'row 4321')", "4321", 1},
+  static const struct {
+    const char *filter, *rows;
+    int64_t read;
+  } cases[] = {
+      {"id = 2500", "2500", 1},      {"id = 2500 OR id = 4999", "2500,4999", 2},
+      {"id = 99999", "", 0},         {"id >= 999 AND id <= 1000", "999,1000", 2},
+      {"contains(s, 'zzz')", "", 0}, {"contains(s, 'row 4321')", "4321", 1},
       {"id = 3001", "", 1},
   };
   for (int pass = 0; pass < 2; pass++) {
@@ -342,10 +345,8 @@ static void test_fragments_skipped(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_fragments_skipped),
-      cmocka_unit_test(test_same_rows),
-      cmocka_unit_test(test_counters_and_explain),
-      cmocka_unit_test(test_refined_column_read_once),
+      cmocka_unit_test(test_fragments_skipped),    cmocka_unit_test(test_same_rows),
+      cmocka_unit_test(test_counters_and_explain), cmocka_unit_test(test_refined_column_read_once),
       cmocka_unit_test(test_lookup_cost),
   };
   return cmocka_run_group_tests(tests, setup, teardown);

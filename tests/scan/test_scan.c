@@ -19,7 +19,9 @@
 static char g_dir[256];
 
 static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw) {
-  (void)sb; (void)flag; (void)ftw;
+  (void)sb;
+  (void)flag;
+  (void)ftw;
   return remove(path);
 }
 
@@ -164,9 +166,18 @@ static void test_range_filter_prunes_pages(void **state) {
 static void test_pushdown_on_off_agree(void **state) {
   (void)state;
   const char *filters[] = {
-      "val > 0.999", "val < 0.001 OR cat = 'c3'", "name IS NULL", "val IS NULL", "isnan(val)",
-      "cat IN ('c1', 'c7') AND id % 3 = 0", "NOT (id BETWEEN 100 AND 9000)", "name LIKE 'name-99%'",
-      "starts_with(cat, 'c2') AND val >= 0.5", "id = 4321", "id > 20000", "val != val",
+      "val > 0.999",
+      "val < 0.001 OR cat = 'c3'",
+      "name IS NULL",
+      "val IS NULL",
+      "isnan(val)",
+      "cat IN ('c1', 'c7') AND id % 3 = 0",
+      "NOT (id BETWEEN 100 AND 9000)",
+      "name LIKE 'name-99%'",
+      "starts_with(cat, 'c2') AND val >= 0.5",
+      "id = 4321",
+      "id > 20000",
+      "val != val",
   };
   for (size_t k = 0; k < sizeof filters / sizeof filters[0]; k++) {
     qv_scan_options on = QV_SCAN_OPTIONS_INIT, off = QV_SCAN_OPTIONS_INIT;
@@ -182,13 +193,14 @@ static void test_pushdown_on_off_agree(void **state) {
 
 static void test_known_counts(void **state) {
   (void)state;
-  struct { const char *filter; int rows; } cases[] = {
-      {"name IS NULL", 770},                 /* ceil(10000 / 13) */
-      {"val IS NULL", 104},                  /* i % 97 == 5: 5, 102, ..., 9996 */
-      {"id = 4321", 1},
-      {"id > 20000", 0},
-      {"cat = 'c3'", 1250},
-      {"name LIKE 'name-99%'", 111 - 9 + 1}, /* 99, 990..999, 9900..9999 minus multiples of 13 */
+  struct {
+    const char *filter;
+    int rows;
+  } cases[] = {
+      {"name IS NULL", 770}, /* ceil(10000 / 13) */
+      {"val IS NULL", 104},  /* i % 97 == 5: 5, 102, ..., 9996 */
+      {"id = 4321", 1},      {"id > 20000", 0},
+      {"cat = 'c3'", 1250},  {"name LIKE 'name-99%'", 111 - 9 + 1}, /* 99, 990..999, 9900..9999 minus multiples of 13 */
   };
   for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
     qv_scan_options o = QV_SCAN_OPTIONS_INIT;
@@ -409,7 +421,9 @@ static void test_explain(void **state) {
  * predicate (where the two languages agree on the semantics). */
 static void test_polars_expression_filter(void **state) {
   (void)state;
-  struct { const char *polars, *sql; } cases[] = {
+  struct {
+    const char *polars, *sql;
+  } cases[] = {
       {"(pl.col(\"id\") >= 2500) & (pl.col(\"id\") < 2600)", "id >= 2500 AND id < 2600"},
       {"pl.col(\"cat\").is_in([\"c1\", \"c7\"]) & pl.col(\"name\").is_null()", "cat IN ('c1', 'c7') AND name IS NULL"},
       {"pl.col(\"name\").str.starts_with(\"name-99\")", "starts_with(name, 'name-99')"},
@@ -540,8 +554,9 @@ static void compare_threads(qv_scan_options *o, const char *what) {
 
 static void test_threads_agree(void **state) {
   (void)state;
-  const char *filters[] = {NULL, "val > 0.5", "cat = 'c3' AND id > 100", "name LIKE 'name-1%'", "val IS NULL",
-                           "id BETWEEN 2500 AND 7400", "id < 0"};
+  const char *filters[] = {
+      NULL,    "val > 0.5", "cat = 'c3' AND id > 100", "name LIKE 'name-1%'", "val IS NULL", "id BETWEEN 2500 AND 7400",
+      "id < 0"};
   for (size_t f = 0; f < sizeof filters / sizeof *filters; f++)
     for (int variant = 0; variant < 4; variant++) {
       qv_scan_options o = QV_SCAN_OPTIONS_INIT;
@@ -707,7 +722,8 @@ int main(void) {
       cmocka_unit_test(test_pushdown_on_off_agree),
       cmocka_unit_test(test_known_counts),
       cmocka_unit_test(test_limit_offset_and_batches),
-      cmocka_unit_test(test_loose_batches_join_small_pieces), cmocka_unit_test(test_row_ids),
+      cmocka_unit_test(test_loose_batches_join_small_pieces),
+      cmocka_unit_test(test_row_ids),
       cmocka_unit_test(test_errors),
       cmocka_unit_test(test_options_version_1),
       cmocka_unit_test(test_explain),

@@ -150,8 +150,8 @@ static inline uint64_t rng_next(uint64_t *s) {
 
 static inline bool values_equal_(const qv_array *a, int64_t i, const qv_array *b, int64_t j, char *why, size_t n);
 
-static inline bool arrays_equal_at(const qv_array *a, int64_t ai, const qv_array *b, int64_t bi, int64_t len,
-                                   char *why, size_t n) {
+static inline bool arrays_equal_at(const qv_array *a, int64_t ai, const qv_array *b, int64_t bi, int64_t len, char *why,
+                                   size_t n) {
   if (!qv_datatype_equal(&a->type, &b->type)) {
     snprintf(why, n, "types differ");
     return false;
@@ -219,11 +219,11 @@ static inline bool values_equal_(const qv_array *a, int64_t i, const qv_array *b
   }
 }
 
-#define assert_arrays_equal(a, ai, b, bi, len)                                   \
-  do {                                                                           \
-    char why_[512] = "";                                                         \
-    assert_int_equal((a)->length >= (ai) + (len), 1);                            \
-    assert_int_equal((b)->length >= (bi) + (len), 1);                            \
+#define assert_arrays_equal(a, ai, b, bi, len)                                                                 \
+  do {                                                                                                         \
+    char why_[512] = "";                                                                                       \
+    assert_int_equal((a)->length >= (ai) + (len), 1);                                                          \
+    assert_int_equal((b)->length >= (bi) + (len), 1);                                                          \
     if (!arrays_equal_at((a), (ai), (b), (bi), (len), why_, sizeof why_)) fail_msg("arrays differ: %s", why_); \
   } while (0)
 

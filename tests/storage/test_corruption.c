@@ -145,8 +145,10 @@ static void damage_file(const char *rel, const char *name) {
     spit(full, copy, size);
     memset(&err, 0, sizeof err);
     qv_status st = read_everything(&err);
-    if (st == QV_OK) fail_msg("%s: flipping bit %lld of byte %lld went unnoticed", rel, (long long)(i % 8), (long long)i);
-    if (!strstr(err.message, name)) fail_msg("flip at %lld: message does not name %s: %s", (long long)i, name, err.message);
+    if (st == QV_OK)
+      fail_msg("%s: flipping bit %lld of byte %lld went unnoticed", rel, (long long)(i % 8), (long long)i);
+    if (!strstr(err.message, name))
+      fail_msg("flip at %lld: message does not name %s: %s", (long long)i, name, err.message);
     checked++;
   }
   for (int64_t len = 0; len < size; len++) {
@@ -154,7 +156,8 @@ static void damage_file(const char *rel, const char *name) {
     memset(&err, 0, sizeof err);
     qv_status st = read_everything(&err);
     if (st == QV_OK) fail_msg("%s: truncation to %lld bytes went unnoticed", rel, (long long)len);
-    if (!strstr(err.message, name)) fail_msg("truncation %lld: message does not name %s: %s", (long long)len, name, err.message);
+    if (!strstr(err.message, name))
+      fail_msg("truncation %lld: message does not name %s: %s", (long long)len, name, err.message);
     checked++;
   }
   /* trailing garbage too */

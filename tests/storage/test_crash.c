@@ -25,8 +25,7 @@ static void id_schema(qv_schema *s) {
   qv_field_reset(&f);
 }
 
-static qv_status append_ids(const char *path, int64_t from, int64_t n, qv_write_mode mode, int64_t *v,
-                            qv_error *err) {
+static qv_status append_ids(const char *path, int64_t from, int64_t n, qv_write_mode mode, int64_t *v, qv_error *err) {
   qv_schema s;
   id_schema(&s);
   qv_builder bi, bl;

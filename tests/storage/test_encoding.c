@@ -20,7 +20,10 @@ static int64_t small_range(int64_t i) { return 1000 + (i * 37) % 101; }
 static int64_t full_range(int64_t i) { return (int64_t)((uint64_t)i * 0x9E3779B97F4A7C15ull); }
 static int64_t tiny(int64_t i) { return i % 4; }
 static int64_t negative(int64_t i) { return (i * 13) % 101 - 50; }
-static int64_t constant(int64_t i) { (void)i; return -7; }
+static int64_t constant(int64_t i) {
+  (void)i;
+  return -7;
+}
 static int64_t big_unsigned(int64_t i) { return (int64_t)(UINT64_MAX - (uint64_t)(i % 1000)); }
 static int64_t ts(int64_t i) { return 1700000000000000 + i * 1000; }
 static const char *low_card(int64_t i, char *buf) {
@@ -33,13 +36,20 @@ static const char *high_card(int64_t i, char *buf) {
 }
 
 static const col_spec specs[] = {
-    {"small", QV_TYPE_INT64, small_range, NULL, false},   {"full", QV_TYPE_INT64, full_range, NULL, false},
-    {"tiny8", QV_TYPE_INT8, tiny, NULL, true},            {"full8", QV_TYPE_INT8, full_range, NULL, false},
-    {"neg", QV_TYPE_INT32, negative, NULL, true},         {"const", QV_TYPE_INT16, constant, NULL, false},
-    {"bigu", QV_TYPE_UINT64, big_unsigned, NULL, false},  {"ts", QV_TYPE_TIMESTAMP, ts, NULL, true},
-    {"date", QV_TYPE_DATE32, tiny, NULL, false},          {"low", QV_TYPE_STRING, NULL, low_card, true},
-    {"high", QV_TYPE_STRING, NULL, high_card, false},     {"lowbin", QV_TYPE_BINARY, NULL, low_card, false},
-    {"flag", QV_TYPE_BOOL, tiny, NULL, true},             {"dbl", QV_TYPE_FLOAT64, small_range, NULL, false},
+    {"small", QV_TYPE_INT64, small_range, NULL, false},
+    {"full", QV_TYPE_INT64, full_range, NULL, false},
+    {"tiny8", QV_TYPE_INT8, tiny, NULL, true},
+    {"full8", QV_TYPE_INT8, full_range, NULL, false},
+    {"neg", QV_TYPE_INT32, negative, NULL, true},
+    {"const", QV_TYPE_INT16, constant, NULL, false},
+    {"bigu", QV_TYPE_UINT64, big_unsigned, NULL, false},
+    {"ts", QV_TYPE_TIMESTAMP, ts, NULL, true},
+    {"date", QV_TYPE_DATE32, tiny, NULL, false},
+    {"low", QV_TYPE_STRING, NULL, low_card, true},
+    {"high", QV_TYPE_STRING, NULL, high_card, false},
+    {"lowbin", QV_TYPE_BINARY, NULL, low_card, false},
+    {"flag", QV_TYPE_BOOL, tiny, NULL, true},
+    {"dbl", QV_TYPE_FLOAT64, small_range, NULL, false},
 };
 enum { NSPEC = sizeof specs / sizeof specs[0] };
 
@@ -455,11 +465,10 @@ static void test_unpack_widths(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_unpack_widths),
-      cmocka_unit_test(test_encodings_chosen),  cmocka_unit_test(test_dictionary_off),
-      cmocka_unit_test(test_dictionary_threshold), cmocka_unit_test(test_compression_modes),
-      cmocka_unit_test(test_random_stays_raw), cmocka_unit_test(test_auto_codec_choice),
-      cmocka_unit_test(test_read_encoded),
+      cmocka_unit_test(test_unpack_widths),     cmocka_unit_test(test_encodings_chosen),
+      cmocka_unit_test(test_dictionary_off),    cmocka_unit_test(test_dictionary_threshold),
+      cmocka_unit_test(test_compression_modes), cmocka_unit_test(test_random_stays_raw),
+      cmocka_unit_test(test_auto_codec_choice), cmocka_unit_test(test_read_encoded),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

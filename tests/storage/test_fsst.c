@@ -13,8 +13,9 @@ enum { ROWS = 3000 };
  * byte value, so 0xFF too), one byte repeated, empty and long values. */
 static int64_t make_value(int kind, int64_t i, uint64_t *rng, uint8_t *out) {
   switch (kind) {
-    case 0: return snprintf((char *)out, 200, "user %lld logged in from host-%llu.example.com", (long long)i,
-                            (unsigned long long)(rng_next(rng) % 97));
+    case 0:
+      return snprintf((char *)out, 200, "user %lld logged in from host-%llu.example.com", (long long)i,
+                      (unsigned long long)(rng_next(rng) % 97));
     case 1: {
       int64_t len = (int64_t)(rng_next(rng) % 64);
       for (int64_t k = 0; k < len; k++) out[k] = (uint8_t)rng_next(rng);
@@ -95,8 +96,8 @@ static void test_codec_round_trip(void **state) {
 static void test_decoder_refuses(void **state) {
   (void)state;
   uint8_t stored[9 * 3] = {0};
-  memcpy(stored, "ab", 2);     /* symbol 0: "ab" */
-  memcpy(stored + 8, "c", 1);  /* symbol 1: "c" */
+  memcpy(stored, "ab", 2);      /* symbol 0: "ab" */
+  memcpy(stored + 8, "c", 1);   /* symbol 1: "c" */
   memcpy(stored + 16, "de", 2); /* symbol 2: "d" (its length is 1: the "e" is ignored) */
   stored[24] = 2, stored[25] = 1, stored[26] = 1;
   qvs_fsst_table t;
@@ -108,10 +109,10 @@ static void test_decoder_refuses(void **state) {
   assert_int_equal(end - out, 11);
   assert_memory_equal(out, "abczdababcd", 11);
   assert_int_equal(qvs_fsst_decoded_len(&t, good, good + sizeof good), 11);
-  const uint8_t unknown[] = {0, 0, 0, 0, 3};   /* 3 is past the table (after the 4-code fast path) */
-  const uint8_t cut[] = {1, QVS_FSST_ESCAPE};   /* an escape at the end */
+  const uint8_t unknown[] = {0, 0, 0, 0, 3};  /* 3 is past the table (after the 4-code fast path) */
+  const uint8_t cut[] = {1, QVS_FSST_ESCAPE}; /* an escape at the end */
   const uint8_t cut4[] = {1, 1, 1, 1, 1, QVS_FSST_ESCAPE};
-  const uint8_t unknown4[] = {1, 1, 200, 1, 1};  /* inside the fast path's four */
+  const uint8_t unknown4[] = {1, 1, 200, 1, 1}; /* inside the fast path's four */
   const uint8_t *bad[] = {unknown, cut, cut4, unknown4};
   const size_t bad_len[] = {sizeof unknown, sizeof cut, sizeof cut4, sizeof unknown4};
   for (int k = 0; k < 4; k++) {

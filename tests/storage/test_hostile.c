@@ -366,7 +366,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_dictionary_index), cmocka_unit_test(test_string_offsets),
       cmocka_unit_test(test_validity_count),   cmocka_unit_test(test_list_offsets),
-      cmocka_unit_test(test_footer_values),   cmocka_unit_test(test_fsst_codes),
+      cmocka_unit_test(test_footer_values),    cmocka_unit_test(test_fsst_codes),
       cmocka_unit_test(test_block_size),
   };
   return cmocka_run_group_tests(tests, setup, teardown);

@@ -186,8 +186,7 @@ static void test_damage_reports_the_first(void **state) {
       assert_string_equal(e1.message, e4.message);
       if (checks) {
         char want[64];
-        snprintf(want, sizeof want, "checksum mismatch at byte offset %lld",
-                 (long long)(page_at + frame_at[0]));
+        snprintf(want, sizeof want, "checksum mismatch at byte offset %lld", (long long)(page_at + frame_at[0]));
         assert_non_null(strstr(e4.message, "checksum mismatch at byte offset"));
         assert_non_null(strstr(e4.message, want));
       } else {

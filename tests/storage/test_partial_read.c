@@ -70,8 +70,8 @@ static const int64_t take_rows[8] = {3, 1000, 1001, 2500, 4096, 6000, 8000, 8191
 
 /* Takes 8 rows of column col's page in the dataset at path: right values,
  * at most max_bytes read and max_decoded decoded; then a full read. */
-static void check_take_in(const char *path, int32_t col, int expect_encoding, int expect_compression,
-                          int64_t max_bytes, int64_t max_decoded) {
+static void check_take_in(const char *path, int32_t col, int expect_encoding, int expect_compression, int64_t max_bytes,
+                          int64_t max_decoded) {
   qv_dataset *ds;
   qv_fragment_reader *r;
   qv_error err;
@@ -239,8 +239,8 @@ static void test_read_together(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_plain_strings), cmocka_unit_test(test_plain_fixed), cmocka_unit_test(test_bitpacked),
-      cmocka_unit_test(test_dictionary),    cmocka_unit_test(test_ratio),
-      cmocka_unit_test(test_framed_strings), cmocka_unit_test(test_read_together),
+      cmocka_unit_test(test_dictionary),    cmocka_unit_test(test_ratio),       cmocka_unit_test(test_framed_strings),
+      cmocka_unit_test(test_read_together),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -31,9 +31,7 @@ static void append_random(qv_builder *b, uint64_t *rng, int null_pct, int depth)
       assert_int_equal(qv_builder_append_double(b, d), QV_OK);
       break;
     }
-    case QV_TYPE_DECIMAL128:
-      assert_int_equal(qv_builder_append_decimal(b, v, (int64_t)(r % 5) - 2), QV_OK);
-      break;
+    case QV_TYPE_DECIMAL128: assert_int_equal(qv_builder_append_decimal(b, v, (int64_t)(r % 5) - 2), QV_OK); break;
     case QV_TYPE_STRING: {
       static const char *words[] = {"", "a", "alpha", "béta", "γάμμα", "zeta zeta zeta", "日本語テキスト", "\x7f"};
       char buf[160];
@@ -52,9 +50,7 @@ static void append_random(qv_builder *b, uint64_t *rng, int null_pct, int depth)
     case QV_TYPE_DATE32: assert_int_equal(qv_builder_append_int(b, (int64_t)(v % 40000) - 10000), QV_OK); break;
     case QV_TYPE_TIMESTAMP:
     case QV_TYPE_TIME64:
-    case QV_TYPE_DURATION:
-      assert_int_equal(qv_builder_append_int(b, (int64_t)(v % 86400000000000ull)), QV_OK);
-      break;
+    case QV_TYPE_DURATION: assert_int_equal(qv_builder_append_int(b, (int64_t)(v % 86400000000000ull)), QV_OK); break;
     case QV_TYPE_LIST: {
       int n = (int)(v % 5);
       for (int k = 0; k < n; k++) append_random(&b->children[0], rng, null_pct, depth + 1);
@@ -69,8 +65,7 @@ static void append_random(qv_builder *b, uint64_t *rng, int null_pct, int depth)
       for (int32_t k = 0; k < b->n_children; k++) append_random(&b->children[k], rng, null_pct, depth + 1);
       assert_int_equal(qv_builder_append_valid(b), QV_OK);
       break;
-    default:
-      fail_msg("unexpected type %d", id);
+    default: fail_msg("unexpected type %d", id);
   }
 }
 
@@ -93,8 +88,9 @@ static qv_datatype parse_type(const char *text) {
 }
 
 static const char *const all_types[] = {
-    "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64",
-    "decimal(20,3)", "string", "binary", "date32", "timestamp[ms, UTC]", "time64[ns]", "duration[us]", "null",
+    "bool",       "int8",         "int16",   "int32",         "int64",  "uint8",  "uint16", "uint32",
+    "uint64",     "float32",      "float64", "decimal(20,3)", "string", "binary", "date32", "timestamp[ms, UTC]",
+    "time64[ns]", "duration[us]", "null",
 };
 
 /* The full schema: every flat type plus nested ones built by hand. */
@@ -120,7 +116,8 @@ static void build_schema(qv_schema *s) {
   assert_int_equal(qv_schema_add(s, &f, &err), QV_OK);
   qv_field_reset(&f);
 
-  qv_field sf[3] = {make_field("a", qv_datatype_simple(QV_TYPE_INT64)), make_field("b", qv_datatype_simple(QV_TYPE_STRING)),
+  qv_field sf[3] = {make_field("a", qv_datatype_simple(QV_TYPE_INT64)),
+                    make_field("b", qv_datatype_simple(QV_TYPE_STRING)),
                     make_field("z", qv_datatype_simple(QV_TYPE_NULL))};
   qv_datatype st;
   assert_int_equal(qv_datatype_struct(sf, 3, &st, &err), QV_OK);
@@ -138,7 +135,8 @@ static void build_schema(qv_schema *s) {
   qv_datatype bl = qv_datatype_simple(QV_TYPE_BOOL), ylist, sstr = qv_datatype_simple(QV_TYPE_STRING), wfsl;
   assert_int_equal(qv_datatype_list(&bl, &ylist, &err), QV_OK);
   assert_int_equal(qv_datatype_fixed_size_list(&sstr, 2, &wfsl, &err), QV_OK);
-  qv_field inner[3] = {make_field("x", qv_datatype_simple(QV_TYPE_INT16)), make_field("y", ylist), make_field("w", wfsl)};
+  qv_field inner[3] = {make_field("x", qv_datatype_simple(QV_TYPE_INT16)), make_field("y", ylist),
+                       make_field("w", wfsl)};
   qv_datatype ist, deep;
   assert_int_equal(qv_datatype_struct(inner, 3, &ist, &err), QV_OK);
   assert_int_equal(qv_datatype_list(&ist, &deep, &err), QV_OK);
@@ -386,9 +384,9 @@ static void test_bad_arguments(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_auto),         cmocka_unit_test(test_none),        cmocka_unit_test(test_zstd),
-      cmocka_unit_test(test_lz4),          cmocka_unit_test(test_no_nulls),    cmocka_unit_test(test_mostly_nulls),
-      cmocka_unit_test(test_batch_shapes), cmocka_unit_test(test_empty),       cmocka_unit_test(test_bad_arguments),
+      cmocka_unit_test(test_auto),         cmocka_unit_test(test_none),     cmocka_unit_test(test_zstd),
+      cmocka_unit_test(test_lz4),          cmocka_unit_test(test_no_nulls), cmocka_unit_test(test_mostly_nulls),
+      cmocka_unit_test(test_batch_shapes), cmocka_unit_test(test_empty),    cmocka_unit_test(test_bad_arguments),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

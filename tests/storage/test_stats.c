@@ -322,7 +322,7 @@ static void test_bool_decimal(void **state) {
   b = builder_of(dt);
   assert_int_equal(qv_builder_append_decimal(&b, 5, 0), QV_OK);
   assert_int_equal(qv_builder_append_decimal(&b, UINT64_MAX - 4, -1), QV_OK); /* -5 */
-  assert_int_equal(qv_builder_append_decimal(&b, 0, 1), QV_OK);                /* 2^64 */
+  assert_int_equal(qv_builder_append_decimal(&b, 0, 1), QV_OK);               /* 2^64 */
   a = finish(&b);
   write_one(&oc, a, 100);
   s = stats_of(&oc, 0);

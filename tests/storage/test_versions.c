@@ -337,9 +337,8 @@ static void test_junk_in_versions(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_lifecycle),    cmocka_unit_test(test_append_creates), cmocka_unit_test(test_progress),
-      cmocka_unit_test(test_conflict),     cmocka_unit_test(test_reader_error),
-      cmocka_unit_test(test_junk_in_versions),
+      cmocka_unit_test(test_lifecycle), cmocka_unit_test(test_append_creates), cmocka_unit_test(test_progress),
+      cmocka_unit_test(test_conflict),  cmocka_unit_test(test_reader_error),   cmocka_unit_test(test_junk_in_versions),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

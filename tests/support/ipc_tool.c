@@ -22,9 +22,7 @@ static int fail(const char *what, const qv_error *e) {
   return 1;
 }
 
-static qv_ipc_format parse_format(const char *s) {
-  return s && strcmp(s, "file") == 0 ? QV_IPC_FILE : QV_IPC_STREAM;
-}
+static qv_ipc_format parse_format(const char *s) { return s && strcmp(s, "file") == 0 ? QV_IPC_FILE : QV_IPC_STREAM; }
 
 static qv_status open_reader(const char *path, qv_batch_reader **r, qv_error *e) {
   if (strcmp(path, "-") == 0) return qv_ipc_read_file(stdin, r, e);
@@ -89,12 +87,12 @@ cleanup:
 
 /* ---- the sample batch (test_arrow_interop.py asserts these values) ------- */
 
-#define CHECK(x)                                                     \
-  do {                                                               \
-    if ((x) != QV_OK) {                                              \
+#define CHECK(x)                                                                \
+  do {                                                                          \
+    if ((x) != QV_OK) {                                                         \
       fprintf(stderr, "ipc_tool: sample: %s failed (line %d)\n", #x, __LINE__); \
-      exit(1);                                                       \
-    }                                                                \
+      exit(1);                                                                  \
+    }                                                                           \
   } while (0)
 
 enum { ROWS = 5, NULL_ROW = 2 };
@@ -178,16 +176,26 @@ static int sample(const char *outp, qv_ipc_format fmt) {
   for (int i = 0; i < ROWS; i++) CHECK(i == NULL_ROW ? qv_builder_append_null(&b) : qv_builder_append_bool(&b, bv[i]));
   ADD("b", t, finish(&b));
 
-  t = qv_datatype_simple(QV_TYPE_INT8); ADD("i8", t, ints(&t, i8));
-  t = qv_datatype_simple(QV_TYPE_INT16); ADD("i16", t, ints(&t, i16));
-  t = qv_datatype_simple(QV_TYPE_INT32); ADD("i32", t, ints(&t, i32));
-  t = qv_datatype_simple(QV_TYPE_INT64); ADD("i64", t, ints(&t, i64));
-  t = qv_datatype_simple(QV_TYPE_UINT8); ADD("u8", t, uints(&t, u8));
-  t = qv_datatype_simple(QV_TYPE_UINT16); ADD("u16", t, uints(&t, u16));
-  t = qv_datatype_simple(QV_TYPE_UINT32); ADD("u32", t, uints(&t, u32));
-  t = qv_datatype_simple(QV_TYPE_UINT64); ADD("u64", t, uints(&t, u64));
-  t = qv_datatype_simple(QV_TYPE_FLOAT32); ADD("f32", t, doubles(&t, f32));
-  t = qv_datatype_simple(QV_TYPE_FLOAT64); ADD("f64", t, doubles(&t, f64));
+  t = qv_datatype_simple(QV_TYPE_INT8);
+  ADD("i8", t, ints(&t, i8));
+  t = qv_datatype_simple(QV_TYPE_INT16);
+  ADD("i16", t, ints(&t, i16));
+  t = qv_datatype_simple(QV_TYPE_INT32);
+  ADD("i32", t, ints(&t, i32));
+  t = qv_datatype_simple(QV_TYPE_INT64);
+  ADD("i64", t, ints(&t, i64));
+  t = qv_datatype_simple(QV_TYPE_UINT8);
+  ADD("u8", t, uints(&t, u8));
+  t = qv_datatype_simple(QV_TYPE_UINT16);
+  ADD("u16", t, uints(&t, u16));
+  t = qv_datatype_simple(QV_TYPE_UINT32);
+  ADD("u32", t, uints(&t, u32));
+  t = qv_datatype_simple(QV_TYPE_UINT64);
+  ADD("u64", t, uints(&t, u64));
+  t = qv_datatype_simple(QV_TYPE_FLOAT32);
+  ADD("f32", t, doubles(&t, f32));
+  t = qv_datatype_simple(QV_TYPE_FLOAT64);
+  ADD("f64", t, doubles(&t, f64));
 
   CHECK(qv_datatype_decimal(10, 2, &t, &e));
   CHECK(qv_builder_init(&b, &t, &e));
@@ -197,21 +205,35 @@ static int sample(const char *outp, qv_ipc_format fmt) {
                         : qv_builder_append_decimal(&b, (uint64_t)dec[i], dec[i] < 0 ? -1 : 0));
   ADD("dec", t, finish(&b));
 
-  static const char *const sv[] = {"hello", "", NULL, "\xc3\xbc" "n" "\xc3\xaf" "c" "\xc3\xb8" "d" "\xc3\xa9", "x"};
+  static const char *const sv[] = {"hello", "", NULL,
+                                   "\xc3\xbc"
+                                   "n"
+                                   "\xc3\xaf"
+                                   "c"
+                                   "\xc3\xb8"
+                                   "d"
+                                   "\xc3\xa9",
+                                   "x"};
   static const int sl[] = {5, 0, 0, 11, 1};
-  t = qv_datatype_simple(QV_TYPE_STRING); ADD("s", t, bytes(&t, sv, sl));
+  t = qv_datatype_simple(QV_TYPE_STRING);
+  ADD("s", t, bytes(&t, sv, sl));
   static const char *const bv2[] = {"\x00\x01", "", NULL, "abc", "\xff"};
   static const int bl[] = {2, 0, 0, 3, 1};
-  t = qv_datatype_simple(QV_TYPE_BINARY); ADD("bin", t, bytes(&t, bv2, bl));
+  t = qv_datatype_simple(QV_TYPE_BINARY);
+  ADD("bin", t, bytes(&t, bv2, bl));
 
-  t = qv_datatype_simple(QV_TYPE_DATE32); ADD("d32", t, ints(&t, d32));
+  t = qv_datatype_simple(QV_TYPE_DATE32);
+  ADD("d32", t, ints(&t, d32));
   CHECK(qv_datatype_timestamp(QV_UNIT_MICRO, "UTC", &t, &e));
   ADD("ts", t, ints(&t, ts));
   CHECK(qv_datatype_timestamp(QV_UNIT_NANO, NULL, &t, &e));
   ADD("tsn", t, ints(&t, tsn));
-  t = qv_datatype_time64(QV_UNIT_MICRO); ADD("t64", t, ints(&t, t64));
-  t = qv_datatype_time64(QV_UNIT_NANO); ADD("t64n", t, ints(&t, t64n));
-  t = qv_datatype_duration(QV_UNIT_MILLI); ADD("dur", t, ints(&t, dur));
+  t = qv_datatype_time64(QV_UNIT_MICRO);
+  ADD("t64", t, ints(&t, t64));
+  t = qv_datatype_time64(QV_UNIT_NANO);
+  ADD("t64n", t, ints(&t, t64n));
+  t = qv_datatype_duration(QV_UNIT_MILLI);
+  ADD("dur", t, ints(&t, dur));
 
   /* list<int32>: [[1, 2], [], null, [null, 3], [4]] */
   {
@@ -219,11 +241,16 @@ static int sample(const char *outp, qv_ipc_format fmt) {
     CHECK(qv_datatype_list(&item, &t, &e));
     CHECK(qv_builder_init(&b, &t, &e));
     qv_builder *c = &b.children[0];
-    CHECK(qv_builder_append_int(c, 1)); CHECK(qv_builder_append_int(c, 2)); CHECK(qv_builder_append_valid(&b));
+    CHECK(qv_builder_append_int(c, 1));
+    CHECK(qv_builder_append_int(c, 2));
+    CHECK(qv_builder_append_valid(&b));
     CHECK(qv_builder_append_valid(&b));
     CHECK(qv_builder_append_null(&b));
-    CHECK(qv_builder_append_null(c)); CHECK(qv_builder_append_int(c, 3)); CHECK(qv_builder_append_valid(&b));
-    CHECK(qv_builder_append_int(c, 4)); CHECK(qv_builder_append_valid(&b));
+    CHECK(qv_builder_append_null(c));
+    CHECK(qv_builder_append_int(c, 3));
+    CHECK(qv_builder_append_valid(&b));
+    CHECK(qv_builder_append_int(c, 4));
+    CHECK(qv_builder_append_valid(&b));
     ADD("lst", t, finish(&b));
   }
   /* struct<a: int32, b: string>: [{1, "a"}, {2, null}, null, {null, "d"}, {5, "e"}] */
@@ -234,11 +261,19 @@ static int sample(const char *outp, qv_ipc_format fmt) {
     CHECK(qv_datatype_struct(fs, 2, &t, &e));
     CHECK(qv_builder_init(&b, &t, &e));
     qv_builder *a = &b.children[0], *s = &b.children[1];
-    CHECK(qv_builder_append_int(a, 1)); CHECK(qv_builder_append_cstr(s, "a")); CHECK(qv_builder_append_valid(&b));
-    CHECK(qv_builder_append_int(a, 2)); CHECK(qv_builder_append_null(s)); CHECK(qv_builder_append_valid(&b));
+    CHECK(qv_builder_append_int(a, 1));
+    CHECK(qv_builder_append_cstr(s, "a"));
+    CHECK(qv_builder_append_valid(&b));
+    CHECK(qv_builder_append_int(a, 2));
+    CHECK(qv_builder_append_null(s));
+    CHECK(qv_builder_append_valid(&b));
     CHECK(qv_builder_append_null(&b));
-    CHECK(qv_builder_append_null(a)); CHECK(qv_builder_append_cstr(s, "d")); CHECK(qv_builder_append_valid(&b));
-    CHECK(qv_builder_append_int(a, 5)); CHECK(qv_builder_append_cstr(s, "e")); CHECK(qv_builder_append_valid(&b));
+    CHECK(qv_builder_append_null(a));
+    CHECK(qv_builder_append_cstr(s, "d"));
+    CHECK(qv_builder_append_valid(&b));
+    CHECK(qv_builder_append_int(a, 5));
+    CHECK(qv_builder_append_cstr(s, "e"));
+    CHECK(qv_builder_append_valid(&b));
     ADD("st", t, finish(&b));
   }
   /* fixed_size_list<int16, 2>: [[1, 2], [3, null], null, [5, 6], [7, 8]] */

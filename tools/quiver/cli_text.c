@@ -37,7 +37,6 @@ void cli_json_string(FILE *f, const char *s, size_t n) {
   fputc('"', f);
 }
 
-
 qv_status cli_parse_schema(const char *text, qv_schema *out, qv_error *err) {
   char *copy = qv_strdup(text);
   if (!copy) return qv_error_set(err, QV_ERR_NOMEM, "out of memory");
@@ -46,7 +45,8 @@ qv_status cli_parse_schema(const char *text, qv_schema *out, qv_error *err) {
   while (st == QV_OK && item) {
     int nest = 0;
     char *end = item;
-    for (; *end && !(*end == ',' && nest == 0); end++) nest += (*end == '[' || *end == '(' || *end == '<') - (*end == ']' || *end == ')' || *end == '>');
+    for (; *end && !(*end == ',' && nest == 0); end++)
+      nest += (*end == '[' || *end == '(' || *end == '<') - (*end == ']' || *end == ')' || *end == '>');
     char *next = *end ? end + 1 : NULL;
     *end = 0;
     char *colon = strchr(item, ':');

@@ -7,8 +7,8 @@
 
 /* Parses just --help (and -v/--version N, --filter SQL, --where POLARS
  * where allowed: non-NULL); returns -1 to go on. */
-static int simple_args(const char *cmd, const char *help, int argc, char **argv, int64_t *version,
-                       const char **filter, const char **where, const char **path) {
+static int simple_args(const char *cmd, const char *help, int argc, char **argv, int64_t *version, const char **filter,
+                       const char **where, const char **path) {
   static const struct option longopts[] = {{"version", required_argument, NULL, 'v'},
                                            {"filter", required_argument, NULL, 'f'},
                                            {"where", required_argument, NULL, 'w'},
@@ -81,8 +81,8 @@ int cmd_versions(int argc, char **argv) {
     char when[32];
     gmtime_r(&secs, &tm);
     strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", &tm);
-    printf("%7lld  %-20s  %-9s  %12lld  %9d\n", (long long)v[i].version, when, v[i].operation,
-           (long long)v[i].num_rows, v[i].num_fragments);
+    printf("%7lld  %-20s  %-9s  %12lld  %9d\n", (long long)v[i].version, when, v[i].operation, (long long)v[i].num_rows,
+           v[i].num_fragments);
   }
   qv_free(v);
   return 0;
@@ -111,9 +111,7 @@ int cmd_delete(int argc, char **argv) {
                       : qv_dataset_delete_where(path, filter, &deleted, &version, &err);
   qv_expr_destroy(expr);
   if (st != QV_OK) return cli_fail("delete", &err);
-  if (deleted == 0)
-    printf("no row matched; nothing changed (version %lld is still the latest)\n", (long long)version);
-  else
-    printf("deleted %lld row%s; version %lld\n", (long long)deleted, deleted == 1 ? "" : "s", (long long)version);
+  if (deleted == 0) printf("no row matched; nothing changed (version %lld is still the latest)\n", (long long)version);
+  else printf("deleted %lld row%s; version %lld\n", (long long)deleted, deleted == 1 ? "" : "s", (long long)version);
   return 0;
 }

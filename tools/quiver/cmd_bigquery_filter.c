@@ -9,7 +9,6 @@
 
 #include "cli.h"
 
-
 static char *read_file(const char *path, size_t *len, qv_error *err) {
   FILE *f = fopen(path, "rb");
   if (!f) {
@@ -108,7 +107,8 @@ static int print_json(const char *cmd, const qv_bigquery_filter *f, const qv_exp
   bool ok = true;
   char *save = NULL;
   if (select)
-    for (char *c = strtok_r(select, ",", &save); c && ok; c = strtok_r(NULL, ",", &save)) ok = add_name(&names, &n, &cap, c);
+    for (char *c = strtok_r(select, ",", &save); c && ok; c = strtok_r(NULL, ",", &save))
+      ok = add_name(&names, &n, &cap, c);
   if (ok) ok = expr_columns(e, &names, &n, &cap);
   if (!ok) {
     free(names);
@@ -136,20 +136,21 @@ int cmd_bigquery_filter(int argc, char **argv) {
   char *select = NULL;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-      printf("usage: quiver bigquery-filter [--explain] [--json [--select a,b]] [--schema SCHEMA]\n"
-             "                              [--polars-json] 'EXPR'\n\n"
-             "Translates a Polars expression (Python syntax) into a BigQuery Storage Read API\n"
-             "row_restriction and prints BigQueryFilter(sql=..., exact=...) or None.  When\n"
-             "exact is False the restriction keeps a superset: filter the streamed rows again.\n\n"
-             "  --schema SCHEMA  the table's columns: a BigQuery schema JSON file (what\n"
-             "                   'bq show --schema --format=json' prints, {\"fields\": [...]},\n"
-             "                   or a table resource), the same JSON inline, or\n"
-             "                   \"a:int64,b:string\".  Without it only what is safe for every\n"
-             "                   column type translates.\n"
-             "  --explain        also list every node that declined, and why\n"
-             "  --json           print {\"row_restriction\", \"exact\", \"selected_fields\"} for a\n"
-             "                   ReadSession; --select adds projected columns first\n"
-             "  --polars-json    EXPR is the JSON of Expr.meta.serialize(format=\"json\")\n");
+      printf(
+          "usage: quiver bigquery-filter [--explain] [--json [--select a,b]] [--schema SCHEMA]\n"
+          "                              [--polars-json] 'EXPR'\n\n"
+          "Translates a Polars expression (Python syntax) into a BigQuery Storage Read API\n"
+          "row_restriction and prints BigQueryFilter(sql=..., exact=...) or None.  When\n"
+          "exact is False the restriction keeps a superset: filter the streamed rows again.\n\n"
+          "  --schema SCHEMA  the table's columns: a BigQuery schema JSON file (what\n"
+          "                   'bq show --schema --format=json' prints, {\"fields\": [...]},\n"
+          "                   or a table resource), the same JSON inline, or\n"
+          "                   \"a:int64,b:string\".  Without it only what is safe for every\n"
+          "                   column type translates.\n"
+          "  --explain        also list every node that declined, and why\n"
+          "  --json           print {\"row_restriction\", \"exact\", \"selected_fields\"} for a\n"
+          "                   ReadSession; --select adds projected columns first\n"
+          "  --polars-json    EXPR is the JSON of Expr.meta.serialize(format=\"json\")\n");
       return 0;
     }
     if (!strcmp(argv[i], "--explain")) explain = true;
@@ -170,8 +171,10 @@ int cmd_bigquery_filter(int argc, char **argv) {
   char *why = NULL;
   int rc = 0;
   const qv_schema *sp = schema_arg ? &schema : NULL;
-  if ((schema_arg && load_schema(schema_arg, &schema, &err) != QV_OK) || (polars_json ? qv_polars_from_json(text, strlen(text), &e, &err) : qv_polars_parse(text, &e, &err)) != QV_OK ||
-      qv_to_bigquery_filter(e, sp, &f, &err) != QV_OK || (explain && qv_bigquery_filter_explain(e, sp, &why, &err) != QV_OK)) {
+  if ((schema_arg && load_schema(schema_arg, &schema, &err) != QV_OK) ||
+      (polars_json ? qv_polars_from_json(text, strlen(text), &e, &err) : qv_polars_parse(text, &e, &err)) != QV_OK ||
+      qv_to_bigquery_filter(e, sp, &f, &err) != QV_OK ||
+      (explain && qv_bigquery_filter_explain(e, sp, &why, &err) != QV_OK)) {
     rc = cli_fail(cmd, &err);
     goto cleanup;
   }

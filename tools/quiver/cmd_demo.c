@@ -44,7 +44,7 @@ static uint64_t splitmix(uint64_t *s) {
   return z ^ (z >> 31);
 }
 
-static const char *const words[] = {"river", "stone", "amber", "delta", "orbit", "maple", "cobalt", "lumen",
+static const char *const words[] = {"river", "stone",  "amber", "delta",  "orbit",  "maple",  "cobalt", "lumen",
                                     "pixel", "quartz", "ember", "vector", "harbor", "tundra", "sierra", "nectar"};
 #define RARE_WORD "quiverling"
 
@@ -163,8 +163,9 @@ static int measure(const char *path, bool pushdown, run_result *res) {
     dup2(fds[1], 1);
     close(fds[0]);
     close(fds[1]);
-    char *args[] = {"quiver", "scan", (char *)path, "--filter", "val > 0.999", "--select", "id,payload",
-                    "--format", "stats", pushdown ? NULL : "--no-pushdown", NULL};
+    char *args[] = {"quiver",   "scan",       (char *)path, "--filter", "val > 0.999",
+                    "--select", "id,payload", "--format",   "stats",    pushdown ? NULL : "--no-pushdown",
+                    NULL};
     execv("/proc/self/exe", args);
     _exit(127);
   }
@@ -245,13 +246,13 @@ int cmd_demo(int argc, char **argv) {
       fprintf(stderr, "quiver demo: the %s run failed: %s\n", on ? "pushdown" : "no-pushdown", res[i].stats);
       return 1;
     }
-    printf("%-14s %10lld %10.3f %14.1f %8lld / %lld\n", on ? "on" : "off", field(res[i].stats, "rows="),
-           res[i].seconds, (double)res[i].peak_rss_kib / 1024.0, field(res[i].stats, "pages_pruned="),
-           field(res[i].stats, " pages="));
+    printf("%-14s %10lld %10.3f %14.1f %8lld / %lld\n", on ? "on" : "off", field(res[i].stats, "rows="), res[i].seconds,
+           (double)res[i].peak_rss_kib / 1024.0, field(res[i].stats, "pages_pruned="), field(res[i].stats, " pages="));
   }
   printf("\npushdown on is %.1fx faster and reads %.1fx fewer bytes than pushdown off.\n",
          res[1].seconds / (res[0].seconds > 0 ? res[0].seconds : 1e-9),
-         (double)field(res[1].stats, "bytes_read=") / (double)(field(res[0].stats, "bytes_read=") > 0 ? field(res[0].stats, "bytes_read=") : 1));
+         (double)field(res[1].stats, "bytes_read=") /
+             (double)(field(res[0].stats, "bytes_read=") > 0 ? field(res[0].stats, "bytes_read=") : 1));
   printf("Try: %s explain --analyze %s --filter \"val > 0.999\" --select id,payload\n", cli_program, path);
   return 0;
 }

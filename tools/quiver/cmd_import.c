@@ -92,8 +92,7 @@ static ssize_t replay_read(void *cookie, char *buf, size_t size) {
     return (ssize_t)k;
   }
   ssize_t got;
-  while ((got = read(STDIN_FILENO, buf, size)) < 0 && errno == EINTR) {
-  }
+  while ((got = read(STDIN_FILENO, buf, size)) < 0 && errno == EINTR) {}
   return got;
 }
 
@@ -188,13 +187,17 @@ static bool is_arrow(const char *path, FILE **spooled, qv_error *err) {
 }
 
 int cmd_import(int argc, char **argv) {
-  static const struct option longopts[] = {
-      {"mode", required_argument, NULL, 'm'},      {"delimiter", required_argument, NULL, 'd'},
-      {"no-header", no_argument, NULL, 'H'},       {"null", required_argument, NULL, 'N'},
-      {"type", required_argument, NULL, 't'},      {"page-rows", required_argument, NULL, 'p'},
-      {"max-rows-per-file", required_argument, NULL, 'F'},
-      {"compression", required_argument, NULL, 'c'}, {"quiet", no_argument, NULL, 'q'},
-      {"help", no_argument, NULL, 'h'},            {NULL, 0, NULL, 0}};
+  static const struct option longopts[] = {{"mode", required_argument, NULL, 'm'},
+                                           {"delimiter", required_argument, NULL, 'd'},
+                                           {"no-header", no_argument, NULL, 'H'},
+                                           {"null", required_argument, NULL, 'N'},
+                                           {"type", required_argument, NULL, 't'},
+                                           {"page-rows", required_argument, NULL, 'p'},
+                                           {"max-rows-per-file", required_argument, NULL, 'F'},
+                                           {"compression", required_argument, NULL, 'c'},
+                                           {"quiet", no_argument, NULL, 'q'},
+                                           {"help", no_argument, NULL, 'h'},
+                                           {NULL, 0, NULL, 0}};
   qv_write_options wo = QV_WRITE_OPTIONS_INIT;
   qv_csv_options co = QV_CSV_OPTIONS_INIT;
   const char *nulls[65];

@@ -11,10 +11,11 @@ int cmd_lance_filter(int argc, char **argv) {
   const char *schema_text = NULL, *text = NULL;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-      printf("usage: quiver lance-filter [--explain] [--schema \"a:int64,b:string\"] 'EXPR'\n\n"
-             "Translates a Polars expression (Python syntax) into a Lance SQL filter and prints\n"
-             "LanceFilter(sql=..., exact=...) or None.  Without --schema only what is safe for\n"
-             "every column type translates.  --explain also lists every node that declined.\n");
+      printf(
+          "usage: quiver lance-filter [--explain] [--schema \"a:int64,b:string\"] 'EXPR'\n\n"
+          "Translates a Polars expression (Python syntax) into a Lance SQL filter and prints\n"
+          "LanceFilter(sql=..., exact=...) or None.  Without --schema only what is safe for\n"
+          "every column type translates.  --explain also lists every node that declined.\n");
       return 0;
     }
     if (!strcmp(argv[i], "--explain")) explain = true;
@@ -29,7 +30,8 @@ int cmd_lance_filter(int argc, char **argv) {
   qv_expr *e = NULL;
   qv_lance_filter *f = NULL;
   int rc = 0;
-  if ((schema_text && cli_parse_schema(schema_text, &schema, &err) != QV_OK) || qv_polars_parse(text, &e, &err) != QV_OK ||
+  if ((schema_text && cli_parse_schema(schema_text, &schema, &err) != QV_OK) ||
+      qv_polars_parse(text, &e, &err) != QV_OK ||
       qv_to_lance_filter(e, schema_text ? &schema : NULL, &f, &err) != QV_OK) {
     rc = cli_fail(cmd, &err);
     goto cleanup;

@@ -87,15 +87,20 @@ static bool split_columns(scan_cli *c, const char *list) {
 
 /* Parses scan options; returns -1 to go on, else an exit code. */
 static int parse(const char *cmd, int argc, char **argv, scan_cli *c, bool explain) {
-  static const struct option longopts[] = {
-      {"filter", required_argument, NULL, 'f'},  {"select", required_argument, NULL, 's'},
-      {"where", required_argument, NULL, 'w'},
-      {"limit", required_argument, NULL, 'n'},   {"offset", required_argument, NULL, 'O'},
-      {"version", required_argument, NULL, 'v'}, {"format", required_argument, NULL, 'o'},
-      {"no-pushdown", no_argument, NULL, 'P'},   {"batch-size", required_argument, NULL, 'b'},
-      {"with-row-id", no_argument, NULL, 'r'},   {"analyze", no_argument, NULL, 'a'},
-      {"no-index", no_argument, NULL, 'I'},
-      {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0}};
+  static const struct option longopts[] = {{"filter", required_argument, NULL, 'f'},
+                                           {"select", required_argument, NULL, 's'},
+                                           {"where", required_argument, NULL, 'w'},
+                                           {"limit", required_argument, NULL, 'n'},
+                                           {"offset", required_argument, NULL, 'O'},
+                                           {"version", required_argument, NULL, 'v'},
+                                           {"format", required_argument, NULL, 'o'},
+                                           {"no-pushdown", no_argument, NULL, 'P'},
+                                           {"batch-size", required_argument, NULL, 'b'},
+                                           {"with-row-id", no_argument, NULL, 'r'},
+                                           {"analyze", no_argument, NULL, 'a'},
+                                           {"no-index", no_argument, NULL, 'I'},
+                                           {"help", no_argument, NULL, 'h'},
+                                           {NULL, 0, NULL, 0}};
   qv_scan_options init = QV_SCAN_OPTIONS_INIT;
   c->opts = init;
   c->format = FMT_TABLE;
@@ -119,7 +124,8 @@ static int parse(const char *cmd, int argc, char **argv, scan_cli *c, bool expla
         c->opts.offset = n;
         break;
       case 'v':
-        if (!cli_parse_count(optarg, &n) || n == 0) return cli_usage(cmd, "--version wants a version number, not '%s'", optarg);
+        if (!cli_parse_count(optarg, &n) || n == 0)
+          return cli_usage(cmd, "--version wants a version number, not '%s'", optarg);
         c->opts.dataset_version = n;
         break;
       case 'o':
@@ -138,8 +144,7 @@ static int parse(const char *cmd, int argc, char **argv, scan_cli *c, bool expla
         c->analyze = true;
         break;
       case 'h': fputs(explain ? explain_help : scan_help, stdout); return 0;
-      default:
-        return cli_usage(cmd, "unknown option '%s'", argv[optind - 1]);
+      default: return cli_usage(cmd, "unknown option '%s'", argv[optind - 1]);
     }
   }
   if (optind >= argc) return cli_usage(cmd, "which dataset? (a directory made by 'quiver import')");

@@ -20,7 +20,8 @@ static const struct {
     {"delete", cmd_delete, "delete the rows that match a filter (a new version)"},
     {"index", cmd_index, "create, list, drop or optimize scalar indices (btree, bitmap, ngram, label_list)"},
     {"lance-filter", cmd_lance_filter, "translate a Polars expression into a Lance SQL filter (--explain, --schema)"},
-    {"bigquery-filter", cmd_bigquery_filter, "translate a Polars expression into a BigQuery row_restriction (--schema, --json)"},
+    {"bigquery-filter", cmd_bigquery_filter,
+     "translate a Polars expression into a BigQuery row_restriction (--schema, --json)"},
 };
 
 static void usage(FILE *f) {

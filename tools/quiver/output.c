@@ -22,8 +22,10 @@ static long long peak_rss_kib(void) {
 }
 
 bool cli_parse_format(const char *text, cli_format *out) {
-  static const struct { const char *name; cli_format f; } names[] = {
-      {"table", FMT_TABLE}, {"csv", FMT_CSV}, {"json", FMT_JSON}, {"arrow", FMT_ARROW}, {"stats", FMT_STATS}};
+  static const struct {
+    const char *name;
+    cli_format f;
+  } names[] = {{"table", FMT_TABLE}, {"csv", FMT_CSV}, {"json", FMT_JSON}, {"arrow", FMT_ARROW}, {"stats", FMT_STATS}};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
     if (!strcmp(text, names[i].name)) {
       *out = names[i].f;
@@ -142,7 +144,6 @@ static void write_csv(const qv_batch *b, FILE *f) {
   }
 }
 
-
 static void json_value(FILE *f, const qv_array *a, int64_t i) {
   if (!qv_array_is_valid(a, i) || a->type.id == QV_TYPE_NULL) {
     fputs("null", f);
@@ -151,12 +152,21 @@ static void json_value(FILE *f, const qv_array *a, int64_t i) {
   int64_t j = a->offset + i;
   char cell[65536];
   switch (a->type.id) {
-    case QV_TYPE_BOOL: case QV_TYPE_INT8: case QV_TYPE_INT16: case QV_TYPE_INT32: case QV_TYPE_INT64:
-    case QV_TYPE_UINT8: case QV_TYPE_UINT16: case QV_TYPE_UINT32: case QV_TYPE_UINT64: case QV_TYPE_DECIMAL128:
+    case QV_TYPE_BOOL:
+    case QV_TYPE_INT8:
+    case QV_TYPE_INT16:
+    case QV_TYPE_INT32:
+    case QV_TYPE_INT64:
+    case QV_TYPE_UINT8:
+    case QV_TYPE_UINT16:
+    case QV_TYPE_UINT32:
+    case QV_TYPE_UINT64:
+    case QV_TYPE_DECIMAL128:
       qv_array_format_value(a, i, cell, sizeof cell);
       fputs(cell, f);
       return;
-    case QV_TYPE_FLOAT32: case QV_TYPE_FLOAT64: {
+    case QV_TYPE_FLOAT32:
+    case QV_TYPE_FLOAT64: {
       double d = a->type.id == QV_TYPE_FLOAT32 ? ((const float *)a->buffers[1]->data)[j]
                                                : ((const double *)a->buffers[1]->data)[j];
       if (!isfinite(d)) { /* JSON has no NaN or infinity: spell them as strings */
@@ -173,7 +183,8 @@ static void json_value(FILE *f, const qv_array *a, int64_t i) {
       cli_json_string(f, (const char *)s, (size_t)len);
       return;
     }
-    case QV_TYPE_LIST: case QV_TYPE_FIXED_SIZE_LIST: {
+    case QV_TYPE_LIST:
+    case QV_TYPE_FIXED_SIZE_LIST: {
       int64_t start, end;
       if (a->type.id == QV_TYPE_LIST) {
         start = qv_array_offsets(a)[i];
@@ -290,10 +301,11 @@ int cli_write_scan(const char *cmd, qv_scanner *sc, cli_format fmt, int64_t *row
       read += c.columns[i].bytes_read;
       decoded += c.columns[i].bytes_decoded;
     }
-    printf("rows=%lld pages=%lld pages_pruned=%lld rows_scanned=%lld bytes_read=%lld bytes_decoded=%lld "
-           "index_fallback_fragments=%lld peak_rss_kib=%lld\n",
-           (long long)*rows, (long long)c.pages_total, (long long)c.pages_pruned, (long long)c.rows_scanned,
-           (long long)read, (long long)decoded, (long long)c.index_fallback_fragments, peak_rss_kib());
+    printf(
+        "rows=%lld pages=%lld pages_pruned=%lld rows_scanned=%lld bytes_read=%lld bytes_decoded=%lld "
+        "index_fallback_fragments=%lld peak_rss_kib=%lld\n",
+        (long long)*rows, (long long)c.pages_total, (long long)c.pages_pruned, (long long)c.rows_scanned,
+        (long long)read, (long long)decoded, (long long)c.index_fallback_fragments, peak_rss_kib());
   }
 cleanup:
   for (int32_t k = 0; k < t.n_held; k++) qv_batch_release(t.held[k]);
