@@ -7,7 +7,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config
   libzstd-dev liblz4-dev libroaring-dev libpcre2-dev libutf8proc-dev
-  libxxhash-dev libcmocka-dev
+  libxxhash-dev libcmocka-dev clang-format
   python3 python3-venv python3-dev
 )
 if [ "${1:-}" = "--dev" ]; then
