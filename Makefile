@@ -9,7 +9,7 @@ PREFIX   ?= /usr/local
 CMAKE_FLAGS ?=
 JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all deps build demo pyenv pypackage test test-c test-python lance-coverage asan tsan install bench fuzz clean clean-demo
+.PHONY: all deps build demo pyenv pypackage pypackage-check test test-c test-python lance-coverage asan tsan install bench fuzz clean clean-demo
 
 all: build
 
@@ -31,17 +31,32 @@ pyenv:
 # The Python package quiver (pyproject.toml, python/) built by pip with the
 # project's CMake and installed into .venv; its build tree (build-py/) is kept,
 # so a second run rebuilds only what changed.  CMAKE_ARGS passes CMAKE_FLAGS
-# (e.g. -DQV_WERROR=ON in CI) to that build.
+# (e.g. -DQV_WERROR=ON in CI) to that build.  `make test` does not need it
+# (it tests the extension built in $(BUILD)); CI runs `make pypackage-check`,
+# which installs the package this way and runs the package tests against it.
 pypackage: pyenv
+	@echo "pypackage: pip install . into .venv (the extension builds in build-py/)"
 	CMAKE_ARGS="$(CMAKE_FLAGS)" CMAKE_BUILD_PARALLEL_LEVEL=$(JOBS) .venv/bin/pip install --quiet --disable-pip-version-check --no-build-isolation --no-deps .
+
+pypackage-check: pypackage
+	cd tests && QV_BUILD_DIR=$(abspath $(BUILD)) ../.venv/bin/python -c 'import quiver, sys; print("installed:", quiver.__file__); sys.exit("site-packages" not in quiver.__file__)'
+	QV_BUILD_DIR=$(abspath $(BUILD)) .venv/bin/python -m pytest -q tests/python/test_package.py
 
 test: build pyenv test-c test-python
 
 test-c: build
+	@echo "test-c: the C suite (ctest)"
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
-test-python: build pypackage
-	QV_BUILD_DIR=$(abspath $(BUILD)) .venv/bin/python -m pytest -q tests/python tests/peers
+# The extension quiver._quiver is built in $(BUILD) beside the library, from
+# the same objects (so the library is compiled once), and the tests import
+# the package from $(BUILD)/python.
+test-python: build pyenv
+	@echo "test-python: building quiver._quiver in $(BUILD)/python"
+	@cmake -S . -B $(BUILD) -DQV_PYTHON=ON -DPython_EXECUTABLE=$(abspath .venv/bin/python) > /dev/null
+	cmake --build $(BUILD) -j $(JOBS) --target _quiver
+	@echo "test-python: pytest tests/python tests/peers"
+	PYTHONPATH=$(abspath $(BUILD))/python QV_BUILD_DIR=$(abspath $(BUILD)) .venv/bin/python -m pytest -q tests/python tests/peers
 
 # Regenerates docs/lance-pushdown.md (quiver's Lance pushdown next to polars-pylance's, judged by pylance).
 lance-coverage: build pyenv

@@ -12,6 +12,7 @@ if [ -x "$venv/bin/python" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$want" ]; the
 fi
 python=/usr/bin/python3
 [ -x "$python" ] || python=python3
+echo "pyenv: installing the pinned test dependencies of requirements.txt into .venv (the first time takes a few minutes)" >&2
 "$python" -m venv "$venv"
 "$venv/bin/pip" install --quiet --disable-pip-version-check -r "$req"
 echo "$want" > "$stamp"
