@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""tidy: the conventions a reviewer would otherwise check by eye (STYLE.md).
+"""tidy: the conventions a reviewer would otherwise check by eye (docs/STYLE.md).
 
 1. Every C file is formatted by the committed .clang-format (clang-format
    --dry-run --Werror); generated files are listed in GENERATED and skipped.
