@@ -19,13 +19,21 @@ buffers instead of copying them.  This module is only the glue Polars needs
 (``polars.io.plugins.register_io_source``) and the conversion of Polars
 objects (expressions serialized to JSON, schemas as empty DataFrames).
 
-Fallback: a predicate libquiver cannot run (a Polars construct it does not
-know, such as an aggregation or a newer Polars' function; fill_null
-strategies that read the whole column; drop_nulls) is not pushed: the scan
+Fallback: a predicate libquiver cannot take (a Polars construct it does not
+know, such as a newer Polars' function; an operator or type rule its binder
+does not have, such as ``(pl.col("id") ^ 1) > 2``) is not pushed: the scan
 then runs without a filter in C and Polars applies the predicate to every
-batch, so the answer stays right.  ``quiver.last_scan`` (a ``ScanReport``)
-records for the most recent scan whether the predicate was pushed and, if
-not, why.
+batch, so the answer is plain Polars'.  ``quiver.last_scan`` (a
+``ScanReport``) records for the most recent scan whether the predicate was
+pushed and, if not, why (``fallback``, ``fallback_status``).
+``quiver.scan(path, strict=True)`` raises instead.  Whether to fall back is
+decided by the error's class and by when it happens (binding the predicate
+to the schema, reading no data), never by its text: a damaged file, an I/O
+error or a strict cast failing on a row is raised, as Polars would raise it.
+Predicates that are not row by row (aggregations, windows, shift, cum_sum,
+fill_null strategies) never reach the scan: Polars keeps such a filter, all
+of it, above the scan and hands it no predicate (``last_scan.predicate`` is
+None).
 
 Damaged indices: an index file that cannot be read (damaged, cut short,
 missing) does not fail the scan.  libquiver filters that fragment in full
@@ -132,7 +140,7 @@ class ScanReport:
     predicate: str | None  # the predicate Polars pushed, as Polars prints it
     limit: int | None  # the row limit Polars pushed
     pushed: bool  # the predicate ran in libquiver
-    fallback: str | None  # why Polars evaluated the predicate instead (temporary)
+    fallback: str | None  # why Polars evaluated the predicate instead: libquiver's message
     batches: int = 0
     rows: int = 0
     explain: str | None = None  # libquiver's plan of the scan
@@ -140,6 +148,10 @@ class ScanReport:
     # indices whose files could not be read: (name, fragments, first error);
     # libquiver filtered those fragments in full, so the rows are still right
     index_fallbacks: list[tuple[str, int, str]] = dataclasses.field(default_factory=list)
+    # the kind of reason for the fallback: the status of libquiver's error
+    # ("unsupported", "type error", "parse error", "not found", "invalid
+    # argument") or "no JSON form" (the predicate could not be serialized)
+    fallback_status: str | None = None
 
 
 last_scan: ScanReport | None = None
@@ -247,11 +259,41 @@ def explain_bigquery_filter(expr: pl.Expr, schema: Any = None) -> str:
     return _explain_bigquery_filter(_expr_json(expr), _bigquery_schema_source(schema))
 
 
-def _not_bindable_yet(err: QuiverError) -> bool:
-    """True for the errors the temporary fallback covers: libquiver cannot
-    bind or evaluate the predicate yet (an operator without a binder rule,
-    a construct it does not know)."""
-    return isinstance(err, UnsupportedExpression)
+# What a predicate's binding can fail with when the predicate is the
+# problem: text or types that do not fit (InvalidInput), a construct
+# libquiver cannot run (UnsupportedExpression), a column or struct field it
+# does not find (NotFound; Polars then raises its own error).  Anything else
+# (out of memory) is not about the predicate and is raised.
+_PREDICATE_ERRORS = (InvalidInput, UnsupportedExpression, NotFound)
+
+
+def _predicate_refusal(path: str, version: int, predicate_json: str) -> QuiverError | None:
+    """Why libquiver cannot take the predicate, or None when it can.
+
+    Binds the predicate to the version's schema as the scanner would,
+    reading no data.  Opening the version is kept out of the decision: a
+    damaged manifest or a dataset gone since ``scan`` raises here, whatever
+    its class, as it would without a predicate."""
+    ds = Dataset(path, version)
+    try:
+        ds.bind_filter(predicate_json)
+    except _PREDICATE_ERRORS as err:
+        return err
+    return None
+
+
+def _fall_back(report: ScanReport, reason: str, status: str, strict: bool, err: Exception | None) -> None:
+    """Records in report that Polars applies the predicate, or raises under
+    strict=True (err itself when libquiver raised it)."""
+    if strict:
+        if isinstance(err, QuiverError):
+            raise err
+        exc = UnsupportedExpression(f"{reason} (quiver.scan(strict=True) does not hand predicates to Polars)")
+        exc.code, exc.status = 8, "unsupported"  # QV_ERR_UNSUPPORTED, as libquiver would set them
+        raise exc from err
+    report.pushed = False
+    report.fallback = reason
+    report.fallback_status = status
 
 
 class _Chunks:
@@ -293,6 +335,7 @@ def scan(
     predicate_pushdown: bool = True,
     use_scalar_index: bool = True,
     version: int | None = None,
+    strict: bool = False,
 ) -> pl.LazyFrame:
     """A lazy scan of the quiver dataset at ``path`` as a ``pl.LazyFrame``.
 
@@ -302,6 +345,14 @@ def scan(
     makes it decode every needed column in full and filter afterwards (for
     measurement), ``use_scalar_index`` is passed to the scanner.  A missing
     dataset or version raises QuiverError here.
+
+    A predicate libquiver cannot take (a construct it does not know, a type
+    rule it does not have, a predicate without a JSON form) is applied by
+    Polars to the unfiltered batches instead, and ``quiver.last_scan`` says
+    why (``fallback``, ``fallback_status``).  ``strict=True`` raises that
+    error instead (UnsupportedExpression, InvalidInput or NotFound).
+    Errors that are not about the predicate (a damaged file, an I/O error,
+    a strict cast failing on a row) are always raised.
     """
     ds = Dataset(os.fspath(path), 0 if version is None else version)
     ds_path, ds_version = ds.path, ds.version
@@ -350,22 +401,28 @@ def scan(
         try:
             predicate_json = _expr_json(predicate)
         except Exception as err:  # e.g. a Python UDF, which has no JSON form
-            report.pushed = False
-            report.fallback = f"the predicate has no JSON form: {err}"
+            _fall_back(report, f"the predicate has no JSON form: {err}", "no JSON form", strict, err)
         else:
-            try:
-                scanner = Scanner(ds_path, columns=with_columns, polars_json=predicate_json, limit=n_rows, **options)
-                report.explain = scanner.explain()
-                for df in _frames(scanner, report, rows_per_frame):
-                    yielded += df.height
-                    yield df
-                _finish(scanner, report)
-                return
-            except QuiverError as err:
-                if not _not_bindable_yet(err):
-                    raise
-                report.pushed = False
-                report.fallback = str(err)
+            refusal = _predicate_refusal(ds_path, ds_version, predicate_json)
+            if refusal is not None:
+                _fall_back(report, str(refusal), refusal.status, strict, refusal)
+            else:
+                try:
+                    scanner = Scanner(
+                        ds_path, columns=with_columns, polars_json=predicate_json, limit=n_rows, **options
+                    )
+                    report.explain = scanner.explain()
+                    for df in _frames(scanner, report, rows_per_frame):
+                        yielded += df.height
+                        yield df
+                    _finish(scanner, report)
+                    return
+                except UnsupportedExpression as err:
+                    # an operator the evaluator cannot run on these values;
+                    # any other error while scanning (a damaged file, a
+                    # strict cast failing on a row) is raised, as Polars
+                    # would raise it
+                    _fall_back(report, str(err), err.status, strict, err)
         yield from _fallback(ds_path, with_columns, predicate, n_rows, yielded, options, report)
 
     return register_io_source(

@@ -58,6 +58,33 @@ static PyObject *dataset_schema_capsule(dataset_obj *self, PyObject *unused) {
   return qvpy_schema_capsule(qv_dataset_schema(self->ds));
 }
 
+/* bind_filter(polars_json): parses the JSON of a Polars expression and binds
+ * it to this version's schema as a scan's filter, as qv_scanner_open does
+ * (names, types, implicit casts; the result must be boolean), without
+ * reading data.  Raises what the scanner would raise for the predicate
+ * itself, so that an error here always means "libquiver cannot take this
+ * predicate" and never a damaged file or a missing dataset: quiver.scan
+ * hands such a predicate to Polars. */
+static PyObject *dataset_bind_filter(dataset_obj *self, PyObject *args) {
+  const char *json = NULL;
+  Py_ssize_t json_len = 0;
+  if (!PyArg_ParseTuple(args, "s#:bind_filter", &json, &json_len)) return NULL;
+  qv_error err = {0};
+  qv_expr *e = NULL;
+  qvpy_lock(); /* literals may share buffers */
+  qv_status st = qv_polars_from_json(json, (size_t)json_len, &e, &err);
+  if (st == QV_OK) st = qv_expr_bind(e, qv_dataset_schema(self->ds), &err);
+  if (st == QV_OK && e->type.id != QV_TYPE_BOOL && e->type.id != QV_TYPE_NULL) {
+    char tn[64];
+    qv_datatype_format(&e->type, tn, sizeof tn);
+    st = qv_error_set(&err, QV_ERR_TYPE, "filter: the filter must be boolean, not %s", tn);
+  }
+  qv_expr_destroy(e);
+  qvpy_unlock();
+  if (st != QV_OK) return qvpy_raise(&err);
+  Py_RETURN_NONE;
+}
+
 static PyGetSetDef dataset_getset[] = {
     {"version", (getter)dataset_version, NULL, "the version this object has open", NULL},
     {"num_rows", (getter)dataset_num_rows, NULL, "rows of this version, deleted rows excluded", NULL},
@@ -68,6 +95,12 @@ static PyGetSetDef dataset_getset[] = {
 static PyMethodDef dataset_methods[] = {
     {"__arrow_c_schema__", (PyCFunction)dataset_schema_capsule, METH_NOARGS,
      "The dataset schema as a PyCapsule 'arrow_schema' (Arrow PyCapsule interface)."},
+    {"bind_filter", (PyCFunction)dataset_bind_filter, METH_VARARGS,
+     "bind_filter(polars_json) -> None\n\n"
+     "Binds a Polars expression (Expr.meta.serialize(format='json')) to this version's schema as a\n"
+     "scan's filter would be, reading no data; raises InvalidInput (bad JSON, types that do not fit,\n"
+     "a filter that is not boolean), UnsupportedExpression (a construct libquiver cannot run) or\n"
+     "NotFound (no such column or field)."},
     {NULL, NULL, 0, NULL}};
 
 PyTypeObject qvpy_dataset_type = {

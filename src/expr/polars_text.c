@@ -505,9 +505,13 @@ static bool parse_primary(pt *p, pv *out) {
     const pt_token *name = peek(p);
     if (!expect(p, PT_NAME, "a method name after '.'")) return false;
     const pt_token *ns = NULL;
-    if ((strcmp(name->text, "str") == 0 || strcmp(name->text, "dt") == 0 || strcmp(name->text, "list") == 0 ||
-         strcmp(name->text, "struct") == 0 || strcmp(name->text, "meta") == 0) &&
-        at(p, PT_DOT)) {
+    /* Polars' expression namespaces (arr, bin, cat and name have no method
+     * quiver knows: theirs become unknown nodes) */
+    static const char *const namespaces[] = {"str", "dt", "list", "struct", "meta", "arr", "bin", "cat", "name"};
+    bool is_ns = false;
+    for (size_t k = 0; k < sizeof namespaces / sizeof namespaces[0]; k++)
+      if (strcmp(name->text, namespaces[k]) == 0) is_ns = true;
+    if (is_ns && at(p, PT_DOT)) {
       ns = name;
       next(p);
       name = peek(p);

@@ -4,6 +4,7 @@
  * their .str .dt .list .struct namespaces.  Each desugars as the Polars
  * Python API does, so the IR is the one polars_json.c builds. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "expr/polars_text_int.h"
@@ -292,7 +293,11 @@ bool qve_pt_pl_attr(pt *p, const pt_token *name, pt_args *a, bool called, pv *ou
                                    "max_horizontal", "coalesce",       "concat_str"};
   for (size_t k = 0; k < sizeof hz / sizeof hz[0]; k++)
     if (strcmp(n, hz[k]) == 0) return horizontal(p, hz[k], a, name->col, out);
-  return qve_pt_fail(p, name->col, "unknown function pl.%s", n);
+  /* A pl.* function this front end does not know (pl.len(), pl.sum(...), a
+   * newer Polars' function): an unknown node, as for an unknown method. */
+  char label[160];
+  snprintf(label, sizeof label, "pl.%s()", n);
+  return qve_pt_set_expr(p, out, qve_pl_unknown(label, NULL, 0), 1, name->col);
 }
 
 /* ---- pl.lit(value, dtype) ------------------------------------------------ */

@@ -1,6 +1,7 @@
 /* Expression methods of the Polars text front end (expr.method(...),
  * expr.str.method(...), ... and the when/then/otherwise chain).  Each
  * builds what the Polars Python API builds, with its defaults. */
+#include <stdio.h>
 #include <string.h>
 
 #include "expr/polars_text_int.h"
@@ -427,14 +428,23 @@ bool qve_pt_method(pt *p, pv *recv, const pt_token *ns, const pt_token *name, pt
       return qve_pt_set_expr(p, out, e, MAXD(dx, dy) + 1, col);
     }
   } else if (ns_is(ns, "struct")) {
-    if (strcmp(n, "field") == 0) {
+    bool several = a->n > 1; /* .struct.field("x", "y"): a selection of fields, unknown here */
+    for (int32_t k = 0; k < a->n; k++) several = several && !a->a[k].kw;
+    if (strcmp(n, "field") == 0 && !several) {
       const char *s;
       if (!qve_pt_get_str(p, qve_pt_arg(a, 0, "name"), &s) || !qve_pt_all_used(p, a, ".", n)) goto cleanup;
       qv_expr *e = qve_pl_call1(QV_OP_FIELD, x);
       return named(p, e, s) && qve_pt_set_expr(p, out, e, dx + 1, col);
     }
   }
-  qve_pt_fail(p, col, "unknown method .%s%s%s()", ns ? ns->text : "", ns ? "." : "", n);
+  /* A method this front end does not know (an aggregation such as .sum(), a
+   * window, a newer Polars' method): an unknown node over its receiver, as
+   * the JSON front end keeps a function it does not know, so translators
+   * decline it and the binder names it.  The arguments parsed as Python
+   * values and are not kept. */
+  char label[160];
+  snprintf(label, sizeof label, ".%s%s%s()", ns ? ns->text : "", ns ? "." : "", n);
+  return qve_pt_set_expr(p, out, qve_pl_unknown(label, &x, 1), dx + 1, col);
 cleanup:
   qv_expr_destroy(x);
   qv_expr_destroy(y);

@@ -54,6 +54,8 @@ run scan-no-pushdown q scan ds --filter "score >= 88.25" --select id --no-pushdo
 run scan-where q scan ds --where 'pl.col("age") > 40' --select name,age
 run scan-where-chain q scan ds --where '(pl.col("score") >= 88.25) & pl.col("city").str.starts_with("New")' --select id,city
 run scan-where-bad q scan ds --where 'pl.col("age") >'
+# An unknown method parses (translators decline it) but the binder names it.
+run scan-where-unknown-method q scan ds --where 'pl.col("age").sum() > 3'
 run scan-where-and-filter q scan ds --where 'pl.col("age") > 1' --filter "age > 1"
 run explain q explain ds --filter "id > 3 AND lower(city) = 'paris'" --select name
 run bad-filter q scan ds --filter "age >> 3"
@@ -98,6 +100,12 @@ run lance-filter-quotes q lance-filter --schema "s:string" 'pl.col("s") == "say 
 run lance-filter-bad q lance-filter 'pl.col("a") >'
 run lance-filter-bad-schema q lance-filter --schema "a" 'pl.col("a") > 1'
 run lance-filter-help q lance-filter --help
+# A method quiver does not know (an aggregation) declines: None, exit 0, as
+# Python's quiver.to_lance_filter answers; a syntax error stays an error.
+run lance-filter-unknown-method q lance-filter 'pl.col("x").sum() > 3'
+run lance-filter-unknown-method-explain q lance-filter --explain 'pl.col("x").sum() > 3'
+run lance-filter-unknown-in-and q lance-filter --explain '(pl.col("x") > 1) & (pl.col("x").str.reverse() == "a")'
+run lance-filter-unknown-method-bad q lance-filter 'pl.col("x").sum(1 +) > 3'
 
 # Scalar indices: create, list, versions, optimize after an append, drop.
 q import "$here/data/people.csv" ix --quiet > /dev/null 2>&1
@@ -174,6 +182,8 @@ run bigquery-filter-bad-expr q bigquery-filter 'pl.col("a") >'
 run bigquery-filter-polars-json q bigquery-filter --schema "a:int64,b:int64,flag:bool,ok:bool" --polars-json "$(cat "$here/../data/pushdown/bigquery_json/when_multi_predicate.json")"
 run bigquery-filter-polars-json-bad q bigquery-filter --polars-json '{"Column": 3}'
 run bigquery-filter-select-without-json q bigquery-filter --select a 'pl.col("a") > 1'
+run bigquery-filter-unknown-method q bigquery-filter 'pl.col("x").sum() > 3'
+run bigquery-filter-unknown-method-explain q bigquery-filter --explain 'pl.col("x").sum() > 3'
 
 # A dataset whose data file has format version 2 (framed pages checksummed
 # by 4096-byte block), as builds before format version 3 wrote it: still

@@ -11,7 +11,6 @@ Polars' always fail.
 import re
 
 KNOWN_GAPS = [
-    (re.compile(r"unknown method \.dt\.time\(\)"), "the text front end has no .dt.time()"),
     (re.compile(r"integer out of range for an Int64 list"),
      "the text front end types an is_in list holding 2**64-1 as Int64 (Polars: UInt64)"),
     (re.compile(r"cannot apply - to timestamp"), "timestamp - timestamp (a Duration) is not bound yet"),

@@ -15,7 +15,10 @@ int cmd_lance_filter(int argc, char **argv) {
           "usage: quiver lance-filter [--explain] [--schema \"a:int64,b:string\"] 'EXPR'\n\n"
           "Translates a Polars expression (Python syntax) into a Lance SQL filter and prints\n"
           "LanceFilter(sql=..., exact=...) or None.  Without --schema only what is safe for\n"
-          "every column type translates.  --explain also lists every node that declined.\n");
+          "every column type translates.  --explain also lists every node that declined.\n"
+          "None is an answer (exit 0): nothing translates, as for an aggregation such as\n"
+          ".sum() or a method quiver does not know; only text that does not parse as a\n"
+          "Polars expression is an error (exit 1).\n");
       return 0;
     }
     if (!strcmp(argv[i], "--explain")) explain = true;
