@@ -64,7 +64,10 @@ QV_API qv_status qv_dataset_write(const char *path, qv_batch_reader *reader, con
 
 typedef struct qv_dataset qv_dataset;
 
-/* Opens version `version` (0 = latest). */
+/* Opens version `version` (0 = latest).  A latest version whose manifest
+ * does not read is an error (the reader's code), never a silent fallback
+ * to an older one: its message names the version and the way back
+ * ("... restore an earlier one with 'quiver restore DS --version N'"). */
 QV_API qv_status qv_dataset_open(const char *path, int64_t version, qv_dataset **out, qv_error *err);
 QV_API void qv_dataset_close(qv_dataset *ds); /* NULL-safe */
 
@@ -79,11 +82,45 @@ typedef struct qv_version_info {
   int64_t timestamp_ms; /* commit time, ms since the epoch */
   int64_t num_rows;     /* live rows */
   int32_t num_fragments;
-  char operation[32]; /* "create", "append", "overwrite", "delete" */
+  char operation[32]; /* "create", "append", "overwrite", "delete", "restore", "index-add", ... */
 } qv_version_info;
 
-/* All versions, oldest first; *out is qv_malloc'd (qv_free). */
+/* All versions, oldest first; *out is qv_malloc'd (qv_free).  Fails on the
+ * first manifest that does not read (qv_dataset_list_versions lists it). */
 QV_API qv_status qv_dataset_versions(const char *path, qv_version_info **out, int64_t *count, qv_error *err);
+
+typedef enum qv_version_state {
+  QV_VERSION_OK = 0,     /* its manifest reads and passes every check */
+  QV_VERSION_DAMAGED = 1 /* it does not: unreadable, truncated, bad magic, checksum mismatch, ... */
+} qv_version_state;
+
+typedef struct qv_version_entry {
+  qv_version_info info;   /* info.version always; the other fields only when ok (zero otherwise) */
+  qv_version_state state; /* QV_VERSION_OK or QV_VERSION_DAMAGED */
+  qv_status error;        /* QV_OK, or the reader's code (QV_ERR_CORRUPT, QV_ERR_IO, QV_ERR_UNSUPPORTED, ...) */
+  char message[1024];     /* "", or the reader's message ("_versions/7.manifest: checksum mismatch ...") */
+} qv_version_entry;
+
+/* Every version, oldest first, each with its state: a manifest that does
+ * not read is an entry (QV_VERSION_DAMAGED, with the reader's message),
+ * not a failure.  *out is qv_malloc'd (qv_free).  QV_ERR_NOT_FOUND when
+ * there is no version at all; QV_ERR_IO when _versions cannot be listed;
+ * QV_ERR_NOMEM. */
+QV_API qv_status qv_dataset_list_versions(const char *path, qv_version_entry **out, int64_t *count, qv_error *err);
+
+/* Commits a new version (the latest + 1, operation "restore") whose
+ * contents are version `version`'s: its schema, fragments, deletion files
+ * and indices, the files shared (nothing is copied or rewritten).  History
+ * is kept: no manifest is replaced or removed, a damaged latest one
+ * included, so this is the way back from a damaged latest version (every
+ * other commit refuses while the latest is damaged).  Before committing it
+ * opens each fragment (data file footer and deletion file checked against
+ * the manifest).  QV_ERR_INVALID: version < 1; QV_ERR_NOT_FOUND: no such
+ * version; the reader's code (QV_ERR_CORRUPT, ...) when version itself or
+ * one of its files is damaged; QV_ERR_CONFLICT: another writer published
+ * the new version number first (retry).  *out_version (nullable) receives
+ * the new version number. */
+QV_API qv_status qv_dataset_restore(const char *path, int64_t version, int64_t *out_version, qv_error *err);
 
 /* ---- fragments, pages, statistics (what the scanner reads) ----------- */
 

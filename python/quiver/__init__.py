@@ -91,6 +91,7 @@ from quiver._quiver import drop_index as _drop_index
 from quiver._quiver import list_indices as _list_indices
 from quiver._quiver import memory_trim
 from quiver._quiver import optimize_indices as _optimize_indices
+from quiver._quiver import restore as _restore
 from quiver._quiver import write_dataset as _write_dataset
 from quiver._quiver import explain_bigquery_filter as _explain_bigquery_filter
 from quiver._quiver import explain_lance_filter as _explain_lance_filter
@@ -122,6 +123,7 @@ __all__ = [
     "list_indices",
     "memory_trim",
     "optimize_indices",
+    "restore",
     "scan",
     "to_bigquery_filter",
     "to_lance_filter",
@@ -534,6 +536,21 @@ def delete(path: str | os.PathLike[str], predicate: pl.Expr | str) -> tuple[int,
     if isinstance(predicate, str):
         return _delete(os.fspath(path), filter=predicate)
     return _delete(os.fspath(path), polars_json=_expr_json(predicate))
+
+
+def restore(path: str | os.PathLike[str], version: int) -> int:
+    """Commits a new version whose contents are ``version``'s (schema,
+    fragments, deleted rows, indices; the files are shared, nothing is
+    copied) and returns it.  No version is rewritten or removed.
+
+    The way back when the latest version's manifest is damaged: until a
+    restore commits above it, writes, deletes, index changes and scans of
+    the latest raise QuiverError (CorruptData for damaged bytes) naming the
+    damaged version and the newest readable one.  Raises NotFound when
+    ``version`` does not exist, and QuiverError (CorruptData for damaged
+    bytes) when it, or one of its files, is damaged.
+    """
+    return _restore(os.fspath(path), version)
 
 
 @dataclasses.dataclass(frozen=True)

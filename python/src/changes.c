@@ -1,5 +1,6 @@
 /* Calls that commit a new version of a dataset (quiver.write_dataset,
- * quiver.delete and the scalar index functions) and the index listing.
+ * quiver.delete, quiver.restore and the scalar index functions) and the
+ * index listing.
  * Each is one call of libquiver's public API made with the GIL released:
  * they read and write files for as long as the data takes.  They touch no
  * batch exported to Polars, so they run without qvpy_lock (see
@@ -147,6 +148,24 @@ PyObject *qvpy_drop_index(PyObject *self, PyObject *args, PyObject *kwargs) {
   Py_END_ALLOW_THREADS Py_DECREF(path_obj);
   if (st != QV_OK) return qvpy_raise(&err);
   return PyLong_FromLongLong(version);
+}
+
+/* restore(path, version) -> int: a new version equal to `version`
+ * (qv_dataset_restore); the way back from a damaged latest version. */
+PyObject *qvpy_restore(PyObject *self, PyObject *args, PyObject *kwargs) {
+  static char *kw[] = {"path", "version", NULL};
+  PyObject *path_obj;
+  long long version;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O&L:restore", kw, PyUnicode_FSConverter, &path_obj, &version))
+    return NULL;
+  qv_error err = {0};
+  int64_t new_version = 0;
+  qv_status st;
+  const char *path = PyBytes_AS_STRING(path_obj);
+  Py_BEGIN_ALLOW_THREADS st = qv_dataset_restore(path, (int64_t)version, &new_version, &err);
+  Py_END_ALLOW_THREADS Py_DECREF(path_obj);
+  if (st != QV_OK) return qvpy_raise(&err);
+  return PyLong_FromLongLong(new_version);
 }
 
 /* optimize_indices(path, name=None, rebuild=False) -> int: rebuilds damaged

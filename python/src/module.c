@@ -274,6 +274,9 @@ static PyMethodDef module_methods[] = {
      "delete(path, *, filter=None, polars_json=None) -> (rows, version)\n\n"
      "Deletes the rows a Lance SQL filter or a Polars expression's JSON keeps; commits a version\n"
      "(unchanged when no row matched)."},
+    {"restore", (PyCFunction)(void (*)(void))qvpy_restore, METH_VARARGS | METH_KEYWORDS,
+     "restore(path, version) -> int\n\n"
+     "Commits a new version equal to version (its files shared; no history rewritten); returns it."},
     {"create_index", (PyCFunction)(void (*)(void))qvpy_create_index, METH_VARARGS | METH_KEYWORDS,
      "create_index(path, column, type, *, name=None) -> int\n\n"
      "Builds a btree, bitmap, ngram or label_list index on column and commits it; returns the version."},

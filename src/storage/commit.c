@@ -193,3 +193,65 @@ cleanup:
   qv_free(final);
   return st;
 }
+
+/* ---- a damaged latest version ----------------------------------------------
+ *
+ * A version whose manifest does not read cannot be the base of a commit
+ * (its fragments are unknown), and it must not be replaced (history is
+ * never rewritten).  So everything that reads or extends the latest
+ * version refuses, naming the damaged version and the way back: a restore
+ * of the newest readable version (qv_dataset_restore), which commits above
+ * the damaged one and leaves its file as it is. */
+
+/* The newest version below `below` whose manifest reads; 0 when none does
+ * (or when listing fails: the caller is already reporting an error). */
+static int64_t newest_readable_below(const char *path, int64_t below) {
+  int64_t *v = NULL, n = 0, found = 0;
+  if (qvs_list_versions(path, &v, &n, NULL) != QV_OK) return 0;
+  for (int64_t i = n - 1; i >= 0 && !found; i--) {
+    if (v[i] >= below) continue;
+    qvs_manifest m;
+    if (qvs_manifest_read(path, v[i], &m, NULL) == QV_OK) found = v[i];
+    qvs_manifest_reset(&m);
+  }
+  qv_free(v);
+  return found;
+}
+
+qv_status qvs_damaged_latest(const char *path, int64_t latest, const char *lead, qv_status code, const char *why,
+                             qv_error *err) {
+  int64_t back = newest_readable_below(path, latest);
+  if (back > 0)
+    return qv_error_set(err, code,
+                        "%s: %sversion %lld is damaged (%.600s); restore an earlier one with "
+                        "'quiver restore %s --version %lld'",
+                        path, lead, (long long)latest, why, path, (long long)back);
+  return qv_error_set(err, code, "%s: %sversion %lld is damaged (%.600s), and no earlier version is readable", path,
+                      lead, (long long)latest, why);
+}
+
+qv_status qvs_manifest_read_latest(const char *path, int64_t latest, qvs_manifest *out, qv_error *err) {
+  qv_error why = {0};
+  qv_status st = qvs_manifest_read(path, latest, out, &why);
+  if (st == QV_OK) return QV_OK;
+  if (st == QV_ERR_NOMEM) return qv_error_nomem(err, NULL);
+  return qvs_damaged_latest(path, latest, "the latest ", st, why.message, err);
+}
+
+qv_status qvs_check_latest(const char *path, int64_t open_version, qv_error *err) {
+  int64_t latest = 0;
+  QV_RETURN_NOT_OK(qvs_latest_version(path, &latest, err));
+  if (latest == open_version) return QV_OK;
+  qvs_manifest m;
+  qvs_manifest_init(&m);
+  qv_error why = {0};
+  qv_status st = latest > open_version ? qvs_manifest_read(path, latest, &m, &why) : QV_OK;
+  qvs_manifest_reset(&m);
+  if (st != QV_OK && st != QV_ERR_NOMEM) {
+    char lead[96];
+    snprintf(lead, sizeof lead, "version %lld is open but the latest ", (long long)open_version);
+    return qvs_damaged_latest(path, latest, lead, QV_ERR_CONFLICT, why.message, err);
+  }
+  return qv_error_set(err, QV_ERR_CONFLICT, "%s: version %lld is open but version %lld is the latest", path,
+                      (long long)open_version, (long long)latest);
+}

@@ -1,5 +1,6 @@
 /* Opening a version of a dataset and answering questions about it from its
  * manifest alone (no data file is touched until a fragment is opened). */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -9,7 +10,8 @@ qv_status qv_dataset_open(const char *path, int64_t version, qv_dataset **out, q
   *out = NULL;
   if (!path) return qv_error_set(err, QV_ERR_INVALID, "dataset path is NULL");
   if (version < 0) return qv_error_set(err, QV_ERR_INVALID, "%s: version %lld is negative", path, (long long)version);
-  if (version == 0) {
+  bool latest = version == 0;
+  if (latest) {
     QV_RETURN_NOT_OK(qvs_latest_version(path, &version, err));
     if (version == 0) return qv_error_set(err, QV_ERR_NOT_FOUND, "%s: no dataset here (no _versions/*.manifest)", path);
   }
@@ -21,7 +23,8 @@ qv_status qv_dataset_open(const char *path, int64_t version, qv_dataset **out, q
     qv_free(ds);
     return qv_error_nomem(err, NULL);
   }
-  qv_status st = qvs_manifest_read(path, version, &ds->manifest, err);
+  qv_status st = latest ? qvs_manifest_read_latest(path, version, &ds->manifest, err)
+                        : qvs_manifest_read(path, version, &ds->manifest, err);
   if (st != QV_OK) {
     qv_dataset_close(ds);
     return st;
@@ -88,6 +91,48 @@ qv_status qv_dataset_versions(const char *path, qv_version_info **out, int64_t *
   }
   qv_free(v);
   *out = info;
+  *count = n;
+  return QV_OK;
+}
+
+qv_status qv_dataset_list_versions(const char *path, qv_version_entry **out, int64_t *count, qv_error *err) {
+  *out = NULL;
+  *count = 0;
+  if (!path) return qv_error_set(err, QV_ERR_INVALID, "dataset path is NULL");
+  int64_t *v = NULL, n = 0;
+  QV_RETURN_NOT_OK(qvs_list_versions(path, &v, &n, err));
+  if (n == 0) return qv_error_set(err, QV_ERR_NOT_FOUND, "%s: no dataset here (no _versions/*.manifest)", path);
+  qv_version_entry *list = qv_calloc((size_t)n, sizeof *list);
+  if (!list) {
+    qv_free(v);
+    return qv_error_nomem(err, NULL);
+  }
+  for (int64_t i = 0; i < n; i++) {
+    qv_version_entry *e = &list[i];
+    qvs_manifest m;
+    qv_error why = {0};
+    qv_status st = qvs_manifest_read(path, v[i], &m, &why);
+    e->info.version = v[i];
+    if (st == QV_ERR_NOMEM) {
+      qv_free(v);
+      qv_free(list);
+      return qv_error_nomem(err, NULL);
+    }
+    if (st != QV_OK) {
+      /* A damaged version is what this call reports, not a failure of it. */
+      e->state = QV_VERSION_DAMAGED;
+      e->error = st;
+      snprintf(e->message, sizeof e->message, "%s", why.message);
+      continue;
+    }
+    e->info.timestamp_ms = m.timestamp_ms;
+    e->info.num_rows = live_rows(&m);
+    e->info.num_fragments = m.n_fragments;
+    snprintf(e->info.operation, sizeof e->info.operation, "%s", m.operation);
+    qvs_manifest_reset(&m);
+  }
+  qv_free(v);
+  *out = list;
   *count = n;
   return QV_OK;
 }

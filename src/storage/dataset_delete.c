@@ -10,11 +10,7 @@
 qv_status qv_dataset_delete_rows(qv_dataset *ds, const uint8_t *const *deleted, int64_t *out_version, qv_error *err) {
   if (!ds || !deleted) return qv_error_set(err, QV_ERR_INVALID, "delete: dataset and bitmaps are required");
   const qvs_manifest *m = &ds->manifest;
-  int64_t latest = 0;
-  QV_RETURN_NOT_OK(qvs_latest_version(ds->path, &latest, err));
-  if (latest != m->version)
-    return qv_error_set(err, QV_ERR_CONFLICT, "%s: version %lld is open but version %lld is the latest", ds->path,
-                        (long long)m->version, (long long)latest);
+  QV_RETURN_NOT_OK(qvs_check_latest(ds->path, m->version, err));
   qvs_manifest next;
   qvs_manifest_init(&next);
   char **written = qv_calloc((size_t)m->n_fragments + 1, sizeof *written);

@@ -55,11 +55,7 @@ qv_status qv_dataset_commit_indices(const qv_dataset *ds, const qv_index_entry *
   if (!ds || (n > 0 && !indices) || n < 0 || !operation || strlen(operation) > 31)
     return qv_error_set(err, QV_ERR_INVALID, "commit indices: dataset, indices and an operation name are required");
   const qvs_manifest *m = &ds->manifest;
-  int64_t latest = 0;
-  QV_RETURN_NOT_OK(qvs_latest_version(ds->path, &latest, err));
-  if (latest != m->version)
-    return qv_error_set(err, QV_ERR_CONFLICT, "%s: version %lld is open but version %lld is the latest", ds->path,
-                        (long long)m->version, (long long)latest);
+  QV_RETURN_NOT_OK(qvs_check_latest(ds->path, m->version, err));
   qvs_manifest next;
   qvs_manifest_init(&next);
   qv_status st = QV_OK;

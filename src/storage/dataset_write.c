@@ -233,7 +233,7 @@ qv_status qv_dataset_write(const char *path, qv_batch_reader *reader, const qv_w
     st = qv_error_set(err, QV_ERR_EXISTS, "%s: a dataset already exists here (version %lld)", path, (long long)latest);
     goto cleanup;
   }
-  if (latest > 0 && (st = qvs_manifest_read(path, latest, &base, err)) != QV_OK) goto cleanup;
+  if (latest > 0 && (st = qvs_manifest_read_latest(path, latest, &base, err)) != QV_OK) goto cleanup;
   if (latest > 0 && opts->mode == QV_WRITE_APPEND && !qv_schema_equal(schema, &base.schema)) {
     char why[512];
     describe_mismatch(schema, &base.schema, why, sizeof why);

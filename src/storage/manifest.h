@@ -90,6 +90,17 @@ qv_status qvs_ensure_layout(const char *path, qv_error *err);
  * (never replaces), fsync the directory.  QV_ERR_CONFLICT when that version
  * was published by someone else first. */
 qv_status qvs_publish_manifest(const char *path, const qvs_manifest *m, qv_error *err);
+/* A latest version whose manifest does not read (see commit.c): sets err
+ * to code with "<path>: <lead>version <latest> is damaged (<why>)" and the
+ * way back, a restore of the newest version that reads. */
+qv_status qvs_damaged_latest(const char *path, int64_t latest, const char *lead, qv_status code, const char *why,
+                             qv_error *err);
+/* Reads version `latest` (the latest), as qvs_manifest_read; when it does
+ * not read, the error is qvs_damaged_latest's with the reader's code. */
+qv_status qvs_manifest_read_latest(const char *path, int64_t latest, qvs_manifest *out, qv_error *err);
+/* QV_OK when open_version is the latest; else QV_ERR_CONFLICT, whose
+ * message says so, or names the latest as damaged when it does not read. */
+qv_status qvs_check_latest(const char *path, int64_t open_version, qv_error *err);
 
 /* ---- deletion files (deletion.c) ----------------------------------------- */
 

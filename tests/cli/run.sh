@@ -209,5 +209,70 @@ run delete-where-and-filter q delete del-ds --filter "id = 3" --where 'pl.col("i
 run delete-where-bad q delete del-ds --where 'pl.col("id") =='
 run delete-help q delete --help
 
+# A damaged latest manifest, of each kind the corruption tests make: the
+# version list shows it damaged (exit 0); appends, overwrites, deletes,
+# index changes and a scan of the latest refuse, naming it and the restore
+# that leads back; the version before still reads; restoring the damaged
+# one refuses; restoring the one before commits a copy above it; then
+# appends, deletes and scans work again and the damaged file is untouched.
+# damaged_cycle DS K LIST: K is DS's latest; LIST=all prints every version.
+damaged_cycle() {
+  local ds=$1 k=$2 prev=$(($2 - 1)) m="$1/_versions/$2.manifest"
+  {
+    if [ "${3:-}" = all ]; then q versions "$ds"; else q versions "$ds" | tail -n 2; fi
+    echo "[versions: exit ${PIPESTATUS[0]}]"
+    q import "$here/data/people.csv" "$ds" --mode append --quiet; echo "[append: exit $?]"
+    q import "$here/data/people.csv" "$ds" --mode overwrite --quiet; echo "[overwrite: exit $?]"
+    q delete "$ds" --filter "id = 2"; echo "[delete: exit $?]"
+    q index create "$ds" --column city --type bitmap; echo "[index create: exit $?]"
+    q scan "$ds" --select id --limit 1; echo "[scan: exit $?]"
+    q scan "$ds" --version "$prev" --format stats | cut -d' ' -f1; echo "[scan --version $prev: exit ${PIPESTATUS[0]}]"
+    q restore "$ds" --version "$k"; echo "[restore $k: exit $?]"
+    q restore "$ds" --version "$prev"; echo "[restore $prev: exit $?]"
+    q versions "$ds" | tail -n 2
+    q import "$here/data/people.csv" "$ds" --mode append --quiet; echo "[append: exit $?]"
+    q delete "$ds" --filter "id = 3"; echo "[delete: exit $?]"
+    q scan "$ds" --format stats | cut -d' ' -f1; echo "[scan: exit ${PIPESTATUS[0]}]"
+    q index list "$ds" | cut -c1-40
+    if cmp -s "saved-$k" "$m" 2> /dev/null || diff -r "saved-$k" "$m" > /dev/null 2>&1; then echo "$m: untouched"; else echo "$m: CHANGED"; fi
+  } 2>&1 | sed -E 's/stored [0-9a-f]{8}, computed [0-9a-f]{8}/stored X, computed Y/'
+}
+# damage DS K KIND: damages DS's version K's manifest (a copy kept as saved-K).
+damage() {
+  local m="$1/_versions/$2.manifest"
+  case $3 in
+    flip) printf '\x55' | dd of="$m" bs=1 seek=40 conv=notrunc 2> /dev/null ;;
+    magic) printf 'QVMX' | dd of="$m" bs=1 seek=0 conv=notrunc 2> /dev/null ;;
+    format) printf '\x07' | dd of="$m" bs=1 seek=4 conv=notrunc 2> /dev/null ;;
+    truncate) truncate -s 100 "$m" ;;
+    empty) : > "$m" ;;
+    garbage) printf 'garbage' >> "$m" ;;
+    directory) rm "$m" && mkdir "$m" ;;
+  esac
+  cp -r "$m" "saved-$2"
+}
+q import "$here/data/people.csv" dmgm --quiet > /dev/null 2>&1
+q index create dmgm --column age --type btree > /dev/null
+q delete dmgm --filter "id = 1" > /dev/null
+q import "$here/data/people.csv" dmgm --mode append --quiet > /dev/null 2>&1
+run restore-help q restore --help
+run versions-help q versions --help
+run restore-needs-version q restore dmgm
+run restore-missing q restore dmgm --version 9
+damage dmgm 4 flip
+run manifest-checksum damaged_cycle dmgm 4 all
+damage dmgm 7 magic
+run manifest-bad-magic damaged_cycle dmgm 7
+damage dmgm 10 format
+run manifest-format-version damaged_cycle dmgm 10
+damage dmgm 13 truncate
+run manifest-truncated damaged_cycle dmgm 13
+damage dmgm 16 empty
+run manifest-empty damaged_cycle dmgm 16
+damage dmgm 19 garbage
+run manifest-garbage damaged_cycle dmgm 19
+damage dmgm 22 directory
+run manifest-unreadable damaged_cycle dmgm 22 all
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -16,6 +16,7 @@ int cmd_scan(int argc, char **argv);
 int cmd_explain(int argc, char **argv);
 int cmd_schema(int argc, char **argv);
 int cmd_versions(int argc, char **argv);
+int cmd_restore(int argc, char **argv);
 int cmd_delete(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
 int cmd_lance_filter(int argc, char **argv);

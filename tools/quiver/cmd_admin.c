@@ -1,4 +1,4 @@
-/* quiver schema / versions / delete: looking at and editing datasets. */
+/* quiver schema / versions / restore / delete: looking at and editing datasets. */
 #include <getopt.h>
 #include <string.h>
 #include <time.h>
@@ -65,26 +65,69 @@ int cmd_schema(int argc, char **argv) {
 int cmd_versions(int argc, char **argv) {
   static const char help[] =
       "usage: quiver versions DATASET\n\n"
-      "Lists every version: number, commit time (UTC), operation, live rows, fragments.\n"
-      "Any version can be read with 'quiver scan --version N'.\n";
+      "Lists every version: number, commit time (UTC), operation, live rows, fragments\n"
+      "and its state: ok, or damaged with the reason its manifest does not read\n"
+      "(checksum mismatch, truncated, bad magic, unreadable, ...).  A damaged version\n"
+      "is listed, not an error: the exit status is 0 whenever the list could be made.\n"
+      "Any readable version can be read with 'quiver scan --version N'; while the\n"
+      "latest is damaged, 'quiver restore DATASET --version N' is the way back.\n";
   const char *path;
   int rc = simple_args("versions", help, argc, argv, NULL, NULL, NULL, &path);
   if (rc >= 0) return rc;
-  qv_version_info *v;
+  qv_version_entry *v;
   int64_t n;
   qv_error err;
-  if (qv_dataset_versions(path, &v, &n, &err) != QV_OK) return cli_fail("versions", &err);
-  printf("%7s  %-20s  %-9s  %12s  %9s\n", "version", "committed (UTC)", "operation", "rows", "fragments");
+  if (qv_dataset_list_versions(path, &v, &n, &err) != QV_OK) return cli_fail("versions", &err);
+  printf("%7s  %-20s  %-9s  %12s  %9s  %s\n", "version", "committed (UTC)", "operation", "rows", "fragments", "state");
+  int64_t readable = 0;
   for (int64_t i = 0; i < n; i++) {
-    time_t secs = (time_t)(v[i].timestamp_ms / 1000);
+    const qv_version_info *vi = &v[i].info;
+    if (v[i].state != QV_VERSION_OK) {
+      printf("%7lld  %-20s  %-9s  %12s  %9s  damaged: %s\n", (long long)vi->version, "-", "-", "-", "-", v[i].message);
+      continue;
+    }
+    readable = vi->version;
+    time_t secs = (time_t)(vi->timestamp_ms / 1000);
     struct tm tm;
     char when[32];
     gmtime_r(&secs, &tm);
     strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", &tm);
-    printf("%7lld  %-20s  %-9s  %12lld  %9d\n", (long long)v[i].version, when, v[i].operation, (long long)v[i].num_rows,
-           v[i].num_fragments);
+    printf("%7lld  %-20s  %-9s  %12lld  %9d  ok\n", (long long)vi->version, when, vi->operation,
+           (long long)vi->num_rows, vi->num_fragments);
+  }
+  if (n > 0 && v[n - 1].state != QV_VERSION_OK) {
+    fflush(stdout); /* the table first, then what it means */
+    if (readable > 0)
+      fprintf(stderr,
+              "quiver versions: the latest version (%lld) is damaged: writes refuse until "
+              "'quiver restore %s --version %lld' commits a copy of the newest readable one\n",
+              (long long)v[n - 1].info.version, path, (long long)readable);
+    else fprintf(stderr, "quiver versions: no version of %s is readable\n", path);
   }
   qv_free(v);
+  return 0;
+}
+
+int cmd_restore(int argc, char **argv) {
+  static const char help[] =
+      "usage: quiver restore DATASET --version N\n\n"
+      "Commits a new version whose contents are version N's: its schema, fragments,\n"
+      "deleted rows and indices as they were at N.  Only a manifest is written (the\n"
+      "data, deletion and index files are shared); no version is rewritten or\n"
+      "removed, a damaged one included.  This is the way back when the latest\n"
+      "version is damaged ('quiver versions' shows which versions read): appends,\n"
+      "deletes and index changes refuse until a restore commits above it.\n"
+      "Refuses when version N itself, or one of its files, is damaged or missing.\n"
+      "Prints the new version.\n";
+  int64_t version = 0;
+  const char *path;
+  int rc = simple_args("restore", help, argc, argv, &version, NULL, NULL, &path);
+  if (rc >= 0) return rc;
+  if (version == 0) return cli_usage("restore", "--version N is required (which version to restore)");
+  int64_t new_version = 0;
+  qv_error err;
+  if (qv_dataset_restore(path, version, &new_version, &err) != QV_OK) return cli_fail("restore", &err);
+  printf("restored version %lld as version %lld\n", (long long)version, (long long)new_version);
   return 0;
 }
 
