@@ -86,6 +86,22 @@ run csv-ragged q import ragged.csv bad --quiet
 printf 'a\n\xff\n' > badutf8.csv
 run csv-bad-utf8 q import badutf8.csv bad2 --quiet
 run no-half-commit q scan bad
+# Duplicate column names are refused before anything is written (no
+# dataset directory, no new version), from CSV and Arrow alike; an empty
+# CSV header name becomes c<i> and can collide too.
+printf 'id,a,b,a\n1,2,3,4\n' > dup.csv
+run import-dup-names bash -c "'$quiver' import dup.csv dup-ds -q; rc=\$?; ls dup-ds 2>&1; exit \$rc"
+printf '\xef\xbb\xbf"a",a\n1,2\n' > dup-bom.csv
+run import-dup-names-quoted-bom q import dup-bom.csv dup-ds -q
+printf 'c1,\n1,2\n' > dup-empty.csv
+run import-dup-names-empty q import dup-empty.csv dup-ds -q
+q import "$here/data/people.csv" dup-app -q > /dev/null 2>&1
+printf 'id,name,id\n1,x,2\n' > dup-app.csv
+run import-dup-names-append bash -c "'$quiver' import dup-app.csv dup-app --mode append -q; '$quiver' import dup-app.csv dup-app --mode overwrite -q; rc=\$?; ls dup-app/_versions; exit \$rc"
+cp "$here/data/dup_names.arrow" dup.arrow
+run import-dup-names-arrow bash -c "'$quiver' import dup.arrow dup-ds -q; rc=\$?; ls dup-ds 2>&1; exit \$rc"
+run import-dup-names-arrow-stdin bash -c "cat '$here/data/dup_names.arrow' | '$quiver' import - dup-ds -q"
+run import-dup-struct-fields bash -c "'$quiver' import - dup-ds -q < '$here/data/dup_struct.arrows'"
 
 # lance-filter: Polars expression in, Lance SQL filter out (Python repr).
 run lance-filter-issue q lance-filter 'pl.col("cat").str.starts_with("b") & pl.col("id").is_in([1, 2])'

@@ -287,6 +287,16 @@ int cmd_import(int argc, char **argv) {
     return cli_fail("import", &err);
   }
 
+  /* The writer refuses such a schema too, before it creates anything; asked
+   * here, the message can name the input. */
+  st = qv_dataset_check_schema(reader->schema(reader), &err);
+  if (st != QV_OK) {
+    qv_error_prefix(&err, st, "%s", strcmp(src, "-") ? src : "<stdin>");
+    qv_batch_reader_destroy(reader);
+    if (spooled) fclose(spooled);
+    return cli_fail("import", &err);
+  }
+
   if (arrow) p.total_bytes = 0; /* the IPC reader reports rows only */
   wo.progress = on_progress;
   wo.progress_ctx = &p;
