@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/wire.h"
 #include "storage/datafile.h"
@@ -307,6 +309,20 @@ qv_status qv_dataset_check_schema(const qv_schema *s, qv_error *err) {
   return check_names(s->fields, s->n_fields, NULL, true, 0, err);
 }
 
+/* After a failed write that created the dataset's directory: removes it
+ * and the empty layout in it, so a failed first import leaves nothing.
+ * rmdir removes only empty directories, so a concurrent writer's files
+ * stay where they are. */
+static void remove_new_layout(const char *path) {
+  static const char *const subdirs[] = {"_versions", "data", "_deletions", "_indices"};
+  for (size_t i = 0; i < sizeof subdirs / sizeof subdirs[0]; i++) {
+    char *p = qvb_path_join(path, subdirs[i]);
+    if (p) rmdir(p);
+    qv_free(p);
+  }
+  rmdir(path);
+}
+
 qv_status qv_dataset_write(const char *path, qv_batch_reader *reader, const qv_write_options *opts,
                            int64_t *out_version, qv_error *err) {
   qv_write_options defaults = QV_WRITE_OPTIONS_INIT;
@@ -327,6 +343,7 @@ qv_status qv_dataset_write(const char *path, qv_batch_reader *reader, const qv_w
   qvs_manifest_init(&next);
   qv_status st = QV_OK;
   int64_t latest = 0, rows_done = 0;
+  bool created_root = false;
 
   if ((st = qvs_latest_version(path, &latest, err)) != QV_OK) goto cleanup;
   if (latest > 0 && opts->mode == QV_WRITE_CREATE) {
@@ -340,6 +357,8 @@ qv_status qv_dataset_write(const char *path, qv_batch_reader *reader, const qv_w
     st = qv_error_set(err, QV_ERR_TYPE, "%s: cannot append: the schema differs from the dataset's: %s", path, why);
     goto cleanup;
   }
+  struct stat sb;
+  created_root = stat(path, &sb) != 0;
   if ((st = qvs_ensure_layout(path, err)) != QV_OK) goto cleanup;
 
   for (;;) {
@@ -410,6 +429,7 @@ cleanup:
       if (p) remove(p);
       qv_free(p);
     }
+    if (created_root) remove_new_layout(path);
   }
   for (int32_t i = 0; i < ws.n_done; i++) qv_free(ws.done[i].data_file);
   qv_free(ws.done);
