@@ -190,10 +190,13 @@ static qv_status value_error(const csv_reader *rd, int32_t col, int64_t line, co
   /* Types are fixed once batches have gone out, and the rows before this
    * one may be gone (stdin), so the column is not re-typed: the message
    * says how to read the file instead. */
+  char rows[48] = "row";
+  if (rd->sample_rows != 1) snprintf(rows, sizeof rows, "%" PRId64 " rows", rd->sample_rows);
   return qv_error_set(err, code,
-                      "%s: line %" PRId64 ": column `%s`: '%s' %s %s (%s was inferred from the first %" PRId64
-                      " rows; declare the column's type, e.g. %s=%s, or infer from more rows)",
-                      rd->name, line, f->name, shown, r.reason, tname, tname, rd->sample_rows, f->name,
+                      "%s: line %" PRId64
+                      ": column `%s`: '%s' %s %s (%s was inferred from the first %s; declare the "
+                      "column's type, e.g. %s=%s, or infer from more rows)",
+                      rd->name, line, f->name, shown, r.reason, tname, tname, rows, f->name,
                       wider_type(rd, f->type.id, text, len));
 }
 

@@ -609,7 +609,7 @@ static void test_overrides_temporal(void **state) {
         "t:timestamp[us]\n[2]\n2024-01-01 00:00:00.000000\n2024-01-01 00:00:00.123456\n");
   check_error("t\n2024-01-01 00:00:00\n2024-01-01 00:00:00.1234567\n", &o, QV_ERR_OVERFLOW,
               "<buffer>: line 3: column `t`: '2024-01-01 00:00:00.1234567' has more precision "
-              "than timestamp[us] (timestamp[us] was inferred from the first 1 rows; declare the column's type, e.g. "
+              "than timestamp[us] (timestamp[us] was inferred from the first row; declare the column's type, e.g. "
               "t=timestamp[ns], or infer from more rows)");
 }
 
