@@ -62,6 +62,17 @@ typedef struct qv_write_options {
 QV_API qv_status qv_dataset_write(const char *path, qv_batch_reader *reader, const qv_write_options *opts,
                                   int64_t *out_version, qv_error *err);
 
+/* Whether qv_dataset_write accepts schema (it checks it the same way, before
+ * it reads a batch or creates anything, prefixing its message "write: "): at
+ * least one column, types the format holds, and no two columns, nor two
+ * fields of one struct, with the same name (compared byte for byte; names
+ * differing in case are distinct).  The message names the columns by their
+ * 1-based positions: "column 3 `a` has the same name as column 1", "field 2
+ * `s.x` has the same name as field 1 of struct `s`"; callers prefix their
+ * source.  QV_ERR_INVALID (names, no columns) or QV_ERR_UNSUPPORTED (a type);
+ * QV_ERR_NOMEM. */
+QV_API qv_status qv_dataset_check_schema(const qv_schema *schema, qv_error *err);
+
 typedef struct qv_dataset qv_dataset;
 
 /* Opens version `version` (0 = latest).  A latest version whose manifest

@@ -21,7 +21,12 @@
  *    the column float64 (as Arrow does); declare uint64, decimal or string
  *    to keep it exact.  Blanks around numbers, bools and dates are ignored.
  *  - A value later in the file that does not parse as its column's type is
- *    an error naming line, column and value; columns are never re-typed.
+ *    an error naming line, column and value; columns are never re-typed
+ *    (batches have gone out by then, and stdin cannot be read again).  For
+ *    an inferred column the message says so and suggests the type to
+ *    declare: the one inference would have picked with that value in the
+ *    sample (int64 -> float64, date32 -> timestamp[us], else string), or
+ *    timestamp[ns] for a timestamp with more than 6 fractional digits.
  *  - Declared types (column_types, by header name, or c0, c1, ... without a
  *    header): bool also takes 1/0; integers are range-checked; decimals are
  *    exact (a value needing rounding is an error); timestamp columns with a
@@ -60,6 +65,8 @@ typedef struct csv_reader {
   int64_t sample_next; /* next sample row to replay */
   qv_schema schema;
   int32_t ncols;
+  bool *inferred;      /* per column: the type came from the sample */
+  int64_t sample_rows; /* records the types were inferred from */
   char **nulls;
   int64_t *null_lens;
   int32_t n_nulls;
@@ -157,13 +164,40 @@ static void show_value(const uint8_t *s, int64_t len, char *out, size_t size) {
   out[o] = '\0';
 }
 
+/* For a value that does not parse as its column's inferred type: the type
+ * inference would have chosen had the value been in the sample (the sample
+ * parsed as type id, so only these widenings keep it parsing). */
+static const char *wider_type(const csv_reader *rd, qv_type_id id, const uint8_t *text, int64_t len) {
+  double d;
+  int64_t ts;
+  if (id == QV_TYPE_INT64 && !csv_parse_double(text, len, rd->loc, &d).reason) return "float64";
+  if (id == QV_TYPE_DATE32 && !csv_parse_timestamp(text, len, QV_UNIT_MICRO, false, &ts).reason) return "timestamp[us]";
+  if (id == QV_TYPE_TIMESTAMP && !csv_parse_timestamp(text, len, QV_UNIT_NANO, false, &ts).reason)
+    return "timestamp[ns]"; /* more digits than microseconds hold */
+  return "string";
+}
+
 static qv_status value_error(const csv_reader *rd, int32_t col, int64_t line, const uint8_t *text, int64_t len,
                              csv_parse_result r, qv_error *err) {
   char tname[128], shown[256];
-  qv_datatype_format(&rd->schema.fields[col].type, tname, sizeof tname);
+  const qv_field *f = &rd->schema.fields[col];
+  qv_datatype_format(&f->type, tname, sizeof tname);
   show_value(text, len, shown, sizeof shown);
-  return qv_error_set(err, r.range ? QV_ERR_OVERFLOW : QV_ERR_PARSE, "%s: line %" PRId64 ": column `%s`: '%s' %s %s",
-                      rd->name, line, rd->schema.fields[col].name, shown, r.reason, tname);
+  qv_status code = r.range ? QV_ERR_OVERFLOW : QV_ERR_PARSE;
+  if (!rd->inferred || !rd->inferred[col])
+    return qv_error_set(err, code, "%s: line %" PRId64 ": column `%s`: '%s' %s %s", rd->name, line, f->name, shown,
+                        r.reason, tname);
+  /* Types are fixed once batches have gone out, and the rows before this
+   * one may be gone (stdin), so the column is not re-typed: the message
+   * says how to read the file instead. */
+  char rows[48] = "row";
+  if (rd->sample_rows != 1) snprintf(rows, sizeof rows, "%" PRId64 " rows", rd->sample_rows);
+  return qv_error_set(err, code,
+                      "%s: line %" PRId64
+                      ": column `%s`: '%s' %s %s (%s was inferred from the first %s; declare the "
+                      "column's type, e.g. %s=%s, or infer from more rows)",
+                      rd->name, line, f->name, shown, r.reason, tname, tname, rows, f->name,
+                      wider_type(rd, f->type.id, text, len));
 }
 
 static csv_parse_result signed_in_range(int64_t v, qv_type_id id) {
@@ -496,10 +530,17 @@ static qv_status open_reader(csv_reader *rd, const qv_csv_options *o, qv_error *
   if (infer) {
     int64_t n = rd->sample.n_rows;
     if (o->infer_rows >= 0 && n > o->infer_rows) n = o->infer_rows;
+    rd->inferred = qv_calloc((size_t)rd->ncols, sizeof *rd->inferred);
+    if (!rd->inferred) {
+      st = qv_error_nomem(err, rd->name);
+      goto cleanup;
+    }
+    rd->sample_rows = n;
     for (int32_t c = 0; c < rd->ncols; c++) {
       if (declared[c]) continue;
       qv_datatype_reset(&rd->schema.fields[c].type);
       rd->schema.fields[c].type = infer_column(rd, c, n);
+      rd->inferred[c] = true;
     }
   }
 cleanup:
@@ -609,6 +650,7 @@ static void reader_destroy(qv_batch_reader *self) {
   csv_record_free(&rd->rec);
   sample_free(&rd->sample);
   qv_schema_reset(&rd->schema);
+  qv_free(rd->inferred);
   for (int32_t i = 0; i < rd->n_nulls; i++) qv_free(rd->nulls[i]);
   qv_free(rd->nulls);
   qv_free(rd->null_lens);

@@ -202,6 +202,12 @@ static qv_status decode_field(decoder *d, const qvc_fb_table *ft, int depth, qv_
   bool present;
   int64_t nullable;
   QV_RETURN_NOT_OK(qvc_fb_string(ft, F_NAME, &name, &len, &present, err));
+  /* Names are C strings here: a NUL would cut "a\0b" to "a", which then
+   * passes for another field's name. */
+  const char *nul = present ? memchr(name, '\0', len) : NULL;
+  if (nul)
+    return qv_error_set(err, QV_ERR_UNSUPPORTED, "byte %lld: schema: field name '%.*s\\x00...' holds a NUL byte",
+                        (long long)(ft->view->base + ft->pos), (int)(nul - name), name);
   out->name = qv_strndup(present ? name : "", len);
   if (!out->name) return qv_error_nomem(err, NULL);
   QV_RETURN_NOT_OK(qvc_fb_int(ft, F_NULLABLE, 1, 0, &nullable, err));

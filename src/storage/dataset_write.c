@@ -4,7 +4,10 @@
  * fsynced, then the manifest is published.  All or nothing: on any error
  * every file written for this version is removed and nothing is published. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/wire.h"
 #include "storage/datafile.h"
@@ -199,13 +202,125 @@ static qv_status enqueue(write_state *ws, qv_batch *b, qv_error *err) {
   return QV_OK;
 }
 
-static qv_status check_schema(const qv_schema *s, qv_error *err) {
-  if (s->n_fields == 0) return qv_error_set(err, QV_ERR_INVALID, "write: the schema has no columns");
+/* ---- names ------------------------------------------------------------ */
+
+/* Deeper than the type check lets through (qvs_type_supported). */
+#define NAME_PATH_MAX (QVS_MAX_DEPTH + 2)
+
+/* Where a duplicate was found, for the message: the chain of enclosing
+ * fields from the column down, printed "s", "s.x", "l.item.y". */
+typedef struct name_path {
+  const struct name_path *up;
+  const char *name;
+} name_path;
+
+static void format_path(const name_path *p, char *buf, size_t size) {
+  const char *parts[NAME_PATH_MAX];
+  int n = 0;
+  for (; p && n < NAME_PATH_MAX; p = p->up) parts[n++] = p->name;
+  size_t k = 0;
+  buf[0] = '\0';
+  for (int top = n; n-- > 0 && k + 1 < size;) {
+    int w = snprintf(buf + k, size - k, "%s%s", n == top - 1 ? "" : ".", parts[n]);
+    if (w < 0) break;
+    k += (size_t)w < size - k ? (size_t)w : size - k - 1;
+  }
+}
+
+typedef struct name_pos {
+  const char *name;
+  int32_t pos;
+} name_pos;
+
+static int by_name_then_pos(const void *a, const void *b) {
+  const name_pos *x = a, *y = b;
+  int c = strcmp(x->name, y->name);
+  return c ? c : (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+/* The first field, in order, whose name an earlier field of the same list
+ * has: *out_dup its index (-1 when the names are unique), *out_first the
+ * earlier one.  By sorting, so a CSV of 100,000 columns costs milliseconds. */
+static qv_status find_duplicate(const qv_field *fields, int32_t n, int32_t *out_first, int32_t *out_dup,
+                                qv_error *err) {
+  *out_first = *out_dup = -1;
+  if (n < 2) return QV_OK;
+  name_pos *v = qv_malloc((size_t)n * sizeof *v);
+  if (!v) return qv_error_nomem(err, "checking column names");
+  for (int32_t i = 0; i < n; i++) {
+    v[i].name = fields[i].name ? fields[i].name : "";
+    v[i].pos = i;
+  }
+  qsort(v, (size_t)n, sizeof *v, by_name_then_pos);
+  /* In each run of one name the second entry is that name's first repeat. */
+  for (int32_t k = 1; k < n; k++) {
+    if (strcmp(v[k - 1].name, v[k].name) != 0) continue;
+    if (k >= 2 && strcmp(v[k - 2].name, v[k].name) == 0) continue;
+    if (*out_dup < 0 || v[k].pos < *out_dup) {
+      *out_dup = v[k].pos;
+      *out_first = v[k - 1].pos;
+    }
+  }
+  qv_free(v);
+  return QV_OK;
+}
+
+/* No two columns, and no two children of one struct, share a name: a filter,
+ * a projection or an index names a column and would silently get the first
+ * one (Polars refuses such a frame outright).  Names are compared byte for
+ * byte.  Names differing only in case are kept: Polars tells them apart, and
+ * the binder takes the exact spelling first and refuses a spelling that
+ * matches several only when case is ignored (src/expr/bind.c, find_name).
+ * fields are the columns (up NULL) or the children of the type of up; only
+ * a struct's children are names a user picks among (a list's one child, a
+ * dictionary's indices and values are not), but a struct may sit below any. */
+static qv_status check_names(const qv_field *fields, int32_t n, const name_path *up, bool siblings, int depth,
+                             qv_error *err) {
+  int32_t first = -1, dup = -1;
+  if (siblings) QV_RETURN_NOT_OK(find_duplicate(fields, n, &first, &dup, err));
+  const char *name = dup >= 0 && fields[dup].name ? fields[dup].name : "";
+  if (dup >= 0 && !up)
+    return qv_error_set(err, QV_ERR_INVALID, "column %d `%s` has the same name as column %d", (int)dup + 1, name,
+                        (int)first + 1);
+  if (dup >= 0) {
+    name_path leaf = {up, name};
+    char parent[512], full[768];
+    format_path(up, parent, sizeof parent);
+    format_path(&leaf, full, sizeof full);
+    return qv_error_set(err, QV_ERR_INVALID, "field %d `%s` has the same name as field %d of struct `%s`", (int)dup + 1,
+                        full, (int)first + 1, parent);
+  }
+  if (depth >= NAME_PATH_MAX) return QV_OK; /* the type check refuses nesting this deep */
+  for (int32_t i = 0; i < n; i++) {
+    const qv_datatype *t = &fields[i].type;
+    if (t->n_children == 0) continue;
+    name_path here = {up, fields[i].name ? fields[i].name : ""};
+    QV_RETURN_NOT_OK(check_names(t->children, t->n_children, &here, t->id == QV_TYPE_STRUCT, depth + 1, err));
+  }
+  return QV_OK;
+}
+
+qv_status qv_dataset_check_schema(const qv_schema *s, qv_error *err) {
+  if (!s) return qv_error_set(err, QV_ERR_INVALID, "the schema is NULL");
+  if (s->n_fields == 0) return qv_error_set(err, QV_ERR_INVALID, "the schema has no columns");
   for (int32_t i = 0; i < s->n_fields; i++)
     if (!qvs_type_supported(&s->fields[i].type, 0))
-      return qv_error_set(err, QV_ERR_UNSUPPORTED, "write: column `%s` has a type the format cannot hold",
-                          s->fields[i].name);
-  return QV_OK;
+      return qv_error_set(err, QV_ERR_UNSUPPORTED, "column `%s` has a type the format cannot hold", s->fields[i].name);
+  return check_names(s->fields, s->n_fields, NULL, true, 0, err);
+}
+
+/* After a failed write that created the dataset's directory: removes it
+ * and the empty layout in it, so a failed first import leaves nothing.
+ * rmdir removes only empty directories, so a concurrent writer's files
+ * stay where they are. */
+static void remove_new_layout(const char *path) {
+  static const char *const subdirs[] = {"_versions", "data", "_deletions", "_indices"};
+  for (size_t i = 0; i < sizeof subdirs / sizeof subdirs[0]; i++) {
+    char *p = qvb_path_join(path, subdirs[i]);
+    if (p) rmdir(p);
+    qv_free(p);
+  }
+  rmdir(path);
 }
 
 qv_status qv_dataset_write(const char *path, qv_batch_reader *reader, const qv_write_options *opts,
@@ -215,7 +330,8 @@ qv_status qv_dataset_write(const char *path, qv_batch_reader *reader, const qv_w
   if (!path || !reader) return qv_error_set(err, QV_ERR_INVALID, "write: path and reader are required");
   QV_RETURN_NOT_OK(check_options(opts, err));
   const qv_schema *schema = reader->schema(reader);
-  QV_RETURN_NOT_OK(check_schema(schema, err));
+  qv_status checked = qv_dataset_check_schema(schema, err);
+  if (checked != QV_OK) return qv_error_prefix(err, checked, "write");
 
   write_state ws;
   memset(&ws, 0, sizeof ws);
@@ -227,6 +343,7 @@ qv_status qv_dataset_write(const char *path, qv_batch_reader *reader, const qv_w
   qvs_manifest_init(&next);
   qv_status st = QV_OK;
   int64_t latest = 0, rows_done = 0;
+  bool created_root = false;
 
   if ((st = qvs_latest_version(path, &latest, err)) != QV_OK) goto cleanup;
   if (latest > 0 && opts->mode == QV_WRITE_CREATE) {
@@ -240,6 +357,8 @@ qv_status qv_dataset_write(const char *path, qv_batch_reader *reader, const qv_w
     st = qv_error_set(err, QV_ERR_TYPE, "%s: cannot append: the schema differs from the dataset's: %s", path, why);
     goto cleanup;
   }
+  struct stat sb;
+  created_root = stat(path, &sb) != 0;
   if ((st = qvs_ensure_layout(path, err)) != QV_OK) goto cleanup;
 
   for (;;) {
@@ -310,6 +429,7 @@ cleanup:
       if (p) remove(p);
       qv_free(p);
     }
+    if (created_root) remove_new_layout(path);
   }
   for (int32_t i = 0; i < ws.n_done; i++) qv_free(ws.done[i].data_file);
   qv_free(ws.done);

@@ -88,6 +88,32 @@ run csv-ragged q import ragged.csv bad --quiet
 printf 'a\n\xff\n' > badutf8.csv
 run csv-bad-utf8 q import badutf8.csv bad2 --quiet
 run no-half-commit q scan bad
+# Duplicate column names are refused before anything is written (no
+# dataset directory, no new version), from CSV and Arrow alike; an empty
+# CSV header name becomes c<i> and can collide too.
+printf 'id,a,b,a\n1,2,3,4\n' > dup.csv
+run import-dup-names bash -c "'$quiver' import dup.csv dup-ds -q; rc=\$?; ls dup-ds 2>&1; exit \$rc"
+printf '\xef\xbb\xbf"a",a\n1,2\n' > dup-bom.csv
+run import-dup-names-quoted-bom q import dup-bom.csv dup-ds -q
+printf 'c1,\n1,2\n' > dup-empty.csv
+run import-dup-names-empty q import dup-empty.csv dup-ds -q
+q import "$here/data/people.csv" dup-app -q > /dev/null 2>&1
+printf 'id,name,id\n1,x,2\n' > dup-app.csv
+run import-dup-names-append bash -c "'$quiver' import dup-app.csv dup-app --mode append -q; '$quiver' import dup-app.csv dup-app --mode overwrite -q; rc=\$?; ls dup-app/_versions; exit \$rc"
+cp "$here/data/dup_names.arrow" dup.arrow
+run import-dup-names-arrow bash -c "'$quiver' import dup.arrow dup-ds -q; rc=\$?; ls dup-ds 2>&1; exit \$rc"
+run import-dup-names-arrow-stdin bash -c "cat '$here/data/dup_names.arrow' | '$quiver' import - dup-ds -q"
+run import-dup-struct-fields bash -c "'$quiver' import - dup-ds -q < '$here/data/dup_struct.arrows'"
+# Types are inferred from the first 1000 rows; a value on line 1007 that
+# does not fit stops the import with the column, line, value, inferred type
+# and the --type to declare; --type or --infer-rows reads the file.
+{ echo "id,x,d"; seq 1 1005 | awk '{printf "%d,%d,2024-01-01\n", $1, $1 * 3}'; echo "1006,1.5,2024-01-02"; echo "1007,7,2024-01-03 10:30"; } > late.csv
+run import-infer-late q import late.csv late -q
+run import-infer-late-stdin bash -c "'$quiver' import - late -q < late.csv; rc=\$?; ls late 2>&1; exit \$rc"
+run import-infer-late-declared q import late.csv late -q --type x=float64
+run import-infer-late-declared-2 bash -c "'$quiver' import late.csv late2 -q --type x=float64 --type d=timestamp[us] && '$quiver' schema late2"
+run import-infer-all bash -c "'$quiver' import late.csv late3 -q --infer-rows all && '$quiver' schema late3"
+run import-infer-rows-bad q import late.csv late4 --infer-rows many
 
 # lance-filter: Polars expression in, Lance SQL filter out (Python repr).
 run lance-filter-issue q lance-filter 'pl.col("cat").str.starts_with("b") & pl.col("id").is_in([1, 2])'

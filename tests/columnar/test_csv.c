@@ -428,24 +428,65 @@ static void test_value_errors(void **state) {
   o.batch_rows = 2;
   /* The inferred int column is not re-typed when "abc" shows up. */
   check_error("id,n\n1,10\n2,20\n3,30\n4,abc\n", &o, QV_ERR_PARSE,
-              "<buffer>: line 5: column `n`: 'abc' is not a valid int64");
+              "<buffer>: line 5: column `n`: 'abc' is not a valid int64 (int64 was inferred from the first 2 rows; "
+              "declare the column's type, e.g. n=string, or infer from more rows)");
   check_error("id,n\n1,true\n2,false\n3,1\n4,yes\n", &o, QV_ERR_PARSE,
-              "<buffer>: line 5: column `n`: 'yes' is not a valid bool");
+              "<buffer>: line 5: column `n`: 'yes' is not a valid bool (bool was inferred from the first 2 rows; "
+              "declare the column's type, e.g. n=string, or infer from more rows)");
   check_error("d\n2024-01-01\n2024-01-02\n2024-13-01\n", &o, QV_ERR_PARSE,
-              "<buffer>: line 4: column `d`: '2024-13-01' is not a valid date32");
+              "<buffer>: line 4: column `d`: '2024-13-01' is not a valid date32 (date32 was inferred from the first 2 "
+              "rows; declare the column's type, e.g. d=string, or infer from more rows)");
   check_error("n\n1\n2\n99999999999999999999\n", &o, QV_ERR_OVERFLOW,
-              "<buffer>: line 4: column `n`: '99999999999999999999' is out of range for int64");
+              "<buffer>: line 4: column `n`: '99999999999999999999' is out of range for int64 (int64 was inferred "
+              "from the first 2 rows; declare the column's type, e.g. n=float64, or infer from more rows)");
   /* The message shows a long value cut, and control bytes escaped. */
-  check_error("n\n1\n2\n\"a\tb\"\n", &o, QV_ERR_PARSE, "<buffer>: line 4: column `n`: 'a\\x09b' is not a valid int64");
+  check_error("n\n1\n2\n\"a\tb\"\n", &o, QV_ERR_PARSE,
+              "<buffer>: line 4: column `n`: 'a\\x09b' is not a valid int64 (int64 was inferred from the first 2 rows; "
+              "declare the column's type, e.g. n=string, or infer from more rows)");
   check_error("n\n1\n2\nabcdefghijabcdefghijabcdefghijabcdefghijabcdefghijabcdefghijabcdefghij\n", &o, QV_ERR_PARSE,
               "<buffer>: line 4: column `n`: "
               "'abcdefghijabcdefghijabcdefghijabcdefghijabcdefghijabcdefghij...' is not a valid "
-              "int64");
+              "int64 (int64 was inferred from the first 2 rows; declare the column's type, e.g. n=string, or "
+              "infer from more rows)");
   /* A cut never splits a UTF-8 sequence. */
   check_error("n\n1\n2\nabcdefghijabcdefghijabcdefghijabcdefghijabcdefghijabcdefghi\xC3\xA9xyz\n", &o, QV_ERR_PARSE,
               "<buffer>: line 4: column `n`: "
               "'abcdefghijabcdefghijabcdefghijabcdefghijabcdefghijabcdefghi...' is not a valid "
-              "int64");
+              "int64 (int64 was inferred from the first 2 rows; declare the column's type, e.g. n=string, or "
+              "infer from more rows)");
+}
+
+/* A value later than the sample that its inferred type does not take: the
+ * message names the type inference would have picked with it, and says
+ * nothing of inference for a declared column. */
+static void test_late_value_suggests_a_type(void **state) {
+  (void)state;
+  qv_csv_options o = QV_CSV_OPTIONS_INIT;
+  o.infer_rows = 2;
+  o.batch_rows = 1;
+  check_error("n\n1\n2\n1.5\n", &o, QV_ERR_PARSE,
+              "<buffer>: line 4: column `n`: '1.5' is not a valid int64 (int64 was inferred from the first 2 rows; "
+              "declare the column's type, e.g. n=float64, or infer from more rows)");
+  check_error("d\n2024-01-01\n2024-01-02\n2024-01-03 10:30\n", &o, QV_ERR_PARSE,
+              "<buffer>: line 4: column `d`: '2024-01-03 10:30' is not a valid date32 (date32 was inferred from the "
+              "first 2 rows; declare the column's type, e.g. d=timestamp[us], or infer from more rows)");
+  check_error("f\n1.5\n2\n2024-01-01\n", &o, QV_ERR_PARSE,
+              "<buffer>: line 4: column `f`: '2024-01-01' is not a valid float64 (float64 was inferred from the "
+              "first 2 rows; declare the column's type, e.g. f=string, or infer from more rows)");
+  /* without a header the names are c0, c1, ... */
+  o.header = false;
+  check_error("1,a\n2,b\nx,c\n", &o, QV_ERR_PARSE,
+              "<buffer>: line 3: column `c0`: 'x' is not a valid int64 (int64 was inferred from the first 2 rows; "
+              "declare the column's type, e.g. c0=string, or infer from more rows)");
+  /* declared: the type is the caller's, so no word about inference */
+  o.header = true;
+  qv_csv_column_type ct[] = {{"n", "int64"}};
+  o.column_types = ct;
+  o.n_column_types = 1;
+  check_error("n,m\n1,1\n2,2\n1.5,3\n", &o, QV_ERR_PARSE, "<buffer>: line 4: column `n`: '1.5' is not a valid int64");
+  check_error("n,m\n1,1\n2,2\n3,x\n", &o, QV_ERR_PARSE,
+              "<buffer>: line 4: column `m`: 'x' is not a valid int64 (int64 was inferred from the first 2 rows; "
+              "declare the column's type, e.g. m=string, or infer from more rows)");
 }
 
 static void test_error_after_good_batches(void **state) {
@@ -463,7 +504,9 @@ static void test_error_after_good_batches(void **state) {
   qv_batch_release(b);
   assert_int_equal(r->next(r, &b, &err), QV_ERR_PARSE);
   assert_null(b);
-  assert_string_equal(err.message, "<buffer>: line 5: column `n`: 'x' is not a valid int64");
+  assert_string_equal(err.message,
+                      "<buffer>: line 5: column `n`: 'x' is not a valid int64 (int64 was inferred from the first 2 "
+                      "rows; declare the column's type, e.g. n=string, or infer from more rows)");
   qv_batch_reader_destroy(r);
 }
 
@@ -566,7 +609,8 @@ static void test_overrides_temporal(void **state) {
         "t:timestamp[us]\n[2]\n2024-01-01 00:00:00.000000\n2024-01-01 00:00:00.123456\n");
   check_error("t\n2024-01-01 00:00:00\n2024-01-01 00:00:00.1234567\n", &o, QV_ERR_OVERFLOW,
               "<buffer>: line 3: column `t`: '2024-01-01 00:00:00.1234567' has more precision "
-              "than timestamp[us]");
+              "than timestamp[us] (timestamp[us] was inferred from the first row; declare the column's type, e.g. "
+              "t=timestamp[ns], or infer from more rows)");
 }
 
 static void test_overrides_other(void **state) {
@@ -675,7 +719,9 @@ static void test_infer_rows_window(void **state) {
   o.infer_rows = 4;
   check("a\n1\n2\n3\nx\n", &o, "a:string\n[4]\n'1'\n'2'\n'3'\n'x'\n");
   o.infer_rows = 3;
-  check_error("a\n1\n2\n3\nx\n", &o, QV_ERR_PARSE, "<buffer>: line 5: column `a`: 'x' is not a valid int64");
+  check_error("a\n1\n2\n3\nx\n", &o, QV_ERR_PARSE,
+              "<buffer>: line 5: column `a`: 'x' is not a valid int64 (int64 was inferred from the first 3 rows; "
+              "declare the column's type, e.g. a=string, or infer from more rows)");
 }
 
 /* ---- files and streaming ----------------------------------------------- */
@@ -781,7 +827,10 @@ static void test_large_file(void **state) {
   assert_int_equal(rows, 196608); /* three full batches before the bad one */
   assert_int_equal(batches, 3);
   char want[512];
-  snprintf(want, sizeof want, "%s: line %lld: column `id`: 'oops' is not a valid int64", path, (long long)(n + 2));
+  snprintf(want, sizeof want,
+           "%s: line %lld: column `id`: 'oops' is not a valid int64 (int64 was inferred from the first 1000 rows; "
+           "declare the column's type, e.g. id=string, or infer from more rows)",
+           path, (long long)(n + 2));
   assert_string_equal(err.message, want);
   (void)sum;
   qv_batch_reader_destroy(r);
@@ -887,6 +936,7 @@ int main(void) {
       cmocka_unit_test(test_quote_errors),
       cmocka_unit_test(test_record_limit),
       cmocka_unit_test(test_value_errors),
+      cmocka_unit_test(test_late_value_suggests_a_type),
       cmocka_unit_test(test_error_after_good_batches),
       cmocka_unit_test(test_overrides_integers),
       cmocka_unit_test(test_overrides_decimal),

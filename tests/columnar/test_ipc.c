@@ -729,6 +729,40 @@ static void test_corrupt_messages(void **state) {
   qv_schema_reset(&s);
 }
 
+/* A field name with a NUL byte in it is refused: kept as a C string it
+ * would be cut to the name of another field ("a\0b" -> "a"). */
+static void test_name_with_nul(void **state) {
+  (void)state;
+  qv_schema s = QV_SCHEMA_INIT;
+  qv_field f = mkfield("a", qv_datatype_simple(QV_TYPE_INT64));
+  assert_int_equal(qv_schema_add(&s, &f, NULL), QV_OK);
+  qv_field_reset(&f);
+  f = mkfield("aZb", qv_datatype_simple(QV_TYPE_INT64));
+  assert_int_equal(qv_schema_add(&s, &f, NULL), QV_OK);
+  qv_field_reset(&f);
+  qv_batch *in = make_batch(&s, 4, 1);
+  for (int fmt = 0; fmt < 2; fmt++) {
+    uint8_t *buf;
+    size_t size;
+    qv_batch *out[2];
+    int n;
+    qv_error e;
+    write_mem((qv_ipc_format)fmt, &s, &in, 1, &buf, &size);
+    int patched = 0;
+    for (size_t i = 0; i + 3 <= size; i++)
+      if (!memcmp(buf + i, "aZb", 3)) {
+        buf[i + 1] = '\0';
+        patched++;
+      }
+    assert_true(patched >= 1); /* the file format repeats the schema in its footer */
+    assert_int_equal(read_mem(buf, size, out, 2, &n, &e), QV_ERR_UNSUPPORTED);
+    assert_non_null(strstr(e.message, "schema: field name 'a\\x00...' holds a NUL byte"));
+    free(buf);
+  }
+  qv_batch_release(in);
+  qv_schema_reset(&s);
+}
+
 /* After an error the reader stays failed instead of resyncing on garbage. */
 static void test_sticky_error(void **state) {
   (void)state;
@@ -771,6 +805,7 @@ int main(void) {
       cmocka_unit_test(test_bit_flips),
       cmocka_unit_test(test_corrupt_messages),
       cmocka_unit_test(test_sticky_error),
+      cmocka_unit_test(test_name_with_nul),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

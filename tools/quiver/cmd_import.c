@@ -27,6 +27,9 @@ static const char help[] =
     "      --null TEXT        a CSV null marker (repeatable; default: empty, NA, null, NULL)\n"
     "  -t, --type COL=TYPE    the type of a CSV column instead of inferring it\n"
     "                         (repeatable), e.g. --type id=int32 --type ts=timestamp[ms]\n"
+    "      --infer-rows N     CSV rows to infer types from (default 1000; 0: none, all\n"
+    "                         undeclared columns are string; 'all': the whole file,\n"
+    "                         which is then held in memory)\n"
     "      --page-rows N      rows per page (default 8192)\n"
     "      --max-rows-per-file N   rows per data file (default 1048576)\n"
     "  -c, --compression C    auto (default: lz4, zstd where it saves another quarter of\n"
@@ -35,7 +38,10 @@ static const char help[] =
     "  -h, --help             this help\n"
     "\n"
     "CSV types are inferred from the first 1000 rows: bool, int64, float64,\n"
-    "date32 (YYYY-MM-DD), timestamp[us] (YYYY-MM-DD HH:MM:SS[.ffffff]) or string.\n";
+    "date32 (YYYY-MM-DD), timestamp[us] (YYYY-MM-DD HH:MM:SS[.ffffff]) or string.\n"
+    "A later value that does not fit its column's type stops the import (nothing\n"
+    "is written); the message suggests the --type to declare.  Column names must\n"
+    "be unique (a struct's field names too).\n";
 
 typedef struct progress {
   bool enabled;
@@ -192,6 +198,7 @@ int cmd_import(int argc, char **argv) {
                                            {"no-header", no_argument, NULL, 'H'},
                                            {"null", required_argument, NULL, 'N'},
                                            {"type", required_argument, NULL, 't'},
+                                           {"infer-rows", required_argument, NULL, 'I'},
                                            {"page-rows", required_argument, NULL, 'p'},
                                            {"max-rows-per-file", required_argument, NULL, 'F'},
                                            {"compression", required_argument, NULL, 'c'},
@@ -237,6 +244,11 @@ int cmd_import(int argc, char **argv) {
         n_types++;
         break;
       }
+      case 'I':
+        if (!strcmp(optarg, "all")) co.infer_rows = -1;
+        else if (cli_parse_count(optarg, &n)) co.infer_rows = n;
+        else return cli_usage("import", "--infer-rows wants a number of rows or 'all', not '%s'", optarg);
+        break;
       case 'p':
         if (!cli_parse_count(optarg, &n) || n == 0) return cli_usage("import", "--page-rows wants a positive number");
         wo.page_rows = n;
@@ -287,6 +299,16 @@ int cmd_import(int argc, char **argv) {
     return cli_fail("import", &err);
   }
 
+  /* The writer refuses such a schema too, before it creates anything; asked
+   * here, the message can name the input. */
+  st = qv_dataset_check_schema(reader->schema(reader), &err);
+  if (st != QV_OK) {
+    qv_error_prefix(&err, st, "%s", strcmp(src, "-") ? src : "<stdin>");
+    qv_batch_reader_destroy(reader);
+    if (spooled) fclose(spooled);
+    return cli_fail("import", &err);
+  }
+
   if (arrow) p.total_bytes = 0; /* the IPC reader reports rows only */
   wo.progress = on_progress;
   wo.progress_ctx = &p;
@@ -298,7 +320,16 @@ int cmd_import(int argc, char **argv) {
   /* a reader's error names its source; stdin's Arrow reader does not know it */
   if (st != QV_OK && arrow && !strcmp(src, "-") && strncmp(err.message, "<stdin>", 7))
     qv_error_prefix(&err, st, "<stdin>");
-  if (st != QV_OK) return cli_fail("import", &err);
+  if (st != QV_OK) {
+    cli_fail("import", &err);
+    /* csv.c's message for a value its inferred column type does not take */
+    if (!arrow && strstr(err.message, " was inferred from the first "))
+      fputs(
+          "quiver import: declare a column's type with --type COL=TYPE, or infer from more rows with "
+          "--infer-rows N (or all)\n",
+          stderr);
+    return 1;
+  }
   qv_dataset *ds;
   if (qv_dataset_open(dst, version, &ds, &err) != QV_OK) return cli_fail("import", &err);
   int32_t nf = qv_dataset_num_fragments(ds);
