@@ -19,7 +19,7 @@ run() {
   out=$("$@" 2>&1; echo "[exit $?]")
   out=${out//$work/WORK}
   # Times and dates vary from run to run.
-  out=$(printf '%s\n' "$out" | sed -E 's/\([0-9]+\.[0-9]+ s\)/(T s)/; s/[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}  /YYYY-MM-DD HH:MM:SS  /; s/time: [0-9.]+ s/time: T s/; s/peak_rss_kib=[0-9-]+/peak_rss_kib=K/; s/_indices\/[0-9a-f]{32}\.qvi/_indices\/HEX.qvi/g')
+  out=$(printf '%s\n' "$out" | sed -E 's/\([0-9]+\.[0-9]+ s\)/(T s)/; s/[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}  /YYYY-MM-DD HH:MM:SS  /; s/time: [0-9.]+ s/time: T s/; s/peak_rss_kib=[0-9-]+/peak_rss_kib=K/; s/_indices\/[0-9a-f]{32}\.qvi/_indices\/HEX.qvi/g; s/data\/[0-9a-f]{32}\.qvf/data\/HEX.qvf/g')
   local golden="$here/golden/$name.out"
   if [ "${UPDATE_GOLDEN:-}" = 1 ]; then
     printf '%s\n' "$out" > "$golden"
@@ -198,6 +198,29 @@ run after-delete-where q scan del-ds --select id --format csv
 run delete-where-and-filter q delete del-ds --filter "id = 3" --where 'pl.col("id") == 3'
 run delete-where-bad q delete del-ds --where 'pl.col("id") =='
 run delete-help q delete --help
+
+# `optimize --rebuild` on an index with both a damaged file and a fragment
+# appended since: one summary of the one version committed.
+q import big.csv rb --quiet > /dev/null 2>&1
+q index create rb --column id --type btree > /dev/null
+printf '\x55' | dd of="$(ls rb/_indices/*.qvi)" bs=1 seek=20 conv=notrunc 2> /dev/null
+q import big.csv rb --mode append --quiet > /dev/null 2>&1
+run index-rebuild-and-optimize q index optimize rb --rebuild
+run index-rebuild-nothing q index optimize rb --rebuild
+run index-rebuild-list q index list rb
+# A bitmap index's damaged chunk of null rows: named by chunk and role.
+q import "$here/data/people.csv" bmdmg --quiet > /dev/null 2>&1
+q index create bmdmg --column city --type bitmap > /dev/null
+printf '\x55' | dd of="$(ls bmdmg/_indices/*.qvi)" bs=1 seek=20 conv=notrunc 2> /dev/null
+run index-damaged-bitmap-list q index list bmdmg
+# Singular counts: "1 row", "1 fragment", "1 page range".
+printf 'a\n1\n' > one.csv
+run import-one-row q import one.csv one
+q index create one --column a --type btree > /dev/null
+run explain-one-row-estimate bash -c "'$quiver' explain one --filter 'a = 1' | grep 'index'"
+q import big.csv bigfr --max-rows-per-file 1500 --quiet > /dev/null 2>&1
+q index create bigfr --column id --type btree > /dev/null
+run explain-one-fragment-skipped bash -c "'$quiver' explain --analyze bigfr --filter 'id = 7' --select word | grep 'index'"
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
