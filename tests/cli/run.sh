@@ -199,6 +199,43 @@ run delete-where-and-filter q delete del-ds --filter "id = 3" --where 'pl.col("i
 run delete-where-bad q delete del-ds --where 'pl.col("id") =='
 run delete-help q delete --help
 
+# Errors and output.  Nothing reaches stdout before the first batch is read
+# whole: a damaged data file (its first page of `id`, as the Python tests
+# damage it) or a cast that fails on the first rows prints no header, no
+# Arrow schema and no row count, in every format; the file is named once.
+q import "$here/data/people.csv" dmgdata --quiet > /dev/null 2>&1
+printf '\x55' | dd of="$(ls dmgdata/data/*.qvf)" bs=1 seek=40 conv=notrunc 2> /dev/null
+for fmt in table csv json arrow stats; do
+  run "scan-damaged-$fmt" q scan dmgdata --format "$fmt"
+  run "scan-cast-fails-$fmt" q scan ds --where 'pl.col("name").cast(pl.Int64) > 3' --format "$fmt"
+done
+# An error later in the scan (the third of three fragments: a cast that fails
+# on its row 2500, or a damaged data file) leaves the rows already written:
+# stderr says how many, the exit status is 1, and no "(N rows)" follows.
+{ echo "id,code"; seq 1 3000 | awk '{ printf "%d,%s\n", $1, ($1 == 2500 ? "x" : $1) }'; } > late.csv
+q import late.csv late --type code=string --max-rows-per-file 1000 --quiet > /dev/null 2>&1
+# shows the exit status, stdout's line count and its first and last lines
+partial() { "$@" > partial.out; echo "[scan exit $?] $(wc -l < partial.out) lines on stdout"; head -n 2 partial.out; tail -n 1 partial.out; }
+# (The table and Arrow output wait for whole batches of --batch-size rows:
+# at the default 8192 the error comes in the first batch and nothing is
+# written.  The table prints its first 1000 rows together.)
+for fmt in table csv json; do
+  run "scan-cast-fails-late-$fmt" partial q scan late --where 'pl.col("code").cast(pl.Int64) > 3' --format "$fmt" --batch-size 500
+done
+run scan-cast-fails-late-table-one-batch partial q scan late --where 'pl.col("code").cast(pl.Int64) > 3'
+# The Arrow stream ends without its end-of-stream marker; a reader that
+# takes that as the end (quiver's does) gets the rows written, so the exit
+# status and stderr are what say the output is incomplete.
+run scan-cast-fails-late-arrow bash -c "'$quiver' scan late --where 'pl.col(\"code\").cast(pl.Int64) > 3' --format arrow --batch-size 500 > late.arrows; echo \"[scan exit \$?]\"; '$quiver' import - late-arrow -q < late.arrows"
+{ echo "id,code"; seq 1 2000 | awk '{ printf "%d,%d\n", $1, $1 }'; } > first.csv
+{ echo "id,code"; seq 2001 3000 | awk '{ printf "%d,%d\n", $1, $1 }'; } > second.csv
+q import first.csv dmglate --type code=string --quiet > /dev/null 2>&1
+ls dmglate/data > before.txt
+q import second.csv dmglate --type code=string --mode append --quiet > /dev/null 2>&1
+printf '\x55' | dd of="dmglate/data/$(ls dmglate/data | grep -vxFf before.txt)" bs=1 seek=40 conv=notrunc 2> /dev/null
+for fmt in table csv json; do
+  run "scan-damaged-late-$fmt" partial q scan dmglate --format "$fmt" --batch-size 500
+done
 # `optimize --rebuild` on an index with both a damaged file and a fragment
 # appended since: one summary of the one version committed.
 q import big.csv rb --quiet > /dev/null 2>&1

@@ -32,6 +32,11 @@ static const char scan_help[] =
     "      --with-row-id    add a _rowid column (fragment id << 32 | row)\n"
     "  -h, --help           this help\n"
     "\n"
+    "Nothing is printed until the first batch of rows has been read whole, so an\n"
+    "error there (a damaged file, a cast that fails) leaves stdout empty.  An error\n"
+    "later leaves the rows already written and says on stderr how many; the exit\n"
+    "status is 1 and no row count follows.\n"
+    "\n"
     "examples:\n"
     "  quiver scan data/ds --filter \"cat = 'c3' AND val < 0.5\" --select id,val --limit 10\n"
     "  quiver scan data/ds --format arrow > rows.arrows\n";

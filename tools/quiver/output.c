@@ -233,6 +233,21 @@ static void write_json(const qv_batch *b, FILE *f) {
 
 /* ---- driver ------------------------------------------------------------ */
 
+static void csv_header(const qv_schema *schema, FILE *f) {
+  for (int32_t c = 0; c < schema->n_fields; c++) {
+    if (c) fputc(',', f);
+    csv_field(f, schema->fields[c].name);
+  }
+  fputc('\n', f);
+}
+
+/* Nothing reaches stdout before the first batch has come back whole: the
+ * CSV header and the Arrow schema go out with it (or at the end, for no
+ * rows), and the table keeps its first TABLE_SAMPLE_ROWS rows anyway.  So
+ * an error in the first batch (a damaged page, a cast that fails) leaves
+ * stdout empty.  An error later cannot take back what was written: the
+ * rows written stay, stderr says how many, and the exit status is 1; no
+ * row count is printed as if the scan had ended. */
 int cli_write_scan(const char *cmd, qv_scanner *sc, cli_format fmt, int64_t *rows) {
   qv_error err;
   const qv_schema *schema = qv_scanner_schema(sc);
@@ -240,8 +255,10 @@ int cli_write_scan(const char *cmd, qv_scanner *sc, cli_format fmt, int64_t *row
   qv_ipc_writer *w = NULL;
   table_state t = {0};
   int rc = 0;
+  bool started = false; /* header or schema written */
+  bool scan_failed = false;
+  int64_t written = 0; /* rows handed to stdout */
   *rows = 0;
-  if (fmt == FMT_ARROW && qv_ipc_writer_open(f, QV_IPC_STREAM, schema, &w, &err) != QV_OK) return cli_fail(cmd, &err);
   if (fmt == FMT_TABLE) {
     t.width = calloc((size_t)schema->n_fields + 1, sizeof *t.width);
     t.held = calloc(TABLE_SAMPLE_ROWS + 1, sizeof *t.held);
@@ -251,18 +268,21 @@ int cli_write_scan(const char *cmd, qv_scanner *sc, cli_format fmt, int64_t *row
       goto cleanup;
     }
   }
-  if (fmt == FMT_CSV) {
-    for (int32_t c = 0; c < schema->n_fields; c++) {
-      if (c) fputc(',', f);
-      csv_field(f, schema->fields[c].name);
-    }
-    fputc('\n', f);
-  }
   for (;;) {
     qv_batch *b;
     if (qv_scanner_next(sc, &b, &err) != QV_OK) {
-      rc = cli_fail(cmd, &err);
+      scan_failed = true;
       break;
+    }
+    if (!started && (fmt == FMT_CSV || fmt == FMT_ARROW)) {
+      /* the first batch (or the end) came back: the output can start */
+      if (fmt == FMT_CSV) csv_header(schema, f);
+      else if (qv_ipc_writer_open(f, QV_IPC_STREAM, schema, &w, &err) != QV_OK) {
+        qv_batch_release(b);
+        scan_failed = true;
+        break;
+      }
+      started = true;
     }
     if (!b) break;
     *rows += b->num_rows;
@@ -270,18 +290,33 @@ int cli_write_scan(const char *cmd, qv_scanner *sc, cli_format fmt, int64_t *row
       case FMT_TABLE:
         t.held[t.n_held++] = b;
         t.held_rows += b->num_rows;
-        if (t.header_done || t.held_rows >= TABLE_SAMPLE_ROWS || t.n_held == TABLE_SAMPLE_ROWS)
+        if (t.header_done || t.held_rows >= TABLE_SAMPLE_ROWS || t.n_held == TABLE_SAMPLE_ROWS) {
+          written += t.held_rows;
           table_flush(&t, schema, f);
+        }
         continue; /* the table keeps the batch until flushed */
       case FMT_CSV: write_csv(b, f); break;
       case FMT_JSON: write_json(b, f); break;
       case FMT_ARROW:
-        if (qv_ipc_writer_write(w, b, &err) != QV_OK) rc = cli_fail(cmd, &err);
+        if (qv_ipc_writer_write(w, b, &err) != QV_OK) scan_failed = true;
         break;
       case FMT_STATS: break;
     }
+    if (!scan_failed && fmt != FMT_STATS) written += b->num_rows;
     qv_batch_release(b);
-    if (rc) break;
+    if (scan_failed) break;
+  }
+  if (scan_failed) {
+    /* the rows written first, then what went wrong, also on one terminal */
+    fflush(f);
+    rc = cli_fail(cmd, &err);
+    if (written > 0)
+      fprintf(stderr, "quiver %s: the output is incomplete: %lld row%s written before the error\n", cmd,
+              (long long)written, written == 1 ? " was" : "s were");
+    qv_ipc_writer_destroy(w); /* no end-of-stream marker after the last batch written */
+    w = NULL;
+    *rows = written;
+    goto cleanup;
   }
   if (fmt == FMT_TABLE) {
     table_flush(&t, schema, f);
@@ -289,11 +324,10 @@ int cli_write_scan(const char *cmd, qv_scanner *sc, cli_format fmt, int64_t *row
     fprintf(stderr, "(%lld row%s)\n", (long long)*rows, *rows == 1 ? "" : "s");
   }
   if (w) {
-    if (rc == 0 && qv_ipc_writer_close(w, &err) != QV_OK) rc = cli_fail(cmd, &err);
-    else if (rc) qv_ipc_writer_destroy(w);
+    rc = qv_ipc_writer_close(w, &err) != QV_OK ? cli_fail(cmd, &err) : 0;
     w = NULL;
   }
-  if (fmt == FMT_STATS && rc == 0) {
+  if (fmt == FMT_STATS) {
     qv_scan_counters c;
     qv_scanner_counters(sc, &c);
     int64_t read = 0, decoded = 0;
