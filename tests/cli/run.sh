@@ -258,6 +258,9 @@ run explain-one-row-estimate bash -c "'$quiver' explain one --filter 'a = 1' | g
 q import big.csv bigfr --max-rows-per-file 1500 --quiet > /dev/null 2>&1
 q index create bigfr --column id --type btree > /dev/null
 run explain-one-fragment-skipped bash -c "'$quiver' explain --analyze bigfr --filter 'id = 7' --select word | grep 'index'"
+# JSON: NaN and infinities are null, as Polars' write_ndjson writes them
+# (-0.0 stays -0.0, a null stays null).
+run scan-json-nan q scan fl --where 'pl.col("id").is_between(1500, 1505)' --format json
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -169,8 +169,8 @@ static void json_value(FILE *f, const qv_array *a, int64_t i) {
     case QV_TYPE_FLOAT64: {
       double d = a->type.id == QV_TYPE_FLOAT32 ? ((const float *)a->buffers[1]->data)[j]
                                                : ((const double *)a->buffers[1]->data)[j];
-      if (!isfinite(d)) { /* JSON has no NaN or infinity: spell them as strings */
-        fputs(isnan(d) ? "\"NaN\"" : d > 0 ? "\"inf\"" : "\"-inf\"", f);
+      if (!isfinite(d)) { /* JSON has no NaN or infinity: null, as Polars' write_ndjson writes them */
+        fputs("null", f);
         return;
       }
       qv_array_format_value(a, i, cell, sizeof cell);
