@@ -261,6 +261,11 @@ run explain-one-fragment-skipped bash -c "'$quiver' explain --analyze bigfr --fi
 # JSON: NaN and infinities are null, as Polars' write_ndjson writes them
 # (-0.0 stays -0.0, a null stays null).
 run scan-json-nan q scan fl --where 'pl.col("id").is_between(1500, 1505)' --format json
+# Table cells padded and cut by display width: CJK and emoji take two
+# columns, a combining accent none; a cut never splits a character.
+q import "$here/data/wide.csv" wide --quiet > /dev/null 2>&1
+run scan-wide-table q scan wide
+run scan-wide-table-narrow q scan wide --select name --filter "id >= 5"
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <utf8proc.h>
 
 #include "cli.h"
 
@@ -39,24 +40,52 @@ bool cli_parse_format(const char *text, cli_format *out) {
 #define TABLE_SAMPLE_ROWS 1000 /* rows read before the column widths are fixed */
 #define CELL_MAX 48
 
+/* One character of s (at most n bytes): its length in bytes and its display
+ * columns (2 for wide characters such as CJK and most emoji, 0 for
+ * combining marks, as utf8proc says).  A byte that starts no valid UTF-8
+ * sequence counts as one column of one byte. */
+static int char_at(const char *s, size_t n, int *cols) {
+  utf8proc_int32_t cp;
+  utf8proc_ssize_t len = utf8proc_iterate((const utf8proc_uint8_t *)s, (utf8proc_ssize_t)n, &cp);
+  if (len <= 0) {
+    *cols = 1;
+    return 1;
+  }
+  int w = utf8proc_charwidth(cp);
+  *cols = w < 0 ? 0 : w;
+  return (int)len;
+}
+
 static int width_of(const char *s) {
-  int w = 0;
-  for (; *s; s++)
-    if (((unsigned char)*s & 0xC0) != 0x80) w++;
+  int w = 0, cols;
+  for (size_t n = strlen(s); n;) {
+    int len = char_at(s, n, &cols);
+    w += cols;
+    s += len;
+    n -= (size_t)len;
+  }
   return w;
 }
 
-/* Writes cell padded or clipped (with "…") to exactly w display columns. */
+/* Writes cell padded or clipped (with "…") to exactly w display columns.  A
+ * clipped cell is cut at a character boundary: its characters fill at most
+ * w - 1 columns (a wide one that would cross into the ellipsis's column goes,
+ * and a space fills its place), combining marks stay with their base. */
 static void put_cell(FILE *f, const char *cell, int w, bool right) {
   int cw = width_of(cell);
   if (cw > w) {
-    int k = 0;
     const char *p = cell;
-    for (; *p; p++) {
-      if (((unsigned char)*p & 0xC0) != 0x80 && k++ == w - 1) break;
+    int used = 0, cols;
+    for (size_t n = strlen(cell); n;) {
+      int len = char_at(p, n, &cols);
+      if (used + cols > w - 1) break;
+      used += cols;
+      p += len;
+      n -= (size_t)len;
     }
     fwrite(cell, 1, (size_t)(p - cell), f);
     fputs("\xE2\x80\xA6", f);
+    fprintf(f, "%*s", w - 1 - used, "");
     return;
   }
   if (right) fprintf(f, "%*s%s", w - cw, "", cell);
