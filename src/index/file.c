@@ -274,6 +274,23 @@ qv_status qvi_file_open(const char *path, const char *name, int64_t expect_fragm
   return qvi_file_open_fd(fd, name, expect_fragment, expect_type, out, err);
 }
 
+void qvi_chunk_role(const qvi_file *f, int32_t i, char *buf, size_t n) {
+  if (i == f->nulls_chunk) {
+    snprintf(buf, n, "null rows");
+    return;
+  }
+  if (f->type != QV_INDEX_BTREE) {
+    snprintf(buf, n, i == f->dict_chunk ? "dictionary" : "posting list");
+    return;
+  }
+  for (int32_t p = 0; p < f->n_pages; p++)
+    if (f->pages[p].chunk == i) {
+      snprintf(buf, n, "page %d", p);
+      return;
+    }
+  snprintf(buf, n, "unused");
+}
+
 qv_status qvi_file_chunk(qvi_file *f, int32_t i, const char *what, uint8_t **out, qv_error *err) {
   *out = NULL;
   const qvi_chunk *ch = &f->chunks[i];
@@ -281,8 +298,8 @@ qv_status qvi_file_chunk(qvi_file *f, int32_t i, const char *what, uint8_t **out
   if (!buf) return qv_error_set(err, QV_ERR_NOMEM, "%s: out of memory reading %s", f->name, what);
   qv_status st = qvb_file_pread_full(f->fd, buf, ch->length, ch->offset, f->name, err);
   if (st == QV_OK && qvs_verify_checksums && qv_crc32c(0, buf, (size_t)ch->length) != ch->crc)
-    st = qv_error_set(err, QV_ERR_CORRUPT, "%s: offset %lld: %s: checksum mismatch", f->name, (long long)ch->offset,
-                      what);
+    st = qv_error_set(err, QV_ERR_CORRUPT, "%s: offset %lld: chunk %d (%s): checksum mismatch", f->name,
+                      (long long)ch->offset, i, what);
   if (st != QV_OK) {
     qv_free(buf);
     return st;
@@ -300,8 +317,8 @@ static qv_status read_bitmap(qvi_file *f, int32_t chunk, const char *what, roari
   *out = qvi_get_roaring(b, f->chunks[chunk].length, (uint64_t)f->num_rows, &why);
   qv_free(b);
   if (!*out)
-    return qv_error_set(err, QV_ERR_CORRUPT, "%s: offset %lld: %s: %s", f->name, (long long)f->chunks[chunk].offset,
-                        what, why);
+    return qv_error_set(err, QV_ERR_CORRUPT, "%s: offset %lld: chunk %d (%s): %s", f->name,
+                        (long long)f->chunks[chunk].offset, chunk, what, why);
   return QV_OK;
 }
 
@@ -411,6 +428,6 @@ qv_status qvi_file_page(qvi_file *f, int32_t p, qvi_page *out, qv_error *err) {
 bad:
   qv_free(b);
   memset(out, 0, sizeof *out);
-  return qv_error_set(err, QV_ERR_CORRUPT, "%s: offset %lld: %s: entries, offsets or keys are inconsistent", f->name,
-                      (long long)ch->offset, what);
+  return qv_error_set(err, QV_ERR_CORRUPT, "%s: offset %lld: chunk %d (%s): entries, offsets or keys are inconsistent",
+                      f->name, (long long)ch->offset, ref->chunk, what);
 }

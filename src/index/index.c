@@ -482,7 +482,7 @@ qv_status qv_index_verify(qv_index *ix, int32_t *damaged, qv_error *err) {
     for (int32_t c = 0; st == QV_OK && c < f->n_chunks; c++) {
       uint8_t *bytes = NULL;
       char what[32];
-      snprintf(what, sizeof what, "chunk %d", c);
+      qvi_chunk_role(f, c, what, sizeof what);
       st = read_done(ix, k, qvi_file_chunk(f, c, what, &bytes, &e), &e, NULL);
       qv_free(bytes);
     }

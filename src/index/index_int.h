@@ -152,7 +152,12 @@ qv_status qvi_file_open_fd(int fd, const char *name, int64_t expect_fragment, in
 qv_status qvi_file_open(const char *path, const char *name, int64_t expect_fragment, int expect_type, qvi_file **out,
                         qv_error *err);
 void qvi_file_close(qvi_file *f);
-/* Reads chunk i whole and checks its CRC32C; *out is qv_malloc'd. */
+/* What chunk i of f holds, for messages: "page P" (btree), "null rows",
+ * "dictionary" or "posting list".  Chunks are numbered from 0 as the
+ * footer's chunk table lists them, pages from 0 as its page lookup does. */
+void qvi_chunk_role(const qvi_file *f, int32_t i, char *buf, size_t n);
+/* Reads chunk i whole and checks its CRC32C; *out is qv_malloc'd.  what is
+ * the chunk's role (qvi_chunk_role) for the message "chunk I (what)". */
 qv_status qvi_file_chunk(qvi_file *f, int32_t i, const char *what, uint8_t **out, qv_error *err);
 /* The null rows (cached in f). */
 qv_status qvi_file_nulls(qvi_file *f, const roaring_bitmap_t **out, qv_error *err);

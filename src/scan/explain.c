@@ -35,8 +35,8 @@ static void add_indices(qvb_text *t, const qv_dataset *ds, const qvsc_scan_plan_
     listed = true;
     qvb_text_f(t, "    index %s answers ", u->how);
     add_expr(t, v->conjuncts[i]);
-    qvb_text_f(t, ": %s, estimate %lld of %lld rows", u->exact ? "exact" : "superset (re-checked)",
-               (long long)u->estimate, (long long)u->covered_rows);
+    qvb_text_f(t, ": %s, estimate %lld of %lld row%s", u->exact ? "exact" : "superset (re-checked)",
+               (long long)u->estimate, (long long)u->covered_rows, u->covered_rows == 1 ? "" : "s");
     if (u->used) qvb_text_f(t, "\n");
     else if (u->covered_rows == 0) qvb_text_f(t, " -> not used: no readable file of it covers a row\n");
     else if ((double)u->estimate > QV_INDEX_MAX_FRACTION * (double)u->covered_rows)
@@ -126,9 +126,11 @@ char *qv_scanner_explain(const qv_scanner *s, bool with_counters) {
     qvb_text_f(&t, "  rows: %lld scanned, %lld selected, %lld returned\n", (long long)c.rows_scanned,
                (long long)c.rows_selected, (long long)c.rows_returned);
     if (v.index_plan && qvsc_index_plan_any(v.index_plan))
-      qvb_text_f(&t, "  index: %lld row%s kept, %lld fragments and %lld page ranges skipped, %lld bytes read\n",
+      qvb_text_f(&t, "  index: %lld row%s kept, %lld fragment%s and %lld page range%s skipped, %lld byte%s read\n",
                  (long long)c.index_rows, c.index_rows == 1 ? "" : "s", (long long)c.fragments_index_skipped,
-                 (long long)c.pages_index_skipped, (long long)c.index_bytes_read);
+                 c.fragments_index_skipped == 1 ? "" : "s", (long long)c.pages_index_skipped,
+                 c.pages_index_skipped == 1 ? "" : "s", (long long)c.index_bytes_read,
+                 c.index_bytes_read == 1 ? "" : "s");
     if (c.index_fallback_fragments)
       qvb_text_f(&t, "  index fallback: %lld fragment(s) filtered in full (index files unusable, see above)\n",
                  (long long)c.index_fallback_fragments);

@@ -857,6 +857,17 @@ qv_status qv_scanner_next(qv_scanner *s, qv_batch **out, qv_error *err) {
     if (st != QV_OK) {
       qv_fragment_info fi;
       qv_dataset_fragment(s->ds, s->frag, &fi);
+      /* storage errors name the file already ("data/X.qvf: column ..."):
+       * say it once */
+      size_t plen = strlen(fi.path);
+      if (err && !strncmp(err->message, fi.path, plen) && err->message[plen] == ':') {
+        char old[sizeof err->message];
+        memcpy(old, err->message, sizeof old);
+        old[sizeof old - 1] = '\0';
+        snprintf(err->message, sizeof err->message, "scan of %.1000s", old);
+        if (err->code == QV_OK) err->code = st;
+        return err->code;
+      }
       return qv_error_prefix(err, st, "scan of %s", fi.path);
     }
   }

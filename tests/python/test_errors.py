@@ -103,7 +103,7 @@ def test_a_damaged_data_file_is_corrupt_data(dataset):
     data = bytearray(data_file.read_bytes())
     data[40] ^= 0x55  # inside the first page of column `id`
     data_file.write_bytes(bytes(data))
-    message = "scan of data/%s: data/%s: column `id` page 0: checksum mismatch at byte offset 8" % (name, name)
+    message = "scan of data/%s: column `id` page 0: checksum mismatch at byte offset 8" % name
     err = raised(lambda: list(quiver.Scanner(str(dataset))))
     check(err, quiver.CorruptData, CORRUPT, "corrupt data", message)
     # Through Polars' collect the class survives too.

@@ -599,7 +599,7 @@ def test_damaged_index_is_reported_not_fatal(tmp_path):
     assert report.counters["index_fallback_fragments"] == 1
     [(name, fragments, error)] = report.index_fallbacks
     assert (name, fragments) == ("id_idx", 1)
-    assert error == "_indices/%s: offset 16: page 0: checksum mismatch" % qvi.name
+    assert error == "_indices/%s: offset 16: chunk 1 (page 0): checksum mismatch" % qvi.name
     assert "damaged: id_idx: 1 of 1 file(s) unusable: _indices/" in cli("index", "list", path).stdout
     cli("index", "optimize", path, "id_idx", "--rebuild")
     with warnings.catch_warnings():

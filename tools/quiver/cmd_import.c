@@ -333,8 +333,9 @@ int cmd_import(int argc, char **argv) {
   qv_dataset *ds;
   if (qv_dataset_open(dst, version, &ds, &err) != QV_OK) return cli_fail("import", &err);
   int32_t nf = qv_dataset_num_fragments(ds);
-  fprintf(stderr, "%s: version %lld, %lld rows in %d fragment%s (%.2f s)\n", dst, (long long)version,
-          (long long)qv_dataset_count_rows(ds), nf, nf == 1 ? "" : "s", qv_now_seconds() - p.start);
+  int64_t total = qv_dataset_count_rows(ds);
+  fprintf(stderr, "%s: version %lld, %lld row%s in %d fragment%s (%.2f s)\n", dst, (long long)version, (long long)total,
+          total == 1 ? "" : "s", nf, nf == 1 ? "" : "s", qv_now_seconds() - p.start);
   qv_dataset_close(ds);
   return rc;
 }

@@ -146,15 +146,29 @@ int cmd_index(int argc, char **argv) {
   }
   if (!strcmp(sub, "optimize")) {
     if (argc != 3 && argc != 4) return cli_usage("index", "optimize wants DATASET [NAME] [--rebuild]");
-    if (rebuild) {
-      int32_t rebuilt = 0;
-      if (qv_index_rebuild(argv[2], argc == 4 ? argv[3] : NULL, &rebuilt, &version, &err) != QV_OK)
-        return cli_fail("index", &err);
-      if (version) printf("rebuilt %d damaged file(s): version %lld\n", rebuilt, (long long)version);
-      else printf("nothing to rebuild: every index file passes its checks\n");
+    /* --rebuild repairs damaged files, then indexes appended fragments as
+     * optimize does: one summary of what the two committed */
+    const char *name = argc == 4 ? argv[3] : NULL;
+    int32_t rebuilt = 0;
+    int64_t rebuilt_version = 0;
+    if (rebuild && qv_index_rebuild(argv[2], name, &rebuilt, &rebuilt_version, &err) != QV_OK)
+      return cli_fail("index", &err);
+    if (qv_index_optimize(argv[2], name, &version, &err) != QV_OK) {
+      int rc = cli_fail("index", &err);
+      if (rebuilt_version)
+        fprintf(stderr, "quiver index: the rebuild of %d damaged file%s was committed: version %lld\n", rebuilt,
+                rebuilt == 1 ? "" : "s", (long long)rebuilt_version);
+      return rc;
     }
-    if (qv_index_optimize(argv[2], argc == 4 ? argv[3] : NULL, &version, &err) != QV_OK) return cli_fail("index", &err);
-    if (version) printf("optimized: version %lld\n", (long long)version);
+    if (rebuilt_version && version)
+      printf("rebuilt %d damaged file%s and indexed the fragments appended since the build: version %lld\n", rebuilt,
+             rebuilt == 1 ? "" : "s", (long long)version);
+    else if (rebuilt_version)
+      printf("rebuilt %d damaged file%s: version %lld\n", rebuilt, rebuilt == 1 ? "" : "s", (long long)rebuilt_version);
+    else if (version)
+      printf("%soptimized: version %lld\n", rebuild ? "no damaged file to rebuild; " : "", (long long)version);
+    else if (rebuild)
+      printf("nothing to do: every index file passes its checks and every index covers every fragment\n");
     else printf("nothing to do: every index covers every fragment\n");
     return 0;
   }

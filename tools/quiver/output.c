@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <utf8proc.h>
 
 #include "cli.h"
 
@@ -39,24 +40,52 @@ bool cli_parse_format(const char *text, cli_format *out) {
 #define TABLE_SAMPLE_ROWS 1000 /* rows read before the column widths are fixed */
 #define CELL_MAX 48
 
+/* One character of s (at most n bytes): its length in bytes and its display
+ * columns (2 for wide characters such as CJK and most emoji, 0 for
+ * combining marks, as utf8proc says).  A byte that starts no valid UTF-8
+ * sequence counts as one column of one byte. */
+static int char_at(const char *s, size_t n, int *cols) {
+  utf8proc_int32_t cp;
+  utf8proc_ssize_t len = utf8proc_iterate((const utf8proc_uint8_t *)s, (utf8proc_ssize_t)n, &cp);
+  if (len <= 0) {
+    *cols = 1;
+    return 1;
+  }
+  int w = utf8proc_charwidth(cp);
+  *cols = w < 0 ? 0 : w;
+  return (int)len;
+}
+
 static int width_of(const char *s) {
-  int w = 0;
-  for (; *s; s++)
-    if (((unsigned char)*s & 0xC0) != 0x80) w++;
+  int w = 0, cols;
+  for (size_t n = strlen(s); n;) {
+    int len = char_at(s, n, &cols);
+    w += cols;
+    s += len;
+    n -= (size_t)len;
+  }
   return w;
 }
 
-/* Writes cell padded or clipped (with "…") to exactly w display columns. */
+/* Writes cell padded or clipped (with "…") to exactly w display columns.  A
+ * clipped cell is cut at a character boundary: its characters fill at most
+ * w - 1 columns (a wide one that would cross into the ellipsis's column goes,
+ * and a space fills its place), combining marks stay with their base. */
 static void put_cell(FILE *f, const char *cell, int w, bool right) {
   int cw = width_of(cell);
   if (cw > w) {
-    int k = 0;
     const char *p = cell;
-    for (; *p; p++) {
-      if (((unsigned char)*p & 0xC0) != 0x80 && k++ == w - 1) break;
+    int used = 0, cols;
+    for (size_t n = strlen(cell); n;) {
+      int len = char_at(p, n, &cols);
+      if (used + cols > w - 1) break;
+      used += cols;
+      p += len;
+      n -= (size_t)len;
     }
     fwrite(cell, 1, (size_t)(p - cell), f);
     fputs("\xE2\x80\xA6", f);
+    fprintf(f, "%*s", w - 1 - used, "");
     return;
   }
   if (right) fprintf(f, "%*s%s", w - cw, "", cell);
@@ -169,8 +198,8 @@ static void json_value(FILE *f, const qv_array *a, int64_t i) {
     case QV_TYPE_FLOAT64: {
       double d = a->type.id == QV_TYPE_FLOAT32 ? ((const float *)a->buffers[1]->data)[j]
                                                : ((const double *)a->buffers[1]->data)[j];
-      if (!isfinite(d)) { /* JSON has no NaN or infinity: spell them as strings */
-        fputs(isnan(d) ? "\"NaN\"" : d > 0 ? "\"inf\"" : "\"-inf\"", f);
+      if (!isfinite(d)) { /* JSON has no NaN or infinity: null, as Polars' write_ndjson writes them */
+        fputs("null", f);
         return;
       }
       qv_array_format_value(a, i, cell, sizeof cell);
@@ -233,6 +262,21 @@ static void write_json(const qv_batch *b, FILE *f) {
 
 /* ---- driver ------------------------------------------------------------ */
 
+static void csv_header(const qv_schema *schema, FILE *f) {
+  for (int32_t c = 0; c < schema->n_fields; c++) {
+    if (c) fputc(',', f);
+    csv_field(f, schema->fields[c].name);
+  }
+  fputc('\n', f);
+}
+
+/* Nothing reaches stdout before the first batch has come back whole: the
+ * CSV header and the Arrow schema go out with it (or at the end, for no
+ * rows), and the table keeps its first TABLE_SAMPLE_ROWS rows anyway.  So
+ * an error in the first batch (a damaged page, a cast that fails) leaves
+ * stdout empty.  An error later cannot take back what was written: the
+ * rows written stay, stderr says how many, and the exit status is 1; no
+ * row count is printed as if the scan had ended. */
 int cli_write_scan(const char *cmd, qv_scanner *sc, cli_format fmt, int64_t *rows) {
   qv_error err;
   const qv_schema *schema = qv_scanner_schema(sc);
@@ -240,8 +284,10 @@ int cli_write_scan(const char *cmd, qv_scanner *sc, cli_format fmt, int64_t *row
   qv_ipc_writer *w = NULL;
   table_state t = {0};
   int rc = 0;
+  bool started = false; /* header or schema written */
+  bool scan_failed = false;
+  int64_t written = 0; /* rows handed to stdout */
   *rows = 0;
-  if (fmt == FMT_ARROW && qv_ipc_writer_open(f, QV_IPC_STREAM, schema, &w, &err) != QV_OK) return cli_fail(cmd, &err);
   if (fmt == FMT_TABLE) {
     t.width = calloc((size_t)schema->n_fields + 1, sizeof *t.width);
     t.held = calloc(TABLE_SAMPLE_ROWS + 1, sizeof *t.held);
@@ -251,18 +297,21 @@ int cli_write_scan(const char *cmd, qv_scanner *sc, cli_format fmt, int64_t *row
       goto cleanup;
     }
   }
-  if (fmt == FMT_CSV) {
-    for (int32_t c = 0; c < schema->n_fields; c++) {
-      if (c) fputc(',', f);
-      csv_field(f, schema->fields[c].name);
-    }
-    fputc('\n', f);
-  }
   for (;;) {
     qv_batch *b;
     if (qv_scanner_next(sc, &b, &err) != QV_OK) {
-      rc = cli_fail(cmd, &err);
+      scan_failed = true;
       break;
+    }
+    if (!started && (fmt == FMT_CSV || fmt == FMT_ARROW)) {
+      /* the first batch (or the end) came back: the output can start */
+      if (fmt == FMT_CSV) csv_header(schema, f);
+      else if (qv_ipc_writer_open(f, QV_IPC_STREAM, schema, &w, &err) != QV_OK) {
+        qv_batch_release(b);
+        scan_failed = true;
+        break;
+      }
+      started = true;
     }
     if (!b) break;
     *rows += b->num_rows;
@@ -270,18 +319,33 @@ int cli_write_scan(const char *cmd, qv_scanner *sc, cli_format fmt, int64_t *row
       case FMT_TABLE:
         t.held[t.n_held++] = b;
         t.held_rows += b->num_rows;
-        if (t.header_done || t.held_rows >= TABLE_SAMPLE_ROWS || t.n_held == TABLE_SAMPLE_ROWS)
+        if (t.header_done || t.held_rows >= TABLE_SAMPLE_ROWS || t.n_held == TABLE_SAMPLE_ROWS) {
+          written += t.held_rows;
           table_flush(&t, schema, f);
+        }
         continue; /* the table keeps the batch until flushed */
       case FMT_CSV: write_csv(b, f); break;
       case FMT_JSON: write_json(b, f); break;
       case FMT_ARROW:
-        if (qv_ipc_writer_write(w, b, &err) != QV_OK) rc = cli_fail(cmd, &err);
+        if (qv_ipc_writer_write(w, b, &err) != QV_OK) scan_failed = true;
         break;
       case FMT_STATS: break;
     }
+    if (!scan_failed && fmt != FMT_STATS) written += b->num_rows;
     qv_batch_release(b);
-    if (rc) break;
+    if (scan_failed) break;
+  }
+  if (scan_failed) {
+    /* the rows written first, then what went wrong, also on one terminal */
+    fflush(f);
+    rc = cli_fail(cmd, &err);
+    if (written > 0)
+      fprintf(stderr, "quiver %s: the output is incomplete: %lld row%s written before the error\n", cmd,
+              (long long)written, written == 1 ? " was" : "s were");
+    qv_ipc_writer_destroy(w); /* no end-of-stream marker after the last batch written */
+    w = NULL;
+    *rows = written;
+    goto cleanup;
   }
   if (fmt == FMT_TABLE) {
     table_flush(&t, schema, f);
@@ -289,11 +353,10 @@ int cli_write_scan(const char *cmd, qv_scanner *sc, cli_format fmt, int64_t *row
     fprintf(stderr, "(%lld row%s)\n", (long long)*rows, *rows == 1 ? "" : "s");
   }
   if (w) {
-    if (rc == 0 && qv_ipc_writer_close(w, &err) != QV_OK) rc = cli_fail(cmd, &err);
-    else if (rc) qv_ipc_writer_destroy(w);
+    rc = qv_ipc_writer_close(w, &err) != QV_OK ? cli_fail(cmd, &err) : 0;
     w = NULL;
   }
-  if (fmt == FMT_STATS && rc == 0) {
+  if (fmt == FMT_STATS) {
     qv_scan_counters c;
     qv_scanner_counters(sc, &c);
     int64_t read = 0, decoded = 0;
