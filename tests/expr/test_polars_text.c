@@ -201,6 +201,17 @@ static void test_errors(void **state) {
   expect_error(
       "pl.col(\"a\") == pl.lit(datetime(2024, 1, 1), dtype=pl.Datetime(\"us\", \"Europe/Paris\"))",
       "expression: pl.lit of a naive datetime with time zone 'Europe/Paris' is not supported (only UTC) at column 51");
+  expect_error("pl.col(\"d\") > pl.date(2022, 2, 30)", "expression: pl.date() out of range at column 18");
+  expect_error("pl.date(pl.col(\"y\"), 1, 1) < pl.col(\"d\")",
+               "expression: pl.date() of anything but integers (a column, an expression) is not supported at column 9");
+  expect_error("pl.col(\"t\") < pl.datetime(2024, 1, 1, time_zone=\"UTC\")",
+               "expression: pl.datetime() with a time zone is not supported at column 49");
+  expect_error("pl.col(\"t\") < pl.datetime(2024, 1, 1, 0, 0, 0, 7, time_unit=\"ms\")",
+               "expression: pl.datetime() with microseconds and time_unit='ms' is not supported at column 18");
+  expect_error("pl.col(\"t\") < pl.datetime(2024, 1, 1, time_unit=\"h\")",
+               "expression: expected a time unit 'ns', 'us' or 'ms' at column 49");
+  expect_error("pl.col(\"d\") > pl.date(2022, 1, 1, 5)", "expression: pl.date() got too many arguments at column 35");
+  expect_error("pl.lit(pl.date(2022, 1, 1))", "expression: pl.lit() of an expression at column 8");
   /* Columns count characters, not bytes. */
   expect_error("pl.col(\"日本\") >", "expression: expected an expression, found end of input at column 15");
 }
