@@ -648,6 +648,39 @@ static bool parse_or(pt *p, pv *out) {
   return ok;
 }
 
+/* Brackets are paired before parsing, as Python's tokenizer pairs them: a
+ * '(' left open is reported where it opens (`pl.col("id" > 3` would
+ * otherwise fail at the '>' as an operator between two Python values), and
+ * a bracket closed by the wrong kind where it closes.  A closer with
+ * nothing open is left to the parser ("expected an operator ..."). */
+static bool check_brackets(pt *p) {
+  int32_t *open = qv_malloc((size_t)p->n * sizeof *open);
+  if (!open) return qve_pt_nomem(p);
+  int32_t depth = 0;
+  bool ok = true;
+  for (int32_t i = 0; i < p->n && ok; i++) {
+    pt_kind k = p->toks[i].kind;
+    if (k == PT_LPAREN || k == PT_LBRACKET) {
+      open[depth++] = i;
+    } else if ((k == PT_RPAREN || k == PT_RBRACKET) && depth > 0) {
+      const pt_token *o = &p->toks[open[--depth]];
+      if ((o->kind == PT_LPAREN) != (k == PT_RPAREN)) {
+        qve_diag_set(&p->d, QV_ERR_PARSE, "expression: '%c' at column %d does not close the '%c' at column %d",
+                     k == PT_RPAREN ? ')' : ']', (int)p->toks[i].col, o->kind == PT_LPAREN ? '(' : '[', (int)o->col);
+        ok = false;
+      }
+    }
+  }
+  if (ok && depth > 0) {
+    const pt_token *o = &p->toks[open[depth - 1]];
+    qve_diag_set(&p->d, QV_ERR_PARSE, "expression: the '%c' at column %d is not closed (expected '%c')",
+                 o->kind == PT_LPAREN ? '(' : '[', (int)o->col, o->kind == PT_LPAREN ? ')' : ']');
+    ok = false;
+  }
+  qv_free(open);
+  return ok;
+}
+
 qv_status qv_polars_parse(const char *text, qv_expr **out, qv_error *err) {
   *out = NULL;
   if (!text) return qv_error_set(err, QV_ERR_INVALID, "expression: no text");
@@ -660,7 +693,7 @@ qv_status qv_polars_parse(const char *text, qv_expr **out, qv_error *err) {
   qv_expr *e = NULL;
   int32_t depth;
   if (at(&p, PT_EOF)) expected(&p, "an expression");
-  else if (parse_or(&p, &v)) {
+  else if (check_brackets(&p) && parse_or(&p, &v)) {
     if (!at(&p, PT_EOF)) expected(&p, "an operator or end of input");
     else if (!is_exprish(&v) && v.kind != PV_DTYPE)
       qve_pt_fail(&p, v.col, "expected an expression, found a Python value (write pl.lit(...))");

@@ -150,7 +150,13 @@ static void test_errors(void **state) {
   (void)state;
   expect_error("", "expression: expected an expression, found end of input at column 1");
   expect_error("pl.col(\"a\") >", "expression: expected an expression, found end of input at column 14");
-  expect_error("pl.col(\"a\"", "expression: expected ',' or ')', found end of input at column 11");
+  /* Brackets are paired first, and reported where they open. */
+  expect_error("pl.col(\"a\"", "expression: the '(' at column 7 is not closed (expected ')')");
+  expect_error("pl.col(\"id\" > 3", "expression: the '(' at column 7 is not closed (expected ')')");
+  expect_error("(pl.col(\"a\") > 1) & (pl.col(\"b\").is_in([1, 2) | x",
+               "expression: ')' at column 45 does not close the '[' at column 40");
+  expect_error("pl.col(\"a\").is_in([1, 2", "expression: the '[' at column 19 is not closed (expected ']')");
+  expect_error("(pl.col(\"a\") > (1)", "expression: the '(' at column 1 is not closed (expected ')')");
   expect_error(
       "pl.col(\"a\" > 1)",
       "expression: operator between two Python values (write pl.lit(...) for a literal expression) at column 12");
