@@ -181,6 +181,15 @@ static void test_errors(void **state) {
   expect_error("5", "expression: expected an expression, found a Python value (write pl.lit(...)) at column 1");
   expect_error("pl.col(\"a\") < 1 < 2",
                "expression: chained comparisons are not supported; use & between them at column 17");
+  /* x > 1 & y < 5 is Python's chain x > (1 & y) < 5: the message says why and how to write it. */
+  expect_error("pl.col(\"a\") > 1 & pl.col(\"b\") < 5",
+               "expression: `&` binds tighter than `>` in Python: write (pl.col(\"a\") > 1) & (pl.col(\"b\") < 5) "
+               "at column 17");
+  expect_error("pl.col(\"a\").is_in([1]) == (2 | pl.col(\"b\")) ^ pl.col(\"c\") != 0",
+               "expression: `^` binds tighter than `==` in Python: write (pl.col(\"a\").is_in([1]) == (2 | "
+               "pl.col(\"b\"))) ^ (pl.col(\"c\") != 0) at column 45");
+  expect_error("pl.col(\"a\") > 1 & pl.col(\"b\") <",
+               "expression: expected an expression, found end of input at column 32");
   expect_error("pl.when(pl.col(\"a\"))", "expression: expected .then(...) after pl.when(...) at column 1");
   expect_error("pl.when(pl.col(\"a\")).otherwise(1)", "expression: expected .then(...) after .when(...) at column 22");
   expect_error("pl.col(\"a\") == 'x", "expression: unterminated string at column 16");
