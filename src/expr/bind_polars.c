@@ -422,14 +422,24 @@ static const char *py_cmp(qv_op op) {
   }
 }
 
+/* The (lit & y) under a comparison's right operand, past the casts
+ * Polars' optimizer puts there (the tree a Polars scan hands over reads
+ * score > (2 & age).cast(Float64)). */
+static const qv_expr *right_bits(const qv_expr *e) {
+  const qv_expr *r = e->args[1];
+  while (r->kind == QV_EXPR_CALL && r->op == QV_OP_CAST && r->n_args == 1 && r->args[0]) r = r->args[0];
+  return r;
+}
+
 /* The first comparison x OP (lit & y) (or | ^) whose literal is not a
  * boolean: Python's reading of `x > 2 & y`. */
 static const qv_expr *find_shape(const qv_expr *e, int depth) {
   if (depth > QV_EXPR_MAX_DEPTH) return NULL;
-  if (py_cmp(e->op) && e->kind == QV_EXPR_CALL && e->n_args == 2) {
-    const qv_expr *r = e->args[1];
+  if (py_cmp(e->op) && e->kind == QV_EXPR_CALL && e->n_args == 2 && e->args[0] && e->args[1]) {
+    const qv_expr *r = right_bits(e);
     if (r->kind == QV_EXPR_CALL && (r->op == QV_OP_AND || r->op == QV_OP_OR || r->op == QV_OP_XOR) && r->n_args == 2 &&
-        r->args[0]->kind == QV_EXPR_LITERAL && !r->args[0]->value.is_null && r->args[0]->value.type.id != QV_TYPE_BOOL)
+        r->args[0] && r->args[1] && r->args[0]->kind == QV_EXPR_LITERAL && !r->args[0]->value.is_null &&
+        r->args[0]->value.type.id != QV_TYPE_BOOL)
       return e;
   }
   for (int32_t i = 0; e->kind == QV_EXPR_CALL && i < e->n_args; i++) {
@@ -444,7 +454,7 @@ void qve_bind_polars_hint(qve_binder *b, const qv_expr *root) {
   if (!err || err->code != QV_ERR_TYPE || !strstr(err->message, "expects boolean operands")) return;
   const qv_expr *c = find_shape(root, 0);
   if (!c) return;
-  const qv_expr *r = c->args[1];
+  const qv_expr *r = right_bits(c);
   const char *op = r->op == QV_OP_AND ? "&" : r->op == QV_OP_OR ? "|" : "^";
   char x[160], lit[80], y[160], hint[512];
   /* What cannot be spelled back (a method chain, say) shows as "...". */
