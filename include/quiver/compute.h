@@ -26,6 +26,18 @@ QV_API qv_status qv_eval(const qv_expr *e, const qv_batch *batch, const qv_selec
 QV_API qv_status qv_eval_filter(const qv_expr *e, const qv_batch *batch, const qv_selection *sel, qv_selection *out,
                                 qv_error *err);
 
+/* Checks the constant arguments of a bound expression that its kernels
+ * would otherwise judge only when they first run: regex patterns and
+ * flags, LIKE patterns and escape characters, str.replace patterns,
+ * dt.truncate intervals.  QV_OK when none is refused; else the error
+ * evaluation would give (e.g. QV_ERR_INVALID "regexp_match: invalid
+ * pattern at offset 1: missing closing parenthesis"), so that a scan can
+ * refuse its filter before producing a batch.  Nodes marked
+ * QV_EXPR_F_LENIENT keep their leniency (a bad pattern is null per row),
+ * and arguments that are not literals are left to evaluation.  e must be
+ * bound (qv_expr_bind); NULL is QV_OK. */
+QV_API qv_status qv_eval_check(const qv_expr *e, qv_error *err);
+
 #ifdef __cplusplus
 }
 #endif

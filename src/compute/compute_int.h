@@ -546,6 +546,22 @@ static inline const qv_datatype *qvk_bound_type(const qv_expr *e) {
  * Polars where the two differ. */
 static inline bool qvk_polars_node(const qv_expr *e) { return e->sem.float_order == QV_FLOAT_POLARS; }
 
+/* ---- checks before evaluation (check.c, qv_eval_check) ---- */
+
+/* e's value when it is a non-null literal of type id, else NULL. */
+static inline const qv_scalar *qvk_check_literal(const qv_expr *e, qv_type_id id) {
+  return e && e->kind == QV_EXPR_LITERAL && !e->value.is_null && e->value.type.id == id ? &e->value : NULL;
+}
+/* The constant arguments of one bound node, judged as its kernel judges
+ * them when it runs, with the kernel's messages: regexp_like/regexp_match
+ * patterns and flags (regex.c), str.replace patterns (regex.c), LIKE
+ * patterns and escapes (like.c), dt.truncate intervals (polars_temporal.c).
+ * QV_OK for arguments that are not literals: they are judged per row. */
+qv_status qvk_regex_check(const qv_expr *e, qv_error *err);
+qv_status qvk_replace_check(const qv_expr *e, qv_error *err);
+qv_status qvk_like_check(const qv_expr *e, qv_error *err);
+qv_status qvk_dt_truncate_check(const qv_expr *e, qv_error *err);
+
 /* Every kernel the registry names: KERNEL(x) in expr/ops.def is
  * qvk_op_x, declared here from the row (eval.c dispatches to it).  Those
  * of the operators only the Polars front ends produce live in

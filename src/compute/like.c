@@ -344,3 +344,31 @@ qv_status qvk_op_like(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *
   if (st == QV_OK) st = qvk_validity_of(x, pat->scalar ? NULL : pat, n, &validity, c->err);
   return qvk_bool_out(st, n, values, validity, out, c->err);
 }
+
+/* A literal pattern (and escape) planned as qvk_op_like plans it, then
+ * dropped: the same errors before any row. */
+qv_status qvk_like_check(const qv_expr *e, qv_error *err) {
+  if (e->n_args != 2 && e->n_args != 3) return QV_OK;
+  qv_type_id xt = e->args[0]->type.id;
+  const qv_scalar *ps = qvk_check_literal(e->args[1], QV_TYPE_STRING);
+  if (!ps) ps = qvk_check_literal(e->args[1], QV_TYPE_BINARY);
+  const qv_scalar *es = NULL;
+  if (e->n_args == 3 && !(es = qvk_check_literal(e->args[2], QV_TYPE_STRING)) &&
+      !(es = qvk_check_literal(e->args[2], QV_TYPE_BINARY)))
+    return QV_OK;
+  if (!ps || (xt != QV_TYPE_STRING && xt != QV_TYPE_BINARY)) return QV_OK;
+  const uint8_t *esc = (const uint8_t *)"\\";
+  int64_t el = 1;
+  if (es) {
+    esc = es->bytes ? es->bytes : (const uint8_t *)"";
+    el = es->len;
+    if (el > 0 && char_len(esc, el, false) != el)
+      return qv_error_set(err, QV_ERR_INVALID, "LIKE: the escape must be one character, got %lld bytes", (long long)el);
+  }
+  like_plan pl;
+  qv_status st = plan_build(&pl, ps->bytes ? ps->bytes : (const uint8_t *)"", ps->len, esc, el, e->sem.case_insensitive,
+                            xt == QV_TYPE_BINARY, err);
+  if (st == QV_OK && pl.regex_only) st = plan_regex(&pl, err);
+  plan_reset(&pl);
+  return st;
+}

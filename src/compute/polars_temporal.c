@@ -339,6 +339,21 @@ static bool parse_every(const uint8_t *s, int64_t n, every *ev, char *why, size_
  * Polars counts them. */
 #define WEEK_ORIGIN 4
 
+qv_status qvk_dt_truncate_check(const qv_expr *e, qv_error *err) {
+  const qv_scalar *es = e->n_args == 2 ? qvk_check_literal(e->args[1], QV_TYPE_STRING) : NULL;
+  if (!es) return QV_OK;
+  every ev;
+  char why[160];
+  if (!parse_every(es->bytes, es->len, &ev, why, sizeof why))
+    return qv_error_set(err, QV_ERR_INVALID, "dt.truncate: invalid interval '%.*s': %s",
+                        (int)(es->len > 40 ? 40 : es->len), (const char *)es->bytes, why);
+  if (e->args[0]->type.id == QV_TYPE_DATE32 && ev.days && ev.nanos)
+    return qv_error_set(err, QV_ERR_INVALID,
+                        "dt.truncate: a date cannot be truncated by '%.*s' (days and smaller units mixed)",
+                        (int)(es->len > 40 ? 40 : es->len), (const char *)es->bytes);
+  return QV_OK;
+}
+
 static qv_status dt_truncate(qvk_ctx *c, qvk_datum *x, const qvk_datum *ed, qvk_datum *out) {
   if (!ed->scalar || ed->scalar->type.id != QV_TYPE_STRING || ed->scalar->is_null)
     return qv_error_set(c->err, QV_ERR_UNSUPPORTED, "dt.truncate: the interval must be a constant string");

@@ -269,3 +269,39 @@ qv_status qvk_op_regex(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum 
   if (st == QV_OK) st = qvk_validity_of(x, NULL, n, &validity, c->err);
   return qvk_bool_out(st, n, values, validity, out, c->err);
 }
+
+/* A literal pattern (and flags) compiled as qvk_op_regex would compile it,
+ * then dropped: the same errors, before any row.  Patterns from columns,
+ * null ones and lenient nodes are the evaluation's to judge. */
+qv_status qvk_regex_check(const qv_expr *e, qv_error *err) {
+  if ((e->n_args != 2 && e->n_args != 3) || (e->flags & QV_EXPR_F_LENIENT)) return QV_OK;
+  const qv_scalar *p = qvk_check_literal(e->args[1], QV_TYPE_STRING);
+  const qv_scalar *f = e->n_args == 3 ? qvk_check_literal(e->args[2], QV_TYPE_STRING) : NULL;
+  qv_type_id xt = e->args[0]->type.id;
+  if (!p || (e->n_args == 3 && !f) || (xt != QV_TYPE_STRING && xt != QV_TYPE_BINARY)) return QV_OK;
+  bool binary = xt == QV_TYPE_BINARY;
+  uint32_t opts = binary ? 0 : (PCRE2_UTF | PCRE2_UCP);
+  if (f) QV_RETURN_NOT_OK(parse_flags(f, &opts, err));
+  const uint8_t *pb = p->bytes ? p->bytes : (const uint8_t *)"";
+  if (e->n_args == 2 && !binary && plain_literal(pb, p->len)) return QV_OK;
+  const char *what = qv_op_name(e->op);
+  bool rust = qvk_polars_node(e) && !binary && e->n_args == 2;
+  qvk_regex re;
+  QV_RETURN_NOT_OK(rust ? qvk_regex_compile_rust(pb, (size_t)p->len, what, &re, err)
+                        : qvk_regex_compile(pb, (size_t)p->len, opts, what, &re, err));
+  qvk_regex_free(&re);
+  return QV_OK;
+}
+
+/* str.replace / str.replace_all with a literal pattern that is a regex:
+ * compiled as the replace kernel (polars_text.c) compiles it. */
+qv_status qvk_replace_check(const qv_expr *e, qv_error *err) {
+  if (e->n_args != 3 || (e->flags & QV_EXPR_F_LITERAL)) return QV_OK;
+  const qv_scalar *p = qvk_check_literal(e->args[1], QV_TYPE_STRING);
+  if (!p || !qvk_check_literal(e->args[2], QV_TYPE_STRING) || e->args[0]->type.id != QV_TYPE_STRING) return QV_OK;
+  qvk_regex re;
+  QV_RETURN_NOT_OK(qvk_regex_compile_rust(p->bytes ? p->bytes : (const uint8_t *)"", (size_t)p->len,
+                                          e->param < 0 ? "str.replace_all" : "str.replace", &re, err));
+  qvk_regex_free(&re);
+  return QV_OK;
+}

@@ -688,6 +688,7 @@ qv_status qv_expr_bind(qv_expr *e, const qv_schema *schema, qv_error *err) {
   qve_binder b = {schema, err, 0};
   qv_expr *root = e;
   qv_status st = bind_node(&b, &root);
+  if (st == QV_ERR_TYPE && qve_bind_is_polars(root)) qve_bind_polars_hint(&b, root);
   /* Casts wrap operands, never the root, so the caller's pointer holds. */
   return st;
 }

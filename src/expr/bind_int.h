@@ -68,6 +68,10 @@ qv_status qve_bind_polars_arith(qve_binder *b, qv_expr *e, bool *numeric);
  * is_in of integers in a list of floats (or floats in integers), and
  * datetimes in different time zones. */
 qv_status qve_bind_polars_compare_check(qve_binder *b, const qv_expr *e);
+/* After a type error binding the Polars tree root: when it holds Python's
+ * reading of `x > 2 & y` (x > (2 & y)), appends to the message that `&`
+ * binds tighter than `>` and how to write it. */
+void qve_bind_polars_hint(qve_binder *b, const qv_expr *root);
 /* Whether e came from a Polars front end (they mark every node). */
 static inline bool qve_bind_is_polars(const qv_expr *e) { return e->sem.float_order == QV_FLOAT_POLARS; }
 

@@ -388,3 +388,81 @@ qv_status qve_bind_rule_unknown(qve_binder *b, qv_expr *e) {
   return qve_bind_error(b, QV_ERR_UNSUPPORTED, e->pos, "the Polars construct %s is not supported by quiver",
                         e->name ? e->name : "?");
 }
+
+/* ---- the precedence hint ------------------------------------------------------------------ */
+
+/* Python text for a column or a simple literal, as the user may have
+ * written it; false for anything else (or what does not fit). */
+static bool py_text(const qv_expr *e, char *buf, size_t size) {
+  int n = -1;
+  if (e->kind == QV_EXPR_COLUMN && e->name && !strpbrk(e->name, "\"\\\n"))
+    n = snprintf(buf, size, "pl.col(\"%s\")", e->name);
+  else if (e->kind == QV_EXPR_LITERAL && !e->value.is_null) {
+    const qv_scalar *v = &e->value;
+    if (qve_is_sint(v->type.id)) n = snprintf(buf, size, "%lld", (long long)v->v.i);
+    else if (qve_is_uint(v->type.id)) n = snprintf(buf, size, "%llu", (unsigned long long)v->v.u);
+    else if (qve_is_float(v->type.id)) n = snprintf(buf, size, "%.17g", v->v.f);
+    else if (v->type.id == QV_TYPE_BOOL) n = snprintf(buf, size, "%s", v->v.b ? "True" : "False");
+    else if (v->type.id == QV_TYPE_STRING && !memchr(v->bytes, '"', (size_t)v->len) &&
+             !memchr(v->bytes, '\\', (size_t)v->len) && !memchr(v->bytes, '\n', (size_t)v->len))
+      n = snprintf(buf, size, "\"%.*s\"", (int)v->len, (const char *)v->bytes);
+  }
+  return n >= 0 && (size_t)n < size;
+}
+
+static const char *py_cmp(qv_op op) {
+  switch (op) {
+    case QV_OP_EQ: return "==";
+    case QV_OP_NE: return "!=";
+    case QV_OP_LT: return "<";
+    case QV_OP_LE: return "<=";
+    case QV_OP_GT: return ">";
+    case QV_OP_GE: return ">=";
+    default: return NULL;
+  }
+}
+
+/* The (lit & y) under a comparison's right operand, past the casts
+ * Polars' optimizer puts there (the tree a Polars scan hands over reads
+ * score > (2 & age).cast(Float64)). */
+static const qv_expr *right_bits(const qv_expr *e) {
+  const qv_expr *r = e->args[1];
+  while (r->kind == QV_EXPR_CALL && r->op == QV_OP_CAST && r->n_args == 1 && r->args[0]) r = r->args[0];
+  return r;
+}
+
+/* The first comparison x OP (lit & y) (or | ^) whose literal is not a
+ * boolean: Python's reading of `x > 2 & y`. */
+static const qv_expr *find_shape(const qv_expr *e, int depth) {
+  if (depth > QV_EXPR_MAX_DEPTH) return NULL;
+  if (py_cmp(e->op) && e->kind == QV_EXPR_CALL && e->n_args == 2 && e->args[0] && e->args[1]) {
+    const qv_expr *r = right_bits(e);
+    if (r->kind == QV_EXPR_CALL && (r->op == QV_OP_AND || r->op == QV_OP_OR || r->op == QV_OP_XOR) && r->n_args == 2 &&
+        r->args[0] && r->args[1] && r->args[0]->kind == QV_EXPR_LITERAL && !r->args[0]->value.is_null &&
+        r->args[0]->value.type.id != QV_TYPE_BOOL)
+      return e;
+  }
+  for (int32_t i = 0; e->kind == QV_EXPR_CALL && i < e->n_args; i++) {
+    const qv_expr *f = e->args[i] ? find_shape(e->args[i], depth + 1) : NULL;
+    if (f) return f;
+  }
+  return NULL;
+}
+
+void qve_bind_polars_hint(qve_binder *b, const qv_expr *root) {
+  qv_error *err = b->err;
+  if (!err || err->code != QV_ERR_TYPE || !strstr(err->message, "expects boolean operands")) return;
+  const qv_expr *c = find_shape(root, 0);
+  if (!c) return;
+  const qv_expr *r = right_bits(c);
+  const char *op = r->op == QV_OP_AND ? "&" : r->op == QV_OP_OR ? "|" : "^";
+  char x[160], lit[80], y[160], hint[512];
+  /* What cannot be spelled back (a method chain, say) shows as "...". */
+  if (!py_text(c->args[0], x, sizeof x)) snprintf(x, sizeof x, "...");
+  if (!py_text(r->args[0], lit, sizeof lit)) snprintf(lit, sizeof lit, "...");
+  if (!py_text(r->args[1], y, sizeof y)) snprintf(y, sizeof y, "...");
+  snprintf(hint, sizeof hint, "`%s` binds tighter than `%s` in Python: write (%s %s %s) %s %s", op, py_cmp(c->op), x,
+           py_cmp(c->op), lit, op, y);
+  size_t len = strlen(err->message);
+  snprintf(err->message + len, sizeof err->message - len, " (%s)", hint);
+}

@@ -638,6 +638,53 @@ static qv_expr *function(pj *p, const qve_json *b, int depth) {
   return e;
 }
 
+/* A naive datetime literal, {"Literal":{"Scalar":{"Datetime":[v, unit,
+ * null]}}}: its value and unit. */
+static bool naive_datetime(const qve_json *v, int64_t *value, qv_time_unit *unit) {
+  const char *k;
+  const qve_json *b;
+  if (!variant(v, &k, &b) || !b || strcmp(k, "Literal") != 0 || !variant(b, &k, &b) || !b || strcmp(k, "Scalar") != 0 ||
+      !variant(b, &k, &b) || !b || strcmp(k, "Datetime") != 0)
+    return false;
+  return b->type == QV_JSON_ARRAY && b->n == 3 && qve_json_int64(&b->items[0], value) &&
+         b->items[1].type == QV_JSON_STRING && qve_pl_unit_long(b->items[1].str, unit) &&
+         b->items[2].type == QV_JSON_NULL;
+}
+
+/* Alias[expr, name].  pl.datetime(y, m, d, ...) with integer arguments
+ * serializes as Alias[<naive datetime literal>, "datetime"], and
+ * pl.date(y, m, d) as Alias[Cast{that, Date, Strict}, "date"]: both read
+ * as the literals (the Date one holding the day), the ones the text front
+ * end makes for pl.date and pl.datetime.  The alias only names an output
+ * column, which a filter has none of; every other Alias stays untranslated. */
+static qv_expr *alias(pj *p, const qve_json *b, int depth) {
+  const qve_json *x = b && b->type == QV_JSON_ARRAY && b->n == 2 && b->items[1].type == QV_JSON_STRING ? b : NULL;
+  int64_t value;
+  qv_time_unit unit;
+  if (x && strcmp(x->items[1].str, "datetime") == 0 && naive_datetime(&x->items[0], &value, &unit))
+    return conv(p, &x->items[0], depth + 1);
+  const char *k;
+  const qve_json *c;
+  if (x && strcmp(x->items[1].str, "date") == 0 && variant(&x->items[0], &k, &c) && c && strcmp(k, "Cast") == 0) {
+    const qve_json *in = qve_json_get(c, "expr"), *dt = qve_json_get(c, "dtype"), *inner = NULL;
+    const qve_json *dv;
+    bool date = in && dt && variant(dt, &k, &dv) && dv && strcmp(k, "Literal") == 0 && qve_json_is_string(dv, "Date") &&
+                qve_json_is_string(qve_json_get(c, "options"), "Strict") && variant(in, &k, &inner) && inner &&
+                strcmp(k, "Alias") == 0 && inner->type == QV_JSON_ARRAY && inner->n == 2 &&
+                qve_json_is_string(&inner->items[1], "datetime") && naive_datetime(&inner->items[0], &value, &unit);
+    static const int64_t per_day[] = {[QV_UNIT_SECOND] = 86400,
+                                      [QV_UNIT_MILLI] = INT64_C(86400000),
+                                      [QV_UNIT_MICRO] = INT64_C(86400000000),
+                                      [QV_UNIT_NANO] = INT64_C(86400000000000)};
+    if (date && value % per_day[unit] == 0 && value / per_day[unit] >= INT32_MIN &&
+        value / per_day[unit] <= INT32_MAX) {
+      qv_scalar s = qv_scalar_int(QV_TYPE_DATE32, value / per_day[unit]);
+      return chk(p, qve_pl_literal(&s, false));
+    }
+  }
+  return chk(p, qve_pl_unknown("Alias", NULL, 0));
+}
+
 static qv_expr *node(pj *p, const qve_json *v, int depth) {
   const char *kind;
   const qve_json *b;
@@ -664,6 +711,7 @@ static qv_expr *node(pj *p, const qve_json *v, int depth) {
     }
     return chk(p, qve_pl_when(a, c, d));
   }
+  if (strcmp(kind, "Alias") == 0) return alias(p, b, depth);
   /* Alias, Agg, Window, Sort, Filter, Explode, Nth, Selector, ...: not
    * filters quiver translates; kept as untranslatable. */
   char name[96];

@@ -626,14 +626,47 @@ static bool parse_level(pt *p, int lv, pv *out) {
 
 /* comparison: or_expr (cmp or_expr)?  Python would chain a < b < c
  * through bool(), which a Polars expression refuses. */
+/* Python's reading of `x > 1 & y < 5` is the chain x > (1 & y) < 5; when
+ * the middle operand (tokens [from, to)) has a top-level & | ^, the error
+ * says that this binds tighter and spells the comparisons bracketed:
+ * (x > 1) & (y < 5), from the source (the chain's end is parsed for it). */
+static bool chain_error(pt *p, int32_t start, int32_t from, int32_t to) {
+  const pt_token *t = peek(p);
+  int32_t depth = 0, bit = -1;
+  for (int32_t i = from; i < to && bit < 0; i++) {
+    pt_kind k = p->toks[i].kind;
+    if (k == PT_LPAREN || k == PT_LBRACKET) depth++;
+    else if (k == PT_RPAREN || k == PT_RBRACKET) depth--;
+    else if (depth == 0 && (k == PT_AMP || k == PT_PIPE || k == PT_CARET)) bit = i;
+  }
+  if (bit < 0) return qve_pt_fail(p, t->col, "chained comparisons are not supported; use & between them");
+  const pt_token *b = &p->toks[bit], *c = &p->toks[from - 1]; /* the first comparison */
+  next(p);
+  pv rest = {0};
+  bool whole = parse_level(p, 0, &rest);
+  qve_pv_reset(&rest);
+  if (!whole) return false;
+  const pt_token *first = &p->toks[start], *last = &p->toks[p->i - 1];
+  int32_t l_len = b[-1].start + b[-1].len - first->start;
+  int32_t r_len = last->start + last->len - b[1].start;
+  char op = b->kind == PT_AMP ? '&' : b->kind == PT_PIPE ? '|' : '^';
+  if (l_len + r_len > 300)
+    return qve_pt_fail(p, b->col, "`%c` binds tighter than `%.*s` in Python: put each comparison in parentheses", op,
+                       (int)c->len, p->text + c->start);
+  return qve_pt_fail(p, b->col, "`%c` binds tighter than `%.*s` in Python: write (%.*s) %c (%.*s)", op, (int)c->len,
+                     p->text + c->start, (int)l_len, p->text + first->start, op, (int)r_len, p->text + b[1].start);
+}
+
 static bool parse_or(pt *p, pv *out) {
   if (!enter(p)) return false;
+  int32_t start = p->i;
   bool ok = parse_level(p, 0, out);
   static const pt_kind cmp_tok[] = {PT_EQ, PT_NE, PT_LT, PT_LE, PT_GT, PT_GE};
   static const qv_op cmp_op[] = {QV_OP_EQ, QV_OP_NE, QV_OP_LT, QV_OP_LE, QV_OP_GT, QV_OP_GE};
   for (int k = 0; ok && k < 6; k++) {
     if (!at(p, cmp_tok[k])) continue;
     const pt_token *t = next(p);
+    int32_t from = p->i;
     pv r = {0};
     if (!parse_level(p, 0, &r)) {
       qve_pv_reset(&r);
@@ -644,11 +677,43 @@ static bool parse_or(pt *p, pv *out) {
     memset(out, 0, sizeof *out);
     ok = combine(p, &l, &r, cmp_op[k], t->col, out);
     for (int j = 0; ok && j < 6; j++)
-      if (at(p, cmp_tok[j]))
-        ok = qve_pt_fail(p, peek(p)->col, "chained comparisons are not supported; use & between them");
+      if (at(p, cmp_tok[j])) ok = chain_error(p, start, from, p->i);
     break;
   }
   p->nesting--;
+  return ok;
+}
+
+/* Brackets are paired before parsing, as Python's tokenizer pairs them: a
+ * '(' left open is reported where it opens (`pl.col("id" > 3` would
+ * otherwise fail at the '>' as an operator between two Python values), and
+ * a bracket closed by the wrong kind where it closes.  A closer with
+ * nothing open is left to the parser ("expected an operator ..."). */
+static bool check_brackets(pt *p) {
+  int32_t *open = qv_malloc((size_t)p->n * sizeof *open);
+  if (!open) return qve_pt_nomem(p);
+  int32_t depth = 0;
+  bool ok = true;
+  for (int32_t i = 0; i < p->n && ok; i++) {
+    pt_kind k = p->toks[i].kind;
+    if (k == PT_LPAREN || k == PT_LBRACKET) {
+      open[depth++] = i;
+    } else if ((k == PT_RPAREN || k == PT_RBRACKET) && depth > 0) {
+      const pt_token *o = &p->toks[open[--depth]];
+      if ((o->kind == PT_LPAREN) != (k == PT_RPAREN)) {
+        qve_diag_set(&p->d, QV_ERR_PARSE, "expression: '%c' at column %d does not close the '%c' at column %d",
+                     k == PT_RPAREN ? ')' : ']', (int)p->toks[i].col, o->kind == PT_LPAREN ? '(' : '[', (int)o->col);
+        ok = false;
+      }
+    }
+  }
+  if (ok && depth > 0) {
+    const pt_token *o = &p->toks[open[depth - 1]];
+    qve_diag_set(&p->d, QV_ERR_PARSE, "expression: the '%c' at column %d is not closed (expected '%c')",
+                 o->kind == PT_LPAREN ? '(' : '[', (int)o->col, o->kind == PT_LPAREN ? ')' : ']');
+    ok = false;
+  }
+  qv_free(open);
   return ok;
 }
 
@@ -664,7 +729,7 @@ qv_status qv_polars_parse(const char *text, qv_expr **out, qv_error *err) {
   qv_expr *e = NULL;
   int32_t depth;
   if (at(&p, PT_EOF)) expected(&p, "an expression");
-  else if (parse_or(&p, &v)) {
+  else if (check_brackets(&p) && parse_or(&p, &v)) {
     if (!at(&p, PT_EOF)) expected(&p, "an operator or end of input");
     else if (!is_exprish(&v) && v.kind != PV_DTYPE)
       qve_pt_fail(&p, v.col, "expected an expression, found a Python value (write pl.lit(...))");

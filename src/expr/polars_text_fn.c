@@ -244,6 +244,49 @@ static bool horizontal(pt *p, const char *fn, pt_args *a, int32_t col, pv *out) 
 }
 
 static bool lit_typed(pt *p, pv *v, pv *dt, int32_t col, pv *out);
+static bool date_value(pt *p, const char *fn, bool dt, pt_args *a, int32_t col, pv *out);
+
+/* pl.date(y, m, d) and pl.datetime(y, m, d, h, mi, s, us, time_unit=):
+ * with integer arguments Polars makes them literal expressions (a naive
+ * datetime in time_unit; a date is that datetime cast strictly to Date,
+ * which polars_json.c reads back as the date), so they are the literals
+ * date(...) and datetime(...) make, but expressions: 1 < pl.date(...) is
+ * not swapped.  Other arguments (columns, a time zone) make a Polars
+ * function quiver does not evaluate. */
+static bool pl_date(pt *p, const pt_token *name, pt_args *a, pv *out) {
+  bool dt = name->text[4] == 't';
+  const char *fn = dt ? "pl.datetime" : "pl.date";
+  qv_time_unit unit = QV_UNIT_MICRO;
+  if (dt) {
+    pv *z = qve_pt_arg(a, -1, "time_zone");
+    if (z && z->kind != PV_NONE) return qve_pt_fail(p, z->col, "pl.datetime() with a time zone is not supported");
+    if (!unit_arg(p, qve_pt_arg(a, -1, "time_unit"), &unit)) return false;
+  }
+  for (int32_t i = 0; i < a->n; i++) {
+    const pt_arg *x = &a->a[i];
+    bool option = x->kw && (strcmp(x->kw->text, "time_unit") == 0 || strcmp(x->kw->text, "time_zone") == 0);
+    if (!option && x->v.kind != PV_INT && !(x->kw && x->v.kind == PV_NONE))
+      return qve_pt_fail(p, x->v.col, "%s() of anything but integers (a column, an expression) is not supported", fn);
+  }
+  pv v;
+  if (!date_value(p, fn, dt, a, name->col, &v)) return false;
+  qv_scalar s = QV_SCALAR_INIT;
+  if (dt) {
+    /* From microseconds, as Polars converts the Python datetime. */
+    int64_t x = v.i;
+    if (unit == QV_UNIT_NANO && (x > INT64_MAX / 1000 || x < INT64_MIN / 1000))
+      return qve_pt_fail(p, name->col, "%s() out of range for time_unit='ns'", fn);
+    if (unit == QV_UNIT_MILLI && x % 1000 != 0)
+      return qve_pt_fail(p, name->col, "%s() with microseconds and time_unit='ms' is not supported", fn);
+    qv_error e2;
+    if (qv_datatype_timestamp(unit, NULL, &s.type, &e2) != QV_OK) return qve_pt_nomem(p);
+    s.is_null = false;
+    s.v.i = unit == QV_UNIT_NANO ? x * 1000 : unit == QV_UNIT_MILLI ? x / 1000 : x;
+  } else {
+    s = qv_scalar_int(QV_TYPE_DATE32, v.i);
+  }
+  return qve_pt_set_expr(p, out, qve_pl_literal(&s, false), 1, name->col);
+}
 
 bool qve_pt_pl_attr(pt *p, const pt_token *name, pt_args *a, bool called, pv *out) {
   const char *n = name->text;
@@ -289,6 +332,7 @@ bool qve_pt_pl_attr(pt *p, const pt_token *name, pt_args *a, bool called, pv *ou
     out->col = name->col;
     return true;
   }
+  if (strcmp(n, "date") == 0 || strcmp(n, "datetime") == 0) return pl_date(p, name, a, out);
   static const char *const hz[] = {"all_horizontal", "any_horizontal", "min_horizontal",
                                    "max_horizontal", "coalesce",       "concat_str"};
   for (size_t k = 0; k < sizeof hz / sizeof hz[0]; k++)
@@ -427,7 +471,7 @@ static bool lit_typed(pt *p, pv *v, pv *dt, int32_t col, pv *out) {
 
 static bool int_arg(pt *p, pt_args *a, int pos, const char *kw, int64_t dflt, bool required, int64_t *out) {
   pv *v = qve_pt_arg(a, pos, kw);
-  if (!v) {
+  if (!v || (!required && v->kind == PV_NONE)) { /* pl.datetime(..., hour=None) */
     if (required) return qve_pt_fail(p, a->col, "missing argument '%s'", kw);
     *out = dflt;
     return true;
@@ -435,27 +479,32 @@ static bool int_arg(pt *p, pt_args *a, int pos, const char *kw, int64_t dflt, bo
   return qve_pt_get_int(p, v, out);
 }
 
+/* date(y, m, d) / datetime(y, m, d, h, mi, s, us) as a PV_DATE (days) or
+ * PV_DATETIME (microseconds); fn names the function in messages. */
+static bool date_value(pt *p, const char *fn, bool dt, pt_args *a, int32_t col, pv *out) {
+  int64_t y, m, d, h = 0, mi = 0, s = 0, us = 0;
+  memset(out, 0, sizeof *out);
+  out->col = col;
+  if (!int_arg(p, a, 0, "year", 0, true, &y) || !int_arg(p, a, 1, "month", 0, true, &m) ||
+      !int_arg(p, a, 2, "day", 0, true, &d))
+    return false;
+  if (dt && (!int_arg(p, a, 3, "hour", 0, false, &h) || !int_arg(p, a, 4, "minute", 0, false, &mi) ||
+             !int_arg(p, a, 5, "second", 0, false, &s) || !int_arg(p, a, 6, "microsecond", 0, false, &us)))
+    return false;
+  if (!qve_pt_all_used(p, a, "", fn)) return false;
+  if (!valid_date(y, m, d) || h < 0 || h > 23 || mi < 0 || mi > 59 || s < 0 || s > 59 || us < 0 || us > 999999)
+    return qve_pt_fail(p, col, "%s() out of range", fn);
+  int64_t days = days_from_civil(y, m, d);
+  out->kind = dt ? PV_DATETIME : PV_DATE;
+  out->i = dt ? ((days * 86400 + h * 3600 + mi * 60 + s) * 1000000 + us) : days;
+  return true;
+}
+
 bool qve_pt_builtin(pt *p, const pt_token *name, pt_args *a, pv *out) {
   const char *n = name->text;
   memset(out, 0, sizeof *out);
   out->col = name->col;
-  if (strcmp(n, "date") == 0 || strcmp(n, "datetime") == 0) {
-    int64_t y, m, d, h = 0, mi = 0, s = 0, us = 0;
-    bool dt = n[4] == 't';
-    if (!int_arg(p, a, 0, "year", 0, true, &y) || !int_arg(p, a, 1, "month", 0, true, &m) ||
-        !int_arg(p, a, 2, "day", 0, true, &d))
-      return false;
-    if (dt && (!int_arg(p, a, 3, "hour", 0, false, &h) || !int_arg(p, a, 4, "minute", 0, false, &mi) ||
-               !int_arg(p, a, 5, "second", 0, false, &s) || !int_arg(p, a, 6, "microsecond", 0, false, &us)))
-      return false;
-    if (!qve_pt_all_used(p, a, "", n)) return false;
-    if (!valid_date(y, m, d) || h < 0 || h > 23 || mi < 0 || mi > 59 || s < 0 || s > 59 || us < 0 || us > 999999)
-      return qve_pt_fail(p, name->col, "%s() out of range", n);
-    int64_t days = days_from_civil(y, m, d);
-    out->kind = dt ? PV_DATETIME : PV_DATE;
-    out->i = dt ? ((days * 86400 + h * 3600 + mi * 60 + s) * 1000000 + us) : days;
-    return true;
-  }
+  if (strcmp(n, "date") == 0 || strcmp(n, "datetime") == 0) return date_value(p, n, n[4] == 't', a, name->col, out);
   if (strcmp(n, "time") == 0) {
     int64_t h, mi, s, us;
     if (!int_arg(p, a, 0, "hour", 0, false, &h) || !int_arg(p, a, 1, "minute", 0, false, &mi) ||

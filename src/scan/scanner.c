@@ -157,6 +157,9 @@ static qv_status plan_filter(qv_scanner *s, const qv_scan_options *o, qv_error *
     st = qv_error_set(err, QV_ERR_TYPE, "filter: the filter must be boolean, not %s", tn);
     goto cleanup;
   }
+  /* Regex patterns and other constants a kernel refuses fail the open,
+   * not the first batch. */
+  if ((st = qv_eval_check(s->filter, err)) != QV_OK) goto cleanup;
   /* The columns the filter reads, ascending, and the narrow schema the
    * evaluator sees them in. */
   if ((st = qvsc_filter_columns(s->filter, &s->fcols, &s->n_fcols, err)) != QV_OK) goto cleanup;

@@ -57,6 +57,15 @@ run scan-where-bad q scan ds --where 'pl.col("age") >'
 # An unknown method parses (translators decline it) but the binder names it.
 run scan-where-unknown-method q scan ds --where 'pl.col("age").sum() > 3'
 run scan-where-and-filter q scan ds --where 'pl.col("age") > 1' --filter "age > 1"
+run scan-where-pl-date q scan ds --where 'pl.col("joined") >= pl.date(2021, 3, 4)' --select id,joined
+run scan-where-unclosed q scan ds --where 'pl.col("id" > 3'
+run scan-where-precedence q scan ds --where 'pl.col("score") > 2 & pl.col("age")'
+run scan-where-precedence-chain q scan ds --where 'pl.col("score") > 2 & pl.col("age") < 50'
+# A bad regex fails when the scan opens: no header, no row count, on stdout or at all.
+run scan-where-bad-regex q scan ds --where 'pl.col("name").str.contains("(")'
+run scan-filter-bad-regex q scan ds --filter "regexp_match(name, '(')"
+run scan-filter-bad-regex-stdout sh -c '"$0" scan ds --filter "regexp_match(name, '"'"'a['"'"')" 2>/dev/null' "$quiver"
+run scan-where-lenient-regex q scan ds --where 'pl.col("name").str.contains("(", strict=False)' --select id
 run explain q explain ds --filter "id > 3 AND lower(city) = 'paris'" --select name
 run bad-filter q scan ds --filter "age >> 3"
 run bad-column q scan ds --filter "height > 3"

@@ -227,6 +227,15 @@ CASES += [
 ]
 CASES.append(("d_trunc_1d2h", 'pl.col("d").dt.truncate("1d2h")'))
 CASES.append(("d_year_filter", 'pl.col("d").dt.year() < 1970'))
+# pl.date / pl.datetime of integers: literals, compared with dates and datetimes
+CASES += [
+    ("pl_date_gt", 'pl.col("d") > pl.date(1969, 12, 31)'),
+    ("pl_date_left", 'pl.date(2000, 2, 29) <= pl.col("d")'),
+    ("pl_date_ts", 'pl.col("ts") >= pl.date(2000, 2, 29)'),
+    ("pl_datetime_ts", 'pl.col("ts") < pl.datetime(1969, 12, 31, 23, 59, 59, 999999)'),
+    ("pl_datetime_d", 'pl.col("d") >= pl.datetime(2000, 2, 29, 12)'),
+    ("pl_datetime_tn", 'pl.col("tn") == pl.datetime(2000, 2, 29, 23, 59, 59, time_unit="ns")'),
+]
 
 
 # Random compositions (fixed seed): chains of string methods with offsets,

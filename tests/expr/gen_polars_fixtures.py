@@ -63,6 +63,13 @@ CASES = [
     ("lit_datetime", "both", 'pl.col("ts") < pl.lit(datetime(2024, 1, 2, 3, 4, 5, 6))'),
     ("lit_datetime_ms_utc", "both", 'pl.col("tz") < pl.lit(datetime(2024, 1, 2, 3, 4, 5), dtype=pl.Datetime("ms", "UTC"))'),
     ("lit_datetime_kw", "both", 'pl.col("tn") < pl.lit(datetime(2024, 1, 2), dtype=pl.Datetime(time_unit="ns"))'),
+    # pl.date / pl.datetime of integers: literal expressions (aliased in the JSON)
+    ("pl_date", "both", 'pl.col("d") > pl.date(2022, 1, 1)'),
+    ("pl_date_left", "both", 'pl.date(1969, 12, 31) <= pl.col("d")'),
+    ("pl_date_kw", "both", 'pl.col("d").is_between(pl.date(year=1, month=1, day=1), pl.date(9999, 12, 31))'),
+    ("pl_datetime", "both", 'pl.col("ts") >= pl.datetime(2022, 1, 1, 12)'),
+    ("pl_datetime_full", "both", 'pl.col("ts") < pl.datetime(1969, 12, 31, 23, 59, 59, 999999)'),
+    ("pl_datetime_units", "both", '(pl.col("tn") < pl.datetime(2024, 1, 2, 3, minute=4, time_unit="ns")) | (pl.col("tm") > pl.datetime(2024, 1, 2, 3, 4, 5, 6000, time_unit="ms"))'),
     ("lit_timedelta", "both", 'pl.col("du") > pl.lit(timedelta(days=1, seconds=2, microseconds=3))'),
     ("lit_timedelta_ms", "both", 'pl.col("du") > pl.lit(timedelta(hours=1), dtype=pl.Duration("ms"))'),
     ("lit_time", "both", 'pl.col("tm") > pl.lit(time(1, 2, 3))'),
@@ -163,6 +170,9 @@ CASES = [
     ("json_select_fields", "json", 'pl.col("st").struct.field("x", "y")'),
     ("json_list_lit_nested", "json", 'pl.col("a").is_in([[1], [2]])'),
     ("json_int128", "json", 'pl.col("a") == 2**100'),
+    ("json_pl_date_col", "json", 'pl.date(pl.col("y"), 1, 1) < pl.col("d")'),
+    ("json_pl_datetime_tz", "json", 'pl.col("t") < pl.datetime(2024, 1, 1, time_zone="UTC")'),
+    ("json_pl_date_alias", "json", 'pl.date(2022, 1, 1).alias("x") == pl.col("d")'),
 ]
 
 

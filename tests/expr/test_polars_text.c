@@ -188,7 +188,13 @@ static void test_errors(void **state) {
   (void)state;
   expect_error("", "expression: expected an expression, found end of input at column 1");
   expect_error("pl.col(\"a\") >", "expression: expected an expression, found end of input at column 14");
-  expect_error("pl.col(\"a\"", "expression: expected ',' or ')', found end of input at column 11");
+  /* Brackets are paired first, and reported where they open. */
+  expect_error("pl.col(\"a\"", "expression: the '(' at column 7 is not closed (expected ')')");
+  expect_error("pl.col(\"id\" > 3", "expression: the '(' at column 7 is not closed (expected ')')");
+  expect_error("(pl.col(\"a\") > 1) & (pl.col(\"b\").is_in([1, 2) | x",
+               "expression: ')' at column 45 does not close the '[' at column 40");
+  expect_error("pl.col(\"a\").is_in([1, 2", "expression: the '[' at column 19 is not closed (expected ']')");
+  expect_error("(pl.col(\"a\") > (1)", "expression: the '(' at column 1 is not closed (expected ')')");
   expect_error(
       "pl.col(\"a\" > 1)",
       "expression: operator between two Python values (write pl.lit(...) for a literal expression) at column 12");
@@ -210,6 +216,15 @@ static void test_errors(void **state) {
   expect_error("5", "expression: expected an expression, found a Python value (write pl.lit(...)) at column 1");
   expect_error("pl.col(\"a\") < 1 < 2",
                "expression: chained comparisons are not supported; use & between them at column 17");
+  /* x > 1 & y < 5 is Python's chain x > (1 & y) < 5: the message says why and how to write it. */
+  expect_error("pl.col(\"a\") > 1 & pl.col(\"b\") < 5",
+               "expression: `&` binds tighter than `>` in Python: write (pl.col(\"a\") > 1) & (pl.col(\"b\") < 5) "
+               "at column 17");
+  expect_error("pl.col(\"a\").is_in([1]) == (2 | pl.col(\"b\")) ^ pl.col(\"c\") != 0",
+               "expression: `^` binds tighter than `==` in Python: write (pl.col(\"a\").is_in([1]) == (2 | "
+               "pl.col(\"b\"))) ^ (pl.col(\"c\") != 0) at column 45");
+  expect_error("pl.col(\"a\") > 1 & pl.col(\"b\") <",
+               "expression: expected an expression, found end of input at column 32");
   expect_error("pl.when(pl.col(\"a\"))", "expression: expected .then(...) after pl.when(...) at column 1");
   expect_error("pl.when(pl.col(\"a\")).otherwise(1)", "expression: expected .then(...) after .when(...) at column 22");
   expect_error("pl.col(\"a\") == 'x", "expression: unterminated string at column 16");
@@ -236,6 +251,17 @@ static void test_errors(void **state) {
   expect_error(
       "pl.col(\"a\") == pl.lit(datetime(2024, 1, 1), dtype=pl.Datetime(\"us\", \"Europe/Paris\"))",
       "expression: pl.lit of a naive datetime with time zone 'Europe/Paris' is not supported (only UTC) at column 51");
+  expect_error("pl.col(\"d\") > pl.date(2022, 2, 30)", "expression: pl.date() out of range at column 18");
+  expect_error("pl.date(pl.col(\"y\"), 1, 1) < pl.col(\"d\")",
+               "expression: pl.date() of anything but integers (a column, an expression) is not supported at column 9");
+  expect_error("pl.col(\"t\") < pl.datetime(2024, 1, 1, time_zone=\"UTC\")",
+               "expression: pl.datetime() with a time zone is not supported at column 49");
+  expect_error("pl.col(\"t\") < pl.datetime(2024, 1, 1, 0, 0, 0, 7, time_unit=\"ms\")",
+               "expression: pl.datetime() with microseconds and time_unit='ms' is not supported at column 18");
+  expect_error("pl.col(\"t\") < pl.datetime(2024, 1, 1, time_unit=\"h\")",
+               "expression: expected a time unit 'ns', 'us' or 'ms' at column 49");
+  expect_error("pl.col(\"d\") > pl.date(2022, 1, 1, 5)", "expression: pl.date() got too many arguments at column 35");
+  expect_error("pl.lit(pl.date(2022, 1, 1))", "expression: pl.lit() of an expression at column 8");
   /* Columns count characters, not bytes. */
   expect_error("pl.col(\"日本\") >", "expression: expected an expression, found end of input at column 15");
 }

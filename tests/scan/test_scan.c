@@ -376,6 +376,55 @@ static void test_errors(void **state) {
   assert_non_null(strstr(err.message, "options version 3 is not 1..2"));
 }
 
+/* A constant a kernel refuses (a bad regex, a LIKE pattern ending in its
+ * escape, unknown regex flags, a bad dt.truncate interval) fails the open
+ * with the kernel's message, before any batch, also where no row would
+ * reach it; a lenient pattern (str.contains(strict=False)) stays lenient. */
+static void test_bad_constants_fail_open(void **state) {
+  (void)state;
+  struct {
+    const char *filter, *polars, *message;
+  } cases[] = {
+      {"regexp_match(name, '(')", NULL, "regexp_match: invalid pattern at offset 1: missing closing parenthesis"},
+      {"id < 0 AND regexp_like(cat, 'c[')", NULL,
+       "regexp_like: invalid pattern at offset 2: missing terminating ] for character class"},
+      {"regexp_like(name, 'a', 'q')", NULL, "regexp: unknown flag 'q' (expected i, c, m, s or x)"},
+      {"name LIKE 'a\\'", NULL, "LIKE: the pattern ends with the escape character"},
+      {NULL, "pl.col(\"name\").str.contains(\"(\")",
+       "regexp_match: invalid pattern at offset 1: missing closing parenthesis"},
+      {NULL, "pl.col(\"name\").str.replace(\"a(\", \"b\") == \"x\"",
+       "str.replace: invalid pattern at offset 2: missing closing parenthesis"},
+      {NULL, "pl.col(\"id\").cast(pl.Datetime).dt.truncate(\"1x\").is_null()",
+       "dt.truncate: invalid interval '1x': unknown unit 'x' (expected ns, us, ms, s, m, h, d, w, mo, q or y)"},
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    qv_scan_options o = QV_SCAN_OPTIONS_INIT;
+    qv_expr *e = NULL;
+    qv_error err;
+    if (cases[k].polars) {
+      assert_int_equal(qv_polars_parse(cases[k].polars, &e, &err), QV_OK);
+      o.filter_expr = e;
+    }
+    o.filter = cases[k].filter;
+    qv_scanner *sc = NULL;
+    qv_status st = qv_scanner_open(g_dir, &o, &sc, &err);
+    if (st != QV_ERR_INVALID)
+      fail_msg("%s: opened (status %d)", cases[k].filter ? cases[k].filter : cases[k].polars, (int)st);
+    assert_null(sc);
+    assert_string_equal(err.message, cases[k].message);
+    qv_expr_destroy(e);
+  }
+  /* strict=False: a bad pattern is null on every row, so nothing passes. */
+  qv_expr *e;
+  assert_int_equal(qv_polars_parse("pl.col(\"name\").str.contains(\"(\", strict=False)", &e, NULL), QV_OK);
+  qv_scan_options o = QV_SCAN_OPTIONS_INIT;
+  o.filter_expr = e;
+  char *t = scan_text(&o, NULL, NULL);
+  assert_string_equal(t, "");
+  free(t);
+  qv_expr_destroy(e);
+}
+
 /* Options of version 1 (built before exact_batches existed) are read
  * without that field: batches stay exact. */
 static void test_options_version_1(void **state) {
@@ -725,6 +774,7 @@ int main(void) {
       cmocka_unit_test(test_loose_batches_join_small_pieces),
       cmocka_unit_test(test_row_ids),
       cmocka_unit_test(test_errors),
+      cmocka_unit_test(test_bad_constants_fail_open),
       cmocka_unit_test(test_options_version_1),
       cmocka_unit_test(test_explain),
       cmocka_unit_test(test_polars_expression_filter),
