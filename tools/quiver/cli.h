@@ -28,6 +28,8 @@ int cli_fail(const char *cmd, const qv_error *err);
 /* The program as it was run (argv[0], e.g. "build/quiver"), for hints that
  * show a command to type next. */
 extern const char *cli_program;
+/* "s" unless n is 1: "%lld row%s" for counts in messages. */
+static inline const char *cli_plural(int64_t n) { return n == 1 ? "" : "s"; }
 /* Prints a usage problem plus "try 'quiver CMD --help'" and returns 2. */
 int cli_usage(const char *cmd, const char *fmt, ...)
 #if defined(__GNUC__)

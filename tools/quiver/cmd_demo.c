@@ -119,7 +119,7 @@ static void on_progress(void *ctx, int64_t rows) {
   char bar[41];
   for (int i = 0; i < 40; i++) bar[i] = i < pct * 40 / 100 ? '#' : '.';
   bar[40] = '\0';
-  fprintf(stderr, "\rgenerating [%s] %3d%%  %lld rows", bar, pct, (long long)rows);
+  fprintf(stderr, "\rgenerating [%s] %3d%%  %lld row%s", bar, pct, (long long)rows, cli_plural(rows));
 }
 
 static int create_dataset(const char *path, int64_t rows) {
@@ -131,7 +131,7 @@ static int create_dataset(const char *path, int64_t rows) {
   wo.progress = on_progress;
   wo.progress_ctx = &rows;
   double t0 = qv_now_seconds();
-  fprintf(stderr, "creating %s with %lld rows...\n", path, (long long)rows);
+  fprintf(stderr, "creating %s with %lld row%s...\n", path, (long long)rows, cli_plural(rows));
   qv_status st = qv_dataset_write(path, &r, &wo, NULL, &err);
   if (isatty(2)) fputs("\r\033[K", stderr);
   qv_schema_reset(&g.schema);
@@ -223,11 +223,11 @@ int cmd_demo(int argc, char **argv) {
     int64_t have = qv_dataset_count_rows(ds);
     qv_dataset_close(ds);
     if (have != rows) {
-      fprintf(stderr, "quiver demo: %s already holds %lld rows, not %lld; pass --path for a new one\n", path,
-              (long long)have, (long long)rows);
+      fprintf(stderr, "quiver demo: %s already holds %lld row%s, not %lld; pass --path for a new one\n", path,
+              (long long)have, cli_plural(have), (long long)rows);
       return 1;
     }
-    fprintf(stderr, "using %s (%lld rows)\n", path, (long long)rows);
+    fprintf(stderr, "using %s (%lld row%s)\n", path, (long long)rows, cli_plural(rows));
   } else if (err.code == QV_ERR_NOT_FOUND) {
     int rc = create_dataset(path, rows);
     if (rc) return rc;
@@ -236,8 +236,8 @@ int cmd_demo(int argc, char **argv) {
   }
   if (create_only) return 0;
 
-  printf("\nquery: SELECT id, payload WHERE val > 0.999   (%lld rows, each run in a fresh process)\n\n",
-         (long long)rows);
+  printf("\nquery: SELECT id, payload WHERE val > 0.999   (%lld row%s, each run in a fresh process)\n\n",
+         (long long)rows, cli_plural(rows));
   printf("%-14s %10s %10s %14s %14s\n", "pushdown", "rows", "time (s)", "peak RSS (MiB)", "pages pruned");
   run_result res[2];
   for (int i = 0; i < 2; i++) {

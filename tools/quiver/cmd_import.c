@@ -66,9 +66,10 @@ static void on_progress(void *ctx, int64_t rows) {
     bar[20] = '\0';
     /* \033[K clears what a longer previous line left; no trailing spaces, so
      * the line does not wrap on a narrow terminal. */
-    fprintf(stderr, "\rimporting [%s] %3d%%  %lld rows  %.1f s\033[K", bar, pct, (long long)rows, secs);
+    fprintf(stderr, "\rimporting [%s] %3d%%  %lld row%s  %.1f s\033[K", bar, pct, (long long)rows, cli_plural(rows),
+            secs);
   } else {
-    fprintf(stderr, "\rimporting: %lld rows  %.1f s  %.0f rows/s\033[K", (long long)rows, secs,
+    fprintf(stderr, "\rimporting: %lld row%s  %.1f s  %.0f rows/s\033[K", (long long)rows, cli_plural(rows), secs,
             secs > 0 ? (double)rows / secs : 0.0);
   }
 }
