@@ -252,21 +252,27 @@ static bool date_value(pt *p, const char *fn, bool dt, pt_args *a, int32_t col, 
  * which polars_json.c reads back as the date), so they are the literals
  * date(...) and datetime(...) make, but expressions: 1 < pl.date(...) is
  * not swapped.  Other arguments (columns, a time zone) make a Polars
- * function quiver does not evaluate. */
+ * function quiver does not evaluate: an unknown node. */
 static bool pl_date(pt *p, const pt_token *name, pt_args *a, pv *out) {
   bool dt = name->text[4] == 't';
   const char *fn = dt ? "pl.datetime" : "pl.date";
   qv_time_unit unit = QV_UNIT_MICRO;
   if (dt) {
     pv *z = qve_pt_arg(a, -1, "time_zone");
-    if (z && z->kind != PV_NONE) return qve_pt_fail(p, z->col, "pl.datetime() with a time zone is not supported");
+    if (z && z->kind != PV_NONE) return qve_pt_set_expr(p, out, qve_pl_unknown("pl.datetime()", NULL, 0), 1, name->col);
     if (!unit_arg(p, qve_pt_arg(a, -1, "time_unit"), &unit)) return false;
   }
   for (int32_t i = 0; i < a->n; i++) {
     const pt_arg *x = &a->a[i];
     bool option = x->kw && (strcmp(x->kw->text, "time_unit") == 0 || strcmp(x->kw->text, "time_zone") == 0);
-    if (!option && x->v.kind != PV_INT && !(x->kw && x->v.kind == PV_NONE))
-      return qve_pt_fail(p, x->v.col, "%s() of anything but integers (a column, an expression) is not supported", fn);
+    if (!option && x->v.kind != PV_INT && !(x->kw && x->v.kind == PV_NONE)) {
+      /* Columns or expressions: a Polars function, not a literal.  Like any
+       * function quiver does not evaluate, an unknown node (translators
+       * decline it; a scan names it), not a syntax error. */
+      char label[32];
+      snprintf(label, sizeof label, "%s()", fn);
+      return qve_pt_set_expr(p, out, qve_pl_unknown(label, NULL, 0), 1, name->col);
+    }
   }
   pv v;
   if (!date_value(p, fn, dt, a, name->col, &v)) return false;

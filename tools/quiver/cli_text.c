@@ -1,20 +1,52 @@
 /* Text the filter commands share: Python's str repr (how the Polars-facing
  * commands print their results, as the Python package's objects do), JSON
  * strings, and the inline schema "a:int64,t:timestamp[us, UTC]". */
+#include <stdbool.h>
 #include <string.h>
+#include <utf8proc.h>
 
 #include "cli.h"
+
+/* Python's str.isprintable() for one code point: everything but the
+ * categories Other (Cc, Cf, Cs, Co, Cn) and Separator (Zl, Zp, Zs), except
+ * the space itself (Objects/unicodectype.c). */
+static bool py_printable(utf8proc_int32_t cp) {
+  if (cp == ' ') return true;
+  switch (utf8proc_category(cp)) {
+    case UTF8PROC_CATEGORY_CC:
+    case UTF8PROC_CATEGORY_CF:
+    case UTF8PROC_CATEGORY_CS:
+    case UTF8PROC_CATEGORY_CO:
+    case UTF8PROC_CATEGORY_CN:
+    case UTF8PROC_CATEGORY_ZL:
+    case UTF8PROC_CATEGORY_ZP:
+    case UTF8PROC_CATEGORY_ZS: return false;
+    default: return true;
+  }
+}
 
 void cli_print_py_str(const char *s) {
   char q = (strchr(s, '\'') && !strchr(s, '"')) ? '"' : '\'';
   putchar(q);
-  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-    if (*p == '\\' || *p == (unsigned char)q) printf("\\%c", *p);
-    else if (*p == '\n') fputs("\\n", stdout);
-    else if (*p == '\r') fputs("\\r", stdout);
-    else if (*p == '\t') fputs("\\t", stdout);
-    else if (*p < 0x20 || *p == 0x7f) printf("\\x%02x", *p);
-    else putchar(*p);
+  const utf8proc_uint8_t *p = (const utf8proc_uint8_t *)s;
+  utf8proc_ssize_t left = (utf8proc_ssize_t)strlen(s);
+  while (left > 0) {
+    utf8proc_int32_t cp;
+    utf8proc_ssize_t n = utf8proc_iterate(p, left, &cp);
+    if (n <= 0) { /* not UTF-8 (a Python str always is): the byte, escaped */
+      printf("\\x%02x", *p);
+      p++, left--;
+      continue;
+    }
+    if (cp == '\\' || cp == q) printf("\\%c", (char)cp);
+    else if (cp == '\n') fputs("\\n", stdout);
+    else if (cp == '\r') fputs("\\r", stdout);
+    else if (cp == '\t') fputs("\\t", stdout);
+    else if (py_printable(cp)) fwrite(p, 1, (size_t)n, stdout);
+    else if (cp < 0x100) printf("\\x%02x", (unsigned)cp);
+    else if (cp < 0x10000) printf("\\u%04x", (unsigned)cp);
+    else printf("\\U%08x", (unsigned)cp);
+    p += n, left -= n;
   }
   putchar(q);
 }
