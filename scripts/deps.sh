@@ -11,7 +11,7 @@ packages=(
   python3 python3-venv python3-dev
 )
 if [ "${1:-}" = "--dev" ]; then
-  packages+=(clang)
+  packages+=(clang libclang-rt-14-dev)
 fi
 
 missing=()
