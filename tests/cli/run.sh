@@ -229,6 +229,15 @@ run graph-undeclared-label q graph create g2 --node P=g-persons:id --rel 'R=g-kn
 run graph-bad-spec q graph create g2 --node P=g-persons
 run graph-bad-rel q graph create g2 --node P=g-persons:id --rel 'R=g-knows:src:P->P'
 run graph-show-none q graph show nowhere
+# Pipe-separated files with typed headers (the LDBC layout): --delimiter and
+# --columns, with and without a header line.
+printf 'id:ID(Person)|firstName:STRING|birthday:LONG\n933|Mahinda|19891203\n1129|Carmen|19840218\n' > typed.csv
+printf '933|1129|20100422123057947\n' > headerless.csv
+run import-columns q import typed.csv typed --quiet --delimiter '|' --columns id,firstName,birthday
+run import-columns-schema q schema typed
+run import-columns-no-header q import headerless.csv headerless --quiet --delimiter '|' --no-header --columns src,dst,creationDate
+run import-columns-scan q scan headerless --format csv
+run import-columns-wrong-count q import typed.csv typed2 --quiet --delimiter '|' --columns id,firstName
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
