@@ -430,11 +430,15 @@ typedef struct qv_csv_options {
   /* When non-NULL, kept up to date with the input bytes read so far (for
    * progress bars; file input only). */
   int64_t *bytes_read;
+  /* (version 2) The column names, one per column, instead of the header's
+   * (which is still skipped when header is set) or c0, c1, ...; NULL = none. */
+  const char *const *column_names;
+  int32_t n_column_names;
 } qv_csv_options;
 
-#define QV_CSV_OPTIONS_VERSION 1
+#define QV_CSV_OPTIONS_VERSION 2
 #define QV_CSV_OPTIONS_INIT \
-  { QV_CSV_OPTIONS_VERSION, ',', '"', '\0', true, NULL, 1000, 65536, NULL, 0, NULL }
+  { QV_CSV_OPTIONS_VERSION, ',', '"', '\0', true, NULL, 1000, 65536, NULL, 0, NULL, NULL, 0 }
 
 /* Reads CSV from path (or "-" for stdin).  Inferred types: bool, int64,
  * float64, date32, timestamp[us], string.  Errors name the line (and

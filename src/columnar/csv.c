@@ -89,8 +89,8 @@ typedef struct row_view {
 static bool bad_dialect_char(char c) { return (unsigned char)c >= 0x80 || c == '\r' || c == '\n'; }
 
 static qv_status check_options(const char *name, const qv_csv_options *o, qv_error *err) {
-  if (o->version != QV_CSV_OPTIONS_VERSION)
-    return qv_error_set(err, QV_ERR_INVALID, "%s: csv options version %d, expected %d", name, o->version,
+  if (o->version < 1 || o->version > QV_CSV_OPTIONS_VERSION)
+    return qv_error_set(err, QV_ERR_INVALID, "%s: csv options version %d, expected 1..%d", name, o->version,
                         QV_CSV_OPTIONS_VERSION);
   if (o->delimiter == '\0' || bad_dialect_char(o->delimiter) || bad_dialect_char(o->quote) ||
       bad_dialect_char(o->escape))
@@ -449,6 +449,22 @@ nomem:
   return qv_error_nomem(err, rd->name);
 }
 
+/* Names the columns by column_names (options version 2) instead of the
+ * header or c0, c1, ...: one name per column of the first record. */
+static qv_status rename_columns(csv_reader *rd, const qv_csv_options *o, qv_error *err) {
+  if (o->version < 2 || o->n_column_names <= 0) return QV_OK;
+  if (o->n_column_names != rd->ncols)
+    return qv_error_set(err, QV_ERR_INVALID, "%s: %d column names given for the %d columns of the first line", rd->name,
+                        (int)o->n_column_names, (int)rd->ncols);
+  for (int32_t c = 0; c < rd->ncols; c++) {
+    char *name = qv_strdup(o->column_names[c]);
+    if (!name) return qv_error_nomem(err, rd->name);
+    qv_free(rd->schema.fields[c].name);
+    rd->schema.fields[c].name = name;
+  }
+  return QV_OK;
+}
+
 /* Applies column_types; marks declared columns in declared[]. */
 static qv_status apply_overrides(csv_reader *rd, const qv_csv_options *o, bool *declared, qv_error *err) {
   for (int32_t k = 0; k < o->n_column_types; k++) {
@@ -507,6 +523,7 @@ static qv_status open_reader(csv_reader *rd, const qv_csv_options *o, qv_error *
   }
   rd->ncols = rd->rec.n_fields;
   if ((st = make_names(rd, &rd->rec, o->header, err)) != QV_OK) goto cleanup;
+  if ((st = rename_columns(rd, o, err)) != QV_OK) goto cleanup;
   if (!o->header && (st = sample_add(rd, &rd->rec, err)) != QV_OK) goto cleanup;
 
   declared = qv_calloc((size_t)rd->ncols, sizeof *declared);

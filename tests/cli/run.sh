@@ -375,6 +375,45 @@ run scan-json-nan q scan fl --where 'pl.col("id").is_between(1500, 1505)' --form
 q import "$here/data/wide.csv" wide --quiet > /dev/null 2>&1
 run scan-wide-table q scan wide
 run scan-wide-table-narrow q scan wide --select name --filter "id >= 5"
+# Graphs: a four-person graph declared over two datasets (issue 16), shown,
+# refused once a dataset moved on, refreshed; the declaration's errors.
+printf 'id,name,age\n1,Ann,31\n2,Bob,42\n3,Cid,27\n4,Dee,38\n' > persons.csv
+printf 'src,dst,since\n1,2,2019\n1,3,2021\n2,3,2022\n3,4,2018\n' > knows.csv
+printf 'src,dst,since\n4,1,2024\n' > knows2.csv
+printf 'id,name\n1,a\n2,b\n1,c\n' > dup.csv
+printf 'src,dst\n1,2\n1,9\n8,2\n' > dangling.csv
+q import persons.csv g-persons --quiet > /dev/null 2>&1
+q import knows.csv g-knows --quiet > /dev/null 2>&1
+q import dup.csv g-dup --quiet > /dev/null 2>&1
+q import dangling.csv g-dangling --quiet > /dev/null 2>&1
+run graph-help q graph --help
+run graph-create q graph create g --node Person=g-persons:id --rel 'KNOWS=g-knows:src->dst:Person->Person'
+run graph-show q graph show g
+run graph-create-again q graph create g --node Person=g-persons:id
+run graph-refresh-current q graph refresh g
+q import knows2.csv g-knows --mode append --quiet > /dev/null 2>&1
+run graph-show-stale q graph show g
+run graph-refresh q graph refresh g
+run graph-show-refreshed q graph show g
+run graph-duplicate-ids q graph create g2 --node P=g-dup:id
+run graph-dangling q graph create g2 --node Person=g-persons:id --rel 'R=g-dangling:src->dst:Person->Person'
+run graph-not-integer q graph create g2 --node Person=g-persons:name
+run graph-no-column q graph create g2 --node Person=g-persons:ident
+run graph-no-dataset q graph create g2 --node Person=nowhere:id
+run graph-label-twice q graph create g2 --node P=g-persons:id --node P=g-dup:id
+run graph-undeclared-label q graph create g2 --node P=g-persons:id --rel 'R=g-knows:src->dst:P->City'
+run graph-bad-spec q graph create g2 --node P=g-persons
+run graph-bad-rel q graph create g2 --node P=g-persons:id --rel 'R=g-knows:src:P->P'
+run graph-show-none q graph show nowhere
+# Pipe-separated files with typed headers (the LDBC layout): --delimiter and
+# --columns, with and without a header line.
+printf 'id:ID(Person)|firstName:STRING|birthday:LONG\n933|Mahinda|19891203\n1129|Carmen|19840218\n' > typed.csv
+printf '933|1129|20100422123057947\n' > headerless.csv
+run import-columns q import typed.csv typed --quiet --delimiter '|' --columns id,firstName,birthday
+run import-columns-schema q schema typed
+run import-columns-no-header q import headerless.csv headerless --quiet --delimiter '|' --no-header --columns src,dst,creationDate
+run import-columns-scan q scan headerless --format csv
+run import-columns-wrong-count q import typed.csv typed2 --quiet --delimiter '|' --columns id,firstName
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -24,6 +24,9 @@ static const char help[] =
     "  -m, --mode M           create (default: fails if DATASET exists), append, overwrite\n"
     "  -d, --delimiter C      CSV field delimiter (default ','; 'tab' for a tab)\n"
     "      --no-header        the CSV has no header line (columns are c0, c1, ...)\n"
+    "      --columns A,B,...  name the CSV's columns (one name each; a header line is\n"
+    "                         still skipped unless --no-header), e.g. for typed headers\n"
+    "                         such as 'id:ID(Person)'\n"
     "      --null TEXT        a CSV null marker (repeatable; default: empty, NA, null, NULL)\n"
     "  -t, --type COL=TYPE    the type of a CSV column instead of inferring it\n"
     "                         (repeatable), e.g. --type id=int32 --type ts=timestamp[ms]\n"
@@ -197,6 +200,7 @@ int cmd_import(int argc, char **argv) {
   static const struct option longopts[] = {{"mode", required_argument, NULL, 'm'},
                                            {"delimiter", required_argument, NULL, 'd'},
                                            {"no-header", no_argument, NULL, 'H'},
+                                           {"columns", required_argument, NULL, 'C'},
                                            {"null", required_argument, NULL, 'N'},
                                            {"type", required_argument, NULL, 't'},
                                            {"infer-rows", required_argument, NULL, 'I'},
@@ -211,6 +215,8 @@ int cmd_import(int argc, char **argv) {
   const char *nulls[65];
   int n_nulls = 0;
   qv_csv_column_type types[256];
+  const char *names[256];
+  int n_names = 0;
   int n_types = 0;
   bool quiet = false;
   int rc = 0, ch;
@@ -231,6 +237,16 @@ int cmd_import(int argc, char **argv) {
         else return cli_usage("import", "--delimiter wants one character, not '%s'", optarg);
         break;
       case 'H': co.header = false; break;
+      case 'C':
+        n_names = 0;
+        for (char *p = optarg, *comma;; p = comma + 1) {
+          if ((comma = strchr(p, ','))) *comma = '\0';
+          if (!*p) return cli_usage("import", "--columns wants names separated by commas, none empty");
+          if (n_names == 256) return cli_usage("import", "--columns names at most 256 columns");
+          names[n_names++] = p;
+          if (!comma) break;
+        }
+        break;
       case 'N':
         if (n_nulls == 64) return cli_usage("import", "too many --null markers");
         nulls[n_nulls++] = optarg;
@@ -277,6 +293,8 @@ int cmd_import(int argc, char **argv) {
     nulls[n_nulls] = NULL;
     co.null_values = nulls;
   }
+  co.column_names = names;
+  co.n_column_names = n_names;
   co.column_types = types;
   co.n_column_types = n_types;
 

@@ -23,6 +23,7 @@ static const struct {
     {"lance-filter", cmd_lance_filter, "translate a Polars expression into a Lance SQL filter (--explain, --schema)"},
     {"bigquery-filter", cmd_bigquery_filter,
      "translate a Polars expression into a BigQuery row_restriction (--schema, --json)"},
+    {"graph", cmd_graph, "declare a graph over datasets and build its CSR adjacency (create, show, refresh)"},
 };
 
 static void usage(FILE *f) {
