@@ -39,141 +39,6 @@ bool qvp_lsql_decline(tr *t, const qv_expr *e, const char *fmt, ...) {
   return false;
 }
 
-/* ---- types ---------------------------------------------------------- */
-
-/* A node's type where it can be told without binding; QV_TYPE_NULL when
- * unknown (schema-less columns, and anything built from them). */
-const qv_datatype *qvp_lsql_col_type(const tr *t, const qv_expr *e) {
-  if (!t->schema) return NULL;
-  if (e->kind == QV_EXPR_COLUMN) {
-    int32_t i = qv_schema_find(t->schema, e->name);
-    return i < 0 ? NULL : &t->schema->fields[i].type;
-  }
-  if (e->kind == QV_EXPR_CALL && e->op == QV_OP_LIST_GET && e->n_args == 2) {
-    const qv_datatype *l = qvp_lsql_col_type(t, e->args[0]);
-    if (l && (l->id == QV_TYPE_LIST || l->id == QV_TYPE_FIXED_SIZE_LIST) && l->n_children == 1)
-      return &l->children[0].type;
-    return NULL;
-  }
-  if (e->kind == QV_EXPR_CALL && e->op == QV_OP_FIELD && e->n_args == 1) {
-    const qv_datatype *s = qvp_lsql_col_type(t, e->args[0]);
-    if (!s || s->id != QV_TYPE_STRUCT) return NULL;
-    for (int32_t k = 0; k < s->n_children; k++)
-      if (e->name && strcmp(s->children[k].name, e->name) == 0) return &s->children[k].type;
-  }
-  return NULL;
-}
-
-/* True division with a Float32 side: 1 when the other side is a Float32 or
- * a Python number (Polars divides in Float32), -1 when it is anything
- * else (the result type is not pinned down here), 0 without Float32. */
-static int div_float32(const tr *t, const qv_expr *e) {
-  bool any = false, all = true;
-  for (int32_t i = 0; i < 2 && i < e->n_args; i++) {
-    const qv_expr *x = e->args[i];
-    bool f32 = qvp_lsql_type_of(t, x) == QV_TYPE_FLOAT32;
-    any = any || f32;
-    all = all && (f32 || (x->kind == QV_EXPR_LITERAL && (x->flags & QV_EXPR_F_DYNAMIC)));
-  }
-  return !any ? 0 : all ? 1 : -1;
-}
-
-qv_type_id qvp_lsql_type_of(const tr *t, const qv_expr *e) {
-  switch (e->kind) {
-    case QV_EXPR_LITERAL: return e->value.type.id;
-    case QV_EXPR_COLUMN: {
-      const qv_datatype *d = qvp_lsql_col_type(t, e);
-      return d ? d->id : QV_TYPE_NULL;
-    }
-    default: break;
-  }
-  switch (e->op) {
-    case QV_OP_EQ:
-    case QV_OP_NE:
-    case QV_OP_LT:
-    case QV_OP_LE:
-    case QV_OP_GT:
-    case QV_OP_GE:
-    case QV_OP_IS_NULL:
-    case QV_OP_IS_NOT_NULL:
-    case QV_OP_IN:
-    case QV_OP_STARTS_WITH:
-    case QV_OP_ENDS_WITH:
-    case QV_OP_CONTAINS:
-    case QV_OP_REGEXP_MATCH:
-    case QV_OP_REGEXP_LIKE:
-    case QV_OP_ISNAN:
-    case QV_OP_IS_NOT_NAN:
-    case QV_OP_IS_FINITE:
-    case QV_OP_IS_INFINITE:
-    case QV_OP_EQ_MISSING:
-    case QV_OP_NE_MISSING:
-    case QV_OP_ARRAY_HAS:
-    case QV_OP_CONTAINS_ANY: return QV_TYPE_BOOL;
-    case QV_OP_AND:
-    case QV_OP_OR:
-    case QV_OP_XOR:
-    case QV_OP_NOT: {
-      for (int32_t i = 0; i < e->n_args; i++)
-        if (qvp_lsql_type_of(t, e->args[i]) != QV_TYPE_BOOL) return QV_TYPE_NULL;
-      return QV_TYPE_BOOL;
-    }
-    case QV_OP_CAST: return e->type.id;
-    case QV_OP_DIV:
-      if (!(e->flags & QV_EXPR_F_TRUE_DIV)) return QV_TYPE_NULL;
-      return div_float32(t, e) == 1 ? QV_TYPE_FLOAT32 : QV_TYPE_FLOAT64;
-    case QV_OP_LOWER:
-    case QV_OP_UPPER:
-    case QV_OP_CONCAT_STR:
-    case QV_OP_STRIP_CHARS: return QV_TYPE_STRING;
-    case QV_OP_LENGTH:
-    case QV_OP_LEN_BYTES:
-    case QV_OP_ARRAY_LENGTH: return QV_TYPE_UINT32;
-    case QV_OP_DT_PART: return QV_TYPE_INT32;
-    case QV_OP_DT_DATE: return QV_TYPE_DATE32;
-    case QV_OP_DT_TRUNCATE: return qvp_lsql_type_of(t, e->args[0]);
-    case QV_OP_FIELD:
-    case QV_OP_LIST_GET: {
-      const qv_datatype *d = qvp_lsql_col_type(t, e);
-      return d ? d->id : QV_TYPE_NULL;
-    }
-    case QV_OP_ADD:
-    case QV_OP_SUB:
-    case QV_OP_MUL:
-    case QV_OP_ABS:
-    case QV_OP_NEG:
-    case QV_OP_POW:
-    case QV_OP_FILL_NULL:
-    case QV_OP_COALESCE:
-    case QV_OP_MIN_HORIZONTAL:
-    case QV_OP_MAX_HORIZONTAL: {
-      /* Same type on every side, or unknown.  Dynamic literals take the
-       * other side's type. */
-      qv_type_id r = QV_TYPE_NULL;
-      for (int32_t i = 0; i < e->n_args; i++) {
-        const qv_expr *a = e->args[i];
-        if (a->kind == QV_EXPR_LITERAL && (a->flags & QV_EXPR_F_DYNAMIC)) {
-          if (qv_type_is_floating(a->value.type.id)) {
-            if (r != QV_TYPE_NULL && !qv_type_is_floating(r)) return QV_TYPE_NULL;
-          }
-          continue;
-        }
-        qv_type_id ti = qvp_lsql_type_of(t, a);
-        if (ti == QV_TYPE_NULL) return QV_TYPE_NULL;
-        if (r == QV_TYPE_NULL) r = ti;
-        else if (r != ti && qv_type_is_integer(r) && qv_type_is_integer(ti) &&
-                 qv_type_is_signed(r) == qv_type_is_signed(ti) && e->op != QV_OP_POW)
-          r = qvp_lsql_int_rank(ti) > qvp_lsql_int_rank(r) ? ti : r; /* both engines widen within a signedness */
-        else if (r != ti) return QV_TYPE_NULL;
-      }
-      if (e->op == QV_OP_POW)
-        return QV_TYPE_NULL == r ? r : (qv_type_is_integer(r) || qv_type_is_floating(r) ? r : QV_TYPE_NULL);
-      return r;
-    }
-    default: return QV_TYPE_NULL;
-  }
-}
-
 /* ---- the translator ------------------------------------------------- */
 
 static bool emit_column(tr *t, const qv_expr *e, qvb_text *o) {
@@ -213,25 +78,32 @@ static bool call_fn(tr *t, const qv_expr *e, const char *fn, qvb_text *o) {
   return ok;
 }
 
-/* coalesce / fill_null.  Over Float32 values Polars keeps a Python number
- * as a Float32, DataFusion would widen all to DOUBLE (and 0.1 would stay
- * the double 0.1), so such literals are cast to FLOAT. */
-static bool lance_coalesce(tr *t, const qv_expr *e, qvb_text *o) {
-  qvb_text parts[8] = {{0}};
+/* e's arguments, each cast to Polars' numeric result type r where Lance's
+ * type for it differs (arith_operand), as fn(a, b, ...). */
+static bool arith_operand(tr *t, const qv_expr *x, qv_type_id r, qvb_text *o);
+static bool typed_call(tr *t, const qv_expr *e, const char *fn, qv_type_id r, qvb_text *o) {
   if (e->n_args > 8) return qvp_lsql_decline(t, e, "too many arguments");
-  bool f32 = qvp_lsql_type_of(t, e) == QV_TYPE_FLOAT32;
-  bool ok = args_into(t, e, 0, parts);
+  qvb_text parts[8] = {{0}};
+  bool ok = true;
+  for (int32_t i = 0; i < e->n_args; i++) ok = arith_operand(t, e->args[i], r, &parts[i]) && ok;
   if (ok) {
-    qvb_text_s(o, "coalesce(");
-    for (int32_t i = 0; i < e->n_args; i++) {
-      double v;
-      bool cast_lit = f32 && lit_number(e->args[i], &v) && e->args[i]->value.type.id != QV_TYPE_FLOAT32;
-      qvb_text_f(o, cast_lit ? "%sCAST(%s AS FLOAT)" : "%s%s", i ? ", " : "", parts[i].p);
-    }
+    qvb_text_f(o, "%s(", fn);
+    for (int32_t i = 0; i < e->n_args; i++) qvb_text_f(o, "%s%s", i ? ", " : "", parts[i].p);
     qvb_text_s(o, ")");
   }
   for (int32_t i = 0; i < e->n_args; i++) qvb_text_free(&parts[i]);
   return ok;
+}
+
+/* coalesce / fill_null.  DataFusion computes coalesce in the widest
+ * argument type, which for a Python number is Int64 or Float64 where
+ * Polars keeps the column's type (i8.fill_null(2) stays Int8 and wraps
+ * under arithmetic; f32.fill_null(0.1) is the Float32 0.1), so with a
+ * numeric result type every argument is cast to it. */
+static bool lance_coalesce(tr *t, const qv_expr *e, qvb_text *o) {
+  qv_type_id r = qvp_lsql_type_of(t, e);
+  if (qvp_lsql_sql_type(r)) return typed_call(t, e, "coalesce", r, o);
+  return call_fn(t, e, "coalesce", o);
 }
 
 bool qvp_lsql_binop(tr *t, const qv_expr *e, const char *op, qvb_text *o) {
@@ -249,13 +121,15 @@ static bool boolean_operand(tr *t, const qv_expr *e) {
   return id == QV_TYPE_BOOL || id == QV_TYPE_NULL;
 }
 
+static bool boolean_value(tr *t, const qv_expr *e, qvb_text *o);
+
 static bool lance_logic(tr *t, const qv_expr *e, qvb_text *o) {
   for (int32_t i = 0; i < e->n_args; i++)
     if (!boolean_operand(t, e->args[i]))
       return qvp_lsql_decline(t, e, "on integers Polars' %s is bitwise", qv_op_name(e->op));
   qvb_text a = {0}, b = {0};
-  bool ok = qvp_lsql_value(t, e->args[0], &a);
-  if (e->n_args == 2) ok = qvp_lsql_value(t, e->args[1], &b) && ok;
+  bool ok = boolean_value(t, e->args[0], &a);
+  if (e->n_args == 2) ok = boolean_value(t, e->args[1], &b) && ok;
   if (ok) {
     switch (e->op) {
       case QV_OP_AND: qvb_text_f(o, "(%s AND %s)", a.p, b.p); break;
@@ -270,22 +144,6 @@ static bool lance_logic(tr *t, const qv_expr *e, qvb_text *o) {
   qvb_text_free(&a);
   qvb_text_free(&b);
   return ok;
-}
-
-static const char *sql_type(qv_type_id id) {
-  switch (id) {
-    case QV_TYPE_INT8: return "TINYINT";
-    case QV_TYPE_INT16: return "SMALLINT";
-    case QV_TYPE_INT32: return "INT";
-    case QV_TYPE_INT64: return "BIGINT";
-    case QV_TYPE_UINT8: return "TINYINT UNSIGNED";
-    case QV_TYPE_UINT16: return "SMALLINT UNSIGNED";
-    case QV_TYPE_UINT32: return "INT UNSIGNED";
-    case QV_TYPE_UINT64: return "BIGINT UNSIGNED";
-    case QV_TYPE_FLOAT32: return "FLOAT";
-    case QV_TYPE_FLOAT64: return "DOUBLE";
-    default: return NULL;
-  }
 }
 
 /* Widening: every value of from is a value of to. */
@@ -308,7 +166,7 @@ static bool float_narrowing(qv_type_id from, qv_type_id to) { return from == QV_
 
 static bool lance_cast(tr *t, const qv_expr *e, qvb_text *o) {
   qv_type_id from = qvp_lsql_type_of(t, e->args[0]), to = e->type.id;
-  const char *name = sql_type(to);
+  const char *name = qvp_lsql_sql_type(to);
   if (!name) return qvp_lsql_decline(t, e, "casts to this type format or parse differently in Lance");
   if (from == QV_TYPE_NULL) return qvp_lsql_decline(t, e, "the source type is unknown, so the cast may narrow");
   if (!qv_type_is_numeric(from) || from == QV_TYPE_DECIMAL128)
@@ -402,13 +260,27 @@ static bool lance_field_ref(tr *t, const qv_expr *e, qvb_text *o) {
   return ok;
 }
 
-/* + - * .  Polars computes integers in the operands' (super)type and wraps
- * on overflow; DataFusion wraps too, but in the type it coerces to, and it
- * widens a narrow column against an Int64 literal (Polars keeps i8 + 100 an
- * i8).  So an integer literal is cast to the column's type, and operands of
- * unknown or mixed-signedness integer types decline.  A float literal
- * against a Float32 is cast to FLOAT for the same reason (Polars stays in
- * f32, DataFusion would widen and round differently). */
+/* + - * .  Polars computes in the operands' supertype and wraps integers
+ * on overflow; DataFusion wraps too, but in the type it coerces to: Int64
+ * for a narrow column against a literal (Polars keeps i8 + 100 an i8),
+ * Float32 for an Int32 times a Float32 (Polars: Float64), and its own type
+ * for a lowered function (date_part is Int32 where dt.month() is Int8).
+ * So the result type R is Polars' (qvp_lsql_numeric_type), every operand
+ * whose Lance type is not R is cast to R, and a literal is cast to R
+ * unless Lance already reads it so (Int64, Float64). */
+static bool arith_operand(tr *t, const qv_expr *x, qv_type_id r, qvb_text *o) {
+  qvb_text a = {0};
+  bool ok = qvp_lsql_value(t, x, &a);
+  bool lit = qve_is_value_lit(x);
+  bool same =
+      lit ? (qv_type_is_integer(x->value.type.id) ? r == QV_TYPE_INT64 || r == QV_TYPE_FLOAT64 : r == QV_TYPE_FLOAT64)
+          : qvp_lsql_lance_type(t, x) == r;
+  if (ok && same) qvb_text_s(o, a.p);
+  else if (ok) qvb_text_f(o, "CAST(%s AS %s)", a.p, qvp_lsql_sql_type(r));
+  qvb_text_free(&a);
+  return ok;
+}
+
 static bool arith_binop(tr *t, const qv_expr *e, const char *op, qvb_text *o) {
   const qv_expr *x = e->args[0], *y = e->args[1];
   qv_type_id tx = qvp_lsql_type_of(t, x), ty = qvp_lsql_type_of(t, y);
@@ -418,31 +290,26 @@ static bool arith_binop(tr *t, const qv_expr *e, const char *op, qvb_text *o) {
     return qvp_lsql_decline(t, e,
                             "an operand of unknown type: integer overflow wraps in Polars' type and in a wider "
                             "type in Lance");
-  if (!lx && !ly) {
-    if (qv_type_is_integer(tx) && qv_type_is_integer(ty) && qv_type_is_signed(tx) != qv_type_is_signed(ty))
-      return qvp_lsql_decline(t, e, "integers of mixed signedness: Polars and Lance pick different result types");
-    if (!qv_type_is_numeric(tx) || !qv_type_is_numeric(ty) || tx == QV_TYPE_DECIMAL128 || ty == QV_TYPE_DECIMAL128)
+  for (int i = 0; i < 2; i++) {
+    const qv_expr *v = i ? y : x;
+    qv_type_id vt = i ? ty : tx;
+    if (qve_is_null_lit(v)) continue;
+    if (!qv_type_is_numeric(vt) || vt == QV_TYPE_DECIMAL128)
       return qvp_lsql_decline(t, e, "arithmetic on non-numeric or decimal values");
-    return qvp_lsql_binop(t, e, op, o);
   }
-  const qv_expr *l = lx ? x : y, *v = lx ? y : x;
-  qv_type_id vt = lx ? ty : tx;
-  if (!qv_type_is_numeric(vt) || vt == QV_TYPE_DECIMAL128)
-    return qvp_lsql_decline(t, e, "arithmetic on non-numeric or decimal values");
-  const char *cast_to = NULL;
-  if (qv_type_is_integer(vt) && qv_type_is_integer(l->value.type.id)) {
-    if (!qvp_lsql_lit_fits(l, vt))
-      return qvp_lsql_decline(t, e, "an integer literal outside the column's type (Polars widens, Lance wraps)");
-    if (vt != QV_TYPE_INT64) cast_to = sql_type(vt); /* Lance's integer literals are already Int64 */
-  } else if (vt == QV_TYPE_FLOAT32 && (qv_type_is_integer(l->value.type.id) || is_float(l->value.type.id))) {
-    cast_to = "FLOAT";
-  }
-  if (!cast_to) return qvp_lsql_binop(t, e, op, o);
+  const qv_expr *l = lx ? x : ly ? y : NULL, *v = lx ? y : x;
+  if (l && (l->flags & QV_EXPR_F_DYNAMIC) && qv_type_is_integer(l->value.type.id) &&
+      qv_type_is_integer(qvp_lsql_type_of(t, v)) && !qvp_lsql_lit_fits(l, qvp_lsql_type_of(t, v)))
+    return qvp_lsql_decline(t, e, "an integer literal outside the column's type (Polars widens, Lance wraps)");
+  qv_type_id r = qvp_lsql_numeric_type(t, e);
+  if (r == QV_TYPE_NULL || !qvp_lsql_sql_type(r))
+    return qvp_lsql_decline(t, e,
+                            "Polars' result type has no Lance spelling (a UInt64 with a signed integer is "
+                            "Int128 in Polars)");
   qvb_text a = {0}, b = {0};
-  bool ok = qvp_lsql_value(t, v, &a);
-  ok = qvp_lsql_emit_literal(t, l, &b) && ok;
-  if (ok && lx) qvb_text_f(o, "(CAST(%s AS %s) %s %s)", b.p, cast_to, op, a.p);
-  else if (ok) qvb_text_f(o, "(%s %s CAST(%s AS %s))", a.p, op, b.p, cast_to);
+  bool ok = arith_operand(t, x, r, &a);
+  ok = arith_operand(t, y, r, &b) && ok;
+  if (ok) qvb_text_f(o, "(%s %s %s)", a.p, op, b.p);
   qvb_text_free(&a);
   qvb_text_free(&b);
   return ok;
@@ -455,7 +322,7 @@ static bool lance_arith(tr *t, const qv_expr *e, qvb_text *o) {
     case QV_OP_MUL: return arith_binop(t, e, "*", o);
     case QV_OP_DIV: {
       if (!(e->flags & QV_EXPR_F_TRUE_DIV)) return qvp_lsql_binop(t, e, "/", o);
-      int f32 = div_float32(t, e);
+      int f32 = qvp_lsql_div_float32(t, e);
       if (f32 < 0) return qvp_lsql_decline(t, e, "/ of a Float32 and another type: the result type is not pinned down");
       qvb_text a = {0}, b = {0};
       bool ok = qvp_lsql_value(t, e->args[0], &a);
@@ -615,7 +482,14 @@ static bool lance_horizontal(tr *t, const qv_expr *e, qvb_text *o) {
   for (int32_t i = 0; i < e->n_args; i++)
     if (!qve_is_lit(e->args[i]) && maybe_float(t, e->args[i]))
       return qvp_lsql_decline(t, e, "an input may be a float: Polars and Lance order -0.0 and NaN differently");
-  return call_fn(t, e, e->op == QV_OP_MIN_HORIZONTAL ? "least" : "greatest", o);
+  /* Polars compares in the inputs' supertype; cast to it, Lance's type is
+   * then Polars' (a literal compared with the result fits both). */
+  qv_type_id r = qvp_lsql_type_of(t, e);
+  const char *fn = e->op == QV_OP_MIN_HORIZONTAL ? "least" : "greatest";
+  if (qvp_lsql_sql_type(r)) return typed_call(t, e, fn, r, o);
+  if (r == QV_TYPE_NULL && t->schema)
+    return qvp_lsql_decline(t, e, "the inputs' supertype is not known or has no Lance type (Int128)");
+  return call_fn(t, e, fn, o);
 }
 
 /* all_horizontal / any_horizontal of one argument: the argument */
@@ -683,8 +557,23 @@ static bool lance_dt_date(tr *t, const qv_expr *e, qvb_text *o) {
   return ok;
 }
 
+/* list.contains(item).  Polars: a null item is found where the list holds a
+ * null; Lance's array_has(l, NULL) is NULL.  array_position finds a null
+ * element, and nullif(l IS NULL, TRUE) keeps a null list null.  An item
+ * that may be null (not a literal) declines. */
 static bool lance_array_has(tr *t, const qv_expr *e, qvb_text *o) {
-  if (qve_is_null_lit(e->args[1])) return qvp_lsql_decline(t, e, "list.contains(None)");
+  const qv_expr *item = e->args[1];
+  if (qve_is_null_lit(item)) {
+    qvb_text a = {0};
+    bool ok = qvp_lsql_value(t, e->args[0], &a);
+    if (ok) qvb_text_f(o, "((array_position(%s, NULL) IS NOT NULL) OR nullif(%s IS NULL, TRUE))", a.p, a.p);
+    qvb_text_free(&a);
+    return ok;
+  }
+  if (!qve_is_value_lit(item))
+    return qvp_lsql_decline(t, e,
+                            "list.contains of an item that may be null: Polars finds a null element, Lance's "
+                            "array_has gives NULL");
   return call_fn(t, e, "array_has", o);
 }
 
@@ -722,6 +611,17 @@ static const lowering lowerings[QV_OP__COUNT] = {
 #undef QV_OP_ROW
 
 static bool is_logic(const qv_expr *e) { return e->kind == QV_EXPR_CALL && qve_op_is_logic(e->op); }
+
+/* A null literal in boolean position (the filter itself, an operand of
+ * AND/OR/NOT): Lance rejects a bare NULL there ("does not return a
+ * boolean"), a typed one it reads as unknown. */
+static bool boolean_value(tr *t, const qv_expr *e, qvb_text *o) {
+  if (qve_is_null_lit(e) && (e->value.type.id == QV_TYPE_BOOL || e->value.type.id == QV_TYPE_NULL)) {
+    qvb_text_s(o, "CAST(NULL AS BOOLEAN)");
+    return true;
+  }
+  return qvp_lsql_value(t, e, o);
+}
 
 bool qvp_lsql_value(tr *t, const qv_expr *e, qvb_text *o) {
   if (e->kind == QV_EXPR_COLUMN) return emit_column(t, e, o);
@@ -797,13 +697,18 @@ static bool positive(tr *t, const qv_expr *e, qvb_text *o, bool *exact) {
     if (ty != QV_TYPE_BOOL && ty != QV_TYPE_NULL)
       return qvp_lsql_decline(t, e, "a filter conjunct that is not boolean");
   }
-  return qvp_lsql_value(t, e, o);
+  t->conjunct = e;
+  t->superset = false;
+  bool ok = boolean_value(t, e, o);
+  if (t->superset) *exact = false;
+  t->conjunct = NULL;
+  return ok;
 }
 
 qv_status qv_to_lance_filter(const qv_expr *e, const qv_schema *schema, qv_lance_filter **out, qv_error *err) {
   if (!out || !e) return qv_error_set(err, QV_ERR_INVALID, "to_lance_filter: NULL expression or output");
   *out = NULL;
-  tr t = {schema, {0}, false};
+  tr t = {schema, {0}, false, NULL, false};
   qvb_text o = {0};
   bool exact = true;
   bool ok = positive(&t, e, &o, &exact);
@@ -835,7 +740,7 @@ void qv_lance_filter_free(qv_lance_filter *f) {
 qv_status qv_lance_filter_explain(const qv_expr *e, const qv_schema *schema, char **out, qv_error *err) {
   if (!out || !e) return qv_error_set(err, QV_ERR_INVALID, "lance_filter_explain: NULL expression or output");
   *out = NULL;
-  tr t = {schema, {0}, false};
+  tr t = {schema, {0}, false, NULL, false};
   qvb_text o = {0};
   bool exact = true;
   (void)positive(&t, e, &o, &exact);

@@ -21,6 +21,10 @@ typedef struct tr {
   const qv_schema *schema;
   qvb_text why; /* explain lines */
   bool oom;
+  /* The conjunct positive() is translating, and whether it was spelled
+   * as a superset only (a schema-less comparison, see lance_literal.c). */
+  const qv_expr *conjunct;
+  bool superset;
 } tr;
 
 /* Records why e declines (an explain line); returns false so callers can
@@ -37,6 +41,17 @@ const qv_datatype *qvp_lsql_col_type(const tr *t, const qv_expr *e);
 /* A node's type where it can be told without binding; QV_TYPE_NULL when
  * unknown (schema-less columns, and anything built from them). */
 qv_type_id qvp_lsql_type_of(const tr *t, const qv_expr *e);
+/* lance_types.c: the type DataFusion computes for the SQL emitted for e
+ * (QV_TYPE_NULL: unknown, so arithmetic casts it to Polars' type); Polars'
+ * supertype of two numeric types (QV_TYPE_NULL where Lance has no such
+ * type: Int128); Polars' type of a node over numeric operands; the SQL
+ * name of a numeric type (NULL for others); whether true division is in
+ * Float32 (1), Float64 (0) or not pinned down (-1). */
+qv_type_id qvp_lsql_lance_type(const tr *t, const qv_expr *e);
+qv_type_id qvp_lsql_supertype(qv_type_id a, qv_type_id b);
+qv_type_id qvp_lsql_numeric_type(const tr *t, const qv_expr *e);
+const char *qvp_lsql_sql_type(qv_type_id id);
+int qvp_lsql_div_float32(const tr *t, const qv_expr *e);
 /* Translates e in value position into o; false when it declined. */
 bool qvp_lsql_value(tr *t, const qv_expr *e, qvb_text *o);
 /* "(a OP b)" of e's two arguments. */

@@ -8,7 +8,7 @@
  * Polars widens instead.  With the type known, a literal outside it makes
  * the column compare as BIGINT (*cast_out); without a type only 0..127
  * fits every integer type.  Returns false (declined) when neither works. */
-static bool int_lit_range(tr *t, const qv_expr *e, qv_type_id xt, const qv_expr *l, bool *cast_out) {
+static bool int_lit_range(tr *t, const qv_expr *e, const qv_expr *x, qv_type_id xt, const qv_expr *l, bool *cast_out) {
   *cast_out = false;
   if (!qve_is_value_lit(l) || !qv_type_is_integer(l->value.type.id)) return true;
   if (xt == QV_TYPE_NULL) {
@@ -17,7 +17,15 @@ static bool int_lit_range(tr *t, const qv_expr *e, qv_type_id xt, const qv_expr 
                             "without a schema an integer literal outside 0..127 may not fit the column's type "
                             "(Lance then fails the query)");
   }
-  if (!qv_type_is_integer(xt) || qvp_lsql_lit_fits(l, xt)) return true;
+  if (!qv_type_is_integer(xt)) return true;
+  /* Lance converts the literal to its own type for x, which for a lowered
+   * function is not Polars' (character_length is Int32 where len_chars()
+   * is UInt32): a literal that fits only Polars' type compares as BIGINT. */
+  qv_type_id lt = qvp_lsql_lance_type(t, x);
+  if (qvp_lsql_lit_fits(l, xt)) {
+    *cast_out = qv_type_is_integer(lt) && !qvp_lsql_lit_fits(l, lt) && qvp_lsql_lit_fits(l, QV_TYPE_INT64);
+    return true;
+  }
   if (xt == QV_TYPE_UINT64 || !qvp_lsql_lit_fits(l, QV_TYPE_INT64))
     return qvp_lsql_decline(t, e, "an integer literal outside the column's type and outside BIGINT");
   *cast_out = true;
@@ -154,8 +162,13 @@ static bool timestamp_lit(tr *t, const qv_expr *e, const qv_expr *x, const qv_ex
     frac += ps;
     secs -= 1;
   }
-  if (secs < qv_days_from_civil(1678, 1, 1) * 86400 || secs >= qv_days_from_civil(2262, 1, 1) * 86400)
+  /* Against a nanosecond column Lance converts the literal to nanoseconds;
+   * against a coarser one pylance 14.0.2 reads years 1..9999. */
+  if (d->unit == QV_UNIT_NANO &&
+      (secs < qv_days_from_civil(1678, 1, 1) * 86400 || secs >= qv_days_from_civil(2262, 1, 1) * 86400))
     return qvp_lsql_decline(t, e, "a timestamp outside Lance's nanosecond range (years 1678..2261)");
+  if (secs < qv_days_from_civil(1, 1, 1) * 86400 || secs >= qv_days_from_civil(10000, 1, 1) * 86400)
+    return qvp_lsql_decline(t, e, "a timestamp outside years 1..9999");
   /* the fraction only when there is one, in the unit's digits */
   char when[48];
   qv_format_datetime(secs, (int32_t)(frac * (1000000000 / ps)), frac ? 3 * unit : 0, when, sizeof when);
@@ -179,6 +192,15 @@ static bool float_side_lit(tr *t, const qv_expr *e, qv_type_id xt, const qv_expr
   if (ok) qvb_text_f(b, "CAST(%s AS FLOAT)", v.p);
   qvb_text_free(&v);
   return ok;
+}
+
+/* A schema-less ordered comparison kept bare as a whole conjunct: the
+ * translation is then inexact, and explain says why. */
+static void superset_line(tr *t, const qv_expr *e) {
+  t->superset = true;
+  (void)qvp_lsql_decline(t, e,
+                         "without a schema the column may be a float whose NaN Lance orders by sign: kept as a "
+                         "superset (exact=False), assuming stored NaNs are positive");
 }
 
 /* x OP lit, with x not a literal (op already flipped so x is left). */
@@ -208,7 +230,7 @@ static bool compare_lit(tr *t, const qv_expr *e, qv_op op, const qv_expr *x, con
     goto cleanup;
   }
   bool widen = false;
-  if (!int_lit_range(t, e, xt, l, &widen)) {
+  if (!int_lit_range(t, e, x, xt, l, &widen)) {
     ok = false;
     goto cleanup;
   }
@@ -245,22 +267,25 @@ static bool compare_lit(tr *t, const qv_expr *e, qv_op op, const qv_expr *x, con
     }
     goto cleanup;
   }
+  /* A date against a timestamp: Lance casts the date to Timestamp(ns),
+   * and fails the query for days outside +-106751 (1677-09-22 ..
+   * 2262-04-11, found with pylance 14.0.2). */
+  if (qve_is_value_lit(l) && l->value.type.id == QV_TYPE_DATE32 && (xt == QV_TYPE_TIMESTAMP || xt == QV_TYPE_NULL) &&
+      (l->value.v.i < -106751 || l->value.v.i > 106751)) {
+    ok = qvp_lsql_decline(t, e,
+                          "a date that Lance cannot cast to a nanosecond timestamp (outside 1677-09-22 .. "
+                          "2262-04-11) against a value that may be a timestamp");
+    goto cleanup;
+  }
   if (qve_is_value_lit(l) && l->value.type.id == QV_TYPE_TIMESTAMP) {
     ok = timestamp_lit(t, e, x, l, &a, s, o);
     goto cleanup;
   }
   if (num && (is_float(xt) || xt == QV_TYPE_NULL)) {
     bool known = is_float(xt);
+    bool ordered = op != QV_OP_EQ && op != QV_OP_NE && !missing;
     bool stored =
         x->kind == QV_EXPR_COLUMN || (x->kind == QV_EXPR_CALL && (x->op == QV_OP_FIELD || x->op == QV_OP_LIST_GET));
-    if (!known && !stored && op != QV_OP_EQ && op != QV_OP_NE && !missing) {
-      /* A stored NaN is assumed positive (see the top of this file), but
-       * arithmetic makes NaNs of either sign and Lance sorts -NaN first. */
-      ok = qvp_lsql_decline(t, e,
-                            "without a schema a computed value may be a float NaN of either sign, which Lance orders "
-                            "by sign and Polars as greatest");
-      goto cleanup;
-    }
     if (!known && is_float(l->value.type.id)) {
       ok = qvp_lsql_decline(t, e,
                             "without a schema a float literal may meet an integer column (Lance rejects it) or "
@@ -274,8 +299,17 @@ static bool compare_lit(tr *t, const qv_expr *e, qv_op op, const qv_expr *x, con
                               "-0.0 < 0.0");
         goto cleanup;
       }
-      if (!known) {
+      if (!known && stored && t->conjunct == e) {
+        superset_line(t, e);
         qvb_text_f(o, "(%s %s 0)", a.p, s);
+        goto cleanup;
+      }
+      if (!known) {
+        /* The value may be a float NaN, of either sign (Lance sorts -NaN
+         * below -inf, Polars every NaN greatest): isnan() settles it, and
+         * Lance's isnan takes every integer type too. */
+        if (op == QV_OP_GT) qvb_text_f(o, "((%s > 0) OR isnan(%s))", a.p, a.p);
+        else qvb_text_f(o, "((%s <= 0) AND (NOT isnan(%s)))", a.p, a.p);
         goto cleanup;
       }
       switch (op) {
@@ -292,7 +326,19 @@ static bool compare_lit(tr *t, const qv_expr *e, qv_op op, const qv_expr *x, con
       }
       goto cleanup;
     }
-    if (known && op != QV_OP_EQ && op != QV_OP_NE && !missing) {
+    if (!known && ordered && stored && t->conjunct == e) {
+      /* A whole conjunct, schema-less: the bare comparison (what an index
+       * serves, and the reference's spelling), marked inexact because a
+       * float column's NaN orders differently; like every inexact
+       * translation it assumes stored NaNs are positive. */
+      superset_line(t, e);
+      qvb_text b = {0};
+      ok = qvp_lsql_emit_literal(t, l, &b);
+      if (ok) qvb_text_f(o, "(%s %s %s)", a.p, s, b.p);
+      qvb_text_free(&b);
+      goto cleanup;
+    }
+    if (ordered) { /* known float, or schema-less (a NaN of either sign: the isnan guard) */
       qvb_text b = {0};
       if (!float_side_lit(t, e, xt, l, &b)) {
         qvb_text_free(&b);
@@ -342,7 +388,7 @@ bool qvp_lsql_in_list(tr *t, const qv_expr *e, qvb_text *o) {
   bool ok = true, widen = false;
   for (int32_t i = 1; i < e->n_args && ok; i++) {
     bool w;
-    ok = int_lit_range(t, e, xt, e->args[i], &w);
+    ok = int_lit_range(t, e, e->args[0], xt, e->args[i], &w);
     widen = widen || w;
   }
   for (int32_t i = 1; i < e->n_args && ok; i++) {

@@ -152,8 +152,10 @@ static void test_depth(void **state) {
   qv_free(why);
   qv_expr_destroy(e);
 
+  /* a = 7: a schema-less a > 7 is inexact since issue 19 (a float column's
+   * NaN orders by sign in Lance), and this checks depth, not that. */
   qv_scalar zero = qv_scalar_int(QV_TYPE_INT64, 7);
-  e = qv_expr_binary(QV_OP_GT, qv_expr_column("a"), qv_expr_literal(&zero));
+  e = qv_expr_binary(QV_OP_EQ, qv_expr_column("a"), qv_expr_literal(&zero));
   for (int i = 0; i < 100; i++) {
     qv_scalar k = qv_scalar_int(QV_TYPE_INT64, i + 1);
     e = qv_expr_binary(QV_OP_AND, e, qv_expr_binary(QV_OP_NE, qv_expr_column("b"), qv_expr_literal(&k)));
