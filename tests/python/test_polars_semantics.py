@@ -383,6 +383,18 @@ SAME_ROWS_19 = [
     'pl.when(pl.col("p")).then(pl.col("s")).otherwise(pl.col("i32")) == "-3"',
     'pl.when(pl.col("p")).then(pl.col("s")).otherwise(True) == "true"',
     'pl.when(pl.col("p")).then(1).otherwise(pl.lit("x")) == "1"',
+    # 3. POSIX classes are ASCII (Rust's regex crate); \w \d \s stay Unicode
+    *['pl.col("s").str.contains("[[:%s:]]")' % c for c in
+      ["alpha", "digit", "alnum", "upper", "lower", "space", "punct", "word", "xdigit", "blank", "cntrl", "graph",
+       "print", "ascii"]],
+    *['pl.col("s").str.contains("[[:^%s:]]")' % c for c in ["alpha", "word", "ascii", "space", "punct"]],
+    'pl.col("s").str.contains("[^[:alpha:]]")',
+    'pl.col("s").str.contains("(?i)[[:upper:]]")',
+    'pl.col("s").str.contains("^[[:alpha:]_]+$")',
+    'pl.col("s").str.contains("[[:alpha:]\\d]")',
+    'pl.col("s").str.contains("\\w")',
+    'pl.col("s").str.contains("\\d")',
+    'pl.col("s").str.contains("\\s")',
     # 8. division, // and % by a scalar multiply by its reciprocal
     '(pl.col("x") / 0.1) == 3',
     '(pl.col("x") / 0.1) == 7',
