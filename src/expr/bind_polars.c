@@ -311,6 +311,10 @@ qv_status qve_bind_polars_compare_check(qve_binder *b, const qv_expr *e) {
         ((qve_is_int(x->id) && qve_is_float(y->id)) || (qve_is_float(x->id) && qve_is_int(y->id))))
       return qve_bind_error(b, QV_ERR_TYPE, e->pos,
                             "is_in cannot check for %s values in a list of %s (Polars 2 refuses it)", TN(x), TN(y));
+    if (x->id == QV_TYPE_TIMESTAMP && y->id == QV_TYPE_TIMESTAMP && !x->timezone != !y->timezone)
+      return qve_bind_error(b, QV_ERR_TYPE, e->pos,
+                            "cannot compare %s with %s: Polars does not compare a naive datetime with a zoned one",
+                            TN(x), TN(y));
     if (x->id == QV_TYPE_TIMESTAMP && y->id == QV_TYPE_TIMESTAMP && x->timezone && y->timezone &&
         strcmp(x->timezone, y->timezone) != 0)
       return qve_bind_error(b, QV_ERR_TYPE, e->pos,

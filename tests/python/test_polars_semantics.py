@@ -12,8 +12,10 @@ fails), quiver must fail with a message, not return rows.
 The build directory comes from QV_BUILD_DIR (default /work/main/build).
 """
 
+import datetime
 import math
 import os
+import zoneinfo
 import subprocess
 
 import pytest
@@ -69,8 +71,11 @@ def dataset(tmp_path_factory):
     return df, ds
 
 
+NAMESPACE = {"pl": pl, "datetime": datetime.datetime, "timezone": datetime.timezone, "ZoneInfo": zoneinfo.ZoneInfo}
+
+
 def _polars_rows(df, text):
-    expr = eval(text, {"pl": pl})  # noqa: S307 - test expressions written here
+    expr = eval(text, dict(NAMESPACE))  # noqa: S307 - test expressions written here
     return sorted(df.filter(expr)["idx"].to_list())
 
 
@@ -321,6 +326,9 @@ def _table19():
                             False, True]),
             "n": pl.Series([None, None, None, None, 1, None, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11], dtype=pl.Int64),
             "z": pl.Series([None, None, None, None, "a", None, "b", "c", "d", "e", "f", "g", "h", "i", "j", "k"]),
+            "utc": pl.Series([datetime.datetime(2024, 1, 1, h, tzinfo=datetime.timezone.utc) for h in range(15)] + [None],
+                             dtype=pl.Datetime("us", "UTC")),
+            "ts": pl.Series([datetime.datetime(2024, 1, 1, h) for h in range(15)] + [None], dtype=pl.Datetime("us")),
         }
     )
 
@@ -420,6 +428,15 @@ SAME_ROWS_19 = [
     '(pl.col("n") > 3) | pl.col("n").is_null()',
     'pl.col("n").is_between(1, 3) | pl.col("z").is_null()',
     'pl.col("n") == None',
+    # 9. aware datetimes in UTC
+    'pl.col("utc") < datetime(2024, 1, 1, 3, tzinfo=timezone.utc)',
+    'pl.col("utc") == datetime(2024, 1, 1, 5, tzinfo=timezone.utc)',
+    'pl.col("utc") >= datetime(2024, 1, 1, 12, 0, 0, 0, timezone.utc)',
+    'pl.col("utc") > datetime(2024, 1, 1, 13, tzinfo=ZoneInfo("UTC"))',
+    'pl.col("utc").is_in([datetime(2024, 1, 1, 2, tzinfo=timezone.utc), datetime(2024, 1, 1, 4, tzinfo=timezone.utc)])',
+    'pl.col("utc") == pl.lit(datetime(2024, 1, 1, 6, tzinfo=timezone.utc))',
+    'pl.col("utc").is_between(datetime(2024, 1, 1, 2, tzinfo=timezone.utc), '
+    'datetime(2024, 1, 1, 4, tzinfo=timezone.utc))',
     # 8. division, // and % by a scalar multiply by its reciprocal
     '(pl.col("x") / 0.1) == 3',
     '(pl.col("x") / 0.1) == 7',
@@ -452,6 +469,10 @@ def test_same_rows_as_polars_19(dataset19, text, pushdown):
 
 
 BOTH_FAIL_19 = [
+    ('pl.col("ts") < datetime(2024, 1, 1, 3, tzinfo=timezone.utc)', "naive datetime with a zoned one"),
+    ('pl.col("utc") < datetime(2024, 1, 1, 3)', "naive datetime with a zoned one"),
+    ('pl.col("utc") == pl.col("ts")', "naive datetime with a zoned one"),
+    ('pl.col("utc") < datetime(2024, 1, 1, 3, tzinfo=ZoneInfo("Europe/Berlin"))', "not supported"),
     ('(pl.col("s") + 1) == "a"', "cannot apply + to string"),
     ('(pl.col("s") + pl.col("i32")) == "a"', "cannot apply + to string"),
 ]
