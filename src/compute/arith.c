@@ -14,7 +14,9 @@
  * - // (Polars) is / with FLOOR.
  * Floats: IEEE 754 (x / 0 is +-inf or NaN, never an error); % is fmod
  * under TRUNC and, under FLOOR, x - y * floor(x / y) as Polars computes it
- * (so 0.5 % inf is NaN, not 0.5); // is floor(x / y).
+ * (so 0.5 % inf is NaN, not 0.5); // is floor(x / y).  Polars nodes
+ * (float order POLARS) divide by a scalar y as Polars' kernels do: x *
+ * (1 / y), floor(x * (1 / y)) and x - y * floor(x * (1 / y)), bit for bit.
  * Only rows where both operands are valid can fail.  Decimals are in
  * arith_decimal.c. */
 #include <inttypes.h>
@@ -115,15 +117,32 @@ DEF_INT_ARITH(uint64_t, u64, 0, 0, NEG_U)
       break;                                                     \
   }
 
-#define DEF_FLT_ARITH(T, NAME, FMOD, FLOOR)                                                                            \
-  static void arith_##NAME(qv_op op, bool floor_div, const T *a, const T *b, T sa, T sb, int shape, int64_t n, T *d) { \
-    if (shape == 0) {                                                                                                  \
-      FLT_ARITH(T, FMOD, FLOOR, a[i], b[i])                                                                            \
-    } else if (shape == 1) {                                                                                           \
-      FLT_ARITH(T, FMOD, FLOOR, a[i], sb)                                                                              \
-    } else {                                                                                                           \
-      FLT_ARITH(T, FMOD, FLOOR, sa, b[i])                                                                              \
-    }                                                                                                                  \
+/* Polars divides by a scalar as a multiplication by its reciprocal
+ * (0.3 / 0.1 is 3.0, not 2.9999999999999996), and // and % by a scalar
+ * through the same product. */
+#define FLT_RECIP(T, FLOOR)                                               \
+  do {                                                                    \
+    T r = (T)1 / sb;                                                      \
+    if (op == QV_OP_DIV)                                                  \
+      for (int64_t i = 0; i < n; i++) d[i] = a[i] * r;                    \
+    else if (op == QV_OP_FLOORDIV)                                        \
+      for (int64_t i = 0; i < n; i++) d[i] = FLOOR(a[i] * r);             \
+    else                                                                  \
+      for (int64_t i = 0; i < n; i++) d[i] = a[i] - sb * FLOOR(a[i] * r); \
+  } while (0)
+
+#define DEF_FLT_ARITH(T, NAME, FMOD, FLOOR)                                                                          \
+  static void arith_##NAME(qv_op op, bool floor_div, bool recip, const T *a, const T *b, T sa, T sb, int shape,      \
+                           int64_t n, T *d) {                                                                        \
+    if (shape == 0) {                                                                                                \
+      FLT_ARITH(T, FMOD, FLOOR, a[i], b[i])                                                                          \
+    } else if (shape == 1 && recip && (op == QV_OP_DIV || op == QV_OP_FLOORDIV || (op == QV_OP_MOD && floor_div))) { \
+      FLT_RECIP(T, FLOOR);                                                                                           \
+    } else if (shape == 1) {                                                                                         \
+      FLT_ARITH(T, FMOD, FLOOR, a[i], sb)                                                                            \
+    } else {                                                                                                         \
+      FLT_ARITH(T, FMOD, FLOOR, sa, b[i])                                                                            \
+    }                                                                                                                \
   }
 DEF_FLT_ARITH(float, f32, fmodf, floorf)
 DEF_FLT_ARITH(double, f64, fmod, floor)
@@ -224,6 +243,7 @@ qv_status qvk_op_arith(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum 
   const void *pb = b->scalar ? NULL : qv_array_values(b->array);
   const qv_scalar *sa = a->scalar, *sb = b->scalar;
   bool fd = e->sem.int_div == QV_DIV_FLOOR;
+  bool recip = e->sem.float_order == QV_FLOAT_POLARS;
   qv_op op = e->op;
 #define SV(s, F) ((s) ? (s)->v.F : 0)
   switch (rt->id) {
@@ -235,8 +255,8 @@ qv_status qvk_op_arith(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum 
     case QV_TYPE_UINT16: arith_u16(op, fd, pa, pb, (uint16_t)SV(sa, u), (uint16_t)SV(sb, u), shape, n, d, fl); break;
     case QV_TYPE_UINT32: arith_u32(op, fd, pa, pb, (uint32_t)SV(sa, u), (uint32_t)SV(sb, u), shape, n, d, fl); break;
     case QV_TYPE_UINT64: arith_u64(op, fd, pa, pb, SV(sa, u), SV(sb, u), shape, n, d, fl); break;
-    case QV_TYPE_FLOAT32: arith_f32(op, fd, pa, pb, (float)SV(sa, f), (float)SV(sb, f), shape, n, d); break;
-    default: arith_f64(op, fd, pa, pb, SV(sa, f), SV(sb, f), shape, n, d); break;
+    case QV_TYPE_FLOAT32: arith_f32(op, fd, recip, pa, pb, (float)SV(sa, f), (float)SV(sb, f), shape, n, d); break;
+    default: arith_f64(op, fd, recip, pa, pb, SV(sa, f), SV(sb, f), shape, n, d); break;
   }
 #undef SV
   return finish(c, e, a, b, fl, r, rt, out);

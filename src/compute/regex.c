@@ -37,6 +37,66 @@ qv_status qvk_regex_compile(const uint8_t *pat, size_t len, uint32_t options, co
 #define RUST_BOUNDARY "(?:(?<=[" RUST_WORD "])(?![" RUST_WORD "])|(?<![" RUST_WORD "])(?=[" RUST_WORD "]))"
 #define RUST_NOT_BOUNDARY "(?:(?<=[" RUST_WORD "])(?=[" RUST_WORD "])|(?<![" RUST_WORD "])(?![" RUST_WORD "]))"
 
+/* Rust's regex crate reads the POSIX classes ([[:alpha:]], ...) as ASCII
+ * sets, where PCRE2 with UCP makes them Unicode: each becomes its ASCII
+ * ranges, or their complement for [:^name:]. */
+static const struct posix_class {
+  const char *name;
+  uint8_t ranges[9]; /* lo, hi pairs, 0-terminated after the first */
+} posix_classes[] = {
+    {"alnum", {'0', '9', 'A', 'Z', 'a', 'z'}},
+    {"alpha", {'A', 'Z', 'a', 'z'}},
+    {"ascii", {0, 0x7f}},
+    {"blank", {'\t', '\t', ' ', ' '}},
+    {"cntrl", {0, 0x1f, 0x7f, 0x7f}},
+    {"digit", {'0', '9'}},
+    {"graph", {'!', '~'}},
+    {"lower", {'a', 'z'}},
+    {"print", {' ', '~'}},
+    {"punct", {'!', '/', ':', '@', '[', '`', '{', '~'}},
+    {"space", {'\t', '\r', ' ', ' '}},
+    {"upper", {'A', 'Z'}},
+    {"word", {'0', '9', 'A', 'Z', '_', '_', 'a', 'z'}},
+    {"xdigit", {'0', '9', 'A', 'F', 'a', 'f'}},
+};
+
+/* Appends "\x{lo}-\x{hi}" */
+static qv_status append_range(qv_buffer *out, uint32_t lo, uint32_t hi) {
+  char t[40];
+  int n = snprintf(t, sizeof t, "\\x{%x}-\\x{%x}", (unsigned)lo, (unsigned)hi);
+  return qv_buffer_append(out, t, n);
+}
+
+/* At pat[k] == '[' inside a class: a POSIX class [:name:] or [:^name:]
+ * becomes its ASCII ranges; *used is the length consumed (0: not one). */
+static qv_status posix_class(const uint8_t *pat, size_t len, size_t k, qv_buffer *out, size_t *used) {
+  *used = 0;
+  if (k + 1 >= len || pat[k + 1] != ':') return QV_OK;
+  size_t a = k + 2;
+  bool neg = a < len && pat[a] == '^';
+  if (neg) a++;
+  size_t e = a;
+  while (e < len && pat[e] >= 'a' && pat[e] <= 'z') e++;
+  if (e + 1 >= len || pat[e] != ':' || pat[e + 1] != ']') return QV_OK;
+  for (size_t c = 0; c < sizeof posix_classes / sizeof posix_classes[0]; c++) {
+    const struct posix_class *pc = &posix_classes[c];
+    if (strlen(pc->name) != e - a || memcmp(pc->name, pat + a, e - a) != 0) continue;
+    uint32_t next = 0; /* the complement: the gaps between the ranges */
+    for (int r = 0; r < 8 && (r == 0 || pc->ranges[r] || pc->ranges[r + 1]); r += 2) {
+      uint32_t lo = pc->ranges[r], hi = pc->ranges[r + 1];
+      qv_status st = QV_OK;
+      if (!neg) st = append_range(out, lo, hi);
+      else if (lo > next) st = append_range(out, next, lo - 1);
+      if (st != QV_OK) return st;
+      next = hi + 1;
+    }
+    if (neg && append_range(out, next, 0x10ffff) != QV_OK) return QV_ERR_NOMEM;
+    *used = e + 2 - k;
+    return QV_OK;
+  }
+  return QV_OK;
+}
+
 qv_status qvk_regex_compile_rust(const uint8_t *pat, size_t len, const char *what, qvk_regex *re, qv_error *err) {
   const uint32_t opts = PCRE2_UTF | PCRE2_UCP | PCRE2_DOLLAR_ENDONLY;
   /* Syntax errors are reported against the pattern as written. */
@@ -47,6 +107,8 @@ qv_status qvk_regex_compile_rust(const uint8_t *pat, size_t len, const char *wha
       uint8_t c = pat[k + 1];
       needed = c == 'w' || c == 'W' || c == 'b' || c == 'B' || c == 's' || c == 'S';
       k++;
+    } else if (pat[k] == '[' && pat[k + 1] == ':') {
+      needed = true;
     }
   if (!needed) return QV_OK;
   qvk_regex_free(re);
@@ -80,6 +142,15 @@ qv_status qvk_regex_compile_rust(const uint8_t *pat, size_t len, const char *wha
         st = QV_ERR_NOMEM;
       }
       continue;
+    }
+    if (c == '[' && depth > 0) {
+      size_t used;
+      st = posix_class(pat, len, k, &out, &used);
+      if (st != QV_OK) break;
+      if (used) {
+        k += used - 1;
+        continue;
+      }
     }
     if (c == '[') {
       depth++;

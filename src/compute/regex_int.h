@@ -20,7 +20,8 @@ qv_status qvk_regex_compile(const uint8_t *pat, size_t len, uint32_t options, co
 /* Compiles a pattern written for Rust's regex crate (Polars): \w, \b, \B
  * and \s take that crate's Unicode meanings (Alphabetic, marks, decimal
  * digits, connector punctuation and joiners are word characters; White_Space
- * is space) and $ matches only at the very end.  Errors as above, with
+ * is space), the POSIX classes [[:alpha:]] ... are ASCII sets as in that
+ * crate, and $ matches only at the very end.  Errors as above, with
  * offsets into pat. */
 qv_status qvk_regex_compile_rust(const uint8_t *pat, size_t len, const char *what, qvk_regex *re, qv_error *err);
 void qvk_regex_free(qvk_regex *re);

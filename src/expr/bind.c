@@ -536,6 +536,11 @@ qv_status qve_bind_rule_isnan(qve_binder *b, qv_expr *e) {
 
 qv_status qve_bind_rule_coalesce(qve_binder *b, qv_expr *e) {
   qv_datatype c;
+  if (qve_bind_is_polars(e)) {
+    bool done;
+    QV_RETURN_NOT_OK(qve_bind_polars_string_union(b, e, e->args, e->n_args, &done));
+    if (done) return QV_OK;
+  }
   QV_RETURN_NOT_OK(qve_bind_unify(b, e->args, e->n_args, QV_COMMON_UNION, "coalesce", e->pos, &c));
   qv_datatype_reset(&e->type);
   e->type = c;
@@ -574,7 +579,10 @@ static qv_status bad_arity(qve_binder *b, const qv_expr *e) {
 qv_status qve_bind_rule_compare(qve_binder *b, qv_expr *e) {
   if (e->n_args < 1) return bad_arity(b, e);
   qv_datatype c;
-  if (qve_bind_is_polars(e)) QV_RETURN_NOT_OK(qve_bind_polars_compare_check(b, e));
+  if (qve_bind_is_polars(e)) {
+    QV_RETURN_NOT_OK(qve_bind_polars_compare_check(b, e));
+    QV_RETURN_NOT_OK(qve_bind_polars_compare_types(b, e));
+  }
   QV_RETURN_NOT_OK(qve_bind_unify(b, e->args, e->n_args, QV_COMMON_COMPARE, "compare", e->pos, &c));
   qv_datatype_reset(&c);
   qve_bind_set_simple(e, QV_TYPE_BOOL);
@@ -612,7 +620,12 @@ qv_status qve_bind_rule_cast(qve_binder *b, qv_expr *e) {
 qv_status qve_bind_rule_arith(qve_binder *b, qv_expr *e) {
   if (e->n_args != 2) return bad_arity(b, e);
   bool numeric = false;
-  if (qve_bind_is_polars(e)) QV_RETURN_NOT_OK(qve_bind_polars_arith(b, e, &numeric));
+  if (qve_bind_is_polars(e)) {
+    bool done;
+    QV_RETURN_NOT_OK(qve_bind_polars_string_add(b, e, &done));
+    if (done) return QV_OK;
+    QV_RETURN_NOT_OK(qve_bind_polars_arith(b, e, &numeric));
+  }
   return numeric ? QV_OK : bind_arith(b, e);
 }
 

@@ -68,6 +68,19 @@ qv_status qve_bind_polars_arith(qve_binder *b, qv_expr *e, bool *numeric);
  * is_in of integers in a list of floats (or floats in integers), and
  * datetimes in different time zones. */
 qv_status qve_bind_polars_compare_check(qve_binder *b, const qv_expr *e);
+/* Before unifying a Polars comparison: numbers meet in Polars' supertype
+ * where it is a float (an integer wider than 16 bits against Float32
+ * compares in Float64), a Python float literal against Float32 is rounded
+ * to Float32 (1e39 becomes inf). */
+qv_status qve_bind_polars_compare_types(qve_binder *b, qv_expr *e);
+/* Polars' `+` with a string operand: the node becomes concat_str (a bool
+ * or null other operand is accepted, anything else refused); *done false,
+ * nothing changed, when neither operand is a string. */
+qv_status qve_bind_polars_string_add(qve_binder *b, qv_expr *e, bool *done);
+/* Polars' String supertype of fill_null / coalesce / when-then values: a
+ * string with bools, numbers or dates makes every operand String (cast to
+ * text); *done false, nothing changed, otherwise. */
+qv_status qve_bind_polars_string_union(qve_binder *b, qv_expr *e, qv_expr **slots, int32_t n, bool *done);
 /* After a type error binding the Polars tree root: when it holds Python's
  * reading of `x > 2 & y` (x > (2 & y)), appends to the message that `&`
  * binds tighter than `>` and how to write it. */

@@ -16,6 +16,7 @@
  *   -1 Int64); a float literal makes integers Float64.  Literals alone are
  *   Int32 when they fit, else Int64, and Float64.
  * Anything else goes on to bind_polars_text.c. */
+#include <math.h>
 #include <string.h>
 
 #include "expr/bind_int.h"
@@ -183,13 +184,38 @@ static qv_status pl_unify_numeric(qve_binder *b, qv_expr *e, qv_expr **slots, in
   return QV_OK;
 }
 
+/* Polars' supertype of String with a bool, a number or a date is String:
+ * those operands are cast to text ("true", "1.5", "2024-01-01").  *done
+ * false, nothing changed, unless some operand is a string and every
+ * other one is of those types. */
+qv_status qve_bind_polars_string_union(qve_binder *b, qv_expr *e, qv_expr **slots, int32_t n, bool *done) {
+  bool str = false;
+  *done = false;
+  for (int32_t i = 0; i < n; i++) {
+    qv_type_id id = slots[i]->type.id;
+    if (id == QV_TYPE_STRING) str = true;
+    else if (id != QV_TYPE_BOOL && id != QV_TYPE_NULL && id != QV_TYPE_DATE32 && !qve_is_int(id) && !qve_is_float(id))
+      return QV_OK;
+  }
+  if (!str) return QV_OK;
+  for (int32_t i = 0; i < n; i++) QV_RETURN_NOT_OK(qve_bind_coerce_simple(b, &slots[i], QV_TYPE_STRING));
+  qve_bind_set_simple(e, QV_TYPE_STRING);
+  *done = true;
+  return QV_OK;
+}
+
 /* Common type of n value operands (when/then branches, fill_null,
- * min/max_horizontal): Polars' numeric typing, else the union rule. */
+ * min/max_horizontal): Polars' numeric typing, else String with bools,
+ * numbers and dates, else the union rule. */
 static qv_status pl_unify(qve_binder *b, qv_expr *e, qv_expr **slots, int32_t n, const char *what) {
   qv_type_id t;
-  bool numeric;
+  bool numeric, done;
   QV_RETURN_NOT_OK(pl_unify_numeric(b, e, slots, n, &numeric, &t));
   if (numeric) return pl_set_type(b, e, t);
+  if (e->op != QV_OP_MIN_HORIZONTAL && e->op != QV_OP_MAX_HORIZONTAL) {
+    QV_RETURN_NOT_OK(qve_bind_polars_string_union(b, e, slots, n, &done));
+    if (done) return QV_OK;
+  }
   qv_datatype c;
   QV_RETURN_NOT_OK(qve_bind_unify(b, slots, n, QV_COMMON_UNION, what, e->pos, &c));
   qv_datatype_reset(&e->type);
@@ -217,6 +243,65 @@ qv_status qve_bind_polars_arith(qve_binder *b, qv_expr *e, bool *numeric) {
   return pl_set_type(b, e, t);
 }
 
+/* Polars' `+` of a string with a string, a bool or a null is a
+ * concatenation (a null nulls the row, a bool reads "true" / "false");
+ * with a number it is refused, as Polars refuses it.  *done is false, and
+ * nothing changed, when neither operand is a string. */
+qv_status qve_bind_polars_string_add(qve_binder *b, qv_expr *e, bool *done) {
+  qv_type_id l = e->args[0]->type.id, r = e->args[1]->type.id;
+  *done = false;
+  if (e->op != QV_OP_ADD || (l != QV_TYPE_STRING && r != QV_TYPE_STRING)) return QV_OK;
+  qv_type_id o = l == QV_TYPE_STRING ? r : l;
+  if (o != QV_TYPE_STRING && o != QV_TYPE_BOOL && o != QV_TYPE_NULL)
+    return qve_bind_error(b, QV_ERR_TYPE, e->pos, "cannot apply + to %s and %s", TN(&e->args[0]->type),
+                          TN(&e->args[1]->type));
+  char *sep = qv_strdup("");
+  if (!sep) return qve_bind_nomem(b);
+  qv_free(e->name);
+  e->name = sep;
+  e->op = QV_OP_CONCAT_STR;
+  e->flags &= ~(uint32_t)QV_EXPR_F_IGNORE_NULLS;
+  *done = true;
+  return qve_bind_rule_concat_str(b, e);
+}
+
+/* The nearest float32 of x as Rust's `as f32` rounds it: past the float32
+ * range (from FLT_MAX plus half an ulp on) it is infinite. */
+static double to_f32(double x) {
+  if (isfinite(x) && fabs(x) >= 0x1.ffffffp127) return x < 0 ? -INFINITY : INFINITY;
+  return (double)(float)x;
+}
+
+/* Comparisons of numbers run in Polars' supertype (pl_supertype): an
+ * integer of more than 16 bits against a Float32 compares in Float64
+ * (i32 16777217 > f32 16777216.0 holds), and a Python float literal
+ * compared with Float32 operands is rounded to Float32 first, so 1e39 is
+ * inf.  Integer pairs keep the exact comparison the binder gives them
+ * (Polars' integer supertypes hold both values exactly). */
+qv_status qve_bind_polars_compare_types(qve_binder *b, qv_expr *e) {
+  qv_type_id t = QV_TYPE_NULL;
+  int32_t n = e->op == QV_OP_IN ? 1 : e->n_args;
+  for (int32_t i = 0; i < n; i++) {
+    const qv_expr *a = e->args[i];
+    if (is_null_literal(a) || is_dynamic(a)) continue;
+    qv_type_id id = a->type.id;
+    if (!qve_is_int(id) && !qve_is_float(id)) return QV_OK;
+    if (t == QV_TYPE_NULL) t = id;
+    else pl_supertype(t, id, &t);
+  }
+  if (!qve_is_float(t)) return QV_OK;
+  for (int32_t i = 0; i < n; i++) {
+    qv_expr *a = e->args[i];
+    if (is_null_literal(a)) continue;
+    if (is_dynamic(a)) {
+      if (t == QV_TYPE_FLOAT32 && qve_is_float(a->value.type.id)) a->value.v.f = to_f32(a->value.v.f);
+      continue;
+    }
+    QV_RETURN_NOT_OK(qve_bind_coerce_simple(b, &e->args[i], t));
+  }
+  return QV_OK;
+}
+
 qv_status qve_bind_polars_compare_check(qve_binder *b, const qv_expr *e) {
   const qv_datatype *x = &e->args[0]->type;
   for (int32_t i = 1; i < e->n_args; i++) {
@@ -226,6 +311,10 @@ qv_status qve_bind_polars_compare_check(qve_binder *b, const qv_expr *e) {
         ((qve_is_int(x->id) && qve_is_float(y->id)) || (qve_is_float(x->id) && qve_is_int(y->id))))
       return qve_bind_error(b, QV_ERR_TYPE, e->pos,
                             "is_in cannot check for %s values in a list of %s (Polars 2 refuses it)", TN(x), TN(y));
+    if (x->id == QV_TYPE_TIMESTAMP && y->id == QV_TYPE_TIMESTAMP && !x->timezone != !y->timezone)
+      return qve_bind_error(b, QV_ERR_TYPE, e->pos,
+                            "cannot compare %s with %s: Polars does not compare a naive datetime with a zoned one",
+                            TN(x), TN(y));
     if (x->id == QV_TYPE_TIMESTAMP && y->id == QV_TYPE_TIMESTAMP && x->timezone && y->timezone &&
         strcmp(x->timezone, y->timezone) != 0)
       return qve_bind_error(b, QV_ERR_TYPE, e->pos,

@@ -291,6 +291,25 @@ qv_expr *qve_pl_is_between(qv_expr *x, qv_expr *lo, qv_expr *hi, const char *clo
     qv_expr_destroy(hi);
     return NULL;
   }
+  /* Polars brings x and both bounds to one supertype: with a Python
+   * float bound, an int bound compares as a float too (so i64 2^53 + 1 is
+   * between 0.5 and 2^53). */
+  qv_expr *lits[2] = {lo, hi};
+  for (int k = 0; k < 2; k++) {
+    qv_expr *l = lits[k], *o = lits[1 - k];
+    bool o_float = o->kind == QV_EXPR_LITERAL && (o->flags & QV_EXPR_F_DYNAMIC) && !o->value.is_null &&
+                   o->value.type.id == QV_TYPE_FLOAT64;
+    if (!o_float || l->kind != QV_EXPR_LITERAL || !(l->flags & QV_EXPR_F_DYNAMIC) || l->value.is_null) continue;
+    if (l->value.type.id == QV_TYPE_INT64 || l->value.type.id == QV_TYPE_INT32) {
+      l->value.v.f = (double)l->value.v.i;
+    } else if (l->value.type.id == QV_TYPE_UINT64) {
+      l->value.v.f = (double)l->value.v.u;
+    } else {
+      continue;
+    }
+    l->value.type.id = QV_TYPE_FLOAT64;
+    l->type.id = QV_TYPE_FLOAT64;
+  }
   bool lo_in = strcmp(closed, "both") == 0 || strcmp(closed, "left") == 0;
   bool hi_in = strcmp(closed, "both") == 0 || strcmp(closed, "right") == 0;
   /* Polars evaluates x >= lo & x <= hi (and so on): the same tree, which

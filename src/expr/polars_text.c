@@ -115,7 +115,7 @@ static qv_expr *list_item(pt *p, const pv *v, pv_kind kind) {
     case PV_BOOL: s.type = qv_datatype_simple(QV_TYPE_BOOL); break;
     case PV_DATE: s.type = qv_datatype_simple(QV_TYPE_DATE32); break;
     case PV_DATETIME:
-      if (qv_datatype_timestamp(QV_UNIT_MICRO, NULL, &s.type, &e2) != QV_OK) return NULL;
+      if (qv_datatype_timestamp(QV_UNIT_MICRO, v->utc ? "UTC" : NULL, &s.type, &e2) != QV_OK) return NULL;
       break;
     case PV_TIMEDELTA: s.type = qv_datatype_duration(QV_UNIT_MICRO); break;
     case PV_TIME: s.type = qv_datatype_time64(QV_UNIT_NANO); break;
@@ -217,6 +217,7 @@ static bool to_expr_impl(pt *p, pv *v, bool str_as_lit, qv_expr **out, int32_t *
     }
     case PV_WHEN: return qve_pt_fail(p, v->col, "expected .then(...) after pl.when(...)");
     case PV_DTYPE: return qve_pt_fail(p, v->col, "a data type is not an expression");
+    case PV_TZ: return qve_pt_fail(p, v->col, "a tzinfo is not an expression");
     case PV_INT: e = qve_pl_dyn_int_text(v->s, (size_t)v->n); break;
     case PV_FLOAT: e = qve_pl_dyn_float(v->f); break;
     case PV_STR: e = str_as_lit ? qve_pl_string(v->s, (size_t)v->n) : qve_pl_mark(qv_expr_column(v->s)); break;
@@ -244,7 +245,8 @@ static bool to_expr_impl(pt *p, pv *v, bool str_as_lit, qv_expr **out, int32_t *
       if (v->kind == PV_DATE) s = qv_scalar_int(QV_TYPE_DATE32, v->i);
       else if (v->kind == PV_TIMEDELTA) s.type = qv_datatype_duration(QV_UNIT_MICRO);
       else if (v->kind == PV_TIME) s.type = qv_datatype_time64(QV_UNIT_NANO);
-      else if (qv_datatype_timestamp(QV_UNIT_MICRO, NULL, &s.type, &e2) != QV_OK) return qve_pt_nomem(p);
+      else if (qv_datatype_timestamp(QV_UNIT_MICRO, v->utc ? "UTC" : NULL, &s.type, &e2) != QV_OK)
+        return qve_pt_nomem(p);
       s.is_null = false;
       s.v.i = v->i;
       e = qve_pl_literal(&s, false);
@@ -470,7 +472,8 @@ static bool parse_atom(pt *p, pv *out) {
       /* date(...), datetime.date(...), decimal.Decimal(...) ... */
       const pt_token *name = t;
       if (at(p, PT_DOT) && p->toks[p->i + 1].kind == PT_NAME && p->toks[p->i + 2].kind == PT_LPAREN &&
-          (strcmp(t->text, "datetime") == 0 || strcmp(t->text, "decimal") == 0 || strcmp(t->text, "math") == 0)) {
+          (strcmp(t->text, "datetime") == 0 || strcmp(t->text, "decimal") == 0 || strcmp(t->text, "math") == 0 ||
+           strcmp(t->text, "zoneinfo") == 0)) {
         next(p);
         name = next(p);
       }
@@ -481,6 +484,20 @@ static bool parse_atom(pt *p, pv *out) {
         qve_pt_args_reset(&args);
         out->col = t->col;
         return ok;
+      }
+      /* timezone.utc, datetime.timezone.utc: the UTC tzinfo */
+      if (strcmp(name->text, "datetime") == 0 && at(p, PT_DOT) && p->toks[p->i + 1].kind == PT_NAME &&
+          strcmp(p->toks[p->i + 1].text, "timezone") == 0) {
+        next(p);
+        name = next(p);
+      }
+      if (strcmp(name->text, "timezone") == 0 && at(p, PT_DOT) && p->toks[p->i + 1].kind == PT_NAME &&
+          strcmp(p->toks[p->i + 1].text, "utc") == 0) {
+        next(p);
+        next(p);
+        out->kind = PV_TZ;
+        out->col = t->col;
+        return true;
       }
       if (strcmp(name->text, "math") == 0 && at(p, PT_DOT)) {
         next(p);

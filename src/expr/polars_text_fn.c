@@ -497,12 +497,15 @@ static bool date_value(pt *p, const char *fn, bool dt, pt_args *a, int32_t col, 
   if (dt && (!int_arg(p, a, 3, "hour", 0, false, &h) || !int_arg(p, a, 4, "minute", 0, false, &mi) ||
              !int_arg(p, a, 5, "second", 0, false, &s) || !int_arg(p, a, 6, "microsecond", 0, false, &us)))
     return false;
+  pv *tz = dt ? qve_pt_arg(a, 7, "tzinfo") : NULL;
+  if (tz && tz->kind != PV_NONE && tz->kind != PV_TZ) return qve_pt_fail(p, tz->col, "%s() expects a tzinfo", fn);
   if (!qve_pt_all_used(p, a, "", fn)) return false;
   if (!valid_date(y, m, d) || h < 0 || h > 23 || mi < 0 || mi > 59 || s < 0 || s > 59 || us < 0 || us > 999999)
     return qve_pt_fail(p, col, "%s() out of range", fn);
   int64_t days = days_from_civil(y, m, d);
   out->kind = dt ? PV_DATETIME : PV_DATE;
   out->i = dt ? ((days * 86400 + h * 3600 + mi * 60 + s) * 1000000 + us) : days;
+  out->utc = tz && tz->kind == PV_TZ;
   return true;
 }
 
@@ -511,6 +514,15 @@ bool qve_pt_builtin(pt *p, const pt_token *name, pt_args *a, pv *out) {
   memset(out, 0, sizeof *out);
   out->col = name->col;
   if (strcmp(n, "date") == 0 || strcmp(n, "datetime") == 0) return date_value(p, n, n[4] == 't', a, name->col, out);
+  if (strcmp(n, "ZoneInfo") == 0) {
+    pv *v = qve_pt_arg(a, 0, "key");
+    if (!need(p, v, a, n, "a zone name") || !qve_pt_all_used(p, a, "", n)) return false;
+    if (v->kind != PV_STR) return qve_pt_fail(p, v->col, "ZoneInfo() expects a zone name");
+    if (strcmp(v->s, "UTC") != 0 && strcmp(v->s, "Etc/UTC") != 0)
+      return qve_pt_fail(p, v->col, "time zone '%s' is not supported (only UTC; named zones need a tz database)", v->s);
+    out->kind = PV_TZ;
+    return true;
+  }
   if (strcmp(n, "time") == 0) {
     int64_t h, mi, s, us;
     if (!int_arg(p, a, 0, "hour", 0, false, &h) || !int_arg(p, a, 1, "minute", 0, false, &mi) ||

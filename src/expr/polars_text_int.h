@@ -72,7 +72,8 @@ typedef enum pv_kind {
   PV_TIMEDELTA, /* i: microseconds */
   PV_TIME,      /* i: nanoseconds since midnight */
   PV_DECIMAL,   /* dec: unscaled; scale */
-  PV_DTYPE      /* type (a qv_datatype); dtype_ok false: a Polars dtype quiver lacks */
+  PV_DTYPE,     /* type (a qv_datatype); dtype_ok false: a Polars dtype quiver lacks */
+  PV_TZ         /* a tzinfo: timezone.utc, ZoneInfo("UTC") (named zones are refused) */
 } pv_kind;
 
 typedef struct pv {
@@ -90,6 +91,7 @@ typedef struct pv {
   int32_t n_items;
   qv_datatype type; /* DTYPE */
   bool dtype_ok;
+  bool utc; /* DATETIME: aware (tzinfo UTC), i is the instant */
 } pv;
 
 void qve_pv_reset(pv *v);

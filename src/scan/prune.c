@@ -5,7 +5,12 @@
  * page containing NaN is never pruned (NaN is the greatest value in the
  * total order Lance uses, and IEEE makes it unordered: either way it breaks
  * interval reasoning), and a zero bound is widened to both zeros so that
- * every float order agrees with the interval test. */
+ * every float order agrees with the interval test.
+ *
+ * Null rows: a comparison, BETWEEN and IN (but IN with nulls_equal and a
+ * null in its list) are null on them, IS NOT NULL false, IS NULL true;
+ * every other node (eq_missing, fill_null, coalesce, when/then, NOT) is
+ * never used to prune, since it can be true on a null row. */
 #include <math.h>
 #include <string.h>
 
@@ -149,7 +154,11 @@ bool qvsc_prune_page(const qv_expr *e, const qv_page_stats *const *stats, int64_
     case QV_OP_IN: {
       int32_t c = column_of(e->args[0]);
       if (c < 0) return false;
-      if (all_null(stats[c], rows)) return true;
+      /* Under nulls_equal (Polars is_in(..., nulls_equal=True)) a null row
+       * is found when the list holds a null: such a page keeps every row. */
+      bool finds_null = false;
+      for (int32_t i = 1; i < e->n_args; i++) finds_null |= e->sem.in_nulls_equal && qve_is_null_lit(e->args[i]);
+      if (all_null(stats[c], rows)) return !finds_null;
       for (int32_t i = 1; i < e->n_args; i++) {
         if (!qve_is_value_lit(e->args[i])) return false;
         interval iv = page_interval(stats[c], e->args[i]);

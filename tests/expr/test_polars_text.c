@@ -312,6 +312,32 @@ static void test_literals(void **state) {
   assert_int_equal(e->args[1]->value.v.i, INT64_C(1704164645000));
   qv_expr_destroy(e);
 
+  /* Aware datetimes in UTC (issue 19): every spelling of the UTC tzinfo. */
+  static const char *const utc[] = {
+      "pl.col(\"ts\") < datetime(2024, 1, 2, 3, 4, 5, tzinfo=timezone.utc)",
+      "pl.col(\"ts\") < datetime(2024, 1, 2, 3, 4, 5, tzinfo=datetime.timezone.utc)",
+      "pl.col(\"ts\") < datetime(2024, 1, 2, 3, 4, 5, 0, timezone.utc)",
+      "pl.col(\"ts\") < datetime(2024, 1, 2, 3, 4, 5, tzinfo=ZoneInfo(\"UTC\"))",
+      "pl.col(\"ts\") < datetime.datetime(2024, 1, 2, 3, 4, 5, tzinfo=zoneinfo.ZoneInfo(\"UTC\"))",
+      "pl.col(\"ts\").is_in([datetime(2024, 1, 2, 3, 4, 5, tzinfo=timezone.utc)])",
+  };
+  for (size_t k = 0; k < sizeof utc / sizeof utc[0]; k++) {
+    e = parse_ok(utc[k]);
+    assert_int_equal(e->args[1]->value.type.id, QV_TYPE_TIMESTAMP);
+    assert_string_equal(e->args[1]->value.type.timezone, "UTC");
+    assert_int_equal(e->args[1]->value.v.i, INT64_C(1704164645000000));
+    qv_expr_destroy(e);
+  }
+  e = parse_ok("pl.col(\"ts\") < datetime(2024, 1, 2, tzinfo=None)");
+  assert_null(e->args[1]->value.type.timezone);
+  qv_expr_destroy(e);
+  expect_error("pl.col(\"ts\") < datetime(2024, 1, 2, tzinfo=ZoneInfo(\"Europe/Berlin\"))",
+               "expression: time zone 'Europe/Berlin' is not supported (only UTC; named zones need a tz database) at "
+               "column 53");
+  expect_error("pl.col(\"ts\") < datetime(2024, 1, 2, tzinfo=1)",
+               "expression: datetime() expects a tzinfo at column 44");
+  expect_error("pl.col(\"ts\") < timezone.utc", "expression: a tzinfo is not an expression at column 16");
+
   e = parse_ok("pl.col(\"f\") > float('nan')");
   assert_true(isnan(e->args[1]->value.v.f));
   qv_expr_destroy(e);

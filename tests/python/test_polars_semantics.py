@@ -12,8 +12,10 @@ fails), quiver must fail with a message, not return rows.
 The build directory comes from QV_BUILD_DIR (default /work/main/build).
 """
 
+import datetime
 import math
 import os
+import zoneinfo
 import subprocess
 
 import pytest
@@ -69,8 +71,11 @@ def dataset(tmp_path_factory):
     return df, ds
 
 
+NAMESPACE = {"pl": pl, "datetime": datetime.datetime, "timezone": datetime.timezone, "ZoneInfo": zoneinfo.ZoneInfo}
+
+
 def _polars_rows(df, text):
-    expr = eval(text, {"pl": pl})  # noqa: S307 - test expressions written here
+    expr = eval(text, dict(NAMESPACE))  # noqa: S307 - test expressions written here
     return sorted(df.filter(expr)["idx"].to_list())
 
 
@@ -294,3 +299,191 @@ def test_refused_with_reason(dataset, text, message):
     got, err = _quiver_rows(ds, text, True)
     assert got is None
     assert message in err, err
+
+
+# ---- issue 19: the classes the generated differential found ----------------------------------------------
+#
+# A second table, four rows a page, whose pages are chosen for pruning: rows
+# 0-3 hold only nulls in `n` and `z`, rows 4-7 some nulls, the rest none.
+
+
+def _table19():
+    n = 16
+    return pl.DataFrame(
+        {
+            "idx": pl.Series(range(n), dtype=pl.Int64),
+            "i32": pl.Series([16777217, 1, None, -3, 2**31 - 1, -(2**31), 0, 5, 3, -1, 7, 16777216, 2, 9, -9, 4],
+                             dtype=pl.Int32),
+            "u32": pl.Series([16777217, 1, None, 3, 2**32 - 1, 0, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16],
+                             dtype=pl.UInt32),
+            "f32": pl.Series([16777216.0, 2.0, 1.0, None, INF, -INF, NAN, 0.1, 0.3, 3.4028234663852886e38, -0.0,
+                              16777216.0, 1.5, -2.5, 0.7, 1e30], dtype=pl.Float32),
+            "i64": pl.Series([2**53 + 1, 2**53, 1, None, -1, 0, 2**63 - 1, -(2**63), 3, 30, 7, 70, 10, -3, 55, 2]),
+            "x": pl.Series([0.3, 0.7, None, 1.0, 1e308, -0.3, 5.5, 3.0, NAN, INF, -INF, 0.0, -0.0, 0.1, 2.5, 1e-310]),
+            "s": ["a", None, "b", "c", None, "ab", "é", "日", "Ω", "x1", "_", " ", "A", "ß", "9", ""],
+            "t": [None, "x", None, "y", None, None, "z", "", "w", None, "v", "u", None, "t", "s", "r"],
+            "p": pl.Series([True, None, False, True, None, False, True, True, False, None, True, False, None, True,
+                            False, True]),
+            "n": pl.Series([None, None, None, None, 1, None, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11], dtype=pl.Int64),
+            "z": pl.Series([None, None, None, None, "a", None, "b", "c", "d", "e", "f", "g", "h", "i", "j", "k"]),
+            "utc": pl.Series([datetime.datetime(2024, 1, 1, h, tzinfo=datetime.timezone.utc) for h in range(15)] + [None],
+                             dtype=pl.Datetime("us", "UTC")),
+            "ts": pl.Series([datetime.datetime(2024, 1, 1, h) for h in range(15)] + [None], dtype=pl.Datetime("us")),
+        }
+    )
+
+
+@pytest.fixture(scope="module")
+def dataset19(tmp_path_factory):
+    if not os.path.exists(QUIVER):
+        pytest.skip("!!! %s not found (build it, or set QV_BUILD_DIR) !!!" % QUIVER)
+    d = tmp_path_factory.mktemp("polars_semantics19")
+    df = _table19()
+    ipc = d / "t.arrow"
+    df.write_ipc(ipc)
+    ds = d / "ds"
+    subprocess.run([QUIVER, "import", "-q", "--page-rows", "4", str(ipc), str(ds)], check=True)
+    return df, ds
+
+
+SAME_ROWS_19 = [
+    # 1. string + concatenates; a null operand nulls the row, a bool reads "true"
+    '(pl.col("s") + "x") == "ax"',
+    '("x" + pl.col("s")) == "xab"',
+    '(pl.col("s") + pl.col("t")) == "bw"',
+    '(pl.col("s") + pl.col("t")).is_null()',
+    '(pl.col("s") + pl.col("p")) == "atrue"',
+    '(pl.col("s") + None).is_null()',
+    '(pl.col("s") + "x" + pl.col("t")).str.len_chars() > 2',
+    # 5. float literals outside Float32 are inf next to a Float32 column
+    'pl.col("f32") == 1e39',
+    'pl.col("f32") < 1e39',
+    'pl.col("f32") >= -1e39',
+    'pl.col("f32") == -1e39',
+    'pl.col("f32") == 3.4028235e38',
+    'pl.col("f32") == 3.4028235677973366e38',
+    'pl.col("f32") == pl.lit(1e39)',
+    'pl.col("f32") == 0.1',
+    'pl.col("f32") == 16777217',
+    'pl.col("f32").is_between(-1e39, 1e39)',
+    # 6. mixed numeric pairs compare in Polars' supertype
+    'pl.col("i32") > pl.col("f32")',
+    'pl.col("i32") == pl.col("f32")',
+    'pl.col("u32") > pl.col("f32")',
+    'pl.col("i64") <= pl.col("f32")',
+    'pl.col("i64") == pl.col("x")',
+    'pl.col("i64").is_between(0.5, 9007199254740992)',
+    'pl.col("i64").is_between(1, 9007199254740992.0, closed="none")',
+    'pl.col("i64") == 9007199254740992.0',
+    'pl.col("i64") > pl.col("u32")',
+    'pl.col("i32") < pl.col("i64")',
+    # 7. a string with a bool, a number or a date makes a string
+    'pl.col("t").fill_null(pl.col("p")) == "true"',
+    'pl.col("t").fill_null(pl.col("p")) == "false"',
+    'pl.col("t").fill_null(pl.col("i32")) == "-3"',
+    'pl.col("s").fill_null(pl.col("x")) == "1e+308"',
+    'pl.col("s").fill_null(pl.col("f32")) == "inf"',
+    'pl.col("s").fill_null(1.5) == "1.5"',
+    'pl.col("s").fill_null(True) == "true"',
+    'pl.col("p").fill_null("x") == "true"',
+    'pl.col("i32").fill_null("x") == "x"',
+    'pl.coalesce("t", "p", "i32") == "false"',
+    'pl.when(pl.col("p")).then(pl.col("s")).otherwise(pl.col("i32")) == "-3"',
+    'pl.when(pl.col("p")).then(pl.col("s")).otherwise(True) == "true"',
+    'pl.when(pl.col("p")).then(1).otherwise(pl.lit("x")) == "1"',
+    # 3. POSIX classes are ASCII (Rust's regex crate); \w \d \s stay Unicode
+    *['pl.col("s").str.contains("[[:%s:]]")' % c for c in
+      ["alpha", "digit", "alnum", "upper", "lower", "space", "punct", "word", "xdigit", "blank", "cntrl", "graph",
+       "print", "ascii"]],
+    *['pl.col("s").str.contains("[[:^%s:]]")' % c for c in ["alpha", "word", "ascii", "space", "punct"]],
+    'pl.col("s").str.contains("[^[:alpha:]]")',
+    'pl.col("s").str.contains("(?i)[[:upper:]]")',
+    'pl.col("s").str.contains("^[[:alpha:]_]+$")',
+    'pl.col("s").str.contains("[[:alpha:]\\d]")',
+    'pl.col("s").str.contains("\\w")',
+    'pl.col("s").str.contains("\\d")',
+    'pl.col("s").str.contains("\\s")',
+    # 4. pruning keeps the pages whose null rows a predicate keeps (n, z: rows 0-3 all null, 4-7 some)
+    'pl.col("n").is_in([None], nulls_equal=True)',
+    'pl.col("n").is_in([1, None], nulls_equal=True)',
+    'pl.col("n").is_in([100, None], nulls_equal=True)',
+    'pl.col("n").is_in([1, None])',
+    'pl.col("n").is_in([1])',
+    '~pl.col("n").is_in([1, None], nulls_equal=True)',
+    'pl.col("z").is_in([None, "a"], nulls_equal=True)',
+    'pl.col("n").is_in([None], nulls_equal=True) & (pl.col("idx") < 6)',
+    'pl.col("n").is_in([None], nulls_equal=True) | (pl.col("n") > 100)',
+    'pl.col("n").is_null()',
+    'pl.col("n").is_not_null()',
+    '~pl.col("n").is_not_null()',
+    'pl.col("n").eq_missing(None)',
+    'pl.col("n").ne_missing(1)',
+    'pl.col("z").eq_missing(None)',
+    'pl.col("n").fill_null(0) == 0',
+    'pl.col("z").fill_null("q") == "q"',
+    'pl.coalesce("n", 0) == 0',
+    'pl.coalesce("z", "t") == "x"',
+    'pl.when(pl.col("n").is_null()).then(True).otherwise(False)',
+    'pl.when(pl.col("n") > 3).then(False).otherwise(True)',
+    '(pl.col("n") > 3) | pl.col("n").is_null()',
+    'pl.col("n").is_between(1, 3) | pl.col("z").is_null()',
+    'pl.col("n") == None',
+    # 9. aware datetimes in UTC
+    'pl.col("utc") < datetime(2024, 1, 1, 3, tzinfo=timezone.utc)',
+    'pl.col("utc") == datetime(2024, 1, 1, 5, tzinfo=timezone.utc)',
+    'pl.col("utc") >= datetime(2024, 1, 1, 12, 0, 0, 0, timezone.utc)',
+    'pl.col("utc") > datetime(2024, 1, 1, 13, tzinfo=ZoneInfo("UTC"))',
+    'pl.col("utc").is_in([datetime(2024, 1, 1, 2, tzinfo=timezone.utc), datetime(2024, 1, 1, 4, tzinfo=timezone.utc)])',
+    'pl.col("utc") == pl.lit(datetime(2024, 1, 1, 6, tzinfo=timezone.utc))',
+    'pl.col("utc").is_between(datetime(2024, 1, 1, 2, tzinfo=timezone.utc), '
+    'datetime(2024, 1, 1, 4, tzinfo=timezone.utc))',
+    # 8. division, // and % by a scalar multiply by its reciprocal
+    '(pl.col("x") / 0.1) == 3',
+    '(pl.col("x") / 0.1) == 7',
+    '(pl.col("x") % 0.1) < 0',
+    '(pl.col("x") % 0.1).is_nan()',
+    '(pl.col("x") // 0.1) == 3',
+    '(pl.col("i64") / 0.1) == 30',
+    '(pl.col("i64") / 3.0) == 2.333333333333333',
+    '(pl.col("i64") / 3) == 18.333333333333332',
+    '(pl.col("f32") / 0.1) == 3',
+    '(pl.col("f32") % 0.1) == 0',
+    '(pl.col("f32") // 0.1) == 3',
+    '(0.1 / pl.col("x")) > 0.3333333333333333',
+    '(pl.col("x") / pl.lit(0.1)) == 3',
+    '(pl.col("x") / (pl.lit(0.05) * 2)) == 3',
+    '(pl.col("x") / 0.0).is_nan()',
+    '(pl.col("x") / 1e-310) > 1e300',
+    '(pl.col("x") / pl.col("x")) == 1',
+]
+
+
+@pytest.mark.parametrize("text", SAME_ROWS_19)
+@pytest.mark.parametrize("pushdown", [True, False], ids=["pushdown", "no-pushdown"])
+def test_same_rows_as_polars_19(dataset19, text, pushdown):
+    df, ds = dataset19
+    want = _polars_rows(df, text)
+    got, err = _quiver_rows(ds, text, pushdown)
+    assert err is None, "quiver failed on %s: %s" % (text, err)
+    assert got == want, "%s: quiver kept %s, Polars %s" % (text, got, want)
+
+
+BOTH_FAIL_19 = [
+    ('pl.col("ts") < datetime(2024, 1, 1, 3, tzinfo=timezone.utc)', "naive datetime with a zoned one"),
+    ('pl.col("utc") < datetime(2024, 1, 1, 3)', "naive datetime with a zoned one"),
+    ('pl.col("utc") == pl.col("ts")', "naive datetime with a zoned one"),
+    ('pl.col("utc") < datetime(2024, 1, 1, 3, tzinfo=ZoneInfo("Europe/Berlin"))', "not supported"),
+    ('(pl.col("s") + 1) == "a"', "cannot apply + to string"),
+    ('(pl.col("s") + pl.col("i32")) == "a"', "cannot apply + to string"),
+]
+
+
+@pytest.mark.parametrize("text,word", BOTH_FAIL_19)
+def test_both_refuse_19(dataset19, text, word):
+    df, ds = dataset19
+    with pytest.raises(Exception):
+        _polars_rows(df, text)
+    for pushdown in (True, False):
+        got, err = _quiver_rows(ds, text, pushdown)
+        assert got is None, "%s: Polars raises, quiver returned %s" % (text, got)
+        assert word in err.lower(), err
