@@ -324,6 +324,26 @@ static bool lance_arith(tr *t, const qv_expr *e, qvb_text *o) {
       if (!(e->flags & QV_EXPR_F_TRUE_DIV)) return qvp_lsql_binop(t, e, "/", o);
       int f32 = qvp_lsql_div_float32(t, e);
       if (f32 < 0) return qvp_lsql_decline(t, e, "/ of a Float32 and another type: the result type is not pinned down");
+      /* Polars divides by a scalar as a product with its reciprocal (0.3 /
+       * 0.1 is 3.0 there, 2.9999999999999996 as a quotient): the same
+       * product, with the reciprocal computed here in Polars' float type,
+       * is what Lance must compute to keep Polars' rows exactly. */
+      double c;
+      bool recip = e->sem.float_order == QV_FLOAT_POLARS && !qve_is_lit(e->args[0]) && lit_number(e->args[1], &c);
+      double r = recip ? (f32 ? (double)(1.0f / (float)c) : 1.0 / c) : 0;
+      /* x / 0 and x * (1 / 0) agree (IEEE: inf, NaN for 0), so a divisor
+       * without a finite, nonzero reciprocal stays a quotient. */
+      if (recip && isfinite(r) && r != 0) {
+        qvb_text a = {0};
+        char buf[64];
+        bool ok = qvp_lsql_value(t, e->args[0], &a);
+        qvp_lsql_fmt_double(r, buf, sizeof buf);
+        if (ok && f32) qvb_text_f(o, "(%s * CAST(%s AS FLOAT))", a.p, buf);
+        else if (ok && qvp_lsql_type_of(t, e->args[0]) == QV_TYPE_FLOAT64) qvb_text_f(o, "(%s * %s)", a.p, buf);
+        else if (ok) qvb_text_f(o, "(CAST(%s AS DOUBLE) * %s)", a.p, buf);
+        qvb_text_free(&a);
+        return ok;
+      }
       qvb_text a = {0}, b = {0};
       bool ok = qvp_lsql_value(t, e->args[0], &a);
       ok = qvp_lsql_value(t, e->args[1], &b) && ok;
