@@ -11,5 +11,6 @@
 #include "quiver/storage.h"
 #include "quiver/index.h"
 #include "quiver/scan.h"
+#include "quiver/exec.h"
 
 #endif
