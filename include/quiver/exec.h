@@ -110,6 +110,49 @@ QV_API qv_status qv_exec_limit(qv_exec_ctx *ctx, qv_exec_op *child, int64_t skip
  * first that does not); names come from the first child. */
 QV_API qv_status qv_exec_union(qv_exec_ctx *ctx, qv_exec_op **children, int32_t n, qv_exec_op **out, qv_error *err);
 
+/* ---- aggregation ------------------------------------------------------ */
+
+typedef enum qv_agg_fn {
+  QV_AGG_COUNT_STAR = 0, /* rows (arg unused) */
+  QV_AGG_COUNT,          /* non-null values */
+  QV_AGG_SUM,
+  QV_AGG_AVG,
+  QV_AGG_MIN,
+  QV_AGG_MAX,
+  QV_AGG_COLLECT /* the non-null values, as a list, in input order */
+} qv_agg_fn;
+
+/* One aggregate: fn over arg (unbound; NULL for count(*)), output column
+ * name.  distinct: each distinct non-null value once per group.
+ *
+ * Null and NaN rules (SQL and Cypher agree): nulls are skipped by every
+ * function but count(*).  Over no rows (or only nulls) count and count(*)
+ * give 0, collect an empty list, and sum, avg, min and max null.  sum of
+ * integers is int64 and fails with QV_ERR_OVERFLOW when it leaves int64;
+ * of floats float64 (a NaN makes it NaN).  avg is float64.  min and max
+ * keep the input type (integers, floats, bool, strings by bytes, temporal);
+ * NaN is greater than every number, so max is NaN when a NaN was seen and
+ * min is NaN only when every value was.  DISTINCT and group keys treat NaN
+ * as one value, -0.0 as 0.0, and null as one group key. */
+typedef struct qv_exec_agg {
+  qv_agg_fn fn;
+  const qv_expr *arg;
+  bool distinct;
+  const char *name;
+} qv_exec_agg;
+
+/* HashAggregateExec: groups its input by the key expressions (n_keys may
+ * be 0: one row, also over no input) and yields the keys (named
+ * key_names[i]) then the aggregates.  Holds its group table and the
+ * aggregates' state (the values of collect, the distinct sets), counted
+ * against the memory limit; yields only after its input ended.  With
+ * threads > 1, the rows of each round of input batches are split by key
+ * hash and each part aggregated on its own worker: the groups are the same
+ * at any thread count, their order is not. */
+QV_API qv_status qv_exec_aggregate(qv_exec_ctx *ctx, qv_exec_op *child, const qv_expr *const *keys,
+                                   const char *const *key_names, int32_t n_keys, const qv_exec_agg *aggs,
+                                   int32_t n_aggs, qv_exec_op **out, qv_error *err);
+
 #ifdef __cplusplus
 }
 #endif
