@@ -153,6 +153,29 @@ QV_API qv_status qv_exec_aggregate(qv_exec_ctx *ctx, qv_exec_op *child, const qv
                                    const char *const *key_names, int32_t n_keys, const qv_exec_agg *aggs,
                                    int32_t n_aggs, qv_exec_op **out, qv_error *err);
 
+/* ---- joins ------------------------------------------------------------- */
+
+typedef enum qv_join_type {
+  QV_JOIN_INNER = 0,
+  QV_JOIN_LEFT, /* left outer: unmatched left rows once, right columns null */
+  QV_JOIN_SEMI, /* left rows with a match, once each; left columns only */
+  QV_JOIN_ANTI  /* left rows without a match; left columns only */
+} qv_join_type;
+
+/* HashJoinExec: equi-join of left and right on left_keys[i] = right_keys[i]
+ * (column names, n_keys >= 1; integer keys of any width compare by value,
+ * as do floats of either width; strings and binary by bytes).  Null keys
+ * never match, nor does NaN.  Output: the left columns then the right ones
+ * (right ones only for inner and left).  The build side (hashed and held,
+ * counted against the memory limit) is the right one, except that an inner
+ * join builds the left when both sizes are known and the left's is smaller.
+ * Output rows follow the probe side's order; with threads > 1 the probe
+ * batches of a round are probed in parallel and yielded in order, so the
+ * output is the same at any thread count. */
+QV_API qv_status qv_exec_hash_join(qv_exec_ctx *ctx, qv_exec_op *left, qv_exec_op *right, const char *const *left_keys,
+                                   const char *const *right_keys, int32_t n_keys, qv_join_type type, qv_exec_op **out,
+                                   qv_error *err);
+
 #ifdef __cplusplus
 }
 #endif
