@@ -176,6 +176,26 @@ QV_API qv_status qv_exec_hash_join(qv_exec_ctx *ctx, qv_exec_op *left, qv_exec_o
                                    const char *const *right_keys, int32_t n_keys, qv_join_type type, qv_exec_op **out,
                                    qv_error *err);
 
+/* ---- ordering ---------------------------------------------------------- */
+
+/* One sort key: a column by name, ascending unless descending, nulls after
+ * the values unless nulls_first.  Floats order NaN above every number. */
+typedef struct qv_sort_key {
+  const char *column;
+  bool descending;
+  bool nulls_first;
+} qv_sort_key;
+
+/* SortExec: a stable sort on the keys.  Holds its whole input (counted
+ * against the memory limit) and yields once the input ended. */
+QV_API qv_status qv_exec_sort(qv_exec_ctx *ctx, qv_exec_op *child, const qv_sort_key *keys, int32_t n_keys,
+                              qv_exec_op **out, qv_error *err);
+
+/* TopKExec: the first k rows of the stable sort (SortExec + LimitExec) in
+ * bounded memory: a heap of k rows plus one input batch. */
+QV_API qv_status qv_exec_topk(qv_exec_ctx *ctx, qv_exec_op *child, const qv_sort_key *keys, int32_t n_keys, int64_t k,
+                              qv_exec_op **out, qv_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,120 @@
+/* SortExec and TopKExec. */
+#include "exec/exec_test.h"
+
+#define SRC "k:int64,f:float64,s:string"
+#define ROWS1 "3|1.0|c;1|nan|a;null|2.0|b;1|-1.0|d"
+#define ROWS2 "2|null|a;3|0.5|e;1|nan|f;null|null|g"
+
+static qv_exec_op *sorted(qv_exec_ctx *ctx, qv_exec_op *src, const qv_sort_key *keys, int32_t n, int64_t k) {
+  qv_exec_op *op;
+  qv_error err;
+  qv_status st = k < 0 ? qv_exec_sort(ctx, src, keys, n, &op, &err) : qv_exec_topk(ctx, src, keys, n, k, &op, &err);
+  if (st != QV_OK) fprintf(stderr, "%s\n", err.message);
+  assert_int_equal(st, QV_OK);
+  return op;
+}
+
+static void test_sort(void **state) {
+  (void)state;
+  qv_exec_ctx *ctx = test_ctx(1, 0, 3);
+  /* one key, ascending, nulls last, stable (ties keep input order) */
+  qv_sort_key k1 = {"k", false, false};
+  int nb;
+  char *got = test_run(sorted(ctx, test_source(ctx, SRC, ROWS1, ROWS2, NULL), &k1, 1, -1), &nb);
+  assert_string_equal(got, "1|NaN|a\n1|-1.0|d\n1|NaN|f\n2|null|a\n3|1.0|c\n3|0.5|e\nnull|2.0|b\nnull|null|g\n");
+  assert_int_equal(nb, 3); /* batch_size 3 */
+  free(got);
+  /* descending with nulls first; a float key orders NaN above numbers */
+  qv_sort_key k2[2] = {{"f", true, true}, {"s", false, false}};
+  assert_rows(sorted(ctx, test_source(ctx, SRC, ROWS1, ROWS2, NULL), k2, 2, -1),
+              "2|null|a\nnull|null|g\n1|NaN|a\n1|NaN|f\nnull|2.0|b\n3|1.0|c\n3|0.5|e\n1|-1.0|d\n");
+  /* strings, two keys */
+  qv_sort_key k3[2] = {{"s", false, false}, {"k", true, false}};
+  assert_rows(sorted(ctx, test_source(ctx, SRC, ROWS1, ROWS2, NULL), k3, 2, -1),
+              "2|null|a\n1|NaN|a\nnull|2.0|b\n3|1.0|c\n1|-1.0|d\n3|0.5|e\n1|NaN|f\nnull|null|g\n");
+  /* empty input */
+  assert_rows(sorted(ctx, test_source(ctx, SRC, NULL), &k1, 1, -1), "");
+  char *text;
+  qv_exec_op *op = sorted(ctx, test_source(ctx, SRC, ROWS1, NULL), k2, 2, -1);
+  assert_int_equal(qv_exec_explain(op, false, &text, NULL), QV_OK);
+  assert_string_equal(text,
+                      "SortExec: expr=[f DESC NULLS FIRST, s ASC NULLS LAST]\n"
+                      "  DataSourceExec: batches=1, rows=4, projection=[k, f, s]\n");
+  qv_free(text);
+  qv_exec_destroy(op);
+  qv_error err;
+  qv_sort_key bad = {"zz", false, false};
+  assert_int_equal(qv_exec_sort(ctx, test_source(ctx, SRC, NULL), &bad, 1, &op, &err), QV_ERR_NOT_FOUND);
+  assert_string_equal(err.message, "SortExec: no column `zz`");
+  qv_exec_ctx_release(ctx);
+}
+
+/* TopK equals Sort + Limit, at every k, over several batches. */
+static void test_topk(void **state) {
+  (void)state;
+  qv_exec_ctx *ctx = test_ctx(1, 0, 0);
+  qv_sort_key keys[2] = {{"k", false, false}, {"f", true, false}};
+  for (int64_t k = 0; k <= 9; k++) {
+    char *want = test_run(sorted(ctx, test_source(ctx, SRC, ROWS1, ROWS2, ROWS1, NULL), keys, 2, -1), NULL);
+    /* cut after k lines */
+    char *p = want;
+    for (int64_t i = 0; i < k && *p; i++) p = strchr(p, '\n') + 1;
+    *p = '\0';
+    char *got = test_run(sorted(ctx, test_source(ctx, SRC, ROWS1, ROWS2, ROWS1, NULL), keys, 2, k), NULL);
+    assert_string_equal(got, want);
+    free(got);
+    free(want);
+  }
+  qv_exec_op *op = sorted(ctx, test_source(ctx, SRC, NULL), keys, 1, 5);
+  char *text;
+  assert_int_equal(qv_exec_explain(op, false, &text, NULL), QV_OK);
+  assert_string_equal(text,
+                      "TopKExec: fetch=5, expr=[k ASC NULLS LAST]\n"
+                      "  DataSourceExec: batches=0, rows=0, projection=[k, f, s]\n");
+  qv_free(text);
+  assert_rows(op, "");
+  qv_exec_ctx_release(ctx);
+}
+
+/* Sort holds its input: the memory limit stops it. */
+static void test_sort_memory_limit(void **state) {
+  (void)state;
+  qv_exec_ctx *ctx = test_ctx(1, 1 << 20, 0);
+  qv_schema sc;
+  test_schema("k:int64", &sc);
+  qv_builder b;
+  qv_builder_init(&b, &sc.fields[0].type, NULL);
+  for (int64_t i = 0; i < 200000; i++) qv_builder_append_int(&b, i % 1000);
+  qv_array *col;
+  qv_builder_finish(&b, &col, NULL);
+  qv_batch *batch;
+  qv_batch_make(&sc, &col, 200000, &batch, NULL);
+  qv_exec_op *src;
+  assert_int_equal(qv_exec_batches(ctx, &sc, &batch, 1, &src, NULL), QV_OK);
+  qv_sort_key k = {"k", false, false};
+  qv_exec_op *op = sorted(ctx, src, &k, 1, -1);
+  qv_batch *out;
+  qv_error err;
+  assert_int_equal(qv_exec_next(op, &out, &err), QV_ERR_NOMEM);
+  assert_string_equal(err.message,
+                      "SortExec: buffered input passed the memory limit of 1 MiB (set qv_exec_options.memory_limit)");
+  qv_exec_destroy(op);
+  /* TopK of the same input stays within it */
+  assert_int_equal(qv_exec_batches(ctx, &sc, &batch, 1, &src, NULL), QV_OK);
+  op = sorted(ctx, src, &k, 1, 3);
+  assert_rows(op, "0\n0\n0\n");
+  assert_true(qv_exec_ctx_peak_bytes(ctx) < (1 << 20));
+  qv_batch_release(batch);
+  qv_schema_reset(&sc);
+  qv_exec_ctx_release(ctx);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_sort),
+      cmocka_unit_test(test_topk),
+      cmocka_unit_test(test_sort_memory_limit),
+
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
