@@ -176,6 +176,11 @@ QV_API qv_status qv_exec_hash_join(qv_exec_ctx *ctx, qv_exec_op *left, qv_exec_o
                                    const char *const *right_keys, int32_t n_keys, qv_join_type type, qv_exec_op **out,
                                    qv_error *err);
 
+/* CrossJoinExec: every left row with every right row (left-major order).
+ * Holds the right side (counted against the memory limit). */
+QV_API qv_status qv_exec_cross_join(qv_exec_ctx *ctx, qv_exec_op *left, qv_exec_op *right, qv_exec_op **out,
+                                    qv_error *err);
+
 /* ---- ordering ---------------------------------------------------------- */
 
 /* One sort key: a column by name, ascending unless descending, nulls after
@@ -195,6 +200,15 @@ QV_API qv_status qv_exec_sort(qv_exec_ctx *ctx, qv_exec_op *child, const qv_sort
  * bounded memory: a heap of k rows plus one input batch. */
 QV_API qv_status qv_exec_topk(qv_exec_ctx *ctx, qv_exec_op *child, const qv_sort_key *keys, int32_t n_keys, int64_t k,
                               qv_exec_op **out, qv_error *err);
+
+/* ---- unwind ------------------------------------------------------------ */
+
+/* UnwindExec: one row per element of the list column `column`: the input's
+ * columns, then the element (named as_name), then, when ordinality_name is
+ * given, the element's 1-based position (int64).  A null or empty list
+ * yields no row.  Holds one input batch. */
+QV_API qv_status qv_exec_unwind(qv_exec_ctx *ctx, qv_exec_op *child, const char *column, const char *as_name,
+                                const char *ordinality_name, qv_exec_op **out, qv_error *err);
 
 #ifdef __cplusplus
 }

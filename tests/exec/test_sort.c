@@ -1,4 +1,4 @@
-/* SortExec and TopKExec. */
+/* SortExec, TopKExec, CrossJoinExec, UnwindExec. */
 #include "exec/exec_test.h"
 
 #define SRC "k:int64,f:float64,s:string"
@@ -109,12 +109,98 @@ static void test_sort_memory_limit(void **state) {
   qv_exec_ctx_release(ctx);
 }
 
+static void test_cross_join(void **state) {
+  (void)state;
+  qv_exec_ctx *ctx = test_ctx(1, 0, 4);
+  qv_exec_op *op;
+  assert_int_equal(qv_exec_cross_join(ctx, test_source(ctx, "a:int64", "1;2", "3", NULL),
+                                      test_source(ctx, "b:string", "x", "null;z", NULL), &op, NULL),
+                   QV_OK);
+  int nb;
+  char *got = test_run(op, &nb);
+  assert_string_equal(got, "1|x\n1|null\n1|z\n2|x\n2|null\n2|z\n3|x\n3|null\n3|z\n");
+  free(got);
+  assert_int_equal(
+      qv_exec_cross_join(ctx, test_source(ctx, "a:int64", "1;2", NULL), test_source(ctx, "b:string", NULL), &op, NULL),
+      QV_OK);
+  assert_rows(op, "");
+  assert_int_equal(
+      qv_exec_cross_join(ctx, test_source(ctx, "a:int64", NULL), test_source(ctx, "b:string", "x", NULL), &op, NULL),
+      QV_OK);
+  char *text;
+  assert_int_equal(qv_exec_explain(op, false, &text, NULL), QV_OK);
+  assert_string_equal(text,
+                      "CrossJoinExec: left-major\n"
+                      "  DataSourceExec: batches=0, rows=0, projection=[a]\n"
+                      "  DataSourceExec: batches=1, rows=1, projection=[b]\n");
+  qv_free(text);
+  assert_rows(op, "");
+  qv_exec_ctx_release(ctx);
+}
+
+static qv_exec_op *list_source(qv_exec_ctx *ctx) {
+  qv_schema sc;
+  test_schema("id:int64,l:list<string>", &sc);
+  qv_builder b[2];
+  for (int i = 0; i < 2; i++) assert_int_equal(qv_builder_init(&b[i], &sc.fields[i].type, NULL), QV_OK);
+  const char *lists[] = {"a,b,c", NULL, "", "d", "null,e"};
+  for (int r = 0; r < 5; r++) {
+    qv_builder_append_int(&b[0], r);
+    if (!lists[r]) {
+      qv_builder_append_null(&b[1]);
+      continue;
+    }
+    char buf[32];
+    snprintf(buf, sizeof buf, "%s", lists[r]);
+    for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+      if (strcmp(t, "null") == 0) qv_builder_append_null(&b[1].children[0]);
+      else qv_builder_append_cstr(&b[1].children[0], t);
+    }
+    qv_builder_append_valid(&b[1]);
+  }
+  qv_array *cols[2];
+  for (int i = 0; i < 2; i++) assert_int_equal(qv_builder_finish(&b[i], &cols[i], NULL), QV_OK);
+  qv_batch *batch;
+  assert_int_equal(qv_batch_make(&sc, cols, 5, &batch, NULL), QV_OK);
+  qv_exec_op *op;
+  assert_int_equal(qv_exec_batches(ctx, &sc, &batch, 1, &op, NULL), QV_OK);
+  qv_batch_release(batch);
+  qv_schema_reset(&sc);
+  return op;
+}
+
+static void test_unwind(void **state) {
+  (void)state;
+  qv_exec_ctx *ctx = test_ctx(1, 0, 2);
+  qv_exec_op *op;
+  /* a null or empty list gives no row; pieces of about batch_size rows */
+  assert_int_equal(qv_exec_unwind(ctx, list_source(ctx), "l", "x", "pos", &op, NULL), QV_OK);
+  const qv_schema *s = qv_exec_schema(op);
+  assert_int_equal(s->n_fields, 4);
+  assert_string_equal(s->fields[2].name, "x");
+  assert_int_equal(s->fields[2].type.id, QV_TYPE_STRING);
+  assert_int_equal(s->fields[3].type.id, QV_TYPE_INT64);
+  char *text;
+  assert_int_equal(qv_exec_explain(op, false, &text, NULL), QV_OK);
+  assert_string_equal(text,
+                      "UnwindExec: list=l, as=x, ordinality=pos\n"
+                      "  DataSourceExec: batches=1, rows=5, projection=[id, l]\n");
+  qv_free(text);
+  assert_rows(op,
+              "0|[a, b, c]|a|1\n0|[a, b, c]|b|2\n0|[a, b, c]|c|3\n3|[d]|d|1\n4|[null, e]|null|1\n4|[null, e]|e|2\n");
+  assert_int_equal(qv_exec_unwind(ctx, list_source(ctx), "l", "x", NULL, &op, NULL), QV_OK);
+  assert_int_equal(qv_exec_schema(op)->n_fields, 3);
+  assert_rows(op, "0|[a, b, c]|a\n0|[a, b, c]|b\n0|[a, b, c]|c\n3|[d]|d\n4|[null, e]|null\n4|[null, e]|e\n");
+  qv_error err;
+  assert_int_equal(qv_exec_unwind(ctx, list_source(ctx), "id", "x", NULL, &op, &err), QV_ERR_TYPE);
+  assert_string_equal(err.message, "UnwindExec: column `id` is not a list");
+  qv_exec_ctx_release(ctx);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_sort),
-      cmocka_unit_test(test_topk),
-      cmocka_unit_test(test_sort_memory_limit),
-
+      cmocka_unit_test(test_sort),       cmocka_unit_test(test_topk),   cmocka_unit_test(test_sort_memory_limit),
+      cmocka_unit_test(test_cross_join), cmocka_unit_test(test_unwind),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
