@@ -47,8 +47,9 @@ struct qv_exec_op {
   void *state;
 };
 
-/* A new operator with vt, ctx (retained) and children (taken).  On failure
- * the children are destroyed.  The schema is left for the caller. */
+/* A new operator with vt, ctx (retained), children and state (taken).  On
+ * failure the children are destroyed and the state freed through vt->free.
+ * The schema is left for the caller. */
 qv_status qvx_op_new(const qvx_op_vt *vt, qv_exec_ctx *ctx, qv_exec_op **children, int32_t n_children, void *state,
                      qv_exec_op **out, qv_error *err);
 

@@ -188,6 +188,14 @@ qv_status qvx_op_new(const qvx_op_vt *vt, qv_exec_ctx *ctx, qv_exec_op **childre
     qv_free(op);
     qv_free(kids);
     for (int32_t i = 0; i < n_children; i++) qv_exec_destroy(children[i]);
+    if (vt->free && state) {
+      qv_exec_op tmp;
+      memset(&tmp, 0, sizeof tmp);
+      tmp.vt = vt;
+      tmp.ctx = ctx;
+      tmp.state = state;
+      vt->free(&tmp);
+    }
     return qv_error_nomem(err, vt->name);
   }
   for (int32_t i = 0; i < n_children; i++) kids[i] = children[i];

@@ -64,12 +64,7 @@ static const qvx_op_vt source_vt = {"DataSourceExec", NULL, source_next, NULL, s
 static qv_status finish(qv_exec_ctx *ctx, source_state *s, const qv_schema *schema, int64_t estimate, qv_exec_op **out,
                         qv_error *err) {
   qv_exec_op *op;
-  qv_status st = qvx_op_new(&source_vt, ctx, NULL, 0, s, &op, err);
-  if (st != QV_OK) {
-    qv_exec_op tmp = {.state = s};
-    source_free(&tmp);
-    return st;
-  }
+  QV_RETURN_NOT_OK(qvx_op_new(&source_vt, ctx, NULL, 0, s, &op, err));
   op->estimate_rows = estimate;
   if (qv_schema_copy(schema, &op->schema) != QV_OK) {
     qv_exec_destroy(op);

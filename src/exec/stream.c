@@ -213,9 +213,8 @@ static qv_status union_next(qv_exec_op *op, qv_batch **out, qv_error *err) {
       continue;
     }
     /* the first child's names on every batch */
-    qv_status st = qv_batch_make(&op->schema, in->columns, in->num_rows, out, err);
-    if (st == QV_OK)
-      for (int32_t c = 0; c < in->schema.n_fields; c++) qv_array_retain(in->columns[c]);
+    for (int32_t c = 0; c < in->schema.n_fields; c++) qv_array_retain(in->columns[c]);
+    qv_status st = qv_batch_make(&op->schema, in->columns, in->num_rows, out, err); /* takes them, also on failure */
     qv_batch_release(in);
     return st;
   }
