@@ -149,10 +149,12 @@ static qv_status sort_open(qv_exec_op *op, qv_error *err) {
   qv_batch **parts = NULL, *all = NULL;
   int32_t n = 0, cap = 0;
   qv_status st = QV_OK;
+  int64_t held = 0;
   for (;;) {
     qv_batch *b = NULL;
     st = qv_exec_next(op->children[0], &b, err);
     if (st != QV_OK || !b) break;
+    held += qvx_batch_bytes(b);
     st = qvx_reserve(op, qvx_batch_bytes(b), "buffered input", err);
     if (st == QV_OK && n == cap) {
       cap = cap ? cap * 2 : 16;
@@ -169,10 +171,14 @@ static qv_status sort_open(qv_exec_op *op, qv_error *err) {
   if (st == QV_OK) st = qvx_batch_concat(&op->schema, parts, n, &all, err);
   for (int32_t i = 0; i < n; i++) qv_batch_release(parts[i]);
   qv_free(parts);
-  /* the permutation and the sorted copy */
-  if (st == QV_OK) st = qvx_reserve(op, all->num_rows * 8 + qvx_batch_bytes(all), "buffered input", err);
+  if (st != QV_OK) return st;
+  /* the joined copy replaced the parts; the permutation and the sorted
+   * copy come on top of it until it is released */
+  int64_t bytes = qvx_batch_bytes(all), perm = all->num_rows * 8;
+  st = qvx_reserve(op, bytes - held + perm + bytes, "buffered input", err);
   if (st == QV_OK) st = sort_batch(s, all, NULL, 0, &s->sorted, err);
   qv_batch_release(all);
+  if (st == QV_OK) st = qvx_reserve(op, -(bytes + perm), "buffered input", err);
   return st;
 }
 
