@@ -167,11 +167,14 @@ typedef enum qv_join_type {
  * as do floats of either width; strings and binary by bytes).  Null keys
  * never match, nor does NaN.  Output: the left columns then the right ones
  * (right ones only for inner and left).  The build side (hashed and held,
- * counted against the memory limit) is the right one, except that an inner
- * join builds the left when both sizes are known and the left's is smaller.
- * Output rows follow the probe side's order; with threads > 1 the probe
- * batches of a round are probed in parallel and yielded in order, so the
- * output is the same at any thread count. */
+ * counted against the memory limit) is the right one unless both sizes are
+ * known and the left's is smaller.  Building the right, the output follows
+ * the left's order (each left row's matches in right order).  Building the
+ * left, inner and left joins yield the matches in the right's order (a left
+ * join then its unmatched left rows, in left order), semi and anti joins
+ * the left rows in left order.  With threads > 1 the probe batches of a
+ * round are probed in parallel and yielded in order, so the output is the
+ * same at any thread count. */
 QV_API qv_status qv_exec_hash_join(qv_exec_ctx *ctx, qv_exec_op *left, qv_exec_op *right, const char *const *left_keys,
                                    const char *const *right_keys, int32_t n_keys, qv_join_type type, qv_exec_op **out,
                                    qv_error *err);

@@ -1,10 +1,15 @@
 /* HashJoinExec.  Holds the build side: its batches joined into one (plus,
- * for a left outer join, one all-null row the unmatched probe rows point
- * at), its encoded keys, the table of distinct keys (keys.c) and a chain
- * of build rows per key, all counted against the memory limit.  The probe
- * side streams: a round of up to `threads` batches is probed in parallel
- * (the table is read-only by then), each batch's output kept in its slot,
- * and the slots are yielded in order. */
+ * for a left outer join building the right, one all-null row the unmatched
+ * probe rows point at), its encoded keys, the table of distinct keys
+ * (keys.c), a chain of build rows per key and, when the left is built for
+ * an outer, semi or anti join, a matched flag per build row; all counted
+ * against the memory limit.  The probe side streams: a round of up to
+ * `threads` batches is probed in parallel (the table is read-only by then,
+ * the flags are set atomically), each batch's output kept in its slot, and
+ * the slots are yielded in order.  A built left side then yields the rows
+ * the flags select (semi: matched; anti, left: unmatched, the latter with
+ * null right columns). */
+#include <stdatomic.h>
 #include <string.h>
 
 #include "base/pool.h"
@@ -22,7 +27,9 @@ typedef struct join_state {
   int32_t n_keys;
   int32_t *lkeys, *rkeys; /* column indices */
   char **lnames, **rnames;
-  bool build_left; /* inner joins only */
+  bool build_left;
+  atomic_uchar *matched; /* build_left and not inner: per build row */
+  bool tail_done;        /* build_left: the flagged rows were yielded */
   /* build */
   qv_batch *build;
   int64_t build_rows; /* without the null row */
@@ -122,7 +129,7 @@ static qv_status join_open(qv_exec_op *op, qv_error *err) {
   qv_free(parts);
   if (st != QV_OK) return st;
   s->build_rows = s->build->num_rows;
-  if (s->type == QV_JOIN_LEFT) QV_RETURN_NOT_OK(add_null_row(op, &s->build, err));
+  if (s->type == QV_JOIN_LEFT && !s->build_left) QV_RETURN_NOT_OK(add_null_row(op, &s->build, err));
   /* the joined copy replaces the parts */
   QV_RETURN_NOT_OK(qvx_reserve(op, qvx_batch_bytes(s->build) - part_bytes, "build side", err));
 
@@ -151,8 +158,12 @@ static qv_status join_open(qv_exec_op *op, qv_error *err) {
     else s->next[s->tail[e]] = r;
     s->tail[e] = r;
   }
+  if (st == QV_OK && s->build_left && s->type != QV_JOIN_INNER) {
+    s->matched = qv_calloc((size_t)nrows, sizeof *s->matched);
+    if (!s->matched) st = qv_error_nomem(err, "HashJoinExec");
+  }
   if (st == QV_OK)
-    st = qvx_reserve(op, qvx_hashtab_bytes(&s->table) + nrows * 24 + ks.bytes.capacity, "build side", err);
+    st = qvx_reserve(op, qvx_hashtab_bytes(&s->table) + nrows * 25 + ks.bytes.capacity, "build side", err);
   qvx_keyset_reset(&ks);
   if (st == QV_OK) {
     s->slots = qv_calloc((size_t)op->ctx->threads, sizeof *s->slots);
@@ -195,6 +206,14 @@ static qv_status probe_batch(qv_exec_op *op, probe_slot *slot, qv_error *err) {
   pairs x = {0};
   for (int64_t r = 0; r < in->num_rows && st == QV_OK; r++) {
     int64_t e = ks.nulls[r] || s->table.n == 0 ? -1 : qvx_hashtab_find(&s->table, &ks, r);
+    if (s->matched) {
+      /* a built left side: mark its rows; the left join pairs the matches now */
+      for (int64_t b = e < 0 ? -1 : s->head[e]; b >= 0 && st == QV_OK; b = s->next[b]) {
+        atomic_store_explicit(&s->matched[b], 1, memory_order_relaxed);
+        if (s->type == QV_JOIN_LEFT) st = pairs_add(&x, (uint32_t)r, (uint32_t)b);
+      }
+      continue;
+    }
     switch (s->type) {
       case QV_JOIN_INNER:
         for (int64_t b = e < 0 ? -1 : s->head[e]; b >= 0 && st == QV_OK; b = s->next[b])
@@ -240,6 +259,35 @@ static void probe_task(void *ctx, int64_t task, int worker) {
   slot->st = probe_batch(op, slot, &slot->err);
 }
 
+static qv_status join_next(qv_exec_op *op, qv_batch **out, qv_error *err);
+
+/* After the probe, a built left side's rows the flags select. */
+static qv_status flagged_rows(qv_exec_op *op, qv_batch **out, qv_error *err) {
+  join_state *s = op->state;
+  s->tail_done = true;
+  bool want = s->type == QV_JOIN_SEMI;
+  uint32_t *rows = qv_malloc((size_t)(s->build_rows > 0 ? s->build_rows : 1) * sizeof *rows);
+  if (!rows) return qv_error_nomem(err, "HashJoinExec");
+  int64_t n = 0;
+  for (int64_t r = 0; r < s->build_rows; r++)
+    if ((atomic_load_explicit(&s->matched[r], memory_order_relaxed) != 0) == want) rows[n++] = (uint32_t)r;
+  qv_status st = QV_OK;
+  int32_t nl = s->build->schema.n_fields, nc = op->schema.n_fields;
+  qv_array **cols = n > 0 ? qv_calloc((size_t)nc + 1, sizeof *cols) : NULL;
+  if (n > 0 && !cols) st = qv_error_nomem(err, "HashJoinExec");
+  for (int32_t c = 0; n > 0 && c < nc && st == QV_OK; c++)
+    st = c < nl ? qv_array_take(s->build->columns[c], rows, n, &cols[c], err)
+                : qv_array_make_null(&op->schema.fields[c].type, n, &cols[c], err);
+  if (n > 0 && st == QV_OK) {
+    /* yielded through the pending slot, in batch_size pieces */
+    st = qv_batch_make(&op->schema, cols, n, &s->pending, err);
+    if (st == QV_OK) st = join_next(op, out, err);
+  } else if (cols) release_arrays(cols, nc);
+  qv_free(cols);
+  qv_free(rows);
+  return st;
+}
+
 static qv_status join_next(qv_exec_op *op, qv_batch **out, qv_error *err) {
   join_state *s = op->state;
   int64_t bs = op->ctx->batch_size;
@@ -267,7 +315,7 @@ static qv_status join_next(qv_exec_op *op, qv_batch **out, qv_error *err) {
       slot->out = NULL;
       continue;
     }
-    if (s->probe_done) return QV_OK;
+    if (s->probe_done) return s->matched && !s->tail_done ? flagged_rows(op, out, err) : QV_OK;
     /* the next round */
     for (int32_t i = 0; i < s->n_slots; i++) {
       qv_batch_release(s->slots[i].in);
@@ -298,7 +346,9 @@ static void join_close(qv_exec_op *op) {
   qv_free(s->head);
   qv_free(s->tail);
   qv_free(s->next);
+  qv_free(s->matched);
   s->head = s->tail = s->next = NULL;
+  s->matched = NULL;
   if (s->slots)
     for (int32_t i = 0; i < op->ctx->threads; i++) {
       qv_batch_release(s->slots[i].in);
@@ -406,7 +456,7 @@ qv_status qv_exec_hash_join(qv_exec_ctx *ctx, qv_exec_op *left, qv_exec_op *righ
   st = resolve_keys(op, left_keys, right_keys, err);
   if (st != QV_OK) goto done;
   int64_t le = left->estimate_rows, re = right->estimate_rows;
-  s->build_left = type == QV_JOIN_INNER && le >= 0 && re >= 0 && le < re;
+  s->build_left = le >= 0 && re >= 0 && le < re;
   if (qv_schema_copy(&left->schema, &op->schema) != QV_OK) {
     st = qv_error_nomem(err, "HashJoinExec");
     goto done;

@@ -99,8 +99,17 @@ static void test_keys(void **state) {
   qv_exec_ctx_release(ctx);
 }
 
-/* Both sizes known and the left smaller: an inner join builds the left;
- * the rows are those of building the right (in probe order of the right). */
+/* The left's size hidden behind a reader: the right is built. */
+static qv_exec_op *unknown_size(qv_exec_ctx *ctx, qv_exec_op *op) {
+  qv_batch_reader *r;
+  assert_int_equal(qv_exec_reader(op, &r, NULL), QV_OK);
+  qv_exec_op *src;
+  assert_int_equal(qv_exec_source(ctx, r, "reader", &src, NULL), QV_OK);
+  return src;
+}
+
+/* Both sizes known and the left smaller: the left is built; the rows are
+ * those of building the right, for every join type. */
 static void test_build_side(void **state) {
   (void)state;
   qv_exec_ctx *ctx = test_ctx(1, 0, 0);
@@ -111,13 +120,35 @@ static void test_build_side(void **state) {
   assert_non_null(strstr(text, "build=left\n"));
   qv_free(text);
   assert_rows_sorted(op, "1|a|1|q\n2|b|2|p\n2|b|2|r\n");
-  /* a left join keeps building the right */
-  op = join(ctx, test_source(ctx, "k:int64,a:string", "1|a;2|b", NULL),
-            test_source(ctx, "j:int64,b:string", "2|p;1|q;2|r;3|s", NULL), "k", "j", QV_JOIN_LEFT);
-  assert_int_equal(qv_exec_explain(op, false, &text, NULL), QV_OK);
-  assert_non_null(strstr(text, "build=right\n"));
-  qv_free(text);
-  qv_exec_destroy(op);
+  for (int t = QV_JOIN_INNER; t <= QV_JOIN_ANTI; t++) {
+    const char *lrows = "1|a;2|b;null|c;4|d;2|e", *rrows = "2|p;1|q;2|r;3|s;null|t;7|u;8|v";
+    op = join(ctx, test_source(ctx, "k:int64,a:string", lrows, NULL), test_source(ctx, "j:int64,b:string", rrows, NULL),
+              "k", "j", (qv_join_type)t);
+    assert_int_equal(qv_exec_explain(op, false, &text, NULL), QV_OK);
+    assert_non_null(strstr(text, "build=left\n"));
+    qv_free(text);
+    char *left_built = test_sorted(test_run(op, NULL));
+    op = join(ctx, unknown_size(ctx, test_source(ctx, "k:int64,a:string", lrows, NULL)),
+              test_source(ctx, "j:int64,b:string", rrows, NULL), "k", "j", (qv_join_type)t);
+    assert_int_equal(qv_exec_explain(op, false, &text, NULL), QV_OK);
+    assert_non_null(strstr(text, "build=right\n"));
+    qv_free(text);
+    char *right_built = test_sorted(test_run(op, NULL));
+    static const char *const want[] = {
+        "1|a|1|q\n2|b|2|p\n2|b|2|r\n2|e|2|p\n2|e|2|r\n",
+        "1|a|1|q\n2|b|2|p\n2|b|2|r\n2|e|2|p\n2|e|2|r\n4|d|null|null\nnull|c|null|null\n",
+        "1|a\n2|b\n2|e\n",
+        "4|d\nnull|c\n",
+    };
+    assert_string_equal(left_built, want[t]);
+    assert_string_equal(right_built, want[t]);
+    free(left_built);
+    free(right_built);
+  }
+  /* semi and anti building the left keep the left's order */
+  op = join(ctx, test_source(ctx, "k:int64", "3;1;2;1", NULL), test_source(ctx, "j:int64", "1;1;3;5;6", NULL), "k", "j",
+            QV_JOIN_SEMI);
+  assert_rows(op, "3\n1\n1\n");
   qv_exec_ctx_release(ctx);
 }
 
@@ -148,7 +179,8 @@ static qv_exec_op *int_source(qv_exec_ctx *ctx, int64_t rows, int64_t mod, int n
 static void test_memory_limit(void **state) {
   (void)state;
   qv_exec_ctx *ctx = test_ctx(1, 64 << 20, 0);
-  qv_exec_op *op = join(ctx, int_source(ctx, 10, 10, 1), int_source(ctx, 1000000, 1000, 5), "k", "k", QV_JOIN_LEFT);
+  qv_exec_op *op = join(ctx, unknown_size(ctx, int_source(ctx, 10, 10, 1)), int_source(ctx, 1000000, 1000, 5), "k", "k",
+                        QV_JOIN_LEFT);
   qv_batch *b;
   qv_error err;
   assert_int_equal(qv_exec_next(op, &b, &err), QV_ERR_NOMEM);
@@ -160,10 +192,11 @@ static void test_memory_limit(void **state) {
 }
 
 /* 1 vs 2 threads: the probe is parallel, the output order the same. */
-static char *run_threads(int threads, qv_join_type type) {
+static char *run_threads(int threads, qv_join_type type, bool build_left) {
   qv_set_threads(threads);
   qv_exec_ctx *ctx = test_ctx(threads, 0, 1000);
-  qv_exec_op *op = join(ctx, int_source(ctx, 2000, 500, 6), int_source(ctx, 700, 300, 2), "k", "k", type);
+  qv_exec_op *op = build_left ? join(ctx, int_source(ctx, 700, 300, 2), int_source(ctx, 2000, 500, 6), "k", "k", type)
+                              : join(ctx, int_source(ctx, 2000, 500, 6), int_source(ctx, 700, 300, 2), "k", "k", type);
   char *text = test_run(op, NULL);
   qv_exec_ctx_release(ctx);
   return text;
@@ -172,13 +205,14 @@ static char *run_threads(int threads, qv_join_type type) {
 static void test_threads(void **state) {
   (void)state;
   int before = qv_threads();
-  for (int t = QV_JOIN_INNER; t <= QV_JOIN_ANTI; t++) {
-    char *one = run_threads(1, (qv_join_type)t), *two = run_threads(2, (qv_join_type)t);
-    assert_true(strlen(one) > 1000);
-    assert_string_equal(one, two);
-    free(one);
-    free(two);
-  }
+  for (int left = 0; left < 2; left++)
+    for (int t = QV_JOIN_INNER; t <= QV_JOIN_ANTI; t++) {
+      char *one = run_threads(1, (qv_join_type)t, left), *two = run_threads(2, (qv_join_type)t, left);
+      assert_true(strlen(one) > 100);
+      assert_string_equal(one, two);
+      free(one);
+      free(two);
+    }
   qv_set_threads(before);
 }
 
