@@ -69,6 +69,7 @@ typedef struct agg_state {
   agg_in *round;
   int32_t n_round;
   int64_t reserved;
+  int64_t collect_bytes; /* collect's argument arrays, once each */
   /* output */
   qv_batch **out;
   int32_t n_out, next_out;
@@ -132,7 +133,7 @@ static int64_t part_bytes(const agg_state *s, const agg_part *p) {
   for (int32_t a = 0; a < s->n_aggs; a++) {
     const agg_acc *c = &p->acc[a];
     n += p->gcap * 40 + c->arena.capacity + qvx_hashtab_bytes(&c->distinct) + c->ccap * 12;
-    for (int32_t k = 0; k < c->n_arrays; k++) n += qvx_array_bytes(c->arrays[k]);
+    /* collect's argument arrays are shared by the partitions: counted once per round */
   }
   return n;
 }
@@ -547,10 +548,13 @@ static qv_status agg_open(qv_exec_op *op, qv_error *err) {
         if (s->parts[i].st != QV_OK) st = qv_error_set(err, s->parts[i].st, "%s", s->parts[i].err.message);
     }
     int32_t n_round = s->n_round;
+    for (int32_t b = 0; b < n_round && st == QV_OK; b++)
+      for (int32_t a = 0; a < s->n_aggs; a++)
+        if (s->aggs[a].fn == QV_AGG_COLLECT) s->collect_bytes += qvx_array_bytes(s->round[b].args[a]);
     for (int32_t b = 0; b < n_round; b++) in_reset(s, &s->round[b]);
     s->n_round = 0;
     QV_RETURN_NOT_OK(st);
-    int64_t bytes = 0;
+    int64_t bytes = s->collect_bytes;
     for (int32_t i = 0; i < s->n_parts; i++) bytes += part_bytes(s, &s->parts[i]);
     QV_RETURN_NOT_OK(qvx_reserve(op, bytes - s->reserved, "the group table", err));
     s->reserved = bytes;
