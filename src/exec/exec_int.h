@@ -124,10 +124,19 @@ void qvx_keyset_reset(qvx_keyset *k);
 
 /* Distinct keys with open addressing (linear probing, power-of-two
  * capacity, at most half full).  Entry ids are dense from 0 in insertion
- * order; the table keeps each entry's key (int64 or bytes) and hash. */
+ * order; the table keeps each entry's key (int64 or bytes) and hash.  A
+ * slot holds the key itself in integer mode (one memory access decides a
+ * probe) and the full hash otherwise (the bytes are compared only when it
+ * matches). */
+typedef struct qvx_slot {
+  uint64_t key;    /* integer mode: the key; else the hash */
+  uint32_t entry1; /* entry + 1; 0 is empty */
+  uint32_t unused;
+} qvx_slot;
+
 typedef struct qvx_hashtab {
   bool int_mode;
-  uint32_t *slots; /* entry + 1; 0 is empty */
+  qvx_slot *slots;
   int64_t cap;
   int64_t n;
   int64_t entries_cap;

@@ -166,34 +166,44 @@ void qvx_hashtab_reset(qvx_hashtab *t) {
 }
 
 int64_t qvx_hashtab_bytes(const qvx_hashtab *t) {
-  int64_t per = 8 + (t->int_mode ? 8 : 8);
-  return t->cap * 4 + t->entries_cap * per + t->bytes.capacity;
+  return t->cap * (int64_t)sizeof *t->slots + t->entries_cap * 16 + t->bytes.capacity;
 }
 
-static bool key_eq(const qvx_hashtab *t, int64_t e, const qvx_keyset *k, int64_t i) {
-  if (t->int_mode) return t->ints[e] == k->ints[i];
+static inline bool bytes_eq(const qvx_hashtab *t, int64_t e, const qvx_keyset *k, int64_t i) {
   int64_t a = t->offsets[e + 1] - t->offsets[e], b = k->offsets[i + 1] - k->offsets[i];
   return a == b && (a == 0 || memcmp(t->bytes.data + t->offsets[e], k->bytes.data + k->offsets[i], (size_t)a) == 0);
 }
 
-int64_t qvx_hashtab_find(const qvx_hashtab *t, const qvx_keyset *k, int64_t i) {
+/* The slot of row i's key: its entry's, or the empty one it would take. */
+static inline uint64_t probe(const qvx_hashtab *t, const qvx_keyset *k, int64_t i) {
   uint64_t h = k->hashes[i], mask = (uint64_t)t->cap - 1;
-  for (uint64_t pos = h & mask;; pos = (pos + 1) & mask) {
-    uint32_t s = t->slots[pos];
-    if (s == 0) return -1;
-    if (t->hashes[s - 1] == h && key_eq(t, s - 1, k, i)) return s - 1;
+  if (t->int_mode) {
+    uint64_t key = (uint64_t)k->ints[i];
+    for (uint64_t pos = h & mask;; pos = (pos + 1) & mask) {
+      const qvx_slot *s = &t->slots[pos];
+      if (s->entry1 == 0 || s->key == key) return pos;
+    }
   }
+  for (uint64_t pos = h & mask;; pos = (pos + 1) & mask) {
+    const qvx_slot *s = &t->slots[pos];
+    if (s->entry1 == 0 || (s->key == h && bytes_eq(t, s->entry1 - 1, k, i))) return pos;
+  }
+}
+
+int64_t qvx_hashtab_find(const qvx_hashtab *t, const qvx_keyset *k, int64_t i) {
+  return (int64_t)t->slots[probe(t, k, i)].entry1 - 1;
 }
 
 static qv_status grow(qvx_hashtab *t, qv_error *err) {
   int64_t cap = t->cap * 2;
-  uint32_t *slots = qv_calloc((size_t)cap, sizeof *slots);
+  qvx_slot *slots = qv_calloc((size_t)cap, sizeof *slots);
   if (!slots) return qv_error_nomem(err, "exec: hash table");
   uint64_t mask = (uint64_t)cap - 1;
   for (int64_t e = 0; e < t->n; e++) {
     uint64_t pos = t->hashes[e] & mask;
-    while (slots[pos]) pos = (pos + 1) & mask;
-    slots[pos] = (uint32_t)(e + 1);
+    while (slots[pos].entry1) pos = (pos + 1) & mask;
+    slots[pos].key = t->int_mode ? (uint64_t)t->ints[e] : t->hashes[e];
+    slots[pos].entry1 = (uint32_t)(e + 1);
   }
   qv_free(t->slots);
   t->slots = slots;
@@ -223,18 +233,15 @@ qv_status qvx_hashtab_upsert(qvx_hashtab *t, const qvx_keyset *k, int64_t i, int
                              qv_error *err) {
   *inserted = false;
   if ((t->n + 1) * 2 > t->cap) QV_RETURN_NOT_OK(grow(t, err));
-  uint64_t h = k->hashes[i], mask = (uint64_t)t->cap - 1, pos = h & mask;
-  for (;; pos = (pos + 1) & mask) {
-    uint32_t s = t->slots[pos];
-    if (s == 0) break;
-    if (t->hashes[s - 1] == h && key_eq(t, s - 1, k, i)) {
-      *entry = s - 1;
-      return QV_OK;
-    }
+  uint64_t pos = probe(t, k, i);
+  if (t->slots[pos].entry1) {
+    *entry = t->slots[pos].entry1 - 1;
+    return QV_OK;
   }
   if (t->n >= UINT32_MAX - 1) return qv_error_set(err, QV_ERR_OVERFLOW, "exec: more than 2^32 distinct keys");
   if (t->n == t->entries_cap) QV_RETURN_NOT_OK(grow_entries(t, err));
   int64_t e = t->n;
+  uint64_t h = k->hashes[i];
   t->hashes[e] = h;
   if (t->int_mode) t->ints[e] = k->ints[i];
   else {
@@ -243,7 +250,8 @@ qv_status qvx_hashtab_upsert(qvx_hashtab *t, const qvx_keyset *k, int64_t i, int
       return qv_error_nomem(err, "exec: hash table");
     t->offsets[e + 1] = t->bytes.size;
   }
-  t->slots[pos] = (uint32_t)(e + 1);
+  t->slots[pos].key = t->int_mode ? (uint64_t)k->ints[i] : h;
+  t->slots[pos].entry1 = (uint32_t)(e + 1);
   t->n++;
   *entry = e;
   *inserted = true;

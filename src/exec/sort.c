@@ -123,7 +123,84 @@ static void merge_sort(const sort_state *s, const keycols *kc, uint32_t *idx, ui
   if (src != idx) memcpy(idx, src, (size_t)n * sizeof *idx);
 }
 
-/* The rows of b sorted (the first `limit` of them when limit >= 0). */
+/* One integer-class or float key: each row's value as a uint64 whose
+ * unsigned order is the key's order (descending flips the bits), sorted by
+ * a stable LSD radix sort of (key, row) pairs; null rows go in front or
+ * behind in input order.  False when the key is of another type. */
+typedef struct radix_item {
+  uint64_t key;
+  uint32_t row;
+} radix_item;
+
+static uint64_t float_key(double d) {
+  if (isnan(d)) d = NAN; /* every NaN one value, above +inf */
+  if (d == 0) d = 0;     /* -0.0 ties with 0.0 */
+  uint64_t u;
+  memcpy(&u, &d, 8);
+  return u >> 63 ? ~u : u | (UINT64_C(1) << 63);
+}
+
+static qv_status radix_sort(const sort_state *s, const keycols *kc, uint32_t *idx, int64_t n, bool *done,
+                            qv_error *err) {
+  *done = false;
+  const qv_array *x = kc->a[0];
+  qv_type_id id = x->type.id;
+  bool is_float = qv_type_is_floating(id);
+  if (s->n_keys != 1 || id == QV_TYPE_NULL || (!is_float && !qvx_key_type_int(&x->type))) return QV_OK;
+  radix_item *a = qv_malloc((size_t)(n > 0 ? n : 1) * sizeof *a), *b = qv_malloc((size_t)(n > 0 ? n : 1) * sizeof *b);
+  if (!a || !b) {
+    qv_free(a);
+    qv_free(b);
+    return qv_error_nomem(err, "SortExec");
+  }
+  const void *v = kc->v[0];
+  uint64_t flip = s->keys[0].descending ? ~UINT64_C(0) : 0;
+  bool sign = id != QV_TYPE_UINT64 && id != QV_TYPE_UINT32 && id != QV_TYPE_UINT16 && id != QV_TYPE_UINT8;
+  int64_t m = 0, nulls = 0;
+  for (int64_t i = 0; i < n; i++) {
+    uint32_t r = idx[i];
+    if (!qv_array_is_valid(x, r)) {
+      idx[nulls++] = r; /* idx[0..i) is already read: nulls compact in front */
+      continue;
+    }
+    uint64_t key = is_float ? float_key(qvx_load_float(x, v, r))
+                            : (uint64_t)qvx_load_int(x, v, r) ^ (sign ? UINT64_C(1) << 63 : 0);
+    a[m].key = key ^ flip;
+    a[m].row = r;
+    m++;
+  }
+  size_t counts[256];
+  for (int shift = 0; shift < 64; shift += 8) {
+    memset(counts, 0, sizeof counts);
+    for (int64_t i = 0; i < m; i++) counts[(a[i].key >> shift) & 0xff]++;
+    bool one = false;
+    for (int c = 0; c < 256; c++) one |= counts[c] == (size_t)m;
+    if (one) continue; /* every key has this byte: the pass changes nothing */
+    size_t sum = 0;
+    for (int c = 0; c < 256; c++) {
+      size_t k = counts[c];
+      counts[c] = sum;
+      sum += k;
+    }
+    for (int64_t i = 0; i < m; i++) b[counts[(a[i].key >> shift) & 0xff]++] = a[i];
+    radix_item *t = a;
+    a = b;
+    b = t;
+  }
+  /* nulls sit in idx[0..nulls); the values go after or before them */
+  if (s->keys[0].nulls_first) {
+    for (int64_t i = 0; i < m; i++) idx[nulls + i] = a[i].row;
+  } else {
+    memmove(idx + m, idx, (size_t)nulls * sizeof *idx);
+    for (int64_t i = 0; i < m; i++) idx[i] = a[i].row;
+  }
+  qv_free(a);
+  qv_free(b);
+  *done = true;
+  return QV_OK;
+}
+
+/* The rows of b sorted. */
 static qv_status sort_batch(const sort_state *s, const qv_batch *b, const uint32_t *only, int64_t n_only,
                             qv_batch **out, qv_error *err) {
   int64_t n = only ? n_only : b->num_rows;
@@ -135,8 +212,10 @@ static qv_status sort_batch(const sort_state *s, const qv_batch *b, const uint32
   if (!idx || !tmp) st = qv_error_nomem(err, "SortExec");
   else {
     for (int64_t i = 0; i < n; i++) idx[i] = only ? only[i] : (uint32_t)i;
-    merge_sort(s, &kc, idx, tmp, n);
-    st = qvx_batch_take(b, idx, n, out, err);
+    bool done;
+    st = radix_sort(s, &kc, idx, n, &done, err);
+    if (st == QV_OK && !done) merge_sort(s, &kc, idx, tmp, n);
+    if (st == QV_OK) st = qvx_batch_take(b, idx, n, out, err);
   }
   qv_free(idx);
   qv_free(tmp);

@@ -49,6 +49,57 @@ static void test_sort(void **state) {
   qv_exec_ctx_release(ctx);
 }
 
+/* One integer or float key takes the radix path, two keys the merge sort:
+ * sorting by (key) and by (key, a constant) must give the same rows, for
+ * every direction and null placement, with negatives, NaN, -0.0, inf. */
+static void test_radix_matches_merge(void **state) {
+  (void)state;
+  qv_exec_ctx *ctx = test_ctx(1, 0, 0);
+  qv_schema sc;
+  test_schema("i:int64,j:int32,u:uint64,f:float64,g:float32,c:int64,row:int64", &sc);
+  qv_builder b[7];
+  for (int i = 0; i < 7; i++) qv_builder_init(&b[i], &sc.fields[i].type, NULL);
+  uint64_t x = 88172645463325252u;
+  const double specials[] = {NAN, -0.0, 0.0, INFINITY, -INFINITY, -NAN};
+  for (int64_t r = 0; r < 3000; r++) {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    if (x % 11 == 0) qv_builder_append_null(&b[0]);
+    else qv_builder_append_int(&b[0], (int64_t)(x % 2001) - 1000 + (x % 97 == 0 ? INT64_MIN / 2 : 0));
+    if (x % 13 == 0) qv_builder_append_null(&b[1]);
+    else qv_builder_append_int(&b[1], (int32_t)(x >> 40) % 50 - 25);
+    qv_builder_append_uint(&b[2], x % 7 == 0 ? UINT64_MAX - x % 5 : x % 100);
+    double d = x % 9 == 0 ? specials[x % 6] : (double)(int64_t)(x % 400 - 200) / 8;
+    if (x % 17 == 0) qv_builder_append_null(&b[3]);
+    else qv_builder_append_double(&b[3], d);
+    qv_builder_append_double(&b[4], d);
+    qv_builder_append_int(&b[5], 7);
+    qv_builder_append_int(&b[6], r);
+  }
+  qv_array *cols[7];
+  for (int i = 0; i < 7; i++) qv_builder_finish(&b[i], &cols[i], NULL);
+  qv_batch *batch;
+  qv_batch_make(&sc, cols, 3000, &batch, NULL);
+  const char *keys[] = {"i", "j", "u", "f", "g"};
+  for (int k = 0; k < 5; k++)
+    for (int mode = 0; mode < 4; mode++) {
+      qv_sort_key one = {keys[k], mode & 1, (mode & 2) != 0};
+      qv_sort_key two[2] = {one, {"c", false, false}};
+      qv_exec_op *src;
+      assert_int_equal(qv_exec_batches(ctx, &sc, &batch, 1, &src, NULL), QV_OK);
+      char *fast = test_run(sorted(ctx, src, &one, 1, -1), NULL);
+      assert_int_equal(qv_exec_batches(ctx, &sc, &batch, 1, &src, NULL), QV_OK);
+      char *slow = test_run(sorted(ctx, src, two, 2, -1), NULL);
+      assert_string_equal(fast, slow);
+      free(fast);
+      free(slow);
+    }
+  qv_batch_release(batch);
+  qv_schema_reset(&sc);
+  qv_exec_ctx_release(ctx);
+}
+
 /* TopK equals Sort + Limit, at every k, over several batches. */
 static void test_topk(void **state) {
   (void)state;
@@ -199,7 +250,8 @@ static void test_unwind(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_sort),       cmocka_unit_test(test_topk),   cmocka_unit_test(test_sort_memory_limit),
+      cmocka_unit_test(test_sort),       cmocka_unit_test(test_radix_matches_merge),
+      cmocka_unit_test(test_topk),       cmocka_unit_test(test_sort_memory_limit),
       cmocka_unit_test(test_cross_join), cmocka_unit_test(test_unwind),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
