@@ -174,7 +174,8 @@ typedef enum qv_join_type {
  * join then its unmatched left rows, in left order), semi and anti joins
  * the left rows in left order.  With threads > 1 the probe batches of a
  * round are probed in parallel and yielded in order, so the output is the
- * same at any thread count. */
+ * same at any thread count.  The matches of one probe batch (8 bytes each)
+ * must also stay within the memory limit, else the join fails saying so. */
 QV_API qv_status qv_exec_hash_join(qv_exec_ctx *ctx, qv_exec_op *left, qv_exec_op *right, const char *const *left_keys,
                                    const char *const *right_keys, int32_t n_keys, qv_join_type type, qv_exec_op **out,
                                    qv_error *err);

@@ -57,6 +57,8 @@ qv_status qvx_op_new(const qvx_op_vt *vt, qv_exec_ctx *ctx, qv_exec_op **childre
  * on passing it fails with "NAME: WHAT passed the memory limit of N MiB
  * (set qv_exec_options.memory_limit)" and counts nothing. */
 qv_status qvx_reserve(qv_exec_op *op, int64_t bytes, const char *what, qv_error *err);
+/* "64 MiB", "3 KiB", "1000 bytes": the limit as the errors name it. */
+void qvx_format_bytes(int64_t n, char *buf, size_t size);
 /* Releases everything op holds. */
 void qvx_release_all(qv_exec_op *op);
 

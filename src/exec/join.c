@@ -204,7 +204,15 @@ static qv_status probe_batch(qv_exec_op *op, probe_slot *slot, qv_error *err) {
   qv_status st = qvx_keyset_encode(&ks, keys, s->n_keys, in->num_rows, false, true, err);
   release_arrays(keys, s->n_keys);
   pairs x = {0};
+  /* the pairs of one probe batch (8 bytes each, before the rows they make)
+   * stay within the memory limit: a key duplicated on both sides can
+   * multiply a batch past any memory */
+  int64_t max_pairs = op->ctx->memory_limit / 8;
   for (int64_t r = 0; r < in->num_rows && st == QV_OK; r++) {
+    if (x.n > max_pairs) {
+      st = QV_ERR_OVERFLOW;
+      break;
+    }
     int64_t e = ks.nulls[r] || s->table.n == 0 ? -1 : qvx_hashtab_find(&s->table, &ks, r);
     if (s->matched) {
       /* a built left side: mark its rows; the left join pairs the matches now */
@@ -233,6 +241,14 @@ static qv_status probe_batch(qv_exec_op *op, probe_slot *slot, qv_error *err) {
     }
   }
   if (st == QV_ERR_NOMEM) st = qv_error_nomem(err, "HashJoinExec: probe");
+  if (st == QV_ERR_OVERFLOW) {
+    char lim[64];
+    qvx_format_bytes(op->ctx->memory_limit, lim, sizeof lim);
+    st = qv_error_set(err, QV_ERR_NOMEM,
+                      "HashJoinExec: the matches of one probe batch passed the memory limit of %s (set "
+                      "qv_exec_options.memory_limit)",
+                      lim);
+  }
   qvx_keyset_reset(&ks);
   if (st == QV_OK && x.n > 0) {
     const qv_batch *left = s->build_left ? s->build : in, *right = s->build_left ? in : s->build;

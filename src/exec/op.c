@@ -46,7 +46,7 @@ int64_t qv_exec_ctx_peak_bytes(const qv_exec_ctx *c) { return atomic_load(&((qv_
 
 /* ---- memory --------------------------------------------------------------- */
 
-static void format_bytes(int64_t n, char *buf, size_t size) {
+void qvx_format_bytes(int64_t n, char *buf, size_t size) {
   if (n % ((int64_t)1 << 30) == 0) snprintf(buf, size, "%lld GiB", (long long)(n >> 30));
   else if (n % ((int64_t)1 << 20) == 0) snprintf(buf, size, "%lld MiB", (long long)(n >> 20));
   else if (n % 1024 == 0) snprintf(buf, size, "%lld KiB", (long long)(n >> 10));
@@ -59,7 +59,7 @@ qv_status qvx_reserve(qv_exec_op *op, int64_t bytes, const char *what, qv_error 
   if (bytes > 0 && now > c->memory_limit) {
     atomic_fetch_sub(&c->held, bytes);
     char lim[64];
-    format_bytes(c->memory_limit, lim, sizeof lim);
+    qvx_format_bytes(c->memory_limit, lim, sizeof lim);
     return qv_error_set(err, QV_ERR_NOMEM, "%s: %s passed the memory limit of %s (set qv_exec_options.memory_limit)",
                         op->vt->name, what, lim);
   }

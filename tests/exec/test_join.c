@@ -189,6 +189,16 @@ static void test_memory_limit(void **state) {
   qv_exec_destroy(op);
   assert_int_equal(qv_exec_ctx_held_bytes(ctx), 0);
   qv_exec_ctx_release(ctx);
+
+  /* one key on 2000 rows of each side: 4M matches from one probe batch */
+  ctx = test_ctx(1, 4 << 20, 0);
+  op = join(ctx, int_source(ctx, 2000, 1, 1), int_source(ctx, 2000, 1, 1), "k", "k", QV_JOIN_INNER);
+  assert_int_equal(qv_exec_next(op, &b, &err), QV_ERR_NOMEM);
+  assert_string_equal(err.message,
+                      "HashJoinExec: the matches of one probe batch passed the memory limit of 4 MiB (set "
+                      "qv_exec_options.memory_limit)");
+  qv_exec_destroy(op);
+  qv_exec_ctx_release(ctx);
 }
 
 /* 1 vs 2 threads: the probe is parallel, the output order the same. */
