@@ -67,7 +67,10 @@ QV_API void qv_exec_destroy(qv_exec_op *op);
  * "NameExec: arguments\n".  With analyze, each line ends with
  * ", metrics=[rows_in=N, rows_out=N, batches=N, time=Xms, peak_bytes=N]"
  * (the counters so far; time is the operator's own, its children's
- * excluded).  *text is qv_malloc'd (qv_free). */
+ * excluded), some operators adding their own before the "]"
+ * (DataSourceExec over a dataset: fragments, pages_pruned=P/T,
+ * rows_scanned, rows_selected; HashJoinExec: build_rows).  *text is
+ * qv_malloc'd (qv_free). */
 QV_API qv_status qv_exec_explain(const qv_exec_op *op, bool analyze, char **text, qv_error *err);
 /* The tree as a batch reader (takes ownership of op; the reader's destroy
  * destroys it), e.g. for qv_export_stream. */

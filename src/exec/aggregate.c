@@ -648,7 +648,7 @@ static void agg_explain(const qv_exec_op *op, qvb_text *t) {
   qvb_text_s(t, "]");
 }
 
-static const qvx_op_vt agg_vt = {"HashAggregateExec", agg_open, agg_next, agg_close, agg_free, agg_explain};
+static const qvx_op_vt agg_vt = {"HashAggregateExec", agg_open, agg_next, agg_close, agg_free, agg_explain, NULL};
 
 static qv_status agg_field(agg_state *s, int32_t a, const qv_exec_agg *spec, qv_field *f, qv_error *err) {
   qv_agg_fn fn = spec->fn;

@@ -124,7 +124,8 @@ static void cross_explain(const qv_exec_op *op, qvb_text *t) {
   qvb_text_s(t, "left-major");
 }
 
-static const qvx_op_vt cross_vt = {"CrossJoinExec", cross_open, cross_next, cross_close, cross_free, cross_explain};
+static const qvx_op_vt cross_vt = {"CrossJoinExec", cross_open,    cross_next, cross_close,
+                                   cross_free,      cross_explain, NULL};
 
 qv_status qv_exec_cross_join(qv_exec_ctx *ctx, qv_exec_op *left, qv_exec_op *right, qv_exec_op **out, qv_error *err) {
   *out = NULL;
@@ -212,7 +213,7 @@ static void unwind_explain(const qv_exec_op *op, qvb_text *t) {
   if (s->ord_name) qvb_text_f(t, ", ordinality=%s", s->ord_name);
 }
 
-static const qvx_op_vt unwind_vt = {"UnwindExec", NULL, unwind_next, cross_close, cross_free, unwind_explain};
+static const qvx_op_vt unwind_vt = {"UnwindExec", NULL, unwind_next, cross_close, cross_free, unwind_explain, NULL};
 
 qv_status qv_exec_unwind(qv_exec_ctx *ctx, qv_exec_op *child, const char *column, const char *as_name,
                          const char *ordinality_name, qv_exec_op **out, qv_error *err) {

@@ -28,6 +28,9 @@ typedef struct qvx_op_vt {
   void (*close)(qv_exec_op *op); /* nullable */
   void (*free)(qv_exec_op *op);  /* nullable */
   void (*explain)(const qv_exec_op *op, qvb_text *t);
+  /* nullable: the operator's own counters, appended inside analyze's
+   * metrics=[...] as ", name=value..." */
+  void (*metrics)(const qv_exec_op *op, qvb_text *t);
 } qvx_op_vt;
 
 struct qv_exec_op {

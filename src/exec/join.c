@@ -398,7 +398,13 @@ static void join_explain(const qv_exec_op *op, qvb_text *t) {
   qvb_text_f(t, "], build=%s", s->build_left ? "left" : "right");
 }
 
-static const qvx_op_vt join_vt = {"HashJoinExec", join_open, join_next, join_close, join_free, join_explain};
+static void join_metrics(const qv_exec_op *op, qvb_text *t) {
+  const join_state *s = op->state;
+  qvb_text_f(t, ", build_rows=%lld", (long long)s->build_rows);
+}
+
+static const qvx_op_vt join_vt = {"HashJoinExec", join_open,    join_next,   join_close,
+                                  join_free,      join_explain, join_metrics};
 
 /* The class a key type compares in: keys of one class encode alike. */
 static int key_class(const qv_datatype *t) {

@@ -284,8 +284,10 @@ static void explain_op(const qv_exec_op *op, int depth, bool analyze, qvb_text *
     }
     if (op->n_children == 0) rows_in = op->rows_out;
     if (own < 0) own = 0;
-    qvb_text_f(t, ", metrics=[rows_in=%lld, rows_out=%lld, batches=%lld, time=%.3fms, peak_bytes=%lld]",
+    qvb_text_f(t, ", metrics=[rows_in=%lld, rows_out=%lld, batches=%lld, time=%.3fms, peak_bytes=%lld",
                (long long)rows_in, (long long)op->rows_out, (long long)op->batches, own * 1e3, (long long)op->peak);
+    if (op->vt->metrics) op->vt->metrics(op, t);
+    qvb_text_s(t, "]");
   }
   qvb_text_s(t, "\n");
   for (int32_t i = 0; i < op->n_children; i++) explain_op(op->children[i], depth + 1, analyze, t);

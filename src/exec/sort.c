@@ -402,8 +402,8 @@ static void sort_explain(const qv_exec_op *op, qvb_text *t) {
   qvb_text_s(t, "]");
 }
 
-static const qvx_op_vt sort_vt = {"SortExec", sort_open, sort_next, sort_close, sort_free, sort_explain};
-static const qvx_op_vt topk_vt = {"TopKExec", topk_open, sort_next, sort_close, sort_free, sort_explain};
+static const qvx_op_vt sort_vt = {"SortExec", sort_open, sort_next, sort_close, sort_free, sort_explain, NULL};
+static const qvx_op_vt topk_vt = {"TopKExec", topk_open, sort_next, sort_close, sort_free, sort_explain, NULL};
 
 static bool sortable(const qv_datatype *t) {
   if (t->id == QV_TYPE_DICTIONARY && t->n_children == 2) t = &t->children[1].type;

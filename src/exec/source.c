@@ -59,7 +59,19 @@ static void source_explain(const qv_exec_op *op, qvb_text *t) {
   explain_columns(&op->schema, t);
 }
 
-static const qvx_op_vt source_vt = {"DataSourceExec", NULL, source_next, NULL, source_free, source_explain};
+/* what the scanner did: fragments read, page ranges pruned, filter work */
+static void source_metrics(const qv_exec_op *op, qvb_text *t) {
+  const source_state *s = op->state;
+  if (!s->scanner) return;
+  qv_scan_counters c;
+  qv_scanner_counters(s->scanner, &c);
+  qvb_text_f(t, ", fragments=%lld, pages_pruned=%lld/%lld, rows_scanned=%lld, rows_selected=%lld",
+             (long long)c.fragments, (long long)c.pages_pruned, (long long)c.pages_total, (long long)c.rows_scanned,
+             (long long)c.rows_selected);
+}
+
+static const qvx_op_vt source_vt = {"DataSourceExec", NULL,           source_next,   NULL,
+                                    source_free,      source_explain, source_metrics};
 
 static qv_status finish(qv_exec_ctx *ctx, source_state *s, const qv_schema *schema, int64_t estimate, qv_exec_op **out,
                         qv_error *err) {

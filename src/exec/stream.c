@@ -35,7 +35,7 @@ static qv_status filter_next(qv_exec_op *op, qv_batch **out, qv_error *err) {
 static void filter_free(qv_exec_op *op) { qv_expr_destroy(op->state); }
 static void filter_explain(const qv_exec_op *op, qvb_text *t) { qvx_text_expr(t, op->state); }
 
-static const qvx_op_vt filter_vt = {"FilterExec", NULL, filter_next, NULL, filter_free, filter_explain};
+static const qvx_op_vt filter_vt = {"FilterExec", NULL, filter_next, NULL, filter_free, filter_explain, NULL};
 
 qv_status qv_exec_filter(qv_exec_ctx *ctx, qv_exec_op *child, const qv_expr *predicate, qv_exec_op **out,
                          qv_error *err) {
@@ -101,7 +101,7 @@ static void project_explain(const qv_exec_op *op, qvb_text *t) {
   qvb_text_s(t, "]");
 }
 
-static const qvx_op_vt project_vt = {"ProjectionExec", NULL, project_next, NULL, project_free, project_explain};
+static const qvx_op_vt project_vt = {"ProjectionExec", NULL, project_next, NULL, project_free, project_explain, NULL};
 
 qv_status qv_exec_project(qv_exec_ctx *ctx, qv_exec_op *child, const qv_expr *const *exprs, const char *const *names,
                           int32_t n, qv_exec_op **out, qv_error *err) {
@@ -174,7 +174,7 @@ static void limit_explain(const qv_exec_op *op, qvb_text *t) {
   else qvb_text_f(t, "%lld", (long long)s->limit);
 }
 
-static const qvx_op_vt limit_vt = {"LimitExec", NULL, limit_next, NULL, limit_free, limit_explain};
+static const qvx_op_vt limit_vt = {"LimitExec", NULL, limit_next, NULL, limit_free, limit_explain, NULL};
 
 qv_status qv_exec_limit(qv_exec_ctx *ctx, qv_exec_op *child, int64_t skip, int64_t limit, qv_exec_op **out,
                         qv_error *err) {
@@ -224,7 +224,7 @@ static qv_status union_next(qv_exec_op *op, qv_batch **out, qv_error *err) {
 static void union_free(qv_exec_op *op) { qv_free(op->state); }
 static void union_explain(const qv_exec_op *op, qvb_text *t) { qvb_text_f(t, "inputs=%d", (int)op->n_children); }
 
-static const qvx_op_vt union_vt = {"UnionExec", NULL, union_next, NULL, union_free, union_explain};
+static const qvx_op_vt union_vt = {"UnionExec", NULL, union_next, NULL, union_free, union_explain, NULL};
 
 qv_status qv_exec_union(qv_exec_ctx *ctx, qv_exec_op **children, int32_t n, qv_exec_op **out, qv_error *err) {
   *out = NULL;

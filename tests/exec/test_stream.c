@@ -245,6 +245,24 @@ static void test_scan_source(void **state) {
            g_dir);
   assert_string_equal(text, want);
   qv_free(text);
+  qv_batch *bt;
+  int64_t n_rows = 0;
+  for (;;) {
+    assert_int_equal(qv_exec_next(lim, &bt, NULL), QV_OK);
+    if (!bt) break;
+    n_rows += bt->num_rows;
+    qv_batch_release(bt);
+  }
+  assert_int_equal(n_rows, 5);
+  /* analyze shows what the scanner did (pages by statistics: id < 2 and
+   * id >= 990 leave the first and last page of 10) */
+  assert_int_equal(qv_exec_explain(lim, true, &text, NULL), QV_OK);
+  assert_non_null(strstr(text, "peak_bytes=0, fragments="));
+  assert_non_null(strstr(text, ", pages_pruned=8/10, rows_scanned=200, rows_selected="));
+  qv_free(text);
+  qv_exec_destroy(lim);
+  assert_int_equal(qv_exec_scan(ctx, g_dir, &so, &scan, &err), QV_OK);
+  assert_int_equal(qv_exec_limit(ctx, scan, 1, 5, &lim, NULL), QV_OK);
   assert_rows(lim, "1\n990\n991\n992\n993\n");
 
   /* an open dataset: the row count is known */
