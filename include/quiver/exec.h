@@ -132,7 +132,8 @@ typedef enum qv_agg_fn {
  * function but count(*).  Over no rows (or only nulls) count and count(*)
  * give 0, collect an empty list, and sum, avg, min and max null.  sum of
  * integers is int64 and fails with QV_ERR_OVERFLOW when it leaves int64;
- * of floats float64 (a NaN makes it NaN).  avg is float64.  min and max
+ * of floats float64 (a NaN makes it NaN).  avg is float64.  count and
+ * collect take values of any type.  min and max
  * keep the input type (integers, floats, bool, strings by bytes, temporal);
  * NaN is greater than every number, so max is NaN when a NaN was seen and
  * min is NaN only when every value was.  DISTINCT and group keys treat NaN

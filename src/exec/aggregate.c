@@ -18,7 +18,8 @@
 #include "exec/exec_int.h"
 #include "quiver/compute.h"
 
-enum vkind { V_NULL, V_INT, V_UINT, V_FLOAT, V_BOOL, V_BYTES };
+/* V_OTHER (decimal, lists, structs...) is counted and collected only */
+enum vkind { V_NULL, V_INT, V_UINT, V_FLOAT, V_BOOL, V_BYTES, V_OTHER };
 
 typedef struct agg_acc {
   int64_t *cnt; /* count, or values seen */
@@ -93,7 +94,7 @@ static enum vkind kind_of(const qv_datatype *t) {
   if (t->id == QV_TYPE_UINT64) return V_UINT;
   if (qvx_key_type_int(t)) return V_INT;
   if (t->id == QV_TYPE_STRING || t->id == QV_TYPE_BINARY) return V_BYTES;
-  return V_NULL;
+  return V_OTHER;
 }
 
 /* ---- per-partition state ----------------------------------------------------- */
@@ -672,7 +673,7 @@ static qv_status agg_field(agg_state *s, int32_t a, const qv_exec_agg *spec, qv_
       return QV_OK;
     case QV_AGG_MIN:
     case QV_AGG_MAX:
-      if (s->kind[a] == V_NULL && in->id != QV_TYPE_NULL) break;
+      if (s->kind[a] == V_OTHER) break;
       return qv_datatype_copy(in, &f->type) == QV_OK ? QV_OK : qv_error_nomem(err, "HashAggregateExec");
     case QV_AGG_COLLECT: {
       qv_datatype item;

@@ -129,6 +129,44 @@ static void test_no_keys_and_empty(void **state) {
   qv_exec_ctx_release(ctx);
 }
 
+/* count and collect take any type; sum of a list is a type error. */
+static void test_other_types(void **state) {
+  (void)state;
+  qv_exec_ctx *ctx = test_ctx(1, 0, 0);
+  qv_schema sc;
+  test_schema("g:int64,l:list<int64>", &sc);
+  qv_builder b[2];
+  for (int i = 0; i < 2; i++) assert_int_equal(qv_builder_init(&b[i], &sc.fields[i].type, NULL), QV_OK);
+  for (int r = 0; r < 4; r++) {
+    qv_builder_append_int(&b[0], r % 2);
+    if (r == 2) {
+      qv_builder_append_null(&b[1]);
+      continue;
+    }
+    for (int e = 0; e <= r; e++) qv_builder_append_int(&b[1].children[0], r * 10 + e);
+    qv_builder_append_valid(&b[1]);
+  }
+  qv_array *cols[2];
+  for (int i = 0; i < 2; i++) assert_int_equal(qv_builder_finish(&b[i], &cols[i], NULL), QV_OK);
+  qv_batch *batch;
+  assert_int_equal(qv_batch_make(&sc, cols, 4, &batch, NULL), QV_OK);
+  qv_exec_op *src;
+  assert_int_equal(qv_exec_batches(ctx, &sc, &batch, 1, &src, NULL), QV_OK);
+  qv_expr *l = test_expr("l");
+  qv_exec_agg aggs[] = {{QV_AGG_COUNT, l, false, "c"}, {QV_AGG_COLLECT, l, false, "all"}};
+  qv_exec_op *op = agg(ctx, src, "g", aggs, 2);
+  assert_rows(op, "0|1|[[0]]\n1|2|[[10, 11], [30, 31, 32, 33]]\n");
+  qv_exec_agg bad = {QV_AGG_SUM, l, false, "s"};
+  qv_error err;
+  assert_int_equal(qv_exec_batches(ctx, &sc, &batch, 1, &src, NULL), QV_OK);
+  assert_int_equal(qv_exec_aggregate(ctx, src, NULL, NULL, 0, &bad, 1, &op, &err), QV_ERR_TYPE);
+  assert_string_equal(err.message, "HashAggregateExec: sum(list<int64>) is not defined");
+  qv_expr_destroy(l);
+  qv_batch_release(batch);
+  qv_schema_reset(&sc);
+  qv_exec_ctx_release(ctx);
+}
+
 /* Two keys, one of them an expression; integer keys of many groups. */
 static void test_many_groups(void **state) {
   (void)state;
@@ -271,9 +309,9 @@ static void test_explain(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_functions),   cmocka_unit_test(test_distinct),     cmocka_unit_test(test_no_keys_and_empty),
-      cmocka_unit_test(test_many_groups), cmocka_unit_test(test_memory_limit), cmocka_unit_test(test_threads),
-      cmocka_unit_test(test_explain),
+      cmocka_unit_test(test_functions),   cmocka_unit_test(test_distinct),    cmocka_unit_test(test_no_keys_and_empty),
+      cmocka_unit_test(test_other_types), cmocka_unit_test(test_many_groups), cmocka_unit_test(test_memory_limit),
+      cmocka_unit_test(test_threads),     cmocka_unit_test(test_explain),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
