@@ -11,6 +11,7 @@
 #include "quiver/storage.h"
 #include "quiver/index.h"
 #include "quiver/scan.h"
+#include "quiver/exec.h"
 #include "quiver/graph.h"
 
 #endif

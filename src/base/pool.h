@@ -2,7 +2,8 @@
  * to libquiver; the public knob is qv_set_threads (quiver/base.h).  Users:
  * storage (page_view.c: decoding the frames of a page, verifying its
  * checksum blocks; datafile.h sizes per-worker scratch by QV_POOL_MAX) and
- * scan (scanner.c: the page ranges of one round, lane by lane).
+ * scan (scanner.c: the page ranges of one round, lane by lane) and exec
+ * (aggregate.c: a round's batches and partitions; join.c: probe batches).
  *
  * qvb_pool_run(n, max_workers, fn, ctx) calls fn(ctx, task, worker) once
  * for every task in [0, n) and returns when all have returned.  The calling

@@ -7,7 +7,7 @@
    include/quiver/ or src/ (else to the repository root), '/' and '.' as '_'.
 3. No internal name looks public: a qv_* identifier declared in src/ must be
    declared in include/quiver/ (internals use their module's prefix: qvb_,
-   qvc_, qve_, qvk_, qvp_, qvs_, qvi_, qvsc_, graph qvg_).
+   qvc_, qve_, qvk_, qvp_, qvs_, qvi_, qvsc_, exec qvx_, graph qvg_).
 
 Usage: tests/tidy/check_tidy.py [--clang-format PATH]   (run from anywhere)"""
 import os, re, subprocess, sys
