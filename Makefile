@@ -9,7 +9,7 @@ PREFIX   ?= /usr/local
 CMAKE_FLAGS ?=
 JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all deps build demo pyenv pypackage pypackage-check test test-c test-python lance-coverage asan tsan install bench fuzz clean clean-demo
+.PHONY: all deps build demo pyenv pyext pypackage pypackage-check test test-c test-python lance-coverage asan tsan install bench fuzz clean clean-demo
 
 all: build
 
@@ -51,16 +51,18 @@ test-c: build
 # The extension quiver._quiver is built in $(BUILD) beside the library, from
 # the same objects (so the library is compiled once), and the tests import
 # the package from $(BUILD)/python.
-test-python: build pyenv
-	@echo "test-python: building quiver._quiver in $(BUILD)/python"
+pyext: build pyenv
+	@echo "pyext: building quiver._quiver in $(BUILD)/python"
 	@cmake -S . -B $(BUILD) -DQV_PYTHON=ON -DPython_EXECUTABLE=$(abspath .venv/bin/python) > /dev/null
 	cmake --build $(BUILD) -j $(JOBS) --target _quiver
+
+test-python: pyext
 	@echo "test-python: pytest tests/python tests/peers"
 	PYTHONPATH=$(abspath $(BUILD))/python QV_BUILD_DIR=$(abspath $(BUILD)) .venv/bin/python -m pytest -q tests/python tests/peers
 
 # Regenerates docs/lance-pushdown.md (quiver's Lance pushdown next to polars-pylance's, judged by pylance).
-lance-coverage: build pyenv
-	QV_BUILD_DIR=$(abspath $(BUILD)) .venv/bin/python tests/peers/lance_coverage.py
+lance-coverage: pyext
+	PYTHONPATH=$(abspath $(BUILD))/python QV_BUILD_DIR=$(abspath $(BUILD)) .venv/bin/python tests/peers/lance_coverage.py
 
 # The whole C suite again under AddressSanitizer + UndefinedBehaviorSanitizer.
 asan: deps

@@ -333,7 +333,16 @@ static bool lance_arith(tr *t, const qv_expr *e, qvb_text *o) {
       double r = recip ? (f32 ? (double)(1.0f / (float)c) : 1.0 / c) : 0;
       /* x / 0 and x * (1 / 0) agree (IEEE: inf, NaN for 0), so a divisor
        * without a finite, nonzero reciprocal stays a quotient. */
-      if (recip && isfinite(r) && r != 0) {
+      /* Without the dividend's type the float type of the product is not
+       * known (Float32 or Float64), and only a power of two gives the same
+       * bits either way, as a product or a quotient. */
+      int exp2;
+      bool pow2 = recip && fabs(frexp(c, &exp2)) == 0.5;
+      if (recip && !pow2 && qvp_lsql_type_of(t, e->args[0]) == QV_TYPE_NULL)
+        return qvp_lsql_decline(t, e,
+                                "/ by a constant is a product with its reciprocal in Polars' float type, which is "
+                                "not known without a schema");
+      if (recip && !pow2 && isfinite(r) && r != 0) {
         qvb_text a = {0};
         char buf[64];
         bool ok = qvp_lsql_value(t, e->args[0], &a);
