@@ -218,8 +218,9 @@ qv_status qvg_node_index_build(const int64_t *ids, const uint8_t *deleted, int64
       if (deleted && qv_bit_get(deleted, i)) continue;
       uint32_t *slot = &pos[(uint64_t)ids[i] - (uint64_t)min];
       if (*slot != QVG_NO_POS) {
+        uint32_t first = *slot; /* read before pos is freed */
         qv_free(pos);
-        return duplicate(ids[i], *slot, i, err);
+        return duplicate(ids[i], first, i, err);
       }
       *slot = (uint32_t)i;
     }
