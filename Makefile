@@ -71,13 +71,14 @@ asan: deps
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 		ctest --output-on-failure -j $(JOBS)
 
-# The tests that run work on the worker pool (src/base/pool.c), under
+# The tests that run work on the worker pool (src/base/pool.c: scans, the
+# exec operators, the CSR build), under
 # ThreadSanitizer.  (die_after_fork=0: test_pool forks on purpose.)
 tsan: deps
 	cmake -S . -B $(TSAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DQV_SANITIZE_THREAD=ON $(CMAKE_FLAGS)
 	cmake --build $(TSAN_BUILD) -j $(JOBS)
 	cd $(TSAN_BUILD) && TSAN_OPTIONS=die_after_fork=0:halt_on_error=1 \
-		ctest --output-on-failure -j $(JOBS) -R 'pool|block_cache|parallel|scan_test|storage_test_partial|storage_test_roundtrip|cli_golden'
+		ctest --output-on-failure -j $(JOBS) -R 'pool|block_cache|parallel|scan_test|storage_test_partial|storage_test_roundtrip|cli_golden|exec_test|graph_test_graph'
 
 install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)
