@@ -10,23 +10,7 @@
 
 #include "exec/exec_int.h"
 
-bool qvx_key_type_int(const qv_datatype *t) {
-  switch (t->id) {
-    case QV_TYPE_INT8:
-    case QV_TYPE_INT16:
-    case QV_TYPE_INT32:
-    case QV_TYPE_INT64:
-    case QV_TYPE_UINT8:
-    case QV_TYPE_UINT16:
-    case QV_TYPE_UINT32:
-    case QV_TYPE_UINT64:
-    case QV_TYPE_DATE32:
-    case QV_TYPE_TIMESTAMP:
-    case QV_TYPE_TIME64:
-    case QV_TYPE_DURATION: return true;
-    default: return false;
-  }
-}
+bool qvx_key_type_int(const qv_datatype *t) { return qv_type_is_integer(t->id) || qv_type_is_temporal(t->id); }
 
 bool qvx_key_type_ok(const qv_datatype *t) {
   if (qvx_key_type_int(t)) return true;
