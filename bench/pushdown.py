@@ -36,7 +36,8 @@ QUIVER_THREADS (--threads):
               command): connect, run, fetch the rows as an Arrow table (the
               count: its one value); the import is outside the time
   warm        one process, each query run --warm-runs times after one
-              unmeasured run, median; DuckDB's own time (its profiler's
+              unmeasured run, median, in --warm-rounds interleaved rounds
+              (median of the rounds); DuckDB's own time (its profiler's
               query total_time) and the wall time of sql().to_arrow_table(),
               against quiver's in-process scans of the plain dataset:
               bench_scan_warm (the C API; `--count` for the count) and
@@ -404,19 +405,36 @@ def warm_c(opts, path: str, query: str) -> dict:
 
 
 def run_warm(opts, paths: dict, queries: list[str]) -> list[dict]:
+    """--warm-rounds rounds, each a DuckDB process, a quiver.Scanner process
+    and bench_scan_warm (--warm-runs runs of each query each), so that a
+    noisy stretch of the shared machine falls on every system alike; the
+    median of the rounds' medians is reported, the rounds kept."""
     spec = {"rows": opts.rows, "runs": opts.warm_runs, "queries": queries,
             "paths": {k: str(v) for k, v in paths.items()}}
-    out = []
-    for kind in ("duckdb", "quiver"):
-        proc = subprocess.run([sys.executable, __file__, "--warm-child", json.dumps(spec | {"kind": kind})],
-                              capture_output=True, text=True)
-        if proc.returncode != 0:
-            raise RuntimeError(f"warm {kind}: {proc.stderr.strip()[-800:]}")
-        out += json.loads(proc.stdout.strip().splitlines()[-1])
-    if os.path.exists(opts.scan_warm):
-        out += [warm_c(opts, str(paths["quiver-plain"]), q) for q in queries]
-    else:
+    have_c = os.path.exists(opts.scan_warm)
+    if not have_c:
         print(f"!!! {opts.scan_warm} not found: quiver-c (warm, C API) is SKIPPED !!!")
+    rounds: dict = {}
+    for _ in range(opts.warm_rounds):
+        got = []
+        for kind in ("duckdb", "quiver"):
+            proc = subprocess.run([sys.executable, __file__, "--warm-child", json.dumps(spec | {"kind": kind})],
+                                  capture_output=True, text=True)
+            if proc.returncode != 0:
+                raise RuntimeError(f"warm {kind}: {proc.stderr.strip()[-800:]}")
+            got += json.loads(proc.stdout.strip().splitlines()[-1])
+        if have_c:
+            got += [warm_c(opts, str(paths["quiver-plain"]), q) for q in queries]
+        for w in got:
+            rounds.setdefault((w["system"], w["query"]), []).append(w)
+    out = []
+    for (system, query), ws in rounds.items():
+        w = {"system": system, "query": query, "ms": statistics.median(x["ms"] for x in ws),
+             "rounds_ms": [round(x["ms"], 3) for x in ws], "rows": ws[0]["rows"],
+             "consistent": len({x["rows"] for x in ws}) == 1}
+        if "wall_ms" in ws[0]:
+            w["wall_ms"] = statistics.median(x["wall_ms"] for x in ws)
+        out.append(w)
     return out
 
 
@@ -443,8 +461,8 @@ def report_duckdb(results: list[dict], warm: list[dict]) -> tuple[dict, list[str
             print(f"  {r['query']:11s} {r['system']:11s} index {r['index']:3s} / {duck:14s} time x{ratio:.2f}  "
                   f"peak RSS x{r[f'rss_ratio_to_{duck}']:.2f}")
     if warm:
-        print(f"\nwarm, in one process, {threads()} thread(s), median of the runs (ms; DuckDB: its own timing, "
-              "wall time of sql().to_arrow_table() in brackets):")
+        print(f"\nwarm, in one process, {threads()} thread(s), median of the rounds' medians (ms; DuckDB: its own "
+              "timing, wall time of sql().to_arrow_table() in brackets):")
         queries = list(dict.fromkeys(w["query"] for w in warm))
         systems = [s for s in DUCK_SYSTEMS + QUIVER_WARM if any(w["system"] == s for w in warm)]
         print("  " + f"{'query':11s}" + "".join(f"{s:>22s}" for s in systems))
@@ -460,7 +478,7 @@ def report_duckdb(results: list[dict], warm: list[dict]) -> tuple[dict, list[str
                     cells.append(f"{w[0]['ms']:22.2f}")
             print(f"  {q:11s}" + "".join(cells))
             counts = {x["rows"] for x in warm if x["query"] == q}
-            if len(counts) > 1:
+            if len(counts) > 1 or not all(x["consistent"] for x in warm if x["query"] == q):
                 problems.append(f"warm {q}: row counts differ: {sorted(counts)}")
         print("\n  quiver / DuckDB, warm (DuckDB's own timing; lower is better for quiver):")
         for q in queries:
@@ -640,6 +658,7 @@ def main() -> int:
     ap.add_argument("--threads", type=int, help="QUIVER_THREADS and DuckDB's threads (default: QUIVER_THREADS "
                     "or the CPUs)")
     ap.add_argument("--warm-runs", type=int, default=15, help="runs per warm measurement (median)")
+    ap.add_argument("--warm-rounds", type=int, default=3, help="interleaved rounds of the warm measurements")
     ap.add_argument("--no-warm", action="store_true", help="skip the warm, in-process measurements")
     ap.add_argument("--systems", help="comma-separated subset of the fresh-process systems (reference, quiver-py, "
                     "quiver-cli, duckdb-native, duckdb-parquet)")
