@@ -37,7 +37,8 @@ QUIVER_THREADS (--threads):
               count: its one value); the import is outside the time
   warm        one process, each query run --warm-runs times after one
               unmeasured run, median, in --warm-rounds interleaved rounds
-              (median of the rounds); DuckDB's own time (its profiler's
+              (median of the rounds; ratios per round, then their median);
+              DuckDB's own time (its profiler's
               query total_time) and the wall time of sql().to_arrow_table(),
               against quiver's in-process scans of the plain dataset:
               bench_scan_warm (the C API; `--count` for the count) and
@@ -480,17 +481,24 @@ def report_duckdb(results: list[dict], warm: list[dict]) -> tuple[dict, list[str
             counts = {x["rows"] for x in warm if x["query"] == q}
             if len(counts) > 1 or not all(x["consistent"] for x in warm if x["query"] == q):
                 problems.append(f"warm {q}: row counts differ: {sorted(counts)}")
-        print("\n  quiver / DuckDB, warm (DuckDB's own timing; lower is better for quiver):")
+        # Within a round the systems ran minutes apart at most, so the
+        # ratio is taken per round (the load moves both alike) and its
+        # median over the rounds reported, with the range.
+        print("\n  quiver / DuckDB, warm (DuckDB's own timing; median of the rounds' ratios [lowest, highest]; "
+              "lower is better for quiver):")
         for q in queries:
             for qs in QUIVER_WARM:
                 for duck in DUCK_SYSTEMS:
                     a = [x for x in warm if x["system"] == qs and x["query"] == q]
                     b = [x for x in warm if x["system"] == duck and x["query"] == q]
                     if a and b:
-                        ratio = a[0]["ms"] / b[0]["ms"]
+                        per_round = [x / y for x, y in zip(a[0]["rounds_ms"], b[0]["rounds_ms"])]
+                        ratio = statistics.median(per_round)
                         a[0][f"ratio_to_{duck}"] = ratio
+                        a[0][f"ratio_to_{duck}_range"] = [round(min(per_round), 3), round(max(per_round), 3)]
                         ratios["warm"][f"{q} {qs} / {duck}"] = round(ratio, 3)
-                        print(f"    {q:11s} {qs:13s} / {duck:14s} x{ratio:.2f}")
+                        print(f"    {q:11s} {qs:13s} / {duck:14s} x{ratio:.2f} [{min(per_round):.2f}, "
+                              f"{max(per_round):.2f}]")
     return ratios, problems
 
 
@@ -658,7 +666,7 @@ def main() -> int:
     ap.add_argument("--threads", type=int, help="QUIVER_THREADS and DuckDB's threads (default: QUIVER_THREADS "
                     "or the CPUs)")
     ap.add_argument("--warm-runs", type=int, default=15, help="runs per warm measurement (median)")
-    ap.add_argument("--warm-rounds", type=int, default=3, help="interleaved rounds of the warm measurements")
+    ap.add_argument("--warm-rounds", type=int, default=5, help="interleaved rounds of the warm measurements")
     ap.add_argument("--no-warm", action="store_true", help="skip the warm, in-process measurements")
     ap.add_argument("--systems", help="comma-separated subset of the fresh-process systems (reference, quiver-py, "
                     "quiver-cli, duckdb-native, duckdb-parquet)")
