@@ -26,6 +26,27 @@ plain copy of the dataset, on the indexed copy, as the reference does).  Prints 
 quiver/reference ratios, writes results.json and one PNG chart per index
 setting (matplotlib) to --out.  Absolute times drift on a shared machine;
 the ratios measured in one run are what to quote.
+
+DuckDB (issue 22; PyPI `duckdb`, pinned in requirements.txt) reads the same
+Arrow table twice: loaded into a native table (duck.duckdb) and as a zstd
+Parquet file DuckDB writes (table.parquet), each query in its own SQL
+(DUCK_SQL).  It is measured two ways, with `SET threads` equal to quiver's
+QUIVER_THREADS (--threads):
+  fresh       a Python process per query, as quiver-py (PyPI has no duckdb
+              command): connect, run, fetch the rows as an Arrow table (the
+              count: its one value); the import is outside the time
+  warm        one process, each query run --warm-runs times after one
+              unmeasured run, median, in --warm-rounds interleaved rounds
+              (median of the rounds; ratios per round, then their median);
+              DuckDB's own time (its profiler's
+              query total_time) and the wall time of sql().to_arrow_table(),
+              against quiver's in-process scans of the plain dataset:
+              bench_scan_warm (the C API; `--count` for the count) and
+              quiver.Scanner in one Python process (Scanner.count() for
+              the count), plus a whole Polars collect through quiver.scan
+Rows (counts) must agree with quiver's: the run fails otherwise.  It prints
+quiver/DuckDB for each query and setting, keeps them in results.json
+(`duckdb_fresh`, `warm`) and charts the warm times (duckdb-warm.png).
 """
 from __future__ import annotations
 
@@ -54,6 +75,18 @@ QUERIES = {
 
 PAYLOAD_BYTES = 256
 
+# The same queries in DuckDB's own SQL; {src} is the native table or the
+# Parquet file, {ids} the membership list.
+DUCK_SQL = {
+    "selective": "SELECT id, payload FROM {src} WHERE val > 0.999",
+    "membership": "SELECT id, payload FROM {src} WHERE id IN ({ids})",
+    "category": "SELECT id, payload FROM {src} WHERE cat = 'c3'",
+    "substring": "SELECT id, payload FROM {src} WHERE contains(text, 'needle')",
+    "hour": "SELECT id, payload FROM {src} WHERE hour(ts) < 1",
+    "count": "SELECT count(*) FROM {src} WHERE val > 0.5",
+}
+DUCK_SYSTEMS = ("duckdb-native", "duckdb-parquet")
+
 
 def filter_column(name: str) -> str:
     return QUERIES[name][0].split('"')[1]
@@ -67,6 +100,34 @@ def query_text(name: str, rows: int) -> str:
         ids = list(range(0, rows, step))[:200]
         text = 'pl.col("id").is_in([%s])' % ", ".join(map(str, ids))
     return text
+
+
+def membership_ids(rows: int) -> list[int]:
+    step = max(rows // 200, 1)
+    return list(range(0, rows, step))[:200]
+
+
+def duck_sql(name: str, rows: int, system: str, path: str) -> str:
+    src = "t" if system == "duckdb-native" else "read_parquet('%s')" % path.replace("'", "''")
+    return DUCK_SQL[name].format(src=src, ids=", ".join(map(str, membership_ids(rows))))
+
+
+def duck_connect(system: str, path: str, threads: int):
+    import duckdb
+
+    con = duckdb.connect(path, read_only=True) if system == "duckdb-native" else duckdb.connect()
+    con.execute(f"SET threads = {int(threads)}")
+    return con
+
+
+def duck_run(con, sql: str, count: bool) -> int:
+    """Runs the query to its end: the rows as an Arrow table, or the count."""
+    rel = con.sql(sql)
+    return int(rel.fetchall()[0][0]) if count else rel.to_arrow_table().num_rows
+
+
+def threads() -> int:
+    return int(os.environ.get("QUIVER_THREADS") or os.cpu_count() or 1)
 
 
 # ---- the dataset --------------------------------------------------------------------
@@ -113,16 +174,22 @@ def build(work: Path, rows: int, quiver: str, rebuild: str | None = None) -> dic
         "lance-indexed": base / "indexed.lance",
         "quiver-plain": base / "quiver-plain",
         "quiver-indexed": base / "quiver-indexed",
+        "duckdb-native": base / "duck.duckdb",
+        "duckdb-parquet": base / "table.parquet",
     }
     if rebuild == "all" and base.exists():
         shutil.rmtree(base)
     if (base / "done").exists():  # the single marker of earlier versions of this program
         (base / "done").rename(base / "lance.done")
         (base / "quiver.done").write_text("ok\n")
-    lance_done, quiver_done = base / "lance.done", base / "quiver.done"
+    lance_done, quiver_done, duck_done = base / "lance.done", base / "quiver.done", base / "duckdb.done"
     if rebuild == "quiver" and quiver_done.exists():
         quiver_done.unlink()
-    if lance_done.exists() and quiver_done.exists():
+    try:
+        import duckdb
+    except ImportError:
+        duckdb = None
+    if lance_done.exists() and quiver_done.exists() and (duck_done.exists() or duckdb is None):
         return paths
     base.mkdir(parents=True, exist_ok=True)
     print(f"building {rows:,} rows under {base} ...", flush=True)
@@ -155,6 +222,17 @@ def build(work: Path, rows: int, quiver: str, rebuild: str | None = None) -> dic
                 )
         arrow.unlink()
         quiver_done.write_text("ok\n")
+    if duckdb is not None and not duck_done.exists():
+        for key in DUCK_SYSTEMS:
+            paths[key].unlink(missing_ok=True)
+        con = duckdb.connect(str(paths["duckdb-native"]))
+        con.register("arrow_table", table)
+        con.execute("CREATE TABLE t AS SELECT * FROM arrow_table")
+        con.unregister("arrow_table")
+        parquet = str(paths["duckdb-parquet"]).replace("'", "''")
+        con.execute(f"COPY t TO '{parquet}' (FORMAT parquet, COMPRESSION zstd)")
+        con.close()
+        duck_done.write_text("ok\n")
     return paths
 
 
@@ -168,7 +246,24 @@ def peak_mib() -> float:
     return float("nan")
 
 
+def duck_child(system: str, path: str, query: str, rows: int) -> dict:
+    # Imports stay outside the timed part, as the others' do: pyarrow too,
+    # which DuckDB's first to_arrow_table() would import (about 70 ms).
+    import duckdb  # noqa: F401
+    import pyarrow  # noqa: F401
+
+    sql = duck_sql(query, rows, system, path)
+    started = time.perf_counter()
+    con = duck_connect(system, path, threads())
+    n = duck_run(con, sql, QUERIES[query][1] is None)
+    seconds = time.perf_counter() - started
+    con.close()
+    return {"seconds": seconds, "peak_mib": peak_mib(), "rows": n}
+
+
 def child(system: str, path: str, query: str, rows: int, pushdown: bool, index: bool) -> dict:
+    if system in DUCK_SYSTEMS:
+        return duck_child(system, path, query, rows)
     import polars as pl
 
     expr = eval(query_text(query, rows), {"pl": pl})  # noqa: S307 - our own query texts
@@ -192,12 +287,20 @@ def child(system: str, path: str, query: str, rows: int, pushdown: bool, index: 
     return {"seconds": seconds, "peak_mib": peak_mib(), "rows": int(n)}
 
 
+def quiver_has_count(quiver: str) -> bool:
+    return "--count" in subprocess.run([quiver, "scan", "--help"], capture_output=True, text=True).stdout
+
+
 def run_cli(quiver: str, path: str, query: str, rows: int, pushdown: bool) -> dict:
     cols = QUERIES[query][1]
     args = [quiver, "scan", path, "--where", query_text(query, rows), "--format", "stats"]
-    # select(pl.len()) projects nothing; the command needs one column, so the
-    # filter's own (already decoded) column stands in.
-    args += ["--select", ",".join(cols) if cols else filter_column(query)]
+    # select(pl.len()) projects nothing: `--count` (issue 22); a command
+    # without it needs one column, so the filter's own (already decoded)
+    # column stands in.
+    if cols is None and quiver_has_count(quiver):
+        args.append("--count")
+    else:
+        args += ["--select", ",".join(cols) if cols else filter_column(query)]
     if not pushdown:
         args.append("--no-pushdown")
     started = time.perf_counter()
@@ -232,6 +335,204 @@ def measure(opts, system: str, path: str, query: str, pushdown: bool, index: boo
     }
 
 
+# ---- warm, in one process (issue 22) -------------------------------------------------
+
+
+def warm_child(spec: dict) -> list[dict]:
+    """One process: each query once unmeasured, then spec["runs"] times;
+    medians in milliseconds."""
+    out = []
+    rows, runs = spec["rows"], spec["runs"]
+    if spec["kind"] == "duckdb":
+        import json as _json
+
+        for system in DUCK_SYSTEMS:
+            con = duck_connect(system, spec["paths"][system], threads())
+            con.execute("PRAGMA enable_profiling = 'no_output'")
+            for query in spec["queries"]:
+                sql, count = duck_sql(query, rows, system, spec["paths"][system]), QUERIES[query][1] is None
+                own, wall, n = [], [], duck_run(con, sql, count)
+                for _ in range(runs):
+                    t = time.perf_counter()
+                    n = duck_run(con, sql, count)
+                    wall.append((time.perf_counter() - t) * 1e3)
+                    info = _json.loads(con.get_profiling_information(format="json"))
+                    own.append(info["query"]["total_time"] * 1e3)
+                out.append({"system": system, "query": query, "ms": statistics.median(own),
+                            "wall_ms": statistics.median(wall), "rows": n})
+            con.close()
+        return out
+    import polars as pl
+
+    import quiver
+
+    path = spec["paths"]["quiver-plain"]
+    for query in spec["queries"]:
+        expr = eval(query_text(query, rows), {"pl": pl})  # noqa: S307 - our own query texts
+        js, cols = expr.meta.serialize(format="json"), QUERIES[query][1]
+
+        def scanner_run() -> int:
+            if cols is None:
+                return quiver.Scanner(path, columns=[], polars_json=js).count()
+            return sum(b.num_rows for b in quiver.Scanner(path, columns=cols, polars_json=js, exact_batches=False))
+
+        def polars_run() -> int:
+            lf = quiver.scan(path).filter(expr)
+            frame = (lf.select(pl.len()) if cols is None else lf.select(*cols)).collect(engine="streaming")
+            return int(frame.item()) if cols is None else frame.height
+
+        for system, fn in (("quiver-py", scanner_run), ("quiver-polars", polars_run)):
+            times, n = [], fn()
+            for _ in range(runs):
+                t = time.perf_counter()
+                n = fn()
+                times.append((time.perf_counter() - t) * 1e3)
+            out.append({"system": system, "query": query, "ms": statistics.median(times), "rows": n})
+    return out
+
+
+def warm_c(opts, path: str, query: str) -> dict:
+    """bench_scan_warm over the plain dataset: the C API in one process."""
+    cols = QUERIES[query][1]
+    args = [opts.scan_warm, path, "--where", query_text(query, opts.rows), "--runs", str(opts.warm_runs)]
+    args += ["--count"] if cols is None else ["--select", ",".join(cols)]
+    proc = subprocess.run(args, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise RuntimeError(f"{' '.join(args)} failed: {proc.stderr.strip()}")
+    # "scan           median    7.600 ms  p25 ...  min ...  rows 1918"
+    words = proc.stdout.split()
+    return {"system": "quiver-c", "query": query, "ms": float(words[words.index("median") + 1]),
+            "rows": int(words[words.index("rows") + 1])}
+
+
+def run_warm(opts, paths: dict, queries: list[str]) -> list[dict]:
+    """--warm-rounds rounds, each a DuckDB process, a quiver.Scanner process
+    and bench_scan_warm (--warm-runs runs of each query each), so that a
+    noisy stretch of the shared machine falls on every system alike; the
+    median of the rounds' medians is reported, the rounds kept."""
+    spec = {"rows": opts.rows, "runs": opts.warm_runs, "queries": queries,
+            "paths": {k: str(v) for k, v in paths.items()}}
+    have_c = os.path.exists(opts.scan_warm)
+    if not have_c:
+        print(f"!!! {opts.scan_warm} not found: quiver-c (warm, C API) is SKIPPED !!!")
+    rounds: dict = {}
+    for _ in range(opts.warm_rounds):
+        got = []
+        for kind in ("duckdb", "quiver"):
+            proc = subprocess.run([sys.executable, __file__, "--warm-child", json.dumps(spec | {"kind": kind})],
+                                  capture_output=True, text=True)
+            if proc.returncode != 0:
+                raise RuntimeError(f"warm {kind}: {proc.stderr.strip()[-800:]}")
+            got += json.loads(proc.stdout.strip().splitlines()[-1])
+        if have_c:
+            got += [warm_c(opts, str(paths["quiver-plain"]), q) for q in queries]
+        for w in got:
+            rounds.setdefault((w["system"], w["query"]), []).append(w)
+    out = []
+    for (system, query), ws in rounds.items():
+        w = {"system": system, "query": query, "ms": statistics.median(x["ms"] for x in ws),
+             "rounds_ms": [round(x["ms"], 3) for x in ws], "rows": ws[0]["rows"],
+             "consistent": len({x["rows"] for x in ws}) == 1}
+        if "wall_ms" in ws[0]:
+            w["wall_ms"] = statistics.median(x["wall_ms"] for x in ws)
+        out.append(w)
+    return out
+
+
+QUIVER_WARM = ("quiver-c", "quiver-py", "quiver-polars")
+
+
+def report_duckdb(results: list[dict], warm: list[dict]) -> tuple[dict, list[str]]:
+    """Prints quiver/DuckDB per query and setting; returns the ratios (for
+    results.json) and the row-count mismatches."""
+    ratios: dict = {"fresh": {}, "warm": {}}
+    problems = []
+    print("\nquiver / DuckDB, a fresh process per query (lower is better for quiver; pushdown on):")
+    for r in results:
+        if r["system"] not in ("quiver-py", "quiver-cli") or r["pushdown"] != "on":
+            continue
+        for duck in DUCK_SYSTEMS:
+            d = [x for x in results if x["system"] == duck and x["query"] == r["query"]]
+            if not d:
+                continue
+            ratio = r["seconds"] / d[0]["seconds"]
+            r[f"ratio_to_{duck}"] = ratio
+            r[f"rss_ratio_to_{duck}"] = r["peak_mib"] / d[0]["peak_mib"]
+            ratios["fresh"][f"{r['query']} {r['system']} indices {r['index']} / {duck}"] = round(ratio, 3)
+            print(f"  {r['query']:11s} {r['system']:11s} index {r['index']:3s} / {duck:14s} time x{ratio:.2f}  "
+                  f"peak RSS x{r[f'rss_ratio_to_{duck}']:.2f}")
+    if warm:
+        print(f"\nwarm, in one process, {threads()} thread(s), median of the rounds' medians (ms; DuckDB: its own "
+              "timing, wall time of sql().to_arrow_table() in brackets):")
+        queries = list(dict.fromkeys(w["query"] for w in warm))
+        systems = [s for s in DUCK_SYSTEMS + QUIVER_WARM if any(w["system"] == s for w in warm)]
+        print("  " + f"{'query':11s}" + "".join(f"{s:>22s}" for s in systems))
+        for q in queries:
+            cells = []
+            for sname in systems:
+                w = [x for x in warm if x["system"] == sname and x["query"] == q]
+                if not w:
+                    cells.append(f"{'-':>22s}")
+                elif "wall_ms" in w[0]:
+                    cells.append(f"{w[0]['ms']:9.2f} [{w[0]['wall_ms']:8.2f}]".rjust(22))
+                else:
+                    cells.append(f"{w[0]['ms']:22.2f}")
+            print(f"  {q:11s}" + "".join(cells))
+            counts = {x["rows"] for x in warm if x["query"] == q}
+            if len(counts) > 1 or not all(x["consistent"] for x in warm if x["query"] == q):
+                problems.append(f"warm {q}: row counts differ: {sorted(counts)}")
+        # Within a round the systems ran minutes apart at most, so the
+        # ratio is taken per round (the load moves both alike) and its
+        # median over the rounds reported, with the range.
+        print("\n  quiver / DuckDB, warm (DuckDB's own timing; median of the rounds' ratios [lowest, highest]; "
+              "lower is better for quiver):")
+        for q in queries:
+            for qs in QUIVER_WARM:
+                for duck in DUCK_SYSTEMS:
+                    a = [x for x in warm if x["system"] == qs and x["query"] == q]
+                    b = [x for x in warm if x["system"] == duck and x["query"] == q]
+                    if a and b:
+                        per_round = [x / y for x, y in zip(a[0]["rounds_ms"], b[0]["rounds_ms"])]
+                        ratio = statistics.median(per_round)
+                        a[0][f"ratio_to_{duck}"] = ratio
+                        a[0][f"ratio_to_{duck}_range"] = [round(min(per_round), 3), round(max(per_round), 3)]
+                        ratios["warm"][f"{q} {qs} / {duck}"] = round(ratio, 3)
+                        print(f"    {q:11s} {qs:13s} / {duck:14s} x{ratio:.2f} [{min(per_round):.2f}, "
+                              f"{max(per_round):.2f}]")
+    return ratios, problems
+
+
+def plot_warm(warm: list[dict], out: Path, rows: int) -> list[Path]:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return []
+    queries = list(dict.fromkeys(w["query"] for w in warm))
+    systems = [s for s in DUCK_SYSTEMS + QUIVER_WARM if any(w["system"] == s for w in warm)]
+    fig, ax = plt.subplots(figsize=(11, 4.8))
+    width = 0.8 / max(len(systems), 1)
+    for k, sname in enumerate(systems):
+        ys = []
+        for q in queries:
+            hit = [w for w in warm if w["system"] == sname and w["query"] == q]
+            ys.append(hit[0]["ms"] if hit else 0.0)
+        ax.bar([i + k * width for i in range(len(queries))], ys, width, label=sname)
+    ax.set_xticks([i + 0.4 - width / 2 for i in range(len(queries))])
+    ax.set_xticklabels(queries)
+    ax.set_ylabel("milliseconds (median), lower is better")
+    ax.set_yscale("log")
+    ax.set_title(f"warm, in one process, {threads()} thread(s): DuckDB vs quiver ({rows:,} rows)")
+    ax.legend(fontsize=8, ncol=3)
+    fig.tight_layout()
+    path = out / "duckdb-warm.png"
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return [path]
+
+
 # ---- the whole run -------------------------------------------------------------------
 
 
@@ -252,6 +553,12 @@ def systems_available(quiver_cmd: str) -> list[str]:
         print(f"!!! the quiver Python package is not importable: {exc}; quiver-py is SKIPPED !!!")
     if os.path.exists(quiver_cmd):
         out.append("quiver-cli")
+    try:
+        import duckdb  # noqa: F401
+
+        out += list(DUCK_SYSTEMS)
+    except ImportError as exc:
+        print(f"!!! duckdb not importable: {exc}; the DuckDB columns are SKIPPED !!!")
     return out
 
 
@@ -305,7 +612,7 @@ def summarize_targets(results: list[dict]) -> dict:
 
     out: dict = {}
     print("\ntargets, as this run measured them:")
-    for system in sorted({r["system"] for r in results}):
+    for system in sorted({r["system"] for r in results} - set(DUCK_SYSTEMS)):
         on = [r for r in results if r["system"] == system and r["pushdown"] == "on"]
         if system != "reference" and on:
             worst = max(on, key=lambda r: r.get("ratio_to_reference", 0.0))
@@ -337,6 +644,15 @@ def summarize_targets(results: list[dict]) -> dict:
     return out
 
 
+def _duckdb_version() -> str | None:
+    try:
+        import duckdb
+
+        return duckdb.__version__
+    except ImportError:
+        return None
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", type=Path, help="folder for results.json and the PNG charts (required)")
@@ -347,8 +663,20 @@ def main() -> int:
     ap.add_argument("--queries", default=",".join(QUERIES), help="comma-separated subset")
     ap.add_argument("--rebuild", choices=("quiver", "all"),
                     help="rewrite the cached datasets: quiver's only (after a change to its writer) or all")
+    ap.add_argument("--threads", type=int, help="QUIVER_THREADS and DuckDB's threads (default: QUIVER_THREADS "
+                    "or the CPUs)")
+    ap.add_argument("--warm-runs", type=int, default=15, help="runs per warm measurement (median)")
+    ap.add_argument("--warm-rounds", type=int, default=5, help="interleaved rounds of the warm measurements")
+    ap.add_argument("--no-warm", action="store_true", help="skip the warm, in-process measurements")
+    ap.add_argument("--systems", help="comma-separated subset of the fresh-process systems (reference, quiver-py, "
+                    "quiver-cli, duckdb-native, duckdb-parquet)")
+    ap.add_argument("--scan-warm", help="bench_scan_warm (default: bench/bench_scan_warm beside --quiver)")
     ap.add_argument("--child", nargs=6, help=argparse.SUPPRESS)
+    ap.add_argument("--warm-child", help=argparse.SUPPRESS)
     opts = ap.parse_args()
+    if opts.warm_child:
+        print(json.dumps(warm_child(json.loads(opts.warm_child))))
+        return 0
     if opts.child:
         system, path, query, rows, pushdown, index = opts.child
         print(json.dumps(child(system, path, query, int(rows), pushdown == "on", index == "on")))
@@ -356,7 +684,13 @@ def main() -> int:
     if opts.out is None:
         ap.error("--out FOLDER is required")
 
+    if opts.threads:
+        os.environ["QUIVER_THREADS"] = str(opts.threads)  # the children inherit it
+    if not opts.scan_warm:
+        opts.scan_warm = str(Path(opts.quiver).resolve().parent / "bench" / "bench_scan_warm")
     systems = systems_available(opts.quiver)
+    if opts.systems:
+        systems = [s for s in systems if s in opts.systems.split(",")]
     paths = build(opts.work, opts.rows, opts.quiver, opts.rebuild)
     quiver_indexed = quiver_has_indices(opts.quiver)
     results = []
@@ -367,8 +701,12 @@ def main() -> int:
             for system in systems:
                 if system != "reference" and index and not quiver_indexed:
                     continue
+                if system in DUCK_SYSTEMS and index:
+                    continue  # no index of DuckDB's is built: it scans (with its zone maps)
                 key = ("lance-" if system == "reference" else "quiver-") + ("indexed" if index else "plain")
-                for pushdown in (True, False):
+                if system in DUCK_SYSTEMS:
+                    key = system
+                for pushdown in (True, False) if system not in DUCK_SYSTEMS else (True,):
                     r = measure(opts, system, str(paths[key]), query, pushdown, index)
                     r |= {"query": query, "system": system, "pushdown": "on" if pushdown else "off",
                           "index": "on" if index else "off", "rows_total": opts.rows}
@@ -383,7 +721,7 @@ def main() -> int:
             problems.append(f"{query}: row counts differ across systems/settings: {sorted(counts)}")
     print("\nquiver / reference time ratios (lower is better for quiver):")
     for r in results:
-        if r["system"] == "reference":
+        if r["system"] == "reference" or r["system"] in DUCK_SYSTEMS:
             continue
         ref = [x for x in results if x["system"] == "reference" and x["query"] == r["query"]
                and x["pushdown"] == r["pushdown"] and x["index"] == r["index"]]
@@ -393,16 +731,30 @@ def main() -> int:
             print(f"  {r['query']:11s} {r['system']:11s} pushdown {r['pushdown']:3s} index {r['index']:3s} "
                   f"time x{r['ratio_to_reference']:.2f}  peak RSS x{r['rss_ratio_to_reference']:.2f}")
     targets = summarize_targets(results)
+    warm = []
+    if not opts.no_warm and "duckdb-native" in systems_available(opts.quiver):
+        warm = run_warm(opts, paths, opts.queries.split(","))
+    duck_ratios, duck_problems = report_duckdb(results, warm)
+    problems += duck_problems
+    if warm:
+        for q in opts.queries.split(","):
+            fresh = {r["rows"] for r in results if r["query"] == q}
+            warm_rows = {w["rows"] for w in warm if w["query"] == q}
+            if fresh and warm_rows and fresh != warm_rows:
+                problems.append(f"{q}: warm rows {sorted(warm_rows)} differ from the fresh runs' {sorted(fresh)}")
     opts.out.mkdir(parents=True, exist_ok=True)
     meta = {
         "rows": opts.rows, "repeat": opts.repeat, "machine": platform.node(), "cpus": os.cpu_count(),
         "python": platform.python_version(), "date": time.strftime("%Y-%m-%d %H:%M:%S"),
         "quiver_indices": quiver_indexed, "problems": problems,
         "quiver_threads": os.environ.get("QUIVER_THREADS") or f"default ({os.cpu_count()} CPUs)",
+        "threads": threads(), "warm_runs": opts.warm_runs, "load_average": os.getloadavg(),
+        "duckdb": _duckdb_version(),
     }
     (opts.out / "results.json").write_text(
-        json.dumps({"meta": meta, "targets": targets, "results": results}, indent=1) + "\n")
-    for p in plot(results, opts.out):
+        json.dumps({"meta": meta, "targets": targets, "results": results, "warm": warm,
+                    "duckdb_ratios": duck_ratios}, indent=1) + "\n")
+    for p in plot(results, opts.out) + (plot_warm(warm, opts.out, opts.rows) if warm else []):
         print("wrote", p)
     print("wrote", opts.out / "results.json")
     for p in problems:

@@ -104,7 +104,9 @@ QV_API qv_status qv_scanner_open_dataset(const qv_dataset *ds, const qv_scan_opt
                                          qv_error *err);
 QV_API void qv_scanner_destroy(qv_scanner *s); /* NULL-safe */
 
-/* Output schema (projection, plus _rowid when asked). */
+/* Output schema (projection, plus _rowid when asked).  An empty projection
+ * (columns non-NULL, n_columns 0) is allowed: batches then have no
+ * columns, only num_rows. */
 QV_API const qv_schema *qv_scanner_schema(const qv_scanner *s);
 /* Next batch (caller releases) or NULL at the end. */
 QV_API qv_status qv_scanner_next(qv_scanner *s, qv_batch **out, qv_error *err);
@@ -112,6 +114,16 @@ QV_API void qv_scanner_counters(const qv_scanner *s, qv_scan_counters *out);
 /* The plan as indented text (qv_malloc'd; qv_free).  With counters = true,
  * the counters gathered so far are appended. */
 QV_API char *qv_scanner_explain(const qv_scanner *s, bool counters);
+/* Counts the rows the scan has still to return (after filter, offset and
+ * limit) into *out_count, without materializing any projected column, and
+ * ends the scan (qv_scanner_next returns NULL after it).  With a filter
+ * only the filter's columns are read (and not even those where an exact
+ * index answers); without one the count is the manifest's row counts less
+ * its deleted rows, and no data file is opened (the counters' `fragments`
+ * stay 0).  Rows of batches already pending count too, so a count after
+ * some qv_scanner_next calls gives the rest.  Errors are those of
+ * qv_scanner_next (a damaged file, a cast that fails on a row). */
+QV_API qv_status qv_scanner_count(qv_scanner *s, int64_t *out_count, qv_error *err);
 /* The scanner as a batch reader (takes ownership of s). */
 QV_API qv_status qv_scanner_reader(qv_scanner *s, qv_batch_reader **out, qv_error *err);
 

@@ -415,6 +415,22 @@ static PyObject *scanner_next(scanner_obj *self) {
   return b ? batch_wrap(b) : NULL; /* NULL without an exception: StopIteration */
 }
 
+/* The rows the rest of the scan returns, counted in C without building a
+ * column (qv_scanner_count); the scan ends. */
+static PyObject *scanner_count(scanner_obj *self, PyObject *unused) {
+  if (!scanner_usable(self, "count")) return NULL;
+  int64_t n = 0;
+  qv_error err = {0};
+  qv_status st;
+  self->busy = true;
+  Py_BEGIN_ALLOW_THREADS qvpy_lock();
+  st = qv_scanner_count(self->sc, &n, &err);
+  qvpy_unlock();
+  Py_END_ALLOW_THREADS self->busy = false;
+  if (st != QV_OK) return qvpy_raise(&err);
+  return PyLong_FromLongLong(n);
+}
+
 /* The rest of the scan as one stream; the scanner moves into it. */
 static PyObject *scanner_stream(scanner_obj *self, PyObject *args, PyObject *kwargs) {
   static char *kw[] = {"requested_schema", NULL};
@@ -513,6 +529,10 @@ static PyMethodDef scanner_methods[] = {
      "The rest of the scan as a PyCapsule 'arrow_array_stream'; the scanner moves into the stream."},
     {"__arrow_c_schema__", (PyCFunction)scanner_schema_capsule, METH_NOARGS,
      "The output schema as a PyCapsule 'arrow_schema'."},
+    {"count", (PyCFunction)scanner_count, METH_NOARGS,
+     "count() -> int: the rows the rest of the scan returns (after filter, offset and limit), counted\n"
+     "without materializing any column: only the filter's columns are read, and without a filter the\n"
+     "manifest answers (no data file is opened).  The scan ends."},
     {"explain", (PyCFunction)(void (*)(void))scanner_explain, METH_VARARGS | METH_KEYWORDS,
      "explain(counters=False) -> str: the scan plan (with the counters so far)."},
     {"counters", (PyCFunction)scanner_counters, METH_NOARGS,

@@ -36,6 +36,7 @@ typedef struct lane {
   qv_array **taken;
   qv_array **fcol_arrays;
   int64_t pages_total, pages_pruned, pages_index_skipped, rows_scanned, rows_selected;
+  int64_t rows_counted; /* a count's rows, after offset and limit (qv_scanner_count) */
 } lane;
 
 /* Lanes at most; page ranges in one parallel round at most (see
@@ -84,6 +85,10 @@ struct qv_scanner {
   int32_t n_pending, cap_pending;
   int64_t pending_rows;
   bool exact_batches; /* join pieces into batches of batch_size rows (qv_scan_options) */
+  /* qv_scanner_count: page ranges add their rows to rows_counted instead of
+   * building pieces, and no projected column is read */
+  bool count_only;
+  int64_t rows_counted;
   qv_scan_counters counters;
   /* One lane per worker that scans page ranges (lane 0: this thread, the
    * only one in a serial scan); lanes[0].reader is the fragment reader. */
@@ -297,7 +302,9 @@ static void merge_lane_counters(qv_scanner *s) {
     s->counters.pages_index_skipped += L->pages_index_skipped;
     s->counters.rows_scanned += L->rows_scanned;
     s->counters.rows_selected += L->rows_selected;
+    s->rows_counted += L->rows_counted;
     L->pages_total = L->pages_pruned = L->pages_index_skipped = L->rows_scanned = L->rows_selected = 0;
+    L->rows_counted = 0;
   }
 }
 
@@ -343,6 +350,9 @@ void qv_scanner_counters(const qv_scanner *s, qv_scan_counters *out) {
 }
 
 /* ---- one page range -------------------------------------------------- */
+
+/* The projected columns a page range reads: none for a count. */
+static int32_t projected(const qv_scanner *s) { return s->count_only ? 0 : s->n_proj; }
 
 static bool page_pruned(qv_scanner *s, lane *L, int32_t page, int64_t rows) {
   if (!s->filter || !s->pushdown) return false;
@@ -505,7 +515,7 @@ static qv_status scan_page(qv_scanner *s, lane *L, int32_t page, qv_batch **out,
     /* a projected filter column (a substring search that also shows the
      * text) is taken once: its selected rows out of the candidates' */
     for (int32_t i = 0; i < n_fcols && st == QV_OK && local.count > 0; i++)
-      for (int32_t j = 0; j < s->n_proj && st == QV_OK; j++)
+      for (int32_t j = 0; j < projected(s) && st == QV_OK; j++)
         if (s->proj[j] == fcols_idx[i])
           st = qv_array_take(fcols[i], local.rows, local.count, &L->taken[fcols_idx[i]], err);
     qv_batch_release(fb);
@@ -524,7 +534,7 @@ static qv_status scan_page(qv_scanner *s, lane *L, int32_t page, qv_batch **out,
     for (int32_t i = 0; i < n_fcols && st == QV_OK; i++)
       st = s->pushdown ? qv_fragment_read_encoded(L->reader, fcols_idx[i], start, rows, &decoded[fcols_idx[i]], err)
                        : qv_fragment_read(L->reader, fcols_idx[i], start, rows, &decoded[fcols_idx[i]], err);
-    for (int32_t i = 0; i < s->n_proj && st == QV_OK && !s->pushdown; i++)
+    for (int32_t i = 0; i < projected(s) && st == QV_OK && !s->pushdown; i++)
       if (!decoded[s->proj[i]]) st = qv_fragment_read(L->reader, s->proj[i], start, rows, &decoded[s->proj[i]], err);
     qv_batch *fb = NULL;
     if (st == QV_OK) {
@@ -543,7 +553,7 @@ static qv_status scan_page(qv_scanner *s, lane *L, int32_t page, qv_batch **out,
     if (!s->filter) L->rows_scanned += L->live.count;
     L->rows_selected += L->live.count;
     if (!s->pushdown)
-      for (int32_t i = 0; i < s->n_proj && st == QV_OK; i++)
+      for (int32_t i = 0; i < projected(s) && st == QV_OK; i++)
         if (!decoded[s->proj[i]]) st = qv_fragment_read(L->reader, s->proj[i], start, rows, &decoded[s->proj[i]], err);
     if (st != QV_OK) goto cleanup;
   }
@@ -572,7 +582,10 @@ static qv_status scan_page(qv_scanner *s, lane *L, int32_t page, qv_batch **out,
       L->taken[c] = part;
     }
   if (st != QV_OK) goto cleanup;
-  if (cut->count > 0) {
+  if (s->count_only) {
+    L->rows_counted += cut->count;
+    if (s->limit >= 0) s->produced += cut->count;
+  } else if (cut->count > 0) {
     st = materialize(s, L, start, rows, decoded, cut, whole && cut->count == rows, out, err);
     if (st == QV_OK && s->limit >= 0) s->produced += cut->count; /* serial: a limit makes one lane */
   }
@@ -786,7 +799,7 @@ static int32_t round_pages(const qv_scanner *s) {
     qv_page_info info;
     qv_fragment_page(r, 0, s->page + k, &info);
     rows += info.row_count;
-    for (int32_t i = 0; i < s->n_proj; i++) {
+    for (int32_t i = 0; i < projected(s); i++) {
       qv_fragment_page(r, s->proj[i], s->page + k, &info);
       bytes += info.byte_size;
     }
@@ -828,55 +841,100 @@ static qv_status scan_round(qv_scanner *s, int32_t first, int32_t n, qv_error *e
   return st;
 }
 
+/* Scans the next page range, or the next round of them on the lanes,
+ * queueing their pieces (or, for a count, adding up their rows); sets
+ * exhausted at the end of the dataset. */
+static qv_status advance(qv_scanner *s, qv_error *err) {
+  bool have;
+  QV_RETURN_NOT_OK(next_page(s, &have, err));
+  if (!have) {
+    s->exhausted = true;
+    return QV_OK;
+  }
+  /* With several lanes, the next pages of the fragment: at least two
+   * per lane, so that a lane that drew cheap pages (pruned, nothing
+   * selected) takes more, and more while the rounds hand out few rows
+   * (next_window). */
+  int32_t n = 1;
+  if (s->n_lanes > 1) {
+    n = round_pages(s);
+  }
+  qv_status st;
+  if (n > 1) {
+    st = scan_round(s, s->page, n, err);
+    s->page += n - 1;
+  } else {
+    qv_batch *piece = NULL;
+    st = scan_page(s, &s->lanes[0], s->page, &piece, err);
+    merge_lane_counters(s);
+    if (st == QV_OK && piece) st = push_pending(s, piece, err);
+  }
+  if (st != QV_OK) {
+    qv_fragment_info fi;
+    qv_dataset_fragment(s->ds, s->frag, &fi);
+    /* storage errors name the file already ("data/X.qvf: column ..."):
+     * say it once */
+    size_t plen = strlen(fi.path);
+    if (err && !strncmp(err->message, fi.path, plen) && err->message[plen] == ':') {
+      char old[sizeof err->message];
+      memcpy(old, err->message, sizeof old);
+      old[sizeof old - 1] = '\0';
+      snprintf(err->message, sizeof err->message, "scan of %.1000s", old);
+      if (err->code == QV_OK) err->code = st;
+      return err->code;
+    }
+    return qv_error_prefix(err, st, "scan of %s", fi.path);
+  }
+  return QV_OK;
+}
+
 qv_status qv_scanner_next(qv_scanner *s, qv_batch **out, qv_error *err) {
   *out = NULL;
   /* exact batches wait for batch_size rows; otherwise pieces go out as
    * they come, small ones joined (loose_batch_ready) */
-  while (!s->exhausted && (s->exact_batches ? s->pending_rows < s->batch_size : !loose_batch_ready(s))) {
-    bool have;
-    QV_RETURN_NOT_OK(next_page(s, &have, err));
-    if (!have) {
-      s->exhausted = true;
-      break;
-    }
-    /* With several lanes, the next pages of the fragment: at least two
-     * per lane, so that a lane that drew cheap pages (pruned, nothing
-     * selected) takes more, and more while the rounds hand out few rows
-     * (next_window). */
-    int32_t n = 1;
-    if (s->n_lanes > 1) {
-      n = round_pages(s);
-    }
-    qv_status st;
-    if (n > 1) {
-      st = scan_round(s, s->page, n, err);
-      s->page += n - 1;
-    } else {
-      qv_batch *piece = NULL;
-      st = scan_page(s, &s->lanes[0], s->page, &piece, err);
-      merge_lane_counters(s);
-      if (st == QV_OK && piece) st = push_pending(s, piece, err);
-    }
-    if (st != QV_OK) {
-      qv_fragment_info fi;
-      qv_dataset_fragment(s->ds, s->frag, &fi);
-      /* storage errors name the file already ("data/X.qvf: column ..."):
-       * say it once */
-      size_t plen = strlen(fi.path);
-      if (err && !strncmp(err->message, fi.path, plen) && err->message[plen] == ':') {
-        char old[sizeof err->message];
-        memcpy(old, err->message, sizeof old);
-        old[sizeof old - 1] = '\0';
-        snprintf(err->message, sizeof err->message, "scan of %.1000s", old);
-        if (err->code == QV_OK) err->code = st;
-        return err->code;
-      }
-      return qv_error_prefix(err, st, "scan of %s", fi.path);
-    }
-  }
+  while (!s->exhausted && (s->exact_batches ? s->pending_rows < s->batch_size : !loose_batch_ready(s)))
+    QV_RETURN_NOT_OK(advance(s, err));
   if (s->n_pending == 0) return QV_OK;
   QV_RETURN_NOT_OK(pop_batch(s, out, err));
   s->counters.rows_returned += (*out)->num_rows;
+  return QV_OK;
+}
+
+/* Whether the scan has not begun: no fragment opened or passed over. */
+static bool untouched(const qv_scanner *s) {
+  return s->frag == 0 && !s->lanes[0].reader && !s->exhausted && s->n_pending == 0 && s->skipped == 0 &&
+         s->produced == 0;
+}
+
+qv_status qv_scanner_count(qv_scanner *s, int64_t *out_count, qv_error *err) {
+  *out_count = 0;
+  /* the pieces already built count as they are (offset and limit cut them) */
+  int64_t pending = s->pending_rows;
+  for (int32_t i = 0; i < s->n_pending; i++) qv_batch_release(s->pending[i]);
+  s->n_pending = 0;
+  s->pending_rows = 0;
+  int64_t rest;
+  if (!s->filter && untouched(s)) {
+    /* Every live row passes: the manifest knows how many there are, and
+     * offset and limit only cut that number. */
+    int64_t live = qv_dataset_count_rows(s->ds);
+    rest = live > s->offset ? live - s->offset : 0;
+    if (s->limit >= 0 && rest > s->limit) rest = s->limit;
+    s->skipped = s->offset;
+    s->produced = rest;
+    s->exhausted = true;
+    s->counters.rows_selected += live;
+  } else {
+    s->count_only = true;
+    s->rows_counted = 0;
+    qv_status st = QV_OK;
+    while (!s->exhausted && st == QV_OK) st = advance(s, err);
+    s->count_only = false;
+    if (st != QV_OK) return st;
+    rest = s->rows_counted;
+  }
+  *out_count = pending + rest;
+  s->counters.rows_returned += *out_count;
   return QV_OK;
 }
 

@@ -415,5 +415,25 @@ run import-columns-no-header q import headerless.csv headerless --quiet --delimi
 run import-columns-scan q scan headerless --format csv
 run import-columns-wrong-count q import typed.csv typed2 --quiet --delimiter '|' --columns id,firstName
 
+# Counts without columns (issue 22): --count prints the number of rows the
+# scan returns; only the filter's columns are read, and without a filter the
+# manifest answers (fragments=0 in the summary: no data file opened).
+run scan-count q scan ds --count
+run scan-count-filter q scan ds --count --filter "age > 40 AND city IS NOT NULL"
+run scan-count-where q scan ds --count --where 'pl.col("age") > 40'
+run scan-count-where-null q scan ds --count --where 'pl.col("city").is_null()'
+run scan-count-limit-offset q scan ds --count --filter "age > 20" --limit 2 --offset 1
+run scan-count-offset-past q scan ds --count --offset 1000
+run scan-count-stats q scan ds --count --format stats
+run scan-count-stats-filter q scan ds --count --where 'pl.col("score") >= 88.25' --format stats
+run scan-count-deleted q scan del-ds --count --format stats
+run scan-count-deleted-filter q scan del-ds --count --filter "id < 4"
+run scan-count-index q scan big --count --filter "id BETWEEN 100 AND 120 AND grp = 25" --format stats
+run scan-count-index-off q scan big --count --filter "id BETWEEN 100 AND 120 AND grp = 25" --no-index
+run scan-count-old-version q scan ix --version 1 --count
+run scan-count-select q scan ds --count --select id
+run scan-count-format q scan ds --count --format csv
+run explain-count q explain ds --count
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

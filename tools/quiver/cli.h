@@ -44,6 +44,10 @@ bool cli_parse_count(const char *text, int64_t *out);
 typedef enum cli_format { FMT_TABLE, FMT_CSV, FMT_JSON, FMT_ARROW, FMT_STATS } cli_format;
 bool cli_parse_format(const char *text, cli_format *out);
 
+/* This process's peak resident set (VmHWM) in KiB for --format stats; -1
+ * where /proc is not there (ru_maxrss would count a forking parent's). */
+long long cli_peak_rss_kib(void);
+
 /* Streams every batch of a scanner to stdout in the format; *rows gets the
  * row count written. */
 int cli_write_scan(const char *cmd, qv_scanner *sc, cli_format fmt, int64_t *rows);

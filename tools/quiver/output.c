@@ -11,7 +11,7 @@
  * /proc is not there.  Read from /proc rather than getrusage because
  * ru_maxrss also counts the memory of the process that forked us, which
  * for a benchmark driver in Python is larger than the scan. */
-static long long peak_rss_kib(void) {
+long long cli_peak_rss_kib(void) {
   FILE *f = fopen("/proc/self/status", "r");
   if (!f) return -1;
   char line[256];
@@ -368,7 +368,7 @@ int cli_write_scan(const char *cmd, qv_scanner *sc, cli_format fmt, int64_t *row
         "rows=%lld pages=%lld pages_pruned=%lld rows_scanned=%lld bytes_read=%lld bytes_decoded=%lld "
         "index_fallback_fragments=%lld peak_rss_kib=%lld\n",
         (long long)*rows, (long long)c.pages_total, (long long)c.pages_pruned, (long long)c.rows_scanned,
-        (long long)read, (long long)decoded, (long long)c.index_fallback_fragments, peak_rss_kib());
+        (long long)read, (long long)decoded, (long long)c.index_fallback_fragments, cli_peak_rss_kib());
   }
 cleanup:
   for (int32_t k = 0; k < t.n_held; k++) qv_batch_release(t.held[k]);
