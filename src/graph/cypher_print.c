@@ -18,6 +18,13 @@
 #include "graph/cypher_int.h"
 
 static void expr(qvb_text *b, const qvg_node *x);
+
+/* " WHERE e", " ELSE e"...: the lead and the expression, when there is one. */
+static void opt_expr(qvb_text *b, const char *lead, const qvg_node *x) {
+  if (!x) return;
+  qvb_text_s(b, lead);
+  expr(b, x);
+}
 static void query(qvb_text *b, const qvg_node *x, const char *sep);
 
 static bool plain_name(const char *s, int32_t n) {
@@ -169,10 +176,7 @@ static void subquery(qvb_text *b, const qvg_node *x, const char *kw) {
   qvb_text_s(b, " { ");
   if (x->kids[0]->kind == QVG_PATTERN) {
     pattern(b, x->kids[0]);
-    if (x->kids[1]) {
-      qvb_text_s(b, " WHERE ");
-      expr(b, x->kids[1]);
-    }
+    opt_expr(b, " WHERE ", x->kids[1]);
   } else {
     query(b, x->kids[0], " ");
   }
@@ -321,20 +325,14 @@ static void expr(qvb_text *b, const qvg_node *x) {
     case QVG_COUNT_STAR: qvb_text_s(b, "count(*)"); return;
     case QVG_CASE:
       qvb_text_s(b, "CASE");
-      if (x->kids[0]) {
-        qvb_text_s(b, " ");
-        expr(b, x->kids[0]);
-      }
+      opt_expr(b, " ", x->kids[0]);
       for (int32_t i = 2; i < x->n_kids; i++) {
         qvb_text_s(b, " WHEN ");
         expr(b, x->kids[i]->kids[0]);
         qvb_text_s(b, " THEN ");
         expr(b, x->kids[i]->kids[1]);
       }
-      if (x->kids[1]) {
-        qvb_text_s(b, " ELSE ");
-        expr(b, x->kids[1]);
-      }
+      opt_expr(b, " ELSE ", x->kids[1]);
       qvb_text_s(b, " END");
       return;
     case QVG_LIST_COMP:
@@ -342,14 +340,8 @@ static void expr(qvb_text *b, const qvg_node *x) {
       node_name(b, x);
       qvb_text_s(b, " IN ");
       expr(b, x->kids[0]);
-      if (x->kids[1]) {
-        qvb_text_s(b, " WHERE ");
-        expr(b, x->kids[1]);
-      }
-      if (x->kids[2]) {
-        qvb_text_s(b, " | ");
-        expr(b, x->kids[2]);
-      }
+      opt_expr(b, " WHERE ", x->kids[1]);
+      opt_expr(b, " | ", x->kids[2]);
       qvb_text_s(b, "]");
       return;
     case QVG_QUANT:
@@ -358,10 +350,7 @@ static void expr(qvb_text *b, const qvg_node *x) {
       node_name(b, x);
       qvb_text_s(b, " IN ");
       expr(b, x->kids[0]);
-      if (x->kids[1]) {
-        qvb_text_s(b, " WHERE ");
-        expr(b, x->kids[1]);
-      }
+      opt_expr(b, " WHERE ", x->kids[1]);
       qvb_text_s(b, ")");
       return;
     case QVG_REDUCE:
@@ -380,10 +369,7 @@ static void expr(qvb_text *b, const qvg_node *x) {
     case QVG_PAT_COMP:
       qvb_text_s(b, "[");
       path(b, x->kids[0]);
-      if (x->kids[1]) {
-        qvb_text_s(b, " WHERE ");
-        expr(b, x->kids[1]);
-      }
+      opt_expr(b, " WHERE ", x->kids[1]);
       qvb_text_s(b, " | ");
       expr(b, x->kids[2]);
       qvb_text_s(b, "]");
@@ -421,14 +407,8 @@ static void projection(qvb_text *b, const qvg_node *x, const char *kw) {
       if (s->flags & QVG_F_DESC) qvb_text_s(b, " DESC");
     }
   }
-  if (x->kids[2]) {
-    qvb_text_s(b, " SKIP ");
-    expr(b, x->kids[2]);
-  }
-  if (x->kids[3]) {
-    qvb_text_s(b, " LIMIT ");
-    expr(b, x->kids[3]);
-  }
+  opt_expr(b, " SKIP ", x->kids[2]);
+  opt_expr(b, " LIMIT ", x->kids[3]);
   if (x->n_kids > 4 && x->kids[4]) {
     qvb_text_s(b, " WHERE ");
     expr(b, x->kids[4]);
@@ -454,10 +434,7 @@ static void clause(qvb_text *b, const qvg_node *x) {
     case QVG_MATCH:
       qvb_text_s(b, x->flags & QVG_F_OPTIONAL ? "OPTIONAL MATCH " : "MATCH ");
       pattern(b, x->kids[0]);
-      if (x->kids[1]) {
-        qvb_text_s(b, " WHERE ");
-        expr(b, x->kids[1]);
-      }
+      opt_expr(b, " WHERE ", x->kids[1]);
       return;
     case QVG_UNWIND:
       qvb_text_s(b, "UNWIND ");
@@ -516,10 +493,7 @@ static void clause(qvb_text *b, const qvg_node *x) {
             node_name(b, y->kids[i]);
           }
         }
-        if (y->kids[0]) {
-          qvb_text_s(b, " WHERE ");
-          expr(b, y->kids[0]);
-        }
+        opt_expr(b, " WHERE ", y->kids[0]);
       }
       return;
     }
