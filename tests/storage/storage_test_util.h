@@ -12,12 +12,36 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <unistd.h>
 
 #include "quiver/storage.h"
 
 /* ---- temp directories ------------------------------------------------- */
+
+/* A whole file, malloc'd (one spare byte), for tests that damage it. */
+static inline uint8_t *slurp(const char *path, int64_t *size) {
+  FILE *f = fopen(path, "rb");
+  assert_non_null(f);
+  fseek(f, 0, SEEK_END);
+  *size = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  uint8_t *b = malloc((size_t)*size + 1);
+  assert_int_equal(fread(b, 1, (size_t)*size, f), (size_t)*size);
+  fclose(f);
+  return b;
+}
+
+/* Rewrites in place (no truncation to zero first: some file systems flush
+ * on that, which makes thousands of rewrites slow). */
+static inline void spit(const char *path, const uint8_t *b, int64_t size) {
+  int fd = open(path, O_WRONLY | O_CREAT, 0644);
+  assert_true(fd >= 0);
+  if (size) assert_int_equal(pwrite(fd, b, (size_t)size, 0), size);
+  assert_int_equal(ftruncate(fd, size), 0);
+  close(fd);
+}
 
 static int rm_one_(const char *p, const struct stat *sb, int flag, struct FTW *ftw) {
   (void)sb;

@@ -145,26 +145,6 @@ static int count_files(const char *rel) {
   return n;
 }
 
-static uint8_t *slurp(const char *path, int64_t *size) {
-  FILE *f = fopen(path, "rb");
-  assert_non_null(f);
-  fseek(f, 0, SEEK_END);
-  *size = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  uint8_t *b = malloc((size_t)*size + 1);
-  assert_int_equal(fread(b, 1, (size_t)*size, f), (size_t)*size);
-  fclose(f);
-  return b;
-}
-
-static void spit(const char *path, const uint8_t *b, int64_t size) {
-  int fd = open(path, O_WRONLY | O_CREAT, 0644);
-  assert_true(fd >= 0);
-  if (size) assert_int_equal(pwrite(fd, b, (size_t)size, 0), size);
-  assert_int_equal(ftruncate(fd, size), 0);
-  close(fd);
-}
-
 static void expect_hint(qv_status st, const qv_error *err, const char *what, const char *variant) {
   if (st == QV_OK) fail_msg("%s: %s was not refused", variant, what);
   if (!strstr(err->message, "version 4 is damaged (_versions/4.manifest") || !strstr(err->message, g_hint))
