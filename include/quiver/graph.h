@@ -22,6 +22,7 @@
 #define QUIVER_GRAPH_H
 
 #include "quiver/base.h"
+#include "quiver/columnar.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -109,6 +110,54 @@ typedef struct qv_graph qv_graph;
  * dataset, both versions, and `quiver graph refresh`). */
 QV_API qv_status qv_graph_open(const char *path, qv_graph **out, qv_error *err);
 QV_API void qv_graph_close(qv_graph *g); /* NULL-safe */
+
+/* An empty graph in memory, with no datasets behind it: nodes and
+ * relationships come from Cypher CREATE (any labels, properties of any
+ * Cypher value).  It lives until qv_graph_close.  The openCypher TCK runs
+ * on these. */
+QV_API qv_status qv_graph_open_memory(qv_graph **out, qv_error *err);
+
+/* ---- Cypher (docs/cypher.md) ------------------------------------------ */
+
+/* Query parameters: names[i] (without '$') is the Cypher literal text
+ * values[i] ("42", "'text'", "[1, 2.5, null]", "{a: 1}"). */
+typedef struct qv_cypher_params {
+  int32_t n;
+  const char *const *names;
+  const char *const *values;
+} qv_cypher_params;
+
+typedef struct qv_cypher_options {
+  int version;  /* QV_CYPHER_OPTIONS_VERSION */
+  bool use_csr; /* false: every hop as hash joins (the fallback plan) */
+  /* Every result column as a string of Cypher text (null as "null"), as
+   * the openCypher TCK writes values; else typed columns where the type is
+   * known (see docs/cypher.md). */
+  bool render_values;
+  int64_t memory_limit; /* as qv_exec_options (0: default) */
+  int threads;          /* as qv_exec_options (0: qv_threads()) */
+} qv_cypher_options;
+
+#define QV_CYPHER_OPTIONS_VERSION 1
+#define QV_CYPHER_OPTIONS_INIT \
+  { QV_CYPHER_OPTIONS_VERSION, true, false, 0, 0 }
+
+/* Runs a Cypher query: parses, binds against the graph's schema, plans
+ * and returns the rows as a batch stream (the caller destroys it; it keeps
+ * what it needs of g, which must stay open while it is read).  params and
+ * opts may be NULL.  Errors: QV_ERR_PARSE for syntax (line, column, what
+ * was expected), QV_ERR_INVALID for semantic errors (unknown variables,
+ * labels, types or properties, with close matches; a write clause on a
+ * graph over datasets: "read-only"), QV_ERR_TYPE / QV_ERR_OVERFLOW /
+ * QV_ERR_INVALID from the stream for run-time errors.  On a memory graph
+ * CREATE runs when the stream is read. */
+QV_API qv_status qv_cypher_query(qv_graph *g, const char *text, const qv_cypher_params *params,
+                                 const qv_cypher_options *opts, qv_batch_reader **out, qv_error *err);
+/* The physical plan as an indented operator tree (qv_malloc'd; qv_free).
+ * With analyze the query runs (its rows are discarded) and each operator
+ * shows its counters. */
+QV_API qv_status qv_cypher_explain(qv_graph *g, const char *text, const qv_cypher_params *params,
+                                   const qv_cypher_options *opts, bool analyze, char **out, qv_error *err);
 
 #ifdef __cplusplus
 }
