@@ -1,5 +1,5 @@
 /* The public Cypher entry points: qv_cypher_query and qv_cypher_explain
- * (parse -> bind -> plan -> exec), and qv_graph_open_memory.
+ * (parse -> bind -> plan -> exec).
  *
  * STUB: the planner lands in a later commit; until then queries answer
  * QV_ERR_UNSUPPORTED so the command, the Python package and the TCK
@@ -7,14 +7,6 @@
 #include <string.h>
 
 #include "graph/graph_int.h"
-
-qv_status qv_graph_open_memory(qv_graph **out, qv_error *err) {
-  *out = NULL;
-  qv_graph *g = qv_calloc(1, sizeof *g);
-  if (!g) return qv_error_nomem(err, "graph");
-  *out = g;
-  return QV_OK;
-}
 
 qv_status qv_cypher_query(qv_graph *g, const char *text, const qv_cypher_params *params, const qv_cypher_options *opts,
                           qv_batch_reader **out, qv_error *err) {
