@@ -238,7 +238,7 @@ static qv_status compile_var(qvg_planner *p, const qvg_scope *s, const qvg_node 
   }
   if (v->col) {
     int32_t col = qvg_scope_col(s, v->col);
-    if (col < 0) return qvg_plan_fail(p, e, QV_ERR_INTERNAL, "variable `%s` lost its column", e->str);
+    if (col < 0) return qvg_plan_fail(p, e, QV_ERR_INVALID, "variable `%s` lost its column", e->str);
     qvg_cx *c = qvg_cx_new(p, QVG_CX_COL, e, 0);
     if (!c) return qv_error_nomem(p->err, "cypher planner");
     c->col = col;
@@ -252,7 +252,7 @@ static qv_status compile_var(qvg_planner *p, const qvg_scope *s, const qvg_node 
     qvg_cx *k = qvg_cx_new(p, QVG_CX_COL, e, 0);
     if (!k) return qv_error_nomem(p->err, "cypher planner");
     k->col = qvg_scope_col(s, v->path_cols[i]);
-    if (k->col < 0) return qvg_plan_fail(p, e, QV_ERR_INTERNAL, "path `%s` lost a column", e->str);
+    if (k->col < 0) return qvg_plan_fail(p, e, QV_ERR_INVALID, "path `%s` lost a column", e->str);
     c->kids[i] = k;
   }
   *out = c;
@@ -358,8 +358,8 @@ static qv_status compile(qvg_planner *p, const qvg_scope *s, const qvg_node *e, 
     case QVG_INT:
     case QVG_FLOAT:
     case QVG_STRING:
-    case QVG_TRUE:
-    case QVG_FALSE:
+    case QVG_LIT_TRUE:
+    case QVG_LIT_FALSE:
     case QVG_NULL: {
       c = qvg_cx_new(p, QVG_CX_LIT, e, 0);
       if (!c) return qv_error_nomem(p->err, "cypher planner");
@@ -367,7 +367,7 @@ static qv_status compile(qvg_planner *p, const qvg_scope *s, const qvg_node *e, 
       else if (e->kind == QVG_FLOAT) c->lit = qvg_float(e->f);
       else if (e->kind == QVG_STRING) c->lit = qvg_string(e->str, e->len);
       else if (e->kind == QVG_NULL) c->lit = qvg_null();
-      else c->lit = qvg_bool(e->kind == QVG_TRUE);
+      else c->lit = qvg_bool(e->kind == QVG_LIT_TRUE);
       break;
     }
     case QVG_LIST:
@@ -551,8 +551,8 @@ qv_type_id qvg_static_type(qvg_planner *p, const qvg_scope *s, const qvg_node *e
     case QVG_INT: return QV_TYPE_INT64;
     case QVG_FLOAT: return QV_TYPE_FLOAT64;
     case QVG_STRING: return QV_TYPE_STRING;
-    case QVG_TRUE:
-    case QVG_FALSE:
+    case QVG_LIT_TRUE:
+    case QVG_LIT_FALSE:
     case QVG_COMPARE:
     case QVG_AND:
     case QVG_OR:

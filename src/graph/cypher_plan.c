@@ -123,7 +123,7 @@ static qv_status select_cols(qvg_planner *p, qvg_scope *s, const char *const *co
   for (; made < n; made++) {
     int32_t c = qvg_scope_col(s, cols[made]);
     if (c < 0) {
-      st = qvg_plan_fail(p, NULL, QV_ERR_INTERNAL, "column %s lost", cols[made]);
+      st = qvg_plan_fail(p, NULL, QV_ERR_INVALID, "column %s lost", cols[made]);
       break;
     }
     k[made] = s->kinds[c];
