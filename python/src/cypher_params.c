@@ -166,7 +166,7 @@ PyObject *qvpy_cypher_literal(PyObject *self, PyObject *value) {
   return out;
 }
 
-int qvpy_cypher_params(PyObject *params, qvpy_params *out) {
+int qvpy_cypher_params(PyObject *params, bool literal, qvpy_params *out) {
   memset(out, 0, sizeof *out);
   if (params == NULL || params == Py_None) return 0;
   if (!PyDict_Check(params)) {
@@ -198,7 +198,18 @@ int qvpy_cypher_params(PyObject *params, qvpy_params *out) {
     text t = {0};
     char *name = k ? PyMem_Malloc((size_t)kn + 1) : NULL;
     if (k && !name) PyErr_NoMemory();
-    if (!name || put_value(&t, val, 0) < 0) {
+    int rc = -1;
+    if (name && literal) {
+      Py_ssize_t vn;
+      const char *v = PyUnicode_Check(val) ? PyUnicode_AsUTF8AndSize(val, &vn) : NULL;
+      if (!PyUnicode_Check(val))
+        PyErr_Format(PyExc_TypeError, "params: with literal=True a value is str (Cypher literal text), not %.100s",
+                     Py_TYPE(val)->tp_name);
+      else if (v) rc = put(&t, v, (size_t)vn);
+    } else if (name) {
+      rc = put_value(&t, val, 0);
+    }
+    if (rc < 0) {
       PyMem_Free(name);
       PyMem_Free(t.p);
       qvpy_params_reset(out);

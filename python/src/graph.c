@@ -82,13 +82,15 @@ static void result_reset(result *r) {
 /* Runs text with qvpy_lock held and the GIL released; the caller holds the
  * GIL and resets *out. */
 static qv_status run_query(graph_obj *self, const char *text, const qvpy_params *params, const qv_cypher_options *o,
-                           result *out, qv_error *err) {
+                           result *out, bool *runtime, qv_error *err) {
   qv_status st;
+  bool rt = false;
   memset(out, 0, sizeof *out);
   Py_BEGIN_ALLOW_THREADS qvpy_lock();
   qv_batch_reader *reader = NULL;
   st = qv_cypher_query(self->g, text, params->p.n ? &params->p : NULL, o, &reader, err);
   if (st == QV_OK && qv_schema_copy(reader->schema(reader), &out->schema) != QV_OK) st = qv_error_nomem(err, "cypher");
+  rt = st == QV_OK;
   while (st == QV_OK) {
     qv_batch *b = NULL;
     st = reader->next(reader, &b, err);
@@ -108,20 +110,30 @@ static qv_status run_query(graph_obj *self, const char *text, const qvpy_params 
   }
   qv_batch_reader_destroy(reader);
   qvpy_unlock();
-  Py_END_ALLOW_THREADS return st;
+  Py_END_ALLOW_THREADS *runtime = rt;
+  return st;
 }
 
+/* The arguments query(), rows() and explain() share: query, params and the
+ * keywords use_csr, render (not explain's), analyze (explain's only),
+ * literal (params' values are Cypher literal text), memory_limit, threads. */
 static int parse_query_args(const char *fname, PyObject *args, PyObject *kwargs, const char **text, qvpy_params *params,
                             qv_cypher_options *o, int *analyze) {
-  static char *kw[] = {"query", "params", "use_csr", "render", "analyze", NULL};
+  static char *kw[] = {"query", "params", "use_csr", "render", "analyze", "literal", "memory_limit", "threads", NULL};
   PyObject *params_obj = Py_None;
-  int use_csr = 1, render = 0, an = 0;
+  int use_csr = 1, render = 0, an = 0, literal = 0, threads = 0;
+  long long memory_limit = 0;
   char fmt[64];
-  /* query(...) and rows(...) take no analyze; explain(...) no render */
-  snprintf(fmt, sizeof fmt, "s|O$ppp:%s", fname);
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, fmt, kw, text, &params_obj, &use_csr, &render, &an)) return -1;
+  snprintf(fmt, sizeof fmt, "s|O$ppppLi:%s", fname);
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, fmt, kw, text, &params_obj, &use_csr, &render, &an, &literal,
+                                   &memory_limit, &threads))
+    return -1;
   if ((an && !analyze) || (render && analyze)) {
     PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%s'", fname, an ? "analyze" : "render");
+    return -1;
+  }
+  if (memory_limit < 0 || threads < 0) {
+    PyErr_Format(PyExc_ValueError, "%s(): memory_limit and threads must not be negative (0: the default)", fname);
     return -1;
   }
   if (analyze) *analyze = an;
@@ -129,7 +141,24 @@ static int parse_query_args(const char *fname, PyObject *args, PyObject *kwargs,
   *o = init;
   o->use_csr = use_csr;
   o->render_values = render;
-  return qvpy_cypher_params(params_obj, params);
+  o->memory_limit = memory_limit;
+  o->threads = threads;
+  return qvpy_cypher_params(params_obj, literal, params);
+}
+
+/* Raises err with e.phase "compile" (qv_cypher_query refused the query) or
+ * "runtime" (reading its rows failed), as the openCypher TCK tells errors
+ * apart. */
+static PyObject *raise_phase(const qv_error *err, bool runtime) {
+  qvpy_raise(err);
+  PyObject *type, *value, *tb;
+  PyErr_Fetch(&type, &value, &tb);
+  PyErr_NormalizeException(&type, &value, &tb);
+  PyObject *phase = PyUnicode_FromString(runtime ? "runtime" : "compile");
+  if (phase && value) PyObject_SetAttrString(value, "phase", phase);
+  Py_XDECREF(phase);
+  PyErr_Restore(type, value, tb);
+  return NULL;
 }
 
 /* query(query, params=None, *, use_csr=True, render=False) -> PyCapsule */
@@ -140,11 +169,12 @@ static PyObject *graph_query(graph_obj *self, PyObject *args, PyObject *kwargs) 
   if (parse_query_args("query", args, kwargs, &text, &params, &o, NULL) < 0) return NULL;
   qv_error err = {0};
   result r;
-  qv_status st = run_query(self, text, &params, &o, &r, &err);
+  bool runtime;
+  qv_status st = run_query(self, text, &params, &o, &r, &runtime, &err);
   qvpy_params_reset(&params);
   PyObject *out = NULL;
   if (st != QV_OK) {
-    qvpy_raise(&err);
+    raise_phase(&err, runtime);
     goto cleanup;
   }
   qv_batch_reader *reader = NULL;
@@ -192,11 +222,12 @@ static PyObject *graph_rows(graph_obj *self, PyObject *args, PyObject *kwargs) {
   o.render_values = true;
   qv_error err = {0};
   result r;
-  qv_status st = run_query(self, text, &params, &o, &r, &err);
+  bool runtime;
+  qv_status st = run_query(self, text, &params, &o, &r, &runtime, &err);
   qvpy_params_reset(&params);
   PyObject *cols = NULL, *rows = NULL, *out = NULL;
   if (st != QV_OK) {
-    qvpy_raise(&err);
+    raise_phase(&err, runtime);
     goto cleanup;
   }
   int32_t nc = r.schema.n_fields;
@@ -248,7 +279,7 @@ static PyObject *graph_explain(graph_obj *self, PyObject *args, PyObject *kwargs
   st = qv_cypher_explain(self->g, text, params.p.n ? &params.p : NULL, &o, analyze, &plan, &err);
   qvpy_unlock();
   Py_END_ALLOW_THREADS qvpy_params_reset(&params);
-  if (st != QV_OK) return qvpy_raise(&err);
+  if (st != QV_OK) return raise_phase(&err, false);
   PyObject *s = plan ? PyUnicode_DecodeUTF8(plan, (Py_ssize_t)strlen(plan), "replace") : PyErr_NoMemory();
   qv_free(plan);
   return s;
@@ -267,16 +298,21 @@ static PyMethodDef graph_methods[] = {
     {"memory", (PyCFunction)graph_memory, METH_NOARGS | METH_CLASS,
      "memory() -> Graph: an empty graph in memory; CREATE adds nodes and relationships to it."},
     {"query", (PyCFunction)(void (*)(void))graph_query, METH_VARARGS | METH_KEYWORDS,
-     "query(query, params=None, *, use_csr=True, render=False) -> PyCapsule 'arrow_array_stream'\n\n"
+     "query(query, params=None, *, use_csr=True, render=False, literal=False, memory_limit=0, threads=0)\n"
+     "  -> PyCapsule 'arrow_array_stream'\n\n"
      "Runs a Cypher query to its end and returns its rows as an Arrow C stream.  params: a dict of\n"
-     "name -> None, bool, int, float, str, list, tuple or dict (nested), passed as Cypher literals.\n"
-     "use_csr=False plans every hop as hash joins; render=True returns every column as Cypher text."},
+     "name -> None, bool, int, float, str, list, tuple or dict (nested), passed as Cypher literals\n"
+     "(literal=True: each value is a str of Cypher literal text, passed as it is).  use_csr=False\n"
+     "plans every hop as hash joins; render=True returns every column as Cypher text; memory_limit\n"
+     "(bytes) and threads as qv_cypher_options (0: the defaults).  Errors raise with e.phase\n"
+     "'compile' (the query was refused) or 'runtime' (reading its rows failed)."},
     {"rows", (PyCFunction)(void (*)(void))graph_rows, METH_VARARGS | METH_KEYWORDS,
-     "rows(query, params=None, *, use_csr=True) -> (columns, rows)\n\n"
+     "rows(query, params=None, *, use_csr=True, literal=False, memory_limit=0, threads=0) -> (columns, rows)\n\n"
      "The query's column names and its rows as tuples of str, every value as Cypher text\n"
      "(as the openCypher TCK writes them: null, 1, 1.5, 'a', [1, 2], {k: 1}, (:L {p: 1}))."},
     {"explain", (PyCFunction)(void (*)(void))graph_explain, METH_VARARGS | METH_KEYWORDS,
-     "explain(query, params=None, *, use_csr=True, analyze=False) -> str\n\n"
+     "explain(query, params=None, *, use_csr=True, analyze=False, literal=False, memory_limit=0, threads=0)\n"
+     "  -> str\n\n"
      "The physical plan as an indented operator tree; analyze=True runs the query (its rows are\n"
      "discarded) and adds each operator's counters."},
     {NULL, NULL, 0, NULL}};

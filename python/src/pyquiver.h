@@ -78,9 +78,11 @@ typedef struct qvpy_params {
   char **names;
   char **values;
 } qvpy_params;
-/* Fills *out from params (a dict, or None/NULL for none).  Returns 0, or -1
- * with an exception set (and *out empty).  qvpy_params_reset frees it. */
-int qvpy_cypher_params(PyObject *params, qvpy_params *out);
+/* Fills *out from params (a dict, or None/NULL for none); with literal,
+ * each value is a str of Cypher literal text, taken as it is.  Returns 0,
+ * or -1 with an exception set (and *out empty).  qvpy_params_reset frees
+ * it. */
+int qvpy_cypher_params(PyObject *params, bool literal, qvpy_params *out);
 void qvpy_params_reset(qvpy_params *p);
 /* cypher_literal(value) -> str: the literal text a parameter value gets. */
 PyObject *qvpy_cypher_literal(PyObject *self, PyObject *value);
