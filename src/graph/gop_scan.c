@@ -35,7 +35,7 @@ static qv_status scan_open(qv_exec_op *op, qv_error *err) {
   s->cursor = 0;
   s->at_type = 0;
   s->bound = INT64_MAX;
-  if (s->st->mem) s->bound = s->rels ? qvg_store_rel_count(s->st, -1) : qvg_store_node_count(s->st, -1);
+  if (s->st && s->st->mem) s->bound = s->rels ? qvg_store_rel_count(s->st, -1) : qvg_store_node_count(s->st, -1);
   return QV_OK;
 }
 

@@ -399,7 +399,7 @@ static void check_explain(const qvg_store *st) {
   qv_error err;
   assert_int_equal(qv_exec_explain(op, false, &text, &err), QV_OK);
   assert_string_equal(text,
-                      "CsrExpandExec: key=a, types=[KNOWS], dir=->, to=b:Person, filter=b.age > 30, iterative "
+                      "CsrExpandExec: key=a, types=[KNOWS], dir=->, to=b:Person, filter=(b.age > 30), iterative "
                       "hops=1..3\n  NodeScanExec: a, rows=4\n");
   qv_free(text);
   qv_exec_destroy(op);
