@@ -153,9 +153,8 @@ static size_t edit_distance(const char *a, const char *b) {
   return row[lb];
 }
 
-/* " (did you mean `x`?)" for the closest candidate within a distance of a
- * third of the name, or "" (buf). */
-static const char *suggest(const char *name, const char *const *cands, int32_t n, char *buf, size_t size) {
+/* Offered within an edit distance of a third of the name. */
+const char *qvg_suggest(const char *name, const char *const *cands, int32_t n, char *buf, size_t size) {
   size_t best = 99;
   const char *pick = NULL;
   for (int32_t i = 0; i < n; i++) {
@@ -231,10 +230,10 @@ static qv_status compile_var(qvg_planner *p, const qvg_scope *s, const qvg_node 
     const char *names[64];
     int32_t n = 0;
     for (int32_t i = 0; i < s->n_vars && n < 64; i++)
-      if (strncmp(s->vars[i].name, QVG_HIDDEN, 3) != 0) names[n++] = s->vars[i].name;
+      if (s->vars[i].name[0] != '#') names[n++] = s->vars[i].name;
     char hint[128];
     return qvg_plan_fail(p, e, QV_ERR_INVALID, "variable `%s` not defined%s", e->str,
-                         suggest(e->str, names, n, hint, sizeof hint));
+                         qvg_suggest(e->str, names, n, hint, sizeof hint));
   }
   if (v->col) {
     int32_t col = qvg_scope_col(s, v->col);
@@ -278,7 +277,7 @@ static qv_status check_property(qvg_planner *p, const qvg_scope *s, const qvg_no
   const char *owner = s->kinds[col] == QVG_COL_NODE ? p->st->labels[v->label] : p->st->types[v->label];
   return qvg_plan_fail(p, e, QV_ERR_INVALID, "unknown property `%s` of %s `%s`%s", e->str,
                        s->kinds[col] == QVG_COL_NODE ? "label" : "relationship type", owner,
-                       suggest(e->str, keys, n, hint, sizeof hint));
+                       qvg_suggest(e->str, keys, n, hint, sizeof hint));
 }
 
 static qv_status compile_fn(qvg_planner *p, const qvg_scope *s, const qvg_node *e, qvg_cx **out) {
@@ -287,15 +286,15 @@ static qv_status compile_fn(qvg_planner *p, const qvg_scope *s, const qvg_node *
   int32_t lo, hi;
   int fn = qvg_fn_lookup(e->str, &lo, &hi);
   if (!fn) {
-    static const char *const known[] = {"id",        "labels",    "type",      "properties", "keys",     "coalesce",
-                                        "size",      "length",    "nodes",     "relationships", "head",  "last",
-                                        "tail",      "range",     "reverse",   "toInteger",  "toFloat",  "toString",
-                                        "toBoolean", "abs",       "ceil",      "floor",      "round",    "sqrt",
-                                        "toUpper",   "toLower",   "trim",      "replace",    "substring", "split",
-                                        "startNode", "endNode",   "sign",      "exp",        "log",      "rand"};
+    static const char *const known[] = {"id",        "labels",  "type",    "properties",    "keys",      "coalesce",
+                                        "size",      "length",  "nodes",   "relationships", "head",      "last",
+                                        "tail",      "range",   "reverse", "toInteger",     "toFloat",   "toString",
+                                        "toBoolean", "abs",     "ceil",    "floor",         "round",     "sqrt",
+                                        "toUpper",   "toLower", "trim",    "replace",       "substring", "split",
+                                        "startNode", "endNode", "sign",    "exp",           "log",       "rand"};
     char hint[128];
     return qvg_plan_fail(p, e, QV_ERR_INVALID, "unknown function %s()%s", e->str,
-                         suggest(e->str, known, (int32_t)(sizeof known / sizeof *known), hint, sizeof hint));
+                         qvg_suggest(e->str, known, (int32_t)(sizeof known / sizeof *known), hint, sizeof hint));
   }
   if (e->n_kids < lo || (hi >= 0 && e->n_kids > hi))
     return qvg_plan_fail(p, e, QV_ERR_INVALID, "%s() takes %d%s%s argument%s, not %d", qvg_fn_name(fn), (int)lo,
@@ -309,8 +308,7 @@ static qv_status compile_fn(qvg_planner *p, const qvg_scope *s, const qvg_node *
   return st;
 }
 
-static qv_status compile_labels(qvg_planner *p, const qvg_node *labels, const qvg_node *at, int32_t **out,
-                                int32_t *n) {
+static qv_status compile_labels(qvg_planner *p, const qvg_node *labels, const qvg_node *at, int32_t **out, int32_t *n) {
   *n = labels ? labels->n_kids : 0;
   *out = NULL;
   if (!*n) return QV_OK;
@@ -320,9 +318,9 @@ static qv_status compile_labels(qvg_planner *p, const qvg_node *labels, const qv
     ix[i] = qvg_store_label(p->st, labels->kids[i]->str);
     if (ix[i] < 0 && p->st->g) {
       char hint[128];
-      return qvg_plan_fail(p, at, QV_ERR_INVALID, "unknown label `%s`%s", labels->kids[i]->str,
-                           suggest(labels->kids[i]->str, (const char *const *)p->st->labels, p->st->n_labels, hint,
-                                   sizeof hint));
+      return qvg_plan_fail(
+          p, at, QV_ERR_INVALID, "unknown label `%s`%s", labels->kids[i]->str,
+          qvg_suggest(labels->kids[i]->str, (const char *const *)p->st->labels, p->st->n_labels, hint, sizeof hint));
     }
   }
   *out = ix;
@@ -403,8 +401,8 @@ static qv_status compile(qvg_planner *p, const qvg_scope *s, const qvg_node *e, 
     case QVG_XOR:
     case QVG_NOT:
     case QVG_NEG: {
-      int k = e->kind == QVG_AND  ? QVG_CX_AND
-              : e->kind == QVG_OR ? QVG_CX_OR
+      int k = e->kind == QVG_AND   ? QVG_CX_AND
+              : e->kind == QVG_OR  ? QVG_CX_OR
               : e->kind == QVG_XOR ? QVG_CX_XOR
               : e->kind == QVG_NOT ? QVG_CX_NOT
                                    : QVG_CX_NEG;
@@ -438,8 +436,7 @@ static qv_status compile(qvg_planner *p, const qvg_scope *s, const qvg_node *e, 
       break;
     }
     case QVG_CALL_FN: return compile_fn(p, s, e, out);
-    case QVG_COUNT_STAR:
-      return qvg_plan_fail(p, e, QV_ERR_INVALID, "aggregate count(*) is not allowed here");
+    case QVG_COUNT_STAR: return qvg_plan_fail(p, e, QV_ERR_INVALID, "aggregate count(*) is not allowed here");
     case QVG_CASE: {
       int32_t n_when = e->n_kids - 2;
       if (!(c = qvg_cx_new(p, QVG_CX_CASE, e, 1 + 2 * n_when))) return qv_error_nomem(p->err, "cypher planner");
@@ -496,8 +493,7 @@ static qv_status compile(qvg_planner *p, const qvg_scope *s, const qvg_node *e, 
     case QVG_PAT_PRED:
     case QVG_EXISTS:
     case QVG_COUNT_SUB:
-    case QVG_PAT_COMP:
-      return qvg_plan_fail(p, e, QV_ERR_UNSUPPORTED, "a pattern expression is not supported here");
+    case QVG_PAT_COMP: return qvg_plan_fail(p, e, QV_ERR_UNSUPPORTED, "a pattern expression is not supported here");
     default:
       return qvg_plan_fail(p, e, QV_ERR_UNSUPPORTED, "%s is not supported in an expression", qvg_kind_name(e->kind));
   }

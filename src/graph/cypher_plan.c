@@ -73,7 +73,7 @@ static qv_status add_var(qvg_planner *p, qvg_scope *s, const char *name, const c
   return QV_OK;
 }
 
-static bool is_hidden(const char *name) { return strncmp(name, QVG_HIDDEN, 3) == 0; }
+static bool is_hidden(const char *name) { return name[0] == '#'; }
 
 static qv_status ensure_op(qvg_planner *p, qvg_scope *s) {
   if (s->op) return QV_OK;
@@ -241,9 +241,9 @@ typedef struct sub_arg {
   const qvg_node *const *paths;
   int32_t n_paths;
   const qvg_node *where, *proj;
-  bool dry;          /* the plan-time run: the plan's arena, result kept */
-  qvg_scope result;  /* the dry run's scope */
-  qvg_arena arena;   /* what one run's compiled expressions take */
+  bool dry;         /* the plan-time run: the plan's arena, result kept */
+  qvg_scope result; /* the dry run's scope */
+  qvg_arena arena;  /* what one run's compiled expressions take */
 } sub_arg;
 
 static qv_status sub_build(void *argp, qv_exec_op *input, qv_exec_op **out, qv_error *err) {
@@ -356,8 +356,8 @@ static qv_status sub_body(qvg_planner *p, const qvg_node *e, const qvg_node *con
     *where = e->n_kids > 1 ? e->kids[1] : NULL;
     return QV_OK;
   }
-  if (b->kind == QVG_QUERY && b->n_kids >= 1 && b->kids[0]->kind == QVG_MATCH && !(b->kids[0]->flags & QVG_F_OPTIONAL) &&
-      (b->n_kids == 1 || (b->n_kids == 2 && b->kids[1]->kind == QVG_RETURN))) {
+  if (b->kind == QVG_QUERY && b->n_kids >= 1 && b->kids[0]->kind == QVG_MATCH &&
+      !(b->kids[0]->flags & QVG_F_OPTIONAL) && (b->n_kids == 1 || (b->n_kids == 2 && b->kids[1]->kind == QVG_RETURN))) {
     *paths = (const qvg_node *const *)b->kids[0]->kids[0]->kids;
     *n_paths = b->kids[0]->kids[0]->n_kids;
     *where = b->kids[0]->kids[1];
@@ -381,13 +381,13 @@ static qv_status prepare_subqueries(qvg_planner *p, qvg_scope *s, const qvg_node
       int32_t n;
       const qvg_node *where;
       QV_RETURN_NOT_OK(sub_body(p, e, &paths, &n, &where));
-      QV_RETURN_NOT_OK(plan_apply(p, s, e->kind == QVG_EXISTS ? QVG_APPLY_EXISTS : QVG_APPLY_COUNT, paths, n, where,
-                                  NULL, &col));
+      QV_RETURN_NOT_OK(
+          plan_apply(p, s, e->kind == QVG_EXISTS ? QVG_APPLY_EXISTS : QVG_APPLY_COUNT, paths, n, where, NULL, &col));
       return qvg_bind_expr(p, e, col);
     }
     case QVG_PAT_COMP:
-      QV_RETURN_NOT_OK(plan_apply(p, s, QVG_APPLY_COLLECT, (const qvg_node *const *)e->kids, 1, e->kids[1],
-                                  e->kids[2], &col));
+      QV_RETURN_NOT_OK(
+          plan_apply(p, s, QVG_APPLY_COLLECT, (const qvg_node *const *)e->kids, 1, e->kids[1], e->kids[2], &col));
       return qvg_bind_expr(p, e, col);
     default: break;
   }
@@ -471,9 +471,7 @@ static qv_status conj_only(qvg_planner *p, const qvg_scope *s, match_state *m, c
   return QV_OK;
 }
 
-static const char *elem_name(qvg_planner *p, const qvg_node *el) {
-  return el->str ? el->str : qvg_hidden_name(p);
-}
+static const char *elem_name(qvg_planner *p, const qvg_node *el) { return el->str ? el->str : qvg_hidden_name(p); }
 
 static qv_status label_index(qvg_planner *p, const qvg_node *labels, int32_t i, int32_t *out) {
   *out = -1;
@@ -481,7 +479,9 @@ static qv_status label_index(qvg_planner *p, const qvg_node *labels, int32_t i, 
   const char *name = labels->kids[i]->str;
   *out = qvg_store_label(p->st, name);
   if (*out < 0 && p->st->g) {
-    return qvg_plan_fail(p, labels->kids[i], QV_ERR_INVALID, "unknown label `%s`", name);
+    char hint[128];
+    return qvg_plan_fail(p, labels->kids[i], QV_ERR_INVALID, "unknown label `%s`%s", name,
+                         qvg_suggest(name, (const char *const *)p->st->labels, p->st->n_labels, hint, sizeof hint));
   }
   return QV_OK;
 }
@@ -499,13 +499,10 @@ static qv_status rel_types(qvg_planner *p, const qvg_node *rel, int32_t **out, i
   for (int32_t i = 0; i < t->n_kids; i++) {
     int32_t k = qvg_store_type(p->st, t->kids[i]->str);
     if (k < 0 && p->st->g) {
-      char list[256] = "";
-      for (int32_t j = 0; j < p->st->n_types; j++) {
-        size_t l = strlen(list);
-        snprintf(list + l, sizeof list - l, "%s%s", j ? ", " : "", p->st->types[j]);
-      }
-      return qvg_plan_fail(p, t->kids[i], QV_ERR_INVALID, "unknown relationship type `%s` (the graph has: %s)",
-                           t->kids[i]->str, list);
+      char hint[128];
+      return qvg_plan_fail(
+          p, t->kids[i], QV_ERR_INVALID, "unknown relationship type `%s`%s", t->kids[i]->str,
+          qvg_suggest(t->kids[i]->str, (const char *const *)p->st->types, p->st->n_types, hint, sizeof hint));
     }
     if (k >= 0) ix[(*n)++] = k;
   }
@@ -669,7 +666,8 @@ static qv_status join_one(qvg_planner *p, qvg_scope *s, const hop *h, const char
     qvg_scope rs;
     memset(&rs, 0, sizeof rs);
     qvg_colkind rk[3] = {QVG_COL_REL, QVG_COL_NODE, QVG_COL_NODE};
-    if ((st = adopt_all(p, &rs, r2, rk, 3)) != QV_OK || (st = add_filter(p, &rs, cx_cmp(p, cmp_ne, cx_col(p, 1), cx_col(p, 2)))) != QV_OK) {
+    if ((st = adopt_all(p, &rs, r2, rk, 3)) != QV_OK ||
+        (st = add_filter(p, &rs, cx_cmp(p, cmp_ne, cx_col(p, 1), cx_col(p, 2)))) != QV_OK) {
       qv_exec_destroy(rs.op);
       qv_exec_destroy(right);
       return st;
@@ -775,8 +773,9 @@ static qv_status hop_join(qvg_planner *p, qvg_scope *s, match_state *m, hop *h) 
     }
     if (len == 0) {
       if (h->into) {
-        st = add_filter(p, &bs, cx_cmp(p, cmp_eq, cx_col(p, qvg_scope_col(&bs, h->from_col)),
-                                       cx_col(p, qvg_scope_col(&bs, h->to_col))));
+        st = add_filter(
+            p, &bs,
+            cx_cmp(p, cmp_eq, cx_col(p, qvg_scope_col(&bs, h->from_col)), cx_col(p, qvg_scope_col(&bs, h->to_col))));
       } else {
         st = add_eval1(p, &bs, cx_col(p, qvg_scope_col(&bs, h->from_col)), h->to_name, QVG_OUT_NODE);
       }
@@ -848,10 +847,24 @@ static qv_status plan_hop(qvg_planner *p, qvg_scope *s, match_state *m, const qv
     QV_RETURN_NOT_OK(label_index(p, to->kids[0], 0, &h.to_label));
     if (to->kids[0] && h.to_label < 0) h.impossible = true;
   }
+  /* over datasets a type's far end has one label: the new node has it
+   * (for property checks and typed results; no filter needed) */
+  int32_t implied = -1;
+  if (!h.into && !to->kids[0] && p->st->g && h.n_types == 1) {
+    const qvg_type *ty = &p->st->g->cat.types[h.types[0]];
+    if (h.dir == QVG_DIR_RIGHT) implied = ty->dst_label;
+    else if (h.dir == QVG_DIR_LEFT) implied = ty->src_label;
+    else if (ty->src_label == ty->dst_label) implied = ty->src_label;
+  }
   if (h.impossible) h.n_types = 0;
   if (p->use_csr) QV_RETURN_NOT_OK(hop_csr(p, s, m, &h));
   else QV_RETURN_NOT_OK(hop_join(p, s, m, &h));
   if (h.impossible) QV_RETURN_NOT_OK(add_filter(p, s, cx_lit(p, qvg_bool(false))));
+  for (int32_t i = s->n_vars - 1; implied >= 0 && i >= 0; i--)
+    if (strcmp(s->vars[i].name, to_name) == 0) {
+      if (s->vars[i].label < 0) s->vars[i].label = implied;
+      break;
+    }
   if (to_has_extra) {
     qvg_cx *f = NULL, *x = NULL;
     QV_RETURN_NOT_OK(labels_cx(p, s, h.to_col, to->kids[0], 0, &f));
@@ -1010,9 +1023,7 @@ typedef struct item {
   int32_t label;
 } item;
 
-static int cmp_name(const void *a, const void *b) {
-  return strcmp(((const item *)a)->alias, ((const item *)b)->alias);
-}
+static int cmp_name(const void *a, const void *b) { return strcmp(((const item *)a)->alias, ((const item *)b)->alias); }
 
 static qvg_node *synth_var(qvg_planner *p, const char *name) {
   qvg_node *n = qvg_arena_alloc(p->arena, sizeof *n);
@@ -1110,8 +1121,7 @@ static void free_items(item *it, int32_t n) {
 
 /* WITH or RETURN.  On return the scope holds exactly the items (named by
  * their aliases); *types (nullable) gets each item's static type. */
-static qv_status plan_projection(qvg_planner *p, qvg_scope *s, const qvg_node *cl, bool is_return,
-                                 qv_type_id **types) {
+static qv_status plan_projection(qvg_planner *p, qvg_scope *s, const qvg_node *cl, bool is_return, qv_type_id **types) {
   QV_RETURN_NOT_OK(ensure_op(p, s));
   const qvg_node *items = cl->kids[0], *order = cl->kids[1], *skip = cl->kids[2], *limit = cl->kids[3];
   const qvg_node *where = cl->kind == QVG_WITH ? cl->kids[4] : NULL;
@@ -1120,7 +1130,8 @@ static qv_status plan_projection(qvg_planner *p, qvg_scope *s, const qvg_node *c
   if (items->flags & QVG_F_STAR)
     for (int32_t i = 0; i < s->n_vars; i++) n_star += !is_hidden(s->vars[i].name);
   int32_t n = n_star + items->n_kids;
-  if (n == 0) return qvg_plan_fail(p, cl, QV_ERR_INVALID, "%s * with no variables in scope", is_return ? "RETURN" : "WITH");
+  if (n == 0)
+    return qvg_plan_fail(p, cl, QV_ERR_INVALID, "%s * with no variables in scope", is_return ? "RETURN" : "WITH");
   if (n > MAX_COLS) return qvg_plan_fail(p, cl, QV_ERR_UNSUPPORTED, "more than %d items", MAX_COLS);
   item *it = qv_calloc((size_t)n, sizeof *it);
   if (!it) return NOMEM(p);
@@ -1154,8 +1165,7 @@ static qv_status plan_projection(qvg_planner *p, qvg_scope *s, const qvg_node *c
     }
     for (int32_t j = 0; j < i; j++)
       if (strcmp(it[i].alias, it[j].alias) == 0) {
-        st = qvg_plan_fail(p, it[i].e, QV_ERR_INVALID, "multiple result columns with the same name `%s`",
-                           it[i].alias);
+        st = qvg_plan_fail(p, it[i].e, QV_ERR_INVALID, "multiple result columns with the same name `%s`", it[i].alias);
         break;
       }
     it[i].agg = qvg_has_aggregate(it[i].e);
@@ -1465,7 +1475,8 @@ static qv_status plan_single(qvg_planner *p, const qvg_node *q, qvg_scope *s, qv
           QV_RETURN_NOT_OK(plan_apply(p, s, QVG_APPLY_OPTIONAL, (const qvg_node *const *)cl->kids[0]->kids,
                                       cl->kids[0]->n_kids, cl->kids[1], NULL, &unused));
         } else {
-          QV_RETURN_NOT_OK(plan_match(p, s, (const qvg_node *const *)cl->kids[0]->kids, cl->kids[0]->n_kids, cl->kids[1]));
+          QV_RETURN_NOT_OK(
+              plan_match(p, s, (const qvg_node *const *)cl->kids[0]->kids, cl->kids[0]->n_kids, cl->kids[1]));
         }
         break;
       case QVG_UNWIND: QV_RETURN_NOT_OK(plan_unwind(p, s, cl)); break;

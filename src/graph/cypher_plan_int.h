@@ -13,9 +13,9 @@
 
 #include "graph/cypher_ops.h"
 
-/* Prefix of the columns the planner adds for itself; user names cannot
- * start with two spaces unquoted, and the result never shows them. */
-#define QVG_HIDDEN "  #"
+/* Prefix of the columns the planner adds for itself ("#1", "#2", ...):
+ * no unquoted Cypher name starts with '#', and RETURN * leaves them out. */
+#define QVG_HIDDEN "#"
 /* The upper bound of a variable-length hop written without one (`*`,
  * `*2..`), the same for the CSR and the hash-join plan (docs/cypher.md). */
 #define QVG_VARLEN_DEFAULT_MAX 15
@@ -81,9 +81,11 @@ void qvg_planner_release(qvg_planner *p);
 
 /* ---- cypher_bind.c ---- */
 
-/* "  #N": a fresh hidden column name (arena). */
+/* "#N": a fresh hidden column name (arena). */
 const char *qvg_hidden_name(qvg_planner *p);
 char *qvg_pstrdup(qvg_planner *p, const char *s, size_t n);
+/* " (did you mean `x`?)" for the candidate closest to name, or "" (in buf). */
+const char *qvg_suggest(const char *name, const char *const *cands, int32_t n, char *buf, size_t size);
 /* Fails with QV_ERR_INVALID "cypher: MESSAGE at line L, column C". */
 qv_status qvg_plan_fail(qvg_planner *p, const qvg_node *at, qv_status code, const char *fmt, ...)
 #if defined(__GNUC__)

@@ -16,8 +16,8 @@ typedef struct cy_query {
   qvg_arena arena;
   qvg_planner p;
   qv_exec_ctx *ctx;
-  qv_exec_op *root;        /* the ResultExec (owned by inner once the stream exists) */
-  qv_batch_reader *inner;  /* qv_exec_reader over root */
+  qv_exec_op *root;       /* the ResultExec (owned by inner once the stream exists) */
+  qv_batch_reader *inner; /* qv_exec_reader over root */
 } cy_query;
 
 qv_status qvg_plan_on_release(qvg_planner *p, void (*fn)(void *), void *arg) {

@@ -199,8 +199,9 @@ static qv_status consume(qv_exec_op *op, const qv_batch *b, qv_error *err) {
       init_group(s, e);
       s->n_groups = e + 1;
       for (int32_t k = 0; k < s->n_keys && st == QV_OK; k++)
-        st = qv_builder_append_from(&s->key_builders[k], keys[k], r) == QV_OK ? QV_OK
-                                                                             : qv_error_nomem(err, "CypherAggregateExec");
+        st = qv_builder_append_from(&s->key_builders[k], keys[k], r) == QV_OK
+                 ? QV_OK
+                 : qv_error_nomem(err, "CypherAggregateExec");
     }
     gids[r] = e;
   }
@@ -258,8 +259,7 @@ static qv_status result(agg_state *s, agg_acc *c, int64_t g, qvg_val *out, qv_er
     case QVG_AGG_COUNT: *out = qvg_int(c->count[g]); return QV_OK;
     case QVG_AGG_SUM: *out = (c->flags[g] & 1) ? qvg_float(c->fsum[g]) : qvg_int(c->isum[g]); return QV_OK;
     case QVG_AGG_AVG:
-      if (c->count[g])
-        *out = qvg_float(((c->flags[g] & 1) ? c->fsum[g] : (double)c->isum[g]) / (double)c->count[g]);
+      if (c->count[g]) *out = qvg_float(((c->flags[g] & 1) ? c->fsum[g] : (double)c->isum[g]) / (double)c->count[g]);
       return QV_OK;
     case QVG_AGG_STDEV:
     case QVG_AGG_STDEVP: {
@@ -278,8 +278,7 @@ static qv_status result(agg_state *s, agg_acc *c, int64_t g, qvg_val *out, qv_er
       if (!items) return qv_error_nomem(err, "CypherAggregateExec");
       int64_t i = 0;
       for (int32_t id = c->head[g]; id >= 0 && i < k; id = c->items[id].next, i++)
-        QV_RETURN_NOT_OK(
-            qvg_val_decode(c->bytes.data + c->items[id].off, c->items[id].len, &s->arena, &items[i], err));
+        QV_RETURN_NOT_OK(qvg_val_decode(c->bytes.data + c->items[id].off, c->items[id].len, &s->arena, &items[i], err));
       out->t = QVG_V_LIST;
       out->n = (int32_t)i;
       out->u.l = items;
@@ -328,8 +327,7 @@ static int64_t state_bytes(const agg_state *s) {
     n += s->acc[a].bytes.capacity + s->acc[a].cap_items * (int64_t)sizeof(item_ref);
     if (s->acc[a].has_distinct) n += qvx_hashtab_bytes(&s->acc[a].distinct);
   }
-  for (int32_t k = 0; k < s->n_keys; k++)
-    n += s->key_builders[k].values.capacity + s->key_builders[k].data.capacity;
+  for (int32_t k = 0; k < s->n_keys; k++) n += s->key_builders[k].values.capacity + s->key_builders[k].data.capacity;
   return n;
 }
 
@@ -410,8 +408,9 @@ static void agg_free(qv_exec_op *op) {
 }
 
 static const char *agg_name(qvg_agg fn) {
-  static const char *const names[] = {"count(*)", "count",   "sum",    "avg",           "min",          "max",
-                                      "collect",  "stDev",   "stDevP", "percentileCont", "percentileDisc"};
+  static const char *const names[] = {"count(*)",      "count",   "sum",   "avg",    "min",
+                                      "max",           "collect", "stDev", "stDevP", "percentileCont",
+                                      "percentileDisc"};
   return (unsigned)fn < sizeof names / sizeof *names ? names[fn] : "?";
 }
 
@@ -425,8 +424,7 @@ static void agg_explain(const qv_exec_op *op, qvb_text *t) {
     const qvg_agg_spec *sp = &s->acc[a].spec;
     if (a) qvb_text_s(t, ", ");
     if (sp->fn == QVG_AGG_COUNT_STAR) qvb_text_s(t, "count(*)");
-    else
-      qvb_text_f(t, "%s(%s%s)", agg_name(sp->fn), sp->distinct ? "DISTINCT " : "", in->fields[sp->arg_col].name);
+    else qvb_text_f(t, "%s(%s%s)", agg_name(sp->fn), sp->distinct ? "DISTINCT " : "", in->fields[sp->arg_col].name);
   }
   qvb_text_s(t, "]");
 }
