@@ -293,6 +293,98 @@ def run_scenario(graph_type, graphs, steps):
     return 'pass', ''
 
 
+# ---- the harness's own check: its steps and comparisons on a fake engine ------
+
+class _FakeError(Exception):
+    def __init__(self, msg, code, phase):
+        super().__init__(msg)
+        self.code, self.phase, self.status = code, phase, 'fake'
+
+
+class _FakeGraph:
+    """Answers a few fixed queries the way the engine would render them."""
+
+    @classmethod
+    def memory(cls):
+        g = cls()
+        g.nodes = []  # (labels, props)
+        return g
+
+    def rows(self, text, params=None, **_):
+        if text.startswith('CREATE'):
+            self.nodes.append((['A'], {'k': '1'}))
+            return [], []
+        if text == STATE['nodes'][0]:
+            return ['id(n)'], [(str(i),) for i in range(len(self.nodes))]
+        if text == STATE['labels'][0]:
+            return ['l'], sorted({(f"'{lab}'",) for labs, _ in self.nodes for lab in labs})
+        if text == STATE['properties'][0]:
+            return ['a', 'b', 'c', 'd'], [("'n'", str(i), f"'{k}'", v)
+                                          for i, (_, p) in enumerate(self.nodes) for k, v in p.items()]
+        if text in (STATE['relationships'][0], STATE['properties'][1]):
+            return ['x'], []
+        if text == 'RETURN $x AS x':
+            return ['x'], [(params['x'],)]
+        if text.startswith('SYNTAX'):
+            raise _FakeError('bad', PARSE, 'compile')
+        if text.startswith('RUNTIME'):
+            raise _FakeError('bad', TYPE, 'runtime')
+        if text.startswith('UNSUPPORTED'):
+            raise _FakeError('no', UNSUPPORTED, 'compile')
+        return ['a', 'b'], [('[2, 1]', "{b: 1.0, `c d`: 'x\\'y'}"), ('1e-4', '(:B:A {q: null, p: [1]})')]
+
+
+def selftest():
+    """Fails (exit 1) when the harness no longer judges known answers right."""
+    def step(text, doc=None, table=None):
+        st = tck_parse.Step('And', text)
+        st.doc, st.table = doc, table
+        return st
+
+    q = step('executing query:', 'MATCH (n) RETURN n')
+    rows = [['b', 'a'], ["{`c d`: 'x\\'y', b: 1.0}", '[2, 1]'], ['(:A:B {p: [1], q: null})', '0.0001']]
+    cases = [
+        ('pass', [step('any graph'), q, step('the result should be, in any order:', table=rows),
+                  step('no side effects')]),
+        ('pass', [q, step('the result should be, in order:', table=rows)]),
+        ('result', [q, step('the result should be, in order:', table=[rows[0], rows[2], rows[1]])]),
+        ('result', [q, step('the result should be, in any order:', table=[['a', 'b'], ['[1, 2]', '1']])]),
+        ('pass', [q, step('the result should be (ignoring element order for lists):',
+                          table=[rows[0], rows[2], [rows[1][0], '[1, 2]']])]),
+        ('result', [q, step('the result should be empty')]),
+        ('pass', [step('executing query:', 'CREATE (:A {k: 1})'), step('the result should be empty'),
+                  step('the side effects should be:', table=[['+nodes', '1'], ['+labels', '1'],
+                                                             ['+properties', '1']])]),
+        ('side effects', [step('executing query:', 'CREATE (:A {k: 1})'), step('no side effects')]),
+        ('side effects', [step('having executed:', 'CREATE ()'), step('executing query:', 'CREATE (:A {k: 1})'),
+                          step('the side effects should be:', table=[['+nodes', '1'], ['+labels', '1'],
+                                                                     ['+properties', '1']])]),
+        ('pass', [step('parameters are:', table=[['x', "'a\\'b'"]]), step('executing query:', 'RETURN $x AS x'),
+                  step('the result should be, in any order:', table=[['x'], ['"a\'b"']])]),
+        ('pass', [step('executing query:', 'SYNTAX'), step('a SyntaxError should be raised at compile time: X')]),
+        ('wrong error', [step('executing query:', 'RUNTIME'),
+                         step('a SyntaxError should be raised at compile time: X')]),
+        ('pass', [step('executing query:', 'RUNTIME'), step('a TypeError should be raised at runtime: X')]),
+        ('wrong error', [step('executing query:', 'SYNTAX'), step('a TypeError should be raised at runtime: X')]),
+        ('unsupported', [step('executing query:', 'UNSUPPORTED'),
+                         step('a SyntaxError should be raised at compile time: X')]),
+        ('no error', [q, step('a SyntaxError should be raised at compile time: X')]),
+        ('error', [step('executing query:', 'RUNTIME'), step('the result should be empty')]),
+        ('setup', [step('having executed:', 'SYNTAX'), q]),
+        ('unsupported', [step('there exists a procedure test.p() :: ()')]),
+        ('harness', [step('a step nobody knows')]),
+    ]
+    bad = []
+    for k, (want, steps) in enumerate(cases):
+        got, why = run_scenario(_FakeGraph, {}, steps)
+        if got != want:
+            bad.append(f'  case {k}: expected {want}, got {got}: {why}')
+    if bad:
+        print('tck_run: SELF-TEST FAILED (the harness misjudges known answers):\n' + '\n'.join(bad))
+        return False
+    return True
+
+
 # ---- worker: runs scenarios [lo, hi) and prints one JSON line each -----------
 
 def worker(tck, lo, hi, only):
@@ -401,6 +493,8 @@ def main():
     tck = found[0]
     if a.worker:
         return worker(tck, a.worker[0], a.worker[1], a.only)
+    if not selftest():
+        return 1
     try:
         not_running = engine_state()
     except ImportError as e:
