@@ -90,6 +90,13 @@ def test_literal_text(value, text):
     assert quiver.cypher_literal(value) == text
 
 
+def test_int_likes():
+    np = pytest.importorskip("numpy")
+    assert quiver.cypher_literal([np.int64(5), np.int32(-3), np.float64(0.25)]) == "[5, -3, 0.25]"
+    with pytest.raises(OverflowError):
+        quiver.cypher_literal(np.uint64(2**64 - 1))
+
+
 def test_float_literals_round_trip():
     for f in [0.1 + 0.2, 1 / 3, 2.5e-310, 123456789.123456789, -1e300, 6.02214076e23]:
         text = quiver.cypher_literal(f)
