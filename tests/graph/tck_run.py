@@ -21,9 +21,10 @@ scenario runs on a fresh in-memory graph (qv_graph_open_memory):
                                        below; the DETAIL is not checked), at compile time
                                        (qv_cypher_query refused it) when so expected
   And no side effects / the side effects should be: | +nodes | 1 |
-                                       nodes, relationships, labels and properties counted
-                                       before and after the query with Cypher queries of our
-                                       own (STATE) and compared as sets, as the TCK does
+                                       nodes, relationships, labels and properties read
+                                       before and after the query with queries of our own
+                                       (STATE_NODES, STATE_RELS) and compared as sets, as
+                                       the TCK does
   And there exists a procedure ...     not supported: the scenario fails ("unsupported")
 
 Scenarios run in a worker process, so a crash or a query that never ends
@@ -77,17 +78,14 @@ ERRORS = {
     'ProcedureError': (NOT_FOUND, INVALID),
 }
 
-# The graph's state, measured before and after a query: each query's rows
-# form a set, and a side effect is the size of a set difference.
-STATE = {
-    'nodes': ['MATCH (n) RETURN id(n)'],
-    'relationships': ['MATCH ()-[r]->() RETURN id(r)'],
-    'labels': ['MATCH (n) UNWIND labels(n) AS l RETURN DISTINCT l'],
-    'properties': [
-        "MATCH (n) UNWIND keys(n) AS k RETURN 'n', id(n), k, n[k]",
-        "MATCH ()-[r]->() UNWIND keys(r) AS k RETURN 'r', id(r), k, r[k]",
-    ],
-}
+# The graph's state, measured before and after a query with two queries of
+# our own: each node and relationship with its id and its rendered text,
+# (:A:B {k: v}) / [:T {k: v}], from which come the sets of node ids,
+# relationship ids, labels in use and (entity, key, value) properties.  A
+# side effect is the size of a set difference, as the TCK defines them.
+STATE_NODES = 'MATCH (n) RETURN id(n) AS i, n'
+STATE_RELS = 'MATCH ()-[r]->() RETURN id(r) AS i, r'
+STATE_KEYS = ('nodes', 'relationships', 'labels', 'properties')
 
 MEMORY_LIMIT = 1 << 30  # per query: a runaway query fails instead of swapping the machine
 
@@ -139,15 +137,23 @@ class Run:
             raise Failure(cat, f'set-up query failed: {describe(e)}\n      {one_line(text)}') from None
 
     def state(self):
-        out = {}
-        for what, queries in STATE.items():
-            rows = set()
-            for q in queries:
+        out = {k: set() for k in STATE_KEYS}
+        for q, kind in ((STATE_NODES, 'node'), (STATE_RELS, 'rel')):
+            try:
+                rows = self.query(q)[1]
+            except Exception as e:  # noqa: BLE001
+                raise Failure('side effects', f'cannot measure the graph: {describe(e)}\n      {q}') from None
+            for ident, text in rows:
                 try:
-                    rows.update(tuple(r) for r in self.query(q)[1])
-                except Exception as e:  # noqa: BLE001
-                    raise Failure('side effects', f'cannot measure {what}: {describe(e)}\n      {q}') from None
-            out[what] = rows
+                    v = tck_values.parse(text)
+                except ValueError as e:
+                    raise Failure('side effects', f'cannot read {text!r} ({e})') from None
+                if v[0] != kind:
+                    raise Failure('side effects', f'{q} gave {text!r}, not a {kind}')
+                out['nodes' if kind == 'node' else 'relationships'].add(ident)
+                if kind == 'node':
+                    out['labels'].update(v[1])
+                out['properties'].update((kind, ident, k, val) for k, val in v[2][1])
         return out
 
     def execute(self, text, control):
@@ -222,7 +228,7 @@ class Run:
             raise Failure('harness', 'a side-effects step before any query')
         after = self.state()
         got = {}
-        for what in STATE:
+        for what in STATE_KEYS:
             got['+' + what] = len(after[what] - self.before[what])
             got['-' + what] = len(self.before[what] - after[what])
         if got != want:
@@ -314,15 +320,12 @@ class _FakeGraph:
         if text.startswith('CREATE'):
             self.nodes.append((['A'], {'k': '1'}))
             return [], []
-        if text == STATE['nodes'][0]:
-            return ['id(n)'], [(str(i),) for i in range(len(self.nodes))]
-        if text == STATE['labels'][0]:
-            return ['l'], sorted({(f"'{lab}'",) for labs, _ in self.nodes for lab in labs})
-        if text == STATE['properties'][0]:
-            return ['a', 'b', 'c', 'd'], [("'n'", str(i), f"'{k}'", v)
-                                          for i, (_, p) in enumerate(self.nodes) for k, v in p.items()]
-        if text in (STATE['relationships'][0], STATE['properties'][1]):
-            return ['x'], []
+        if text == STATE_NODES:
+            return ['i', 'n'], [(str(i), '(%s {%s})' % (''.join(':' + lab for lab in labs),
+                                                         ', '.join(f'{k}: {v}' for k, v in p.items())))
+                                for i, (labs, p) in enumerate(self.nodes)]
+        if text == STATE_RELS:
+            return ['i', 'r'], []
         if text == 'RETURN $x AS x':
             return ['x'], [(params['x'],)]
         if text.startswith('SYNTAX'):
