@@ -442,18 +442,20 @@ def engine_state():
     return None
 
 
-def run_all(path, n, jobs, timeout, only):
+def run_all(path, idents, jobs, timeout, only):
     """{k: (category, why)} for every scenario run, over `jobs` worker processes.
     A worker that dies or takes longer than timeout on a scenario costs that
     scenario; a new worker goes on after it."""
+    n = len(idents)
     results = {}
-    procs = {}  # fd -> [proc, hi, scenario in flight (or None), its start time, unread bytes]
+    procs = {}  # fd -> [proc, hi, scenario in flight (or None), its start time, unread bytes, stderr file]
 
     def start(lo, hi):
+        err = tempfile.TemporaryFile()  # the worker's stderr: its last words go into a crash's reason
         p = subprocess.Popen([sys.executable, os.path.abspath(__file__), '--worker', path, str(lo), str(hi),
                               '--tck', '-'] + (['--only', only] if only else []),
-                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-        procs[p.stdout.fileno()] = [p, hi, None, time.monotonic(), b'']
+                             stdout=subprocess.PIPE, stderr=err)
+        procs[p.stdout.fileno()] = [p, hi, None, time.monotonic(), b'', err, lo]
 
     for j in range(jobs):
         lo, hi = n * j // jobs, n * (j + 1) // jobs
@@ -479,7 +481,7 @@ def run_all(path, n, jobs, timeout, only):
                         done = True
                     else:
                         results[msg['k']] = (msg['cat'], msg['why'])
-                        st[2] = None
+                        st[2], st[6] = None, msg['k'] + 1
             stuck = st[2] is not None and now - st[3] > timeout
             if not (ended or stuck or done):
                 continue
@@ -488,10 +490,19 @@ def run_all(path, n, jobs, timeout, only):
             p.wait()
             p.stdout.close()
             del procs[fd]
+            st[5].seek(max(0, st[5].seek(0, os.SEEK_END) - 400))
+            last = st[5].read().decode('utf-8', 'replace').strip()
+            st[5].close()
             k = st[2]
+            if k is None and not done:  # died between scenarios: the harness's own fault
+                print(f'tck_run: a worker died outside any scenario (exit {p.returncode}):\n{last}', file=sys.stderr)
+                for j in range(st[6], st[1]):
+                    if not only or only in idents[j]:
+                        results[j] = ('harness', f'not run: the worker died (exit {p.returncode})')
             if k is not None and not done:
                 results[k] = ('timeout', f'no answer within {timeout:.0f} s') if stuck else \
-                    ('crash', f'the worker died (exit {p.returncode}) in this scenario')
+                    ('crash', f'the worker died (exit {p.returncode}) in this scenario' +
+                     (f'; its last words: {last[-200:]}' if last else ''))
                 if k + 1 < st[1]:
                     start(k + 1, st[1])
     return results
@@ -533,7 +544,7 @@ def main():
     with tempfile.NamedTemporaryFile(prefix='tck_run.', suffix='.pickle') as f:
         pickle.dump((tck_parse.load_graphs(tck), scenarios), f)
         f.flush()
-        results = run_all(f.name, len(scenarios), max(1, a.jobs), a.timeout, a.only)
+        results = run_all(f.name, [ident for _, ident, _ in scenarios], max(1, a.jobs), a.timeout, a.only)
     elapsed = time.monotonic() - t0
 
     cats = ['pass', 'result', 'error', 'wrong error', 'no error', 'side effects', 'setup', 'unsupported',
