@@ -447,7 +447,7 @@ def run_all(path, idents, jobs, timeout, only):
     A worker that dies or takes longer than timeout on a scenario costs that
     scenario; a new worker goes on after it."""
     n = len(idents)
-    results = {}
+    results, seconds = {}, {}
     procs = {}  # fd -> [proc, hi, scenario in flight (or None), its start time, unread bytes, stderr file]
 
     def start(lo, hi):
@@ -481,6 +481,7 @@ def run_all(path, idents, jobs, timeout, only):
                         done = True
                     else:
                         results[msg['k']] = (msg['cat'], msg['why'])
+                        seconds[msg['k']] = msg['s']
                         st[2], st[6] = None, msg['k'] + 1
             stuck = st[2] is not None and now - st[3] > timeout
             if not (ended or stuck or done):
@@ -505,7 +506,7 @@ def run_all(path, idents, jobs, timeout, only):
                      (f'; its last words: {last[-200:]}' if last else ''))
                 if k + 1 < st[1]:
                     start(k + 1, st[1])
-    return results
+    return results, seconds
 
 
 def main():
@@ -544,7 +545,7 @@ def main():
     with tempfile.NamedTemporaryFile(prefix='tck_run.', suffix='.pickle') as f:
         pickle.dump((tck_parse.load_graphs(tck), scenarios), f)
         f.flush()
-        results = run_all(f.name, [ident for _, ident, _ in scenarios], max(1, a.jobs), a.timeout, a.only)
+        results, seconds = run_all(f.name, [ident for _, ident, _ in scenarios], max(1, a.jobs), a.timeout, a.only)
     elapsed = time.monotonic() - t0
 
     cats = ['pass', 'result', 'error', 'wrong error', 'no error', 'side effects', 'setup', 'unsupported',
@@ -591,6 +592,10 @@ def main():
             print('\nmost common failures (-v lists every one):')
             for (cat, why), c in by.most_common(15):
                 print(f'  {c:5}  {cat}: {why}')
+
+    slow = sorted(seconds.items(), key=lambda kv: -kv[1])[:5]
+    if slow and slow[0][1] > 0.5:
+        print('\nslowest scenarios: ' + '; '.join(f'{scenarios[k][1]} {t:.1f} s' for k, t in slow if t > 0.5))
 
     rc = 0
     if a.write:
