@@ -80,8 +80,8 @@ typedef enum qvg_kind {
   QVG_INT,        /* i0 */
   QVG_FLOAT,      /* f */
   QVG_STRING,     /* name the decoded bytes (len may include NUL bytes) */
-  QVG_TRUE,
-  QVG_FALSE,
+  QVG_LIT_TRUE,
+  QVG_LIT_FALSE,
   QVG_NULL,
   QVG_PARAM,    /* name the parameter ("0" for $0) */
   QVG_VAR,      /* name */

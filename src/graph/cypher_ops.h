@@ -178,7 +178,7 @@ qv_status qvg_op_create(qv_exec_ctx *ctx, qv_exec_op *child, qvg_store *st, cons
 /* ResultExec: the user's columns.  A VALUE column becomes a typed Arrow
  * column where static_types[i] says what the binder proved every value is
  * (QV_TYPE_INT64, FLOAT64, BOOL or STRING; a value of another type is then
- * QV_ERR_INTERNAL), and otherwise (QV_TYPE_NULL) a string column of each
+ * QV_ERR_INVALID), and otherwise (QV_TYPE_NULL) a string column of each
  * value's Cypher text (qvg_val_render); NODE and REL columns become their
  * text too.  With render_all every column is text, null as "null": the
  * TCK harness's view. */

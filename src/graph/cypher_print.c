@@ -265,8 +265,8 @@ static void expr(qvb_text *b, const qvg_node *x) {
     case QVG_INT: qvb_text_f(b, "%lld", (long long)x->i0); return;
     case QVG_FLOAT: float_lit(b, x->f); return;
     case QVG_STRING: string_lit(b, x->str, x->len); return;
-    case QVG_TRUE: qvb_text_s(b, "true"); return;
-    case QVG_FALSE: qvb_text_s(b, "false"); return;
+    case QVG_LIT_TRUE: qvb_text_s(b, "true"); return;
+    case QVG_LIT_FALSE: qvb_text_s(b, "false"); return;
     case QVG_NULL: qvb_text_s(b, "null"); return;
     case QVG_PARAM: {
       bool plain = x->len > 0;
