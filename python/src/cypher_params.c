@@ -7,7 +7,8 @@
  * (Python's repr, with the exponent written as Cypher's grammar spells it:
  * "1e16", "1e-05"), a str single-quoted with \\ \' and control characters
  * escaped, a list or tuple "[a, b]", a dict "{key: value}" with each key
- * backtick-quoted unless it is a plain identifier.  NaN and infinities have
+ * backtick-quoted unless it is a plain identifier; an object with
+ * __index__ (a numpy integer) counts as an int.  NaN and infinities have
  * no Cypher literal and are refused, as are other Python types. */
 #include <math.h>
 #include <string.h>
@@ -151,6 +152,12 @@ static int put_value(text *t, PyObject *v, int depth) {
     return rc < 0 ? -1 : put(t, "]", 1);
   }
   if (PyDict_Check(v)) return put_map(t, v, depth);
+  if (PyIndex_Check(v)) { /* numpy integers and other int-likes */
+    PyObject *i = PyNumber_Index(v);
+    int rc = i ? put_value(t, i, depth) : -1;
+    Py_XDECREF(i);
+    return rc;
+  }
   PyErr_Format(PyExc_TypeError,
                "params: a Python %.100s has no Cypher value (use None, bool, int, float, str, list, tuple or dict)",
                Py_TYPE(v)->tp_name);

@@ -415,6 +415,16 @@ run cypher-param-twice q cypher g 'RETURN $x' --param x=1 --param x=2
 run cypher-bad-format q cypher g 'RETURN 1' --format stats
 run cypher-explain-format q cypher g 'RETURN 1' --explain --format csv
 run cypher-no-graph q cypher nowhere 'RETURN 1'
+run cypher-table q cypher g 'MATCH (a:Person)-[:KNOWS]->(b) WHERE a.age > $age RETURN a.name AS a, b.name AS b ORDER BY a, b' --param age=30
+run cypher-csv-no-csr q cypher g 'MATCH (a:Person)-[k:KNOWS]->(b) RETURN a.name AS a, k.since AS since, b.name AS b ORDER BY since' --format csv --no-csr
+run cypher-json q cypher g 'MATCH (a:Person {name: $name})-[:KNOWS*1..2]->(b) RETURN DISTINCT b ORDER BY b.name' --param name=Ann --format json
+# --param values: literals as they are, a bare word as a string
+run cypher-param-literals q cypher g 'RETURN $i AS i, $f AS f, $s AS s, $w AS w, $l AS l, $m AS m, $n AS n, $h AS h' -p i=42 -p f=-1.5e3 -p "s='it\\'s'" -p w='Ann Lee' -p 'l=[1, 2.5]' -p 'm={k: true}' -p n=null -p h=0x1F --format csv
+run cypher-explain q cypher g 'MATCH (a:Person)-[:KNOWS]->(b) RETURN count(*) AS n' --explain
+run cypher-syntax-error q cypher g 'MATCH (a RETURN a'
+run cypher-unknown-label q cypher g 'MATCH (a:Persn) RETURN a'
+run cypher-read-only q cypher g 'CREATE (:Person {id: 9})'
+run cypher-runtime-error q cypher g 'MATCH (a:Person) RETURN a.name - 1 AS x'
 # Pipe-separated files with typed headers (the LDBC layout): --delimiter and
 # --columns, with and without a header line.
 printf 'id:ID(Person)|firstName:STRING|birthday:LONG\n933|Mahinda|19891203\n1129|Carmen|19840218\n' > typed.csv

@@ -21,9 +21,10 @@ scenario runs on a fresh in-memory graph (qv_graph_open_memory):
                                        below; the DETAIL is not checked), at compile time
                                        (qv_cypher_query refused it) when so expected
   And no side effects / the side effects should be: | +nodes | 1 |
-                                       nodes, relationships, labels and properties counted
-                                       before and after the query with Cypher queries of our
-                                       own (STATE) and compared as sets, as the TCK does
+                                       nodes, relationships, labels and properties read
+                                       before and after the query with queries of our own
+                                       (STATE_NODES, STATE_RELS) and compared as sets, as
+                                       the TCK does
   And there exists a procedure ...     not supported: the scenario fails ("unsupported")
 
 Scenarios run in a worker process, so a crash or a query that never ends
@@ -45,10 +46,12 @@ import argparse
 import collections
 import json
 import os
+import pickle
 import re
 import select
 import subprocess
 import sys
+import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -77,17 +80,14 @@ ERRORS = {
     'ProcedureError': (NOT_FOUND, INVALID),
 }
 
-# The graph's state, measured before and after a query: each query's rows
-# form a set, and a side effect is the size of a set difference.
-STATE = {
-    'nodes': ['MATCH (n) RETURN id(n)'],
-    'relationships': ['MATCH ()-[r]->() RETURN id(r)'],
-    'labels': ['MATCH (n) UNWIND labels(n) AS l RETURN DISTINCT l'],
-    'properties': [
-        "MATCH (n) UNWIND keys(n) AS k RETURN 'n', id(n), k, n[k]",
-        "MATCH ()-[r]->() UNWIND keys(r) AS k RETURN 'r', id(r), k, r[k]",
-    ],
-}
+# The graph's state, measured before and after a query with two queries of
+# our own: each node and relationship with its id and its rendered text,
+# (:A:B {k: v}) / [:T {k: v}], from which come the sets of node ids,
+# relationship ids, labels in use and (entity, key, value) properties.  A
+# side effect is the size of a set difference, as the TCK defines them.
+STATE_NODES = 'MATCH (n) RETURN id(n) AS i, n'
+STATE_RELS = 'MATCH ()-[r]->() RETURN id(r) AS i, r'
+STATE_KEYS = ('nodes', 'relationships', 'labels', 'properties')
 
 MEMORY_LIMIT = 1 << 30  # per query: a runaway query fails instead of swapping the machine
 
@@ -139,15 +139,23 @@ class Run:
             raise Failure(cat, f'set-up query failed: {describe(e)}\n      {one_line(text)}') from None
 
     def state(self):
-        out = {}
-        for what, queries in STATE.items():
-            rows = set()
-            for q in queries:
+        out = {k: set() for k in STATE_KEYS}
+        for q, kind in ((STATE_NODES, 'node'), (STATE_RELS, 'rel')):
+            try:
+                rows = self.query(q)[1]
+            except Exception as e:  # noqa: BLE001
+                raise Failure('side effects', f'cannot measure the graph: {describe(e)}\n      {q}') from None
+            for ident, text in rows:
                 try:
-                    rows.update(tuple(r) for r in self.query(q)[1])
-                except Exception as e:  # noqa: BLE001
-                    raise Failure('side effects', f'cannot measure {what}: {describe(e)}\n      {q}') from None
-            out[what] = rows
+                    v = tck_values.parse(text)
+                except ValueError as e:
+                    raise Failure('side effects', f'cannot read {text!r} ({e})') from None
+                if v[0] != kind:
+                    raise Failure('side effects', f'{q} gave {text!r}, not a {kind}')
+                out['nodes' if kind == 'node' else 'relationships'].add(ident)
+                if kind == 'node':
+                    out['labels'].update(v[1])
+                out['properties'].update((kind, ident, k, val) for k, val in v[2][1])
         return out
 
     def execute(self, text, control):
@@ -222,7 +230,7 @@ class Run:
             raise Failure('harness', 'a side-effects step before any query')
         after = self.state()
         got = {}
-        for what in STATE:
+        for what in STATE_KEYS:
             got['+' + what] = len(after[what] - self.before[what])
             got['-' + what] = len(self.before[what] - after[what])
         if got != want:
@@ -293,24 +301,133 @@ def run_scenario(graph_type, graphs, steps):
     return 'pass', ''
 
 
+# ---- the harness's own check: its steps and comparisons on a fake engine ------
+
+class _FakeError(Exception):
+    def __init__(self, msg, code, phase):
+        super().__init__(msg)
+        self.code, self.phase, self.status = code, phase, 'fake'
+
+
+class _FakeGraph:
+    """Answers a few fixed queries the way the engine would render them."""
+
+    @classmethod
+    def memory(cls):
+        g = cls()
+        g.nodes = []  # (labels, props)
+        return g
+
+    def rows(self, text, params=None, **_):
+        if text.startswith('CREATE'):
+            self.nodes.append((['A'], {'k': '1'}))
+            return [], []
+        if text == STATE_NODES:
+            return ['i', 'n'], [(str(i), '(%s {%s})' % (''.join(':' + lab for lab in labs),
+                                                         ', '.join(f'{k}: {v}' for k, v in p.items())))
+                                for i, (labs, p) in enumerate(self.nodes)]
+        if text == STATE_RELS:
+            return ['i', 'r'], []
+        if text == 'RETURN $x AS x':
+            return ['x'], [(params['x'],)]
+        if text.startswith('SYNTAX'):
+            raise _FakeError('bad', PARSE, 'compile')
+        if text.startswith('RUNTIME'):
+            raise _FakeError('bad', TYPE, 'runtime')
+        if text.startswith('UNSUPPORTED'):
+            raise _FakeError('no', UNSUPPORTED, 'compile')
+        return ['a', 'b'], [('[2, 1]', "{b: 1.0, `c d`: 'x\\'y'}"), ('1e-4', '(:B:A {q: null, p: [1]})')]
+
+
+def selftest():
+    """Fails (exit 1) when the harness no longer judges known answers right."""
+    def step(text, doc=None, table=None):
+        st = tck_parse.Step('And', text)
+        st.doc, st.table = doc, table
+        return st
+
+    q = step('executing query:', 'MATCH (n) RETURN n')
+    rows = [['b', 'a'], ["{`c d`: 'x\\'y', b: 1.0}", '[2, 1]'], ['(:A:B {p: [1], q: null})', '0.0001']]
+    cases = [
+        ('pass', [step('any graph'), q, step('the result should be, in any order:', table=rows),
+                  step('no side effects')]),
+        ('pass', [q, step('the result should be, in order:', table=rows)]),
+        ('result', [q, step('the result should be, in order:', table=[rows[0], rows[2], rows[1]])]),
+        ('result', [q, step('the result should be, in any order:', table=[['a', 'b'], ['[1, 2]', '1']])]),
+        ('pass', [q, step('the result should be (ignoring element order for lists):',
+                          table=[rows[0], rows[2], [rows[1][0], '[1, 2]']])]),
+        ('result', [q, step('the result should be empty')]),
+        ('pass', [step('executing query:', 'CREATE (:A {k: 1})'), step('the result should be empty'),
+                  step('the side effects should be:', table=[['+nodes', '1'], ['+labels', '1'],
+                                                             ['+properties', '1']])]),
+        ('side effects', [step('executing query:', 'CREATE (:A {k: 1})'), step('no side effects')]),
+        ('side effects', [step('having executed:', 'CREATE ()'), step('executing query:', 'CREATE (:A {k: 1})'),
+                          step('the side effects should be:', table=[['+nodes', '1'], ['+labels', '1'],
+                                                                     ['+properties', '1']])]),
+        ('pass', [step('parameters are:', table=[['x', "'a\\'b'"]]), step('executing query:', 'RETURN $x AS x'),
+                  step('the result should be, in any order:', table=[['x'], ['"a\'b"']])]),
+        ('pass', [step('executing query:', 'SYNTAX'), step('a SyntaxError should be raised at compile time: X')]),
+        ('wrong error', [step('executing query:', 'RUNTIME'),
+                         step('a SyntaxError should be raised at compile time: X')]),
+        ('pass', [step('executing query:', 'RUNTIME'), step('a TypeError should be raised at runtime: X')]),
+        ('wrong error', [step('executing query:', 'SYNTAX'), step('a TypeError should be raised at runtime: X')]),
+        ('unsupported', [step('executing query:', 'UNSUPPORTED'),
+                         step('a SyntaxError should be raised at compile time: X')]),
+        ('no error', [q, step('a SyntaxError should be raised at compile time: X')]),
+        ('error', [step('executing query:', 'RUNTIME'), step('the result should be empty')]),
+        ('setup', [step('having executed:', 'SYNTAX'), q]),
+        ('unsupported', [step('there exists a procedure test.p() :: ()')]),
+        ('harness', [step('a step nobody knows')]),
+    ]
+    bad = []
+    for k, (want, steps) in enumerate(cases):
+        got, why = run_scenario(_FakeGraph, {}, steps)
+        if got != want:
+            bad.append(f'  case {k}: expected {want}, got {got}: {why}')
+    if bad:
+        print('tck_run: SELF-TEST FAILED (the harness misjudges known answers):\n' + '\n'.join(bad))
+        return False
+    return True
+
+
 # ---- worker: runs scenarios [lo, hi) and prints one JSON line each -----------
 
-def worker(tck, lo, hi, only):
+def load_extension():
+    """quiver._quiver, loaded without the package's Python glue (which imports
+    polars: a second a worker need not spend, and a crashed worker restarts)."""
+    import glob
+    import importlib.machinery
+    import importlib.util
+
+    for d in sys.path:
+        for f in sorted(glob.glob(os.path.join(d or '.', 'quiver', '_quiver*.so'))):
+            loader = importlib.machinery.ExtensionFileLoader('quiver._quiver', f)
+            spec = importlib.util.spec_from_file_location('quiver._quiver', f, loader=loader)
+            m = importlib.util.module_from_spec(spec)
+            loader.exec_module(m)
+            return m
+    import quiver._quiver as m  # noqa: PLC0415 - not found by path: whatever the import system finds
+
+    return m
+
+
+def worker(path, lo, hi, only):
+    """Runs scenarios [lo, hi) of the pickled list at path, one JSON line each."""
+    import pickle
     import resource
 
     soft = 8 << 30  # address space: a runaway allocation fails in this process, not the machine
     resource.setrlimit(resource.RLIMIT_AS, (soft, resource.getrlimit(resource.RLIMIT_AS)[1]))
-    from quiver._quiver import Graph
-
-    graphs = tck_parse.load_graphs(tck)
-    scenarios = load_scenarios(tck)
+    graph_type = load_extension().Graph
+    with open(path, 'rb') as f:
+        graphs, scenarios = pickle.load(f)
     for k in range(lo, hi):
         folder, ident, steps = scenarios[k]
         if only and only not in ident:
             continue
         print(json.dumps({'start': k}), flush=True)
         t0 = time.perf_counter()
-        cat, why = run_scenario(Graph, graphs, steps)
+        cat, why = run_scenario(graph_type, graphs, steps)
         print(json.dumps({'k': k, 'cat': cat, 'why': why, 's': time.perf_counter() - t0}), flush=True)
     print(json.dumps({'done': True}), flush=True)
     return 0
@@ -318,27 +435,27 @@ def worker(tck, lo, hi, only):
 
 def engine_state():
     """None when the engine answers a query, else why not (the stub says unsupported)."""
-    from quiver._quiver import Graph
-
     try:
-        Graph.memory().rows('RETURN 1 AS x')
+        load_extension().Graph.memory().rows('RETURN 1 AS x')
     except Exception as e:  # noqa: BLE001
         return describe(e)
     return None
 
 
-def run_all(tck, n, jobs, timeout, only):
+def run_all(path, idents, jobs, timeout, only):
     """{k: (category, why)} for every scenario run, over `jobs` worker processes.
     A worker that dies or takes longer than timeout on a scenario costs that
     scenario; a new worker goes on after it."""
-    results = {}
-    procs = {}  # fd -> [proc, hi, scenario in flight (or None), its start time, unread bytes]
+    n = len(idents)
+    results, seconds = {}, {}
+    procs = {}  # fd -> [proc, hi, scenario in flight (or None), its start time, unread bytes, stderr file]
 
     def start(lo, hi):
-        p = subprocess.Popen([sys.executable, os.path.abspath(__file__), '--worker', str(lo), str(hi),
-                              '--tck', tck] + (['--only', only] if only else []),
-                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-        procs[p.stdout.fileno()] = [p, hi, None, time.monotonic(), b'']
+        err = tempfile.TemporaryFile()  # the worker's stderr: its last words go into a crash's reason
+        p = subprocess.Popen([sys.executable, os.path.abspath(__file__), '--worker', path, str(lo), str(hi),
+                              '--tck', '-'] + (['--only', only] if only else []),
+                             stdout=subprocess.PIPE, stderr=err)
+        procs[p.stdout.fileno()] = [p, hi, None, time.monotonic(), b'', err, lo]
 
     for j in range(jobs):
         lo, hi = n * j // jobs, n * (j + 1) // jobs
@@ -364,7 +481,8 @@ def run_all(tck, n, jobs, timeout, only):
                         done = True
                     else:
                         results[msg['k']] = (msg['cat'], msg['why'])
-                        st[2] = None
+                        seconds[msg['k']] = msg['s']
+                        st[2], st[6] = None, msg['k'] + 1
             stuck = st[2] is not None and now - st[3] > timeout
             if not (ended or stuck or done):
                 continue
@@ -373,13 +491,22 @@ def run_all(tck, n, jobs, timeout, only):
             p.wait()
             p.stdout.close()
             del procs[fd]
+            st[5].seek(max(0, st[5].seek(0, os.SEEK_END) - 400))
+            last = st[5].read().decode('utf-8', 'replace').strip()
+            st[5].close()
             k = st[2]
+            if k is None and not done:  # died between scenarios: the harness's own fault
+                print(f'tck_run: a worker died outside any scenario (exit {p.returncode}):\n{last}', file=sys.stderr)
+                for j in range(st[6], st[1]):
+                    if not only or only in idents[j]:
+                        results[j] = ('harness', f'not run: the worker died (exit {p.returncode})')
             if k is not None and not done:
                 results[k] = ('timeout', f'no answer within {timeout:.0f} s') if stuck else \
-                    ('crash', f'the worker died (exit {p.returncode}) in this scenario')
+                    ('crash', f'the worker died (exit {p.returncode}) in this scenario' +
+                     (f'; its last words: {last[-200:]}' if last else ''))
                 if k + 1 < st[1]:
                     start(k + 1, st[1])
-    return results
+    return results, seconds
 
 
 def main():
@@ -390,17 +517,19 @@ def main():
     ap.add_argument('--jobs', type=int, default=1)
     ap.add_argument('--timeout', type=float, default=60.0, help='seconds a scenario may take')
     ap.add_argument('--only')
-    ap.add_argument('--worker', nargs=2, type=int, help=argparse.SUPPRESS)
+    ap.add_argument('--worker', nargs=3, help=argparse.SUPPRESS)
     ap.add_argument('-v', '--verbose', action='store_true')
     a = ap.parse_args()
 
+    if a.worker:
+        return worker(a.worker[0], int(a.worker[1]), int(a.worker[2]), a.only)
     found = [d for d in a.tck if d and os.path.isdir(os.path.join(d, 'features'))]
     if not found:
         print(f'tck_run: SKIPPED: no openCypher TCK (features/) in any of: {", ".join(d for d in a.tck if d)}')
         return 77
     tck = found[0]
-    if a.worker:
-        return worker(tck, a.worker[0], a.worker[1], a.only)
+    if not selftest():
+        return 1
     try:
         not_running = engine_state()
     except ImportError as e:
@@ -413,7 +542,10 @@ def main():
 
     scenarios = load_scenarios(tck)
     t0 = time.monotonic()
-    results = run_all(tck, len(scenarios), max(1, a.jobs), a.timeout, a.only)
+    with tempfile.NamedTemporaryFile(prefix='tck_run.', suffix='.pickle') as f:
+        pickle.dump((tck_parse.load_graphs(tck), scenarios), f)
+        f.flush()
+        results, seconds = run_all(f.name, [ident for _, ident, _ in scenarios], max(1, a.jobs), a.timeout, a.only)
     elapsed = time.monotonic() - t0
 
     cats = ['pass', 'result', 'error', 'wrong error', 'no error', 'side effects', 'setup', 'unsupported',
@@ -460,6 +592,10 @@ def main():
             print('\nmost common failures (-v lists every one):')
             for (cat, why), c in by.most_common(15):
                 print(f'  {c:5}  {cat}: {why}')
+
+    slow = sorted(seconds.items(), key=lambda kv: -kv[1])[:5]
+    if slow and slow[0][1] > 0.5:
+        print('\nslowest scenarios: ' + '; '.join(f'{scenarios[k][1]} {t:.1f} s' for k, t in slow if t > 0.5))
 
     rc = 0
     if a.write:
