@@ -182,6 +182,7 @@ def prepare(dataset, work, persons, quiver_exe, need_quiver, need_kuzu):
     base = os.path.join(work, "social-%d" % persons if dataset == "social" else "ldbc")
     paths = {"quiver": os.path.join(base, "quiver", "graph"), "kuzu": os.path.join(base, "kuzu.db")}
     notes = {}
+    os.makedirs(base, exist_ok=True)
     if dataset == "social" and not os.path.exists(os.path.join(base, "knows.csv")):
         t = time.perf_counter()
         n, e = gen_social.write_csv(persons, base)
