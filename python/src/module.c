@@ -290,12 +290,17 @@ static PyMethodDef module_methods[] = {
      "list_indices(path, *, version=0) -> list of tuples\n\n"
      "(name, type, column, fragments, dataset_fragments, rows, distinct, built_version, updated_version,\n"
      "damaged_files, first_error) per index, every file's checksums verified."},
+    {"cypher_literal", qvpy_cypher_literal, METH_O,
+     "cypher_literal(value) -> str\n\n"
+     "The Cypher literal text a query parameter's Python value is passed as (None, bool, int, float,\n"
+     "str, list, tuple, dict, nested): exact, floats in their shortest round-trip digits."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module_def = {
     PyModuleDef_HEAD_INIT,
     "quiver._quiver",
-    "The C core of the quiver package: libquiver's scanner and its Lance and BigQuery translators.",
+    "The C core of the quiver package: libquiver's scanner, its Lance and BigQuery translators, and Cypher\n"
+    "over graphs.",
     -1,
     module_methods,
     NULL,
@@ -304,8 +309,8 @@ static struct PyModuleDef module_def = {
     NULL};
 
 PyMODINIT_FUNC PyInit__quiver(void) {
-  PyTypeObject *types[] = {&qvpy_dataset_type, &qvpy_scanner_type, &qvpy_batch_type, &qvpy_lance_filter_type,
-                           &qvpy_bigquery_filter_type};
+  PyTypeObject *types[] = {&qvpy_dataset_type,      &qvpy_scanner_type,         &qvpy_batch_type,
+                           &qvpy_lance_filter_type, &qvpy_bigquery_filter_type, &qvpy_graph_type};
   for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
     if (PyType_Ready(types[i]) < 0) return NULL;
   PyObject *m = PyModule_Create(&module_def);
@@ -329,7 +334,7 @@ PyMODINIT_FUNC PyInit__quiver(void) {
         PyModule_AddObjectRef(m, strchr(error_classes[i].name, '.') + 1, error_classes[i].type) < 0)
       goto cleanup;
   }
-  const char *names[] = {"Dataset", "Scanner", "Batch", "LanceFilter", "BigQueryFilter"};
+  const char *names[] = {"Dataset", "Scanner", "Batch", "LanceFilter", "BigQueryFilter", "Graph"};
   for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
     if (PyModule_AddObjectRef(m, names[i], (PyObject *)types[i]) < 0) goto cleanup;
   if (PyModule_AddStringConstant(m, "LIBQUIVER_VERSION", QV_VERSION_STRING) < 0) goto cleanup;

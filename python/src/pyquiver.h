@@ -70,4 +70,24 @@ PyObject *qvpy_drop_index(PyObject *self, PyObject *args, PyObject *kwargs);
 PyObject *qvpy_optimize_indices(PyObject *self, PyObject *args, PyObject *kwargs);
 PyObject *qvpy_list_indices(PyObject *self, PyObject *args, PyObject *kwargs);
 
+/* cypher_params.c: Cypher query parameters from a dict of Python values
+ * (None, bool, int, float, str, list, tuple, dict, nested), each as the
+ * text of a Cypher literal. */
+typedef struct qvpy_params {
+  qv_cypher_params p; /* points into names and values */
+  char **names;
+  char **values;
+} qvpy_params;
+/* Fills *out from params (a dict, or None/NULL for none); with literal,
+ * each value is a str of Cypher literal text, taken as it is.  Returns 0,
+ * or -1 with an exception set (and *out empty).  qvpy_params_reset frees
+ * it. */
+int qvpy_cypher_params(PyObject *params, bool literal, qvpy_params *out);
+void qvpy_params_reset(qvpy_params *p);
+/* cypher_literal(value) -> str: the literal text a parameter value gets. */
+PyObject *qvpy_cypher_literal(PyObject *self, PyObject *value);
+
+/* graph.c: quiver._quiver.Graph (a graph folder, or a graph in memory). */
+extern PyTypeObject qvpy_graph_type;
+
 #endif

@@ -405,6 +405,16 @@ run graph-undeclared-label q graph create g2 --node P=g-persons:id --rel 'R=g-kn
 run graph-bad-spec q graph create g2 --node P=g-persons
 run graph-bad-rel q graph create g2 --node P=g-persons:id --rel 'R=g-knows:src:P->P'
 run graph-show-none q graph show nowhere
+# quiver cypher over that graph: the command's own errors (the queries'
+# rows and plans are the cypher-query-* cases below).
+run cypher-help q cypher --help
+run cypher-no-query q cypher g
+run cypher-extra-arg q cypher g MATCH '(n)' RETURN n
+run cypher-bad-param q cypher g 'RETURN $x' --param x
+run cypher-param-twice q cypher g 'RETURN $x' --param x=1 --param x=2
+run cypher-bad-format q cypher g 'RETURN 1' --format stats
+run cypher-explain-format q cypher g 'RETURN 1' --explain --format csv
+run cypher-no-graph q cypher nowhere 'RETURN 1'
 # Pipe-separated files with typed headers (the LDBC layout): --delimiter and
 # --columns, with and without a header line.
 printf 'id:ID(Person)|firstName:STRING|birthday:LONG\n933|Mahinda|19891203\n1129|Carmen|19840218\n' > typed.csv

@@ -51,22 +51,65 @@ def docstring(lines, i):
     return '\n'.join(out), i + 1
 
 
+def cells(line):
+    """The cells of a Gherkin table line, unescaped as Gherkin does: \\| is a
+    '|', \\\\ a backslash, \\n a newline; any other backslash stays."""
+    out, cur, k = [], [], 0
+    s = line.strip()
+    while k < len(s):
+        c = s[k]
+        if c == '\\' and k + 1 < len(s) and s[k + 1] in '|\\n':
+            cur.append('\n' if s[k + 1] == 'n' else s[k + 1])
+            k += 2
+            continue
+        if c == '|':
+            out.append(''.join(cur).strip())
+            cur = []
+        else:
+            cur.append(c)
+        k += 1
+    return out[1:]  # the text before the first '|' is not a cell
+
+
 def table(lines, i):
     rows = []
     while i < len(lines) and lines[i].strip().startswith('|'):
-        cells = [c.strip() for c in re.split(r'(?<!\\)\|', lines[i].strip())[1:-1]]
-        rows.append([c.replace('\\|', '|') for c in cells])
+        rows.append(cells(lines[i]))
         i += 1
     return rows, i
 
 
-def parse_feature(path, rel, graphs):
-    """Scenarios of one feature file: a list of Scenario."""
+class Step:
+    """One Given/When/Then/And/But line: its text after the keyword, the
+    docstring and the table that follow it (None when absent)."""
+
+    def __init__(self, keyword, text):
+        self.keyword = keyword
+        self.text = text
+        self.doc = None
+        self.table = None
+
+    def substituted(self, row):
+        """A copy with every <key> of an Examples row replaced by its value."""
+        def sub(t):
+            for key, val in row.items():
+                t = t.replace(f'<{key}>', val)
+            return t
+        out = Step(self.keyword, sub(self.text))
+        out.doc = None if self.doc is None else sub(self.doc)
+        out.table = None if self.table is None else [[sub(c) for c in r] for r in self.table]
+        return out
+
+
+def read_feature(path, rel):
+    """Scenarios of one .feature file as (ident, steps): a Background's steps
+    first, Scenario Outlines expanded into one scenario per Examples row
+    (ident "FILE: NAME #k", k from 1, with the row's values substituted);
+    tags lines are ignored.  Shared by tck_parse.py and tck_run.py."""
     lines = open(path, encoding='utf-8').read().split('\n')
-    folder = os.path.dirname(rel)
     out = []
-    i = 0
-    steps = None  # [(role, text, then_line)]
+    background = []
+    steps = None  # the current scenario's (or the Background's) steps
     name = None
     outline = False
     examples = []
@@ -74,36 +117,31 @@ def parse_feature(path, rel, graphs):
     def finish():
         if name is None:
             return
-        rows = [None]
-        if outline:
-            rows = []
-            for header, body in examples:
-                for r in body:
-                    rows.append(dict(zip(header, r)))
-        for k, row in enumerate(rows):
-            ident = f'{rel}: {name}' + (f' #{k + 1}' if outline else '')
-            sc = Scenario(folder, ident)
-            for role, text in steps:
-                if row:
-                    for key, val in row.items():
-                        text = text.replace(f'<{key}>', val)
-                if role == 'syntax':
-                    sc.syntax_error = text
-                else:
-                    sc.queries.append((role, text))
-            out.append(sc)
+        if not outline:
+            out.append((f'{rel}: {name}', background + steps))
+            return
+        k = 0
+        for header, body in examples:
+            for r in body:
+                k += 1
+                row = dict(zip(header, r))
+                out.append((f'{rel}: {name} #{k}', [st.substituted(row) for st in background + steps]))
 
-    role = None
+    i = 0
     while i < len(lines):
         s = lines[i].strip()
         if s.startswith('Scenario Outline:') or s.startswith('Scenario:'):
             finish()
             outline = s.startswith('Scenario Outline:')
             name = s.split(':', 1)[1].strip()
-            steps, examples, role = [], [], None
+            steps, examples = [], []
             i += 1
             continue
-        if name is None:
+        if s.startswith('Background:'):
+            steps = background
+            i += 1
+            continue
+        if steps is None:
             i += 1
             continue
         if s.startswith('Examples:'):
@@ -116,27 +154,44 @@ def parse_feature(path, rel, graphs):
             continue
         if s == '"""':
             text, i = docstring(lines, i)
-            if role:
-                steps.append((role, text))
-            role = None
+            if steps:
+                steps[-1].doc = text
+            continue
+        if s.startswith('|'):
+            rows, i = table(lines, i)
+            if steps:
+                steps[-1].table = rows
             continue
         m = re.match(r'(Given|When|Then|And|But)\s+(.*)$', s)
         if m:
-            step = m.group(2)
-            role = None
+            steps.append(Step(m.group(1), m.group(2)))
+        i += 1
+    finish()
+    return out
+
+
+def parse_feature(path, rel, graphs):
+    """Scenarios of one feature file: a list of Scenario."""
+    folder = os.path.dirname(rel)
+    out = []
+    for ident, steps in read_feature(path, rel):
+        sc = Scenario(folder, ident)
+        for st in steps:
+            step = st.text
             if step.startswith('having executed'):
-                role = 'setup'
+                if st.doc is not None:
+                    sc.queries.append(('setup', st.doc))
             elif step.startswith('executing query') or step.startswith('executing control query'):
-                role = 'query'
+                if st.doc is not None:
+                    sc.queries.append(('query', st.doc))
             else:
                 g = re.match(r'the ([\w-]+) graph$', step)
                 if g and g.group(1) in graphs:
-                    steps.append(('setup', graphs[g.group(1)]))
+                    sc.queries.append(('setup', graphs[g.group(1)]))
                 e = re.match(r'a SyntaxError should be raised at compile time: (.*)$', step)
                 if e:
-                    steps.append(('syntax', e.group(1).strip()))
-        i += 1
-    finish()
+                    sc.syntax_error = e.group(1).strip()
+        out.append(sc)
     return out
 
 

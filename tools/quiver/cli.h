@@ -23,6 +23,7 @@ int cmd_lance_filter(int argc, char **argv);
 int cmd_index(int argc, char **argv);
 int cmd_bigquery_filter(int argc, char **argv);
 int cmd_graph(int argc, char **argv);
+int cmd_cypher(int argc, char **argv);
 
 /* Prints "quiver CMD: message" to stderr and returns 1. */
 int cli_fail(const char *cmd, const qv_error *err);
@@ -51,6 +52,12 @@ long long cli_peak_rss_kib(void);
 /* Streams every batch of a scanner to stdout in the format; *rows gets the
  * row count written. */
 int cli_write_scan(const char *cmd, qv_scanner *sc, cli_format fmt, int64_t *rows);
+/* The same for any source of batches of one schema: next sets *out to the
+ * next batch (the caller releases it) or NULL at the end.  FMT_STATS
+ * writes nothing (the caller prints its summary). */
+typedef qv_status (*cli_next_fn)(void *src, qv_batch **out, qv_error *err);
+int cli_write_batches(const char *cmd, const qv_schema *schema, cli_next_fn next, void *src, cli_format fmt,
+                      int64_t *rows);
 
 /* cli_text.c: Python's str repr of s on stdout (quotes chosen as Python
  * does), a JSON string on f, and an inline schema "a:int64,t:timestamp[us,

@@ -24,6 +24,7 @@ static const struct {
     {"bigquery-filter", cmd_bigquery_filter,
      "translate a Polars expression into a BigQuery row_restriction (--schema, --json)"},
     {"graph", cmd_graph, "declare a graph over datasets and build its CSR adjacency (create, show, refresh)"},
+    {"cypher", cmd_cypher, "run a Cypher query over a graph: --param, --format, --explain, --analyze, --no-csr"},
 };
 
 static void usage(FILE *f) {

@@ -276,10 +276,11 @@ static void csv_header(const qv_schema *schema, FILE *f) {
  * an error in the first batch (a damaged page, a cast that fails) leaves
  * stdout empty.  An error later cannot take back what was written: the
  * rows written stay, stderr says how many, and the exit status is 1; no
- * row count is printed as if the scan had ended. */
-int cli_write_scan(const char *cmd, qv_scanner *sc, cli_format fmt, int64_t *rows) {
+ * row count is printed as if the scan had ended.  FMT_STATS writes nothing
+ * here (the caller prints its counters). */
+int cli_write_batches(const char *cmd, const qv_schema *schema, cli_next_fn next, void *src, cli_format fmt,
+                      int64_t *rows) {
   qv_error err;
-  const qv_schema *schema = qv_scanner_schema(sc);
   FILE *f = stdout;
   qv_ipc_writer *w = NULL;
   table_state t = {0};
@@ -299,7 +300,7 @@ int cli_write_scan(const char *cmd, qv_scanner *sc, cli_format fmt, int64_t *row
   }
   for (;;) {
     qv_batch *b;
-    if (qv_scanner_next(sc, &b, &err) != QV_OK) {
+    if (next(src, &b, &err) != QV_OK) {
       scan_failed = true;
       break;
     }
@@ -356,7 +357,22 @@ int cli_write_scan(const char *cmd, qv_scanner *sc, cli_format fmt, int64_t *row
     rc = qv_ipc_writer_close(w, &err) != QV_OK ? cli_fail(cmd, &err) : 0;
     w = NULL;
   }
-  if (fmt == FMT_STATS) {
+cleanup:
+  for (int32_t k = 0; k < t.n_held; k++) qv_batch_release(t.held[k]);
+  free(t.held);
+  free(t.width);
+  if (fflush(f) != 0 && rc == 0) {
+    fprintf(stderr, "quiver %s: cannot write the output\n", cmd);
+    rc = 1;
+  }
+  return rc;
+}
+
+static qv_status scanner_next(void *sc, qv_batch **out, qv_error *err) { return qv_scanner_next(sc, out, err); }
+
+int cli_write_scan(const char *cmd, qv_scanner *sc, cli_format fmt, int64_t *rows) {
+  int rc = cli_write_batches(cmd, qv_scanner_schema(sc), scanner_next, sc, fmt, rows);
+  if (rc == 0 && fmt == FMT_STATS) {
     qv_scan_counters c;
     qv_scanner_counters(sc, &c);
     int64_t read = 0, decoded = 0;
@@ -369,14 +385,10 @@ int cli_write_scan(const char *cmd, qv_scanner *sc, cli_format fmt, int64_t *row
         "index_fallback_fragments=%lld peak_rss_kib=%lld\n",
         (long long)*rows, (long long)c.pages_total, (long long)c.pages_pruned, (long long)c.rows_scanned,
         (long long)read, (long long)decoded, (long long)c.index_fallback_fragments, cli_peak_rss_kib());
-  }
-cleanup:
-  for (int32_t k = 0; k < t.n_held; k++) qv_batch_release(t.held[k]);
-  free(t.held);
-  free(t.width);
-  if (fflush(f) != 0 && rc == 0) {
-    fprintf(stderr, "quiver %s: cannot write the output\n", cmd);
-    rc = 1;
+    if (fflush(stdout) != 0) {
+      fprintf(stderr, "quiver %s: cannot write the output\n", cmd);
+      rc = 1;
+    }
   }
   return rc;
 }
