@@ -25,6 +25,9 @@ Dialect differences are handled per query, never by loosening the check:
 - Kuzu does not enforce relationship uniqueness across a fixed-length
   pattern; queries where that could matter filter it explicitly.
 
+quiver runs in a child process (cypher_worker.py), so an engine crash fails
+the query that caused it, by name, and the next query starts a new child.
+
 Skips and expected failures (always with the reason shown):
 - kuzu not importable: every test here skips, saying so;
 - the LDBC folder missing: the "ldbc" tests skip, naming the path;
@@ -37,6 +40,7 @@ Skips and expected failures (always with the reason shown):
 from __future__ import annotations
 
 import decimal
+import json
 import math
 import os
 import re
@@ -304,22 +308,19 @@ def _canon(v):
     return ("other", repr(v))
 
 
-def _columns(df):
-    return [df.get_column(c) for c in df.columns]
+def _rows(kuzu_df, quiver_cols):
+    """Both results as lists of canonical tuples, quiver's text columns read back where Kuzu's are typed.
 
-
-def _rows(kuzu_df, quiver_df):
-    """Both results as lists of canonical tuples, quiver's text columns read back where Kuzu's are typed."""
+    quiver_cols: [name, is_string, values] per column (cypher_worker.py)."""
     import polars as pl
 
-    kcols, qcols = _columns(kuzu_df), _columns(quiver_df)
-    if len(kcols) != len(qcols):
+    kcols = [kuzu_df.get_column(c) for c in kuzu_df.columns]
+    if len(kcols) != len(quiver_cols):
         raise AssertionError("column count: kuzu %d %s, quiver %d %s"
-                             % (len(kcols), kuzu_df.columns, len(qcols), quiver_df.columns))
+                             % (len(kcols), kuzu_df.columns, len(quiver_cols), [c[0] for c in quiver_cols]))
     qvals = []
-    for kc, qc in zip(kcols, qcols):
-        vals = qc.to_list()
-        if qc.dtype == pl.String:
+    for kc, (_, is_string, vals) in zip(kcols, quiver_cols):
+        if is_string:
             kv = [x for x in kc.to_list() if x is not None]
             qv = [x for x in vals if x is not None]
             quoted = qv and all(len(x) >= 2 and x[0] == "'" and x[-1] == "'" for x in qv)
@@ -327,10 +328,10 @@ def _rows(kuzu_df, quiver_df):
             if kc.dtype != pl.String or (quoted and not kquoted):
                 vals = [None if x is None else _TextParser(x).parse() for x in vals]
         qvals.append(vals)
-    krows = [tuple(_canon(v) for v in r) for r in zip(*[c.to_list() for c in kcols])] if kcols else []
-    qrows = [tuple(_canon(v) for v in r) for r in zip(*qvals)] if qcols else []
     if not kcols:
-        krows, qrows = [()] * kuzu_df.height, [()] * quiver_df.height
+        return [()] * kuzu_df.height, []
+    krows = [tuple(_canon(v) for v in r) for r in zip(*[c.to_list() for c in kcols])]
+    qrows = [tuple(_canon(v) for v in r) for r in zip(*qvals)]
     return krows, qrows
 
 
@@ -360,7 +361,6 @@ class World:
     def __init__(self, graph_path, kuzu_db, kuzu_conn):
         self.graph_path, self.db, self.conn = graph_path, kuzu_db, kuzu_conn
         self.kuzu_cache = {}
-        self.quiver_graph = None
 
     def kuzu(self, q):
         if q.name not in self.kuzu_cache:
@@ -392,6 +392,7 @@ _WORLDS = {}
 @pytest.fixture(scope="module")
 def worlds(tmp_path_factory):
     yield _WORLDS
+    _WORKER.close()
     for w in _WORLDS.values():
         w.conn.close()
         w.db.close()
@@ -404,22 +405,60 @@ def _world(worlds, kind, tmp_path_factory):
     return worlds[kind]
 
 
+class _Worker:
+    """cypher_worker.py in a child process (started on first use, again after it dies)."""
+
+    TIMEOUT = 300
+
+    def __init__(self):
+        self.proc = None
+
+    def ask(self, req):
+        import select
+        import subprocess
+
+        if self.proc is None:
+            self.proc = subprocess.Popen([sys.executable, os.path.join(HERE, "cypher_worker.py")],
+                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        try:
+            self.proc.stdin.write(json.dumps(req) + "\n")
+            self.proc.stdin.flush()
+            ready, _, _ = select.select([self.proc.stdout], [], [], self.TIMEOUT)
+            line = self.proc.stdout.readline() if ready else None
+        except BrokenPipeError:
+            line = ""
+        if line:
+            return json.loads(line)
+        if line is None:
+            self.proc.kill()
+        code = self.proc.wait()
+        self.proc = None
+        return {"crash": "timeout after %d s" % self.TIMEOUT if line is None else
+                "the quiver process died (exit status %d%s)" % (code, ", signal %d" % -code if code < 0 else "")}
+
+    def close(self):
+        if self.proc is not None:
+            self.proc.stdin.close()
+            self.proc.wait(timeout=30)
+            self.proc = None
+
+
+_WORKER = _Worker()
+
+
 def _quiver_run(world, q, use_csr):
-    """quiver's answer as a polars DataFrame; xfails only while the engine is the stub."""
-    try:
-        import quiver
-    except ImportError as exc:
-        pytest.skip("!!! the quiver package cannot be imported (%s): set PYTHONPATH to BUILD/python !!!" % exc)
-    if not hasattr(quiver, "Graph"):
-        pytest.xfail(NOT_LANDED + " (quiver.Graph is not in the package yet)")
-    if world.quiver_graph is None:
-        world.quiver_graph = quiver.Graph(world.graph_path)
-    try:
-        return world.quiver_graph.cypher(q.text, params=q.params, use_csr=use_csr)
-    except quiver.QuiverError as exc:
-        if getattr(exc, "status", None) == "unsupported" and "not implemented yet" in str(exc):
-            pytest.xfail("%s (%s)" % (NOT_LANDED, exc))
-        raise
+    """quiver's columns ([name, is_string, values]); xfails only while the engine is the stub."""
+    out = _WORKER.ask({"graph": world.graph_path, "text": q.text, "params": q.params, "use_csr": use_csr})
+    if "fatal" in out:
+        pytest.skip("!!! %s: set PYTHONPATH to BUILD/python !!!" % out["fatal"])
+    if "crash" in out:
+        pytest.fail("%s (use_csr=%s): %s\n  quiver: %s" % (q.name, use_csr, out["crash"], q.text))
+    if "error" in out:
+        if out["not_landed"]:
+            pytest.xfail("%s (%s)" % (NOT_LANDED, out["error"]))
+        pytest.fail("%s (use_csr=%s): quiver raised (%s) %s\n  quiver: %s"
+                    % (q.name, use_csr, out["status"], out["error"], q.text))
+    return out["columns"]
 
 
 def _case(kind, q, use_csr, worlds, tmp_path_factory):
@@ -428,8 +467,8 @@ def _case(kind, q, use_csr, worlds, tmp_path_factory):
     if q.nonempty:
         # A comparison on an empty answer would prove little: the query is meant to find rows.
         assert kdf.height > 0, "kuzu returned no rows for %s: pick a query that finds some" % q.name
-    qdf = _quiver_run(world, q, use_csr)
-    krows, qrows = _rows(kdf, qdf)
+    qcols = _quiver_run(world, q, use_csr)
+    krows, qrows = _rows(kdf, qcols)
     why = _diff(krows, qrows, q.ordered())
     assert why is None, "%s (%s, use_csr=%s) disagrees with Kuzu: %s\n  quiver: %s\n  kuzu:   %s" % (
         q.name, kind, use_csr, why, q.text, q.kuzu_text())
