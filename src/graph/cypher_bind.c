@@ -575,6 +575,10 @@ qv_type_id qvg_static_type(qvg_planner *p, const qvg_scope *s, const qvg_node *e
     case QVG_LABEL_TEST: return QV_TYPE_BOOL;
     case QVG_COUNT_STAR: return QV_TYPE_INT64;
     case QVG_PROP: return prop_type(p, s, e);
+    case QVG_VAR: {
+      const qvg_pvar *v = qvg_scope_var(s, e->str);
+      return v ? v->type : QV_TYPE_NULL;
+    }
     case QVG_BINARY: {
       if (e->op >= QVG_OP_IN) return QV_TYPE_BOOL;
       if (e->op == QVG_OP_POW) return QV_TYPE_FLOAT64;

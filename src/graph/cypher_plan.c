@@ -108,6 +108,19 @@ static qv_status add_eval(qvg_planner *p, qvg_scope *s, const qvg_cx *const *exp
   return adopt(p, s, op, k, n);
 }
 
+/* The scope's plan replaced by exactly the columns exprs compute. */
+static qv_status eval_only(qvg_planner *p, qvg_scope *s, const qvg_cx *const *exprs, const char *const *names,
+                           const qvg_out_mode *modes, int32_t n) {
+  if (n > MAX_COLS) return qvg_plan_fail(p, NULL, QV_ERR_UNSUPPORTED, "more than %d columns", MAX_COLS);
+  qv_exec_op *child = s->op, *op;
+  s->op = NULL;
+  QV_RETURN_NOT_OK(
+      qvg_op_eval(p->ctx, child, p->st, s->kinds, exprs, names, modes, n, p->max_locals, false, &op, p->err));
+  qvg_colkind k[MAX_COLS];
+  for (int32_t i = 0; i < n; i++) k[i] = kind_of_mode(modes[i]);
+  return adopt_all(p, s, op, k, n);
+}
+
 static qv_status add_eval1(qvg_planner *p, qvg_scope *s, const qvg_cx *e, const char *name, qvg_out_mode m) {
   return add_eval(p, s, &e, &name, &m, 1);
 }
@@ -581,6 +594,7 @@ typedef struct hop {
   bool into; /* the target is bound: to_col */
   const char *to_col;
   int32_t to_label;
+  int32_t implied; /* the label every far end has (a dataset store's type), or -1 */
 } hop;
 
 /* A scope with the columns a hop's operator will append. */
@@ -735,7 +749,7 @@ static qv_status hop_join(qvg_planner *p, qvg_scope *s, match_state *m, hop *h) 
     QV_RETURN_NOT_OK(add_var(p, s, h->rel_name, h->rel_name, h->n_types == 1 ? h->types[0] : -1));
     if (!h->into) QV_RETURN_NOT_OK(add_var(p, s, h->to_name, h->to_name, h->to_label));
     qvg_cx *f = NULL, *target, *edge;
-    if (!h->into && h->to_label >= 0) {
+    if (!h->into && h->to_label >= 0 && h->to_label != h->implied) {
       int32_t *ix = qvg_arena_alloc(p->arena, sizeof *ix);
       qvg_cx *l = qvg_cx_new(p, QVG_CX_LABELS, NULL, 1);
       if (!ix || !l) return NOMEM(p);
@@ -829,7 +843,8 @@ static qv_status hop_join(qvg_planner *p, qvg_scope *s, match_state *m, hop *h) 
   QV_RETURN_NOT_OK(add_var(p, s, h->rel_name, h->rel_name, -1));
   if (!h->into) QV_RETURN_NOT_OK(add_var(p, s, h->to_name, h->to_name, h->to_label));
   qvg_cx *f = NULL, *target, *edge;
-  if (!h->into && h->to_label >= 0) QV_RETURN_NOT_OK(labels_cx(p, s, h->to_name, h->to->kids[0], 0, &f));
+  if (!h->into && h->to_label >= 0 && h->to_label != h->implied)
+    QV_RETURN_NOT_OK(labels_cx(p, s, h->to_name, h->to->kids[0], 0, &f));
   QV_RETURN_NOT_OK(hop_filters(p, s, m, h, &target, &edge)); /* edge: applied per hop above */
   f = cx_bin(p, QVG_CX_AND, f, target);
   if (f) QV_RETURN_NOT_OK(add_filter(p, s, f));
@@ -878,12 +893,14 @@ static qv_status plan_hop(qvg_planner *p, qvg_scope *s, match_state *m, const qv
   /* over datasets a type's far end has one label: the new node has it
    * (for property checks and typed results; no filter needed) */
   int32_t implied = -1;
-  if (!h.into && !to->kids[0] && p->st->g && h.n_types == 1) {
+  if (!h.into && p->st->g && h.n_types == 1) {
     const qvg_type *ty = &p->st->g->cat.types[h.types[0]];
     if (h.dir == QVG_DIR_RIGHT) implied = ty->dst_label;
     else if (h.dir == QVG_DIR_LEFT) implied = ty->src_label;
     else if (ty->src_label == ty->dst_label) implied = ty->src_label;
   }
+  h.implied = implied;
+  if (to->kids[0]) implied = -1; /* a label written in the pattern is the variable's already */
   if (h.impossible) h.n_types = 0;
   if (p->use_csr) QV_RETURN_NOT_OK(hop_csr(p, s, m, &h));
   else QV_RETURN_NOT_OK(hop_join(p, s, m, &h));
@@ -1075,6 +1092,7 @@ typedef struct item {
   bool agg;
   qvg_out_mode mode;
   int32_t label;
+  qv_type_id type;
 } item;
 
 static int cmp_name(const void *a, const void *b) { return strcmp(((const item *)a)->alias, ((const item *)b)->alias); }
@@ -1228,11 +1246,15 @@ static qv_status plan_projection(qvg_planner *p, qvg_scope *s, const qvg_node *c
     it[i].mode = item_mode(s, it[i].e, &it[i].label);
     it[i].col = qvg_hidden_name(p);
   }
+  for (int32_t i = 0; i < n && st == QV_OK; i++) it[i].type = qvg_static_type(p, s, it[i].e);
   if (st == QV_OK && types) {
     *types = qvg_arena_alloc(p->arena, (size_t)n * sizeof **types);
     if (!*types) st = NOMEM(p);
-    for (int32_t i = 0; i < n && st == QV_OK; i++) (*types)[i] = qvg_static_type(p, s, it[i].e);
+    for (int32_t i = 0; i < n && st == QV_OK; i++) (*types)[i] = it[i].type;
   }
+  /* without ORDER BY or WHERE the last projection makes the items under
+   * their aliases at once (no renaming projection after it) */
+  bool direct = !order && !where;
   qvg_scope os = *s; /* where ORDER BY is compiled */
   char *key_texts[MAX_COLS];
   const char *key_names[MAX_COLS];
@@ -1248,9 +1270,14 @@ static qv_status plan_projection(qvg_planner *p, qvg_scope *s, const qvg_node *c
       names[i] = it[i].col;
       modes[i] = it[i].mode;
     }
-    if (st == QV_OK) st = add_eval(p, s, cx, names, modes, n);
+    if (st == QV_OK && direct) {
+      for (int32_t i = 0; i < n; i++) names[i] = it[i].col = it[i].alias;
+      st = eval_only(p, s, cx, names, modes, n);
+    } else if (st == QV_OK) {
+      st = add_eval(p, s, cx, names, modes, n);
+    }
     if (st == QV_OK && distinct) {
-      st = select_cols(p, s, names, names, n);
+      if (!direct) st = select_cols(p, s, names, names, n);
       qv_expr *keys[MAX_COLS];
       int32_t made = 0;
       for (; made < n && st == QV_OK; made++)
@@ -1332,22 +1359,32 @@ static qv_status plan_projection(qvg_planner *p, qvg_scope *s, const qvg_node *c
     p->n_key_texts = n_kt;
     p->key_texts = key_texts;
     p->key_cols = key_names;
-    /* items over aggregates */
+    /* items over aggregates (direct: every item, under its alias) */
     ne = 0;
     for (int32_t i = 0; i < n && st == QV_OK; i++) {
-      if (!it[i].agg) continue;
       qvg_cx *c;
-      st = compile_full(p, &gs, it[i].e, &c);
+      if (!it[i].agg) {
+        if (!direct) continue;
+        if (!(c = cx_col(p, qvg_scope_col(&gs, it[i].col)))) st = NOMEM(p);
+        modes[ne] = it[i].mode;
+      } else {
+        st = compile_full(p, &gs, it[i].e, &c);
+        modes[ne] = QVG_OUT_VALUE;
+      }
       cx[ne] = c;
-      names[ne] = it[i].col;
-      modes[ne++] = QVG_OUT_VALUE;
+      names[ne++] = direct ? it[i].alias : it[i].col;
     }
-    if (st == QV_OK && ne) st = add_eval(p, &gs, cx, names, modes, ne);
+    if (st == QV_OK && direct) {
+      st = eval_only(p, &gs, cx, names, modes, ne);
+      for (int32_t i = 0; i < n; i++) it[i].col = it[i].alias;
+    } else if (st == QV_OK && ne) {
+      st = add_eval(p, &gs, cx, names, modes, ne);
+    }
     if (st == QV_OK) *s = gs;
     if (st == QV_OK && distinct) {
       const char *cols[MAX_COLS];
       for (int32_t i = 0; i < n; i++) cols[i] = it[i].col;
-      st = select_cols(p, s, cols, cols, n);
+      if (!direct) st = select_cols(p, s, cols, cols, n);
       qv_expr *keys[MAX_COLS];
       int32_t made = 0;
       for (; made < n && st == QV_OK; made++)
@@ -1440,10 +1477,13 @@ static qv_status plan_projection(qvg_planner *p, qvg_scope *s, const qvg_node *c
   if (st == QV_OK) {
     const char *cols[MAX_COLS], *aliases[MAX_COLS];
     for (int32_t i = 0; i < n; i++) cols[i] = it[i].col, aliases[i] = it[i].alias;
-    st = select_cols(p, s, cols, aliases, n);
+    if (!direct) st = select_cols(p, s, cols, aliases, n);
     s->n_vars = 0;
     s->vars = NULL;
-    for (int32_t i = 0; i < n && st == QV_OK; i++) st = add_var(p, s, it[i].alias, it[i].alias, it[i].label);
+    for (int32_t i = 0; i < n && st == QV_OK; i++) {
+      st = add_var(p, s, it[i].alias, it[i].alias, it[i].label);
+      if (st == QV_OK) s->vars[s->n_vars - 1].type = it[i].type;
+    }
   }
   p->n_key_texts = 0;
   free_items(it, n);

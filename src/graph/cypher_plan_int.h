@@ -29,7 +29,8 @@ typedef struct qvg_pvar {
   const char **path_cols;
   int32_t n_path;
   const uint8_t *path_dirs;
-  int32_t label; /* a label the variable is known to have (-1), for property checks */
+  int32_t label;   /* a label the variable is known to have (-1), for property checks */
+  qv_type_id type; /* what its values are known to be (QV_TYPE_NULL: unknown), for typed results */
 } qvg_pvar;
 
 typedef struct qvg_scope {
