@@ -338,6 +338,23 @@ static qv_status compile(qvg_planner *p, const qvg_scope *s, const qvg_node *e, 
     *out = c;
     return QV_OK;
   }
+  /* only a grouping key's property access (a.name) is read back: a more
+   * complex key expression inside an aggregate item is ambiguous (openCypher) */
+  if (p->n_key_texts && e->kind == QVG_PROP && e->kids[0]->kind == QVG_VAR) {
+    char *t = qvg_cypher_print(e);
+    if (!t) return qv_error_nomem(p->err, "cypher planner");
+    int32_t hit = -1;
+    for (int32_t i = 0; i < p->n_key_texts && hit < 0; i++)
+      if (p->key_texts[i] && strcmp(p->key_texts[i], t) == 0) hit = i;
+    qv_free(t);
+    if (hit >= 0 && qvg_scope_col(s, p->key_cols[hit]) >= 0) {
+      qvg_cx *c = qvg_cx_new(p, QVG_CX_COL, e, 0);
+      if (!c) return qv_error_nomem(p->err, "cypher planner");
+      c->col = qvg_scope_col(s, p->key_cols[hit]);
+      *out = c;
+      return QV_OK;
+    }
+  }
   qvg_cx *c = NULL;
   qv_status st = QV_OK;
   switch (e->kind) {

@@ -88,8 +88,9 @@ qv_status qvg_op_filter(qv_exec_ctx *ctx, qv_exec_op *child, const qvg_store *st
                         const qvg_cx *pred, int32_t n_locals, qv_exec_op **out, qv_error *err);
 /* CypherUnwindExec: one row per element of the list value in column col
  * (a null list: no row; a non-list value: one row of itself, as Cypher's
- * UNWIND of a scalar): the input's columns then the element as a VALUE
- * column named name. */
+ * UNWIND of a scalar): the input's columns but col (a long list is not
+ * repeated once per element), then the element as a VALUE column named
+ * name. */
 qv_status qvg_op_unwind(qv_exec_ctx *ctx, qv_exec_op *child, const qvg_colkind *in_kinds, int32_t col, const char *name,
                         qv_exec_op **out, qv_error *err);
 

@@ -241,9 +241,15 @@ typedef struct sub_arg {
   const qvg_node *const *paths;
   int32_t n_paths;
   const qvg_node *where, *proj;
-  bool dry;         /* the plan-time run: the plan's arena, result kept */
+  /* Plan-time builds (the dry run, ApplyExec's template) compile into the
+   * plan's arena and keep their scope; the builds per input batch compile
+   * into arena, cleared by the next (ApplyExec destroys a subplan before it
+   * builds the next).  Every build names its hidden columns from
+   * hidden_base, so all builds agree on the columns' names. */
+  bool dry;
   qvg_scope result; /* the dry run's scope */
-  qvg_arena arena;  /* what one run's compiled expressions take */
+  qvg_arena arena;
+  int64_t hidden_base;
 } sub_arg;
 
 static qv_status sub_build(void *argp, qv_exec_op *input, qv_exec_op **out, qv_error *err) {
@@ -252,6 +258,8 @@ static qv_status sub_build(void *argp, qv_exec_op *input, qv_exec_op **out, qv_e
   qvg_arena *saved_arena = p->arena;
   qv_error *saved_err = p->err;
   int32_t saved_bound = p->n_bound;
+  int64_t saved_hidden = p->hidden;
+  p->hidden = a->hidden_base;
   *out = NULL;
   if (!a->dry) {
     qvg_arena_clear(&a->arena);
@@ -271,6 +279,7 @@ static qv_status sub_build(void *argp, qv_exec_op *input, qv_exec_op **out, qv_e
   p->arena = saved_arena;
   p->err = saved_err;
   p->n_bound = saved_bound;
+  if (p->hidden < saved_hidden) p->hidden = saved_hidden;
   if (st != QV_OK) {
     qv_exec_destroy(s.op);
     return st;
@@ -283,6 +292,7 @@ static qv_status sub_build(void *argp, qv_exec_op *input, qv_exec_op **out, qv_e
 static void sub_free(void *argp) {
   sub_arg *a = argp;
   qvg_arena_free(&a->arena);
+  qv_free(a);
 }
 
 /* Plans an ApplyExec over the scope's plan.  OPTIONAL: the scope becomes
@@ -291,10 +301,12 @@ static void sub_free(void *argp) {
 static qv_status plan_apply(qvg_planner *p, qvg_scope *s, qvg_apply_mode mode, const qvg_node *const *paths,
                             int32_t n_paths, const qvg_node *where, const qvg_node *proj, const char **out_col) {
   QV_RETURN_NOT_OK(ensure_op(p, s));
-  sub_arg *a = qvg_arena_alloc(p->arena, sizeof *a);
+  /* malloc'd: a subplan's own ApplyExecs are planned per batch, in an
+   * arena the next batch clears, but released with the plan */
+  sub_arg *a = qv_calloc(1, sizeof *a);
   if (!a) return NOMEM(p);
-  memset(a, 0, sizeof *a);
   a->p = p;
+  a->hidden_base = p->hidden;
   a->scope = *s;
   a->scope.op = NULL;
   a->paths = paths;
@@ -329,7 +341,10 @@ static qv_status plan_apply(qvg_planner *p, qvg_scope *s, qvg_apply_mode mode, c
   int32_t value_col = mode == QVG_APPLY_COLLECT ? a->result.n_cols - 1 : -1;
   qv_exec_op *child = s->op, *op;
   s->op = NULL;
-  QV_RETURN_NOT_OK(qvg_op_apply(p->ctx, child, mode, sub_build, a, name, value_col, &op, p->err));
+  a->dry = true; /* the template ApplyExec builds and keeps for explain */
+  st = qvg_op_apply(p->ctx, child, mode, sub_build, a, name, value_col, &op, p->err);
+  a->dry = false;
+  QV_RETURN_NOT_OK(st);
   if (mode != QVG_APPLY_OPTIONAL) {
     qvg_colkind k = QVG_COL_VALUE;
     *out_col = name;
@@ -471,7 +486,12 @@ static qv_status conj_only(qvg_planner *p, const qvg_scope *s, match_state *m, c
   return QV_OK;
 }
 
-static const char *elem_name(qvg_planner *p, const qvg_node *el) { return el->str ? el->str : qvg_hidden_name(p); }
+/* A pattern element's column: its variable's name, or a hidden one when
+ * it has none (or is a relationship bound before: the hop then checks it). */
+static const char *elem_name(qvg_planner *p, const qvg_scope *s, const qvg_node *el) {
+  if (el->str && !(el->kind == QVG_REL && qvg_scope_var(s, el->str))) return el->str;
+  return qvg_hidden_name(p);
+}
 
 static qv_status label_index(qvg_planner *p, const qvg_node *labels, int32_t i, int32_t *out) {
   *out = -1;
@@ -828,8 +848,16 @@ static qv_status plan_hop(qvg_planner *p, qvg_scope *s, match_state *m, const qv
   h.to_name = to_name;
   h.dir = rel->op;
   if (reverse && h.dir != QVG_DIR_BOTH) h.dir = h.dir == QVG_DIR_LEFT ? QVG_DIR_RIGHT : QVG_DIR_LEFT;
-  if (rel->str && qvg_scope_var(s, rel->str))
-    return qvg_plan_fail(p, rel, QV_ERR_UNSUPPORTED, "relationship variable `%s` is already bound", rel->str);
+  /* a relationship variable bound before: the hop makes its own and must
+   * find the same relationship (or list of them) */
+  const char *bound_rel = NULL;
+  const qvg_pvar *rv = rel->str ? qvg_scope_var(s, rel->str) : NULL;
+  if (rv) {
+    int32_t c = rv->col ? qvg_scope_col(s, rv->col) : -1;
+    if (c < 0 || s->kinds[c] == QVG_COL_NODE)
+      return qvg_plan_fail(p, rel, QV_ERR_INVALID, "variable `%s` is not a relationship", rel->str);
+    bound_rel = rv->col;
+  }
   QV_RETURN_NOT_OK(rel_types(p, rel, &h.types, &h.n_types, &h.impossible));
   h.varlen = (rel->flags & QVG_F_VARLEN) != 0;
   if (h.varlen) {
@@ -860,6 +888,20 @@ static qv_status plan_hop(qvg_planner *p, qvg_scope *s, match_state *m, const qv
   if (p->use_csr) QV_RETURN_NOT_OK(hop_csr(p, s, m, &h));
   else QV_RETURN_NOT_OK(hop_join(p, s, m, &h));
   if (h.impossible) QV_RETURN_NOT_OK(add_filter(p, s, cx_lit(p, qvg_bool(false))));
+  const char *rel_col = rel_name;
+  if (reverse && h.varlen) {
+    /* walked right to left: the list in the pattern's order */
+    qvg_cx *rev = qvg_cx_new(p, QVG_CX_FN, rel, 1);
+    if (!rev) return NOMEM(p);
+    rev->fn = QVG_FN_REVERSE;
+    rev->kids[0] = cx_col(p, qvg_scope_col(s, rel_name));
+    rel_col = qvg_hidden_name(p);
+    QV_RETURN_NOT_OK(add_eval1(p, s, rev, rel_col, QVG_OUT_VALUE));
+    QV_RETURN_NOT_OK(add_var(p, s, rel_name, rel_col, -1));
+  }
+  if (bound_rel)
+    QV_RETURN_NOT_OK(add_filter(
+        p, s, cx_cmp(p, cmp_eq, cx_col(p, qvg_scope_col(s, rel_col)), cx_col(p, qvg_scope_col(s, bound_rel)))));
   for (int32_t i = s->n_vars - 1; implied >= 0 && i >= 0; i--)
     if (strcmp(s->vars[i].name, to_name) == 0) {
       if (s->vars[i].label < 0) s->vars[i].label = implied;
@@ -892,7 +934,13 @@ static qv_status plan_start(qvg_planner *p, qvg_scope *s, match_state *m, const 
   QV_RETURN_NOT_OK(labels_cx(p, &ns, name, el->kids[0], 1, &x));
   f = cx_bin(p, QVG_CX_AND, f, x);
   x = NULL;
-  qv_status st = props_cx(p, &ns, name, el->kids[1], &x);
+  /* a property map that reads other variables ({year: event.year}) waits
+   * for the cross join */
+  const char *reads[32];
+  int32_t n_reads = 0;
+  qvg_vars_of(el->kids[1], reads, &n_reads, 32);
+  bool own = n_reads == 0 || (n_reads == 1 && el->str && strcmp(reads[0], el->str) == 0);
+  qv_status st = own ? props_cx(p, &ns, name, el->kids[1], &x) : QV_OK;
   if (st == QV_OK) {
     f = cx_bin(p, QVG_CX_AND, f, x);
     if (el->str) st = conj_only(p, &ns, m, el->str, &f);
@@ -910,7 +958,13 @@ static qv_status plan_start(qvg_planner *p, qvg_scope *s, match_state *m, const 
     QV_RETURN_NOT_OK(qv_exec_cross_join(p->ctx, left, ns.op, &cross, p->err));
     QV_RETURN_NOT_OK(adopt(p, s, cross, &nk, 1));
   }
-  return add_var(p, s, name, name, label);
+  QV_RETURN_NOT_OK(add_var(p, s, name, name, label));
+  if (!own) {
+    x = NULL;
+    QV_RETURN_NOT_OK(props_cx(p, s, name, el->kids[1], &x));
+    if (x) QV_RETURN_NOT_OK(add_filter(p, s, x));
+  }
+  return QV_OK;
 }
 
 static int64_t start_cost(qvg_planner *p, const qvg_node *el) {
@@ -929,7 +983,7 @@ static qv_status plan_path(qvg_planner *p, qvg_scope *s, match_state *m, const q
   const char **names = qvg_arena_alloc(p->arena, (size_t)n * sizeof *names);
   if (!names) return NOMEM(p);
   for (int32_t i = 0; i < n; i++)
-    if (!(names[i] = elem_name(p, path->kids[i]))) return NOMEM(p);
+    if (!(names[i] = elem_name(p, s, path->kids[i]))) return NOMEM(p);
   if (path->op != QVG_PATH_PLAIN)
     return qvg_plan_fail(p, path, QV_ERR_UNSUPPORTED, "shortestPath is not supported yet");
   /* start at the first bound node, else at the cheapest */
@@ -1180,6 +1234,9 @@ static qv_status plan_projection(qvg_planner *p, qvg_scope *s, const qvg_node *c
     for (int32_t i = 0; i < n && st == QV_OK; i++) (*types)[i] = qvg_static_type(p, s, it[i].e);
   }
   qvg_scope os = *s; /* where ORDER BY is compiled */
+  char *key_texts[MAX_COLS];
+  const char *key_names[MAX_COLS];
+  int32_t n_kt = 0;
   if (st == QV_OK && !any_agg) {
     const qvg_cx *cx[MAX_COLS];
     const char *names[MAX_COLS];
@@ -1269,6 +1326,12 @@ static qv_status plan_projection(qvg_planner *p, qvg_scope *s, const qvg_node *c
     for (int32_t i = 0; i < n && st == QV_OK; i++)
       if (!it[i].agg && it[i].e->kind == QVG_VAR) st = add_var(p, &gs, it[i].e->str, it[i].col, it[i].label);
     for (int32_t a = 0; a < n_aggs && st == QV_OK; a++) st = qvg_bind_expr(p, aggs[a], specs[a].name);
+    /* the keys' expressions read their columns from here on */
+    for (int32_t i = 0; i < n; i++)
+      if (!it[i].agg) key_texts[n_kt] = it[i].text, key_names[n_kt++] = it[i].col;
+    p->n_key_texts = n_kt;
+    p->key_texts = key_texts;
+    p->key_cols = key_names;
     /* items over aggregates */
     ne = 0;
     for (int32_t i = 0; i < n && st == QV_OK; i++) {
@@ -1358,6 +1421,21 @@ static qv_status plan_projection(qvg_planner *p, qvg_scope *s, const qvg_node *c
       if (st == QV_OK) st = adopt(p, s, l, NULL, 0);
     }
   }
+  /* WITH's WHERE sees what ORDER BY sees (the variables before the
+   * projection too), after SKIP and LIMIT */
+  if (st == QV_OK && where) {
+    qvg_scope ws = *s;
+    ws.vars = os.vars;
+    ws.n_vars = os.n_vars;
+    qvg_cx *c;
+    st = compile_full(p, &ws, where, &c);
+    if (st == QV_OK) st = add_filter(p, &ws, c);
+    s->op = ws.op;
+    s->n_cols = ws.n_cols;
+    s->kinds = ws.kinds;
+    s->names = ws.names;
+  }
+  p->n_key_texts = 0;
   /* exactly the items, under their aliases */
   if (st == QV_OK) {
     const char *cols[MAX_COLS], *aliases[MAX_COLS];
@@ -1367,11 +1445,7 @@ static qv_status plan_projection(qvg_planner *p, qvg_scope *s, const qvg_node *c
     s->vars = NULL;
     for (int32_t i = 0; i < n && st == QV_OK; i++) st = add_var(p, s, it[i].alias, it[i].alias, it[i].label);
   }
-  if (st == QV_OK && where) {
-    qvg_cx *c;
-    st = compile_full(p, s, where, &c);
-    if (st == QV_OK) st = add_filter(p, s, c);
-  }
+  p->n_key_texts = 0;
   free_items(it, n);
   return st;
 }
@@ -1394,68 +1468,101 @@ static qv_status plan_unwind(qvg_planner *p, qvg_scope *s, const qvg_node *cl) {
   return add_var(p, s, cl->str, cl->str, -1);
 }
 
+static bool is_hoisted(const qvg_node *el, const qvg_node *const *hoisted, int32_t n) {
+  for (int32_t i = 0; i < n; i++)
+    if (hoisted[i] == el) return true;
+  return false;
+}
+
+/* One CreateExec for a path's elements (node, rel, node, ...); path_name
+ * names the path when given. */
+static qv_status create_path(qvg_planner *p, qvg_scope *s, const qvg_node *const *elems, int32_t n,
+                             const char *path_name, const qvg_node *const *hoisted, int32_t n_hoisted) {
+  qvg_create_item *items = qvg_arena_alloc(p->arena, (size_t)n * sizeof *items);
+  const char **cols = qvg_arena_alloc(p->arena, (size_t)n * sizeof *cols);
+  qvg_colkind k[MAX_COLS];
+  int32_t nk = 0;
+  if (!items || !cols) return NOMEM(p);
+  if (n > MAX_COLS) return qvg_plan_fail(p, elems[0], QV_ERR_UNSUPPORTED, "a path of more than %d elements", MAX_COLS);
+  memset(items, 0, (size_t)n * sizeof *items);
+  for (int32_t i = 0; i < n; i++) {
+    const qvg_node *el = elems[i];
+    qvg_create_item *ci = &items[i];
+    ci->is_rel = el->kind == QVG_REL;
+    ci->bound_col = -1;
+    const qvg_pvar *v = el->str ? qvg_scope_var(s, el->str) : NULL;
+    if (v) {
+      if (ci->is_rel || ((el->kids[0] || el->kids[1]) && !is_hoisted(el, hoisted, n_hoisted)))
+        return qvg_plan_fail(p, el, QV_ERR_INVALID, "variable `%s` is already declared", el->str);
+      const char *col;
+      QV_RETURN_NOT_OK(node_col(p, s, el->str, &col));
+      ci->bound_col = qvg_scope_col(s, col);
+      cols[i] = col;
+      continue;
+    }
+    ci->name = el->str ? el->str : qvg_hidden_name(p);
+    cols[i] = ci->name;
+    const qvg_node *labels = el->kids[0];
+    ci->n_labels = labels ? labels->n_kids : 0;
+    if (ci->n_labels) {
+      ci->labels = qvg_arena_alloc(p->arena, (size_t)ci->n_labels * sizeof *ci->labels);
+      if (!ci->labels) return NOMEM(p);
+      for (int32_t j = 0; j < ci->n_labels; j++) ci->labels[j] = labels->kids[j]->str;
+    }
+    if (el->kids[1]) {
+      qvg_cx *c;
+      QV_RETURN_NOT_OK(compile_full(p, s, el->kids[1], &c));
+      ci->props = c;
+    }
+    ci->dir = el->op;
+    k[nk++] = ci->is_rel ? QVG_COL_REL : QVG_COL_NODE;
+  }
+  qv_exec_op *child = s->op, *op;
+  s->op = NULL;
+  QV_RETURN_NOT_OK(qvg_op_create(p->ctx, child, p->st, s->kinds, items, n, p->max_locals, &op, p->err));
+  QV_RETURN_NOT_OK(adopt(p, s, op, k, nk));
+  for (int32_t i = 0; i < n; i++)
+    if (items[i].name) QV_RETURN_NOT_OK(add_var(p, s, items[i].name, items[i].name, -1));
+  if (path_name) {
+    uint8_t *dirs = qvg_arena_alloc(p->arena, (size_t)(n / 2 + 1));
+    if (!dirs) return NOMEM(p);
+    for (int32_t i = 1; i < n; i += 2) dirs[i / 2] = (uint8_t)elems[i]->op;
+    QV_RETURN_NOT_OK(add_var(p, s, path_name, NULL, -1));
+    qvg_pvar *v = &s->vars[s->n_vars - 1];
+    v->path_cols = cols;
+    v->n_path = n;
+    v->path_dirs = dirs;
+  }
+  return QV_OK;
+}
+
 static qv_status plan_create(qvg_planner *p, qvg_scope *s, const qvg_node *cl) {
   if (!p->st->mem)
     return qvg_plan_fail(p, cl, QV_ERR_INVALID, "the graph is read-only (it is declared over datasets): CREATE");
   QV_RETURN_NOT_OK(ensure_op(p, s));
   const qvg_node *pattern = cl->kids[0];
+  /* a new node named twice in the pattern ((a)-[:R]->(a)) is created
+   * first, on its own, so every mention finds it bound */
+  const qvg_node *hoisted[MAX_COLS];
+  int32_t n_hoisted = 0;
   for (int32_t pi = 0; pi < pattern->n_kids; pi++) {
     const qvg_node *path = pattern->kids[pi];
-    int32_t n = path->n_kids;
-    qvg_create_item *items = qvg_arena_alloc(p->arena, (size_t)n * sizeof *items);
-    const char **cols = qvg_arena_alloc(p->arena, (size_t)n * sizeof *cols);
-    qvg_colkind k[MAX_COLS];
-    int32_t nk = 0;
-    if (!items || !cols) return NOMEM(p);
-    memset(items, 0, (size_t)n * sizeof *items);
-    for (int32_t i = 0; i < n; i++) {
+    for (int32_t i = 0; i < path->n_kids; i += 2) {
       const qvg_node *el = path->kids[i];
-      qvg_create_item *ci = &items[i];
-      ci->is_rel = el->kind == QVG_REL;
-      ci->bound_col = -1;
-      const qvg_pvar *v = el->str ? qvg_scope_var(s, el->str) : NULL;
-      if (v) {
-        if (ci->is_rel || el->kids[0] || el->kids[1])
-          return qvg_plan_fail(p, el, QV_ERR_INVALID, "variable `%s` is already declared", el->str);
-        const char *col;
-        QV_RETURN_NOT_OK(node_col(p, s, el->str, &col));
-        ci->bound_col = qvg_scope_col(s, col);
-        cols[i] = col;
-        continue;
-      }
-      ci->name = el->str ? el->str : qvg_hidden_name(p);
-      cols[i] = ci->name;
-      const qvg_node *labels = el->kids[0];
-      ci->n_labels = labels ? labels->n_kids : 0;
-      if (ci->n_labels) {
-        ci->labels = qvg_arena_alloc(p->arena, (size_t)ci->n_labels * sizeof *ci->labels);
-        if (!ci->labels) return NOMEM(p);
-        for (int32_t j = 0; j < ci->n_labels; j++) ci->labels[j] = labels->kids[j]->str;
-      }
-      if (el->kids[1]) {
-        qvg_cx *c;
-        QV_RETURN_NOT_OK(compile_full(p, s, el->kids[1], &c));
-        ci->props = c;
-      }
-      ci->dir = el->op;
-      k[nk++] = ci->is_rel ? QVG_COL_REL : QVG_COL_NODE;
+      if (!el->str || qvg_scope_var(s, el->str) || n_hoisted == MAX_COLS) continue;
+      int32_t uses = 0;
+      for (int32_t pj = 0; pj < pattern->n_kids; pj++)
+        for (int32_t j = 0; j < pattern->kids[pj]->n_kids; j += 2)
+          uses += pattern->kids[pj]->kids[j]->str && strcmp(pattern->kids[pj]->kids[j]->str, el->str) == 0;
+      if (uses < 2) continue;
+      QV_RETURN_NOT_OK(create_path(p, s, &el, 1, NULL, hoisted, 0));
+      hoisted[n_hoisted++] = el;
     }
-    qv_exec_op *child = s->op, *op;
-    s->op = NULL;
-    QV_RETURN_NOT_OK(qvg_op_create(p->ctx, child, p->st, s->kinds, items, n, p->max_locals, &op, p->err));
-    QV_RETURN_NOT_OK(adopt(p, s, op, k, nk));
-    for (int32_t i = 0; i < n; i++)
-      if (items[i].name) QV_RETURN_NOT_OK(add_var(p, s, items[i].name, items[i].name, -1));
-    if (path->str) {
-      uint8_t *dirs = qvg_arena_alloc(p->arena, (size_t)(n / 2 + 1));
-      if (!dirs) return NOMEM(p);
-      for (int32_t i = 1; i < n; i += 2) dirs[i / 2] = (uint8_t)path->kids[i]->op;
-      QV_RETURN_NOT_OK(add_var(p, s, path->str, NULL, -1));
-      qvg_pvar *v = &s->vars[s->n_vars - 1];
-      v->path_cols = cols;
-      v->n_path = n;
-      v->path_dirs = dirs;
-    }
+  }
+  for (int32_t pi = 0; pi < pattern->n_kids; pi++) {
+    const qvg_node *path = pattern->kids[pi];
+    QV_RETURN_NOT_OK(
+        create_path(p, s, (const qvg_node *const *)path->kids, path->n_kids, path->str, hoisted, n_hoisted));
   }
   return QV_OK;
 }

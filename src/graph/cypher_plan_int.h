@@ -65,6 +65,12 @@ typedef struct qvg_planner {
   /* expressions already computed into columns */
   int32_t n_bound, cap_bound;
   qvg_bound_expr *bound; /* qv_malloc'd (it outlives the arenas of subplans) */
+  /* after grouping: the grouping keys' expressions by their canonical text
+   * (qvg_cypher_print), so that `a.name` inside an aggregate item or an
+   * ORDER BY reads the key column; borrowed, n_key_texts 0 otherwise */
+  int32_t n_key_texts;
+  char **key_texts;
+  const char **key_cols;
   /* comprehension variables visible while compiling */
   int32_t n_locals, max_locals;
   const char *locals[QVG_CYPHER_MAX_DEPTH];

@@ -518,7 +518,8 @@ static void query(qvb_text *b, const qvg_node *x, const char *sep) {
 
 char *qvg_cypher_print(const qvg_node *root) {
   qvb_text b = {0};
-  if (root) query(&b, root, "\n");
+  if (root && (root->kind == QVG_QUERY || root->kind == QVG_UNION)) query(&b, root, "\n");
+  else if (root) expr(&b, root);
   qvb_text_s(&b, "");
   if (b.oom || !b.p) {
     qvb_text_free(&b);

@@ -313,6 +313,7 @@ qv_status qvg_op_filter(qv_exec_ctx *ctx, qv_exec_op *child, const qvg_store *st
 typedef struct unwind_state {
   eval_common c;
   int32_t col;
+  int32_t *keep; /* the input's columns but col */
   char *name;
   qv_batch *in;
   int64_t row, elem; /* where the next output starts */
@@ -366,7 +367,11 @@ static qv_status unwind_next(qv_exec_op *op, qv_batch **out, qv_error *err) {
     }
     if (st == QV_OK) st = qv_builder_finish(&b, &elems, err);
     else qv_builder_reset(&b);
-    if (st == QV_OK) st = qvx_batch_take(s->in, rows, k, &taken, err);
+    /* every column but the list itself, which a long list would repeat once per element */
+    qv_batch *rest = NULL;
+    if (st == QV_OK) st = qv_batch_project(s->in, s->keep, s->in->schema.n_fields - 1, &rest, err);
+    if (st == QV_OK) st = qvx_batch_take(rest, rows, k, &taken, err);
+    qv_batch_release(rest);
     qv_free(rows);
     if (st == QV_OK) {
       int32_t n = taken->schema.n_fields;
@@ -401,6 +406,7 @@ static void unwind_free(qv_exec_op *op) {
   qv_batch_release(s->in);
   common_free(&s->c);
   qv_free(s->name);
+  qv_free(s->keep);
   qv_free(s);
 }
 
@@ -428,7 +434,14 @@ qv_status qvg_op_unwind(qv_exec_ctx *ctx, qv_exec_op *child, const qvg_colkind *
     rc = qv_error_set(err, QV_ERR_INVALID, "CypherUnwindExec: column %d of %d", (int)col, (int)child->schema.n_fields);
   if (rc == QV_OK && !name) rc = qv_error_set(err, QV_ERR_INVALID, "CypherUnwindExec: the element needs a name");
   if (rc == QV_OK && !(s->name = qv_strdup(name))) rc = qv_error_nomem(err, "CypherUnwindExec");
-  if (rc == QV_OK && qv_schema_copy(&child->schema, &op->schema) != QV_OK) rc = qv_error_nomem(err, "CypherUnwindExec");
+  if (rc == QV_OK && !(s->keep = qv_calloc((size_t)child->schema.n_fields, sizeof *s->keep)))
+    rc = qv_error_nomem(err, "CypherUnwindExec");
+  for (int32_t i = 0, m = 0; rc == QV_OK && i < child->schema.n_fields; i++) {
+    if (i == col) continue;
+    s->keep[m++] = i;
+    if (qv_schema_add(&op->schema, &child->schema.fields[i], err) != QV_OK)
+      rc = qv_error_nomem(err, "CypherUnwindExec");
+  }
   if (rc == QV_OK) {
     qv_field f = {s->name, qv_datatype_simple(QV_TYPE_BINARY), true};
     if (qv_schema_add(&op->schema, &f, err) != QV_OK) rc = qv_error_nomem(err, "CypherUnwindExec");

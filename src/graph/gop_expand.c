@@ -394,7 +394,10 @@ static qv_status push(expand_state *s, int64_t node, int64_t rel, qv_error *err)
   f->rel = rel;
   f->h = 0;
   f->i = 0;
-  f->adj = adj_of(s, node, 0);
+  /* a frame at the last depth is popped before it is walked */
+  int64_t max = s->sp.varlen ? s->sp.max_hops : 1;
+  qvg_adj none = {NULL, NULL, 0, 0, 0};
+  f->adj = s->depth - 1 >= max ? none : adj_of(s, node, 0);
   return QV_OK;
 }
 

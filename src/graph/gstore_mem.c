@@ -242,7 +242,7 @@ qv_status qvg_mem_create_node(qvg_store *st, const char *const *labels, int32_t 
     for (int32_t k = 0; k < nl; k++) seen |= ls[k] == l;
     if (!seen) ls[nl++] = l;
   }
-  qsort(ls, (size_t)nl, sizeof *ls, cmp_i32);
+  if (nl > 1) qsort(ls, (size_t)nl, sizeof *ls, cmp_i32);
   const mem_prop *p;
   int32_t np;
   QV_RETURN_NOT_OK(make_props(m, props, &p, &np, err));
