@@ -309,12 +309,11 @@ static qv_status build(qvg_evalctx *cx, int type, const sel *s, qvg_val *out, qv
     if (s->has_tz) return qvg_arg_error(err, "%s() cannot take a timezone", qvg_vtype_name(type));
     return make(a, type, days, nanos, NULL, INT32_MIN, out, err);
   }
-  /* the zone: the time base's (the date base's for a datetime from a datetime), converted to the
-   * timezone key's when both are there; else the key's; else UTC */
+  /* the zone: the time base's, converted to the timezone key's when both are there; else the
+   * key's; else UTC (a date base gives only its date) */
   parts src = {0};
   src.zoned = true;
   if (have_time && tp.zoned) src = tp;
-  else if (!have_time && have_date && dp.zoned) src = dp;
   else if (s->has_tz) src = s->tz;
   parts p = src;
   p.days = days;
@@ -328,7 +327,7 @@ static qv_status build(qvg_evalctx *cx, int type, const sel *s, qvg_val *out, qv
     QV_RETURN_NOT_OK(zone_offset_now(cx, &p, &p.offset, err));
     p.zone = NULL, p.zlen = 0;
   }
-  bool converted = (have_time && tp.zoned) || (!have_time && have_date && dp.zoned);
+  bool converted = have_time && tp.zoned;
   if (s->has_tz && converted) QV_RETURN_NOT_OK(convert_zone(cx, type, &p, &s->tz, err));
   if (type == QVG_V_TIME) {
     p.zone = NULL;
@@ -507,6 +506,15 @@ qv_status qvg_temporal_truncate(qvg_evalctx *cx, int type, const qvg_val *args, 
   }
   if (qvg_has_date(base.t)) s.date = &base;
   if (qvg_has_time(base.t)) s.time = &base;
+  /* sub-second components below the unit add to what the truncation kept (java.time's
+   * with(): 12:31:14.645 truncated to milliseconds, with nanosecond 2, is 12:31:14.645000002) */
+  int64_t frac = p.nanos % QVG_NS_PER_SEC;
+  if (u == 12 && !s.has[F_MS]) {
+    if (s.has[F_US]) s.v[F_US] += frac / 1000000 * 1000;
+    else if (s.has[F_NS]) s.v[F_NS] += frac / 1000000 * 1000000;
+  } else if (u == 13 && !s.has[F_MS] && !s.has[F_US] && s.has[F_NS]) {
+    s.v[F_NS] += frac / 1000 * 1000;
+  }
   /* a timezone key puts the truncated local time in that zone */
   if (s.has_tz && p.zoned) {
     qvg_val local;
@@ -560,6 +568,14 @@ qv_status qvg_duration_between(qvg_evalctx *cx, int which, const qvg_val *a, con
     return qvg_type_error(err, "duration.%s() cannot take %s and %s", names[which], tname(a), tname(b));
   parts x = parts_of(a), y = parts_of(b);
   bool dates = qvg_has_date(a->t) && qvg_has_date(b->t);
+  if (!dates && (which == 1 || which == 2)) return qvg_duration_make(cx->arena, 0, 0, 0, 0, out, err);
+  /* a time of day against a value with a date is that time on the same day (so a zone's
+   * transition that day counts) */
+  if (qvg_has_date(a->t) != qvg_has_date(b->t)) {
+    parts *t = qvg_has_date(a->t) ? &y : &x, *d = qvg_has_date(a->t) ? &x : &y;
+    t->days = d->days;
+    dates = true;
+  }
   /* one side without a zone takes the other's; zoned sides meet in the first one's zone */
   if (x.zoned && !y.zoned) {
     parts z = x;
@@ -582,7 +598,6 @@ qv_status qvg_duration_between(qvg_evalctx *cx, int which, const qvg_val *a, con
     x.zoned = true;
   }
   if (!dates) {
-    if (which == 1 || which == 2) return qvg_duration_make(cx->arena, 0, 0, 0, 0, out, err);
     int64_t d = (y.nanos - (int64_t)y.offset * QVG_NS_PER_SEC) - (x.nanos - (int64_t)x.offset * QVG_NS_PER_SEC);
     if (!x.zoned) d = y.nanos - x.nanos;
     return qvg_duration_make(cx->arena, 0, 0, 0, d, out, err);
