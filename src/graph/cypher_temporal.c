@@ -141,8 +141,7 @@ qv_status qvg_zone_resolve(const char *zone, int32_t zlen, int64_t local_secs, i
   if (va && vb) *off = prefer == after ? after : before; /* overlap */
   else if (va) *off = before;
   else if (vb) *off = after;
-  else { /* gap: the instant the earlier offset gives, shown with the later one */
-    *off = after;
+  else { /* gap: the instant the earlier offset gives, shown with the later one */ *off = after;
     *shift = (int64_t)after - before;
   }
   return QV_OK;
@@ -553,8 +552,7 @@ static qv_status parse_duration(const char *s, int32_t n, qvg_arena *a, qvg_val 
     int64_t y, mo, d, h = 0, mi = 0, sec = 0, f = 0;
     digits(&c, 4, &y);
     eat(&c, '-');
-    if (digits(&c, 2, &mo) != 2 || !eat(&c, '-') || digits(&c, 2, &d) != 2)
-      return bad_text(QVG_V_DURATION, s, n, err);
+    if (digits(&c, 2, &mo) != 2 || !eat(&c, '-') || digits(&c, 2, &d) != 2) return bad_text(QVG_V_DURATION, s, n, err);
     if (eat(&c, 'T')) {
       int64_t tn;
       if (!parse_time(&c, &tn)) return bad_text(QVG_V_DURATION, s, n, err);
@@ -670,7 +668,6 @@ qv_status qvg_temporal_parse(int t, const char *s, int32_t n, qvg_arena *a, qvg_
       p->days = days;
       p->nanos = nanos;
       return QV_OK;
-    default:
-      return qvg_datetime_local(a, days, nanos, off, zone, zlen, has_off ? off : INT32_MIN, out, err);
+    default: return qvg_datetime_local(a, days, nanos, off, zone, zlen, has_off ? off : INT32_MIN, out, err);
   }
 }

@@ -75,8 +75,7 @@ static parts parts_of(const qvg_val *v) {
 static qv_status make(qvg_arena *a, int type, int64_t days, int64_t nanos, const parts *z, int32_t prefer, qvg_val *out,
                       qv_error *err) {
   if (type == QVG_V_DATETIME)
-    return qvg_datetime_local(a, days, nanos, z ? z->offset : 0, z ? z->zone : NULL, z ? z->zlen : 0, prefer, out,
-                              err);
+    return qvg_datetime_local(a, days, nanos, z ? z->offset : 0, z ? z->zone : NULL, z ? z->zlen : 0, prefer, out, err);
   qvg_temporal *t = qvg_temporal_new(a, type, out);
   if (!t) return qv_error_nomem(err, "cypher: temporal value");
   t->days = qvg_has_date(type) ? days : 0;
@@ -119,10 +118,9 @@ enum {
   F_EPOCHMS,
   F__N
 };
-static const char *const fnames[F__N] = {"year",   "month",       "day",         "week",       "dayOfWeek",
-                                         "quarter", "dayOfQuarter", "ordinalDay", "hour",      "minute",
-                                         "second", "millisecond", "microsecond", "nanosecond", "epochSeconds",
-                                         "epochMillis"};
+static const char *const fnames[F__N] = {
+    "year", "month",  "day",    "week",        "dayOfWeek",   "quarter",    "dayOfQuarter", "ordinalDay",
+    "hour", "minute", "second", "millisecond", "microsecond", "nanosecond", "epochSeconds", "epochMillis"};
 
 typedef struct sel {
   bool has[F__N];
@@ -217,7 +215,8 @@ static qv_status sel_date(int type, const sel *s, const parts *base, bool have_b
     int64_t bdoq = have_base ? base->days - qvg_days_from_civil(by, (bq - 1) * 3 + 1, 1) + 1 : 1;
     int64_t q = s->has[F_QUARTER] ? s->v[F_QUARTER] : bq, dq = s->has[F_DOQ] ? s->v[F_DOQ] : bdoq;
     if (q < 1 || q > 4) return out_of_range(type, "quarter", q, err);
-    int64_t start = qvg_days_from_civil(y, (int)(q - 1) * 3 + 1, 1), end = qvg_days_from_civil(y + (q == 4), q == 4 ? 1 : (int)q * 3 + 1, 1);
+    int64_t start = qvg_days_from_civil(y, (int)(q - 1) * 3 + 1, 1),
+            end = qvg_days_from_civil(y + (q == 4), q == 4 ? 1 : (int)q * 3 + 1, 1);
     if (dq < 1 || dq > end - start) return out_of_range(type, "dayOfQuarter", dq, err);
     *days = start + dq - 1;
     return QV_OK;
@@ -242,7 +241,8 @@ static qv_status sel_time(int type, const sel *s, const parts *base, bool have_b
     int64_t ms = s->has[F_MS] ? s->v[F_MS] : 0, us = s->has[F_US] ? s->v[F_US] : 0, ns = s->has[F_NS] ? s->v[F_NS] : 0;
     if (ms < 0 || ms > 999) return out_of_range(type, "millisecond", ms, err);
     if (us < 0 || us > (s->has[F_MS] ? 999 : 999999)) return out_of_range(type, "microsecond", us, err);
-    if (ns < 0 || ns > (s->has[F_MS] || s->has[F_US] ? 999 : 999999999)) return out_of_range(type, "nanosecond", ns, err);
+    if (ns < 0 || ns > (s->has[F_MS] || s->has[F_US] ? 999 : 999999999))
+      return out_of_range(type, "nanosecond", ns, err);
     frac = ms * 1000000 + us * 1000 + ns;
   }
   *nanos = ((h * 60 + mi) * 60 + sec) * QVG_NS_PER_SEC + frac;
@@ -304,7 +304,8 @@ static qv_status build(qvg_evalctx *cx, int type, const sel *s, qvg_val *out, qv
   } else if (any_time) {
     return qvg_arg_error(err, "%s() cannot take time components", qvg_vtype_name(type));
   }
-  if (!qvg_has_date(type) && any_date) return qvg_arg_error(err, "%s() cannot take date components", qvg_vtype_name(type));
+  if (!qvg_has_date(type) && any_date)
+    return qvg_arg_error(err, "%s() cannot take date components", qvg_vtype_name(type));
   if (!qvg_has_zone(type)) {
     if (s->has_tz) return qvg_arg_error(err, "%s() cannot take a timezone", qvg_vtype_name(type));
     return make(a, type, days, nanos, NULL, INT32_MIN, out, err);
@@ -444,14 +445,14 @@ qv_status qvg_temporal_truncate(qvg_evalctx *cx, int type, const qvg_val *args, 
   if (unit->t != QVG_V_STRING) return qvg_type_error(err, "truncate() needs a String unit, not %s", tname(unit));
   if (!qvg_is_temporal(v->t) || v->t == QVG_V_DURATION)
     return qvg_type_error(err, "%s.truncate() cannot take %s", qvg_vtype_name(type), tname(v));
-  static const char *const units[] = {"millennium", "century", "decade", "year",   "weekYear",    "quarter",    "month",
-                                      "week",       "day",     "hour",   "minute", "second", "millisecond", "microsecond"};
+  static const char *const units[] = {"millennium", "century", "decade",      "year",       "weekYear",
+                                      "quarter",    "month",   "week",        "day",        "hour",
+                                      "minute",     "second",  "millisecond", "microsecond"};
   int u = -1;
   for (int i = 0; i < 14; i++)
     if ((int32_t)strlen(units[i]) == unit->n && strncasecmp(units[i], unit->u.s, (size_t)unit->n) == 0) u = i;
   if (u < 0) return qvg_arg_error(err, "truncate() has no unit '%.*s'", (int)unit->n, unit->u.s);
-  if (u <= 8 && !qvg_has_date(v->t))
-    return qvg_arg_error(err, "cannot truncate %s to %s", tname(v), units[u]);
+  if (u <= 8 && !qvg_has_date(v->t)) return qvg_arg_error(err, "cannot truncate %s to %s", tname(v), units[u]);
   if (u > 8 && !qvg_has_time(type))
     return qvg_arg_error(err, "cannot truncate to %s in %s.truncate()", units[u], qvg_vtype_name(type));
   parts p = parts_of(v);
@@ -485,7 +486,8 @@ qv_status qvg_temporal_truncate(qvg_evalctx *cx, int type, const qvg_val *args, 
   }
   /* the truncated value, as the kind asked for, is the base the map's components select from */
   qvg_val base;
-  int bt = qvg_has_date(v->t) ? (p.zoned ? QVG_V_DATETIME : QVG_V_LOCALDATETIME) : (p.zoned ? QVG_V_TIME : QVG_V_LOCALTIME);
+  int bt =
+      qvg_has_date(v->t) ? (p.zoned ? QVG_V_DATETIME : QVG_V_LOCALDATETIME) : (p.zoned ? QVG_V_TIME : QVG_V_LOCALTIME);
   if (bt == QVG_V_DATETIME) {
     qvg_temporal *t = qvg_temporal_new(cx->arena, bt, &base);
     if (!t) return qv_error_nomem(err, "cypher: truncate");
@@ -501,7 +503,8 @@ qv_status qvg_temporal_truncate(qvg_evalctx *cx, int type, const qvg_val *args, 
   sel s;
   memset(&s, 0, sizeof s);
   if (n > 2 && args[2].t != QVG_V_NULL) {
-    if (args[2].t != QVG_V_MAP) return qvg_type_error(err, "truncate() takes a Map of components, not %s", tname(&args[2]));
+    if (args[2].t != QVG_V_MAP)
+      return qvg_type_error(err, "truncate() takes a Map of components, not %s", tname(&args[2]));
     QV_RETURN_NOT_OK(read_map(type, &args[2], &s, err));
   }
   if (qvg_has_date(base.t)) s.date = &base;
@@ -670,8 +673,7 @@ static qv_status add_duration(qvg_evalctx *cx, const qvg_val *v, const qvg_tempo
   }
 }
 
-qv_status qvg_temporal_arith(qvg_evalctx *cx, int op, const qvg_val *a, const qvg_val *b, qvg_val *out,
-                             qv_error *err) {
+qv_status qvg_temporal_arith(qvg_evalctx *cx, int op, const qvg_val *a, const qvg_val *b, qvg_val *out, qv_error *err) {
   *out = qvg_null();
   bool da = a->t == QVG_V_DURATION, db = b->t == QVG_V_DURATION;
   if (da && db && (op == QVG_OP_ADD || op == QVG_OP_SUB)) {
@@ -724,11 +726,25 @@ qv_status qvg_temporal_prop(qvg_evalctx *cx, const qvg_val *v, const char *key, 
   *out = qvg_null();
   const qvg_temporal *t = v->u.tm;
   if (v->t == QVG_V_DURATION) {
-    static const char *const names[] = {"years",          "quarters",         "months",        "weeks",
-                                        "days",           "hours",            "minutes",       "seconds",
-                                        "milliseconds",   "microseconds",     "nanoseconds",   "quartersOfYear",
-                                        "monthsOfQuarter", "monthsOfYear",    "daysOfWeek",    "minutesOfHour",
-                                        "secondsOfMinute", "millisecondsOfSecond", "microsecondsOfSecond",
+    static const char *const names[] = {"years",
+                                        "quarters",
+                                        "months",
+                                        "weeks",
+                                        "days",
+                                        "hours",
+                                        "minutes",
+                                        "seconds",
+                                        "milliseconds",
+                                        "microseconds",
+                                        "nanoseconds",
+                                        "quartersOfYear",
+                                        "monthsOfQuarter",
+                                        "monthsOfYear",
+                                        "daysOfWeek",
+                                        "minutesOfHour",
+                                        "secondsOfMinute",
+                                        "millisecondsOfSecond",
+                                        "microsecondsOfSecond",
                                         "nanosecondsOfSecond"};
     int64_t s = t->secs, ns = t->nanos;
     qv_int128 total = (qv_int128)s * QVG_NS_PER_SEC + ns;

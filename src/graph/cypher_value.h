@@ -77,13 +77,13 @@ typedef struct qvg_entry qvg_entry;
  * Local fields are kept as written: a DATETIME's instant is its local
  * date and time less its offset. */
 typedef struct qvg_temporal {
-  int64_t days;   /* DATE, LOCALDATETIME, DATETIME: the local date, days since 1970-01-01; DURATION: days */
-  int64_t nanos;  /* LOCALTIME, TIME, LOCALDATETIME, DATETIME: nanoseconds since local midnight;
+  int64_t days;     /* DATE, LOCALDATETIME, DATETIME: the local date, days since 1970-01-01; DURATION: days */
+  int64_t nanos;    /* LOCALTIME, TIME, LOCALDATETIME, DATETIME: nanoseconds since local midnight;
                    * DURATION: nanoseconds, 0 .. 999999999 (added to secs) */
-  int64_t months; /* DURATION */
-  int64_t secs;   /* DURATION: seconds */
-  int32_t offset; /* TIME, DATETIME: seconds east of UTC */
-  int32_t zlen;   /* DATETIME: bytes of zone (0: the zone is the offset) */
+  int64_t months;   /* DURATION */
+  int64_t secs;     /* DURATION: seconds */
+  int32_t offset;   /* TIME, DATETIME: seconds east of UTC */
+  int32_t zlen;     /* DATETIME: bytes of zone (0: the zone is the offset) */
   const char *zone; /* DATETIME: a tz database name ("Europe/Stockholm"), not NUL-terminated */
 } qvg_temporal;
 

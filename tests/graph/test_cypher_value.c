@@ -698,7 +698,6 @@ static void test_render(void **state) {
   assert_string_equal(qvg_vtype_name(QVG_V_INT), "Integer");
 }
 
-
 static char *ttext(const qvg_val *v) {
   static char buf[2][256];
   static int k;
@@ -743,7 +742,8 @@ static void test_temporal_text(void **state) {
       {QVG_V_DATETIME, "2015-07-21T21:40:32.142[Europe/London]", "2015-07-21T21:40:32.142+01:00[Europe/London]"},
       {QVG_V_DATETIME, "1984-01-11T12:00[Europe/Stockholm]", "1984-01-11T12:00+01:00[Europe/Stockholm]"},
       {QVG_V_DATETIME, "1984-07-11T12:00[Europe/Stockholm]", "1984-07-11T12:00+02:00[Europe/Stockholm]"},
-      {QVG_V_DATETIME, "2015-07-21T21:40:32.142-04[America/New_York]", "2015-07-21T21:40:32.142-04:00[America/New_York]"},
+      {QVG_V_DATETIME, "2015-07-21T21:40:32.142-04[America/New_York]",
+       "2015-07-21T21:40:32.142-04:00[America/New_York]"},
       /* 02:30 does not exist in Stockholm on 2017-03-26: java.time moves it an hour later */
       {QVG_V_DATETIME, "2017-03-26T02:30[Europe/Stockholm]", "2017-03-26T03:30+02:00[Europe/Stockholm]"},
       {QVG_V_DURATION, "P14DT16H12M", "P14DT16H12M"},
@@ -775,11 +775,19 @@ static void test_temporal_text(void **state) {
   static const struct {
     int t;
     const char *s;
-  } bad[] = {{QVG_V_DATE, "2015-13-01"}, {QVG_V_DATE, "2015-02-29"}, {QVG_V_DATE, "15-07-21"},
-             {QVG_V_DATE, "2015-07-21T10:00"}, {QVG_V_LOCALTIME, "24:00"}, {QVG_V_LOCALTIME, "12:00+01:00"},
-             {QVG_V_TIME, "12:00+19:00"}, {QVG_V_DATETIME, "2015-07-21T10:00[No/Such_Zone]"},
-             {QVG_V_DATETIME, "2015-07-21T10:00[../../etc/passwd]"}, {QVG_V_DURATION, "P1H"},
-             {QVG_V_DURATION, "PT1D"}, {QVG_V_DURATION, "P"}, {QVG_V_DURATION, "1Y"}};
+  } bad[] = {{QVG_V_DATE, "2015-13-01"},
+             {QVG_V_DATE, "2015-02-29"},
+             {QVG_V_DATE, "15-07-21"},
+             {QVG_V_DATE, "2015-07-21T10:00"},
+             {QVG_V_LOCALTIME, "24:00"},
+             {QVG_V_LOCALTIME, "12:00+01:00"},
+             {QVG_V_TIME, "12:00+19:00"},
+             {QVG_V_DATETIME, "2015-07-21T10:00[No/Such_Zone]"},
+             {QVG_V_DATETIME, "2015-07-21T10:00[../../etc/passwd]"},
+             {QVG_V_DURATION, "P1H"},
+             {QVG_V_DURATION, "PT1D"},
+             {QVG_V_DURATION, "P"},
+             {QVG_V_DURATION, "1Y"}};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     qvg_val v;
     qv_error e = {0};
@@ -832,8 +840,12 @@ static qvg_val tm_roundtrip(const qvg_val *v) {
 
 static void test_temporal_encoding(void **state) {
   (void)state;
-  const char *texts[] = {"1984-10-11", "12:31:14.645876123", "12:31:14+01:00", "1984-10-11T12:31:14.5",
-                         "1984-10-11T12:31+01:00[Europe/Stockholm]", "P1Y2M10DT12H45M30.5S"};
+  const char *texts[] = {"1984-10-11",
+                         "12:31:14.645876123",
+                         "12:31:14+01:00",
+                         "1984-10-11T12:31:14.5",
+                         "1984-10-11T12:31+01:00[Europe/Stockholm]",
+                         "P1Y2M10DT12H45M30.5S"};
   for (int k = 0; k < 6; k++) {
     qvg_val v = tv(QVG_V_DATE + k, texts[k]), w = tm_roundtrip(&v);
     assert_int_equal(w.t, v.t);
@@ -908,11 +920,20 @@ static int teardown(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_arena),          cmocka_unit_test(test_map),        cmocka_unit_test(test_encoding),
-      cmocka_unit_test(test_decode_hostile), cmocka_unit_test(test_from_array), cmocka_unit_test(test_equality_tck),
-      cmocka_unit_test(test_less_tck),       cmocka_unit_test(test_order),      cmocka_unit_test(test_sortkey_property),
-      cmocka_unit_test(test_float_text),     cmocka_unit_test(test_render),     cmocka_unit_test(test_temporal_text),
-      cmocka_unit_test(test_temporal_calendar), cmocka_unit_test(test_temporal_encoding),
+      cmocka_unit_test(test_arena),
+      cmocka_unit_test(test_map),
+      cmocka_unit_test(test_encoding),
+      cmocka_unit_test(test_decode_hostile),
+      cmocka_unit_test(test_from_array),
+      cmocka_unit_test(test_equality_tck),
+      cmocka_unit_test(test_less_tck),
+      cmocka_unit_test(test_order),
+      cmocka_unit_test(test_sortkey_property),
+      cmocka_unit_test(test_float_text),
+      cmocka_unit_test(test_render),
+      cmocka_unit_test(test_temporal_text),
+      cmocka_unit_test(test_temporal_calendar),
+      cmocka_unit_test(test_temporal_encoding),
       cmocka_unit_test(test_temporal_order),
   };
   return cmocka_run_group_tests(tests, NULL, teardown);
