@@ -113,6 +113,7 @@ static qv_status arith(qvg_evalctx *cx, int op, const qvg_val *a, const qvg_val 
       return add_strings(cx, a, b, out, err);
     return bad_operands(op, a, b, err);
   }
+  if (a->t >= QVG_V_DATE || b->t >= QVG_V_DATE) return qvg_temporal_arith(cx, op, a, b, out, err);
   if (!is_num(a) || !is_num(b)) return bad_operands(op, a, b, err);
   if (op == QVG_OP_POW) {
     *out = qvg_float(pow(as_f(a), as_f(b)));
@@ -234,6 +235,12 @@ static qv_status prop_of(qvg_evalctx *cx, const qvg_val *x, const char *key, int
     case QVG_V_REL:
       if (!cx->st) return qv_error_set(err, QV_ERR_INVALID, "cypher: a relationship property without a store");
       return qvg_store_rel_prop(cx->st, x->u.i, key, klen, cx->arena, out, err);
+    case QVG_V_DATE:
+    case QVG_V_LOCALTIME:
+    case QVG_V_TIME:
+    case QVG_V_LOCALDATETIME:
+    case QVG_V_DATETIME:
+    case QVG_V_DURATION: return qvg_temporal_prop(cx, x, key, klen, out, err);
     default: return qvg_type_error(err, "cannot read property `%.*s` of %s", (int)klen, key, tname(x));
   }
 }

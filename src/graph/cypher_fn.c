@@ -17,6 +17,7 @@
 #include <utf8proc.h>
 
 #include "graph/cypher_eval_int.h"
+#include "graph/cypher_temporal.h"
 
 typedef struct fn_info {
   const char *name;
@@ -75,6 +76,38 @@ static const fn_info fns[QVG_FN__COUNT] = {
     [QVG_FN_RIGHT] = {"right", 2, 2},
     [QVG_FN_SPLIT] = {"split", 2, 2},
     [QVG_FN_EXISTS] = {"exists", 1, 1},
+    [QVG_FN_DATE] = {"date", 0, 1},
+    [QVG_FN_LOCALTIME] = {"localtime", 0, 1},
+    [QVG_FN_TIME] = {"time", 0, 1},
+    [QVG_FN_LOCALDATETIME] = {"localdatetime", 0, 1},
+    [QVG_FN_DATETIME] = {"datetime", 0, 1},
+    [QVG_FN_DATE_TRUNCATE] = {"date.truncate", 2, 3},
+    [QVG_FN_LOCALTIME_TRUNCATE] = {"localtime.truncate", 2, 3},
+    [QVG_FN_TIME_TRUNCATE] = {"time.truncate", 2, 3},
+    [QVG_FN_LOCALDATETIME_TRUNCATE] = {"localdatetime.truncate", 2, 3},
+    [QVG_FN_DATETIME_TRUNCATE] = {"datetime.truncate", 2, 3},
+    [QVG_FN_DATE_REALTIME] = {"date.realtime", 0, 1},
+    [QVG_FN_LOCALTIME_REALTIME] = {"localtime.realtime", 0, 1},
+    [QVG_FN_TIME_REALTIME] = {"time.realtime", 0, 1},
+    [QVG_FN_LOCALDATETIME_REALTIME] = {"localdatetime.realtime", 0, 1},
+    [QVG_FN_DATETIME_REALTIME] = {"datetime.realtime", 0, 1},
+    [QVG_FN_DATE_STATEMENT] = {"date.statement", 0, 1},
+    [QVG_FN_LOCALTIME_STATEMENT] = {"localtime.statement", 0, 1},
+    [QVG_FN_TIME_STATEMENT] = {"time.statement", 0, 1},
+    [QVG_FN_LOCALDATETIME_STATEMENT] = {"localdatetime.statement", 0, 1},
+    [QVG_FN_DATETIME_STATEMENT] = {"datetime.statement", 0, 1},
+    [QVG_FN_DATE_TRANSACTION] = {"date.transaction", 0, 1},
+    [QVG_FN_LOCALTIME_TRANSACTION] = {"localtime.transaction", 0, 1},
+    [QVG_FN_TIME_TRANSACTION] = {"time.transaction", 0, 1},
+    [QVG_FN_LOCALDATETIME_TRANSACTION] = {"localdatetime.transaction", 0, 1},
+    [QVG_FN_DATETIME_TRANSACTION] = {"datetime.transaction", 0, 1},
+    [QVG_FN_DATETIME_FROMEPOCH] = {"datetime.fromepoch", 2, 2},
+    [QVG_FN_DATETIME_FROMEPOCHMILLIS] = {"datetime.fromepochmillis", 1, 1},
+    [QVG_FN_DURATION] = {"duration", 1, 1},
+    [QVG_FN_DURATION_BETWEEN] = {"duration.between", 2, 2},
+    [QVG_FN_DURATION_INMONTHS] = {"duration.inMonths", 2, 2},
+    [QVG_FN_DURATION_INDAYS] = {"duration.inDays", 2, 2},
+    [QVG_FN_DURATION_INSECONDS] = {"duration.inSeconds", 2, 2},
 };
 
 int qvg_fn_lookup(const char *name, int32_t *min_args, int32_t *max_args) {
@@ -234,6 +267,12 @@ static qv_status to_string(qvg_evalctx *cx, const qvg_val *v, qvg_val *out, qv_e
     case QVG_V_INT: qvb_text_f(&t, "%lld", (long long)v->u.i); break;
     case QVG_V_FLOAT: qvg_format_float(v->u.f, &t); break;
     case QVG_V_BOOL: qvb_text_s(&t, v->u.b ? "true" : "false"); break;
+    case QVG_V_DATE:
+    case QVG_V_LOCALTIME:
+    case QVG_V_TIME:
+    case QVG_V_LOCALDATETIME:
+    case QVG_V_DATETIME:
+    case QVG_V_DURATION: qvg_temporal_text(v, &t); break;
     default: return wrong(QVG_FN_TOSTRING, v, err);
   }
   qv_status st = t.oom ? qv_error_nomem(err, "cypher: toString") : qvg_new_string(cx->arena, t.p, t.n, out, err);
@@ -507,7 +546,24 @@ qv_status qvg_fn_call(int fn, const qvg_val *args, int32_t n, qvg_evalctx *cx, q
       for (int32_t i = 0; i < n; i++)
         if (args[i].t == QVG_V_NULL) return qvg_arg_error(err, "range() of null");
       return range(cx, args, n, out, err);
-    default: break;
+    case QVG_FN_DURATION: return qvg_temporal_construct(cx, QVG_V_DURATION, args, n, out, err);
+    case QVG_FN_DATETIME_FROMEPOCH:
+    case QVG_FN_DATETIME_FROMEPOCHMILLIS:
+      return qvg_temporal_fromepoch(cx, fn == QVG_FN_DATETIME_FROMEPOCHMILLIS, args, n, out, err);
+    case QVG_FN_DURATION_BETWEEN:
+    case QVG_FN_DURATION_INMONTHS:
+    case QVG_FN_DURATION_INDAYS:
+    case QVG_FN_DURATION_INSECONDS:
+      return qvg_duration_between(cx, fn - QVG_FN_DURATION_BETWEEN, &args[0], &args[1], out, err);
+    default:
+      if (fn >= QVG_FN_DATE && fn <= QVG_FN_DATETIME)
+        return qvg_temporal_construct(cx, QVG_V_DATE + (fn - QVG_FN_DATE), args, n, out, err);
+      if (fn >= QVG_FN_DATE_TRUNCATE && fn <= QVG_FN_DATETIME_TRUNCATE)
+        return qvg_temporal_truncate(cx, QVG_V_DATE + (fn - QVG_FN_DATE_TRUNCATE), args, n, out, err);
+      if (fn >= QVG_FN_DATE_REALTIME && fn <= QVG_FN_DATETIME_TRANSACTION)
+        return qvg_temporal_clock(cx, QVG_V_DATE + (fn - QVG_FN_DATE_REALTIME) % 5, fn <= QVG_FN_DATETIME_REALTIME,
+                                  args, n, out, err);
+      break;
   }
   /* every other function: null in, null out */
   for (int32_t i = 0; i < n; i++)

@@ -11,6 +11,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "graph/cypher_temporal.h"
 #include "graph/cypher_value_int.h"
 
 typedef struct numkey {
@@ -45,6 +46,57 @@ static int num_cmp(const qvg_val *a, const qvg_val *b) {
 static bool is_num(const qvg_val *v) { return v->t == QVG_V_INT || v->t == QVG_V_FLOAT; }
 static bool is_nan(const qvg_val *v) { return v->t == QVG_V_FLOAT && isnan(v->u.f); }
 
+/* ---- temporal values ------------------------------------------------------- */
+
+static int cmp64(int64_t a, int64_t b) { return (a > b) - (a < b); }
+static int cmp128(qv_int128 a, qv_int128 b) { return (a > b) - (a < b); }
+
+/* the instant of a DATETIME in nanoseconds since the epoch; of a TIME, UTC nanoseconds of its day */
+static qv_int128 instant(const qvg_val *v) {
+  const qvg_temporal *t = v->u.tm;
+  qv_int128 off = (qv_int128)t->offset * QVG_NS_PER_SEC;
+  if (v->t == QVG_V_TIME) return (qv_int128)t->nanos - off;
+  return (qv_int128)t->days * QVG_NS_PER_DAY + t->nanos - off;
+}
+
+int qvg_temporal_compare(const qvg_val *a, const qvg_val *b) {
+  const qvg_temporal *x = a->u.tm, *y = b->u.tm;
+  switch (a->t) {
+    case QVG_V_DATE: return cmp64(x->days, y->days);
+    case QVG_V_LOCALTIME: return cmp64(x->nanos, y->nanos);
+    case QVG_V_LOCALDATETIME: {
+      int c = cmp64(x->days, y->days);
+      return c ? c : cmp64(x->nanos, y->nanos);
+    }
+    case QVG_V_TIME:
+    case QVG_V_DATETIME: return cmp128(instant(a), instant(b));
+    default: return 2; /* durations have no order of their own */
+  }
+}
+
+int qvg_temporal_order(const qvg_val *a, const qvg_val *b) {
+  const qvg_temporal *x = a->u.tm, *y = b->u.tm;
+  if (a->t == QVG_V_DURATION) {
+    int c = cmp64(x->months, y->months);
+    if (!c) c = cmp64(x->days, y->days);
+    if (!c) c = cmp64(x->secs, y->secs);
+    return c ? c : cmp64(x->nanos, y->nanos);
+  }
+  int c = qvg_temporal_compare(a, b);
+  if (c || !qvg_has_zone(a->t)) return c;
+  c = cmp64(x->offset, y->offset);
+  if (c || a->t != QVG_V_DATETIME) return c;
+  c = qvg_key_cmp(x->zone, x->zlen, y->zone, y->zlen);
+  return (c > 0) - (c < 0);
+}
+
+bool qvg_temporal_equal(const qvg_val *a, const qvg_val *b) {
+  const qvg_temporal *x = a->u.tm, *y = b->u.tm;
+  return x->days == y->days && x->nanos == y->nanos && x->months == y->months && x->secs == y->secs &&
+         (!qvg_has_zone(a->t) || x->offset == y->offset) &&
+         (a->t != QVG_V_DATETIME || qvg_key_cmp(x->zone, x->zlen, y->zone, y->zlen) == 0);
+}
+
 /* ---- equality ------------------------------------------------------------- */
 
 qvg_tri qvg_val_equals(const qvg_val *a, const qvg_val *b) {
@@ -56,6 +108,12 @@ qvg_tri qvg_val_equals(const qvg_val *a, const qvg_val *b) {
     case QVG_V_NODE:
     case QVG_V_REL: return a->u.i == b->u.i ? QVG_TRUE : QVG_FALSE;
     case QVG_V_STRING: return qvg_key_cmp(a->u.s, a->n, b->u.s, b->n) == 0 ? QVG_TRUE : QVG_FALSE;
+    case QVG_V_DATE:
+    case QVG_V_LOCALTIME:
+    case QVG_V_TIME:
+    case QVG_V_LOCALDATETIME:
+    case QVG_V_DATETIME:
+    case QVG_V_DURATION: return qvg_temporal_equal(a, b) ? QVG_TRUE : QVG_FALSE;
     case QVG_V_LIST:
     case QVG_V_PATH: {
       if (a->n != b->n) return QVG_FALSE;
@@ -99,6 +157,12 @@ static int compare3(const qvg_val *a, const qvg_val *b) {
       return (c > 0) - (c < 0);
     }
     case QVG_V_BOOL: return (a->u.b > b->u.b) - (a->u.b < b->u.b);
+    case QVG_V_DATE:
+    case QVG_V_LOCALTIME:
+    case QVG_V_TIME:
+    case QVG_V_LOCALDATETIME:
+    case QVG_V_DATETIME:
+    case QVG_V_DURATION: return qvg_temporal_compare(a, b);
     case QVG_V_LIST: {
       int32_t n = a->n < b->n ? a->n : b->n;
       for (int32_t i = 0; i < n; i++) {
@@ -129,11 +193,17 @@ static int rank(const qvg_val *v) {
     case QVG_V_REL: return 2;
     case QVG_V_LIST: return 3;
     case QVG_V_PATH: return 4;
-    case QVG_V_STRING: return 5;
-    case QVG_V_BOOL: return 6;
+    case QVG_V_DATETIME: return 5;
+    case QVG_V_LOCALDATETIME: return 6;
+    case QVG_V_DATE: return 7;
+    case QVG_V_TIME: return 8;
+    case QVG_V_LOCALTIME: return 9;
+    case QVG_V_DURATION: return 10;
+    case QVG_V_STRING: return 11;
+    case QVG_V_BOOL: return 12;
     case QVG_V_INT:
-    case QVG_V_FLOAT: return 7;
-    default: return 8;
+    case QVG_V_FLOAT: return 13;
+    default: return 14;
   }
 }
 
@@ -169,6 +239,12 @@ int qvg_val_order(const qvg_val *a, const qvg_val *b) {
     case QVG_V_BOOL: return (a->u.b > b->u.b) - (a->u.b < b->u.b);
     case QVG_V_INT:
     case QVG_V_FLOAT: return num_cmp(a, b);
+    case QVG_V_DATE:
+    case QVG_V_LOCALTIME:
+    case QVG_V_TIME:
+    case QVG_V_LOCALDATETIME:
+    case QVG_V_DATETIME:
+    case QVG_V_DURATION: return qvg_temporal_order(a, b);
     default: return 0;
   }
 }
@@ -179,7 +255,9 @@ int qvg_val_order(const qvg_val *a, const qvg_val *b) {
  * lists and paths the items' keys ended by 00 (every key starts with a
  * rank byte above it, so a shorter list sorts first); maps per entry 01,
  * key, value key, ended by 00; nodes and rels the id with its sign bit
- * flipped; null the rank byte alone (highest). */
+ * flipped; temporal values their order's fields, each int64 (an
+ * instant int128) big-endian with the sign bit flipped, a DATETIME's zone
+ * as a string; null the rank byte alone (highest). */
 
 enum {
   K_MAP = 0x10,
@@ -187,6 +265,12 @@ enum {
   K_REL = 0x30,
   K_LIST = 0x40,
   K_PATH = 0x50,
+  K_DATETIME = 0x51,
+  K_LOCALDATETIME = 0x52,
+  K_DATE = 0x53,
+  K_TIME = 0x54,
+  K_LOCALTIME = 0x55,
+  K_DURATION = 0x56,
   K_STRING = 0x60,
   K_BOOL = 0x70,
   K_NUM = 0x80,
@@ -217,6 +301,40 @@ static void kb_str(keybuf *k, const char *s, int32_t n) {
     }
   kb_add(k, s + from, (size_t)(n - from));
   kb_add(k, "\0\0", 2);
+}
+
+static void kb_i64(keybuf *k, int64_t v) { kb_u64(k, (uint64_t)v ^ (UINT64_C(1) << 63)); }
+
+static void sortkey_temporal(const qvg_val *v, keybuf *k) {
+  static const uint8_t ranks[] = {K_DATE, K_LOCALTIME, K_TIME, K_LOCALDATETIME, K_DATETIME, K_DURATION};
+  const qvg_temporal *t = v->u.tm;
+  kb_byte(k, ranks[v->t - QVG_V_DATE]);
+  switch (v->t) {
+    case QVG_V_DATE: kb_i64(k, t->days); break;
+    case QVG_V_LOCALTIME: kb_i64(k, t->nanos); break;
+    case QVG_V_TIME:
+      kb_i64(k, (int64_t)instant(v));
+      kb_i64(k, t->offset);
+      break;
+    case QVG_V_LOCALDATETIME:
+      kb_i64(k, t->days);
+      kb_i64(k, t->nanos);
+      break;
+    case QVG_V_DATETIME: {
+      qv_int128 i = instant(v);
+      kb_i64(k, (int64_t)(i >> 64));
+      kb_u64(k, (uint64_t)i);
+      kb_i64(k, t->offset);
+      kb_str(k, t->zone, t->zlen);
+      break;
+    }
+    default:
+      kb_i64(k, t->months);
+      kb_i64(k, t->days);
+      kb_i64(k, t->secs);
+      kb_i64(k, t->nanos);
+      break;
+  }
 }
 
 static qv_status sortkey(const qvg_val *v, keybuf *k, int depth, qv_error *err) {
@@ -261,6 +379,12 @@ static qv_status sortkey(const qvg_val *v, keybuf *k, int depth, qv_error *err) 
       kb_add(k, b, 2);
       break;
     }
+    case QVG_V_DATE:
+    case QVG_V_LOCALTIME:
+    case QVG_V_TIME:
+    case QVG_V_LOCALDATETIME:
+    case QVG_V_DATETIME:
+    case QVG_V_DURATION: sortkey_temporal(v, k); break;
     default: kb_byte(k, K_NULL); break;
   }
   return QV_OK;

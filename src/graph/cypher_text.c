@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "graph/cypher_temporal.h"
 #include "graph/cypher_value_int.h"
 #include "graph/gstore.h"
 
@@ -128,6 +129,16 @@ static qv_status render(const qvg_val *v, const qvg_store *st, qvg_arena *a, qvb
     case QVG_V_INT: qvb_text_f(out, "%lld", (long long)v->u.i); break;
     case QVG_V_FLOAT: qvg_format_float(v->u.f, out); break;
     case QVG_V_STRING: render_string(v->u.s, v->n, out); break;
+    case QVG_V_DATE:
+    case QVG_V_LOCALTIME:
+    case QVG_V_TIME:
+    case QVG_V_LOCALDATETIME:
+    case QVG_V_DATETIME:
+    case QVG_V_DURATION: /* the TCK writes temporal values as their text in quotes */
+      qvb_text_s(out, "'");
+      qvg_temporal_text(v, out);
+      qvb_text_s(out, "'");
+      break;
     case QVG_V_LIST:
       qvb_text_s(out, "[");
       for (int32_t i = 0; i < v->n; i++) {

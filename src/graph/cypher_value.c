@@ -12,6 +12,12 @@
  *   MAP 0x07 u32 LE count, per entry u32 LE key length, key, value
  *            (keys strictly ascending by bytes)
  *   NODE 0x08 / REL 0x09 int64 LE id
+ *   DATE 0x0b days            LOCALTIME 0x0c nanos      TIME 0x0d nanos, offset
+ *   LOCALDATETIME 0x0e days, nanos
+ *   DATETIME 0x0f days, nanos, offset, u32 LE zone length, zone name
+ *   DURATION 0x10 months, days, seconds, nanos
+ *            (days, nanos, months, seconds int64 LE; offset int32 LE;
+ *            the fields of qvg_temporal)
  *
  * Canonical: maps are sorted and duplicate-free by construction, floats
  * have one zero and one NaN, so equivalent values encode to equal bytes.
@@ -21,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "graph/cypher_temporal.h"
 #include "graph/cypher_value_int.h"
 
 /* ---- arena ------------------------------------------------------------- */
@@ -154,7 +161,25 @@ const qvg_val *qvg_map_get(const qvg_val *map, const char *key, int32_t klen) {
 
 /* ---- encoding ------------------------------------------------------------ */
 
-enum { T_NULL = 0, T_FALSE, T_TRUE, T_INT, T_FLOAT, T_STRING, T_LIST, T_MAP, T_NODE, T_REL, T_PATH };
+enum {
+  T_NULL = 0,
+  T_FALSE,
+  T_TRUE,
+  T_INT,
+  T_FLOAT,
+  T_STRING,
+  T_LIST,
+  T_MAP,
+  T_NODE,
+  T_REL,
+  T_PATH,
+  T_DATE,
+  T_LOCALTIME,
+  T_TIME,
+  T_LOCALDATETIME,
+  T_DATETIME,
+  T_DURATION
+};
 
 static void put_u32(uint8_t *p, uint32_t v) {
   for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
@@ -177,6 +202,40 @@ uint64_t qvg_float_bits(double f) {
   uint64_t u;
   memcpy(&u, &f, 8);
   return u;
+}
+
+static qv_status enc_temporal(const qvg_val *v, qv_buffer *out, qv_error *err) {
+  const qvg_temporal *t = v->u.tm;
+  uint8_t b[64];
+  size_t n = 1;
+  b[0] = (uint8_t)(T_DATE + (v->t - QVG_V_DATE));
+  switch (v->t) {
+    case QVG_V_DATE: put_u64(b + n, (uint64_t)t->days), n += 8; break;
+    case QVG_V_LOCALTIME: put_u64(b + n, (uint64_t)t->nanos), n += 8; break;
+    case QVG_V_TIME:
+      put_u64(b + n, (uint64_t)t->nanos), n += 8;
+      put_u32(b + n, (uint32_t)t->offset), n += 4;
+      break;
+    case QVG_V_LOCALDATETIME:
+    case QVG_V_DATETIME:
+      put_u64(b + n, (uint64_t)t->days), n += 8;
+      put_u64(b + n, (uint64_t)t->nanos), n += 8;
+      if (v->t == QVG_V_DATETIME) {
+        put_u32(b + n, (uint32_t)t->offset), n += 4;
+        put_u32(b + n, (uint32_t)(t->zlen > 0 ? t->zlen : 0)), n += 4;
+      }
+      break;
+    default:
+      put_u64(b + n, (uint64_t)t->months), n += 8;
+      put_u64(b + n, (uint64_t)t->days), n += 8;
+      put_u64(b + n, (uint64_t)t->secs), n += 8;
+      put_u64(b + n, (uint64_t)t->nanos), n += 8;
+      break;
+  }
+  if (qv_buffer_append(out, b, (int64_t)n) != QV_OK ||
+      (v->t == QVG_V_DATETIME && t->zlen > 0 && qv_buffer_append(out, t->zone, t->zlen) != QV_OK))
+    return qv_error_nomem(err, "cypher: encoding a value");
+  return QV_OK;
 }
 
 static qv_status enc(const qvg_val *v, qv_buffer *out, int depth, qv_error *err) {
@@ -208,6 +267,12 @@ static qv_status enc(const qvg_val *v, qv_buffer *out, int depth, qv_error *err)
       put_u32(h + 1, (uint32_t)v->n);
       hn = 5;
       break;
+    case QVG_V_DATE:
+    case QVG_V_LOCALTIME:
+    case QVG_V_TIME:
+    case QVG_V_LOCALDATETIME:
+    case QVG_V_DATETIME:
+    case QVG_V_DURATION: return enc_temporal(v, out, err);
     default: return qv_error_set(err, QV_ERR_INVALID, "cypher: value of unknown type %d", (int)v->t);
   }
   if (qv_buffer_append(out, h, (int64_t)hn) != QV_OK) return qv_error_nomem(err, "cypher: encoding a value");
@@ -247,6 +312,53 @@ typedef struct dec_state {
 
 static qv_status corrupt(dec_state *d, const char *what) {
   return qv_error_set(d->err, QV_ERR_CORRUPT, "cypher: malformed value encoding: %s", what);
+}
+
+static qv_status dec_temporal(dec_state *d, uint8_t tag, qvg_val *out) {
+  static const uint8_t size[] = {8, 8, 12, 16, 24, 32};
+  int k = tag - T_DATE;
+  if ((size_t)(d->end - d->p) < size[k]) return corrupt(d, "truncated temporal value");
+  int type = QVG_V_DATE + k;
+  qvg_temporal *t = qvg_temporal_new(d->a, type, out);
+  if (!t) return qv_error_nomem(d->err, "cypher: decoding a value");
+  const uint8_t *p = d->p;
+  d->p += size[k];
+  switch (type) {
+    case QVG_V_DATE: t->days = (int64_t)get_u64(p); break;
+    case QVG_V_LOCALTIME: t->nanos = (int64_t)get_u64(p); break;
+    case QVG_V_TIME:
+      t->nanos = (int64_t)get_u64(p);
+      t->offset = (int32_t)get_u32(p + 8);
+      break;
+    case QVG_V_LOCALDATETIME:
+    case QVG_V_DATETIME:
+      t->days = (int64_t)get_u64(p);
+      t->nanos = (int64_t)get_u64(p + 8);
+      if (type == QVG_V_DATETIME) {
+        t->offset = (int32_t)get_u32(p + 16);
+        uint32_t zl = get_u32(p + 20);
+        if (zl > 200 || zl > (size_t)(d->end - d->p)) return corrupt(d, "zone longer than the value");
+        if (qv_utf8_valid_prefix(d->p, zl) != (int64_t)zl) return corrupt(d, "zone is not UTF-8");
+        t->zone = (const char *)d->p;
+        t->zlen = (int32_t)zl;
+        d->p += zl;
+      }
+      break;
+    default:
+      t->months = (int64_t)get_u64(p);
+      t->days = (int64_t)get_u64(p + 8);
+      t->secs = (int64_t)get_u64(p + 16);
+      t->nanos = (int64_t)get_u64(p + 24);
+      if (t->nanos < 0 || t->nanos >= QVG_NS_PER_SEC) return corrupt(d, "duration nanoseconds out of range");
+      return QV_OK;
+  }
+  /* one encoding per value, and fields the text and the calendar can take */
+  if (qvg_has_time(type) && (t->nanos < 0 || t->nanos >= QVG_NS_PER_DAY)) return corrupt(d, "time of day out of range");
+  if (qvg_has_zone(type) && (t->offset < -QVG_OFFSET_MAX || t->offset > QVG_OFFSET_MAX))
+    return corrupt(d, "offset out of range");
+  if (qvg_has_date(type) && (t->days < -365243219162LL || t->days > 365241780471LL))
+    return corrupt(d, "date out of range");
+  return QV_OK;
 }
 
 static qv_status dec(dec_state *d, qvg_val *out, int depth) {
@@ -329,6 +441,12 @@ static qv_status dec(dec_state *d, qvg_val *out, int depth) {
       out->u.l = l;
       return QV_OK;
     }
+    case T_DATE:
+    case T_LOCALTIME:
+    case T_TIME:
+    case T_LOCALDATETIME:
+    case T_DATETIME:
+    case T_DURATION: return dec_temporal(d, tag, out);
     default: return corrupt(d, "unknown tag");
   }
 }
@@ -503,6 +621,12 @@ const char *qvg_vtype_name(int t) {
     case QVG_V_NODE: return "Node";
     case QVG_V_REL: return "Relationship";
     case QVG_V_PATH: return "Path";
+    case QVG_V_DATE: return "Date";
+    case QVG_V_LOCALTIME: return "LocalTime";
+    case QVG_V_TIME: return "Time";
+    case QVG_V_LOCALDATETIME: return "LocalDateTime";
+    case QVG_V_DATETIME: return "DateTime";
+    case QVG_V_DURATION: return "Duration";
     default: return "?";
   }
 }

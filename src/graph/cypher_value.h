@@ -60,10 +60,32 @@ typedef enum qvg_vtype {
   QVG_V_MAP,
   QVG_V_NODE, /* graph-global node id */
   QVG_V_REL,  /* graph-global relationship id */
-  QVG_V_PATH  /* items: node, rel, node, ..., node (n odd, >= 1) */
+  QVG_V_PATH, /* items: node, rel, node, ..., node (n odd, >= 1) */
+  /* temporal values (u.tm, see qvg_temporal) */
+  QVG_V_DATE,
+  QVG_V_LOCALTIME,
+  QVG_V_TIME,
+  QVG_V_LOCALDATETIME,
+  QVG_V_DATETIME,
+  QVG_V_DURATION
 } qvg_vtype;
 
 typedef struct qvg_entry qvg_entry;
+
+/* The payload of a temporal value (in an arena or a column's buffer; see
+ * graph/cypher_temporal.h for the calendar, the zones and the text).
+ * Local fields are kept as written: a DATETIME's instant is its local
+ * date and time less its offset. */
+typedef struct qvg_temporal {
+  int64_t days;     /* DATE, LOCALDATETIME, DATETIME: the local date, days since 1970-01-01; DURATION: days */
+  int64_t nanos;    /* LOCALTIME, TIME, LOCALDATETIME, DATETIME: nanoseconds since local midnight;
+                   * DURATION: nanoseconds, 0 .. 999999999 (added to secs) */
+  int64_t months;   /* DURATION */
+  int64_t secs;     /* DURATION: seconds */
+  int32_t offset;   /* TIME, DATETIME: seconds east of UTC */
+  int32_t zlen;     /* DATETIME: bytes of zone (0: the zone is the offset) */
+  const char *zone; /* DATETIME: a tz database name ("Europe/Stockholm"), not NUL-terminated */
+} qvg_temporal;
 
 typedef struct qvg_val {
   uint8_t t; /* qvg_vtype */
@@ -75,6 +97,7 @@ typedef struct qvg_val {
     const char *s;           /* STRING: n bytes, not NUL-terminated */
     const struct qvg_val *l; /* LIST, PATH */
     const qvg_entry *m;      /* MAP: n entries sorted by key bytes, keys unique */
+    const qvg_temporal *tm;  /* DATE ... DURATION */
   } u;
 } qvg_val;
 
@@ -156,17 +179,22 @@ typedef enum qvg_tri { QVG_FALSE = 0, QVG_TRUE = 1, QVG_UNKNOWN = 2 } qvg_tri;
 /* a = b with Cypher's rules: null on either side is unknown; numbers
  * compare by value across int and float (1 = 1.0); NaN = NaN is false;
  * lists element-wise (unknown when some pair is unknown and none is
- * false); maps by keys then values; nodes and rels by id; values of
+ * false); maps by keys then values; nodes and rels by id; temporal values
+ * of one kind when every field is equal (a TIME or DATETIME's offset and
+ * zone too; a DURATION's months, days, seconds and nanoseconds); values of
  * different types are false. */
 qvg_tri qvg_val_equals(const qvg_val *a, const qvg_val *b);
 /* a < b (op '<'), <=, >, >= with Cypher's comparability rules: numbers
  * with numbers, strings with strings (by code point, i.e. UTF-8 bytes),
- * booleans (false < true), lists lexicographically; anything else
- * (including null and NaN) unknown. */
+ * booleans (false < true), lists lexicographically, temporal values with
+ * their own kind (TIME and DATETIME by instant); anything else (including
+ * null, NaN and durations) unknown. */
 qvg_tri qvg_val_less(const qvg_val *a, const qvg_val *b, bool or_equal);
-/* The total order ORDER BY uses (openCypher orderability): ascending
- * MAP < NODE < REL < LIST < PATH < STRING < BOOL < numbers < null, NaN above
- * every other number.  Returns <0, 0, >0. */
+/* The total order ORDER BY uses (openCypher orderability, CIP2016-06-14):
+ * ascending MAP < NODE < REL < LIST < PATH < DATETIME < LOCALDATETIME <
+ * DATE < TIME < LOCALTIME < DURATION < STRING < BOOL < numbers < null, NaN
+ * above every other number; TIME and DATETIME by instant, then offset and
+ * zone; DURATION by months, days, seconds, nanoseconds.  Returns <0, 0, >0. */
 int qvg_val_order(const qvg_val *a, const qvg_val *b);
 /* Appends a memcomparable key of v: for any values x, y,
  * memcmp-order(key(x), key(y)) == qvg_val_order(x, y) (shorter prefix first),
@@ -178,6 +206,8 @@ qv_status qvg_val_sortkey(const qvg_val *v, qv_buffer *out, qv_error *err);
 
 /* The value as the openCypher TCK writes it: null, true, 1, 1.5, 'text'
  * (with \' and \\ escaped), [1, 2], {a: 1, b: 'x'} (keys sorted),
+ * temporal values as their ISO text in quotes ('2015-07-21',
+ * '12:31:14.645876123+01:00', 'P1Y2M10DT12H45M30.5S'),
  * (:A:B {name: 'x'}), [:T {k: 1}], <(:A)-[:T]->(:B)> for paths, floats
  * as qvg_format_float.  Nodes, rels and paths need the store
  * (graph/gstore.h) for their labels and properties. */
@@ -190,7 +220,8 @@ qv_status qvg_val_render(const qvg_val *v, const qvg_store *st, qvb_text *out, q
 void qvg_format_float(double f, qvb_text *out);
 
 /* The type's name for messages: "Integer", "Float", "String", "Boolean",
- * "List", "Map", "Node", "Relationship", "Path", "Null". */
+ * "List", "Map", "Node", "Relationship", "Path", "Null", "Date",
+ * "LocalTime", "Time", "LocalDateTime", "DateTime", "Duration". */
 const char *qvg_vtype_name(int t);
 
 #endif

@@ -644,6 +644,79 @@ static int teardown(void **state) {
   return 0;
 }
 
+static void test_temporal(void **state) {
+  (void)state;
+  /* constructors from text, maps and other temporal values (Temporal1-3) */
+  qvg_cx *d = FN(QVG_FN_DATE, S("1984-10-11"));
+  assert_string_equal(run(d), "'1984-10-11'");
+  assert_string_equal(run(FN(QVG_FN_DATE, map1("year", I(1984), "week", I(10)))), "'1984-03-05'");
+  assert_string_equal(run(FN(QVG_FN_DATE, map1("date", d, "quarter", I(3)))), "'1984-07-11'");
+  assert_string_equal(run(FN(QVG_FN_DATETIME, map1("year", I(1984), "timezone", S("Europe/Stockholm")))),
+                      "'1984-01-01T00:00+01:00[Europe/Stockholm]'");
+  qvg_cx *t = FN(QVG_FN_TIME, S("12:31:14.645876+01:00"));
+  assert_string_equal(run(FN(QVG_FN_TIME, map1("time", t, "timezone", S("+05:00")))), "'16:31:14.645876+05:00'");
+  assert_string_equal(run(FN(QVG_FN_LOCALTIME, t)), "'12:31:14.645876'");
+  assert_string_equal(run(FN(QVG_FN_DURATION, map1("weeks", F(2.5), NULL, NULL))), "'P17DT12H'");
+  assert_string_equal(run(FN(QVG_FN_DATETIME_FROMEPOCHMILLIS, I(237821673987))), "'1977-07-15T13:34:33.987Z'");
+  /* bad components are argument errors, non-integers type errors */
+  assert_string_equal(run(FN(QVG_FN_DATE, map1("year", I(1984), "month", I(13)))), ERR_INVALID);
+  assert_string_equal(run(FN(QVG_FN_DATE, map1("year", F(1984.5), NULL, NULL))), ERR_TYPE);
+  assert_string_equal(run(FN(QVG_FN_DATE, map1("year", I(1984), "timezone", S("Nowhere/Land")))), ERR_INVALID);
+  assert_string_equal(run(FN(QVG_FN_DATE, N())), "null");
+  /* the statement clock: two calls in one evaluation see one instant (Temporal10 [12]) */
+  assert_string_equal(run(FN(QVG_FN_DURATION_INSECONDS, fn0(QVG_FN_LOCALTIME), fn0(QVG_FN_LOCALTIME))), "'PT0S'");
+  /* arithmetic (Temporal8): months clamp to the month's end, seconds count whole days on a date */
+  assert_string_equal(run(bin(QVG_OP_ADD, FN(QVG_FN_DATE, S("2015-01-31")), FN(QVG_FN_DURATION, S("P1MT47H")))),
+                      "'2015-03-01'");
+  assert_string_equal(run(bin(QVG_OP_SUB, FN(QVG_FN_LOCALTIME, S("00:00:00.5")), FN(QVG_FN_DURATION, S("PT1S")))),
+                      "'23:59:59.500'");
+  assert_string_equal(run(bin(QVG_OP_MUL, FN(QVG_FN_DURATION, S("P1M")), F(0.5))), "'P15DT5H14M33S'");
+  assert_string_equal(run(bin(QVG_OP_DIV, FN(QVG_FN_DURATION, S("PT1S")), I(4))), "'PT0.25S'");
+  assert_string_equal(run(bin(QVG_OP_ADD, d, d)), ERR_TYPE);
+  assert_string_equal(run(bin(QVG_OP_SUB, FN(QVG_FN_DURATION, S("PT1S")), FN(QVG_FN_DURATION, S("PT1.5S")))),
+                      "'PT-0.5S'");
+  /* across a daylight saving change: months and days on the local time line, the rest on the instant */
+  qvg_cx *before = FN(QVG_FN_DATETIME, S("2017-03-25T02:30[Europe/Stockholm]"));
+  assert_string_equal(run(bin(QVG_OP_ADD, before, FN(QVG_FN_DURATION, S("P1D")))),
+                      "'2017-03-26T03:30+02:00[Europe/Stockholm]'");
+  assert_string_equal(run(bin(QVG_OP_ADD, before, FN(QVG_FN_DURATION, S("PT24H")))),
+                      "'2017-03-26T03:30+02:00[Europe/Stockholm]'");
+  /* between (Temporal10) */
+  assert_string_equal(
+      run(FN(QVG_FN_DURATION_BETWEEN, FN(QVG_FN_DATE, S("1984-10-11")), FN(QVG_FN_DATE, S("2015-06-24")))),
+      "'P30Y8M13D'");
+  assert_string_equal(
+      run(FN(QVG_FN_DURATION_INDAYS, FN(QVG_FN_LOCALTIME, S("14:30")), FN(QVG_FN_DATE, S("2015-06-24")))), "'PT0S'");
+  assert_string_equal(run(FN(QVG_FN_DURATION_BETWEEN, N(), N())), "null");
+  /* truncation (Temporal9) */
+  assert_string_equal(run(FN(QVG_FN_DATE_TRUNCATE, S("weekYear"), FN(QVG_FN_DATE, S("1984-01-01")))), "'1983-01-03'");
+  assert_string_equal(run(FN(QVG_FN_LOCALTIME_TRUNCATE, S("millisecond"), FN(QVG_FN_LOCALTIME, S("12:31:14.645876123")),
+                             map1("nanosecond", I(2), NULL, NULL))),
+                      "'12:31:14.645000002'");
+  assert_string_equal(run(FN(QVG_FN_DATE_TRUNCATE, S("hour"), d)), ERR_INVALID);
+  /* components (Temporal5) */
+  qvg_cx *dt = FN(QVG_FN_DATETIME, S("1984-11-11T12:31:14.645876123+01:00[Europe/Stockholm]"));
+  assert_string_equal(run(prop(dt, "weekDay")), "7");
+  assert_string_equal(run(prop(dt, "timezone")), "'Europe/Stockholm'");
+  assert_string_equal(run(prop(dt, "offsetMinutes")), "60");
+  assert_string_equal(run(prop(dt, "epochMillis")), "469020674645");
+  qvg_cx *dur = FN(QVG_FN_DURATION, S("P1Y4M10DT1H1M1.111111111S"));
+  assert_string_equal(run(prop(dur, "quarters")), "5");
+  assert_string_equal(run(prop(dur, "minutes")), "61");
+  assert_string_equal(run(prop(dur, "nanosecondsOfSecond")), "111111111");
+  assert_string_equal(run(prop(d, "hour")), ERR_INVALID);
+  /* toString gives the text without quotes; the dotted names resolve */
+  assert_string_equal(run(FN(QVG_FN_TOSTRING, dur)), "'P1Y4M10DT1H1M1.111111111S'");
+  int32_t lo, hi;
+  assert_int_equal(qvg_fn_lookup("duration.inSeconds", &lo, &hi), QVG_FN_DURATION_INSECONDS);
+  assert_int_equal(qvg_fn_lookup("DATETIME.FROMEPOCH", &lo, &hi), QVG_FN_DATETIME_FROMEPOCH);
+  assert_int_equal(lo, 2);
+  assert_int_equal(qvg_fn_lookup("date", &lo, &hi), QVG_FN_DATE);
+  assert_int_equal(lo, 0);
+  assert_int_equal(hi, 1);
+  qvg_arena_clear(&g_ev);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_arithmetic),
@@ -653,6 +726,7 @@ int main(void) {
       cmocka_unit_test(test_conversions_and_math),
       cmocka_unit_test(test_graph_values),
       cmocka_unit_test(test_operators),
+      cmocka_unit_test(test_temporal),
   };
   return cmocka_run_group_tests(tests, NULL, teardown);
 }

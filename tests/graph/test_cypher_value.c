@@ -2,7 +2,8 @@
  * equivalence, hostile bytes), Arrow columns in and out, the TCK's
  * equality and comparison tables (expressions/comparison), orderability,
  * sort keys against qvg_val_order on thousands of random pairs, and the
- * TCK's float and value text. */
+ * TCK's float and value text; temporal values: ISO text both ways, the
+ * encoding, comparability and where they sit in the global order. */
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "graph/cypher_temporal.h"
 #include "graph/cypher_value.h"
 
 static qvg_arena g_a = QVG_ARENA_INIT;
@@ -549,10 +551,32 @@ static qvg_val rand_num(void) {
   }
 }
 
+/* A temporal value parsed from ISO text (kind t). */
+static qvg_val tv(int t, const char *s) {
+  qvg_val v;
+  qv_error e = {0};
+  if (qvg_temporal_parse(t, s, (int32_t)strlen(s), &g_a, &v, &e) != QV_OK) fail_msg("%s: %s", s, e.message);
+  return v;
+}
+
+static qvg_val rand_temporal(void) {
+  static const char *const texts[][3] = {
+      {"1984-10-11", "2015-07-21", "-0001-12-31"},
+      {"12:31:14.645876123", "12:31:14", "00:00"},
+      {"12:35:15+05:00", "12:30:14.645876123+01:01", "07:35:15Z"},
+      {"1984-10-11T12:31:14", "0001-01-01T01:01:01.000000001", "1984-10-11T12:31:14.000000001"},
+      {"1984-10-11T12:31:14+01:00", "1984-10-11T11:31:14Z", "1984-10-11T12:31:14+01:00[Europe/Stockholm]"},
+      {"P1Y2M10DT12H45M30.5S", "PT-0.3S", "P14D"},
+  };
+  int k = (int)(rnd() % 6);
+  return tv(QVG_V_DATE + k, texts[k][rnd() % 3]);
+}
+
 static qvg_val rand_val(int depth) {
   static const char *strs[] = {"", "a", "ab", "b", "a\0", "a\0b", "\0", "\0\0", "\xc3\xa9", "a\x01"};
   static const int32_t lens[] = {0, 1, 2, 1, 2, 3, 1, 2, 2, 2};
   uint64_t k = rnd() % (depth > 2 ? 7 : 10);
+  if (rnd() % 6 == 0) return rand_temporal();
   switch (k) {
     case 0: return qvg_null();
     case 1: return qvg_bool(rnd() & 1);
@@ -674,6 +698,220 @@ static void test_render(void **state) {
   assert_string_equal(qvg_vtype_name(QVG_V_INT), "Integer");
 }
 
+static char *ttext(const qvg_val *v) {
+  static char buf[2][256];
+  static int k;
+  k ^= 1;
+  qvb_text t = {0};
+  qvg_temporal_text(v, &t);
+  snprintf(buf[k], sizeof buf[k], "%s", t.p ? t.p : "");
+  qvb_text_free(&t);
+  return buf[k];
+}
+
+static void test_temporal_text(void **state) {
+  (void)state;
+  /* expressions/temporal/Temporal2.feature and Temporal6.feature: text in, java.time's text out */
+  struct {
+    int t;
+    const char *in, *out;
+  } cases[] = {
+      {QVG_V_DATE, "2015-07-21", "2015-07-21"},
+      {QVG_V_DATE, "20150721", "2015-07-21"},
+      {QVG_V_DATE, "201507", "2015-07-01"},
+      {QVG_V_DATE, "2015-W30-2", "2015-07-21"},
+      {QVG_V_DATE, "2015W30", "2015-07-20"},
+      {QVG_V_DATE, "2015-202", "2015-07-21"},
+      {QVG_V_DATE, "2015", "2015-01-01"},
+      {QVG_V_DATE, "+999999999-12-31", "+999999999-12-31"},
+      {QVG_V_DATE, "-0001-01-01", "-0001-01-01"},
+      {QVG_V_DATE, "0028-11-11", "0028-11-11"},
+      {QVG_V_LOCALTIME, "214032.142", "21:40:32.142"},
+      {QVG_V_LOCALTIME, "21", "21:00"},
+      {QVG_V_LOCALTIME, "12:31:14.645876", "12:31:14.645876"},
+      {QVG_V_LOCALTIME, "12:31:14.000000003", "12:31:14.000000003"},
+      {QVG_V_TIME, "21:40:32.142+0100", "21:40:32.142+01:00"},
+      {QVG_V_TIME, "2140-00:00", "21:40Z"},
+      {QVG_V_TIME, "22+18:00", "22:00+18:00"},
+      {QVG_V_TIME, "12:34:56-02:05:07", "12:34:56-02:05:07"},
+      {QVG_V_LOCALDATETIME, "2015-W30-2T214032.142", "2015-07-21T21:40:32.142"},
+      {QVG_V_LOCALDATETIME, "2015202T21", "2015-07-21T21:00"},
+      {QVG_V_DATETIME, "2015-07-21T21:40:32.142+0100", "2015-07-21T21:40:32.142+01:00"},
+      {QVG_V_DATETIME, "2015-W30T2140-02", "2015-07-20T21:40-02:00"},
+      /* named zones: the offset of the day, from the system's tz database */
+      {QVG_V_DATETIME, "2015-07-21T21:40:32.142[Europe/London]", "2015-07-21T21:40:32.142+01:00[Europe/London]"},
+      {QVG_V_DATETIME, "1984-01-11T12:00[Europe/Stockholm]", "1984-01-11T12:00+01:00[Europe/Stockholm]"},
+      {QVG_V_DATETIME, "1984-07-11T12:00[Europe/Stockholm]", "1984-07-11T12:00+02:00[Europe/Stockholm]"},
+      {QVG_V_DATETIME, "2015-07-21T21:40:32.142-04[America/New_York]",
+       "2015-07-21T21:40:32.142-04:00[America/New_York]"},
+      /* 02:30 does not exist in Stockholm on 2017-03-26: java.time moves it an hour later */
+      {QVG_V_DATETIME, "2017-03-26T02:30[Europe/Stockholm]", "2017-03-26T03:30+02:00[Europe/Stockholm]"},
+      {QVG_V_DURATION, "P14DT16H12M", "P14DT16H12M"},
+      {QVG_V_DURATION, "P5M1.5D", "P5M1DT12H"},
+      {QVG_V_DURATION, "P0.75M", "P22DT19H51M49.5S"},
+      {QVG_V_DURATION, "PT0.75M", "PT45S"},
+      {QVG_V_DURATION, "P2.5W", "P17DT12H"},
+      {QVG_V_DURATION, "P12Y5M14DT16H12M70S", "P12Y5M14DT16H13M10S"},
+      {QVG_V_DURATION, "P2012-02-02T14:37:21.545", "P2012Y2M2DT14H37M21.545S"},
+      {QVG_V_DURATION, "PT-0.3S", "PT-0.3S"},
+      {QVG_V_DURATION, "PT-9M-59.4S", "PT-9M-59.4S"},
+      {QVG_V_DURATION, "PT0S", "PT0S"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    qvg_val v = tv(cases[i].t, cases[i].in);
+    assert_int_equal(v.t, cases[i].t);
+    if (strcmp(ttext(&v), cases[i].out) != 0) fail_msg("%s: got %s, expected %s", cases[i].in, ttext(&v), cases[i].out);
+    /* the text reads back as the same value */
+    qvg_val w = tv(cases[i].t, cases[i].out);
+    assert_int_equal(qvg_val_equals(&v, &w), QVG_TRUE);
+  }
+  /* the TCK renders temporal values as their text in quotes */
+  qvg_val d = tv(QVG_V_DATE, "2015-07-21");
+  assert_string_equal(text(&d), "'2015-07-21'");
+  qvg_val l = LIST(tv(QVG_V_DURATION, "P1Y2M10DT12H45M30.5S"));
+  assert_string_equal(text(&l), "['P1Y2M10DT12H45M30.5S']");
+  assert_string_equal(qvg_vtype_name(QVG_V_LOCALDATETIME), "LocalDateTime");
+  /* text that is not a value of the kind */
+  static const struct {
+    int t;
+    const char *s;
+  } bad[] = {{QVG_V_DATE, "2015-13-01"},
+             {QVG_V_DATE, "2015-02-29"},
+             {QVG_V_DATE, "15-07-21"},
+             {QVG_V_DATE, "2015-07-21T10:00"},
+             {QVG_V_LOCALTIME, "24:00"},
+             {QVG_V_LOCALTIME, "12:00+01:00"},
+             {QVG_V_TIME, "12:00+19:00"},
+             {QVG_V_DATETIME, "2015-07-21T10:00[No/Such_Zone]"},
+             {QVG_V_DATETIME, "2015-07-21T10:00[../../etc/passwd]"},
+             {QVG_V_DURATION, "P1H"},
+             {QVG_V_DURATION, "PT1D"},
+             {QVG_V_DURATION, "P"},
+             {QVG_V_DURATION, "1Y"}};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    qvg_val v;
+    qv_error e = {0};
+    assert_int_equal(qvg_temporal_parse(bad[i].t, bad[i].s, (int32_t)strlen(bad[i].s), &g_a, &v, &e), QV_ERR_INVALID);
+    assert_int_equal(v.t, QVG_V_NULL);
+  }
+}
+
+static void test_temporal_calendar(void **state) {
+  (void)state;
+  assert_int_equal(qvg_days_from_civil(1970, 1, 1), 0);
+  assert_int_equal(qvg_weekday(0), 4); /* a Thursday */
+  int64_t y, wy;
+  int m, d, w, dw;
+  for (int64_t day = -800000; day < 800000; day += 997) {
+    qvg_civil_from_days(day, &y, &m, &d);
+    assert_int_equal(qvg_days_from_civil(y, m, d), day);
+  }
+  /* Temporal5: 1984-01-01 is in week 52 of 1983, a Sunday */
+  qvg_week_date(qvg_days_from_civil(1984, 1, 1), &wy, &w, &dw);
+  assert_int_equal(wy, 1983);
+  assert_int_equal(w, 52);
+  assert_int_equal(dw, 7);
+  /* Temporal1: week 1 of 1817 starts on 1816-12-30; 1818 has 53 weeks */
+  assert_int_equal(qvg_week1_monday(1817), qvg_days_from_civil(1816, 12, 30));
+  assert_int_equal((qvg_week1_monday(1819) - qvg_week1_monday(1818)) / 7, 53);
+  int32_t off;
+  assert_int_equal(qvg_zone_offset_at("Pacific/Honolulu", 16, 0, &off, NULL), QV_OK);
+  assert_int_equal(off, -10 * 3600);
+  qv_error e = {0};
+  assert_int_equal(qvg_zone_check("Nowhere/Land", 12, &e), QV_ERR_INVALID);
+  assert_non_null(strstr(e.message, "unknown time zone 'Nowhere/Land'"));
+}
+
+static qvg_val tm_roundtrip(const qvg_val *v) {
+  qv_buffer b = QV_BUFFER_INIT;
+  assert_int_equal(qvg_val_encode(v, &b, NULL), QV_OK);
+  uint8_t *copy = qvg_arena_alloc(&g_a, (size_t)b.size);
+  memcpy(copy, b.data, (size_t)b.size);
+  qvg_val w;
+  assert_int_equal(qvg_val_decode(copy, b.size, &g_a, &w, NULL), QV_OK);
+  /* hostile: every truncation is refused */
+  for (int64_t n = 0; n < b.size; n++) {
+    qvg_val x;
+    assert_int_equal(qvg_val_decode(copy, n, &g_a, &x, NULL), QV_ERR_CORRUPT);
+  }
+  qv_buffer_reset(&b);
+  return w;
+}
+
+static void test_temporal_encoding(void **state) {
+  (void)state;
+  const char *texts[] = {"1984-10-11",
+                         "12:31:14.645876123",
+                         "12:31:14+01:00",
+                         "1984-10-11T12:31:14.5",
+                         "1984-10-11T12:31+01:00[Europe/Stockholm]",
+                         "P1Y2M10DT12H45M30.5S"};
+  for (int k = 0; k < 6; k++) {
+    qvg_val v = tv(QVG_V_DATE + k, texts[k]), w = tm_roundtrip(&v);
+    assert_int_equal(w.t, v.t);
+    assert_string_equal(ttext(&w), ttext(&v));
+    assert_int_equal(qvg_val_equals(&v, &w), QVG_TRUE);
+  }
+  /* equivalent durations encode alike: 12 minutes 70 seconds is 13 minutes 10 seconds */
+  qvg_val a, b;
+  assert_int_equal(qvg_duration_make(&g_a, 0, 0, 12 * 60 + 70, 0, &a, NULL), QV_OK);
+  b = tv(QVG_V_DURATION, "PT13M10S");
+  qv_buffer ea = QV_BUFFER_INIT, eb = QV_BUFFER_INIT;
+  assert_int_equal(qvg_val_encode(&a, &ea, NULL), QV_OK);
+  assert_int_equal(qvg_val_encode(&b, &eb, NULL), QV_OK);
+  assert_int_equal(ea.size, eb.size);
+  assert_memory_equal(ea.data, eb.data, (size_t)ea.size);
+  /* a duration's nanoseconds past a second, a time of day past midnight: corrupt */
+  ea.data[ea.size - 1] = 0x7f;
+  qvg_val x;
+  assert_int_equal(qvg_val_decode(ea.data, ea.size, &g_a, &x, NULL), QV_ERR_CORRUPT);
+  qv_buffer_reset(&ea);
+  qv_buffer_reset(&eb);
+  qvg_val t = tv(QVG_V_LOCALTIME, "23:59");
+  assert_int_equal(qvg_val_encode(&t, &ea, NULL), QV_OK);
+  ea.data[8] = 0x7f;
+  assert_int_equal(qvg_val_decode(ea.data, ea.size, &g_a, &x, NULL), QV_ERR_CORRUPT);
+  qv_buffer_reset(&ea);
+}
+
+static void test_temporal_order(void **state) {
+  (void)state;
+  /* comparisons: within a kind, TIME and DATETIME by instant (Temporal7, WithOrderBy1 [15]) */
+  qvg_val t1 = tv(QVG_V_TIME, "12:35:15+05:00"), t2 = tv(QVG_V_TIME, "12:30:14.645876123+01:01"),
+          t3 = tv(QVG_V_TIME, "10:35-08:00");
+  assert_int_equal(qvg_val_less(&t1, &t2, false), QVG_TRUE);
+  assert_int_equal(qvg_val_less(&t2, &t3, false), QVG_TRUE);
+  qvg_val dt1 = tv(QVG_V_DATETIME, "1984-10-11T12:31:14+01:00"), dt2 = tv(QVG_V_DATETIME, "1984-10-11T11:31:14Z");
+  /* one instant, two offsets: neither less, not equal, ordered by offset */
+  assert_int_equal(qvg_val_less(&dt1, &dt2, false), QVG_FALSE);
+  assert_int_equal(qvg_val_less(&dt1, &dt2, true), QVG_TRUE);
+  assert_int_equal(qvg_val_equals(&dt1, &dt2), QVG_FALSE);
+  assert_true(qvg_val_order(&dt2, &dt1) < 0);
+  /* across kinds and with durations: not comparable */
+  qvg_val d = tv(QVG_V_DATE, "1984-10-11"), ld = tv(QVG_V_LOCALDATETIME, "1984-10-11T00:00"),
+          du1 = tv(QVG_V_DURATION, "P1D"), du2 = tv(QVG_V_DURATION, "PT24H");
+  assert_int_equal(qvg_val_less(&d, &ld, false), QVG_UNKNOWN);
+  assert_int_equal(qvg_val_equals(&d, &ld), QVG_FALSE);
+  assert_int_equal(qvg_val_less(&du1, &du2, false), QVG_UNKNOWN);
+  assert_int_equal(qvg_val_equals(&du1, &du2), QVG_FALSE);
+  /* the global order (CIP2016-06-14): ... PATH < DATETIME < LOCALDATETIME < DATE < TIME < LOCALTIME < DURATION < STRING */
+  qvg_val lt = tv(QVG_V_LOCALTIME, "00:00"), s = str("");
+  const qvg_val *seq[] = {&dt1, &ld, &d, &t1, &lt, &du1, &s};
+  for (int i = 0; i + 1 < 7; i++) {
+    assert_true(qvg_val_order(seq[i], seq[i + 1]) < 0);
+    qv_buffer ka = QV_BUFFER_INIT, kb = QV_BUFFER_INIT;
+    assert_int_equal(qvg_val_sortkey(seq[i], &ka, NULL), QV_OK);
+    assert_int_equal(qvg_val_sortkey(seq[i + 1], &kb, NULL), QV_OK);
+    assert_true(key_cmp(&ka, &kb) < 0);
+    qv_buffer_reset(&ka);
+    qv_buffer_reset(&kb);
+  }
+  qvg_val p = {QVG_V_PATH, 1, {0}};
+  qvg_val node = qvg_node_val(1);
+  p.u.l = &node;
+  assert_true(qvg_val_order(&p, &dt1) < 0);
+}
+
 static int teardown(void **state) {
   (void)state;
   qvg_arena_free(&g_a);
@@ -682,10 +920,21 @@ static int teardown(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_arena),          cmocka_unit_test(test_map),        cmocka_unit_test(test_encoding),
-      cmocka_unit_test(test_decode_hostile), cmocka_unit_test(test_from_array), cmocka_unit_test(test_equality_tck),
-      cmocka_unit_test(test_less_tck),       cmocka_unit_test(test_order),      cmocka_unit_test(test_sortkey_property),
-      cmocka_unit_test(test_float_text),     cmocka_unit_test(test_render),
+      cmocka_unit_test(test_arena),
+      cmocka_unit_test(test_map),
+      cmocka_unit_test(test_encoding),
+      cmocka_unit_test(test_decode_hostile),
+      cmocka_unit_test(test_from_array),
+      cmocka_unit_test(test_equality_tck),
+      cmocka_unit_test(test_less_tck),
+      cmocka_unit_test(test_order),
+      cmocka_unit_test(test_sortkey_property),
+      cmocka_unit_test(test_float_text),
+      cmocka_unit_test(test_render),
+      cmocka_unit_test(test_temporal_text),
+      cmocka_unit_test(test_temporal_calendar),
+      cmocka_unit_test(test_temporal_encoding),
+      cmocka_unit_test(test_temporal_order),
   };
   return cmocka_run_group_tests(tests, NULL, teardown);
 }
