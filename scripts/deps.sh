@@ -4,10 +4,12 @@
 # Usage: scripts/deps.sh [--dev]   (--dev adds the sanitizer/fuzzing toolchain)
 set -euo pipefail
 
+# tzdata: Cypher's named time zones read the system tz database (src/graph/cypher_temporal.c).
 packages=(
   build-essential cmake ninja-build pkg-config
   libzstd-dev liblz4-dev libroaring-dev libpcre2-dev libutf8proc-dev
   libxxhash-dev libcmocka-dev clang-format
+  tzdata
   python3 python3-venv python3-dev
 )
 if [ "${1:-}" = "--dev" ]; then
