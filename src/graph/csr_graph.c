@@ -15,6 +15,7 @@
 #include "base/text.h"
 #include "base/wire.h"
 #include "graph/graph_int.h"
+#include "graph/gstore.h"
 
 #define CATALOG "catalog.qvg"
 
@@ -518,6 +519,7 @@ qv_status qv_graph_open(const char *path, qv_graph **out, qv_error *err) {
   }
   qv_status st = read_catalog(path, &g->cat, err);
   if (st == QV_OK) st = open_all(g, err);
+  if (st == QV_OK) st = qvg_store_dataset(g, &g->store, err);
   if (st != QV_OK) {
     qv_graph_close(g);
     return st;
@@ -528,6 +530,7 @@ qv_status qv_graph_open(const char *path, qv_graph **out, qv_error *err) {
 
 void qv_graph_close(qv_graph *g) {
   if (!g) return;
+  qvg_store_free(g->store); /* first: a dataset store borrows the catalog */
   qvg_catalog_reset(&g->cat);
   qv_free(g->path);
   qv_free(g);

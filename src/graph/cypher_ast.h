@@ -80,8 +80,8 @@ typedef enum qvg_kind {
   QVG_INT,        /* i0 */
   QVG_FLOAT,      /* f */
   QVG_STRING,     /* name the decoded bytes (len may include NUL bytes) */
-  QVG_TRUE,
-  QVG_FALSE,
+  QVG_LIT_TRUE,
+  QVG_LIT_FALSE,
   QVG_NULL,
   QVG_PARAM,    /* name the parameter ("0" for $0) */
   QVG_VAR,      /* name */
@@ -171,7 +171,7 @@ const qvg_node *qvg_ast_root(const qvg_ast *ast);
 /* Frees the tree and everything in it; NULL is a no-op. */
 void qvg_ast_destroy(qvg_ast *ast);
 
-/* The canonical text of a tree: one clause per line, every operator in
+/* The canonical text of a tree (a query, or any expression node): one clause per line, every operator in
  * parentheses, names backtick-quoted where needed, strings single-quoted.
  * Parsing it gives a tree that prints the same.  Returns a qv_malloc'd
  * string for qv_free, or NULL when memory ran out. */

@@ -88,8 +88,9 @@ qv_status qvg_op_filter(qv_exec_ctx *ctx, qv_exec_op *child, const qvg_store *st
                         const qvg_cx *pred, int32_t n_locals, qv_exec_op **out, qv_error *err);
 /* CypherUnwindExec: one row per element of the list value in column col
  * (a null list: no row; a non-list value: one row of itself, as Cypher's
- * UNWIND of a scalar): the input's columns then the element as a VALUE
- * column named name. */
+ * UNWIND of a scalar): the input's columns but col (a long list is not
+ * repeated once per element), then the element as a VALUE column named
+ * name. */
 qv_status qvg_op_unwind(qv_exec_ctx *ctx, qv_exec_op *child, const qvg_colkind *in_kinds, int32_t col, const char *name,
                         qv_exec_op **out, qv_error *err);
 
@@ -178,7 +179,7 @@ qv_status qvg_op_create(qv_exec_ctx *ctx, qv_exec_op *child, qvg_store *st, cons
 /* ResultExec: the user's columns.  A VALUE column becomes a typed Arrow
  * column where static_types[i] says what the binder proved every value is
  * (QV_TYPE_INT64, FLOAT64, BOOL or STRING; a value of another type is then
- * QV_ERR_INTERNAL), and otherwise (QV_TYPE_NULL) a string column of each
+ * QV_ERR_INVALID), and otherwise (QV_TYPE_NULL) a string column of each
  * value's Cypher text (qvg_val_render); NODE and REL columns become their
  * text too.  With render_all every column is text, null as "null": the
  * TCK harness's view. */

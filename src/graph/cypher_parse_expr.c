@@ -333,8 +333,8 @@ qvg_node *qvg_parse_atom(qvg_parser *p) {
   }
   int next = qvg_peek(p, 1)->kind;
   if (t->kind == QVG_T_WORD) {
-    if (qvg_is_kw(t, "TRUE")) return qvg_mk(p, QVG_TRUE, qvg_next(p), NULL, 0);
-    if (qvg_is_kw(t, "FALSE")) return qvg_mk(p, QVG_FALSE, qvg_next(p), NULL, 0);
+    if (qvg_is_kw(t, "TRUE")) return qvg_mk(p, QVG_LIT_TRUE, qvg_next(p), NULL, 0);
+    if (qvg_is_kw(t, "FALSE")) return qvg_mk(p, QVG_LIT_FALSE, qvg_next(p), NULL, 0);
     if (qvg_is_kw(t, "NULL")) return qvg_mk(p, QVG_NULL, qvg_next(p), NULL, 0);
     if (qvg_is_kw(t, "CASE")) return parse_case(p);
     if (next == '{' && qvg_is_kw(t, "EXISTS")) return parse_subquery(p, QVG_EXISTS);

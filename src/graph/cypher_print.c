@@ -265,8 +265,8 @@ static void expr(qvb_text *b, const qvg_node *x) {
     case QVG_INT: qvb_text_f(b, "%lld", (long long)x->i0); return;
     case QVG_FLOAT: float_lit(b, x->f); return;
     case QVG_STRING: string_lit(b, x->str, x->len); return;
-    case QVG_TRUE: qvb_text_s(b, "true"); return;
-    case QVG_FALSE: qvb_text_s(b, "false"); return;
+    case QVG_LIT_TRUE: qvb_text_s(b, "true"); return;
+    case QVG_LIT_FALSE: qvb_text_s(b, "false"); return;
     case QVG_NULL: qvb_text_s(b, "null"); return;
     case QVG_PARAM: {
       bool plain = x->len > 0;
@@ -518,7 +518,8 @@ static void query(qvb_text *b, const qvg_node *x, const char *sep) {
 
 char *qvg_cypher_print(const qvg_node *root) {
   qvb_text b = {0};
-  if (root) query(&b, root, "\n");
+  if (root && (root->kind == QVG_QUERY || root->kind == QVG_UNION)) query(&b, root, "\n");
+  else if (root) expr(&b, root);
   qvb_text_s(&b, "");
   if (b.oom || !b.p) {
     qvb_text_free(&b);

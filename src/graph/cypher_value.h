@@ -9,7 +9,12 @@
  * equivalence DISTINCT, grouping and UNION use: null equivalent to null,
  * NaN to NaN, 1 not equivalent to 1.0) exactly when their encodings are
  * byte-equal, so exec's hash operators group and join VALUE columns by
- * bytes.
+ * bytes.  (1 vs 1.0: no TCK scenario groups an Integer with an equal
+ * Float -- the DISTINCT ones, clauses/return/Return5, clauses/with/With5,
+ * expressions/aggregation/Aggregation8, use one type -- and an encoding
+ * that merged them could not give back the type it was given, so they
+ * stay apart.  -0.0 encodes as 0.0: the TCK's `RETURN -0.0` is 0.0,
+ * expressions/literals/Literals5 [9].)
  *
  * A qvg_val is a small struct pointing into memory it does not own: a
  * string may point into a column's buffer (decoding is zero-copy) and

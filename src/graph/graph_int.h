@@ -234,6 +234,10 @@ typedef struct qvg_catalog {
 struct qv_graph {
   char *path;
   qvg_catalog cat;
+  /* What Cypher queries read (graph/gstore.h): a dataset store over this
+   * graph (qv_graph_open) or a memory store (qv_graph_open_memory, whose
+   * catalog is empty).  Owned; freed by qv_graph_close. */
+  struct qvg_store *store;
 };
 
 /* catalog.c */

@@ -19,7 +19,7 @@ run() {
   out=$("$@" 2>&1; echo "[exit $?]")
   out=${out//$work/WORK}
   # Times and dates vary from run to run.
-  out=$(printf '%s\n' "$out" | sed -E 's/\([0-9]+\.[0-9]+ s\)/(T s)/; s/[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}  /YYYY-MM-DD HH:MM:SS  /; s/time: [0-9.]+ s/time: T s/; s/peak_rss_kib=[0-9-]+/peak_rss_kib=K/; s/_indices\/[0-9a-f]{32}\.qvi/_indices\/HEX.qvi/g; s/data\/[0-9a-f]{32}\.qvf/data\/HEX.qvf/g')
+  out=$(printf '%s\n' "$out" | sed -E 's/\([0-9]+\.[0-9]+ s\)/(T s)/; s/[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}  /YYYY-MM-DD HH:MM:SS  /; s/time: [0-9.]+ s/time: T s/; s/time=[0-9.]+ms/time=Tms/g; s/peak_rss_kib=[0-9-]+/peak_rss_kib=K/; s/_indices\/[0-9a-f]{32}\.qvi/_indices\/HEX.qvi/g; s/data\/[0-9a-f]{32}\.qvf/data\/HEX.qvf/g')
   local golden="$here/golden/$name.out"
   if [ "${UPDATE_GOLDEN:-}" = 1 ]; then
     printf '%s\n' "$out" > "$golden"
@@ -415,6 +415,38 @@ run cypher-param-twice q cypher g 'RETURN $x' --param x=1 --param x=2
 run cypher-bad-format q cypher g 'RETURN 1' --format stats
 run cypher-explain-format q cypher g 'RETURN 1' --explain --format csv
 run cypher-no-graph q cypher nowhere 'RETURN 1'
+run cypher-table q cypher g 'MATCH (a:Person)-[:KNOWS]->(b) WHERE a.age > $age RETURN a.name AS a, b.name AS b ORDER BY a, b' --param age=30
+run cypher-csv-no-csr q cypher g 'MATCH (a:Person)-[k:KNOWS]->(b) RETURN a.name AS a, k.since AS since, b.name AS b ORDER BY since' --format csv --no-csr
+run cypher-json q cypher g 'MATCH (a:Person {name: $name})-[:KNOWS*1..2]->(b) RETURN DISTINCT b ORDER BY b.name' --param name=Ann --format json
+# --param values: literals as they are, a bare word as a string
+run cypher-param-literals q cypher g 'RETURN $i AS i, $f AS f, $s AS s, $w AS w, $l AS l, $m AS m, $n AS n, $h AS h' -p i=42 -p f=-1.5e3 -p "s='it\\'s'" -p w='Ann Lee' -p 'l=[1, 2.5]' -p 'm={k: true}' -p n=null -p h=0x1F --format csv
+run cypher-explain q cypher g 'MATCH (a:Person)-[:KNOWS]->(b) RETURN count(*) AS n' --explain
+run cypher-syntax-error q cypher g 'MATCH (a RETURN a'
+run cypher-unknown-label q cypher g 'MATCH (a:Persn) RETURN a'
+run cypher-read-only q cypher g 'CREATE (:Person {id: 9})'
+run cypher-runtime-error q cypher g 'MATCH (a:Person) RETURN a.name - 1 AS x'
+# EXPLAIN on the four-person graph (Person(id, name, age), KNOWS(src, dst,
+# since), four edges): each plan with the CSR and with --no-csr (every hop a
+# hash join), and the rows, which must be the same both ways.
+printf 'id,name,age\n1,Ann,31\n2,Bob,42\n3,Cid,27\n4,Dee,38\n' > fp-persons.csv
+printf 'src,dst,since\n1,2,2019\n1,3,2021\n2,3,2022\n3,4,2018\n' > fp-knows.csv
+q import fp-persons.csv fp-persons --quiet > /dev/null 2>&1
+q import fp-knows.csv fp-knows --quiet > /dev/null 2>&1
+q graph create fp --node Person=fp-persons:id --rel 'KNOWS=fp-knows:src->dst:Person->Person' > /dev/null 2>&1
+explain_case() {
+  local name=$1 query=$2
+  run "explain-$name" q cypher fp "$query" --explain
+  run "explain-$name-no-csr" q cypher fp "$query" --explain --no-csr
+  run "explain-$name-rows" q cypher fp "$query" --format csv
+  run "explain-$name-rows-no-csr" q cypher fp "$query" --format csv --no-csr
+}
+explain_case two-hop "MATCH (a:Person {name: 'Ann'})-[:KNOWS]->(b)-[:KNOWS]->(c) RETURN b.name AS b, c.name AS c ORDER BY b, c"
+explain_case filters 'MATCH (a:Person)-[k:KNOWS]->(b:Person) WHERE b.age > 35 AND k.since > 2018 RETURN a.name AS a, b.name AS b, k.since AS since'
+explain_case var-length "MATCH (a:Person {name: 'Ann'})-[:KNOWS*1..3]->(b) RETURN DISTINCT b.name AS b ORDER BY b"
+explain_case optional 'MATCH (a:Person) OPTIONAL MATCH (a)-[:KNOWS]->(b) RETURN a.name AS a, b.name AS b ORDER BY a, b'
+explain_case aggregation 'MATCH (a:Person)-[:KNOWS]->(b) WITH a, count(*) AS n WHERE n > 1 RETURN a.name AS a, n'
+explain_case not-exists 'MATCH (a:Person) WHERE NOT (a)-[:KNOWS]->() RETURN a.name AS a'
+run explain-cypher-analyze q cypher fp 'MATCH (a:Person)-[:KNOWS]->(b:Person) WHERE b.age > 30 RETURN count(*) AS n' --analyze
 # Pipe-separated files with typed headers (the LDBC layout): --delimiter and
 # --columns, with and without a header line.
 printf 'id:ID(Person)|firstName:STRING|birthday:LONG\n933|Mahinda|19891203\n1129|Carmen|19840218\n' > typed.csv

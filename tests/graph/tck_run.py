@@ -46,10 +46,12 @@ import argparse
 import collections
 import json
 import os
+import pickle
 import re
 import select
 import subprocess
 import sys
+import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -390,22 +392,42 @@ def selftest():
 
 # ---- worker: runs scenarios [lo, hi) and prints one JSON line each -----------
 
-def worker(tck, lo, hi, only):
+def load_extension():
+    """quiver._quiver, loaded without the package's Python glue (which imports
+    polars: a second a worker need not spend, and a crashed worker restarts)."""
+    import glob
+    import importlib.machinery
+    import importlib.util
+
+    for d in sys.path:
+        for f in sorted(glob.glob(os.path.join(d or '.', 'quiver', '_quiver*.so'))):
+            loader = importlib.machinery.ExtensionFileLoader('quiver._quiver', f)
+            spec = importlib.util.spec_from_file_location('quiver._quiver', f, loader=loader)
+            m = importlib.util.module_from_spec(spec)
+            loader.exec_module(m)
+            return m
+    import quiver._quiver as m  # noqa: PLC0415 - not found by path: whatever the import system finds
+
+    return m
+
+
+def worker(path, lo, hi, only):
+    """Runs scenarios [lo, hi) of the pickled list at path, one JSON line each."""
+    import pickle
     import resource
 
     soft = 8 << 30  # address space: a runaway allocation fails in this process, not the machine
     resource.setrlimit(resource.RLIMIT_AS, (soft, resource.getrlimit(resource.RLIMIT_AS)[1]))
-    from quiver._quiver import Graph
-
-    graphs = tck_parse.load_graphs(tck)
-    scenarios = load_scenarios(tck)
+    graph_type = load_extension().Graph
+    with open(path, 'rb') as f:
+        graphs, scenarios = pickle.load(f)
     for k in range(lo, hi):
         folder, ident, steps = scenarios[k]
         if only and only not in ident:
             continue
         print(json.dumps({'start': k}), flush=True)
         t0 = time.perf_counter()
-        cat, why = run_scenario(Graph, graphs, steps)
+        cat, why = run_scenario(graph_type, graphs, steps)
         print(json.dumps({'k': k, 'cat': cat, 'why': why, 's': time.perf_counter() - t0}), flush=True)
     print(json.dumps({'done': True}), flush=True)
     return 0
@@ -413,27 +435,27 @@ def worker(tck, lo, hi, only):
 
 def engine_state():
     """None when the engine answers a query, else why not (the stub says unsupported)."""
-    from quiver._quiver import Graph
-
     try:
-        Graph.memory().rows('RETURN 1 AS x')
+        load_extension().Graph.memory().rows('RETURN 1 AS x')
     except Exception as e:  # noqa: BLE001
         return describe(e)
     return None
 
 
-def run_all(tck, n, jobs, timeout, only):
+def run_all(path, idents, jobs, timeout, only):
     """{k: (category, why)} for every scenario run, over `jobs` worker processes.
     A worker that dies or takes longer than timeout on a scenario costs that
     scenario; a new worker goes on after it."""
-    results = {}
-    procs = {}  # fd -> [proc, hi, scenario in flight (or None), its start time, unread bytes]
+    n = len(idents)
+    results, seconds = {}, {}
+    procs = {}  # fd -> [proc, hi, scenario in flight (or None), its start time, unread bytes, stderr file]
 
     def start(lo, hi):
-        p = subprocess.Popen([sys.executable, os.path.abspath(__file__), '--worker', str(lo), str(hi),
-                              '--tck', tck] + (['--only', only] if only else []),
-                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-        procs[p.stdout.fileno()] = [p, hi, None, time.monotonic(), b'']
+        err = tempfile.TemporaryFile()  # the worker's stderr: its last words go into a crash's reason
+        p = subprocess.Popen([sys.executable, os.path.abspath(__file__), '--worker', path, str(lo), str(hi),
+                              '--tck', '-'] + (['--only', only] if only else []),
+                             stdout=subprocess.PIPE, stderr=err)
+        procs[p.stdout.fileno()] = [p, hi, None, time.monotonic(), b'', err, lo]
 
     for j in range(jobs):
         lo, hi = n * j // jobs, n * (j + 1) // jobs
@@ -459,7 +481,8 @@ def run_all(tck, n, jobs, timeout, only):
                         done = True
                     else:
                         results[msg['k']] = (msg['cat'], msg['why'])
-                        st[2] = None
+                        seconds[msg['k']] = msg['s']
+                        st[2], st[6] = None, msg['k'] + 1
             stuck = st[2] is not None and now - st[3] > timeout
             if not (ended or stuck or done):
                 continue
@@ -468,13 +491,22 @@ def run_all(tck, n, jobs, timeout, only):
             p.wait()
             p.stdout.close()
             del procs[fd]
+            st[5].seek(max(0, st[5].seek(0, os.SEEK_END) - 400))
+            last = st[5].read().decode('utf-8', 'replace').strip()
+            st[5].close()
             k = st[2]
+            if k is None and not done:  # died between scenarios: the harness's own fault
+                print(f'tck_run: a worker died outside any scenario (exit {p.returncode}):\n{last}', file=sys.stderr)
+                for j in range(st[6], st[1]):
+                    if not only or only in idents[j]:
+                        results[j] = ('harness', f'not run: the worker died (exit {p.returncode})')
             if k is not None and not done:
                 results[k] = ('timeout', f'no answer within {timeout:.0f} s') if stuck else \
-                    ('crash', f'the worker died (exit {p.returncode}) in this scenario')
+                    ('crash', f'the worker died (exit {p.returncode}) in this scenario' +
+                     (f'; its last words: {last[-200:]}' if last else ''))
                 if k + 1 < st[1]:
                     start(k + 1, st[1])
-    return results
+    return results, seconds
 
 
 def main():
@@ -485,17 +517,17 @@ def main():
     ap.add_argument('--jobs', type=int, default=1)
     ap.add_argument('--timeout', type=float, default=60.0, help='seconds a scenario may take')
     ap.add_argument('--only')
-    ap.add_argument('--worker', nargs=2, type=int, help=argparse.SUPPRESS)
+    ap.add_argument('--worker', nargs=3, help=argparse.SUPPRESS)
     ap.add_argument('-v', '--verbose', action='store_true')
     a = ap.parse_args()
 
+    if a.worker:
+        return worker(a.worker[0], int(a.worker[1]), int(a.worker[2]), a.only)
     found = [d for d in a.tck if d and os.path.isdir(os.path.join(d, 'features'))]
     if not found:
         print(f'tck_run: SKIPPED: no openCypher TCK (features/) in any of: {", ".join(d for d in a.tck if d)}')
         return 77
     tck = found[0]
-    if a.worker:
-        return worker(tck, a.worker[0], a.worker[1], a.only)
     if not selftest():
         return 1
     try:
@@ -510,7 +542,10 @@ def main():
 
     scenarios = load_scenarios(tck)
     t0 = time.monotonic()
-    results = run_all(tck, len(scenarios), max(1, a.jobs), a.timeout, a.only)
+    with tempfile.NamedTemporaryFile(prefix='tck_run.', suffix='.pickle') as f:
+        pickle.dump((tck_parse.load_graphs(tck), scenarios), f)
+        f.flush()
+        results, seconds = run_all(f.name, [ident for _, ident, _ in scenarios], max(1, a.jobs), a.timeout, a.only)
     elapsed = time.monotonic() - t0
 
     cats = ['pass', 'result', 'error', 'wrong error', 'no error', 'side effects', 'setup', 'unsupported',
@@ -557,6 +592,10 @@ def main():
             print('\nmost common failures (-v lists every one):')
             for (cat, why), c in by.most_common(15):
                 print(f'  {c:5}  {cat}: {why}')
+
+    slow = sorted(seconds.items(), key=lambda kv: -kv[1])[:5]
+    if slow and slow[0][1] > 0.5:
+        print('\nslowest scenarios: ' + '; '.join(f'{scenarios[k][1]} {t:.1f} s' for k, t in slow if t > 0.5))
 
     rc = 0
     if a.write:

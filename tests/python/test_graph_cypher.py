@@ -224,12 +224,21 @@ def test_render_gives_cypher_text():
         (1.0, "1.0"),
         ("it's \\ \n", "'it\\'s \\\\ \n'"),
         ([1, [None, "a"]], "[1, [null, 'a']]"),
-        ({"k": [1], "a b": {"c": 2.5}}, "{`a b`: {c: 2.5}, k: [1]}"),
+        ({"k": [1], "b": {"c": 2.5}}, "{b: {c: 2.5}, k: [1]}"),
     ],
 )
 def test_params_arrive_exactly(value, text):
     _, rows = quiver.Graph.memory().cypher_rows("RETURN $v AS v", {"v": value})
     assert rows == [(text,)]
+
+
+@needs_engine
+def test_param_map_keys_that_need_quotes():
+    value = {"a b": 1, "x`y": 2, "9": 3, "": 4}
+    _, rows = quiver.Graph.memory().cypher_rows(
+        "RETURN $v.`a b` AS a, $v.`x``y` AS b, $v.`9` AS c, $v.`` AS d", {"v": value}
+    )
+    assert rows == [("1", "2", "3", "4")]
 
 
 @needs_engine

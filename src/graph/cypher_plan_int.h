@@ -1,0 +1,149 @@
+/* The Cypher planner's internals, shared by cypher_bind.c (expressions:
+ * syntax tree -> qvg_cx against a scope), cypher_plan.c (clauses and
+ * patterns -> operators) and cypher_query.c (the public entry points).
+ *
+ * Planning walks the clauses in order, keeping a scope: the plan built so
+ * far (an operator tree), the kinds of its columns, and the variables
+ * visible at that point, each the name of one of its columns (a path
+ * variable is an expression over columns instead).  Everything the plan
+ * needs while it runs (compiled expressions, names, kinds) lives in the
+ * planner's arena, which the query's reader frees after the plan. */
+#ifndef QUIVER_GRAPH_CYPHER_PLAN_INT_H
+#define QUIVER_GRAPH_CYPHER_PLAN_INT_H
+
+#include "graph/cypher_ops.h"
+
+/* Prefix of the columns the planner adds for itself ("#1", "#2", ...):
+ * no unquoted Cypher name starts with '#', and RETURN * leaves them out. */
+#define QVG_HIDDEN "#"
+/* The upper bound of a variable-length hop written without one (`*`,
+ * `*2..`), the same for the CSR and the hash-join plan (docs/cypher.md). */
+#define QVG_VARLEN_DEFAULT_MAX 15
+
+typedef struct qvg_pvar {
+  const char *name;
+  const char *col; /* its column's name; NULL for a path variable */
+  /* A path variable: its elements' columns (node, rel or rel list, node,
+   * ...) and each hop's direction as written (QVG_DIR_*), compiled into a
+   * QVG_CX_PATH where it is used. */
+  const char **path_cols;
+  int32_t n_path;
+  const uint8_t *path_dirs;
+  int32_t label;   /* a label the variable is known to have (-1), for property checks */
+  qv_type_id type; /* what its values are known to be (QV_TYPE_NULL: unknown), for typed results */
+} qvg_pvar;
+
+typedef struct qvg_scope {
+  qv_exec_op *op; /* owned while planning; NULL before the first clause */
+  int32_t n_cols;
+  qvg_colkind *kinds; /* per column of op */
+  const char **names; /* per column of op (or of the operator about to be made) */
+  int32_t n_vars;
+  qvg_pvar *vars;
+} qvg_scope;
+
+typedef struct qvg_bound_expr {
+  const qvg_node *ast; /* an aggregate call, a pattern predicate, ... */
+  const char *col;     /* the column that holds its value */
+} qvg_bound_expr;
+
+/* Something to release with the plan (subplan arguments' arenas). */
+typedef struct qvg_cleanup {
+  void (*fn)(void *arg);
+  void *arg;
+  struct qvg_cleanup *next;
+} qvg_cleanup;
+
+typedef struct qvg_planner {
+  qvg_store *st;
+  qv_exec_ctx *ctx;
+  qvg_arena *arena; /* where plan-lifetime things go */
+  bool use_csr;
+  /* parameters */
+  int32_t n_params;
+  const char **param_names;
+  qvg_val *param_values;
+  /* expressions already computed into columns */
+  int32_t n_bound, cap_bound;
+  qvg_bound_expr *bound; /* qv_malloc'd (it outlives the arenas of subplans) */
+  /* after grouping: the grouping keys' expressions by their canonical text
+   * (qvg_cypher_print), so that `a.name` inside an aggregate item or an
+   * ORDER BY reads the key column; borrowed, n_key_texts 0 otherwise */
+  int32_t n_key_texts;
+  char **key_texts;
+  const char **key_cols;
+  /* comprehension variables visible while compiling */
+  int32_t n_locals, max_locals;
+  const char *locals[QVG_CYPHER_MAX_DEPTH];
+  int64_t hidden; /* counter for hidden names */
+  qvg_cleanup *cleanups;
+  qv_error *err;
+} qvg_planner;
+
+/* Runs fn(arg) when the plan is released (LIFO); QV_ERR_NOMEM if it
+ * cannot be recorded (fn is then run at once). */
+qv_status qvg_plan_on_release(qvg_planner *p, void (*fn)(void *), void *arg);
+/* Runs and forgets the cleanups, frees the bound list. */
+void qvg_planner_release(qvg_planner *p);
+
+/* ---- cypher_bind.c ---- */
+
+/* "#N": a fresh hidden column name (arena). */
+const char *qvg_hidden_name(qvg_planner *p);
+char *qvg_pstrdup(qvg_planner *p, const char *s, size_t n);
+/* " (did you mean `x`?)" for the candidate closest to name, or "" (in buf). */
+const char *qvg_suggest(const char *name, const char *const *cands, int32_t n, char *buf, size_t size);
+/* Fails with QV_ERR_INVALID "cypher: MESSAGE at line L, column C". */
+qv_status qvg_plan_fail(qvg_planner *p, const qvg_node *at, qv_status code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
+/* The variable named name in the scope, or NULL. */
+const qvg_pvar *qvg_scope_var(const qvg_scope *s, const char *name);
+/* Column index of name in the scope's operator, or -1. */
+int32_t qvg_scope_col(const qvg_scope *s, const char *name);
+
+/* A zeroed expression node of kind with n_kids (NULL) children, in the
+ * planner's arena; NULL when memory ran out. */
+qvg_cx *qvg_cx_new(qvg_planner *p, int kind, const qvg_node *at, int32_t n_kids);
+/* Compiles an expression against the scope.  Aggregates and pattern
+ * predicates must already be in p->bound (else: "aggregate not allowed
+ * here" / planned by the caller first). */
+qv_status qvg_compile(qvg_planner *p, const qvg_scope *s, const qvg_node *e, qvg_cx **out);
+/* A constant expression (literals, parameters, arithmetic on them)
+ * evaluated now. */
+qv_status qvg_eval_const(qvg_planner *p, const qvg_node *e, qvg_val *out);
+/* Whether e contains an aggregate call (not looking into nested
+ * subqueries). */
+bool qvg_has_aggregate(const qvg_node *e);
+/* Whether e is an aggregate call itself. */
+bool qvg_is_agg_call(const qvg_node *e);
+/* Adds the variable names e reads (QVG_VAR, not comprehension-local) to
+ * names[0..*n) (up to cap). */
+void qvg_vars_of(const qvg_node *e, const char **names, int32_t *n, int32_t cap);
+/* Registers ast as computed in column col. */
+qv_status qvg_bind_expr(qvg_planner *p, const qvg_node *ast, const char *col);
+/* The static result type of e if the binder can prove it (QV_TYPE_NULL
+ * otherwise): for typed result columns. */
+qv_type_id qvg_static_type(qvg_planner *p, const qvg_scope *s, const qvg_node *e);
+
+/* ---- cypher_plan.c ---- */
+
+/* Plans a whole query (QVG_QUERY or QVG_UNION) into an operator tree
+ * whose columns are the result's (user names, in order), *kinds their
+ * kinds and *types the static types. */
+qv_status qvg_plan_query(qvg_planner *p, const qvg_node *q, qv_exec_op **out, qvg_colkind **kinds, qv_type_id **types,
+                         int32_t *n_cols);
+
+/* ---- gop_spool.c ---- */
+
+/* SpoolExec: n readers of one child.  The first reader pulled drains the
+ * child into memory (counted against the limit); every reader then yields
+ * all its batches.  Each reader is an operator of its own (the first
+ * shows the child in explain, the others "SpoolReadExec: spool=N");
+ * destroying all of them destroys the child. */
+qv_status qvg_op_spool(qv_exec_ctx *ctx, qv_exec_op *child, int32_t n, qv_exec_op **readers, qv_error *err);
+
+#endif
