@@ -503,3 +503,16 @@ def test_kuzu_text_uses_trails():
     assert Q("x", "MATCH (a)-[:K*1..3]->(b) RETURN b").kuzu_text() == "MATCH (a)-[:K* TRAIL 1..3]->(b) RETURN b"
     assert Q("x", "MATCH (a)-[e:K*2]-(b) RETURN b").kuzu_text() == "MATCH (a)-[e:K* TRAIL 2]-(b) RETURN b"
     assert Q("x", "MATCH (a)-[:K*]->(b) RETURN b").kuzu_text() == "MATCH (a)-[:K* TRAIL]->(b) RETURN b"
+
+
+def test_generated_graph_is_deterministic():
+    """gen_social.py's graph at 2,000 persons, as pinned numpy draws it: the same rows every time."""
+    p1, k1 = gen_social.generate(SOCIAL_PERSONS)
+    p2, k2 = gen_social.generate(SOCIAL_PERSONS)
+    assert p1.equals(p2) and k1.equals(k2)
+    assert (p1.height, k1.height) == (2000, 45367)
+    assert (int(k1["since"].sum()), int(p1["age"].sum())) == (91280044, 95290)
+    assert k1.group_by("src").len().sort(["len", "src"]).tail(1).rows() == [(260, 455)]
+    assert k1.filter(k1["src"] == k1["dst"]).height == 0
+    assert k1.unique(["src", "dst"]).height == k1.height
+    assert gen_social.generate(SOCIAL_PERSONS, seed=7)[1].height != k1.height
