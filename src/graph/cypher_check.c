@@ -13,17 +13,22 @@
  * subquery's clauses) the scope becomes open: names it does not know are
  * then taken as unknown values rather than undefined.
  *
- * Error codes: QV_ERR_PARSE for what the TCK files under SyntaxError
- * (undefined variables, type conflicts, misplaced aggregates and patterns,
- * literal argument types), QV_ERR_TYPE for property access on a value that
- * has no properties (the TCK's TypeError).  Messages read "cypher: WHAT at
- * line L, column C", as the planner's do. */
+ * Error codes: QV_ERR_INVALID (CK_ERR), which include/quiver/graph.h
+ * promises for semantic errors and the binder gives for the same mistakes
+ * (the TCK files them under SyntaxError: undefined variables, type
+ * conflicts, misplaced aggregates and patterns, literal argument types);
+ * QV_ERR_TYPE for a property read from or written as a value that cannot
+ * hold one (the TCK's TypeError).  Messages read "cypher: WHAT at line L,
+ * column C", as the planner's do. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
 #include "graph/cypher_plan_int.h"
+
+/* The status of a semantic error (see above). */
+#define CK_ERR QV_ERR_INVALID
 
 /* What a variable or expression is known to be; T_ANY: not known. */
 enum {
@@ -60,6 +65,7 @@ typedef struct ck {
    * expressions, which ORDER BY and WHERE may repeat */
   const qvg_node *const *proj;
   int32_t n_proj;
+  const char *constant; /* "SKIP" or "LIMIT" while checking one: no variable may be read */
   qv_error *err;
 } ck;
 
@@ -165,13 +171,12 @@ static qv_status expr_ignore(ck *c, const qvg_node *e, unsigned fl) {
 
 static qv_status aggregate(ck *c, const qvg_node *e, unsigned fl, ck_ty *out) {
   const char *name = e->kind == QVG_COUNT_STAR ? "count" : e->str;
-  if (fl & X_IN_AGG) return fail(c, e, QV_ERR_PARSE, "an aggregate cannot contain another aggregate");
+  if (fl & X_IN_AGG) return fail(c, e, CK_ERR, "an aggregate cannot contain another aggregate");
   if (fl & X_LIST)
-    return fail(c, e, QV_ERR_PARSE, "aggregate %s(%s) is not allowed in an expression over a list's elements", name,
+    return fail(c, e, CK_ERR, "aggregate %s(%s) is not allowed in an expression over a list's elements", name,
                 e->kind == QVG_COUNT_STAR ? "*" : "...");
   if (!(fl & X_AGG))
-    return fail(c, e, QV_ERR_PARSE, "aggregate %s(%s) is not allowed here", name,
-                e->kind == QVG_COUNT_STAR ? "*" : "...");
+    return fail(c, e, CK_ERR, "aggregate %s(%s) is not allowed here", name, e->kind == QVG_COUNT_STAR ? "*" : "...");
   unsigned in = (fl & ~(unsigned)X_AGG) | X_IN_AGG | X_NOPAT;
   for (int32_t i = 0; i < e->n_kids; i++) QV_RETURN_NOT_OK(expr_ignore(c, e->kids[i], in));
   *out = ty(e->kind == QVG_COUNT_STAR || strcasecmp(name, "count") == 0 ? T_INT
@@ -183,7 +188,7 @@ static qv_status aggregate(ck *c, const qvg_node *e, unsigned fl, ck_ty *out) {
 /* Functions whose argument types the TCK checks at compile time. */
 static qv_status function(ck *c, const qvg_node *e, unsigned fl, ck_ty *out) {
   if (fn_is(e, "rand") && (fl & X_IN_AGG))
-    return fail(c, e, QV_ERR_PARSE, "rand() is not allowed inside an aggregate (its value is not constant)");
+    return fail(c, e, CK_ERR, "rand() is not allowed inside an aggregate (its value is not constant)");
   bool exists = fn_is(e, "exists");
   ck_ty a0 = ty(T_ANY);
   for (int32_t i = 0; i < e->n_kids; i++) {
@@ -195,14 +200,14 @@ static qv_status function(ck *c, const qvg_node *e, unsigned fl, ck_ty *out) {
   if (e->n_kids == 1) {
     int t = a0.t;
     if (fn_is(e, "type") && t >= T_BOOL && t != T_REL)
-      return fail(c, e, QV_ERR_PARSE, "type() expects a relationship, not %s", tname(t));
+      return fail(c, e, CK_ERR, "type() expects a relationship, not %s", tname(t));
     if (fn_is(e, "length") && (t == T_NODE || t == T_REL))
-      return fail(c, e, QV_ERR_PARSE, "length() expects a path, not %s", tname(t));
+      return fail(c, e, CK_ERR, "length() expects a path, not %s", tname(t));
     if (fn_is(e, "size") && t == T_PATH)
-      return fail(c, e, QV_ERR_PARSE, "size() expects a string or a list, not %s", tname(t));
-    if (fn_is(e, "labels") && t == T_PATH) return fail(c, e, QV_ERR_PARSE, "labels() expects a node, not %s", tname(t));
+      return fail(c, e, CK_ERR, "size() expects a string or a list, not %s", tname(t));
+    if (fn_is(e, "labels") && t == T_PATH) return fail(c, e, CK_ERR, "labels() expects a node, not %s", tname(t));
     if (fn_is(e, "properties") && t >= T_BOOL && t <= T_LIST)
-      return fail(c, e, QV_ERR_PARSE, "properties() expects a node, a relationship or a map, not %s", tname(t));
+      return fail(c, e, CK_ERR, "properties() expects a node, a relationship or a map, not %s", tname(t));
   }
   if (fn_is(e, "size") || fn_is(e, "length")) *out = ty(T_INT);
   else if (fn_is(e, "nodes") || fn_is(e, "relationships") || fn_is(e, "labels") || fn_is(e, "keys") ||
@@ -239,7 +244,7 @@ static qv_status pattern_expr(ck *c, const qvg_node *e, unsigned fl, ck_ty *out)
   qv_status st = QV_OK;
   if (e->kind == QVG_PAT_PRED) {
     if (fl & X_NOPAT)
-      return fail(c, e, QV_ERR_PARSE,
+      return fail(c, e, CK_ERR,
                   "a pattern can only be used as a predicate here (use COUNT { } or a "
                   "pattern comprehension)");
     st = pattern_path(c, e->kids[0], P_PRED, mark);
@@ -264,7 +269,7 @@ static qv_status pattern_expr(ck *c, const qvg_node *e, unsigned fl, ck_ty *out)
 static qv_status boolean_operand(ck *c, const qvg_node *op, const qvg_node *e, const char *what, unsigned fl) {
   ck_ty t;
   QV_RETURN_NOT_OK(expr(c, e, fl & ~(unsigned)X_NOPAT, &t));
-  if (not_bool(t.t)) return fail(c, op, QV_ERR_PARSE, "%s expects a boolean, not %s", what, tname(t.t));
+  if (not_bool(t.t)) return fail(c, op, CK_ERR, "%s expects a boolean, not %s", what, tname(t.t));
   return QV_OK;
 }
 
@@ -285,8 +290,10 @@ static qv_status expr(ck *c, const qvg_node *e, unsigned fl, ck_ty *out) {
     case QVG_VAR: {
       int32_t i = find(c, e->str);
       if (i < 0) {
+        if (c->constant)
+          return fail(c, e, CK_ERR, "%s must be a constant (it cannot read variable `%s`)", c->constant, e->str);
         if (c->open) return QV_OK;
-        return fail(c, e, QV_ERR_PARSE, "variable `%s` not defined", e->str);
+        return fail(c, e, CK_ERR, "variable `%s` not defined", e->str);
       }
       *out = c->v[i].ty;
       return QV_OK;
@@ -320,7 +327,7 @@ static qv_status expr(ck *c, const qvg_node *e, unsigned fl, ck_ty *out) {
       switch (e->op) {
         case QVG_OP_IN:
           if (b.t != T_ANY && b.t != T_NULL && b.t != T_LIST && b.t != T_RELS)
-            return fail(c, e, QV_ERR_PARSE, "IN expects a list, not %s", tname(b.t));
+            return fail(c, e, CK_ERR, "IN expects a list, not %s", tname(b.t));
           *out = ty(T_BOOL);
           return QV_OK;
         case QVG_OP_STARTS_WITH:
@@ -335,8 +342,7 @@ static qv_status expr(ck *c, const qvg_node *e, unsigned fl, ck_ty *out) {
           return QV_OK;
         default:
           if (e->op <= QVG_OP_POW && (not_number(a.t) || not_number(b.t)))
-            return fail(c, e, QV_ERR_PARSE, "%s expects numbers, not %s", ops[e->op],
-                        tname(not_number(a.t) ? a.t : b.t));
+            return fail(c, e, CK_ERR, "%s expects numbers, not %s", ops[e->op], tname(not_number(a.t) ? a.t : b.t));
           if (a.t == T_INT && b.t == T_INT && e->op != QVG_OP_POW) *out = ty(T_INT);
           else if ((a.t == T_INT || a.t == T_FLOAT) && (b.t == T_INT || b.t == T_FLOAT)) *out = ty(T_FLOAT);
           return QV_OK;
@@ -349,7 +355,7 @@ static qv_status expr(ck *c, const qvg_node *e, unsigned fl, ck_ty *out) {
       return QV_OK;
     case QVG_PROP:
       QV_RETURN_NOT_OK(expr(c, e->kids[0], fl, &a));
-      if (a.t == T_PATH) return fail(c, e, QV_ERR_PARSE, "cannot read property `%s` of %s", e->str, tname(a.t));
+      if (a.t == T_PATH) return fail(c, e, CK_ERR, "cannot read property `%s` of %s", e->str, tname(a.t));
       if ((a.t >= T_BOOL && a.t <= T_LIST) || a.t == T_RELS)
         return fail(c, e, QV_ERR_TYPE, "cannot read property `%s` of %s", e->str, tname(a.t));
       return QV_OK;
@@ -449,19 +455,18 @@ static qv_status pattern_node(ck *c, const qvg_node *path, const qvg_node *el, i
   if (i < 0) {
     if (mode == P_PRED) {
       if (c->open) return QV_OK;
-      return fail(c, el, QV_ERR_PARSE, "variable `%s` not defined (a pattern predicate cannot introduce variables)",
-                  el->str);
+      return fail(c, el, CK_ERR, "variable `%s` not defined (a pattern predicate cannot introduce variables)", el->str);
     }
     return push(c, el->str, ty(T_NODE));
   }
   int t = c->v[i].ty.t;
-  if (!node_ok(t)) return fail(c, el, QV_ERR_PARSE, "variable `%s` is %s, not a node", el->str, tname(t));
+  if (!node_ok(t)) return fail(c, el, CK_ERR, "variable `%s` is %s, not a node", el->str, tname(t));
   if (mode == P_CREATE || mode == P_MERGE) {
     if (has_labels_or_props(el))
-      return fail(c, el, QV_ERR_PARSE, "variable `%s` is already declared (%s cannot add labels or properties to it)",
+      return fail(c, el, CK_ERR, "variable `%s` is already declared (%s cannot add labels or properties to it)",
                   el->str, mode == P_CREATE ? "CREATE" : "MERGE");
     if (path->n_kids == 1)
-      return fail(c, el, QV_ERR_PARSE, "variable `%s` is already declared (%s of a bound node)", el->str,
+      return fail(c, el, CK_ERR, "variable `%s` is already declared (%s of a bound node)", el->str,
                   mode == P_CREATE ? "CREATE" : "MERGE");
   }
   return QV_OK;
@@ -469,33 +474,25 @@ static qv_status pattern_node(ck *c, const qvg_node *path, const qvg_node *el, i
 
 static qv_status pattern_rel(ck *c, const qvg_node *el, int mode, int32_t first_new) {
   bool varlen = (el->flags & QVG_F_VARLEN) != 0;
-  if (mode == P_CREATE || mode == P_MERGE) {
-    const char *cl = mode == P_CREATE ? "CREATE" : "MERGE";
-    if (varlen) return fail(c, el, QV_ERR_PARSE, "%s cannot make a variable-length relationship", cl);
-    if (!el->kids[0] || el->kids[0]->n_kids != 1)
-      return fail(c, el, QV_ERR_PARSE, "a relationship in %s needs exactly one type", cl);
-    if (mode == P_CREATE && el->op == QVG_DIR_BOTH)
-      return fail(c, el, QV_ERR_PARSE, "a relationship in CREATE needs a direction");
-  }
+  /* (the parser has checked a CREATE or MERGE relationship's type, direction and length) */
   if (!el->str) return QV_OK;
   int32_t i = find(c, el->str);
   if (i < 0) {
     if (mode == P_PRED) {
       if (c->open) return QV_OK;
-      return fail(c, el, QV_ERR_PARSE, "variable `%s` not defined (a pattern predicate cannot introduce variables)",
-                  el->str);
+      return fail(c, el, CK_ERR, "variable `%s` not defined (a pattern predicate cannot introduce variables)", el->str);
     }
     return push(c, el->str, ty(varlen ? T_RELS : T_REL));
   }
   int t = c->v[i].ty.t;
   if ((mode == P_CREATE || mode == P_MERGE) && (t == T_ANY || t == T_NULL || t == T_REL))
-    return fail(c, el, QV_ERR_PARSE, "variable `%s` is already declared (%s of a bound relationship)", el->str,
+    return fail(c, el, CK_ERR, "variable `%s` is already declared (%s of a bound relationship)", el->str,
                 mode == P_CREATE ? "CREATE" : "MERGE");
   if (i >= first_new && mode == P_MATCH && (t == T_REL || t == T_RELS))
-    return fail(c, el, QV_ERR_PARSE, "relationship variable `%s` is used twice in one pattern", el->str);
+    return fail(c, el, CK_ERR, "relationship variable `%s` is used twice in one pattern", el->str);
   bool ok = t == T_ANY || t == T_NULL || (varlen ? t == T_RELS || t == T_LIST : t == T_REL);
   if (!ok)
-    return fail(c, el, QV_ERR_PARSE, "variable `%s` is %s, not %s", el->str, tname(t),
+    return fail(c, el, CK_ERR, "variable `%s` is %s, not %s", el->str, tname(t),
                 varlen ? "a list of relationships" : "a relationship");
   return QV_OK;
 }
@@ -512,7 +509,7 @@ static qv_status pattern_path(ck *c, const qvg_node *path, int mode, int32_t fir
   }
   if (path->str) {
     if (find(c, path->str) >= 0)
-      return fail(c, path, QV_ERR_PARSE, "variable `%s` is already declared (a path variable must be new)", path->str);
+      return fail(c, path, CK_ERR, "variable `%s` is already declared (a path variable must be new)", path->str);
     QV_RETURN_NOT_OK(push(c, path->str, ty(T_PATH)));
   }
   /* property maps see every variable of the pattern */
@@ -538,25 +535,27 @@ static qv_status where(ck *c, const qvg_node *w) {
   if (!w) return QV_OK;
   ck_ty t;
   QV_RETURN_NOT_OK(expr(c, w, 0, &t));
-  if (not_bool(t.t)) return fail(c, w, QV_ERR_PARSE, "WHERE expects a boolean, not %s", tname(t.t));
+  if (not_bool(t.t)) return fail(c, w, CK_ERR, "WHERE expects a boolean, not %s", tname(t.t));
   return QV_OK;
 }
 
-static bool has_var(const qvg_node *e) {
-  if (!e) return false;
-  if (e->kind == QVG_VAR) return true;
-  for (int32_t i = 0; i < e->n_kids; i++)
-    if (has_var(e->kids[i])) return true;
-  return false;
-}
-
+/* SKIP and LIMIT: constants, checked with the scope hidden, so that only
+ * a comprehension's own variable resolves. */
 static qv_status skip_limit(ck *c, const qvg_node *e, const char *what) {
   if (!e) return QV_OK;
-  if (has_var(e)) return fail(c, e, QV_ERR_PARSE, "%s must be a constant (it cannot read variables)", what);
-  if (e->kind == QVG_FLOAT) return fail(c, e, QV_ERR_PARSE, "%s must be an integer, not a float", what);
+  if (e->kind == QVG_FLOAT) return fail(c, e, CK_ERR, "%s must be an integer, not a float", what);
   if ((e->kind == QVG_NEG && e->kids[0]->kind == QVG_INT && e->kids[0]->i0 > 0) || (e->kind == QVG_INT && e->i0 < 0))
-    return fail(c, e, QV_ERR_PARSE, "%s must not be negative", what);
-  return expr_ignore(c, e, X_NOPAT);
+    return fail(c, e, CK_ERR, "%s must not be negative", what);
+  int32_t n = c->n;
+  bool open = c->open;
+  c->n = 0;
+  c->open = false;
+  c->constant = what;
+  qv_status st = expr_ignore(c, e, X_NOPAT);
+  c->n = n;
+  c->open = open;
+  c->constant = NULL;
+  return st;
 }
 
 /* WITH and RETURN: the items, then ORDER BY and WHERE, then the scope
@@ -584,15 +583,12 @@ static qv_status projection(ck *c, const qvg_node *cl) {
     aggregating = aggregating || qvg_has_aggregate(x);
     ck_ty t;
     if ((st = expr(c, x, X_AGG | X_NOPAT, &t)) != QV_OK) goto cleanup;
+    /* (the parser has made sure a WITH item is a variable or has a name) */
     const char *name = it->str ? it->str : x->kind == QVG_VAR ? x->str : NULL;
-    if (!name && is_with) {
-      st = fail(c, x, QV_ERR_PARSE, "an expression in WITH needs a name (AS alias)");
-      goto cleanup;
-    }
     if (!name) continue;
     for (int32_t j = 0; j < np; j++)
       if (strcmp(pv[j].name, name) == 0) {
-        st = fail(c, x, QV_ERR_PARSE, "multiple result columns with the same name `%s`", name);
+        st = fail(c, x, CK_ERR, "multiple result columns with the same name `%s`", name);
         goto cleanup;
       }
     pv[np].name = name;
@@ -666,7 +662,7 @@ static qv_status clause(ck *c, const qvg_node *cl) {
       ck_ty t;
       QV_RETURN_NOT_OK(expr(c, cl->kids[0], X_NOPAT, &t));
       if (find(c, cl->str) >= c->base)
-        return fail(c, cl, QV_ERR_PARSE, "variable `%s` is already declared (UNWIND ... AS needs a new name)", cl->str);
+        return fail(c, cl, CK_ERR, "variable `%s` is already declared (UNWIND ... AS needs a new name)", cl->str);
       return push(c, cl->str, elem_of(t));
     }
     case QVG_WITH:
@@ -677,11 +673,10 @@ static qv_status clause(ck *c, const qvg_node *cl) {
     case QVG_DELETE:
       for (int32_t i = 0; i < cl->n_kids; i++) {
         const qvg_node *x = cl->kids[i];
-        if (x->kind == QVG_LABEL_TEST) return fail(c, x, QV_ERR_PARSE, "DELETE cannot remove labels (use REMOVE)");
         ck_ty t;
         QV_RETURN_NOT_OK(expr(c, x, X_NOPAT, &t));
         if ((t.t >= T_BOOL && t.t <= T_STRING) || t.t == T_MAP)
-          return fail(c, x, QV_ERR_PARSE, "DELETE expects a node, a relationship or a path, not %s", tname(t.t));
+          return fail(c, x, CK_ERR, "DELETE expects a node, a relationship or a path, not %s", tname(t.t));
       }
       return QV_OK;
     case QVG_REMOVE:
@@ -698,7 +693,7 @@ static qv_status clause(ck *c, const qvg_node *cl) {
         const qvg_node *it = y->kids[i];
         const char *name = it->str ? it->str : it->kids[0]->str;
         if (find(c, name) >= 0)
-          return fail(c, it, QV_ERR_PARSE, "variable `%s` is already declared (YIELD needs a new name)", name);
+          return fail(c, it, CK_ERR, "variable `%s` is already declared (YIELD needs a new name)", name);
         QV_RETURN_NOT_OK(push(c, name, ty(T_ANY)));
       }
       return where(c, y->kids[0]);

@@ -126,9 +126,9 @@ qv_type_id qvg_static_type(qvg_planner *p, const qvg_scope *s, const qvg_node *e
 
 /* The compile-time semantic checks of a parsed query (undefined variables,
  * variable kind conflicts, misplaced aggregates and patterns, statically
- * known argument types), before planning: QV_ERR_PARSE (QV_ERR_TYPE for
- * property access on a value without properties) with "cypher: MESSAGE at
- * line L, column C"; QV_OK when nothing is certainly wrong. */
+ * known argument types), before planning: QV_ERR_INVALID (QV_ERR_TYPE for
+ * a property of a value that has none) with "cypher: MESSAGE at line L,
+ * column C"; QV_OK when nothing is certainly wrong. */
 qv_status qvg_cypher_check(const qvg_node *root, qv_error *err);
 
 /* ---- cypher_plan.c ---- */
