@@ -129,6 +129,15 @@ qv_status qvg_bind_expr(qvg_planner *p, const qvg_node *ast, const char *col);
  * otherwise): for typed result columns. */
 qv_type_id qvg_static_type(qvg_planner *p, const qvg_scope *s, const qvg_node *e);
 
+/* ---- cypher_check.c ---- */
+
+/* The compile-time semantic checks of a parsed query (undefined variables,
+ * variable kind conflicts, misplaced aggregates and patterns, statically
+ * known argument types), before planning: QV_ERR_INVALID (QV_ERR_TYPE for
+ * a property of a value that has none) with "cypher: MESSAGE at line L,
+ * column C"; QV_OK when nothing is certainly wrong. */
+qv_status qvg_cypher_check(const qvg_node *root, qv_error *err);
+
 /* ---- cypher_plan.c ---- */
 
 /* Plans a whole query (QVG_QUERY or QVG_UNION) into an operator tree

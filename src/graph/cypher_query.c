@@ -117,6 +117,7 @@ static qv_status query_plan(qv_graph *g, const char *text, const qv_cypher_param
     q->p.ctx = q->ctx;
     st = qvg_cypher_parse(text, strlen(text), &q->ast, err);
   }
+  if (st == QV_OK) st = qvg_cypher_check(qvg_ast_root(q->ast), err);
   if (st == QV_OK) st = read_params(q, params, err);
   if (st == QV_OK) st = qvg_store_prepare(g->store, err);
   qv_exec_op *plan = NULL;
