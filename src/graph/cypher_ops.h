@@ -68,6 +68,17 @@ typedef struct qvg_expand_spec {
 qv_status qvg_op_expand(qv_exec_ctx *ctx, qv_exec_op *child, const qvg_store *st, const qvg_colkind *in_kinds,
                         const qvg_expand_spec *spec, qv_exec_op **out, qv_error *err);
 
+/* Turns an expansion not yet run into its count mode: instead of a row
+ * per match, one row per input row that matched, its columns then an
+ * int64 column `name` holding how many rows it would have made (the rel
+ * and node columns are gone).  Without filters, a bound target or a
+ * var-length hop, and with every far end of the label the hop asks for,
+ * the counts are the CSR spans' lengths (less the relationships the row
+ * may not reuse): no neighbour is visited.  For count(*) over a MATCH
+ * whose last hop's variables nothing else reads.  QV_ERR_INVALID when op
+ * is not such an expansion. */
+qv_status qvg_expand_count(qv_exec_op *op, const char *name, qv_error *err);
+
 /* ---- expressions (gop_eval.c) ---- */
 
 typedef enum qvg_out_mode {
@@ -112,7 +123,8 @@ typedef enum qvg_agg {
 
 typedef struct qvg_agg_spec {
   qvg_agg fn;
-  int32_t arg_col; /* input column (-1 for count(*)) */
+  int32_t arg_col;    /* input column (-1 for count(*)) */
+  int32_t weight_col; /* count(*) only: an int64 column of row weights (an expansion's count mode), or -1 */
   bool distinct;
   double percentile; /* percentileCont / percentileDisc */
   const char *name;

@@ -628,6 +628,22 @@ static qv_status hop_filters(qvg_planner *p, const qvg_scope *t, match_state *m,
     QV_RETURN_NOT_OK(props_cx(p, t, h->to_name, h->to->kids[1], &x));
     if (x && !(*target = cx_bin(p, QVG_CX_AND, *target, x))) return NOMEM(p);
     if (h->to->str) QV_RETURN_NOT_OK(conj_only(p, t, m, h->to->str, target));
+    /* and conjuncts that join it with what is bound (a <> c): evaluated per
+     * candidate inside the hop instead of on every row after it */
+    for (int32_t i = 0; i < m->n; i++) {
+      conj *c = &m->c[i];
+      if (c->done || c->sub || !conj_ready(c, t)) continue;
+      bool reads_new = false, reads_list = false;
+      for (int32_t v = 0; v < c->n_vars; v++) {
+        reads_new |= h->to->str && strcmp(c->vars[v], h->to->str) == 0;
+        reads_list |= h->varlen && h->rel->str && strcmp(c->vars[v], h->rel->str) == 0;
+      }
+      if (!reads_new || reads_list) continue;
+      qvg_cx *cj;
+      QV_RETURN_NOT_OK(qvg_compile(p, t, c->e, &cj));
+      c->done = true;
+      if (!(*target = cx_bin(p, QVG_CX_AND, *target, cj))) return NOMEM(p);
+    }
   }
   qvg_cx *x = NULL;
   QV_RETURN_NOT_OK(props_cx(p, t, h->rel_name, h->rel->kids[1], &x));
@@ -1143,9 +1159,40 @@ static void collect_aggs(const qvg_node *e, const qvg_node **out, int32_t *n, in
   for (int32_t i = 0; i < e->n_kids; i++) collect_aggs(e->kids[i], out, n, cap);
 }
 
+static bool only_count_star(const qvg_node *const *aggs, int32_t n) {
+  for (int32_t i = 0; i < n; i++)
+    if (aggs[i]->kind != QVG_COUNT_STAR) return false;
+  return n > 0;
+}
+
+/* Whether the plan ends in an expansion whose new columns nothing in the
+ * projection reads (its items and ORDER BY, directly or through a path):
+ * count(*) then needs only how many rows each input row would make. */
+static bool counts_last_hop(qvg_planner *p, const qvg_scope *s, const item *it, int32_t n, const qvg_node *order) {
+  if (!s->op || strcmp(s->op->vt->name, "CsrExpandExec") != 0 || s->op->opened) return false;
+  int32_t n_in = qv_exec_schema(s->op->children[0])->n_fields;
+  const char *names[64];
+  int32_t nn = 0;
+  for (int32_t i = 0; i < n; i++) qvg_vars_of(it[i].e, names, &nn, 64);
+  for (int32_t i = 0; order && i < order->n_kids; i++) qvg_vars_of(order->kids[i]->kids[0], names, &nn, 64);
+  if (nn == 64) return false;
+  for (int32_t v = 0; v < nn; v++) {
+    const qvg_pvar *var = qvg_scope_var(s, names[v]);
+    if (!var) continue; /* an alias */
+    for (int32_t c = n_in; c < s->n_cols; c++) {
+      if (var->col && strcmp(var->col, s->names[c]) == 0) return false;
+      for (int32_t k = 0; k < var->n_path; k++)
+        if (strcmp(var->path_cols[k], s->names[c]) == 0) return false;
+    }
+  }
+  (void)p;
+  return true;
+}
+
 static qv_status agg_spec(qvg_planner *p, const qvg_node *e, qvg_agg_spec *a) {
   memset(a, 0, sizeof *a);
   a->arg_col = -1;
+  a->weight_col = -1;
   a->distinct = (e->flags & QVG_F_DISTINCT) != 0;
   if (e->kind == QVG_COUNT_STAR) {
     a->fn = QVG_AGG_COUNT_STAR;
@@ -1304,6 +1351,15 @@ static qv_status plan_projection(qvg_planner *p, qvg_scope *s, const qvg_node *c
       if (it[i].agg) collect_aggs(it[i].e, aggs, &n_aggs, MAX_COLS);
     if (order)
       for (int32_t i = 0; i < order->n_kids; i++) collect_aggs(order->kids[i]->kids[0], aggs, &n_aggs, MAX_COLS);
+    const char *weight = NULL;
+    if (only_count_star(aggs, n_aggs) && counts_last_hop(p, s, it, n, order)) {
+      weight = qvg_hidden_name(p);
+      st = qvg_expand_count(s->op, weight, p->err);
+      qvg_colkind wk = QVG_COL_NODE; /* a plain int64 column */
+      int32_t n_in = qv_exec_schema(s->op->children[0])->n_fields;
+      s->n_cols = n_in;
+      if (st == QV_OK) st = adopt(p, s, s->op, &wk, 1);
+    }
     const qvg_cx *cx[MAX_COLS];
     const char *names[MAX_COLS];
     qvg_out_mode modes[MAX_COLS];
@@ -1336,8 +1392,10 @@ static qv_status plan_projection(qvg_planner *p, qvg_scope *s, const qvg_node *c
       key_cols[i] = qvg_scope_col(s, names[i]);
       kk[i] = s->kinds[key_cols[i]];
     }
-    for (int32_t a = 0, arg = n_keys; a < n_aggs && st == QV_OK; a++)
+    for (int32_t a = 0, arg = n_keys; a < n_aggs && st == QV_OK; a++) {
       if (aggs[a]->kind != QVG_COUNT_STAR) specs[a].arg_col = qvg_scope_col(s, names[arg++]);
+      else if (weight) specs[a].weight_col = qvg_scope_col(s, weight);
+    }
     qv_exec_op *agg = NULL;
     if (st == QV_OK) {
       qv_exec_op *child = s->op;

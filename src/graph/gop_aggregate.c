@@ -208,6 +208,14 @@ static qv_status consume(qv_exec_op *op, const qv_batch *b, qv_error *err) {
   qvx_keyset_reset(&ks);
   for (int32_t a = 0; a < s->n_aggs && st == QV_OK; a++) {
     agg_acc *c = &s->acc[a];
+    if (c->spec.fn == QVG_AGG_COUNT_STAR && c->spec.weight_col >= 0) {
+      const qv_array *w = b->columns[c->spec.weight_col];
+      const int64_t *wv = qv_array_values(w);
+      for (int64_t r = 0; r < n && st == QV_OK; r++)
+        if (qv_array_is_valid(w, r) && __builtin_add_overflow(c->count[gids[r]], wv[r], &c->count[gids[r]]))
+          st = qv_error_set(err, QV_ERR_OVERFLOW, "cypher: integer overflow in count(*)");
+      continue;
+    }
     if (c->spec.fn == QVG_AGG_COUNT_STAR) {
       for (int64_t r = 0; r < n; r++) c->count[gids[r]]++;
       continue;
@@ -423,7 +431,9 @@ static void agg_explain(const qv_exec_op *op, qvb_text *t) {
   for (int32_t a = 0; a < s->n_aggs; a++) {
     const qvg_agg_spec *sp = &s->acc[a].spec;
     if (a) qvb_text_s(t, ", ");
-    if (sp->fn == QVG_AGG_COUNT_STAR) qvb_text_s(t, "count(*)");
+    if (sp->fn == QVG_AGG_COUNT_STAR && sp->weight_col >= 0)
+      qvb_text_f(t, "count(*) as sum(%s)", in->fields[sp->weight_col].name);
+    else if (sp->fn == QVG_AGG_COUNT_STAR) qvb_text_s(t, "count(*)");
     else qvb_text_f(t, "%s(%s%s)", agg_name(sp->fn), sp->distinct ? "DISTINCT " : "", in->fields[sp->arg_col].name);
   }
   qvb_text_s(t, "]");
@@ -468,6 +478,9 @@ qv_status qvg_op_aggregate(qv_exec_ctx *ctx, qv_exec_op *child, const qvg_colkin
   }
   for (int32_t a = 0; a < n_aggs && st == QV_OK; a++) {
     s->acc[a].spec = aggs[a];
+    if (aggs[a].fn == QVG_AGG_COUNT_STAR && aggs[a].weight_col >= in->n_fields)
+      st = qv_error_set(err, QV_ERR_INVALID, "CypherAggregateExec: weight column %d out of range",
+                        (int)aggs[a].weight_col);
     if (aggs[a].fn != QVG_AGG_COUNT_STAR && (aggs[a].arg_col < 0 || aggs[a].arg_col >= in->n_fields))
       st = qv_error_set(err, QV_ERR_INVALID, "CypherAggregateExec: argument column %d out of range",
                         (int)aggs[a].arg_col);

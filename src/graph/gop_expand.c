@@ -89,11 +89,25 @@ typedef struct expand_state {
   qv_builder o_paths;      /* varlen: the rel lists */
   qvg_val *path_buf;
   int32_t cap_path;
+  /* count mode (qvg_expand_count): one row per input row that matched,
+   * with how many rows it would have made */
+  bool count_mode, fast_count;
+  char *count_name;
+  qv_schema full; /* the columns before count mode replaced rel and node (explain names them) */
+  int64_t cur_count;
+  int64_t *o_count;
   /* counters */
   int64_t edges, memo_hits, evals;
 } expand_state;
 
 /* ---- helpers ---- */
+
+/* The columns the walk works with: the output's, or in count mode the
+ * ones the rel and node columns had before the count replaced them. */
+static const qv_schema *walk_schema(const qv_exec_op *op) {
+  const expand_state *s = op->state;
+  return s->count_mode ? &s->full : &op->schema;
+}
 
 static int32_t max_slot(const qvg_cx *e) {
   if (!e) return -1;
@@ -165,10 +179,10 @@ static qv_status int64_col(int64_t n, int64_t **data, qv_array **out, qv_error *
 
 static qv_status probe_make(qv_exec_op *op, qv_error *err) {
   expand_state *s = op->state;
-  int32_t nc = op->schema.n_fields;
+  int32_t nc = walk_schema(op)->n_fields;
   qv_schema ps = QV_SCHEMA_INIT;
   qv_array **cols = qv_calloc((size_t)nc, sizeof *cols);
-  qv_status rc = cols ? qv_schema_copy(&op->schema, &ps) : qv_error_nomem(err, "CsrExpandExec");
+  qv_status rc = cols ? qv_schema_copy(walk_schema(op), &ps) : qv_error_nomem(err, "CsrExpandExec");
   if (rc != QV_OK) {
     qv_free(cols);
     return rc == QV_OK ? rc : qv_error_nomem(err, "CsrExpandExec");
@@ -235,7 +249,7 @@ static qv_status edge_ok(expand_state *s, int64_t rel, bool *pass, qv_error *err
  * probe of its own with that list, made per evaluation (rare). */
 static qv_status target_with_list(qv_exec_op *op, int64_t node, bool *pass, qv_error *err) {
   expand_state *s = op->state;
-  int32_t nc = op->schema.n_fields, n = s->depth - 1;
+  int32_t nc = walk_schema(op)->n_fields, n = s->depth - 1;
   qv_array **cols = qv_calloc((size_t)nc, sizeof *cols);
   if (!cols) return qv_error_nomem(err, "CsrExpandExec");
   qv_status rc = QV_OK;
@@ -245,7 +259,7 @@ static qv_status target_with_list(qv_exec_op *op, int64_t node, bool *pass, qv_e
       qvg_val v = {QVG_V_LIST, n, {0}};
       v.u.l = s->path_buf;
       for (int32_t i = 0; i < n; i++) s->path_buf[i] = qvg_rel_val(s->stack[i + 1].rel);
-      if ((rc = qv_builder_init(&b, &op->schema.fields[c].type, err)) == QV_OK) {
+      if ((rc = qv_builder_init(&b, &walk_schema(op)->fields[c].type, err)) == QV_OK) {
         rc = qvg_val_append(&b, QVG_COL_VALUE, &v, err);
         if (rc == QV_OK) rc = qv_builder_finish(&b, &cols[c], err);
         else qv_builder_reset(&b);
@@ -258,7 +272,7 @@ static qv_status target_with_list(qv_exec_op *op, int64_t node, bool *pass, qv_e
     }
   }
   qv_batch *b = NULL;
-  if (rc == QV_OK) rc = qv_batch_make(&op->schema, cols, 1, &b, err);
+  if (rc == QV_OK) rc = qv_batch_make(walk_schema(op), cols, 1, &b, err);
   else
     for (int32_t c = 0; c < nc; c++) qv_array_release(cols[c]);
   qv_free(cols);
@@ -310,6 +324,10 @@ static bool on_path(const expand_state *s, int64_t rel) {
 /* ---- output ---- */
 
 static qv_status emit(expand_state *s, int64_t rel, int64_t node, bool null_row, qv_error *err) {
+  if (s->count_mode) {
+    s->cur_count++;
+    return QV_OK;
+  }
   int64_t k = s->o_n++;
   s->o_row[k] = (uint32_t)s->row;
   s->o_node[k] = null_row ? -1 : node;
@@ -353,16 +371,18 @@ static qv_status flush(qv_exec_op *op, qv_batch **out, qv_error *err) {
   qv_status rc = QV_OK;
   for (int32_t c = 0; c < s->n_in && rc == QV_OK; c++)
     rc = qv_array_take(s->in->columns[c], s->o_row, n, &cols[c], err);
-  if (rc == QV_OK) {
+  if (rc == QV_OK && s->count_mode) {
+    rc = nullable_int64(s->o_count, n, &cols[s->n_in], err);
+  } else if (rc == QV_OK) {
     if (s->sp.varlen) {
       rc = qv_builder_finish(&s->o_paths, &cols[s->rel_col], err);
-      qv_status r2 = qv_builder_init(&s->o_paths, &op->schema.fields[s->rel_col].type, err);
+      qv_status r2 = qv_builder_init(&s->o_paths, &walk_schema(op)->fields[s->rel_col].type, err);
       if (rc == QV_OK) rc = r2;
     } else {
       rc = nullable_int64(s->o_rel, n, &cols[s->rel_col], err);
     }
   }
-  if (rc == QV_OK && s->node_col >= 0) rc = nullable_int64(s->o_node, n, &cols[s->node_col], err);
+  if (rc == QV_OK && !s->count_mode && s->node_col >= 0) rc = nullable_int64(s->o_node, n, &cols[s->node_col], err);
   if (rc == QV_OK) rc = qv_batch_make(&op->schema, cols, n, out, err);
   else
     for (int32_t c = 0; c < nc; c++) qv_array_release(cols[c]);
@@ -429,6 +449,34 @@ static qv_status next_edge(expand_state *s, int64_t *rel, int64_t *nbr, bool *fo
   }
 }
 
+/* Count mode without filters: the spans' lengths, less the relationships
+ * the row may not reuse and an undirected hop's second sight of a
+ * self-loop.  The row is then done (empty stack). */
+static qv_status fast_count(expand_state *s, int64_t from) {
+  int64_t c = 0;
+  for (int32_t h = 0; h < s->n_hops; h++) {
+    qvg_adj a = adj_of(s, from, h);
+    c += a.n;
+    if (s->sp.dir == QVG_DIR_BOTH && s->hops[h].dir == QVG_IN)
+      for (int64_t i = 0; i < a.n; i++) c -= a.nbr_base + a.nbrs[i] == from;
+  }
+  for (int32_t f = 0; f < s->n_forbid; f++) {
+    int64_t r = s->forbid[f];
+    int32_t ty = qvg_store_rel_type(s->st, r);
+    for (int32_t h = 0; h < s->n_hops; h++) {
+      if (s->hops[h].type != ty) continue;
+      int64_t end = s->hops[h].dir == QVG_OUT ? qvg_store_rel_src(s->st, r) : qvg_store_rel_dst(s->st, r);
+      bool loop_seen_out = s->sp.dir == QVG_DIR_BOTH && s->hops[h].dir == QVG_IN &&
+                           qvg_store_rel_src(s->st, r) == qvg_store_rel_dst(s->st, r);
+      if (end == from && !loop_seen_out) c--;
+    }
+  }
+  s->edges += c;
+  s->cur_count = c;
+  s->depth = 0;
+  return QV_OK;
+}
+
 /* Starts the current input row: its start node, into node and the
  * relationships it must not reuse, and a *0.. hop's zero-length path.  A
  * row without a start (null) is left with an empty stack. */
@@ -466,6 +514,8 @@ static qv_status row_start(qv_exec_op *op, qv_error *err) {
       if (x->t == QVG_V_REL) s->forbid[s->n_forbid++] = x->u.i;
     }
   }
+  s->cur_count = 0;
+  if (s->fast_count) return fast_count(s, from);
   QV_RETURN_NOT_OK(push(s, from, -1, err));
   if (s->sp.varlen && s->sp.min_hops == 0) {
     bool pass;
@@ -491,6 +541,10 @@ static qv_status walk(qv_exec_op *op, qv_error *err) {
       continue;
     }
     if (s->depth == 0) { /* the row is done */
+      if (s->count_mode && s->cur_count > 0) {
+        s->o_row[s->o_n] = (uint32_t)s->row;
+        s->o_count[s->o_n++] = s->cur_count;
+      }
       if (!s->row_matched && s->sp.optional) QV_RETURN_NOT_OK(emit(s, -1, -1, true, err));
       s->row_open = false;
       s->row++;
@@ -527,9 +581,11 @@ static qv_status expand_open(qv_exec_op *op, qv_error *err) {
   s->o_row = qv_malloc((size_t)s->o_cap * sizeof *s->o_row);
   s->o_rel = qv_malloc((size_t)s->o_cap * sizeof *s->o_rel);
   s->o_node = qv_malloc((size_t)s->o_cap * sizeof *s->o_node);
-  if (!s->o_row || !s->o_rel || !s->o_node) return qv_error_nomem(err, "CsrExpandExec");
+  if (s->count_mode) s->o_count = qv_malloc((size_t)s->o_cap * sizeof *s->o_count);
+  if (!s->o_row || !s->o_rel || !s->o_node || (s->count_mode && !s->o_count))
+    return qv_error_nomem(err, "CsrExpandExec");
   QV_RETURN_NOT_OK(qvx_reserve(op, s->o_cap * 20, "the output chunk", err));
-  if (s->sp.varlen) QV_RETURN_NOT_OK(qv_builder_init(&s->o_paths, &op->schema.fields[s->rel_col].type, err));
+  if (s->sp.varlen) QV_RETURN_NOT_OK(qv_builder_init(&s->o_paths, &walk_schema(op)->fields[s->rel_col].type, err));
   if (s->sp.target_filter || s->sp.edge_filter) QV_RETURN_NOT_OK(probe_make(op, err));
   if (s->t_memo_ok) {
     QV_RETURN_NOT_OK(memo_init(s, &s->tmemo, false, err));
@@ -597,6 +653,9 @@ static void expand_free(qv_exec_op *op) {
   qv_free(s->types);
   qv_free(s->unique);
   qv_free(s->to_name);
+  qv_free(s->count_name);
+  qv_free(s->o_count);
+  qv_schema_reset(&s->full);
   qv_free(s->rel_name);
   qv_free(s->kinds);
   qv_free(s->probe_kinds);
@@ -610,7 +669,7 @@ static void expand_free(qv_exec_op *op) {
 
 static void expand_explain(const qv_exec_op *op, qvb_text *t) {
   const expand_state *s = op->state;
-  const qv_schema *sc = &op->schema;
+  const qv_schema *sc = s->count_mode ? &s->full : &op->schema;
   qvb_text_f(t, "key=%s, types=[", sc->fields[s->sp.from_col].name);
   for (int32_t i = 0; i < s->sp.n_types; i++) {
     int32_t ty = s->sp.types[i];
@@ -648,6 +707,7 @@ static void expand_explain(const qv_exec_op *op, qvb_text *t) {
     qvb_text_f(t, ", iterative hops=%lld..", (long long)s->sp.min_hops);
     if (s->sp.max_hops < INT32_MAX) qvb_text_f(t, "%lld", (long long)s->sp.max_hops);
   }
+  if (s->count_mode) qvb_text_f(t, ", count=%s%s", s->count_name, s->fast_count ? " (degrees)" : "");
 }
 
 static void expand_metrics(const qv_exec_op *op, qvb_text *t) {
@@ -750,4 +810,38 @@ qv_status qvg_op_expand(qv_exec_ctx *ctx, qv_exec_op *child, const qvg_store *st
 nomem:
   qv_exec_destroy(op);
   return qv_error_nomem(err, "CsrExpandExec");
+}
+
+qv_status qvg_expand_count(qv_exec_op *op, const char *name, qv_error *err) {
+  if (!op || op->vt != &expand_vt || op->opened)
+    return qv_error_set(err, QV_ERR_INVALID, "CsrExpandExec: count mode needs an expansion not yet run");
+  expand_state *s = op->state;
+  if (s->count_mode || s->sp.optional)
+    return qv_error_set(err, QV_ERR_INVALID, "CsrExpandExec: count mode does not take an optional hop");
+  if (!(s->count_name = qv_strdup(name))) return qv_error_nomem(err, "CsrExpandExec");
+  if (qv_schema_copy(&op->schema, &s->full) != QV_OK) return qv_error_nomem(err, "CsrExpandExec");
+  /* the new columns give way to the count */
+  qv_schema cut = QV_SCHEMA_INIT;
+  qv_status rc = QV_OK;
+  for (int32_t c = 0; c < s->n_in && rc == QV_OK; c++) rc = qv_schema_add(&cut, &op->schema.fields[c], err);
+  qv_field cf = {s->count_name, qv_datatype_simple(QV_TYPE_INT64), false};
+  if (rc == QV_OK) rc = qv_schema_add(&cut, &cf, err);
+  if (rc != QV_OK) {
+    qv_schema_reset(&cut);
+    return rc;
+  }
+  qv_schema_reset(&op->schema);
+  op->schema = cut;
+  s->count_mode = true;
+  /* no filter and every far end acceptable: the spans' lengths are the counts */
+  bool label_ok = s->sp.to_label < 0;
+  if (!label_ok && s->st->g) {
+    label_ok = true;
+    for (int32_t h = 0; h < s->n_hops; h++) {
+      const qvg_type *ty = &s->st->g->cat.types[s->hops[h].type];
+      label_ok &= (s->hops[h].dir == QVG_OUT ? ty->dst_label : ty->src_label) == s->sp.to_label;
+    }
+  }
+  s->fast_count = !s->sp.varlen && !s->sp.target_filter && !s->sp.edge_filter && s->sp.into_col < 0 && label_ok;
+  return QV_OK;
 }
