@@ -68,6 +68,9 @@ struct qv_scanner {
   int32_t *fcols; /* dataset columns the filter reads, ascending */
   const qv_expr **conjuncts;
   int32_t n_conjuncts;
+  /* conjuncts pruned through a non-decreasing function (prune_monotone.c) */
+  qvsc_mono_probe *probes;
+  int32_t n_probes;
   /* scalar indices: the plan, the conjuncts left once they answer, and the
    * rows they keep of the current fragment */
   bool use_index;
@@ -178,6 +181,7 @@ static qv_status plan_filter(qv_scanner *s, const qv_scan_options *o, qv_error *
     goto cleanup;
   }
   s->n_conjuncts = qv_expr_conjuncts(s->filter, s->conjuncts, nc);
+  st = qvsc_mono_probes_make(s->conjuncts, s->n_conjuncts, ds, &s->probes, &s->n_probes, err);
 cleanup:
   qv_expr_destroy(parsed);
   return st;
@@ -326,6 +330,7 @@ void qv_scanner_destroy(qv_scanner *s) {
   qv_expr_destroy(s->filter);
   qv_expr_destroy(s->filter_local);
   qv_free(s->conjuncts);
+  qvsc_mono_probes_free(s->probes, s->n_probes);
   qvsc_index_plan_destroy(s->iplan);
   qvsc_filter_prog_reset(&s->refine);
   if (s->frag_rows) roaring_bitmap_free(s->frag_rows);
@@ -364,6 +369,8 @@ static bool page_pruned(qv_scanner *s, lane *L, int32_t page, int64_t rows) {
   }
   for (int32_t i = 0; i < s->n_conjuncts; i++)
     if (qvsc_prune_page(s->conjuncts[i], L->stats, rows)) return true;
+  for (int32_t i = 0; i < s->n_probes; i++)
+    if (qvsc_mono_prune(&s->probes[i], L->stats, rows)) return true;
   return false;
 }
 
