@@ -938,8 +938,7 @@ static int32_t round_pages(const qv_scanner *s) {
       bytes += info.byte_size;
     }
     /* a count keeps no rows, so only the window bounds its rounds */
-    if (((rows > QV_SCAN_ROUND_MAX_ROWS && !s->count_only) || bytes > QV_SCAN_ROUND_MAX_BYTES) &&
-        k >= 2 * s->n_lanes)
+    if (((rows > QV_SCAN_ROUND_MAX_ROWS && !s->count_only) || bytes > QV_SCAN_ROUND_MAX_BYTES) && k >= 2 * s->n_lanes)
       return k;
   }
   return n;

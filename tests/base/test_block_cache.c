@@ -21,7 +21,10 @@
 static void test_size_classes(void **state) {
   (void)state;
   assert_int_equal(qvb_block_class(1000), 1000);
-  assert_int_equal(qvb_block_class(256 * KIB - 1), 256 * KIB - 1);
+  assert_int_equal(QV_BLOCK_CACHE_MIN, 64 * KIB);
+  assert_int_equal(qvb_block_class(64 * KIB - 1), 64 * KIB - 1);
+  assert_int_equal(qvb_block_class(64 * KIB), 64 * KIB);
+  assert_int_equal(qvb_block_class(64 * KIB + 1), QV_BLOCK_CACHE_ON ? 128 * KIB : 64 * KIB + 1);
   assert_int_equal(qvb_block_class(256 * KIB), 256 * KIB);
   assert_int_equal(qvb_block_class(SIZE_MAX), SIZE_MAX);
   /* AddressSanitizer builds: every block its exact size */
