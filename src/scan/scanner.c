@@ -952,7 +952,12 @@ static qv_status scan_round(qv_scanner *s, int32_t first, int32_t n, qv_error *e
     lane *L = &s->lanes[i];
     if (L->frag == s->frag) continue;
     close_lane_reader(s, L);
-    QV_RETURN_NOT_OK(qv_fragment_open_shared(s->lanes[0].reader, &L->reader, err));
+    qv_status st = qv_fragment_open_shared(s->lanes[0].reader, &L->reader, err);
+    if (st != QV_OK) { /* the planned batches still go out, before the error */
+      qv_error jerr;
+      (void)run_jobs(s, &jerr);
+      return st;
+    }
     L->frag = s->frag;
   }
   page_round r = {s, first};
@@ -1011,13 +1016,18 @@ static qv_status defer_error(qv_scanner *s, qv_status st, qv_error *err) {
  * pieces (or, for a count, adding up their rows); sets exhausted at the
  * end of the dataset. */
 static qv_status advance(qv_scanner *s, qv_error *err) {
-  QV_RETURN_NOT_OK(plan_jobs(s, err));
+  qv_status st = plan_jobs(s, err);
+  if (st != QV_OK) { /* the batches planned before the failure go out first */
+    qv_error jerr;
+    (void)run_jobs(s, &jerr);
+    return defer_error(s, st, err);
+  }
   /* One lane reads no page ahead of the batches it hands out (nor does a
    * planning stopped by QV_SCAN_MAX_JOBS): build them and return them. */
   if (s->n_ready > 0 && (s->n_lanes == 1 || batch_ready(s) || s->exhausted))
     return defer_error(s, run_jobs(s, err), err);
   bool have = false;
-  qv_status st = s->exhausted ? QV_OK : next_page(s, &have, err);
+  st = s->exhausted ? QV_OK : next_page(s, &have, err);
   if (st == QV_OK && !have) {
     s->exhausted = true;
     if (s->n_ready == 0) st = plan_jobs(s, err); /* the last pieces */
