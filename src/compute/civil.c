@@ -164,7 +164,7 @@ bool qvk_civil_split(const int64_t *v, int64_t n, int64_t per, int64_t shift, in
 /* Time-of-day fields of v[i] + shift (units of PER a second), in one pass:
  * the floor modulo by the day and the field's division both by constants. */
 __attribute__((always_inline)) static inline bool tod_rows(qvk_tod_field f, const int64_t *v, int64_t n, int64_t shift,
-                                                           const int64_t per, int32_t *out) {
+                                                           const int64_t per, int w, uint8_t *out) {
   const int64_t day = 86400 * per;
   bool ok = true;
 #define TOD_LOOP(EXPR)                                  \
@@ -173,7 +173,9 @@ __attribute__((always_inline)) static inline bool tod_rows(qvk_tod_field f, cons
     ok &= !__builtin_add_overflow(v[i], shift, &local); \
     int64_t t = local % day;                            \
     t += t < 0 ? day : 0;                               \
-    out[i] = (int32_t)(EXPR);                           \
+    int64_t r_ = (EXPR);                                \
+    if (w == 1) out[i] = (uint8_t)r_;                   \
+    else memcpy(out + i * w, &r_, (size_t)w);           \
   }
   switch (f) {
     case QVK_TF_HOUR: TOD_LOOP(t / (3600 * per)); break;
@@ -187,22 +189,22 @@ __attribute__((always_inline)) static inline bool tod_rows(qvk_tod_field f, cons
   return ok;
 }
 
-#define TOD_UNIT(NAME, PER)                                                                               \
-  static __attribute__((noinline)) bool NAME(qvk_tod_field f, const int64_t *v, int64_t n, int64_t shift, \
-                                             int32_t *out) {                                              \
-    return tod_rows(f, v, n, shift, (PER), out);                                                          \
+#define TOD_UNIT(NAME, PER)                                                                                      \
+  static __attribute__((noinline)) bool NAME(qvk_tod_field f, const int64_t *v, int64_t n, int64_t shift, int w, \
+                                             uint8_t *out) {                                                     \
+    return tod_rows(f, v, n, shift, (PER), w, out);                                                              \
   }
 TOD_UNIT(tod_s, 1)
 TOD_UNIT(tod_ms, 1000)
 TOD_UNIT(tod_us, 1000000)
 TOD_UNIT(tod_ns, 1000000000)
 
-bool qvk_tod_fields(qvk_tod_field f, const int64_t *v, int64_t n, int64_t per, int64_t shift, int32_t *out) {
+bool qvk_tod_fields(qvk_tod_field f, const int64_t *v, int64_t n, int64_t per, int64_t shift, int w, uint8_t *out) {
   switch (per) {
-    case 1: return tod_s(f, v, n, shift, out);
-    case 1000: return tod_ms(f, v, n, shift, out);
-    case 1000000: return tod_us(f, v, n, shift, out);
-    case 1000000000: return tod_ns(f, v, n, shift, out);
+    case 1: return tod_s(f, v, n, shift, w, out);
+    case 1000: return tod_ms(f, v, n, shift, w, out);
+    case 1000000: return tod_us(f, v, n, shift, w, out);
+    case 1000000000: return tod_ns(f, v, n, shift, w, out);
     default: return false;
   }
 }

@@ -537,9 +537,10 @@ void qvk_civil_month_floor(const int32_t *days, int64_t n, int32_t every, int32_
  * floored days and time of day; false when a shift overflows or a day is
  * beyond +-QVK_CIVIL_DAYS_MAX (days and tod are then not all meaningful). */
 bool qvk_civil_split(const int64_t *v, int64_t n, int64_t per, int64_t shift, int32_t *days, int64_t *tod);
-/* out[i] = field f of the time of day of v[i] + shift (units of per a
- * second); false when a shift overflows. */
-bool qvk_tod_fields(qvk_tod_field f, const int64_t *v, int64_t n, int64_t per, int64_t shift, int32_t *out);
+/* Field f of the time of day of v[i] + shift (units of per a second),
+ * stored as an integer of w bytes (1, 2, 4 or 8) at out + i * w; false
+ * when a shift overflows (the block then goes the exact way). */
+bool qvk_tod_fields(qvk_tod_field f, const int64_t *v, int64_t n, int64_t per, int64_t shift, int w, uint8_t *out);
 /* Stores v[0..n) as integers of width bytes (1, 2, 4 or 8), truncating. */
 void qvk_narrow_i32(const int32_t *v, int64_t n, int width, uint8_t *dst);
 

@@ -190,7 +190,8 @@ static bool block_part(const qv_array *a, const uint32_t *idx, int64_t i0, int64
       for (int64_t k = 0; k < m; k++) scratch[k] = v[idx[i0 + k]];
       src = scratch;
     }
-    if (!qvk_tod_fields((qvk_tod_field)(part - DP_HOUR), src, m, per, shift, res)) return false;
+    /* stored at the result's width in the same pass */
+    return qvk_tod_fields((qvk_tod_field)(part - DP_HOUR), src, m, per, shift, w, dst);
   } else {
     int cf = civil_field(part);
     if (cf < 0 || !block_days(a, idx, i0, m, date, per, shift, days, tod, scratch)) return false;
