@@ -521,6 +521,29 @@ static inline int64_t qvk_floor_div(int64_t a, int64_t b) {
   return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
 }
 
+/* civil.c: calendar fields of blocks of values, vectorized (see its top
+ * comment).  Days must lie within +-QVK_CIVIL_DAYS_MAX. */
+#define QVK_CIVIL_DAYS_MAX ((INT32_C(1) << 30) - 1)
+/* The longest calendar step qvk_civil_month_floor takes (100,000 years). */
+#define QVK_CIVIL_MONTHS_MAX 1200000
+typedef enum { QVK_CF_YEAR, QVK_CF_MONTH, QVK_CF_DAY, QVK_CF_QUARTER, QVK_CF_WEEKDAY, QVK_CF_ORDINAL } qvk_civil_field;
+typedef enum { QVK_TF_HOUR, QVK_TF_MINUTE, QVK_TF_SECOND, QVK_TF_MILLI, QVK_TF_MICRO, QVK_TF_NANO } qvk_tod_field;
+/* out[i] = field f of days[i] (Monday 1 for the weekday). */
+void qvk_civil_fields(qvk_civil_field f, const int32_t *days, int64_t n, int32_t *out);
+/* out[i] = the first day of days[i]'s step of `every` months counted from
+ * January 1970 (1 <= every <= QVK_CIVIL_MONTHS_MAX). */
+void qvk_civil_month_floor(const int32_t *days, int64_t n, int32_t every, int32_t *out);
+/* Splits v[i] + shift (units of per a second: 1, 1e3, 1e6 or 1e9) into
+ * floored days and time of day; false when a shift overflows or a day is
+ * beyond +-QVK_CIVIL_DAYS_MAX (days and tod are then not all meaningful). */
+bool qvk_civil_split(const int64_t *v, int64_t n, int64_t per, int64_t shift, int32_t *days, int64_t *tod);
+/* Field f of the time of day of v[i] + shift (units of per a second),
+ * stored as an integer of w bytes (1, 2, 4 or 8) at out + i * w; false
+ * when a shift overflows (the block then goes the exact way). */
+bool qvk_tod_fields(qvk_tod_field f, const int64_t *v, int64_t n, int64_t per, int64_t shift, int w, uint8_t *out);
+/* Stores v[0..n) as integers of width bytes (1, 2, 4 or 8), truncating. */
+void qvk_narrow_i32(const int32_t *v, int64_t n, int width, uint8_t *dst);
+
 /* list.c */
 qv_status qvk_op_array(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out);
 qv_status qvk_op_field(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *out);

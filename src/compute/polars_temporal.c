@@ -135,48 +135,70 @@ static inline void split_day(int64_t v, int64_t off, int64_t per, bool date, int
   *days = (int64_t)((wide - t) / day);
 }
 
-/* hour, minute or second of a dense timestamp/time column, with the unit a
- * compile-time constant so that the divisions become multiplications (the
- * generic loop's 64-bit divisions by a variable cost ~10 ns a row).  Rows
- * from the first whose zone shift overflows int64 are left to the generic
- * loop; returns that row (n when there is none). */
-__attribute__((always_inline)) static inline int64_t tod_rows(const int64_t *v, int64_t n, int64_t shift, int part,
-                                                              const int64_t per, int w, uint8_t *dst) {
-  const int64_t day = 86400 * per;
-  for (int64_t i = 0; i < n; i++) {
-    int64_t local;
-    if (__builtin_add_overflow(v[i], shift, &local)) return i;
-    int64_t t = local % day;
-    t += t < 0 ? day : 0;
-    int64_t secs = t / per;
-    int64_t r = part == DP_HOUR ? secs / 3600 : part == DP_MINUTE ? secs / 60 % 60 : secs % 60;
-    if (w == 1) dst[i] = (uint8_t)r;
-    else memcpy(dst + i * w, &r, (size_t)w);
+/* Rows are converted a block at a time through civil.c's vectorized loops
+ * (days and time of day split off with the unit a constant, then the
+ * field); a block holding a value those loops do not take (a zone shift
+ * past int64, a day beyond +-QVK_CIVIL_DAYS_MAX, an ISO week) goes row by
+ * row through the exact 64/128-bit path above. */
+enum { BLOCK = 512 };
+
+/* The civil.c field of a part, or -1 (ISO week and year go row by row). */
+static int civil_field(int part) {
+  switch (part) {
+    case DP_YEAR: return QVK_CF_YEAR;
+    case DP_QUARTER: return QVK_CF_QUARTER;
+    case DP_MONTH: return QVK_CF_MONTH;
+    case DP_DAY: return QVK_CF_DAY;
+    case DP_WEEKDAY: return QVK_CF_WEEKDAY;
+    case DP_ORDINAL: return QVK_CF_ORDINAL;
+    default: return -1;
   }
-  return n;
 }
 
-/* One function per unit: as four cases of one function, the compiler
- * merged the copies back into one loop with the unit in a register (and a
- * 64-bit idiv per row, half of a dt.hour query's time). */
-#define TOD_UNIT(NAME, PER)                                                                                \
-  static __attribute__((noinline)) int64_t NAME(const int64_t *v, int64_t n, int64_t off, int part, int w, \
-                                                uint8_t *dst) {                                            \
-    return tod_rows(v, n, off * (PER), part, (PER), w, dst);                                               \
+/* Days (and time of day) of rows [i0, i0 + m) of a (through idx), local
+ * time; false when the block must go row by row. */
+static bool block_days(const qv_array *a, const uint32_t *idx, int64_t i0, int64_t m, bool date, int64_t per,
+                       int64_t shift, int32_t *days, int64_t *tod, int64_t *scratch) {
+  if (date) {
+    const int32_t *v = (const int32_t *)qv_array_values(a);
+    bool ok = true;
+    for (int64_t k = 0; k < m; k++) {
+      int32_t d = idx ? v[idx[i0 + k]] : v[i0 + k];
+      ok &= d >= -QVK_CIVIL_DAYS_MAX && d <= QVK_CIVIL_DAYS_MAX;
+      days[k] = d;
+      tod[k] = 0;
+    }
+    return ok;
   }
-TOD_UNIT(tod_s, 1)
-TOD_UNIT(tod_ms, 1000)
-TOD_UNIT(tod_us, 1000000)
-TOD_UNIT(tod_ns, 1000000000)
+  const int64_t *v = (const int64_t *)qv_array_values(a), *src = v + i0;
+  if (idx) {
+    for (int64_t k = 0; k < m; k++) scratch[k] = v[idx[i0 + k]];
+    src = scratch;
+  }
+  return qvk_civil_split(src, m, per, shift, days, tod);
+}
 
-static int64_t tod_part_fast(const int64_t *v, int64_t n, int64_t off, int64_t per, int part, int w, uint8_t *dst) {
-  switch (per) {
-    case 1: return tod_s(v, n, off, part, w, dst);
-    case 1000: return tod_ms(v, n, off, part, w, dst);
-    case 1000000: return tod_us(v, n, off, part, w, dst);
-    case 1000000000: return tod_ns(v, n, off, part, w, dst);
-    default: return 0;
+/* Part `part` of rows [i0, i0 + m) into dst (width w); false when the block
+ * must go row by row. */
+static bool block_part(const qv_array *a, const uint32_t *idx, int64_t i0, int64_t m, bool date, int64_t per,
+                       int64_t shift, int part, int w, uint8_t *dst) {
+  int32_t days[BLOCK], res[BLOCK];
+  int64_t tod[BLOCK], scratch[BLOCK];
+  if (part >= DP_HOUR) { /* timestamps and times only (dt_part refuses dates) */
+    const int64_t *v = (const int64_t *)qv_array_values(a), *src = v + i0;
+    if (idx) {
+      for (int64_t k = 0; k < m; k++) scratch[k] = v[idx[i0 + k]];
+      src = scratch;
+    }
+    /* stored at the result's width in the same pass */
+    return qvk_tod_fields((qvk_tod_field)(part - DP_HOUR), src, m, per, shift, w, dst);
+  } else {
+    int cf = civil_field(part);
+    if (cf < 0 || !block_days(a, idx, i0, m, date, per, shift, days, tod, scratch)) return false;
+    qvk_civil_fields((qvk_civil_field)cf, days, m, res);
   }
+  qvk_narrow_i32(res, m, w, dst);
+  return true;
 }
 
 static qv_status dt_part(qvk_ctx *c, const qv_expr *e, qvk_datum *x, qvk_datum *out) {
@@ -203,14 +225,16 @@ static qv_status dt_part(qvk_ctx *c, const qv_expr *e, qvk_datum *x, qvk_datum *
   int w = qv_type_byte_width(rt->id);
   bool date = id == QV_TYPE_DATE32;
   const qv_array *a = x->array;
-  int64_t from = 0;
-  if (!date && !x->idx && (part == DP_HOUR || part == DP_MINUTE || part == DP_SECOND))
-    from = tod_part_fast((const int64_t *)qv_array_values(a), c->n, id == QV_TYPE_TIME64 ? 0 : off, per, part, w, dst);
-  for (int64_t i = from; i < c->n; i++) {
-    int64_t days, tod;
-    split_day(tval(a, x->idx, i, date), id == QV_TYPE_TIME64 ? 0 : off, per, date, &days, &tod);
-    int64_t v = part_value(part, days, tod, per);
-    memcpy(dst + i * w, &v, (size_t)w); /* every part fits its type's low bytes */
+  if (id == QV_TYPE_TIME64) off = 0;
+  for (int64_t i0 = 0; i0 < c->n; i0 += BLOCK) {
+    int64_t m = c->n - i0 < BLOCK ? c->n - i0 : BLOCK;
+    if (block_part(a, x->idx, i0, m, date, per, off * per, part, w, dst + i0 * w)) continue;
+    for (int64_t i = i0; i < i0 + m; i++) {
+      int64_t days, tod;
+      split_day(tval(a, x->idx, i, date), off, per, date, &days, &tod);
+      int64_t v = part_value(part, days, tod, per);
+      memcpy(dst + i * w, &v, (size_t)w); /* every part fits its type's low bytes */
+    }
   }
   return qvk_array_out_valid(r, x, c->n, out, c->err);
 }
@@ -354,6 +378,64 @@ qv_status qvk_dt_truncate_check(const qv_expr *e, qv_error *err) {
   return QV_OK;
 }
 
+/* dt.truncate of rows [i0, i0 + m) into dst: fixed steps in 64-bit
+ * arithmetic, calendar steps through civil.c; false when a value or a step
+ * needs the exact 128-bit path (which also reports the row that overflows).
+ * shift is the zone offset in the column's units (0 for dates), o the
+ * grid's origin, step the grid's step (0: values unchanged). */
+static bool block_truncate(const qv_array *a, const uint32_t *idx, int64_t i0, int64_t m, bool date, int64_t per,
+                           int64_t shift, int64_t months, qvk_i128 step, int64_t o, int64_t day, uint8_t *dst) {
+  int64_t vals[BLOCK], res[BLOCK];
+  bool ok = true;
+  if (months) {
+    int32_t days[BLOCK], first[BLOCK];
+    if (months > QVK_CIVIL_MONTHS_MAX || !block_days(a, idx, i0, m, date, per, shift, days, vals, res)) return false;
+    qvk_civil_month_floor(days, m, (int32_t)months, first);
+    if (date) {
+      memcpy(dst, first, (size_t)m * 4);
+      return true;
+    }
+    for (int64_t k = 0; k < m; k++) {
+      int64_t t;
+      ok &= !__builtin_mul_overflow((int64_t)first[k], day, &t);
+      ok &= !__builtin_sub_overflow(t, shift, &t);
+      res[k] = t;
+    }
+    memcpy(dst, res, (size_t)m * 8);
+    return ok;
+  }
+  if (step > INT64_MAX) return false;
+  for (int64_t k = 0; k < m; k++) {
+    int64_t r = idx ? idx[i0 + k] : i0 + k;
+    vals[k] = date ? ((const int32_t *)qv_array_values(a))[r] : ((const int64_t *)qv_array_values(a))[r];
+  }
+  int64_t st = (int64_t)step;
+  if (st == 0) {
+    memcpy(res, vals, (size_t)m * 8);
+  } else {
+    for (int64_t k = 0; k < m; k++) {
+      int64_t local, rel, t;
+      ok &= !__builtin_add_overflow(vals[k], shift, &local);
+      ok &= !__builtin_sub_overflow(local, o, &rel);
+      int64_t rem = rel % st;
+      rem += rem < 0 ? st : 0;
+      ok &= !__builtin_sub_overflow(local, rem, &t);
+      ok &= !__builtin_sub_overflow(t, shift, &t);
+      res[k] = t;
+    }
+  }
+  if (!date) {
+    memcpy(dst, res, (size_t)m * 8);
+    return ok;
+  }
+  for (int64_t k = 0; k < m; k++) {
+    ok &= res[k] >= INT32_MIN && res[k] <= INT32_MAX;
+    int32_t d32 = (int32_t)res[k];
+    memcpy(dst + 4 * k, &d32, 4);
+  }
+  return ok;
+}
+
 static qv_status dt_truncate(qvk_ctx *c, qvk_datum *x, const qvk_datum *ed, qvk_datum *out) {
   if (!ed->scalar || ed->scalar->type.id != QV_TYPE_STRING || ed->scalar->is_null)
     return qv_error_set(c->err, QV_ERR_UNSUPPORTED, "dt.truncate: the interval must be a constant string");
@@ -390,44 +472,51 @@ static qv_status dt_truncate(qvk_ctx *c, qvk_datum *x, const qvk_datum *ed, qvk_
     else step = (qvk_i128)ev.days * day + ev.nanos * per / 1000000000;
   }
   bool unchanged = !ev.months && step == 0;
-  for (int64_t i = 0; i < c->n; i++) {
-    int64_t v = tval(a, x->idx, i, date);
-    qvk_i128 t = v;
-    if (!unchanged) {
-      qvk_i128 local = (qvk_i128)v + (date ? 0 : (qvk_i128)off * per);
-      if (ev.months) {
-        int64_t days, tod, y;
-        unsigned m, d;
-        split_day(v, off, per, date, &days, &tod);
-        qv_civil_from_days(days, &y, &m, &d);
-        qvk_i128 mi = (qvk_i128)(y - 1970) * 12 + (m - 1); /* months since 1970-01 */
-        mi -= ((mi % ev.months) + ev.months) % ev.months;
-        int64_t ty = (int64_t)(mi >= 0 ? mi / 12 : (mi - 11) / 12);
-        unsigned tm = (unsigned)(mi - (qvk_i128)ty * 12) + 1;
-        ty += 1970;
-        t = (qvk_i128)qv_days_from_civil(ty, tm, 1) * day;
-      } else {
-        qvk_i128 o = (qvk_i128)origin * day;
-        qvk_i128 rel = local - o;
-        t = local - (((rel % step) + step) % step);
+  int64_t shift = date ? 0 : off * per;
+  for (int64_t i0 = 0; i0 < c->n; i0 += BLOCK) {
+    int64_t nb = c->n - i0 < BLOCK ? c->n - i0 : BLOCK;
+    if (block_truncate(a, x->idx, i0, nb, date, per, shift, ev.months, step, origin * day, day,
+                       dst + i0 * (date ? 4 : 8)))
+      continue;
+    for (int64_t i = i0; i < i0 + nb; i++) {
+      int64_t v = tval(a, x->idx, i, date);
+      qvk_i128 t = v;
+      if (!unchanged) {
+        qvk_i128 local = (qvk_i128)v + (date ? 0 : (qvk_i128)off * per);
+        if (ev.months) {
+          int64_t days, tod, y;
+          unsigned m, d;
+          split_day(v, off, per, date, &days, &tod);
+          qv_civil_from_days(days, &y, &m, &d);
+          qvk_i128 mi = (qvk_i128)(y - 1970) * 12 + (m - 1); /* months since 1970-01 */
+          mi -= ((mi % ev.months) + ev.months) % ev.months;
+          int64_t ty = (int64_t)(mi >= 0 ? mi / 12 : (mi - 11) / 12);
+          unsigned tm = (unsigned)(mi - (qvk_i128)ty * 12) + 1;
+          ty += 1970;
+          t = (qvk_i128)qv_days_from_civil(ty, tm, 1) * day;
+        } else {
+          qvk_i128 o = (qvk_i128)origin * day;
+          qvk_i128 rel = local - o;
+          t = local - (((rel % step) + step) % step);
+        }
+        if (!date) t -= (qvk_i128)off * per;
       }
-      if (!date) t -= (qvk_i128)off * per;
+      bool valid = qv_array_is_valid(a, x->idx ? x->idx[i] : i);
+      if (date) {
+        if ((t > INT32_MAX || t < INT32_MIN) && valid) goto overflow;
+        int32_t d32 = (int32_t)t;
+        memcpy(dst + 4 * i, &d32, 4);
+      } else {
+        if ((t > INT64_MAX || t < INT64_MIN) && valid) goto overflow;
+        int64_t d64 = (int64_t)t;
+        memcpy(dst + 8 * i, &d64, 8);
+      }
+      continue;
+    overflow:
+      qv_array_release(r);
+      return qv_error_set(c->err, QV_ERR_OVERFLOW, "dt.truncate: row %lld truncates outside the representable range",
+                          (long long)i);
     }
-    bool valid = qv_array_is_valid(a, x->idx ? x->idx[i] : i);
-    if (date) {
-      if ((t > INT32_MAX || t < INT32_MIN) && valid) goto overflow;
-      int32_t d32 = (int32_t)t;
-      memcpy(dst + 4 * i, &d32, 4);
-    } else {
-      if ((t > INT64_MAX || t < INT64_MIN) && valid) goto overflow;
-      int64_t d64 = (int64_t)t;
-      memcpy(dst + 8 * i, &d64, 8);
-    }
-    continue;
-  overflow:
-    qv_array_release(r);
-    return qv_error_set(c->err, QV_ERR_OVERFLOW, "dt.truncate: row %lld truncates outside the representable range",
-                        (long long)i);
   }
   return qvk_array_out_valid(r, x, c->n, out, c->err);
 }
@@ -444,12 +533,17 @@ static qv_status dt_date(qvk_ctx *c, qvk_datum *x, qvk_datum *out) {
   QV_RETURN_NOT_OK(qvk_fixed_result(&dt, c->n, false, &r, c->err));
   int32_t *dst = (int32_t *)qv_bytes_mutable(r->buffers[1]);
   bool date = id == QV_TYPE_DATE32;
-  for (int64_t i = 0; i < c->n; i++) {
-    int64_t days, tod;
-    split_day(tval(x->array, x->idx, i, date), off, per, date, &days, &tod);
-    /* every int64 timestamp's day fits int32 (2^63 ns is 106752 days) except
-     * seconds-resolution extremes, which Polars cannot hold either */
-    dst[i] = (int32_t)days;
+  int64_t tod_scratch[BLOCK], scratch[BLOCK];
+  for (int64_t i0 = 0; i0 < c->n; i0 += BLOCK) {
+    int64_t m = c->n - i0 < BLOCK ? c->n - i0 : BLOCK;
+    if (block_days(x->array, x->idx, i0, m, date, per, off * per, dst + i0, tod_scratch, scratch)) continue;
+    for (int64_t i = i0; i < i0 + m; i++) {
+      int64_t days, tod;
+      split_day(tval(x->array, x->idx, i, date), off, per, date, &days, &tod);
+      /* every int64 timestamp's day fits int32 (2^63 ns is 106752 days) except
+       * seconds-resolution extremes, which Polars cannot hold either */
+      dst[i] = (int32_t)days;
+    }
   }
   return qvk_array_out_valid(r, x, c->n, out, c->err);
 }

@@ -123,6 +123,11 @@ static bool cmp_excludes(qv_op op, const interval *iv, const qv_scalar *v) {
   }
 }
 
+bool qvsc_interval_excludes(qv_op op, const qv_scalar *lo, const qv_scalar *hi, const qv_scalar *v) {
+  interval iv = {*lo, *hi, true};
+  return cmp_excludes(op, &iv, v);
+}
+
 static bool all_null(const qv_page_stats *st, int64_t rows) { return st->null_count >= rows; }
 
 bool qvsc_prune_page(const qv_expr *e, const qv_page_stats *const *stats, int64_t rows) {
@@ -182,6 +187,7 @@ bool qvsc_prune_page(const qv_expr *e, const qv_page_stats *const *stats, int64_
 
 bool qvsc_prune_applicable(const qv_expr *e) {
   if (e->kind != QV_EXPR_CALL) return false;
+  if (qvsc_mono_applicable(e)) return true;
   if (qve_op_is_compare(e->op))
     return (column_of(e->args[0]) >= 0 && qve_is_value_lit(e->args[1])) ||
            (column_of(e->args[1]) >= 0 && qve_is_value_lit(e->args[0]));

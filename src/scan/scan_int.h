@@ -17,8 +17,37 @@ bool qvsc_scalar_order(const qv_scalar *a, const qv_scalar *b, int *out);
  * conjunct's shape or types are not understood. */
 bool qvsc_prune_page(const qv_expr *conjunct, const qv_page_stats *const *stats, int64_t row_count);
 
-/* Whether qvsc_prune_page can ever prune with this conjunct (for explain). */
+/* Whether qvsc_prune_page (or a monotone probe) can ever prune with this
+ * conjunct (for explain). */
 bool qvsc_prune_applicable(const qv_expr *conjunct);
+
+/* True when `x op v` is false or null for every x in [lo, hi] (non-null,
+ * ordered scalars; op a comparison). */
+bool qvsc_interval_excludes(qv_op op, const qv_scalar *lo, const qv_scalar *hi, const qv_scalar *v);
+
+/* ---- pruning through non-decreasing functions (prune_monotone.c) ---------- */
+
+/* A top-level conjunct `f(column) op literal` or `f(column) BETWEEN a AND
+ * b` whose f never decreases (dt.year, dt.date, dt.truncate, dt.epoch,
+ * date_part('year'), date_trunc): f of a page's min and max bounds it on
+ * the page.  Immutable once made, so lanes share it. */
+typedef struct qvsc_mono_probe {
+  int32_t column;              /* dataset column */
+  qv_expr *fn;                 /* the f side, cloned, reading column 0 of schema */
+  qv_schema schema;            /* that column alone */
+  qv_op op;                    /* f(column) op lit, or QV_OP_BETWEEN lit AND lit2 */
+  const qv_scalar *lit, *lit2; /* in the conjunct, which outlives the probe */
+} qvsc_mono_probe;
+
+/* The probes of the conjuncts that have that shape (bound against ds). */
+qv_status qvsc_mono_probes_make(const qv_expr *const *conjuncts, int32_t n, const qv_schema *ds, qvsc_mono_probe **out,
+                                int32_t *n_out, qv_error *err);
+void qvsc_mono_probes_free(qvsc_mono_probe *p, int32_t n);
+/* True when the page (statistics per dataset column, rows) holds no row
+ * the probe's conjunct keeps; false when unsure (f fails or is null). */
+bool qvsc_mono_prune(const qvsc_mono_probe *p, const qv_page_stats *const *stats, int64_t rows);
+/* Whether a probe would be made for this conjunct. */
+bool qvsc_mono_applicable(const qv_expr *conjunct);
 
 /* ---- scalar indices (index_plan.c) ---------------------------------------- */
 

@@ -50,6 +50,19 @@ typedef struct lane {
  * 8,192 rows) or 32 MiB of stored pages, not 64 pages */
 #define QV_SCAN_ROUND_MAX_ROWS 131072
 #define QV_SCAN_ROUND_MAX_BYTES (INT64_C(32) << 20)
+/* Output batches planned at once at most (a round's rows make at most 16
+ * batches of 8,192). */
+#define QV_SCAN_MAX_JOBS 16
+
+/* One output batch to build by joining pending pieces (parts, owned). */
+typedef struct build_job {
+  qv_batch **parts;
+  int32_t n_parts;
+  int64_t rows;
+  int32_t slot; /* its place in ready[] */
+  qv_status st;
+  qv_error err;
+} build_job;
 
 struct qv_scanner {
   qv_dataset *owned_ds;
@@ -68,6 +81,9 @@ struct qv_scanner {
   int32_t *fcols; /* dataset columns the filter reads, ascending */
   const qv_expr **conjuncts;
   int32_t n_conjuncts;
+  /* conjuncts pruned through a non-decreasing function (prune_monotone.c) */
+  qvsc_mono_probe *probes;
+  int32_t n_probes;
   /* scalar indices: the plan, the conjuncts left once they answer, and the
    * rows they keep of the current fragment */
   bool use_index;
@@ -84,6 +100,18 @@ struct qv_scanner {
   qv_batch **pending;
   int32_t n_pending, cap_pending;
   int64_t pending_rows;
+  /* Batches taken off the pending pieces, in order, ready to hand out
+   * (ready[ready_head .. n_ready)); a batch that joins several pieces is a
+   * job, built on the lanes' threads in the next round alongside its
+   * pages, so that copying the rows out is not one thread's serial work
+   * between rounds (see plan_jobs). */
+  qv_batch *ready[QV_SCAN_MAX_JOBS];
+  int32_t n_ready, ready_head;
+  build_job jobs[QV_SCAN_MAX_JOBS];
+  int32_t n_jobs;
+  /* an error that comes after the ready batches (defer_error) */
+  qv_status deferred;
+  qv_error deferred_err;
   bool exact_batches; /* join pieces into batches of batch_size rows (qv_scan_options) */
   /* qv_scanner_count: page ranges add their rows to rows_counted instead of
    * building pieces, and no projected column is read */
@@ -100,6 +128,8 @@ struct qv_scanner {
   qv_status round_st[QV_SCAN_WINDOW];
   qv_error round_err[QV_SCAN_WINDOW];
 };
+
+static void release_ready(qv_scanner *s);
 
 static qv_status add_field(qv_schema *s, const qv_field *f, qv_error *err) { return qv_schema_add(s, f, err); }
 
@@ -178,6 +208,7 @@ static qv_status plan_filter(qv_scanner *s, const qv_scan_options *o, qv_error *
     goto cleanup;
   }
   s->n_conjuncts = qv_expr_conjuncts(s->filter, s->conjuncts, nc);
+  st = qvsc_mono_probes_make(s->conjuncts, s->n_conjuncts, ds, &s->probes, &s->n_probes, err);
 cleanup:
   qv_expr_destroy(parsed);
   return st;
@@ -313,6 +344,7 @@ void qv_scanner_destroy(qv_scanner *s) {
   close_readers(s);
   for (int32_t i = 0; i < s->n_pending; i++) qv_batch_release(s->pending[i]);
   qv_free(s->pending);
+  release_ready(s);
   for (int32_t i = 0; s->lanes && i < s->n_lanes; i++) {
     lane *L = &s->lanes[i];
     qv_selection_reset(&L->live);
@@ -326,6 +358,7 @@ void qv_scanner_destroy(qv_scanner *s) {
   qv_expr_destroy(s->filter);
   qv_expr_destroy(s->filter_local);
   qv_free(s->conjuncts);
+  qvsc_mono_probes_free(s->probes, s->n_probes);
   qvsc_index_plan_destroy(s->iplan);
   qvsc_filter_prog_reset(&s->refine);
   if (s->frag_rows) roaring_bitmap_free(s->frag_rows);
@@ -364,6 +397,8 @@ static bool page_pruned(qv_scanner *s, lane *L, int32_t page, int64_t rows) {
   }
   for (int32_t i = 0; i < s->n_conjuncts; i++)
     if (qvsc_prune_page(s->conjuncts[i], L->stats, rows)) return true;
+  for (int32_t i = 0; i < s->n_probes; i++)
+    if (qvsc_mono_prune(&s->probes[i], L->stats, rows)) return true;
   return false;
 }
 
@@ -669,20 +704,34 @@ static bool loose_batch_ready(const qv_scanner *s) {
          (s->pending_rows >= join_rows(s) || s->pending[s->n_pending - 1]->num_rows >= join_rows(s));
 }
 
-/* Hands out the first pending piece as it is. */
-static qv_status pop_first(qv_scanner *s, qv_batch **out) {
-  *out = s->pending[0];
-  s->pending_rows -= (*out)->num_rows;
+/* Takes the first pending piece off as it is. */
+static qv_batch *take_first(qv_scanner *s) {
+  qv_batch *b = s->pending[0];
+  s->pending_rows -= b->num_rows;
   memmove(s->pending, s->pending + 1, (size_t)(--s->n_pending) * sizeof *s->pending);
-  return QV_OK;
+  return b;
 }
 
-/* Takes up to batch_size rows off the front of the pending pieces. */
-static qv_status pop_batch(qv_scanner *s, qv_batch **out, qv_error *err) {
+/* Whether the pending pieces make the next batch now: batch_size rows
+ * (exact batches; loose_batch_ready otherwise), or any at the end. */
+static bool batch_ready(const qv_scanner *s) {
+  if (s->n_pending == 0) return false;
+  if (s->exhausted) return true;
+  return s->exact_batches ? s->pending_rows >= s->batch_size : loose_batch_ready(s);
+}
+
+/* Takes the pieces of the next batch (up to batch_size rows) off the front
+ * of the pending ones: *out when that is one piece or a slice of one,
+ * otherwise *out NULL and the pieces to join in job->parts. */
+static qv_status plan_batch(qv_scanner *s, qv_batch **out, build_job *job, qv_error *err) {
+  *out = NULL;
   qv_batch *first = s->pending[0];
   bool loose = !s->exact_batches;
   if (first->num_rows >= s->batch_size || s->n_pending == 1 || (loose && first->num_rows >= join_rows(s))) {
-    if (first->num_rows <= s->batch_size) return pop_first(s, out);
+    if (first->num_rows <= s->batch_size) {
+      *out = take_first(s);
+      return QV_OK;
+    }
     qv_batch *head, *tail;
     QV_RETURN_NOT_OK(qv_batch_slice(first, 0, s->batch_size, &head, err));
     qv_status st = qv_batch_slice(first, s->batch_size, first->num_rows - s->batch_size, &tail, err);
@@ -696,15 +745,18 @@ static qv_status pop_batch(qv_scanner *s, qv_batch **out, qv_error *err) {
     *out = head;
     return QV_OK;
   }
-  /* Several small pieces: concatenate whole pieces while they fit, and
-   * (exact batches) the head of the next one to fill the batch (its tail
-   * stays pending); without exact batches, only pieces below join_rows. */
+  /* Several small pieces: whole pieces while they fit, and (exact batches)
+   * the head of the next one to fill the batch (its tail stays pending);
+   * without exact batches, only pieces below join_rows. */
   int32_t take = 0;
   int64_t rows = 0;
   while (take < s->n_pending && rows + s->pending[take]->num_rows <= s->batch_size &&
          !(loose && s->pending[take]->num_rows >= join_rows(s)))
     rows += s->pending[take++]->num_rows;
-  if (loose && take == 1) return pop_first(s, out); /* nothing to join it with */
+  if (loose && take == 1) { /* nothing to join it with */
+    *out = take_first(s);
+    return QV_OK;
+  }
   if (!loose && take < s->n_pending && rows < s->batch_size) {
     qv_batch *next = s->pending[take], *head, *tail;
     int64_t want = s->batch_size - rows;
@@ -728,27 +780,102 @@ static qv_status pop_batch(qv_scanner *s, qv_batch **out, qv_error *err) {
     rows += want;
     take++;
   }
+  job->parts = qv_malloc((size_t)take * sizeof *job->parts);
+  if (!job->parts) return qv_error_nomem(err, NULL);
+  memcpy(job->parts, s->pending, (size_t)take * sizeof *job->parts);
+  job->n_parts = take;
+  job->rows = rows;
+  memmove(s->pending, s->pending + take, (size_t)(s->n_pending - take) * sizeof *s->pending);
+  s->n_pending -= take;
+  s->pending_rows -= rows;
+  return QV_OK;
+}
+
+/* Joins a job's parts into its batch (ready[job->slot]); releases them.
+ * Runs on any lane's thread: it touches nothing but the job and its slot. */
+static void build_batch(qv_scanner *s, build_job *job) {
   int32_t nc = s->out_schema.n_fields;
   qv_array **cols = qv_calloc((size_t)(nc > 0 ? nc : 1), sizeof *cols);
-  qv_array **parts = qv_calloc((size_t)take, sizeof *parts);
+  qv_array **parts = qv_calloc((size_t)job->n_parts, sizeof *parts);
   qv_status st = QV_OK;
-  if (!cols || !parts) st = qv_error_nomem(err, NULL);
+  if (!cols || !parts) st = qv_error_nomem(&job->err, NULL);
   for (int32_t c = 0; c < nc && st == QV_OK; c++) {
-    for (int32_t k = 0; k < take; k++) parts[k] = s->pending[k]->columns[c];
-    st = qv_array_concat(parts, take, &cols[c], err);
+    for (int32_t k = 0; k < job->n_parts; k++) parts[k] = job->parts[k]->columns[c];
+    st = qv_array_concat(parts, job->n_parts, &cols[c], &job->err);
   }
-  if (st == QV_OK) {
-    st = qv_batch_make(&s->out_schema, cols, rows, out, err);
-    for (int32_t k = 0; k < take; k++) qv_batch_release(s->pending[k]);
-    memmove(s->pending, s->pending + take, (size_t)(s->n_pending - take) * sizeof *s->pending);
-    s->n_pending -= take;
-    s->pending_rows -= rows;
-  } else if (cols) {
+  if (st == QV_OK) st = qv_batch_make(&s->out_schema, cols, job->rows, &s->ready[job->slot], &job->err);
+  else if (cols)
     for (int32_t c = 0; c < nc; c++) qv_array_release(cols[c]);
-  }
+  for (int32_t k = 0; k < job->n_parts; k++) qv_batch_release(job->parts[k]);
+  qv_free(job->parts);
+  job->parts = NULL;
+  job->n_parts = 0;
   qv_free(cols);
   qv_free(parts);
+  job->st = st;
+}
+
+/* Releases the batches not handed out and the jobs not run. */
+static void release_ready(qv_scanner *s) {
+  for (int32_t i = s->ready_head; i < s->n_ready; i++) qv_batch_release(s->ready[i]);
+  s->n_ready = s->ready_head = 0;
+  for (int32_t j = 0; j < s->n_jobs; j++) {
+    for (int32_t k = 0; k < s->jobs[j].n_parts; k++) qv_batch_release(s->jobs[j].parts[k]);
+    qv_free(s->jobs[j].parts);
+    s->jobs[j].parts = NULL;
+    s->jobs[j].n_parts = 0;
+  }
+  s->n_jobs = 0;
+}
+
+/* Plans the batches the pending pieces make now (ready is empty): those
+ * that are one piece go to ready[] at once, the joined ones become jobs
+ * whose slots wait for run_jobs or the next round. */
+static qv_status plan_jobs(qv_scanner *s, qv_error *err) {
+  s->n_ready = s->ready_head = 0;
+  while (batch_ready(s) && s->n_ready < QV_SCAN_MAX_JOBS) {
+    build_job *job = &s->jobs[s->n_jobs];
+    qv_batch *direct;
+    job->n_parts = 0;
+    QV_RETURN_NOT_OK(plan_batch(s, &direct, job, err));
+    if (direct) {
+      s->ready[s->n_ready++] = direct;
+    } else {
+      job->slot = s->n_ready;
+      s->ready[s->n_ready++] = NULL;
+      s->n_jobs++;
+    }
+  }
+  return QV_OK;
+}
+
+/* The first failed job's error (in batch order), after a round; the
+ * batches before that one stay ready, none after it goes out. */
+static qv_status jobs_done(qv_scanner *s, qv_error *err) {
+  qv_status st = QV_OK;
+  int32_t cut = s->n_ready;
+  for (int32_t j = 0; j < s->n_jobs; j++)
+    if (st == QV_OK && s->jobs[j].st != QV_OK) {
+      st = s->jobs[j].st;
+      if (err) *err = s->jobs[j].err;
+      cut = s->jobs[j].slot;
+    }
+  s->n_jobs = 0;
+  for (int32_t i = cut; i < s->n_ready; i++) qv_batch_release(s->ready[i]);
+  s->n_ready = cut;
   return st;
+}
+
+static void job_task(void *ctx, int64_t k, int worker) {
+  (void)worker;
+  qv_scanner *s = ctx;
+  build_batch(s, &s->jobs[k]);
+}
+
+/* Builds the planned jobs alone, on the lanes' threads. */
+static qv_status run_jobs(qv_scanner *s, qv_error *err) {
+  qvb_pool_run(s->n_jobs, s->n_lanes, job_task, s);
+  return jobs_done(s, err);
 }
 
 /* ---- parallel rounds ----------------------------------------------------- */
@@ -758,9 +885,16 @@ typedef struct page_round {
   int32_t first; /* page of task 0 */
 } page_round;
 
+/* Task k of a round: the planned jobs first (the larger pieces of work, so
+ * they start early), then the page ranges. */
 static void round_task(void *ctx, int64_t k, int worker) {
   page_round *r = ctx;
   qv_scanner *s = r->s;
+  if (k < s->n_jobs) {
+    build_batch(s, &s->jobs[k]);
+    return;
+  }
+  k -= s->n_jobs;
   s->round_st[k] = scan_page(s, &s->lanes[worker], r->first + (int32_t)k, &s->round_piece[k], &s->round_err[k]);
 }
 
@@ -803,7 +937,9 @@ static int32_t round_pages(const qv_scanner *s) {
       qv_fragment_page(r, s->proj[i], s->page + k, &info);
       bytes += info.byte_size;
     }
-    if ((rows > QV_SCAN_ROUND_MAX_ROWS || bytes > QV_SCAN_ROUND_MAX_BYTES) && k >= 2 * s->n_lanes) return k;
+    /* a count keeps no rows, so only the window bounds its rounds */
+    if (((rows > QV_SCAN_ROUND_MAX_ROWS && !s->count_only) || bytes > QV_SCAN_ROUND_MAX_BYTES) && k >= 2 * s->n_lanes)
+      return k;
   }
   return n;
 }
@@ -816,14 +952,19 @@ static qv_status scan_round(qv_scanner *s, int32_t first, int32_t n, qv_error *e
     lane *L = &s->lanes[i];
     if (L->frag == s->frag) continue;
     close_lane_reader(s, L);
-    QV_RETURN_NOT_OK(qv_fragment_open_shared(s->lanes[0].reader, &L->reader, err));
+    qv_status st = qv_fragment_open_shared(s->lanes[0].reader, &L->reader, err);
+    if (st != QV_OK) { /* the planned batches still go out, before the error */
+      qv_error jerr;
+      (void)run_jobs(s, &jerr);
+      return st;
+    }
     L->frag = s->frag;
   }
   page_round r = {s, first};
   for (int32_t k = 0; k < n; k++) s->round_piece[k] = NULL;
-  qvb_pool_run(n, s->n_lanes, round_task, &r);
+  qvb_pool_run(s->n_jobs + n, s->n_lanes, round_task, &r);
   merge_lane_counters(s);
-  qv_status st = QV_OK;
+  qv_status st = jobs_done(s, err);
   int64_t rows_out = 0;
   for (int32_t k = 0; k < n; k++) {
     if (st == QV_OK && s->round_st[k] != QV_OK) {
@@ -841,26 +982,68 @@ static qv_status scan_round(qv_scanner *s, int32_t first, int32_t n, qv_error *e
   return st;
 }
 
-/* Scans the next page range, or the next round of them on the lanes,
- * queueing their pieces (or, for a count, adding up their rows); sets
- * exhausted at the end of the dataset. */
+/* Names the fragment in a scan error (storage errors name the file
+ * already, "data/X.qvf: column ...": said once). */
+static qv_status scan_error(qv_scanner *s, qv_status st, qv_error *err) {
+  qv_fragment_info fi;
+  qv_dataset_fragment(s->ds, s->frag, &fi);
+  size_t plen = strlen(fi.path);
+  if (err && !strncmp(err->message, fi.path, plen) && err->message[plen] == ':') {
+    char old[sizeof err->message];
+    memcpy(old, err->message, sizeof old);
+    old[sizeof old - 1] = '\0';
+    snprintf(err->message, sizeof err->message, "scan of %.1000s", old);
+    if (err->code == QV_OK) err->code = st;
+    return err->code;
+  }
+  return qv_error_prefix(err, st, "scan of %s", fi.path);
+}
+
+/* An error after batches that are ready goes out after them, as a serial
+ * scan would have handed those out before reaching the failing page. */
+static qv_status defer_error(qv_scanner *s, qv_status st, qv_error *err) {
+  if (st == QV_OK || s->ready_head == s->n_ready) return st;
+  s->deferred = st;
+  if (err) s->deferred_err = *err;
+  else qv_error_set(&s->deferred_err, st, "scan failed");
+  return QV_OK;
+}
+
+/* Makes progress: plans the batches the pending pieces make (planned
+ * batches that join pieces are built on the lanes' threads, during the
+ * next round of page ranges when there are several lanes), then scans the
+ * next page range, or the next round of them on the lanes, queueing their
+ * pieces (or, for a count, adding up their rows); sets exhausted at the
+ * end of the dataset. */
 static qv_status advance(qv_scanner *s, qv_error *err) {
-  bool have;
-  QV_RETURN_NOT_OK(next_page(s, &have, err));
-  if (!have) {
+  qv_status st = plan_jobs(s, err);
+  if (st != QV_OK) { /* the batches planned before the failure go out first */
+    qv_error jerr;
+    (void)run_jobs(s, &jerr);
+    return defer_error(s, st, err);
+  }
+  /* One lane reads no page ahead of the batches it hands out (nor does a
+   * planning stopped by QV_SCAN_MAX_JOBS): build them and return them. */
+  if (s->n_ready > 0 && (s->n_lanes == 1 || batch_ready(s) || s->exhausted))
+    return defer_error(s, run_jobs(s, err), err);
+  bool have = false;
+  st = s->exhausted ? QV_OK : next_page(s, &have, err);
+  if (st == QV_OK && !have) {
     s->exhausted = true;
-    return QV_OK;
+    if (s->n_ready == 0) st = plan_jobs(s, err); /* the last pieces */
+    if (st == QV_OK) st = run_jobs(s, err);
+    return defer_error(s, st, err);
+  }
+  if (st != QV_OK) { /* opening the next fragment failed: the planned batches go out first */
+    qv_status js = run_jobs(s, err);
+    return defer_error(s, js != QV_OK ? js : st, err);
   }
   /* With several lanes, the next pages of the fragment: at least two
    * per lane, so that a lane that drew cheap pages (pruned, nothing
    * selected) takes more, and more while the rounds hand out few rows
    * (next_window). */
-  int32_t n = 1;
   if (s->n_lanes > 1) {
-    n = round_pages(s);
-  }
-  qv_status st;
-  if (n > 1) {
+    int32_t n = round_pages(s);
     st = scan_round(s, s->page, n, err);
     s->page += n - 1;
   } else {
@@ -869,47 +1052,40 @@ static qv_status advance(qv_scanner *s, qv_error *err) {
     merge_lane_counters(s);
     if (st == QV_OK && piece) st = push_pending(s, piece, err);
   }
-  if (st != QV_OK) {
-    qv_fragment_info fi;
-    qv_dataset_fragment(s->ds, s->frag, &fi);
-    /* storage errors name the file already ("data/X.qvf: column ..."):
-     * say it once */
-    size_t plen = strlen(fi.path);
-    if (err && !strncmp(err->message, fi.path, plen) && err->message[plen] == ':') {
-      char old[sizeof err->message];
-      memcpy(old, err->message, sizeof old);
-      old[sizeof old - 1] = '\0';
-      snprintf(err->message, sizeof err->message, "scan of %.1000s", old);
-      if (err->code == QV_OK) err->code = st;
-      return err->code;
-    }
-    return qv_error_prefix(err, st, "scan of %s", fi.path);
-  }
-  return QV_OK;
+  if (st != QV_OK) st = scan_error(s, st, err);
+  return defer_error(s, st, err);
 }
 
 qv_status qv_scanner_next(qv_scanner *s, qv_batch **out, qv_error *err) {
   *out = NULL;
   /* exact batches wait for batch_size rows; otherwise pieces go out as
    * they come, small ones joined (loose_batch_ready) */
-  while (!s->exhausted && (s->exact_batches ? s->pending_rows < s->batch_size : !loose_batch_ready(s)))
+  while (s->ready_head == s->n_ready) {
+    if (s->deferred != QV_OK) {
+      if (err) *err = s->deferred_err;
+      return s->deferred;
+    }
+    if (s->exhausted && s->n_pending == 0) return QV_OK;
     QV_RETURN_NOT_OK(advance(s, err));
-  if (s->n_pending == 0) return QV_OK;
-  QV_RETURN_NOT_OK(pop_batch(s, out, err));
+  }
+  *out = s->ready[s->ready_head];
+  s->ready[s->ready_head++] = NULL;
   s->counters.rows_returned += (*out)->num_rows;
   return QV_OK;
 }
 
 /* Whether the scan has not begun: no fragment opened or passed over. */
 static bool untouched(const qv_scanner *s) {
-  return s->frag == 0 && !s->lanes[0].reader && !s->exhausted && s->n_pending == 0 && s->skipped == 0 &&
-         s->produced == 0;
+  return s->frag == 0 && !s->lanes[0].reader && !s->exhausted && s->n_pending == 0 && s->n_ready == 0 &&
+         s->skipped == 0 && s->produced == 0;
 }
 
 qv_status qv_scanner_count(qv_scanner *s, int64_t *out_count, qv_error *err) {
   *out_count = 0;
   /* the pieces already built count as they are (offset and limit cut them) */
   int64_t pending = s->pending_rows;
+  for (int32_t i = s->ready_head; i < s->n_ready; i++) pending += s->ready[i]->num_rows;
+  release_ready(s);
   for (int32_t i = 0; i < s->n_pending; i++) qv_batch_release(s->pending[i]);
   s->n_pending = 0;
   s->pending_rows = 0;

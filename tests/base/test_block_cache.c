@@ -21,7 +21,10 @@
 static void test_size_classes(void **state) {
   (void)state;
   assert_int_equal(qvb_block_class(1000), 1000);
-  assert_int_equal(qvb_block_class(256 * KIB - 1), 256 * KIB - 1);
+  assert_int_equal(QV_BLOCK_CACHE_MIN, 64 * KIB);
+  assert_int_equal(qvb_block_class(64 * KIB - 1), 64 * KIB - 1);
+  assert_int_equal(qvb_block_class(64 * KIB), 64 * KIB);
+  assert_int_equal(qvb_block_class(64 * KIB + 1), QV_BLOCK_CACHE_ON ? 128 * KIB : 64 * KIB + 1);
   assert_int_equal(qvb_block_class(256 * KIB), 256 * KIB);
   assert_int_equal(qvb_block_class(SIZE_MAX), SIZE_MAX);
   /* AddressSanitizer builds: every block its exact size */
@@ -49,16 +52,17 @@ static void test_keeps_and_refuses(void **state) {
   assert_ptr_equal(qvb_block_cache_take(320 * KIB), p);
   assert_null(qvb_block_cache_take(320 * KIB)); /* taken once */
   /* below the minimum, or larger than all it may hold: refused */
-  assert_false(qvb_block_cache_keep(p, 64 * KIB));
+  assert_false(qvb_block_cache_keep(p, 32 * KIB));
   assert_false(qvb_block_cache_keep(p, QV_BLOCK_CACHE_BYTES + 64 * KIB));
   free(p);
   /* at most QV_BLOCK_CACHE_SLOTS blocks ... */
   void *b[QV_BLOCK_CACHE_SLOTS + 1];
-  for (int i = 0; i <= QV_BLOCK_CACHE_SLOTS; i++) b[i] = block(MIB);
-  for (int i = 0; i < QV_BLOCK_CACHE_SLOTS; i++) assert_true(qvb_block_cache_keep(b[i], MIB));
-  assert_false(qvb_block_cache_keep(b[QV_BLOCK_CACHE_SLOTS], MIB));
+  assert_true(QV_BLOCK_CACHE_SLOTS * QV_BLOCK_CACHE_MIN < QV_BLOCK_CACHE_BYTES); /* slots bind first */
+  for (int i = 0; i <= QV_BLOCK_CACHE_SLOTS; i++) b[i] = block(QV_BLOCK_CACHE_MIN);
+  for (int i = 0; i < QV_BLOCK_CACHE_SLOTS; i++) assert_true(qvb_block_cache_keep(b[i], QV_BLOCK_CACHE_MIN));
+  assert_false(qvb_block_cache_keep(b[QV_BLOCK_CACHE_SLOTS], QV_BLOCK_CACHE_MIN));
   for (int i = 0; i <= QV_BLOCK_CACHE_SLOTS; i++) {
-    void *t = qvb_block_cache_take(MIB);
+    void *t = qvb_block_cache_take(QV_BLOCK_CACHE_MIN);
     if (i < QV_BLOCK_CACHE_SLOTS) assert_non_null(t);
     else assert_null(t);
     free(t);

@@ -585,7 +585,9 @@ static void compare_threads(qv_scan_options *o, const char *what) {
   char *t4 = scan_text(o, &c4, &b4);
   qv_set_threads(before);
   if (strcmp(t1, t4) != 0) fail_msg("%s: rows differ between 1 and 4 threads", what);
-  assert_int_equal(b1, b4);
+  /* without exact batches the pieces are joined as they arrive, a round
+   * at a time on several threads: the rows agree, the batches need not */
+  if (o->exact_batches) assert_int_equal(b1, b4);
   assert_int_equal(c1.fragments, c4.fragments);
   assert_int_equal(c1.pages_total, c4.pages_total);
   assert_int_equal(c1.pages_pruned, c4.pages_pruned);
@@ -607,12 +609,15 @@ static void test_threads_agree(void **state) {
       NULL,    "val > 0.5", "cat = 'c3' AND id > 100", "name LIKE 'name-1%'", "val IS NULL", "id BETWEEN 2500 AND 7400",
       "id < 0"};
   for (size_t f = 0; f < sizeof filters / sizeof *filters; f++)
-    for (int variant = 0; variant < 4; variant++) {
+    for (int variant = 0; variant < 6; variant++) {
       qv_scan_options o = QV_SCAN_OPTIONS_INIT;
       o.filter = filters[f];
       o.predicate_pushdown = variant != 1;
       o.with_row_id = variant == 2;
-      o.batch_size = variant == 3 ? 777 : 8192;
+      o.batch_size = variant == 3 ? 777 : variant == 5 ? 300 : 8192;
+      /* pieces as they come, the small ones joined (built on the lanes'
+       * threads alike) */
+      o.exact_batches = variant < 4;
       const char *cols[] = {"name", "id"};
       if (variant == 3) {
         o.columns = cols;
