@@ -78,6 +78,12 @@ qv_status qvg_op_expand(qv_exec_ctx *ctx, qv_exec_op *child, const qvg_store *st
  * whose last hop's variables nothing else reads.  QV_ERR_INVALID when op
  * is not such an expansion. */
 qv_status qvg_expand_count(qv_exec_op *op, const char *name, qv_error *err);
+/* The same for count(DISTINCT new node) grouped by the NODE column
+ * key_col: the count is of the new nodes not yet seen since key_col last
+ * changed (a stamp per node), so summing the counts per key gives the
+ * distinct count only when the input's rows with one key come together
+ * (the caller proves it: e.g. the rows an expansion of a node scan makes). */
+qv_status qvg_expand_count_distinct(qv_exec_op *op, const char *name, int32_t key_col, qv_error *err);
 
 /* ---- expressions (gop_eval.c) ---- */
 

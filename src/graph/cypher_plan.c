@@ -1189,6 +1189,60 @@ static bool counts_last_hop(qvg_planner *p, const qvg_scope *s, const item *it, 
   return true;
 }
 
+/* count(DISTINCT c) where c is the new node of the plan's last hop, that
+ * hop leaves the node b an earlier hop reached from a, that earlier hop
+ * expands a scan of a's label (so the rows of one a come together), and
+ * the grouping keys are a, or a's id property, and other properties of a
+ * (one group per a): then the last hop can count each a's distinct c by
+ * itself.  Returns a's column in the last hop's input, or -1. */
+static int32_t distinct_reach_key(qvg_planner *p, const qvg_scope *s, const item *it, int32_t n, const qvg_node *agg,
+                                  const qvg_node *order) {
+  if (agg->kind != QVG_CALL_FN || strcasecmp(agg->str, "count") != 0 || !(agg->flags & QVG_F_DISTINCT) ||
+      agg->n_kids != 1 || agg->kids[0]->kind != QVG_VAR)
+    return -1;
+  qv_exec_op *e2 = s->op;
+  if (!e2 || strcmp(e2->vt->name, "CsrExpandExec") != 0 || e2->opened) return -1;
+  int32_t n_in = qv_exec_schema(e2->children[0])->n_fields;
+  if (s->n_cols != n_in + 2) return -1; /* a new rel and a new node */
+  const qvg_pvar *c = qvg_scope_var(s, agg->kids[0]->str);
+  if (!c || !c->col || strcmp(c->col, s->names[n_in + 1]) != 0) return -1;
+  qv_exec_op *e1 = e2->children[0];
+  if (strcmp(e1->vt->name, "CsrExpandExec") != 0) return -1;
+  qv_exec_op *src = e1->children[0];
+  while (strcmp(src->vt->name, "CypherFilterExec") == 0) src = src->children[0];
+  if (strcmp(src->vt->name, "NodeScanExec") != 0 || qv_exec_schema(src)->n_fields != 1) return -1;
+  const char *a_col = qv_exec_schema(src)->fields[0].name;
+  /* every key reads a alone; one is a itself or its id */
+  bool identity = false;
+  const qvg_pvar *a = NULL;
+  for (int32_t i = 0; i < n; i++) {
+    if (it[i].agg) continue;
+    const char *vars[8];
+    int32_t nv = 0;
+    qvg_vars_of(it[i].e, vars, &nv, 8);
+    if (nv != 1) return -1;
+    const qvg_pvar *v = qvg_scope_var(s, vars[0]);
+    if (!v || !v->col || strcmp(v->col, a_col) != 0) return -1;
+    a = v;
+    const qvg_node *e = it[i].e;
+    if (e->kind == QVG_VAR) identity = true;
+    else if (e->kind == QVG_PROP && e->kids[0]->kind == QVG_VAR && p->st->g && v->label >= 0 &&
+             v->label < p->st->g->cat.n_labels && strcmp(e->str, p->st->g->cat.labels[v->label].id_column) == 0)
+      identity = true;
+  }
+  if (!identity || !a) return -1;
+  for (int32_t i = 0; order && i < order->n_kids; i++) {
+    const char *vars[8];
+    int32_t nv = 0;
+    qvg_vars_of(order->kids[i]->kids[0], vars, &nv, 8);
+    for (int32_t v = 0; v < nv; v++)
+      if (qvg_scope_var(s, vars[v]) &&
+          strcmp(qvg_scope_var(s, vars[v])->col ? qvg_scope_var(s, vars[v])->col : "", a_col) != 0)
+        return -1;
+  }
+  return qvg_scope_col(s, a_col);
+}
+
 static qv_status agg_spec(qvg_planner *p, const qvg_node *e, qvg_agg_spec *a) {
   memset(a, 0, sizeof *a);
   a->arg_col = -1;
@@ -1352,9 +1406,12 @@ static qv_status plan_projection(qvg_planner *p, qvg_scope *s, const qvg_node *c
     if (order)
       for (int32_t i = 0; i < order->n_kids; i++) collect_aggs(order->kids[i]->kids[0], aggs, &n_aggs, MAX_COLS);
     const char *weight = NULL;
-    if (only_count_star(aggs, n_aggs) && counts_last_hop(p, s, it, n, order)) {
+    int32_t dkey = -1;
+    bool distinct_rewrite = n_aggs == 1 && (dkey = distinct_reach_key(p, s, it, n, aggs[0], order)) >= 0;
+    if (distinct_rewrite || (only_count_star(aggs, n_aggs) && counts_last_hop(p, s, it, n, order))) {
       weight = qvg_hidden_name(p);
-      st = qvg_expand_count(s->op, weight, p->err);
+      st = distinct_rewrite ? qvg_expand_count_distinct(s->op, weight, dkey, p->err)
+                            : qvg_expand_count(s->op, weight, p->err);
       qvg_colkind wk = QVG_COL_NODE; /* a plain int64 column */
       int32_t n_in = qv_exec_schema(s->op->children[0])->n_fields;
       s->n_cols = n_in;
@@ -1377,6 +1434,11 @@ static qv_status plan_projection(qvg_planner *p, qvg_scope *s, const qvg_node *c
     for (int32_t a = 0; a < n_aggs && st == QV_OK; a++) {
       st = agg_spec(p, aggs[a], &specs[a]);
       specs[a].name = qvg_hidden_name(p);
+      if (distinct_rewrite) { /* counted by the hop: a sum of its counts */
+        specs[a].fn = QVG_AGG_COUNT_STAR;
+        specs[a].distinct = false;
+        continue;
+      }
       if (st == QV_OK && aggs[a]->kind != QVG_COUNT_STAR) {
         qvg_cx *c;
         st = compile_full(p, s, aggs[a]->kids[0], &c);
@@ -1393,7 +1455,7 @@ static qv_status plan_projection(qvg_planner *p, qvg_scope *s, const qvg_node *c
       kk[i] = s->kinds[key_cols[i]];
     }
     for (int32_t a = 0, arg = n_keys; a < n_aggs && st == QV_OK; a++) {
-      if (aggs[a]->kind != QVG_COUNT_STAR) specs[a].arg_col = qvg_scope_col(s, names[arg++]);
+      if (aggs[a]->kind != QVG_COUNT_STAR && !distinct_rewrite) specs[a].arg_col = qvg_scope_col(s, names[arg++]);
       else if (weight) specs[a].weight_col = qvg_scope_col(s, weight);
     }
     qv_exec_op *agg = NULL;

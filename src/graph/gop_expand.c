@@ -93,6 +93,14 @@ typedef struct expand_state {
    * with how many rows it would have made */
   bool count_mode, fast_count;
   char *count_name;
+  /* count(DISTINCT target) per run of input rows with one key (the
+   * planner proves such rows come together): a stamp per node, the key's
+   * epoch when it was last counted */
+  int32_t distinct_key; /* input NODE column, or -1 */
+  memo stamp_sizes;     /* the parts' sizes (its uint8 parts unused) */
+  uint32_t **stamps;
+  uint32_t epoch;
+  int64_t cur_key;
   qv_schema full; /* the columns before count mode replaced rel and node (explain names them) */
   int64_t cur_count;
   int64_t *o_count;
@@ -324,6 +332,19 @@ static bool on_path(const expand_state *s, int64_t rel) {
 /* ---- output ---- */
 
 static qv_status emit(expand_state *s, int64_t rel, int64_t node, bool null_row, qv_error *err) {
+  if (s->count_mode && s->distinct_key >= 0) {
+    int64_t part = node >> QVG_ID_SHIFT, pos = node & QVG_ID_MASK;
+    memo *m = &s->stamp_sizes;
+    if (node < 0 || part >= m->n_parts || pos >= m->sizes[part])
+      return qv_error_set(err, QV_ERR_INVALID, "CsrExpandExec: node id %lld out of range", (long long)node);
+    if (!s->stamps[part] && !(s->stamps[part] = qv_calloc((size_t)m->sizes[part] + 1, sizeof **s->stamps)))
+      return qv_error_nomem(err, "CsrExpandExec");
+    if (s->stamps[part][pos] != s->epoch) {
+      s->stamps[part][pos] = s->epoch;
+      s->cur_count++;
+    }
+    return QV_OK;
+  }
   if (s->count_mode) {
     s->cur_count++;
     return QV_OK;
@@ -515,6 +536,18 @@ static qv_status row_start(qv_exec_op *op, qv_error *err) {
     }
   }
   s->cur_count = 0;
+  if (s->distinct_key >= 0) {
+    const qv_array *ka = s->in->columns[s->distinct_key];
+    int64_t key = qv_array_is_valid(ka, s->row) ? ((const int64_t *)qv_array_values(ka))[s->row] : -1;
+    if (key != s->cur_key || s->epoch == 0) {
+      s->cur_key = key;
+      if (++s->epoch == 0) { /* wrapped: forget every stamp */
+        for (int32_t i = 0; i < s->stamp_sizes.n_parts; i++)
+          if (s->stamps[i]) memset(s->stamps[i], 0, (size_t)(s->stamp_sizes.sizes[i] + 1) * sizeof **s->stamps);
+        s->epoch = 1;
+      }
+    }
+  }
   if (s->fast_count) return fast_count(s, from);
   QV_RETURN_NOT_OK(push(s, from, -1, err));
   if (s->sp.varlen && s->sp.min_hops == 0) {
@@ -654,6 +687,9 @@ static void expand_free(qv_exec_op *op) {
   qv_free(s->unique);
   qv_free(s->to_name);
   qv_free(s->count_name);
+  for (int32_t i = 0; s->stamps && i < s->stamp_sizes.n_parts; i++) qv_free(s->stamps[i]);
+  qv_free(s->stamps);
+  memo_free(&s->stamp_sizes);
   qv_free(s->o_count);
   qv_schema_reset(&s->full);
   qv_free(s->rel_name);
@@ -707,7 +743,9 @@ static void expand_explain(const qv_exec_op *op, qvb_text *t) {
     qvb_text_f(t, ", iterative hops=%lld..", (long long)s->sp.min_hops);
     if (s->sp.max_hops < INT32_MAX) qvb_text_f(t, "%lld", (long long)s->sp.max_hops);
   }
-  if (s->count_mode) qvb_text_f(t, ", count=%s%s", s->count_name, s->fast_count ? " (degrees)" : "");
+  if (s->count_mode && s->distinct_key >= 0)
+    qvb_text_f(t, ", count=%s (distinct %s per %s)", s->count_name, s->sp.to_name, sc->fields[s->distinct_key].name);
+  else if (s->count_mode) qvb_text_f(t, ", count=%s%s", s->count_name, s->fast_count ? " (degrees)" : "");
 }
 
 static void expand_metrics(const qv_exec_op *op, qvb_text *t) {
@@ -750,6 +788,8 @@ qv_status qvg_op_expand(qv_exec_ctx *ctx, qv_exec_op *child, const qvg_store *st
   s->n_in = n_in;
   s->rel_col = n_in;
   s->node_col = spec->into_col >= 0 ? -1 : n_in + 1;
+  s->distinct_key = -1;
+  s->cur_key = -1;
   int32_t n_out = n_in + 1 + (s->node_col >= 0);
   int32_t nt = spec->n_types > 0 ? spec->n_types : st->n_types;
   s->types = qv_calloc((size_t)nt + 1, sizeof *s->types);
@@ -843,5 +883,20 @@ qv_status qvg_expand_count(qv_exec_op *op, const char *name, qv_error *err) {
     }
   }
   s->fast_count = !s->sp.varlen && !s->sp.target_filter && !s->sp.edge_filter && s->sp.into_col < 0 && label_ok;
+  return QV_OK;
+}
+
+qv_status qvg_expand_count_distinct(qv_exec_op *op, const char *name, int32_t key_col, qv_error *err) {
+  if (!op || op->vt != &expand_vt || op->opened)
+    return qv_error_set(err, QV_ERR_INVALID, "CsrExpandExec: count mode needs an expansion not yet run");
+  expand_state *s = op->state;
+  if (key_col < 0 || key_col >= s->n_in || s->kinds[key_col] != QVG_COL_NODE || s->node_col < 0)
+    return qv_error_set(err, QV_ERR_INVALID, "CsrExpandExec: a distinct count needs a NODE key and a new node");
+  QV_RETURN_NOT_OK(memo_init(s, &s->stamp_sizes, false, err));
+  if (!(s->stamps = qv_calloc((size_t)s->stamp_sizes.n_parts + 1, sizeof *s->stamps)))
+    return qv_error_nomem(err, "CsrExpandExec");
+  QV_RETURN_NOT_OK(qvg_expand_count(op, name, err));
+  s->distinct_key = key_col;
+  s->fast_count = false;
   return QV_OK;
 }
