@@ -83,6 +83,12 @@ qv_status qvg_expand_count(qv_exec_op *op, const char *name, qv_error *err);
  * changed (a stamp per node), so summing the counts per key gives the
  * distinct count only when the input's rows with one key come together
  * (the caller proves it: e.g. the rows an expansion of a node scan makes). */
+/* A count-mode expansion without filters (`last`) right over another
+ * expansion that feeds it only its new node (and may not reuse its
+ * relationship) folds into that one: it counts, per match, the span
+ * lengths the last hop would have walked.  *out is the new root (`last`
+ * destroyed), or NULL when the shapes do not allow it (nothing changed). */
+qv_status qvg_expand_count_chain(qv_exec_op *last, qv_exec_op **out, qv_error *err);
 qv_status qvg_expand_count_distinct(qv_exec_op *op, const char *name, int32_t key_col, qv_error *err);
 
 /* ---- expressions (gop_eval.c) ---- */

@@ -1412,6 +1412,10 @@ static qv_status plan_projection(qvg_planner *p, qvg_scope *s, const qvg_node *c
       weight = qvg_hidden_name(p);
       st = distinct_rewrite ? qvg_expand_count_distinct(s->op, weight, dkey, p->err)
                             : qvg_expand_count(s->op, weight, p->err);
+      /* a plain count over two hops: the first counts the second's spans */
+      qv_exec_op *root = NULL;
+      if (st == QV_OK && !distinct_rewrite) st = qvg_expand_count_chain(s->op, &root, p->err);
+      if (root) s->op = root;
       qvg_colkind wk = QVG_COL_NODE; /* a plain int64 column */
       int32_t n_in = qv_exec_schema(s->op->children[0])->n_fields;
       s->n_cols = n_in;

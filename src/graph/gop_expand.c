@@ -97,7 +97,13 @@ typedef struct expand_state {
    * planner proves such rows come together): a stamp per node, the key's
    * epoch when it was last counted */
   int32_t distinct_key; /* input NODE column, or -1 */
-  memo stamp_sizes;     /* the parts' sizes (its uint8 parts unused) */
+  /* a count chained over a following hop (qvg_expand_count_chain): each
+   * match counts the next hop's span lengths at its node, less this
+   * match's relationship when that hop must not reuse it */
+  hop_src *next_hops;
+  int32_t n_next;
+  bool next_unique;
+  memo stamp_sizes; /* the parts' sizes (its uint8 parts unused) */
   uint32_t **stamps;
   uint32_t epoch;
   int64_t cur_key;
@@ -343,6 +349,20 @@ static qv_status emit(expand_state *s, int64_t rel, int64_t node, bool null_row,
       s->stamps[part][pos] = s->epoch;
       s->cur_count++;
     }
+    return QV_OK;
+  }
+  if (s->count_mode && s->n_next) {
+    const frame *f = &s->stack[s->depth - 1];
+    int64_t from = s->stack[0].node, c = 0;
+    /* rel's ends as this hop walked it */
+    bool out = s->hops[f->h].dir == QVG_OUT;
+    int64_t src = out ? from : node, dst = out ? node : from;
+    int32_t rtype = s->hops[f->h].type;
+    for (int32_t h = 0; h < s->n_next; h++) {
+      c += qvg_store_adj(s->st, s->next_hops[h].type, s->next_hops[h].dir, node).n;
+      if (s->next_unique && s->next_hops[h].type == rtype && (s->next_hops[h].dir == QVG_OUT ? src : dst) == node) c--;
+    }
+    s->cur_count += c;
     return QV_OK;
   }
   if (s->count_mode) {
@@ -687,6 +707,7 @@ static void expand_free(qv_exec_op *op) {
   qv_free(s->unique);
   qv_free(s->to_name);
   qv_free(s->count_name);
+  qv_free(s->next_hops);
   for (int32_t i = 0; s->stamps && i < s->stamp_sizes.n_parts; i++) qv_free(s->stamps[i]);
   qv_free(s->stamps);
   memo_free(&s->stamp_sizes);
@@ -745,7 +766,15 @@ static void expand_explain(const qv_exec_op *op, qvb_text *t) {
   }
   if (s->count_mode && s->distinct_key >= 0)
     qvb_text_f(t, ", count=%s (distinct %s per %s)", s->count_name, s->sp.to_name, sc->fields[s->distinct_key].name);
-  else if (s->count_mode) qvb_text_f(t, ", count=%s%s", s->count_name, s->fast_count ? " (degrees)" : "");
+  else if (s->count_mode && s->n_next) {
+    qvb_text_f(t, ", count=%s (then ", s->count_name);
+    for (int32_t h = 0; h < s->n_next; h++) {
+      int32_t ty = s->next_hops[h].type;
+      qvb_text_f(t, "%s%s%s", h ? "|" : "", s->next_hops[h].dir == QVG_OUT ? "->" : "<-",
+                 ty >= 0 && ty < s->st->n_types ? s->st->types[ty] : "?");
+    }
+    qvb_text_s(t, " degrees)");
+  } else if (s->count_mode) qvb_text_f(t, ", count=%s%s", s->count_name, s->fast_count ? " (degrees)" : "");
 }
 
 static void expand_metrics(const qv_exec_op *op, qvb_text *t) {
@@ -898,5 +927,34 @@ qv_status qvg_expand_count_distinct(qv_exec_op *op, const char *name, int32_t ke
   QV_RETURN_NOT_OK(qvg_expand_count(op, name, err));
   s->distinct_key = key_col;
   s->fast_count = false;
+  return QV_OK;
+}
+
+qv_status qvg_expand_count_chain(qv_exec_op *last, qv_exec_op **out, qv_error *err) {
+  *out = NULL;
+  if (!last || last->vt != &expand_vt || last->opened) return QV_OK;
+  expand_state *s2 = last->state;
+  qv_exec_op *first = last->children[0];
+  if (!s2->count_mode || !s2->fast_count || s2->distinct_key >= 0 || s2->sp.dir == QVG_DIR_BOTH || !first ||
+      first->vt != &expand_vt || first->opened)
+    return QV_OK;
+  expand_state *s1 = first->state;
+  if (s1->count_mode || s1->sp.varlen || s1->sp.optional || s1->node_col < 0 || s2->sp.from_col != s1->node_col)
+    return QV_OK;
+  /* the second hop may not reuse the first's relationship, and nothing else */
+  if (s2->sp.n_unique > 1 || (s2->sp.n_unique == 1 && s2->sp.unique_cols[0] != s1->rel_col)) return QV_OK;
+  if (!(s1->next_hops = qv_calloc((size_t)s2->n_hops + 1, sizeof *s1->next_hops)))
+    return qv_error_nomem(err, "CsrExpandExec");
+  memcpy(s1->next_hops, s2->hops, (size_t)s2->n_hops * sizeof *s1->next_hops);
+  s1->n_next = s2->n_hops;
+  s1->next_unique = s2->sp.n_unique == 1;
+  qv_status rc = qvg_expand_count(first, s2->count_name, err);
+  if (rc != QV_OK) return rc;
+  s1->fast_count = false;
+  /* the second hop's shell goes; its child is the first, now the root */
+  last->children[0] = NULL;
+  last->n_children = 0;
+  qv_exec_destroy(last);
+  *out = first;
   return QV_OK;
 }
