@@ -23,27 +23,6 @@ KNOWN_GAPS = [
      "// % ** of a signed integer and a UInt64 (Polars' Int128) are refused"),
 ]
 
-# Where quiver keeps rows and Polars raises, by design (documented in
-# docs/compute.md): quiver evaluates AND conjuncts left to right on the rows
-# still alive, so a strict cast in a later conjunct fails only on rows the
-# earlier ones keep; Polars evaluates it on every row.
-KNOWN_DIVERGENCES = [
-    (re.compile(r"conversion from `\w+` to `\w+` failed"),
-     "a strict cast fails in Polars on a row an earlier AND conjunct drops in quiver"),
-    # Polars' own lazy engine (what quiver.scan is) does not hand list.get to
-    # the scan; it filters with it after the pushed conjuncts, on their rows.
-    (re.compile(r"get index is out of bounds"),
-     "list.get raises in eager Polars on a row another AND conjunct drops in lazy Polars and in quiver"),
-]
-
-
-def known_divergence(polars_error, text):
-    """The reason when quiver returning rows where Polars raised is by design."""
-    for pattern, reason in KNOWN_DIVERGENCES:
-        if polars_error and pattern.search(polars_error) and "&" in text:
-            return reason
-    return None
-
 
 def known_gap(message):
     """The reason when message is a known gap, else None."""
