@@ -418,8 +418,11 @@ bool qvp_lsql_in_list(tr *t, const qv_expr *e, qvb_text *o) {
     else ok = qvp_lsql_emit_literal(t, l, &items);
     if (ok && num && v == 0 && is_float(xt)) qvb_text_s(&items, ", -0.0");
   }
-  if (ok && n == 0) ok = qvp_lsql_decline(t, e, "an empty list has no SQL IN spelling");
-  if (ok && widen) qvb_text_f(o, "(CAST(%s AS BIGINT) IN (%s))", a.p, items.p);
+  /* Nothing can match (is_in([]), is_in([None])): Polars gives NULL for a
+   * null value and FALSE otherwise; SQL has no empty IN, so that truth
+   * table is spelled out (checked in pylance, also under NOT). */
+  if (ok && n == 0) qvb_text_f(o, "((%s IS NULL) AND CAST(NULL AS BOOLEAN))", a.p);
+  else if (ok && widen) qvb_text_f(o, "(CAST(%s AS BIGINT) IN (%s))", a.p, items.p);
   else if (ok && xt == QV_TYPE_FLOAT32)
     qvb_text_f(o, "(CAST(%s AS DOUBLE) IN (%s))", a.p, items.p); /* Polars: Float64 */
   else if (ok) qvb_text_f(o, "(%s IN (%s))", a.p, items.p);
