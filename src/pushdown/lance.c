@@ -394,10 +394,15 @@ static bool lance_arith(tr *t, const qv_expr *e, qvb_text *o) {
     case QV_OP_MOD: {
       int64_t k;
       qv_type_id xt = qvp_lsql_type_of(t, e->args[0]);
-      if (!int_lit(e->args[1], &k) || k <= 0 || k > ((int64_t)1 << 62) || !qv_type_is_integer(xt))
+      /* Floor modulo from Lance's truncating one: ((x % k) + k) % k, for a
+       * divisor of either sign (|x % k| < |k|, so the sum cannot overflow;
+       * k = -1 is left out: i64::MIN % -1 overflows in Lance, 0 in Polars). */
+      if (!int_lit(e->args[1], &k) || !qv_type_is_integer(xt) || k > ((int64_t)1 << 62) ||
+          (k <= 0 && !(qv_type_is_signed(xt) && k < -1 && k >= -((int64_t)1 << 62))))
         return qvp_lsql_decline(t, e,
                                 "%% follows the divisor in Polars and the dividend in Lance; only an integer modulo "
-                                "a positive integer literal is rewritten");
+                                "an integer literal other than 0 and -1 is rewritten (a negative one for signed "
+                                "integers)");
       qvb_text a = {0};
       bool ok = qvp_lsql_value(t, e->args[0], &a);
       if (ok && !qv_type_is_signed(xt)) qvb_text_f(o, "(%s %% %lld)", a.p, (long long)k);
