@@ -19,6 +19,9 @@ KNOWN_GAPS = [
     (re.compile(r"XOR expects boolean operands"), "^ of integers (bitwise) is not bound yet"),
     (re.compile(r"fill_null\(strategy='(forward|backward|min|max|mean)'\) reads the whole column"),
      "refused by design: a fill_null strategy that reads the whole column cannot run batch by batch"),
+    (re.compile(r"Polars compares datetimes only in one time zone"),
+     "a zoned column against another zone raises in Polars too, unless its optimizer first drops the whole AND as "
+     "contradictory (x == 3 & x == 4): quiver refuses the comparison either way"),
     (re.compile(r"computed in Polars' Int128, which quiver has only for \+ - \*"),
      "// % ** of a signed integer and a UInt64 (Polars' Int128) are refused"),
 ]
