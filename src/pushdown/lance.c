@@ -294,6 +294,10 @@ static bool arith_binop(tr *t, const qv_expr *e, const char *op, qvb_text *o) {
   const qv_expr *x = e->args[0], *y = e->args[1];
   qv_type_id tx = qvp_lsql_type_of(t, x), ty = qvp_lsql_type_of(t, y);
   bool lx = qve_is_lit(x), ly = qve_is_lit(y);
+  /* string + string is Polars' concatenation, null if either is: Lance's
+   * || is the same (checked in pylance with nulls and non-ASCII text) */
+  if (e->op == QV_OP_ADD && tx == QV_TYPE_STRING && ty == QV_TYPE_STRING && !qve_is_null_lit(x) && !qve_is_null_lit(y))
+    return qvp_lsql_binop(t, e, "||", o);
   if (lx && ly) return qvp_lsql_binop(t, e, op, o);
   if ((!lx && tx == QV_TYPE_NULL) || (!ly && ty == QV_TYPE_NULL))
     return qvp_lsql_decline(t, e,

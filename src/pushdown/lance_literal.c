@@ -379,7 +379,8 @@ bool qvp_lsql_compare(tr *t, const qv_expr *e, qvb_text *o) {
 }
 
 bool qvp_lsql_in_list(tr *t, const qv_expr *e, qvb_text *o) {
-  if (e->sem.in_nulls_equal) return qvp_lsql_decline(t, e, "is_in(nulls_equal=True): SQL IN never matches NULL");
+  bool has_null = false;
+  for (int32_t i = 1; i < e->n_args; i++) has_null = has_null || (qve_is_lit(e->args[i]) && e->args[i]->value.is_null);
   qvb_text a = {0};
   if (!qvp_lsql_value(t, e->args[0], &a)) return false;
   qv_type_id xt = qvp_lsql_type_of(t, e->args[0]);
@@ -421,11 +422,20 @@ bool qvp_lsql_in_list(tr *t, const qv_expr *e, qvb_text *o) {
   /* Nothing can match (is_in([]), is_in([None])): Polars gives NULL for a
    * null value and FALSE otherwise; SQL has no empty IN, so that truth
    * table is spelled out (checked in pylance, also under NOT). */
-  if (ok && n == 0) qvb_text_f(o, "((%s IS NULL) AND CAST(NULL AS BOOLEAN))", a.p);
-  else if (ok && widen) qvb_text_f(o, "(CAST(%s AS BIGINT) IN (%s))", a.p, items.p);
-  else if (ok && xt == QV_TYPE_FLOAT32)
-    qvb_text_f(o, "(CAST(%s AS DOUBLE) IN (%s))", a.p, items.p); /* Polars: Float64 */
-  else if (ok) qvb_text_f(o, "(%s IN (%s))", a.p, items.p);
+  /* is_in(nulls_equal=True) is never null: a null value is found exactly
+   * when the list holds a null (checked in pylance, also under NOT) */
+  if (ok && e->sem.in_nulls_equal && n == 0) {
+    if (has_null) qvb_text_f(o, "(%s IS NULL)", a.p);
+    else ok = qvp_lsql_decline(t, e, "is_in([], nulls_equal=True)");
+  } else if (ok && n == 0) {
+    qvb_text_f(o, "((%s IS NULL) AND CAST(NULL AS BOOLEAN))", a.p);
+  } else if (ok) {
+    if (e->sem.in_nulls_equal) qvb_text_s(o, "(");
+    if (widen) qvb_text_f(o, "(CAST(%s AS BIGINT) IN (%s))", a.p, items.p);
+    else if (xt == QV_TYPE_FLOAT32) qvb_text_f(o, "(CAST(%s AS DOUBLE) IN (%s))", a.p, items.p); /* Polars: Float64 */
+    else qvb_text_f(o, "(%s IN (%s))", a.p, items.p);
+    if (e->sem.in_nulls_equal) qvb_text_f(o, has_null ? " OR (%s IS NULL))" : " AND (%s IS NOT NULL))", a.p);
+  }
   qvb_text_free(&a);
   qvb_text_free(&items);
   return ok;
