@@ -395,6 +395,28 @@ static bool lance_arith(tr *t, const qv_expr *e, qvb_text *o) {
       qvb_text_free(&b);
       return ok;
     }
+    case QV_OP_FLOORDIV: {
+      /* Floor division of an integer by an integer literal from Lance's
+       * truncating one: x / k, one less where the remainder is nonzero and
+       * of the other sign than k.  |x / k| <= |x| for |k| >= 2, so nothing
+       * leaves x's type; k = -1 is left out (i64::MIN / -1 overflows in
+       * Lance and wraps in Polars), and so is 0 (null in Polars). */
+      int64_t k;
+      qv_type_id xt = qvp_lsql_type_of(t, e->args[0]);
+      if (!int_lit(e->args[1], &k) || !qv_type_is_integer(xt) || k == 0 || k == -1 || k > ((int64_t)1 << 62) ||
+          k < -((int64_t)1 << 62) || (k < 0 && !qv_type_is_signed(xt)))
+        return qvp_lsql_decline(t, e,
+                                "// floors in Polars and truncates in Lance; only an integer divided by an integer "
+                                "literal other than 0 and -1 is rewritten (a negative one for signed integers)");
+      qvb_text a = {0};
+      bool ok = qvp_lsql_value(t, e->args[0], &a);
+      if (ok && !qv_type_is_signed(xt)) qvb_text_f(o, "(%s / %lld)", a.p, (long long)k);
+      else if (ok)
+        qvb_text_f(o, "((%s / %lld) - CAST(((%s %% %lld) %s 0) AS BIGINT))", a.p, (long long)k, a.p, (long long)k,
+                   k > 0 ? "<" : ">");
+      qvb_text_free(&a);
+      return ok;
+    }
     case QV_OP_MOD: {
       int64_t k;
       qv_type_id xt = qvp_lsql_type_of(t, e->args[0]);
