@@ -370,9 +370,23 @@ bool qvp_lsql_compare(tr *t, const qv_expr *e, qvb_text *o) {
     qvb_text a = {0}, b = {0};
     bool ok = qvp_lsql_value(t, x, &a);
     ok = qvp_lsql_value(t, y, &b) && ok;
+    bool f64 = qvp_lsql_type_of(t, x) == QV_TYPE_FLOAT64 && qvp_lsql_type_of(t, y) == QV_TYPE_FLOAT64;
+    if (ok && f64 && e->sem.float_order == QV_FLOAT_POLARS) {
+      /* Two Float64s in Polars' order (NaN equal to NaN and greatest, -0.0
+       * equal to 0.0) from Lance's total order: nanvl makes every NaN the
+       * same positive one, and the two zeros are told apart only where both
+       * sides are zeros (checked in pylance on every pair of edge values,
+       * also under NOT) */
+      bool with_zeros = e->op == QV_OP_EQ || e->op == QV_OP_LE || e->op == QV_OP_GE;
+      qvb_text_f(o,
+                 "((nanvl(%s, CAST('NaN' AS DOUBLE)) %s nanvl(%s, CAST('NaN' AS DOUBLE))) %s (%s IN (-0.0, 0.0) AND "
+                 "%s IN (-0.0, 0.0)))",
+                 a.p, qvp_pd_cmp_sql(e->op), b.p, with_zeros ? "OR" : "AND NOT", a.p, b.p);
+    }
     qvb_text_free(&a);
     qvb_text_free(&b);
     if (!ok) return false;
+    if (f64 && e->sem.float_order == QV_FLOAT_POLARS) return true;
     return qvp_lsql_decline(t, e, "two sides that may be floats: Lance orders -0.0 < 0.0 and NaN by sign");
   }
   return qvp_lsql_binop(t, e, qvp_pd_cmp_sql(e->op), o);
