@@ -259,6 +259,10 @@ SAME_ROWS = [
     '(pl.col("u64") * pl.col("a") * pl.col("a")) < -4611686018427387904',
     '(pl.col("a") - pl.col("u64")) < -10',
     'pl.when(pl.col("a") > 0).then(None) <= 0',
+    # Polars casts an operand non-strictly for a literal's sake: u64 + -1 is Int64, null past it
+    '(pl.col("u64") + -1) != -5',
+    '(pl.col("u64") * -2) < 0',
+    '(pl.col("u64") // -2) < 0',
     'pl.when(pl.col("a") > 0).then(None).otherwise(None).is_null()',
 ]
 
@@ -279,6 +283,9 @@ BOTH_FAIL = [
     ('pl.col("a") ** -1 > 0', "exponent"),
     ('pl.col("a") ** pl.col("b") > 0', "cast"),
     ('pl.col("a").cast(pl.Int8) > 0', "cast"),
+    # coalesce and fill_null cast strictly (u64 max has no Int64)
+    ('pl.coalesce(pl.col("u64"), -1) > 0', "cast"),
+    ('pl.col("u64").fill_null(-1) > 0', "cast"),
 ]
 
 
