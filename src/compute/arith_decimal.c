@@ -115,7 +115,16 @@ qv_status qvk_decimal_arith(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_d
     uint64_t *valid = (uint64_t *)qv_bytes_mutable(r->buffers[0]);
     if (!qvk_validity_words(a, n, valid)) qvk_fill(valid, n, true);
     qvk_and_validity(b, n, valid);
-    for (int64_t i = 0; i < n; i++) {
+    /* decimal(38, 0) is how quiver holds Polars' Int128 (a signed integer
+     * with a UInt64): + - * then wrap in 128 bits as Polars' do, beyond the
+     * 38 digits a decimal has (u64 max * i64 min is -(2^127 - 2^63)) */
+    bool int128 = qvk_polars_node(e) && rt.precision == 38 && rt.scale == 0 && sa == 0 && sb == 0 &&
+                  (op == QV_OP_ADD || op == QV_OP_SUB || op == QV_OP_MUL);
+    for (int64_t i = 0; i < n && int128; i++) {
+      qvk_u128 ux = (qvk_u128)(pa ? qvk_dec_get(pa + 16 * i) : ka), uy = (qvk_u128)(pb ? qvk_dec_get(pb + 16 * i) : kb);
+      qvk_dec_put(dst + 16 * i, (qvk_i128)(op == QV_OP_MUL ? ux * uy : op == QV_OP_ADD ? ux + uy : ux - uy));
+    }
+    for (int64_t i = 0; i < n && !int128; i++) {
       qvk_i128 x = pa ? qvk_dec_get(pa + 16 * i) : ka, y = pb ? qvk_dec_get(pb + 16 * i) : kb, v = 0;
       bool ok, zero = false;
       int vs = natural; /* the scale v is computed at */

@@ -584,6 +584,8 @@ qv_status qvk_regex_check(const qv_expr *e, qv_error *err);
 qv_status qvk_replace_check(const qv_expr *e, qv_error *err);
 qv_status qvk_like_check(const qv_expr *e, qv_error *err);
 qv_status qvk_dt_truncate_check(const qv_expr *e, qv_error *err);
+/* Evaluates every constant subtree of e once, for its errors (eval.c). */
+qv_status qvk_fold_constants(const qv_expr *e, qv_error *err);
 
 /* Every kernel the registry names: KERNEL(x) in expr/ops.def is
  * qvk_op_x, declared here from the row (eval.c dispatches to it).  Those

@@ -11,9 +11,14 @@
  * - Literals are scalars; a subtree without column references (a CAST the
  *   binder put around a literal, say) is folded to a scalar once per
  *   evaluation by running it on one row.
- * - qv_eval_filter evaluates the top-level AND conjuncts in order, each on
- *   the rows the previous ones kept, so a later conjunct is never computed
- *   (and never fails) on a row an earlier one dropped. */
+ * - Errors are Polars': a value fails wherever Polars would evaluate it,
+ *   on the whole column.  qv_eval_filter evaluates the top-level AND
+ *   conjuncts that can fail on a value (fallible.c) first, each on every
+ *   row given, and then the others in order, each on the rows the previous
+ *   ones kept (so a cheap conjunct still spares the later ones work).
+ * - when/then/otherwise whose branches can fail runs as Polars does: each
+ *   condition on the rows no earlier one took, each value on the rows that
+ *   take it (eval_when); otherwise all arguments on all rows, then a pick. */
 #include "compute/compute_int.h"
 #include "expr/op_info.h"
 
@@ -91,6 +96,20 @@ static qv_status fold(qvk_ctx *c, const qv_expr *e, qvk_datum *out) {
   return QV_OK;
 }
 
+static qv_status ctx_init(qvk_ctx *c, const qv_batch *batch, const uint32_t *sel, int64_t n, qv_error *err);
+static void ctx_reset(qvk_ctx *c);
+static qv_status eval_when(qvk_ctx *c, const qv_expr *e, qvk_datum *out);
+
+/* A when/then/otherwise to evaluate branch by branch: a value, or a
+ * condition after the first, that can fail on a value (the first
+ * condition runs on every row either way). */
+static bool when_by_branch(const qv_expr *e) {
+  if (e->op != QV_OP_WHEN || e->n_args < 3 || !e->args) return false;
+  for (int32_t k = 1; k < e->n_args; k++)
+    if (qv_eval_may_fail(e->args[k])) return true;
+  return false;
+}
+
 static qv_status eval_node(qvk_ctx *c, const qv_expr *e, qvk_datum *out) {
   switch (e->kind) {
     case QV_EXPR_LITERAL:
@@ -114,6 +133,7 @@ static qv_status eval_node(qvk_ctx *c, const qv_expr *e, qvk_datum *out) {
     }
     case QV_EXPR_CALL:
       if (c->batch && is_constant(e)) return fold(c, e, out);
+      if (c->batch && when_by_branch(e)) return eval_when(c, e, out);
       return eval_call(c, e, out);
   }
   return qv_error_set(c->err, QV_ERR_INVALID, "eval: unknown node kind %d", (int)e->kind);
@@ -139,6 +159,136 @@ static void ctx_reset(qvk_ctx *c) {
   qv_free(c->gathered);
   c->gathered = NULL;
   c->n_gathered = 0;
+}
+
+/* ---- when/then/otherwise, branch by branch ---------------------------- */
+
+/* Folds every constant subtree of e, for its errors alone: a branch no
+ * row takes is not evaluated, yet Polars raises for a failing literal
+ * cast in it (it folds constants whatever the rows). */
+static qv_status fold_constants(qvk_ctx *c, const qv_expr *e, int depth) {
+  if (!e || e->kind != QV_EXPR_CALL || depth > 4096) return QV_OK;
+  if (is_constant(e)) {
+    qvk_datum d = QVK_DATUM_INIT;
+    qv_status st = fold(c, e, &d);
+    qvk_datum_reset(&d);
+    return st;
+  }
+  for (int32_t i = 0; i < e->n_args; i++) QV_RETURN_NOT_OK(fold_constants(c, e->args[i], depth + 1));
+  return QV_OK;
+}
+
+qv_status qvk_fold_constants(const qv_expr *e, qv_error *err) {
+  qvk_ctx none = {NULL, NULL, 1, NULL, 0, err};
+  return fold_constants(&none, e, 0);
+}
+
+/* e on the rows pos[0..m) of c (positions among c's rows, ascending), as
+ * a datum of m rows that no longer refers to rows (the batch rows of the
+ * sub-evaluation, scratch of m elements).  m == c->n means all of them. */
+static qv_status eval_rows(qvk_ctx *c, const qv_expr *e, const uint32_t *pos, int64_t m, uint32_t *rows,
+                           qvk_datum *out) {
+  if (m == c->n) return eval_node(c, e, out);
+  for (int64_t j = 0; j < m; j++) rows[j] = c->sel ? c->sel[pos[j]] : pos[j];
+  qvk_ctx sub;
+  QV_RETURN_NOT_OK(ctx_init(&sub, c->batch, rows, m, c->err));
+  qv_status st = eval_node(&sub, e, out);
+  if (st == QV_OK) st = qvk_datum_dense(&sub, out);
+  out->column = -1; /* a value of the sub-evaluation's rows, not c's view of a column */
+  ctx_reset(&sub);
+  return st;
+}
+
+/* The value of a branch taken on rows pos[0..m) of c, as a datum of c's n
+ * rows (rows that do not take it hold whatever: the kernel never reads
+ * them).  Only a value that can fail is evaluated on its rows alone. */
+static qv_status eval_branch(qvk_ctx *c, const qv_expr *e, const uint32_t *pos, int64_t m, uint32_t *scratch,
+                             qvk_datum *out) {
+  if (m == c->n || !qv_eval_may_fail(e)) return eval_node(c, e, out);
+  if (m == 0) { /* a null stands for it; its constants still fail as Polars' do */
+    QV_RETURN_NOT_OK(fold_constants(c, e, 0));
+    qv_scalar null = QV_SCALAR_INIT;
+    qvk_datum_set_scalar(out, &null);
+    return QV_OK;
+  }
+  qvk_datum r = QVK_DATUM_INIT;
+  QV_RETURN_NOT_OK(eval_rows(c, e, pos, m, scratch, &r));
+  if (r.scalar) {
+    qvk_datum_move(out, &r);
+    return QV_OK;
+  }
+  /* spread the m values to their rows; scratch becomes the map */
+  memset(scratch, 0, (size_t)c->n * sizeof *scratch);
+  for (int64_t j = 0; j < m; j++) scratch[pos[j]] = (uint32_t)j;
+  qv_array *spread = NULL;
+  qv_status st = qv_array_take(r.array, scratch, c->n, &spread, c->err);
+  qvk_datum_reset(&r);
+  if (st == QV_OK) qvk_datum_set_array(out, spread);
+  return st;
+}
+
+/* when/then/otherwise as Polars runs it when a branch can fail: each
+ * condition on the rows no earlier one took, each value on the rows that
+ * take it.  The conditions become bool arrays over all n rows (false
+ * where not evaluated: an earlier condition already decided the row) and
+ * the values arrays over all n rows, so the when kernel then picks as it
+ * always does. */
+static qv_status eval_when(qvk_ctx *c, const qv_expr *e, qvk_datum *out) {
+  int32_t na = e->n_args;
+  if (na % 2 == 0) return qv_error_set(c->err, QV_ERR_INVALID, "when: malformed node");
+  for (int32_t k = 0; k < na; k++)
+    if (!e->args[k]) return qv_error_set(c->err, QV_ERR_INVALID, "when has a missing argument");
+  int64_t n = c->n, nw = qvk_words(n), cap = n > 0 ? n : 1;
+  /* undecided positions, taken positions, batch rows / spread map, truth and validity words */
+  uint32_t *pos = qv_malloc((size_t)cap * 3 * sizeof *pos);
+  uint64_t *tw = pos ? qv_malloc((size_t)(nw ? nw : 1) * 2 * sizeof *tw) : NULL;
+  qvk_datum *args = tw ? qv_malloc((size_t)na * sizeof *args) : NULL;
+  if (!args) {
+    qv_free(pos);
+    qv_free(tw);
+    return qv_error_nomem(c->err, "when");
+  }
+  uint32_t *taken = pos + cap, *scratch = taken + cap;
+  uint64_t *vw = tw + (nw ? nw : 1);
+  qvk_datum init = QVK_DATUM_INIT;
+  for (int32_t k = 0; k < na; k++) args[k] = init;
+  for (int64_t i = 0; i < n; i++) pos[i] = (uint32_t)i;
+  int64_t m = n;
+  qv_status st = QV_OK;
+  for (int32_t k = 0; k + 1 < na && st == QV_OK; k += 2) {
+    qvk_datum cd = QVK_DATUM_INIT;
+    int64_t mt = 0, left = 0;
+    if (m > 0) st = eval_rows(c, e->args[k], pos, m, scratch, &cd);
+    else st = fold_constants(c, e->args[k], 0);
+    qv_bytes *bits = st == QV_OK ? qvk_bytes(nw * 8, c->err) : NULL;
+    if (st == QV_OK && !bits) st = QV_ERR_NOMEM;
+    if (st == QV_OK && m > 0) {
+      qvk_bool_words(&cd, m, tw);
+      if (qvk_validity_words(&cd, m, vw))
+        for (int64_t w = 0; w < qvk_words(m); w++) tw[w] &= vw[w];
+      uint8_t *b = qv_bytes_mutable(bits);
+      for (int64_t j = 0; j < m; j++) {
+        if ((tw[j >> 6] >> (j & 63)) & 1) {
+          qv_bit_set(b, pos[j]);
+          taken[mt++] = pos[j];
+        } else {
+          pos[left++] = pos[j];
+        }
+      }
+      m = left;
+    }
+    qvk_datum_reset(&cd);
+    if (st == QV_OK) st = qvk_bool_out(QV_OK, n, bits, NULL, &args[k], c->err);
+    else qv_bytes_release(bits);
+    if (st == QV_OK) st = eval_branch(c, e->args[k + 1], taken, mt, scratch, &args[k + 1]);
+  }
+  if (st == QV_OK) st = eval_branch(c, e->args[na - 1], pos, m, scratch, &args[na - 1]);
+  if (st == QV_OK) st = run_kernel(c, e, args, out);
+  for (int32_t k = 0; k < na; k++) qvk_datum_reset(&args[k]);
+  qv_free(args);
+  qv_free(tw);
+  qv_free(pos);
+  return st;
 }
 
 static qv_status check_args(const qv_expr *e, const qv_batch *batch, const qv_selection *sel, qv_error *err) {
@@ -254,6 +404,34 @@ static qv_status filter_conjunct(qvk_ctx *c, const qv_expr *e, qv_selection *dst
   return st;
 }
 
+/* The rows of alive (in its order) that are also in b, into out: b's
+ * rows marked in a bitmap of the batch's rows, so neither needs sorting. */
+static qv_status intersect(const qv_selection *alive, const qv_selection *b, int64_t num_rows, qv_selection *out,
+                           qv_error *err) {
+  uint8_t *mark = qv_calloc((size_t)(num_rows / 8 + 1), 1);
+  if (!mark || qv_selection_reserve(out, alive->count > 0 ? alive->count : 1) != QV_OK) {
+    qv_free(mark);
+    return qv_error_nomem(err, "filter");
+  }
+  for (int64_t j = 0; j < b->count; j++) qv_bit_set(mark, b->rows[j]);
+  int64_t k = 0;
+  for (int64_t i = 0; i < alive->count; i++)
+    if (qv_bit_get(mark, alive->rows[i])) out->rows[k++] = alive->rows[i];
+  out->count = k;
+  qv_free(mark);
+  return QV_OK;
+}
+
+/* One conjunct over rows (NULL: all n) into dst. */
+static qv_status run_conjunct(const qv_expr *e, const qv_batch *batch, const uint32_t *rows, int64_t n,
+                              qv_selection *dst, qv_error *err) {
+  qvk_ctx c;
+  QV_RETURN_NOT_OK(ctx_init(&c, batch, rows, n, err));
+  qv_status st = filter_conjunct(&c, e, dst, err);
+  ctx_reset(&c);
+  return st;
+}
+
 qv_status qv_eval_filter(const qv_expr *e, const qv_batch *batch, const qv_selection *sel, qv_selection *out,
                          qv_error *err) {
   if (!out) return qv_error_set(err, QV_ERR_INVALID, "filter: no output selection");
@@ -268,23 +446,37 @@ qv_status qv_eval_filter(const qv_expr *e, const qv_batch *batch, const qv_selec
     if (!conj) return qv_error_nomem(err, "filter");
     qv_expr_conjuncts(e, conj, nc);
   }
+  /* Conjuncts that can fail on a value first, each on every row given:
+   * Polars evaluates the whole column, so its error must not depend on
+   * what another conjunct drops.  The others keep their order. */
+  int32_t nf = 0;
+  for (int32_t k = 0; k < nc; k++)
+    if (qv_eval_may_fail(conj[k])) {
+      const qv_expr *f = conj[k];
+      memmove(conj + nf + 1, conj + nf, (size_t)(k - nf) * sizeof *conj);
+      conj[nf++] = f;
+    }
   /* Rows alive so far: sel (or all rows) before the first conjunct, then
    * alternately the two buffers below; the last conjunct writes to out. */
-  qv_selection bufs[2] = {QV_SELECTION_INIT, QV_SELECTION_INIT};
+  qv_selection bufs[3] = {QV_SELECTION_INIT, QV_SELECTION_INIT, QV_SELECTION_INIT};
   const uint32_t *rows = sel ? sel->rows : NULL;
   int64_t n = sel ? sel->count : batch->num_rows;
   qv_status st = QV_OK;
   int cur = -1;
   bool done = false;
   for (int32_t k = 0; k < nc && st == QV_OK; k++) {
-    if (n == 0 && k > 0) break; /* nothing left: out stays empty */
-    qvk_ctx c;
-    st = ctx_init(&c, batch, rows, n, err);
-    if (st != QV_OK) break;
+    if (n == 0 && k >= nf && k > 0) break; /* nothing left: out stays empty */
     int nxt = cur == 0 ? 1 : 0;
     qv_selection *dst = k == nc - 1 ? out : &bufs[nxt];
-    st = filter_conjunct(&c, conj[k], dst, err);
-    ctx_reset(&c);
+    if (k > 0 && k < nf) {
+      /* a failing conjunct after the first: on every row given, then
+       * intersected with the rows still alive */
+      st = run_conjunct(conj[k], batch, sel ? sel->rows : NULL, sel ? sel->count : batch->num_rows, &bufs[2], err);
+      qv_selection alive = {(uint32_t *)rows, n, 0};
+      if (st == QV_OK) st = intersect(&alive, &bufs[2], batch->num_rows, dst, err);
+    } else {
+      st = run_conjunct(conj[k], batch, rows, n, dst, err);
+    }
     if (st != QV_OK) break;
     if (dst == out) done = true;
     cur = nxt;
@@ -294,6 +486,7 @@ qv_status qv_eval_filter(const qv_expr *e, const qv_batch *batch, const qv_selec
   if (st != QV_OK || !done) out->count = 0;
   qv_selection_reset(&bufs[0]);
   qv_selection_reset(&bufs[1]);
+  qv_selection_reset(&bufs[2]);
   if (conj != stack) qv_free((void *)conj);
   return st;
 }

@@ -260,8 +260,8 @@ qv_status qvk_op_when(qvk_ctx *c, const qv_expr *e, qvk_datum *args, qvk_datum *
   if (na < 3 || na % 2 == 0) return qv_error_set(c->err, QV_ERR_INVALID, "when: malformed node");
   if (nv > QVK_PICK_MAX)
     return qv_error_set(c->err, QV_ERR_UNSUPPORTED, "when/then with more than %d branches", QVK_PICK_MAX - 1);
-  const qv_datatype *rt = qvk_bound_type(e);
-  if (!rt) return qv_error_set(c->err, QV_ERR_INVALID, "when: unbound node");
+  /* a when whose every value is None is of the null type: null rows */
+  const qv_datatype *rt = &e->type;
   int64_t n = c->n, nw = qvk_words(n);
   uint8_t *src = qv_malloc((size_t)(n ? n : 1));
   uint64_t *todo = src ? qv_malloc((size_t)(nw ? nw : 1) * 24) : NULL;

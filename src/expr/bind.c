@@ -536,11 +536,7 @@ qv_status qve_bind_rule_isnan(qve_binder *b, qv_expr *e) {
 
 qv_status qve_bind_rule_coalesce(qve_binder *b, qv_expr *e) {
   qv_datatype c;
-  if (qve_bind_is_polars(e)) {
-    bool done;
-    QV_RETURN_NOT_OK(qve_bind_polars_string_union(b, e, e->args, e->n_args, &done));
-    if (done) return QV_OK;
-  }
+  if (qve_bind_is_polars(e)) return qve_bind_polars_unify(b, e, e->args, e->n_args, "coalesce");
   QV_RETURN_NOT_OK(qve_bind_unify(b, e->args, e->n_args, QV_COMMON_UNION, "coalesce", e->pos, &c));
   qv_datatype_reset(&e->type);
   e->type = c;

@@ -81,6 +81,10 @@ qv_status qve_bind_polars_string_add(qve_binder *b, qv_expr *e, bool *done);
  * string with bools, numbers or dates makes every operand String (cast to
  * text); *done false, nothing changed, otherwise. */
 qv_status qve_bind_polars_string_union(qve_binder *b, qv_expr *e, qv_expr **slots, int32_t n, bool *done);
+/* The common type of n Polars value operands, as fill_null and when/then
+ * take it (a dynamic literal in the column's family, strict casts), set on
+ * e; else String with bools, numbers and dates; else the union rule. */
+qv_status qve_bind_polars_unify(qve_binder *b, qv_expr *e, qv_expr **slots, int32_t n, const char *what);
 /* After a type error binding the Polars tree root: when it holds Python's
  * reading of `x > 2 & y` (x > (2 & y)), appends to the message that `&`
  * binds tighter than `>` and how to write it. */

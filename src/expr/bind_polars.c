@@ -205,8 +205,8 @@ qv_status qve_bind_polars_string_union(qve_binder *b, qv_expr *e, qv_expr **slot
 }
 
 /* Common type of n value operands (when/then branches, fill_null,
- * min/max_horizontal): Polars' numeric typing, else String with bools,
- * numbers and dates, else the union rule. */
+ * coalesce, min/max_horizontal): Polars' numeric typing, else String with
+ * bools, numbers and dates, else the union rule. */
 static qv_status pl_unify(qve_binder *b, qv_expr *e, qv_expr **slots, int32_t n, const char *what) {
   qv_type_id t;
   bool numeric, done;
@@ -223,10 +223,28 @@ static qv_status pl_unify(qve_binder *b, qv_expr *e, qv_expr **slots, int32_t n,
   return QV_OK;
 }
 
+qv_status qve_bind_polars_unify(qve_binder *b, qv_expr *e, qv_expr **slots, int32_t n, const char *what) {
+  return pl_unify(b, e, slots, n, what);
+}
+
 qv_status qve_bind_polars_arith(qve_binder *b, qv_expr *e, bool *numeric) {
   qv_type_id t;
+  const qv_expr *before[2] = {e->args[0], e->args[1]};
   QV_RETURN_NOT_OK(pl_unify_numeric(b, e, e->args, 2, numeric, &t));
   if (!*numeric) return QV_OK;
+  /* Polars casts an operand to the common type non-strictly
+   * (`col("u").cast(Int64) + -1`): a UInt64 past Int64 becomes null there,
+   * it does not fail.  Only such an inserted cast, never the user's. */
+  for (int32_t i = 0; i < 2; i++) {
+    qv_expr *a = e->args[i];
+    if (a == before[i] || a->kind != QV_EXPR_CALL || a->op != QV_OP_CAST || a->n_args != 1 || a->args[0] != before[i])
+      continue;
+    qv_type_id from = before[i]->type.id, to = a->type.id;
+    bool narrows =
+        qve_is_int(from) && qve_is_int(to) &&
+        (int_bits(to) < int_bits(from) || (qve_is_uint(from) && !qve_is_uint(to) && int_bits(to) <= int_bits(from)));
+    if (narrows) a->sem.cast_strict = false; /* UInt64 + -1: Int64 */
+  }
   if (t == QV_TYPE_NULL) { /* null op null */
     t = QV_TYPE_INT32;
     for (int32_t i = 0; i < 2; i++) QV_RETURN_NOT_OK(qve_bind_coerce_simple(b, &e->args[i], t));

@@ -350,6 +350,15 @@ static qv_expr *cast(pj *p, const qve_json *b, int depth) {
   if (!inner) return NULL;
   const char *dk;
   const qve_json *db;
+  /* Polars' optimizer types the null of a when/then without otherwise as
+   * `null.cast(Unknown(Int(1)))`, the dynamic type of the other branch's
+   * literal: a null that takes the other branch's type, which is what a
+   * plain null is to the binder. */
+  const char *uk;
+  const qve_json *ub;
+  if (inner->kind == QV_EXPR_LITERAL && inner->value.is_null && variant(dt, &dk, &db) && db &&
+      strcmp(dk, "Literal") == 0 && variant(db, &uk, &ub) && strcmp(uk, "Unknown") == 0)
+    return inner;
   qv_datatype t = QV_DATATYPE_INIT;
   bool strict = qve_json_is_string(opt, "Strict"), wrap = qve_json_is_string(opt, "Overflowing");
   bool known = variant(dt, &dk, &db) && db && strcmp(dk, "Literal") == 0 && dtype(db, &t, 0) &&

@@ -370,16 +370,31 @@ bool qvp_lsql_compare(tr *t, const qv_expr *e, qvb_text *o) {
     qvb_text a = {0}, b = {0};
     bool ok = qvp_lsql_value(t, x, &a);
     ok = qvp_lsql_value(t, y, &b) && ok;
+    bool f64 = qvp_lsql_type_of(t, x) == QV_TYPE_FLOAT64 && qvp_lsql_type_of(t, y) == QV_TYPE_FLOAT64;
+    if (ok && f64 && e->sem.float_order == QV_FLOAT_POLARS) {
+      /* Two Float64s in Polars' order (NaN equal to NaN and greatest, -0.0
+       * equal to 0.0) from Lance's total order: nanvl makes every NaN the
+       * same positive one, and the two zeros are told apart only where both
+       * sides are zeros (checked in pylance on every pair of edge values,
+       * also under NOT) */
+      bool with_zeros = e->op == QV_OP_EQ || e->op == QV_OP_LE || e->op == QV_OP_GE;
+      qvb_text_f(o,
+                 "((nanvl(%s, CAST('NaN' AS DOUBLE)) %s nanvl(%s, CAST('NaN' AS DOUBLE))) %s (%s IN (-0.0, 0.0) AND "
+                 "%s IN (-0.0, 0.0)))",
+                 a.p, qvp_pd_cmp_sql(e->op), b.p, with_zeros ? "OR" : "AND NOT", a.p, b.p);
+    }
     qvb_text_free(&a);
     qvb_text_free(&b);
     if (!ok) return false;
+    if (f64 && e->sem.float_order == QV_FLOAT_POLARS) return true;
     return qvp_lsql_decline(t, e, "two sides that may be floats: Lance orders -0.0 < 0.0 and NaN by sign");
   }
   return qvp_lsql_binop(t, e, qvp_pd_cmp_sql(e->op), o);
 }
 
 bool qvp_lsql_in_list(tr *t, const qv_expr *e, qvb_text *o) {
-  if (e->sem.in_nulls_equal) return qvp_lsql_decline(t, e, "is_in(nulls_equal=True): SQL IN never matches NULL");
+  bool has_null = false;
+  for (int32_t i = 1; i < e->n_args; i++) has_null = has_null || (qve_is_lit(e->args[i]) && e->args[i]->value.is_null);
   qvb_text a = {0};
   if (!qvp_lsql_value(t, e->args[0], &a)) return false;
   qv_type_id xt = qvp_lsql_type_of(t, e->args[0]);
@@ -418,11 +433,23 @@ bool qvp_lsql_in_list(tr *t, const qv_expr *e, qvb_text *o) {
     else ok = qvp_lsql_emit_literal(t, l, &items);
     if (ok && num && v == 0 && is_float(xt)) qvb_text_s(&items, ", -0.0");
   }
-  if (ok && n == 0) ok = qvp_lsql_decline(t, e, "an empty list has no SQL IN spelling");
-  if (ok && widen) qvb_text_f(o, "(CAST(%s AS BIGINT) IN (%s))", a.p, items.p);
-  else if (ok && xt == QV_TYPE_FLOAT32)
-    qvb_text_f(o, "(CAST(%s AS DOUBLE) IN (%s))", a.p, items.p); /* Polars: Float64 */
-  else if (ok) qvb_text_f(o, "(%s IN (%s))", a.p, items.p);
+  /* Nothing can match (is_in([]), is_in([None])): Polars gives NULL for a
+   * null value and FALSE otherwise; SQL has no empty IN, so that truth
+   * table is spelled out (checked in pylance, also under NOT). */
+  /* is_in(nulls_equal=True) is never null: a null value is found exactly
+   * when the list holds a null (checked in pylance, also under NOT) */
+  if (ok && e->sem.in_nulls_equal && n == 0) {
+    if (has_null) qvb_text_f(o, "(%s IS NULL)", a.p);
+    else ok = qvp_lsql_decline(t, e, "is_in([], nulls_equal=True)");
+  } else if (ok && n == 0) {
+    qvb_text_f(o, "((%s IS NULL) AND CAST(NULL AS BOOLEAN))", a.p);
+  } else if (ok) {
+    if (e->sem.in_nulls_equal) qvb_text_s(o, "(");
+    if (widen) qvb_text_f(o, "(CAST(%s AS BIGINT) IN (%s))", a.p, items.p);
+    else if (xt == QV_TYPE_FLOAT32) qvb_text_f(o, "(CAST(%s AS DOUBLE) IN (%s))", a.p, items.p); /* Polars: Float64 */
+    else qvb_text_f(o, "(%s IN (%s))", a.p, items.p);
+    if (e->sem.in_nulls_equal) qvb_text_f(o, has_null ? " OR (%s IS NULL))" : " AND (%s IS NOT NULL))", a.p);
+  }
   qvb_text_free(&a);
   qvb_text_free(&items);
   return ok;

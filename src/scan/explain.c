@@ -24,6 +24,10 @@ static void add_columns(qvb_text *t, const qv_schema *ds, const int32_t *cols, i
  * behind the choice, and what is left to evaluate. */
 static void add_indices(qvb_text *t, const qv_dataset *ds, const qvsc_scan_plan_view *v) {
   if (qv_dataset_num_indices(ds) == 0) return;
+  if (v->may_fail) {
+    qvb_text_f(t, "    scalar indices: not used (every row is evaluated, see above)\n");
+    return;
+  }
   if (!v->use_index) {
     qvb_text_f(t, "    scalar indices: off (use_scalar_index is false)\n");
     return;
@@ -100,14 +104,21 @@ char *qv_scanner_explain(const qv_scanner *s, bool with_counters) {
       add_columns(&t, schema, v.fcols, v.n_fcols);
       qvb_text_f(&t, " first; the other projected columns only for selected rows)\n");
       int32_t prunable = 0;
-      for (int32_t i = 0; i < v.n_conjuncts; i++) {
+      if (v.may_fail) {
+        /* Polars raises for a bad value in any row, so no row is skipped */
+        qvb_text_f(&t, "    page pruning by statistics: off (");
+        add_expr(&t, v.may_fail);
+        qvb_text_f(&t, " can fail on a value: every row is evaluated, as Polars evaluates the whole column)\n");
+        prunable = -1;
+      }
+      for (int32_t i = 0; i < v.n_conjuncts && prunable >= 0; i++) {
         if (!qvsc_prune_applicable(v.conjuncts[i])) continue;
         qvb_text_f(&t, "    page pruning by statistics: ");
         add_expr(&t, v.conjuncts[i]);
         qvb_text_f(&t, "\n");
         prunable++;
       }
-      if (!prunable)
+      if (prunable == 0)
         qvb_text_f(&t, "    page pruning by statistics: none (no conjunct compares a column with a constant)\n");
       add_indices(&t, ds, &v);
       add_damage(&t, &v);

@@ -121,6 +121,9 @@ typedef struct qvsc_scan_plan_view {
   int64_t limit, offset, batch_size;
   bool pushdown, with_row_id, use_index;
   const qvsc_index_plan *index_plan; /* NULL: no index in the version, or not used */
+  /* a conjunct that can fail on a value (NULL: none): every row is then
+   * evaluated, no page pruned, no index used */
+  const qv_expr *may_fail;
 } qvsc_scan_plan_view;
 
 const qv_dataset *qvsc_scanner_dataset_(const qv_scanner *s);

@@ -84,6 +84,12 @@ struct qv_scanner {
   /* conjuncts pruned through a non-decreasing function (prune_monotone.c) */
   qvsc_mono_probe *probes;
   int32_t n_probes;
+  /* The first conjunct that can fail on a value (qv_eval_may_fail), or
+   * NULL.  Polars evaluates a filter on the whole column and raises for a
+   * bad value in any row, so then no row is skipped before the filter
+   * runs: no page pruning, no index (the evaluator runs such conjuncts on
+   * every row too). */
+  const qv_expr *may_fail;
   /* scalar indices: the plan, the conjuncts left once they answer, and the
    * rows they keep of the current fragment */
   bool use_index;
@@ -208,7 +214,10 @@ static qv_status plan_filter(qv_scanner *s, const qv_scan_options *o, qv_error *
     goto cleanup;
   }
   s->n_conjuncts = qv_expr_conjuncts(s->filter, s->conjuncts, nc);
-  st = qvsc_mono_probes_make(s->conjuncts, s->n_conjuncts, ds, &s->probes, &s->n_probes, err);
+  for (int32_t i = 0; i < s->n_conjuncts && !s->may_fail; i++)
+    if (qv_eval_may_fail(s->conjuncts[i])) s->may_fail = s->conjuncts[i];
+  /* a filter that can fail on a value prunes nothing (see may_fail) */
+  if (!s->may_fail) st = qvsc_mono_probes_make(s->conjuncts, s->n_conjuncts, ds, &s->probes, &s->n_probes, err);
 cleanup:
   qv_expr_destroy(parsed);
   return st;
@@ -216,7 +225,7 @@ cleanup:
 
 /* Which conjuncts indices answer; the refine program of the others. */
 static qv_status plan_indices(qv_scanner *s, const qv_scan_options *o, qv_error *err) {
-  s->use_index = o->use_scalar_index && s->pushdown && s->filter;
+  s->use_index = o->use_scalar_index && s->pushdown && s->filter && !s->may_fail;
   if (!s->use_index) return QV_OK;
   QV_RETURN_NOT_OK(qvsc_index_plan_make(s->ds, s->conjuncts, s->n_conjuncts, &s->iplan, err));
   if (!qvsc_index_plan_any(s->iplan)) return QV_OK;
@@ -388,7 +397,7 @@ void qv_scanner_counters(const qv_scanner *s, qv_scan_counters *out) {
 static int32_t projected(const qv_scanner *s) { return s->count_only ? 0 : s->n_proj; }
 
 static bool page_pruned(qv_scanner *s, lane *L, int32_t page, int64_t rows) {
-  if (!s->filter || !s->pushdown) return false;
+  if (!s->filter || !s->pushdown || s->may_fail) return false;
   const qv_schema *ds = qv_dataset_schema(s->ds);
   for (int32_t c = 0; c < ds->n_fields; c++) {
     qv_page_info info;
@@ -1157,4 +1166,5 @@ void qvsc_scanner_plan_(const qv_scanner *s, qvsc_scan_plan_view *v) {
   v->batch_size = s->batch_size;
   v->use_index = s->use_index;
   v->index_plan = s->iplan;
+  v->may_fail = s->may_fail;
 }

@@ -28,6 +28,10 @@ import polars as pl
 DEFAULT_SEED = 20261130
 N_COMPOSED = 330
 N_RANDOM_ATOMS = 260
+# QV_PEERS_COUNT=N generates N random expressions (atoms and compositions,
+# in the default's proportion) instead of the default 590, e.g. 10000 for
+# a long local run; CI keeps the default.
+DEFAULT_COUNT = N_COMPOSED + N_RANDOM_ATOMS
 
 NAMESPACE = {
     "pl": pl,
@@ -35,6 +39,7 @@ NAMESPACE = {
     "datetime": datetime.datetime,
     "time": datetime.time,
     "timedelta": datetime.timedelta,
+    "timezone": datetime.timezone,
 }
 
 INTS = ["i8", "i16", "i32", "i64", "u8", "u32", "u64"]
@@ -63,6 +68,16 @@ def c(name):
 
 def seed():
     return int(os.environ.get("QV_PEERS_SEED", DEFAULT_SEED))
+
+
+def count():
+    """Random expressions per run (QV_PEERS_COUNT, default 590)."""
+    return int(os.environ.get("QV_PEERS_COUNT", DEFAULT_COUNT))
+
+
+def is_default_run():
+    """The seed and count docs/lance-pushdown.md was generated with."""
+    return seed() == DEFAULT_SEED and count() == DEFAULT_COUNT
 
 
 def catalogue():
@@ -258,7 +273,8 @@ def random_atoms(rng, n):
     rules are tried beyond the catalogue's hand-picked instances."""
     out = []
     kinds = ["int cmp", "int arith", "int-int arith", "float cmp", "float arith", "string", "is_in", "date",
-             "timestamp", "cast", "list", "null-safe", "fill_null", "struct", "string fn", "horizontal", "truncate"]
+             "timestamp", "cast", "list", "null-safe", "fill_null", "struct", "string fn", "horizontal", "truncate",
+             "when", "strict cast", "string concat", "wrapping arith", "zoned timestamp"]
     while len(out) < n:
         kind = rng.choice(kinds)
         op = rng.choice(CMP)
@@ -339,11 +355,72 @@ def random_atoms(rng, n):
             target = rng.choice(["d", "ts"])
             text = "%s.dt.truncate(\"%s\") %s %s" % (c(target), every, op, rng.choice(
                 ["date(2024, 1, 1)", "date(2000, 12, 1)", c(target)] if target == "d" else [c("ts")]))
+        elif kind == "when":
+            text = "%s %s %s" % (_when(rng, 2), op, rng.choice(["0", "1", "-1", "2", "0.5"]))
+        elif kind == "strict cast":
+            # casts that fail on some rows of the table (Polars raises on the whole column)
+            text = "%s %s %s" % (_value(rng, cast_only=True), op, rng.choice(["0", "1", "-1", "3"]))
+        elif kind == "string concat":
+            a2, b2 = rng.choice([(c("s"), c("t")), (c("t"), c("s")), (c("s"), rng.choice(STR_LITS)),
+                                 (rng.choice(STR_LITS), c("t")), (c("t"), c("t"))])
+            text = rng.choice(["(%s + %s) %s %s" % (a2, b2, rng.choice(["==", "!="]), rng.choice(STR_LITS + ['"ab"', '"bb"'])),
+                               "(%s + %s).str.len_chars() %s %d" % (a2, b2, op, rng.choice([0, 1, 2, 3])),
+                               "(%s + %s).str.starts_with(%s)" % (a2, b2, rng.choice(STR_LITS))])
+        elif kind == "wrapping arith":
+            small = rng.choice(["i8", "i16", "u8", "u32", "i32"])
+            text = rng.choice([
+                "(%s * %s) %s 0" % (c(small), c(small), op),
+                "(%s + %d) %s 0" % (c(small), rng.choice([1, 100, 127, 255, 2 ** 31 - 1]), op),
+                "(%s.cast(%s, wrap_numerical=True) * 3) %s %d" % (c(rng.choice(INTS)), INT_TYPES[small], op,
+                                                                 rng.choice([0, 1, -1, 100])),
+                "(%s - %s) %s 0" % (c(small), c(rng.choice(["u8", "u32"])), op),
+                "(%s * 2 + %s) %s 0" % (c(f), c(small), op)])
+        elif kind == "zoned timestamp":
+            text = "%s %s datetime(%d, %d, %d, %d, %d, tzinfo=timezone.utc)" % (
+                c("tz"), op, rng.choice([2024, 1969, 2023]), rng.choice([1, 3, 6, 12]), rng.choice([1, 15]),
+                rng.randint(0, 23), rng.choice([0, 30, 59]))
         else:
             other = rng.choice([str(_rand_int_lit(rng, col)), "None", c(rng.choice(INTS))])
             text = "%s.%s(%s)" % (c(col), rng.choice(["eq_missing", "ne_missing"]), other)
         out.append(("random: " + kind, text))
     return out
+
+
+def _value(rng, cast_only=False):
+    """A numeric value expression: a column, a literal, a strict or lenient
+    cast (some fail on rows of the table), wrapping arithmetic."""
+    col = rng.choice(INTS)
+    casts = ["%s.cast(%s)" % (c(rng.choice(["i64", "i32", "i16", "u64"])), rng.choice(["pl.Int8", "pl.UInt8", "pl.UInt32"])),
+             "%s.cast(pl.Int64)" % c(rng.choice(["f", "g", "f32"])),
+             "%s.cast(pl.Int32)" % c(rng.choice(["s", "t"])),
+             "%s.cast(%s, strict=False)" % (c(rng.choice(INTS + FLOATS)), rng.choice(["pl.Int8", "pl.UInt16"])),
+             "%s.list.get(0)" % c("l"),
+             "%s.cast(pl.Float64)" % c(col)]
+    if cast_only:
+        return rng.choice(casts)
+    return rng.choice(casts + [c(col), c(rng.choice(FLOATS)), str(rng.choice([0, 1, -1, 5, 127])),
+                               "(%s * %d)" % (c(col), rng.choice([2, 3, 100])), "None"])
+
+
+def _cond(rng):
+    col = rng.choice(INTS)
+    return rng.choice(["%s %s %d" % (c(col), rng.choice(CMP), rng.choice([0, 1, -1, 5, 100])),
+                       "%s.is_null()" % c(col), c(rng.choice(["b", "c"])),
+                       "%s.is_finite()" % c(rng.choice(FLOATS)), "%s.list.len() > 0" % c("l"),
+                       '%s.str.contains("^[0-9]+$")' % c(rng.choice(["s", "t"]))])
+
+
+def _when(rng, depth):
+    """pl.when(...).then(...)[.when(...).then(...)].otherwise(...), values
+    that can fail (strict casts, list.get) and nested whens included."""
+    def value():
+        return _when(rng, depth - 1) if depth > 0 and rng.random() < 0.25 else _value(rng)
+    text = "pl.when(%s).then(%s)" % (_cond(rng), value())
+    if rng.random() < 0.3:
+        text += ".when(%s).then(%s)" % (_cond(rng), value())
+    if rng.random() < 0.85:
+        text += ".otherwise(%s)" % value()
+    return text
 
 
 # Atoms for compositions: boolean expressions of every kind, declining ones
@@ -375,12 +452,15 @@ def composed_shape(text):
     return "composed: (...)"
 
 
-def generate(n_composed=N_COMPOSED, rng_seed=None):
+def generate(n_composed=None, rng_seed=None):
     cat = catalogue()
     cases = [Case(shape, text) for shape, texts in cat for text in texts]
     rng = random.Random(seed() if rng_seed is None else rng_seed)
     seen = {case.text for case in cases}
-    for shape, text in random_atoms(rng, N_RANDOM_ATOMS):
+    n_atoms = count() * N_RANDOM_ATOMS // DEFAULT_COUNT
+    if n_composed is None:
+        n_composed = count() - n_atoms
+    for shape, text in random_atoms(rng, n_atoms):
         if text not in seen:
             seen.add(text)
             cases.append(Case(shape, text))

@@ -150,7 +150,8 @@ def render(results):
         "The tests (`make test-python`, or `QV_BUILD_DIR=build .venv/bin/python -m pytest tests/peers`) assert"
         " the same run: every quiver translation keeps Polars' rows in Lance (exact) or a superset (inexact),"
         " with the schema and without one, and quiver's scanner keeps Polars' rows with pushdown on and off."
-        " Another seed: `QV_PEERS_SEED=N`; a failure prints the seed and the expression.",
+        " Another seed: `QV_PEERS_SEED=N`; more expressions: `QV_PEERS_COUNT=N` (random ones, default %d);"
+        " a failure prints the seed and the expression." % exprgen.DEFAULT_COUNT,
         "",
         "**%d of %d predicate shapes reach Lance** (at least one instance pushes down;"
         " the reference: %d of %d)." % (len(reach), len(catalogue), len(ref_reach), len(catalogue)),

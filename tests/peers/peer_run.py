@@ -57,6 +57,10 @@ class Result:
     quiver_nos: Translation  # schema-less
     reference: Translation  # polars_pylance with the schema
     notes: list = field(default_factory=list)
+    # Polars' lazy engine (what quiver.scan is), only where eager Polars
+    # raised: it keeps a strict-cast conjunct above the scan and applies it
+    # to the rows the other conjuncts kept, so it may keep rows instead
+    polars_lazy: Outcome = None
 
 
 def _canon(value):
@@ -123,12 +127,15 @@ class World:
             self._canon = (pl.from_arrow(table), self.lance.dataset(uri))
         return self._canon
 
-    def polars(self, text, df=None):
+    def polars(self, text, df=None, lazy=False):
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # "Comparisons with None always result in null": meant
                 expr = eval(text, dict(exprgen.NAMESPACE))  # noqa: S307 - our own generated text
-            return outcome_of((self.df if df is None else df).filter(expr).to_arrow())
+            frame = self.df if df is None else df
+            if lazy:
+                return outcome_of(frame.lazy().filter(expr).collect().to_arrow())
+            return outcome_of(frame.filter(expr).to_arrow())
         except Exception as exc:  # noqa: BLE001 - Polars' error is the outcome
             return Outcome(error="%s: %s" % (type(exc).__name__, _err(exc)))
 
@@ -171,9 +178,11 @@ class World:
         return Translation(sql=f.sql, exact=f.exact, lance=self.run_lance(f.sql))
 
     def run(self, case):
+        polars = self.polars(case.text)
         return Result(
             case=case,
-            polars=self.polars(case.text),
+            polars=polars,
+            polars_lazy=None if polars.ok else self.polars(case.text, lazy=True),
             scan_on=self.scan(case.text, True),
             scan_off=self.scan(case.text, False),
             quiver=self.quiver_translation(case.text, peer_table.SCHEMA_TEXT),

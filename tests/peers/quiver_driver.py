@@ -85,7 +85,12 @@ def to_lance_filter(expr_text, schema_text=None):
     m = _FILTER.match(line)
     if not m:
         raise QuiverError("unexpected lance-filter output: %r" % line)
-    return LanceFilter(_py_str(m.group("sql")), m.group("exact") == "True")
+    sql = _py_str(m.group("sql"))
+    # The printed sql= must be exactly Python's repr() (quotes, escapes of
+    # non-printable characters), as the package's LanceFilter prints it.
+    if repr(sql) != m.group("sql"):
+        raise QuiverError("quoting: lance-filter printed sql=%s, Python's repr() is %s" % (m.group("sql"), repr(sql)))
+    return LanceFilter(sql, m.group("exact") == "True")
 
 
 def explain(expr_text, schema_text=None):
