@@ -179,9 +179,12 @@ static void test_date_truncate_epoch_prune(void **state) {
   int n = check("pl.col(\"ts\").dt.date() == pl.date(1980, 2, 29)", NULL, &pruned);
   assert_int_equal(n, ts_rows(us_of(1980, 2, 29), us_of(1980, 3, 1)));
   assert_true(pruned >= ROWS / PAGE - 1);
+  /* dt.truncate can fail on a value (past the ends of int64: compute/fallible.c),
+   * and a filter that can fail prunes nothing, as Polars evaluates it on
+   * every row: the rows are right, no page is skipped */
   n = check("pl.col(\"ts\").dt.truncate(\"1mo\") == pl.datetime(1984, 3, 1)", NULL, &pruned);
   assert_int_equal(n, ts_rows(us_of(1984, 3, 1), us_of(1984, 4, 1)));
-  assert_true(pruned >= ROWS / PAGE - 1);
+  assert_int_equal(pruned, 0);
   n = check("pl.col(\"ts\").dt.epoch(\"ms\") < 0", NULL, &pruned);
   assert_int_equal(n, ts_rows(INT64_MIN, 0));
   assert_true(pruned > 0);
