@@ -1168,25 +1168,31 @@ static bool only_count_star(const qvg_node *const *aggs, int32_t n) {
 /* Whether the plan ends in an expansion whose new columns nothing in the
  * projection reads (its items and ORDER BY, directly or through a path):
  * count(*) then needs only how many rows each input row would make. */
-static bool counts_last_hop(qvg_planner *p, const qvg_scope *s, const item *it, int32_t n, const qvg_node *order) {
-  if (!s->op || strcmp(s->op->vt->name, "CsrExpandExec") != 0 || s->op->opened) return false;
-  int32_t n_in = qv_exec_schema(s->op->children[0])->n_fields;
+/* Whether the projection (items, ORDER BY) reads any of the scope's
+ * columns [from, to), directly or through a path. */
+static bool reads_cols(const qvg_scope *s, const item *it, int32_t n, const qvg_node *order, int32_t from, int32_t to) {
   const char *names[64];
   int32_t nn = 0;
   for (int32_t i = 0; i < n; i++) qvg_vars_of(it[i].e, names, &nn, 64);
   for (int32_t i = 0; order && i < order->n_kids; i++) qvg_vars_of(order->kids[i]->kids[0], names, &nn, 64);
-  if (nn == 64) return false;
+  if (nn == 64) return true;
   for (int32_t v = 0; v < nn; v++) {
     const qvg_pvar *var = qvg_scope_var(s, names[v]);
     if (!var) continue; /* an alias */
-    for (int32_t c = n_in; c < s->n_cols; c++) {
-      if (var->col && strcmp(var->col, s->names[c]) == 0) return false;
+    for (int32_t c = from; c < to; c++) {
+      if (var->col && strcmp(var->col, s->names[c]) == 0) return true;
       for (int32_t k = 0; k < var->n_path; k++)
-        if (strcmp(var->path_cols[k], s->names[c]) == 0) return false;
+        if (strcmp(var->path_cols[k], s->names[c]) == 0) return true;
     }
   }
+  return false;
+}
+
+static bool counts_last_hop(qvg_planner *p, const qvg_scope *s, const item *it, int32_t n, const qvg_node *order) {
+  if (!s->op || strcmp(s->op->vt->name, "CsrExpandExec") != 0 || s->op->opened) return false;
+  int32_t n_in = qv_exec_schema(s->op->children[0])->n_fields;
   (void)p;
-  return true;
+  return !reads_cols(s, it, n, order, n_in, s->n_cols);
 }
 
 /* count(DISTINCT c) where c is the new node of the plan's last hop, that
@@ -1412,9 +1418,13 @@ static qv_status plan_projection(qvg_planner *p, qvg_scope *s, const qvg_node *c
       weight = qvg_hidden_name(p);
       st = distinct_rewrite ? qvg_expand_count_distinct(s->op, weight, dkey, p->err)
                             : qvg_expand_count(s->op, weight, p->err);
-      /* a plain count over two hops: the first counts the second's spans */
+      /* a plain count over two hops whose middle nothing reads: the first
+       * counts the second's spans */
       qv_exec_op *root = NULL;
-      if (st == QV_OK && !distinct_rewrite) st = qvg_expand_count_chain(s->op, &root, p->err);
+      qv_exec_op *first = s->op->children[0];
+      if (st == QV_OK && !distinct_rewrite && strcmp(first->vt->name, "CsrExpandExec") == 0 &&
+          !reads_cols(s, it, n, order, qv_exec_schema(first->children[0])->n_fields, qv_exec_schema(first)->n_fields))
+        st = qvg_expand_count_chain(s->op, &root, p->err);
       if (root) s->op = root;
       qvg_colkind wk = QVG_COL_NODE; /* a plain int64 column */
       int32_t n_in = qv_exec_schema(s->op->children[0])->n_fields;
