@@ -103,7 +103,9 @@ typedef struct expand_state {
   hop_src *next_hops;
   int32_t n_next;
   bool next_unique;
-  bool chain_fast;  /* no filter on this hop either: one loop over its spans */
+  bool chain_fast;       /* no filter on this hop either: one loop over its spans */
+  qvg_degrees *next_deg; /* the next hops' degrees straight from the CSR (dataset stores) */
+  bool next_deg_ok;
   memo stamp_sizes; /* the parts' sizes (its uint8 parts unused) */
   uint32_t **stamps;
   uint32_t epoch;
@@ -533,7 +535,8 @@ static qv_status chain_count(expand_state *s, int64_t from) {
       if (s->sp.dir == QVG_DIR_BOTH && !out && node == from) continue; /* a self-loop seen twice */
       int64_t src = out ? from : node, dst = out ? node : from;
       for (int32_t k = 0; k < s->n_next; k++) {
-        c += qvg_store_adj(s->st, s->next_hops[k].type, s->next_hops[k].dir, node).n;
+        c += s->next_deg_ok ? qvg_degree_of(&s->next_deg[k], node)
+                            : qvg_store_adj(s->st, s->next_hops[k].type, s->next_hops[k].dir, node).n;
         if (s->next_unique && s->next_hops[k].type == rtype && (s->next_hops[k].dir == QVG_OUT ? src : dst) == node)
           c--;
       }
@@ -735,6 +738,7 @@ static void expand_free(qv_exec_op *op) {
   qv_free(s->to_name);
   qv_free(s->count_name);
   qv_free(s->next_hops);
+  qv_free(s->next_deg);
   for (int32_t i = 0; s->stamps && i < s->stamp_sizes.n_parts; i++) qv_free(s->stamps[i]);
   qv_free(s->stamps);
   memo_free(&s->stamp_sizes);
@@ -978,6 +982,11 @@ qv_status qvg_expand_count_chain(qv_exec_op *last, qv_exec_op **out, qv_error *e
   qv_status rc = qvg_expand_count(first, s2->count_name, err);
   if (rc != QV_OK) return rc;
   s1->chain_fast = s1->fast_count;
+  if ((s1->next_deg = qv_calloc((size_t)s1->n_next + 1, sizeof *s1->next_deg))) {
+    s1->next_deg_ok = true;
+    for (int32_t k = 0; k < s1->n_next; k++)
+      s1->next_deg_ok &= qvg_store_degrees(s1->st, s1->next_hops[k].type, s1->next_hops[k].dir, &s1->next_deg[k]);
+  }
   s1->fast_count = false;
   /* the second hop's shell goes; its child is the first, now the root */
   last->children[0] = NULL;

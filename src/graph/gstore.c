@@ -132,6 +132,16 @@ qvg_adj qvg_store_adj(const qvg_store *st, int32_t type, qvg_direction dir, int6
   return st->mem ? qvg_mem_adj(st, type, dir, node) : qvg_ds_adj(st, type, dir, node);
 }
 
+bool qvg_store_degrees(const qvg_store *st, int32_t type, qvg_direction dir, qvg_degrees *out) {
+  if (st->mem || type < 0 || type >= st->n_types) return false;
+  const qvg_type *t = &st->g->cat.types[type];
+  const qvg_csr *c = &t->csr[dir];
+  out->offsets = c->offsets;
+  out->n_nodes = c->n_nodes;
+  out->base = (int64_t)(dir == QVG_IN ? t->dst_label : t->src_label) << QVG_ID_SHIFT;
+  return c->offsets != NULL;
+}
+
 qv_status qvg_store_prepare(qvg_store *st, qv_error *err) {
   return st->mem ? qvg_mem_prepare(st, err) : qvg_ds_prepare(st, err);
 }

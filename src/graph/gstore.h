@@ -95,6 +95,21 @@ typedef struct qvg_adj {
 } qvg_adj;
 
 qvg_adj qvg_store_adj(const qvg_store *st, int32_t type, qvg_direction dir, int64_t node);
+/* A type's degrees in one direction as the CSR's offsets, for loops that
+ * need only span lengths: node ids from base (the leaving label << 40)
+ * at positions below n_nodes have offsets[pos + 1] - offsets[pos]
+ * relationships; every other node none.  Dataset stores only (false
+ * otherwise: use qvg_store_adj). */
+typedef struct qvg_degrees {
+  const uint64_t *offsets;
+  int64_t n_nodes;
+  int64_t base;
+} qvg_degrees;
+bool qvg_store_degrees(const qvg_store *st, int32_t type, qvg_direction dir, qvg_degrees *out);
+static inline int64_t qvg_degree_of(const qvg_degrees *d, int64_t node) {
+  int64_t pos = node - d->base;
+  return pos >= 0 && pos < d->n_nodes ? (int64_t)(d->offsets[pos + 1] - d->offsets[pos]) : 0;
+}
 /* Prepares adjacency for queries (memory store: rebuilds the CSR of every
  * type after changes).  Called by the planner before a query runs; the
  * lookups above are then read-only and safe from several threads. */
