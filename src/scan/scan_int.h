@@ -110,24 +110,4 @@ qv_status qvsc_filter_prog_build(const qv_schema *ds, const qv_expr *const *conj
 qv_status qvsc_filter_columns(const qv_expr *e, int32_t **out_cols, int32_t *out_n, qv_error *err);
 void qvsc_filter_prog_reset(qvsc_filter_prog *p);
 
-/* What explain needs to see of a scanner's plan (pointers into it). */
-typedef struct qvsc_scan_plan_view {
-  int32_t n_proj;
-  const int32_t *proj;
-  int32_t n_fcols;
-  const int32_t *fcols;
-  const qv_expr *const *conjuncts;
-  int32_t n_conjuncts;
-  int64_t limit, offset, batch_size;
-  bool pushdown, with_row_id, use_index;
-  const qvsc_index_plan *index_plan; /* NULL: no index in the version, or not used */
-  /* a conjunct that can fail on a value (NULL: none): every row is then
-   * evaluated, no page pruned, no index used */
-  const qv_expr *may_fail;
-} qvsc_scan_plan_view;
-
-const qv_dataset *qvsc_scanner_dataset_(const qv_scanner *s);
-const qv_expr *qvsc_scanner_filter_(const qv_scanner *s);
-void qvsc_scanner_plan_(const qv_scanner *s, qvsc_scan_plan_view *v);
-
 #endif

@@ -1,4 +1,6 @@
-/* The scanner: one pass over a dataset version, page range by page range.
+/* The scanner: one pass over a dataset version, page range by page range,
+ * running the plan qv_scanner_open makes (scan_plan.c: projection, filter,
+ * pruning, index use; this file only executes it).
  *
  * With pushdown on, for each page range of a fragment it (1) asks the page
  * statistics whether any conjunct of the filter rules the range out,
@@ -16,7 +18,7 @@
 
 #include "base/pool.h"
 #include "quiver/compute.h"
-#include "scan/scan_int.h"
+#include "scan/scan_plan.h"
 
 /* What one worker needs to scan a page range: its own reader of the
  * current fragment (readers keep per-column scratch, so they are not
@@ -67,34 +69,9 @@ typedef struct build_job {
 struct qv_scanner {
   qv_dataset *owned_ds;
   const qv_dataset *ds;
-  int64_t limit, offset, batch_size;
-  bool with_row_id, pushdown;
-
-  qv_schema out_schema;
-  int32_t n_proj;
-  int32_t *proj; /* dataset column of each projected output column */
-
-  qv_expr *filter;       /* bound against the dataset schema (pruning, explain) */
-  qv_expr *filter_local; /* bound against filter_schema (evaluation) */
-  qv_schema filter_schema;
-  int32_t n_fcols;
-  int32_t *fcols; /* dataset columns the filter reads, ascending */
-  const qv_expr **conjuncts;
-  int32_t n_conjuncts;
-  /* conjuncts pruned through a non-decreasing function (prune_monotone.c) */
-  qvsc_mono_probe *probes;
-  int32_t n_probes;
-  /* The first conjunct that can fail on a value (qv_eval_may_fail), or
-   * NULL.  Polars evaluates a filter on the whole column and raises for a
-   * bad value in any row, so then no row is skipped before the filter
-   * runs: no page pruning, no index (the evaluator runs such conjuncts on
-   * every row too). */
-  const qv_expr *may_fail;
-  /* scalar indices: the plan, the conjuncts left once they answer, and the
-   * rows they keep of the current fragment */
-  bool use_index;
-  qvsc_index_plan *iplan;
-  qvsc_filter_prog refine;
+  qvsc_plan plan; /* what to read and how (scan_plan.c) */
+  /* the rows the scalar indices keep of the current fragment (NULL when
+   * they answer no conjunct) */
   roaring_bitmap_t *frag_rows;
   bool frag_active, frag_full;
 
@@ -137,141 +114,25 @@ struct qv_scanner {
 
 static void release_ready(qv_scanner *s);
 
-static qv_status add_field(qv_schema *s, const qv_field *f, qv_error *err) { return qv_schema_add(s, f, err); }
-
-static qv_status plan_projection(qv_scanner *s, const qv_scan_options *o, qv_error *err) {
-  const qv_schema *ds = qv_dataset_schema(s->ds);
-  int32_t n = o->columns ? o->n_columns : ds->n_fields;
-  s->proj = qv_calloc((size_t)(n > 0 ? n : 1), sizeof *s->proj);
-  if (!s->proj) return qv_error_nomem(err, NULL);
-  for (int32_t i = 0; i < n; i++) {
-    int32_t c = i;
-    if (o->columns) {
-      c = qv_schema_find(ds, o->columns[i]);
-      if (c < 0) {
-        char names[512] = "";
-        for (int32_t k = 0; k < ds->n_fields; k++) {
-          size_t len = strlen(names);
-          snprintf(names + len, sizeof names - len, "%s%s", k ? ", " : "", ds->fields[k].name);
-        }
-        return qv_error_set(err, QV_ERR_NOT_FOUND, "select: no column `%s` (columns: %s)", o->columns[i], names);
-      }
-    }
-    s->proj[i] = c;
-    QV_RETURN_NOT_OK(add_field(&s->out_schema, &ds->fields[c], err));
-  }
-  s->n_proj = n;
-  if (s->with_row_id) {
-    qv_field f = {(char *)"_rowid", qv_datatype_simple(QV_TYPE_UINT64), false};
-    QV_RETURN_NOT_OK(add_field(&s->out_schema, &f, err));
-  }
-  return QV_OK;
-}
-
-static qv_status plan_filter(qv_scanner *s, const qv_scan_options *o, qv_error *err) {
-  qv_expr *parsed = NULL;
-  qv_status st = QV_OK;
-  if (o->filter && o->filter_expr)
-    return qv_error_set(err, QV_ERR_INVALID, "scan: give a filter string or an expression, not both");
-  if (o->filter) {
-    const char *p = o->filter;
-    while (*p == ' ' || *p == '\t' || *p == '\n') p++;
-    if (!*p) return QV_OK; /* an empty filter keeps every row */
-    QV_RETURN_NOT_OK(qv_lance_filter_parse(o->filter, &parsed, err));
-  } else if (o->filter_expr) {
-    if (!(parsed = qv_expr_clone(o->filter_expr))) return qv_error_nomem(err, NULL);
-  } else {
-    return QV_OK;
-  }
-  const qv_schema *ds = qv_dataset_schema(s->ds);
-  s->filter_local = qv_expr_clone(parsed);
-  if (!s->filter_local) {
-    st = qv_error_nomem(err, NULL);
-    goto cleanup;
-  }
-  if ((st = qv_expr_bind(parsed, ds, err)) != QV_OK) goto cleanup;
-  s->filter = parsed;
-  parsed = NULL;
-  if (s->filter->type.id != QV_TYPE_BOOL && s->filter->type.id != QV_TYPE_NULL) {
-    char tn[64];
-    qv_datatype_format(&s->filter->type, tn, sizeof tn);
-    st = qv_error_set(err, QV_ERR_TYPE, "filter: the filter must be boolean, not %s", tn);
-    goto cleanup;
-  }
-  /* Regex patterns and other constants a kernel refuses fail the open,
-   * not the first batch. */
-  if ((st = qv_eval_check(s->filter, err)) != QV_OK) goto cleanup;
-  /* The columns the filter reads, ascending, and the narrow schema the
-   * evaluator sees them in. */
-  if ((st = qvsc_filter_columns(s->filter, &s->fcols, &s->n_fcols, err)) != QV_OK) goto cleanup;
-  for (int32_t i = 0; i < s->n_fcols; i++)
-    if ((st = add_field(&s->filter_schema, &ds->fields[s->fcols[i]], err)) != QV_OK) goto cleanup;
-  if ((st = qv_expr_bind(s->filter_local, &s->filter_schema, err)) != QV_OK) goto cleanup;
-  int32_t nc = qv_expr_conjuncts(s->filter, NULL, 0);
-  s->conjuncts = qv_calloc((size_t)nc, sizeof *s->conjuncts);
-  if (!s->conjuncts) {
-    st = qv_error_nomem(err, NULL);
-    goto cleanup;
-  }
-  s->n_conjuncts = qv_expr_conjuncts(s->filter, s->conjuncts, nc);
-  for (int32_t i = 0; i < s->n_conjuncts && !s->may_fail; i++)
-    if (qv_eval_may_fail(s->conjuncts[i])) s->may_fail = s->conjuncts[i];
-  /* a filter that can fail on a value prunes nothing (see may_fail) */
-  if (!s->may_fail) st = qvsc_mono_probes_make(s->conjuncts, s->n_conjuncts, ds, &s->probes, &s->n_probes, err);
-cleanup:
-  qv_expr_destroy(parsed);
-  return st;
-}
-
-/* Which conjuncts indices answer; the refine program of the others. */
-static qv_status plan_indices(qv_scanner *s, const qv_scan_options *o, qv_error *err) {
-  s->use_index = o->use_scalar_index && s->pushdown && s->filter && !s->may_fail;
-  if (!s->use_index) return QV_OK;
-  QV_RETURN_NOT_OK(qvsc_index_plan_make(s->ds, s->conjuncts, s->n_conjuncts, &s->iplan, err));
-  if (!qvsc_index_plan_any(s->iplan)) return QV_OK;
-  const qv_expr **rest = qv_calloc((size_t)s->n_conjuncts, sizeof *rest);
-  if (!rest) return qv_error_nomem(err, NULL);
-  int32_t n = 0;
-  for (int32_t i = 0; i < s->n_conjuncts; i++) {
-    const qvsc_index_use *u = qvsc_index_plan_use(s->iplan, i);
-    if (!u->used || !u->exact) rest[n++] = s->conjuncts[i];
-  }
-  qv_status st = qvsc_filter_prog_build(qv_dataset_schema(s->ds), rest, n, &s->refine, err);
-  qv_free(rest);
-  if (st == QV_OK && !(s->frag_rows = roaring_bitmap_create())) st = qv_error_nomem(err, NULL);
-  return st;
-}
-
 qv_status qv_scanner_open_dataset(const qv_dataset *ds, const qv_scan_options *opts, qv_scanner **out, qv_error *err) {
   qv_scan_options defaults = QV_SCAN_OPTIONS_INIT;
   const qv_scan_options *o = opts ? opts : &defaults;
-  if (o->version < 1 || o->version > QV_SCAN_OPTIONS_VERSION)
-    return qv_error_set(err, QV_ERR_INVALID, "scan: options version %d is not 1..%d (use QV_SCAN_OPTIONS_INIT)",
-                        o->version, QV_SCAN_OPTIONS_VERSION);
-  if (o->batch_size < 0 || o->offset < 0)
-    return qv_error_set(err, QV_ERR_INVALID, "scan: batch size and offset must not be negative");
   qv_scanner *s = qv_calloc(1, sizeof *s);
   if (!s) return qv_error_nomem(err, NULL);
   s->ds = ds;
-  s->limit = o->limit;
-  s->offset = o->offset;
-  s->batch_size = o->batch_size > 0 ? o->batch_size : 8192;
-  s->exact_batches = o->version < 2 || o->exact_batches; /* version 1 options end before the field */
-  s->with_row_id = o->with_row_id;
-  s->pushdown = o->predicate_pushdown;
-  qv_status st = plan_projection(s, o, err);
-  if (st == QV_OK) st = plan_filter(s, o, err);
-  if (st == QV_OK) st = plan_indices(s, o, err);
+  qv_status st = qvsc_plan_make(ds, o, &s->plan, err);
+  if (st == QV_OK && s->plan.by_index && !(s->frag_rows = roaring_bitmap_create())) st = qv_error_nomem(err, NULL);
   if (st != QV_OK) {
     qv_scanner_destroy(s);
     return st;
   }
+  s->exact_batches = o->version < 2 || o->exact_batches; /* version 1 options end before the field */
   const qv_schema *dss = qv_dataset_schema(ds);
   size_t nf = (size_t)(dss->n_fields > 0 ? dss->n_fields : 1);
   /* Lanes for the workers a scan may use: page ranges go to several
    * threads only when no limit or offset makes their order matter. */
   int32_t n_lanes = qv_threads() < QV_SCAN_MAX_LANES ? qv_threads() : QV_SCAN_MAX_LANES;
-  if (s->limit >= 0 || s->offset > 0) n_lanes = 1;
+  if (s->plan.limit >= 0 || s->plan.offset > 0) n_lanes = 1;
   s->lanes = qv_calloc((size_t)n_lanes, sizeof *s->lanes);
   if (!s->lanes) {
     qv_scanner_destroy(s);
@@ -285,7 +146,7 @@ qv_status qv_scanner_open_dataset(const qv_dataset *ds, const qv_scan_options *o
     L->stats = qv_calloc(nf, sizeof *L->stats);
     L->decoded = qv_calloc(nf, sizeof *L->decoded);
     L->taken = qv_calloc(nf, sizeof *L->taken);
-    L->fcol_arrays = qv_calloc((size_t)(s->n_fcols > 0 ? s->n_fcols : 1), sizeof *L->fcol_arrays);
+    L->fcol_arrays = qv_calloc((size_t)(s->plan.n_fcols > 0 ? s->plan.n_fcols : 1), sizeof *L->fcol_arrays);
     if (!L->stats || !L->decoded || !L->taken || !L->fcol_arrays) {
       qv_scanner_destroy(s);
       return qv_error_nomem(err, NULL);
@@ -364,29 +225,20 @@ void qv_scanner_destroy(qv_scanner *s) {
     qv_free(L->fcol_arrays);
   }
   qv_free(s->lanes);
-  qv_expr_destroy(s->filter);
-  qv_expr_destroy(s->filter_local);
-  qv_free(s->conjuncts);
-  qvsc_mono_probes_free(s->probes, s->n_probes);
-  qvsc_index_plan_destroy(s->iplan);
-  qvsc_filter_prog_reset(&s->refine);
+  qvsc_plan_reset(&s->plan);
   if (s->frag_rows) roaring_bitmap_free(s->frag_rows);
-  qv_free(s->fcols);
-  qv_free(s->proj);
-  qv_schema_reset(&s->filter_schema);
-  qv_schema_reset(&s->out_schema);
   qv_dataset_close(s->owned_ds);
   qv_free(s);
 }
 
-const qv_schema *qv_scanner_schema(const qv_scanner *s) { return &s->out_schema; }
+const qv_schema *qv_scanner_schema(const qv_scanner *s) { return &s->plan.out_schema; }
 
 void qv_scanner_counters(const qv_scanner *s, qv_scan_counters *out) {
   *out = s->counters;
   qv_io_counters iio;
-  qvsc_index_plan_io(s->iplan, &iio);
+  qvsc_index_plan_io(s->plan.iplan, &iio);
   out->index_bytes_read = iio.bytes_read;
-  qvsc_index_plan_damage(s->iplan, out);
+  qvsc_index_plan_damage(s->plan.iplan, out);
   for (int32_t i = 0; s->lanes && i < s->n_lanes; i++) /* include the fragment being read */
     if (s->lanes[i].reader) add_io(s->lanes[i].reader, out);
 }
@@ -394,21 +246,17 @@ void qv_scanner_counters(const qv_scanner *s, qv_scan_counters *out) {
 /* ---- one page range -------------------------------------------------- */
 
 /* The projected columns a page range reads: none for a count. */
-static int32_t projected(const qv_scanner *s) { return s->count_only ? 0 : s->n_proj; }
+static int32_t projected(const qv_scanner *s) { return s->count_only ? 0 : s->plan.n_proj; }
 
 static bool page_pruned(qv_scanner *s, lane *L, int32_t page, int64_t rows) {
-  if (!s->filter || !s->pushdown || s->may_fail) return false;
+  if (!s->plan.filter || !s->plan.pushdown) return false;
   const qv_schema *ds = qv_dataset_schema(s->ds);
   for (int32_t c = 0; c < ds->n_fields; c++) {
     qv_page_info info;
     qv_fragment_page(L->reader, c, page, &info);
     L->stats[c] = info.stats;
   }
-  for (int32_t i = 0; i < s->n_conjuncts; i++)
-    if (qvsc_prune_page(s->conjuncts[i], L->stats, rows)) return true;
-  for (int32_t i = 0; i < s->n_probes; i++)
-    if (qvsc_mono_prune(&s->probes[i], L->stats, rows)) return true;
-  return false;
+  return qvsc_plan_prunes_page(&s->plan, L->stats, rows);
 }
 
 /* The page's rows that are not deleted (page-relative).  With no deleted
@@ -451,12 +299,12 @@ static qv_status index_rows(const qv_scanner *s, lane *L, int64_t start, int64_t
 /* Builds the output piece for the page's selected rows. */
 static qv_status materialize(const qv_scanner *s, lane *L, int64_t start, int64_t rows, qv_array **decoded,
                              const qv_selection *sel, bool whole_page, qv_batch **out, qv_error *err) {
-  int32_t nout = s->out_schema.n_fields;
+  int32_t nout = s->plan.out_schema.n_fields;
   qv_array **cols = qv_calloc((size_t)(nout > 0 ? nout : 1), sizeof *cols);
   qv_status st = QV_OK;
   if (!cols) return qv_error_nomem(err, NULL);
-  for (int32_t i = 0; i < s->n_proj && st == QV_OK; i++) {
-    int32_t c = s->proj[i];
+  for (int32_t i = 0; i < s->plan.n_proj && st == QV_OK; i++) {
+    int32_t c = s->plan.proj[i];
     if (L->taken[c]) {
       cols[i] = qv_array_retain(L->taken[c]);
     } else if (decoded[c]) {
@@ -474,7 +322,7 @@ static qv_status materialize(const qv_scanner *s, lane *L, int64_t start, int64_
       st = qv_fragment_take_selection(L->reader, c, start, sel->rows, sel->count, &cols[i], err);
     }
   }
-  if (st == QV_OK && s->with_row_id) {
+  if (st == QV_OK && s->plan.with_row_id) {
     qv_fragment_info fi;
     qv_dataset_fragment(s->ds, s->frag, &fi);
     qv_bytes *b = qv_bytes_alloc(sel->count * 8);
@@ -484,10 +332,10 @@ static qv_status materialize(const qv_scanner *s, lane *L, int64_t start, int64_
     } else {
       uint64_t *ids = (uint64_t *)qv_bytes_mutable(b);
       for (int64_t k = 0; k < sel->count; k++) ids[k] = ((uint64_t)fi.id << 32) | (uint64_t)(start + sel->rows[k]);
-      st = qv_array_from_buffers(&t, sel->count, NULL, b, NULL, &cols[s->n_proj], err);
+      st = qv_array_from_buffers(&t, sel->count, NULL, b, NULL, &cols[s->plan.n_proj], err);
     }
   }
-  if (st == QV_OK) st = qv_batch_make(&s->out_schema, cols, sel->count, out, err);
+  if (st == QV_OK) st = qv_batch_make(&s->plan.out_schema, cols, sel->count, out, err);
   else
     for (int32_t i = 0; i < nout; i++) qv_array_release(cols[i]);
   qv_free(cols);
@@ -517,27 +365,22 @@ static qv_status scan_page(qv_scanner *s, lane *L, int32_t page, qv_batch **out,
   qv_status st = QV_OK;
   /* The filter to evaluate: what the indices left, on a fully covered
    * fragment; the whole filter otherwise. */
-  const qv_expr *fexpr = s->filter_local;
-  const qv_schema *fschema = &s->filter_schema;
-  int32_t n_fcols = s->n_fcols;
-  const int32_t *fcols_idx = s->fcols;
-  if (by_index && s->frag_full) {
-    fexpr = s->refine.expr;
-    fschema = &s->refine.schema;
-    n_fcols = s->refine.n_cols;
-    fcols_idx = s->refine.cols;
-  }
-  bool filters_page = s->filter && fexpr && !by_index; /* the third case below: a filter over every row */
+  qvsc_plan_filter pf = qvsc_plan_filter_for(&s->plan, by_index && s->frag_full);
+  const qv_expr *fexpr = pf.expr;
+  const qv_schema *fschema = pf.schema;
+  int32_t n_fcols = pf.n_cols;
+  const int32_t *fcols_idx = pf.cols;
+  bool filters_page = s->plan.filter && fexpr && !by_index; /* the third case below: a filter over every row */
   QV_RETURN_NOT_OK(by_index ? index_rows(s, L, start, rows, &all_live)
                             : live_rows(L, start, rows, !filters_page, &all_live));
   const qv_selection *sel = &L->live;
   bool whole = all_live;
 
-  if (s->filter && fexpr && by_index && L->live.count == 0) {
+  if (s->plan.filter && fexpr && by_index && L->live.count == 0) {
     L->selected.count = 0;
     sel = &L->selected;
     whole = false;
-  } else if (s->filter && fexpr && by_index && L->live.count * 8 < rows) {
+  } else if (s->plan.filter && fexpr && by_index && L->live.count * 8 < rows) {
     /* Few rows left by the indices: fetch just those rows of the filter
      * columns (reading only the blocks they live in) and evaluate there. */
     int64_t n = L->live.count;
@@ -560,7 +403,7 @@ static qv_status scan_page(qv_scanner *s, lane *L, int32_t page, qv_batch **out,
      * text) is taken once: its selected rows out of the candidates' */
     for (int32_t i = 0; i < n_fcols && st == QV_OK && local.count > 0; i++)
       for (int32_t j = 0; j < projected(s) && st == QV_OK; j++)
-        if (s->proj[j] == fcols_idx[i])
+        if (s->plan.proj[j] == fcols_idx[i])
           st = qv_array_take(fcols[i], local.rows, local.count, &L->taken[fcols_idx[i]], err);
     qv_batch_release(fb);
     qv_selection_reset(&local);
@@ -569,17 +412,19 @@ static qv_status scan_page(qv_scanner *s, lane *L, int32_t page, qv_batch **out,
     L->rows_selected += L->selected.count;
     sel = &L->selected;
     whole = false;
-  } else if (s->filter && fexpr) {
+  } else if (s->plan.filter && fexpr) {
     /* Decode the filter columns (and, with pushdown off, every projected
      * column too: the engine then sees all rows, as without pushdown). */
     /* With pushdown, a dictionary page stays a dictionary: the filter
      * compares its distinct values once each (materialize decodes the
      * rows it keeps, when the column is also projected). */
     for (int32_t i = 0; i < n_fcols && st == QV_OK; i++)
-      st = s->pushdown ? qv_fragment_read_encoded(L->reader, fcols_idx[i], start, rows, &decoded[fcols_idx[i]], err)
-                       : qv_fragment_read(L->reader, fcols_idx[i], start, rows, &decoded[fcols_idx[i]], err);
-    for (int32_t i = 0; i < projected(s) && st == QV_OK && !s->pushdown; i++)
-      if (!decoded[s->proj[i]]) st = qv_fragment_read(L->reader, s->proj[i], start, rows, &decoded[s->proj[i]], err);
+      st = s->plan.pushdown
+               ? qv_fragment_read_encoded(L->reader, fcols_idx[i], start, rows, &decoded[fcols_idx[i]], err)
+               : qv_fragment_read(L->reader, fcols_idx[i], start, rows, &decoded[fcols_idx[i]], err);
+    for (int32_t i = 0; i < projected(s) && st == QV_OK && !s->plan.pushdown; i++)
+      if (!decoded[s->plan.proj[i]])
+        st = qv_fragment_read(L->reader, s->plan.proj[i], start, rows, &decoded[s->plan.proj[i]], err);
     qv_batch *fb = NULL;
     if (st == QV_OK) {
       qv_array **fcols = L->fcol_arrays;
@@ -594,18 +439,19 @@ static qv_status scan_page(qv_scanner *s, lane *L, int32_t page, qv_batch **out,
     sel = &L->selected;
     whole = L->selected.count == rows;
   } else {
-    if (!s->filter) L->rows_scanned += L->live.count;
+    if (!s->plan.filter) L->rows_scanned += L->live.count;
     L->rows_selected += L->live.count;
-    if (!s->pushdown)
+    if (!s->plan.pushdown)
       for (int32_t i = 0; i < projected(s) && st == QV_OK; i++)
-        if (!decoded[s->proj[i]]) st = qv_fragment_read(L->reader, s->proj[i], start, rows, &decoded[s->proj[i]], err);
+        if (!decoded[s->plan.proj[i]])
+          st = qv_fragment_read(L->reader, s->plan.proj[i], start, rows, &decoded[s->plan.proj[i]], err);
     if (st != QV_OK) goto cleanup;
   }
 
   /* Offset and limit cut the selection before anything else is decoded
    * (and the columns already taken for it, alike). */
   qv_selection *cut = (qv_selection *)sel;
-  int64_t drop = s->offset - s->skipped, before = cut->count;
+  int64_t drop = s->plan.offset - s->skipped, before = cut->count;
   if (drop > 0) {
     if (drop > cut->count) drop = cut->count;
     if (drop > 0) /* an empty selection may have no rows buffer at all */
@@ -614,8 +460,8 @@ static qv_status scan_page(qv_scanner *s, lane *L, int32_t page, qv_batch **out,
     s->skipped += drop;
     whole = false;
   }
-  if (s->limit >= 0 && cut->count > s->limit - s->produced) {
-    cut->count = s->limit - s->produced;
+  if (s->plan.limit >= 0 && cut->count > s->plan.limit - s->produced) {
+    cut->count = s->plan.limit - s->produced;
     whole = false;
   }
   for (int32_t c = 0; c < ds->n_fields && st == QV_OK && cut->count != before; c++)
@@ -628,10 +474,10 @@ static qv_status scan_page(qv_scanner *s, lane *L, int32_t page, qv_batch **out,
   if (st != QV_OK) goto cleanup;
   if (s->count_only) {
     L->rows_counted += cut->count;
-    if (s->limit >= 0) s->produced += cut->count;
+    if (s->plan.limit >= 0) s->produced += cut->count;
   } else if (cut->count > 0) {
     st = materialize(s, L, start, rows, decoded, cut, whole && cut->count == rows, out, err);
-    if (st == QV_OK && s->limit >= 0) s->produced += cut->count; /* serial: a limit makes one lane */
+    if (st == QV_OK && s->plan.limit >= 0) s->produced += cut->count; /* serial: a limit makes one lane */
   }
 cleanup:
   for (int32_t c = 0; c < ds->n_fields; c++) {
@@ -647,7 +493,7 @@ cleanup:
  * the end of the dataset. */
 static qv_status next_page(qv_scanner *s, bool *have, qv_error *err) {
   *have = false;
-  if (s->limit >= 0 && s->produced >= s->limit) return QV_OK;
+  if (s->plan.limit >= 0 && s->produced >= s->plan.limit) return QV_OK;
   while (s->frag < qv_dataset_num_fragments(s->ds)) {
     if (!s->lanes[0].reader) {
       /* The indices first: a fragment they keep no row of is not opened
@@ -656,7 +502,8 @@ static qv_status next_page(qv_scanner *s, bool *have, qv_error *err) {
       if (s->frag_rows) {
         qv_fragment_info fi;
         qv_dataset_fragment(s->ds, s->frag, &fi);
-        QV_RETURN_NOT_OK(qvsc_index_plan_fragment(s->iplan, fi.id, s->frag_rows, &s->frag_active, &s->frag_full, err));
+        QV_RETURN_NOT_OK(
+            qvsc_index_plan_fragment(s->plan.iplan, fi.id, s->frag_rows, &s->frag_active, &s->frag_full, err));
         if (s->frag_active && roaring_bitmap_is_empty(s->frag_rows)) {
           s->counters.fragments_index_skipped++;
           s->frag++;
@@ -703,7 +550,7 @@ static qv_status push_pending(qv_scanner *s, qv_batch *b, qv_error *err) {
  * few rows costs next to nothing.  Larger pieces go out as they are:
  * `cat == 'c3'`'s 1,020-row pieces of 256-byte values measured no faster
  * joined (64 MB copied), `dt.hour() < 1`'s 326-row pieces a little. */
-static int64_t join_rows(const qv_scanner *s) { return s->batch_size / 16 > 0 ? s->batch_size / 16 : 1; }
+static int64_t join_rows(const qv_scanner *s) { return s->plan.batch_size / 16 > 0 ? s->plan.batch_size / 16 : 1; }
 
 /* Whether the pending pieces make a batch without exact batches: a large
  * piece has arrived (the small ones before it go out joined), or the small
@@ -726,7 +573,7 @@ static qv_batch *take_first(qv_scanner *s) {
 static bool batch_ready(const qv_scanner *s) {
   if (s->n_pending == 0) return false;
   if (s->exhausted) return true;
-  return s->exact_batches ? s->pending_rows >= s->batch_size : loose_batch_ready(s);
+  return s->exact_batches ? s->pending_rows >= s->plan.batch_size : loose_batch_ready(s);
 }
 
 /* Takes the pieces of the next batch (up to batch_size rows) off the front
@@ -736,14 +583,14 @@ static qv_status plan_batch(qv_scanner *s, qv_batch **out, build_job *job, qv_er
   *out = NULL;
   qv_batch *first = s->pending[0];
   bool loose = !s->exact_batches;
-  if (first->num_rows >= s->batch_size || s->n_pending == 1 || (loose && first->num_rows >= join_rows(s))) {
-    if (first->num_rows <= s->batch_size) {
+  if (first->num_rows >= s->plan.batch_size || s->n_pending == 1 || (loose && first->num_rows >= join_rows(s))) {
+    if (first->num_rows <= s->plan.batch_size) {
       *out = take_first(s);
       return QV_OK;
     }
     qv_batch *head, *tail;
-    QV_RETURN_NOT_OK(qv_batch_slice(first, 0, s->batch_size, &head, err));
-    qv_status st = qv_batch_slice(first, s->batch_size, first->num_rows - s->batch_size, &tail, err);
+    QV_RETURN_NOT_OK(qv_batch_slice(first, 0, s->plan.batch_size, &head, err));
+    qv_status st = qv_batch_slice(first, s->plan.batch_size, first->num_rows - s->plan.batch_size, &tail, err);
     if (st != QV_OK) {
       qv_batch_release(head);
       return st;
@@ -759,16 +606,16 @@ static qv_status plan_batch(qv_scanner *s, qv_batch **out, build_job *job, qv_er
    * without exact batches, only pieces below join_rows. */
   int32_t take = 0;
   int64_t rows = 0;
-  while (take < s->n_pending && rows + s->pending[take]->num_rows <= s->batch_size &&
+  while (take < s->n_pending && rows + s->pending[take]->num_rows <= s->plan.batch_size &&
          !(loose && s->pending[take]->num_rows >= join_rows(s)))
     rows += s->pending[take++]->num_rows;
   if (loose && take == 1) { /* nothing to join it with */
     *out = take_first(s);
     return QV_OK;
   }
-  if (!loose && take < s->n_pending && rows < s->batch_size) {
+  if (!loose && take < s->n_pending && rows < s->plan.batch_size) {
     qv_batch *next = s->pending[take], *head, *tail;
-    int64_t want = s->batch_size - rows;
+    int64_t want = s->plan.batch_size - rows;
     if (s->n_pending == s->cap_pending) { /* room for the tail */
       qv_batch **p = qv_realloc(s->pending, (size_t)(s->cap_pending * 2) * sizeof *p);
       if (!p) return qv_error_nomem(err, NULL);
@@ -803,7 +650,7 @@ static qv_status plan_batch(qv_scanner *s, qv_batch **out, build_job *job, qv_er
 /* Joins a job's parts into its batch (ready[job->slot]); releases them.
  * Runs on any lane's thread: it touches nothing but the job and its slot. */
 static void build_batch(qv_scanner *s, build_job *job) {
-  int32_t nc = s->out_schema.n_fields;
+  int32_t nc = s->plan.out_schema.n_fields;
   qv_array **cols = qv_calloc((size_t)(nc > 0 ? nc : 1), sizeof *cols);
   qv_array **parts = qv_calloc((size_t)job->n_parts, sizeof *parts);
   qv_status st = QV_OK;
@@ -812,7 +659,7 @@ static void build_batch(qv_scanner *s, build_job *job) {
     for (int32_t k = 0; k < job->n_parts; k++) parts[k] = job->parts[k]->columns[c];
     st = qv_array_concat(parts, job->n_parts, &cols[c], &job->err);
   }
-  if (st == QV_OK) st = qv_batch_make(&s->out_schema, cols, job->rows, &s->ready[job->slot], &job->err);
+  if (st == QV_OK) st = qv_batch_make(&s->plan.out_schema, cols, job->rows, &s->ready[job->slot], &job->err);
   else if (cols)
     for (int32_t c = 0; c < nc; c++) qv_array_release(cols[c]);
   for (int32_t k = 0; k < job->n_parts; k++) qv_batch_release(job->parts[k]);
@@ -943,7 +790,7 @@ static int32_t round_pages(const qv_scanner *s) {
     qv_fragment_page(r, 0, s->page + k, &info);
     rows += info.row_count;
     for (int32_t i = 0; i < projected(s); i++) {
-      qv_fragment_page(r, s->proj[i], s->page + k, &info);
+      qv_fragment_page(r, s->plan.proj[i], s->page + k, &info);
       bytes += info.byte_size;
     }
     /* a count keeps no rows, so only the window bounds its rounds */
@@ -1099,13 +946,13 @@ qv_status qv_scanner_count(qv_scanner *s, int64_t *out_count, qv_error *err) {
   s->n_pending = 0;
   s->pending_rows = 0;
   int64_t rest;
-  if (!s->filter && untouched(s)) {
+  if (!s->plan.filter && untouched(s)) {
     /* Every live row passes: the manifest knows how many there are, and
      * offset and limit only cut that number. */
     int64_t live = qv_dataset_count_rows(s->ds);
-    rest = live > s->offset ? live - s->offset : 0;
-    if (s->limit >= 0 && rest > s->limit) rest = s->limit;
-    s->skipped = s->offset;
+    rest = live > s->plan.offset ? live - s->plan.offset : 0;
+    if (s->plan.limit >= 0 && rest > s->plan.limit) rest = s->plan.limit;
+    s->skipped = s->plan.offset;
     s->produced = rest;
     s->exhausted = true;
     s->counters.rows_selected += live;
@@ -1151,20 +998,4 @@ qv_status qv_scanner_reader(qv_scanner *s, qv_batch_reader **out, qv_error *err)
 /* ---- accessors for explain.c ------------------------------------------ */
 
 const qv_dataset *qvsc_scanner_dataset_(const qv_scanner *s) { return s->ds; }
-const qv_expr *qvsc_scanner_filter_(const qv_scanner *s) { return s->filter; }
-void qvsc_scanner_plan_(const qv_scanner *s, qvsc_scan_plan_view *v) {
-  v->n_proj = s->n_proj;
-  v->proj = s->proj;
-  v->n_fcols = s->n_fcols;
-  v->fcols = s->fcols;
-  v->conjuncts = s->conjuncts;
-  v->n_conjuncts = s->n_conjuncts;
-  v->limit = s->limit;
-  v->offset = s->offset;
-  v->pushdown = s->pushdown;
-  v->with_row_id = s->with_row_id;
-  v->batch_size = s->batch_size;
-  v->use_index = s->use_index;
-  v->index_plan = s->iplan;
-  v->may_fail = s->may_fail;
-}
+const qvsc_plan *qvsc_scanner_plan_(const qv_scanner *s) { return &s->plan; }
