@@ -327,7 +327,7 @@ static qv_status list_operand(const qvg_val *l, const char *what, qv_error *err)
 }
 
 static qv_status eval_comp(const qvg_cx *e, qvg_evalctx *cx, int64_t row, qvg_val *out, qv_error *err) {
-  qvg_val l, *x;
+  qvg_val l, *x = NULL;
   QV_RETURN_NOT_OK(kid(e, 0, cx, row, &l, err));
   QV_RETURN_NOT_OK(list_operand(&l, "a list comprehension", err));
   *out = qvg_null();
@@ -354,7 +354,7 @@ static qv_status eval_comp(const qvg_cx *e, qvg_evalctx *cx, int64_t row, qvg_va
 }
 
 static qv_status eval_quant(const qvg_cx *e, qvg_evalctx *cx, int64_t row, qvg_val *out, qv_error *err) {
-  qvg_val l, *x;
+  qvg_val l, *x = NULL;
   QV_RETURN_NOT_OK(kid(e, 0, cx, row, &l, err));
   QV_RETURN_NOT_OK(list_operand(&l, "a quantifier", err));
   *out = qvg_null();
@@ -381,7 +381,7 @@ static qv_status eval_quant(const qvg_cx *e, qvg_evalctx *cx, int64_t row, qvg_v
 }
 
 static qv_status eval_reduce(const qvg_cx *e, qvg_evalctx *cx, int64_t row, qvg_val *out, qv_error *err) {
-  qvg_val acc, l, *sa, *sx;
+  qvg_val acc, l, *sa = NULL, *sx = NULL;
   QV_RETURN_NOT_OK(kid(e, 0, cx, row, &acc, err));
   QV_RETURN_NOT_OK(kid(e, 1, cx, row, &l, err));
   QV_RETURN_NOT_OK(list_operand(&l, "reduce", err));
@@ -408,7 +408,7 @@ static qv_status eval_case(const qvg_cx *e, qvg_evalctx *cx, int64_t row, qvg_va
   for (int32_t i = 1; i + 1 < e->n_kids; i += 2) {
     qvg_val w;
     QV_RETURN_NOT_OK(kid(e, i, cx, row, &w, err));
-    qvg_tri t;
+    qvg_tri t = QVG_UNKNOWN;
     if (simple) t = qvg_val_equals(&subj, &w);
     else QV_RETURN_NOT_OK(as_tri(&w, "CASE WHEN", &t, err));
     if (t == QVG_TRUE) return kid(e, i + 1, cx, row, out, err);
@@ -529,7 +529,7 @@ static qv_status eval(const qvg_cx *e, qvg_evalctx *cx, int64_t row, qvg_val *ou
       return qvg_val_from_array(cx->batch->columns[e->col], k, row, cx->arena, out, err);
     }
     case QVG_CX_LOCAL: {
-      qvg_val *x;
+      qvg_val *x = NULL;
       QV_RETURN_NOT_OK(local_slot(cx, e->slot, &x, err));
       *out = *x;
       return QV_OK;
@@ -582,7 +582,7 @@ static qv_status eval(const qvg_cx *e, qvg_evalctx *cx, int64_t row, qvg_val *ou
       static const char *names[] = {"AND", "OR", "XOR"};
       const char *nm = names[e->kind - QVG_CX_AND];
       qvg_val a, b;
-      qvg_tri x, y, r;
+      qvg_tri x = QVG_UNKNOWN, y = QVG_UNKNOWN, r;
       QV_RETURN_NOT_OK(kid(e, 0, cx, row, &a, err));
       QV_RETURN_NOT_OK(as_tri(&a, nm, &x, err));
       QV_RETURN_NOT_OK(kid(e, 1, cx, row, &b, err));
@@ -595,7 +595,7 @@ static qv_status eval(const qvg_cx *e, qvg_evalctx *cx, int64_t row, qvg_val *ou
     }
     case QVG_CX_NOT: {
       qvg_val a;
-      qvg_tri x;
+      qvg_tri x = QVG_UNKNOWN;
       QV_RETURN_NOT_OK(kid(e, 0, cx, row, &a, err));
       QV_RETURN_NOT_OK(as_tri(&a, "NOT", &x, err));
       *out = tri_val(tri_not(x));

@@ -214,13 +214,13 @@ static qv_status to_integer(const qvg_val *v, qvg_val *out, qv_error *err) {
     case QVG_V_INT: *out = *v; return QV_OK;
     case QVG_V_BOOL: *out = qvg_int(v->u.b); return QV_OK;
     case QVG_V_FLOAT: {
-      int64_t i;
+      int64_t i = 0;
       QV_RETURN_NOT_OK(float_to_int(v->u.f, &i, err));
       *out = qvg_int(i);
       return QV_OK;
     }
     case QVG_V_STRING: {
-      int64_t i;
+      int64_t i = 0;
       double d;
       if (parse_int(v->u.s, v->n, &i)) *out = qvg_int(i);
       else if (parse_float(v->u.s, v->n, &d) && float_to_int(d, &i, NULL) == QV_OK) *out = qvg_int(i);
@@ -404,7 +404,7 @@ static qv_status int_arg(int fn, const qvg_val *v, const char *what, int64_t *ou
 
 static qv_status substring(const qvg_val *args, int32_t n, qvg_val *out, qv_error *err) {
   const qvg_val *s = &args[0];
-  int64_t start, len = INT64_MAX;
+  int64_t start = 0, len = INT64_MAX;
   QV_RETURN_NOT_OK(int_arg(QVG_FN_SUBSTRING, &args[1], "start", &start, err));
   if (n > 2) QV_RETURN_NOT_OK(int_arg(QVG_FN_SUBSTRING, &args[2], "length", &len, err));
   if (start < 0 || len < 0) return qvg_arg_error(err, "substring() with a negative start or length");
@@ -415,7 +415,7 @@ static qv_status substring(const qvg_val *args, int32_t n, qvg_val *out, qv_erro
 }
 
 static qv_status left_right(int fn, const qvg_val *s, const qvg_val *k, qvg_val *out, qv_error *err) {
-  int64_t len;
+  int64_t len = 0;
   QV_RETURN_NOT_OK(int_arg(fn, k, "length", &len, err));
   if (len < 0) return qvg_arg_error(err, "%s() with a negative length", qvg_fn_name(fn));
   int32_t cps = cp_count(s->u.s, s->n);

@@ -129,7 +129,7 @@ static qv_status add_eval1(qvg_planner *p, qvg_scope *s, const qvg_cx *e, const 
 static qv_status select_cols(qvg_planner *p, qvg_scope *s, const char *const *cols, const char *const *names,
                              int32_t n) {
   if (n > MAX_COLS) return qvg_plan_fail(p, NULL, QV_ERR_UNSUPPORTED, "more than %d columns", MAX_COLS);
-  qv_expr *ex[MAX_COLS];
+  qv_expr *ex[MAX_COLS] = {NULL};
   qvg_colkind k[MAX_COLS];
   qv_status st = QV_OK;
   int32_t made = 0;
@@ -405,9 +405,9 @@ static qv_status prepare_subqueries(qvg_planner *p, qvg_scope *s, const qvg_node
       return qvg_bind_expr(p, e, col);
     case QVG_EXISTS:
     case QVG_COUNT_SUB: {
-      const qvg_node *const *paths;
-      int32_t n;
-      const qvg_node *where;
+      const qvg_node *const *paths = NULL;
+      int32_t n = 0;
+      const qvg_node *where = NULL;
       QV_RETURN_NOT_OK(sub_body(p, e, &paths, &n, &where));
       QV_RETURN_NOT_OK(
           plan_apply(p, s, e->kind == QVG_EXISTS ? QVG_APPLY_EXISTS : QVG_APPLY_COUNT, paths, n, where, NULL, &col));
