@@ -198,7 +198,17 @@ qv_status qvg_op_create(qv_exec_ctx *ctx, qv_exec_op *child, qvg_store *st, cons
                         const qvg_create_item *items, int32_t n_items, int32_t n_locals, qv_exec_op **out,
                         qv_error *err);
 
-/* ---- output (gop_output.c) ---- */
+/* ---- sharing an input (gop_spool.c) ---- */
+
+/* SpoolExec: n readers of one child.  The first reader pulled drains the
+ * child into memory (counted against the limit); every reader then yields
+ * all its batches.  Each reader is an operator of its own (the first
+ * shows the child in explain, the others "SpoolReadExec: spool=N");
+ * destroying all of them destroys the child.  Readers must be pulled in
+ * order (the first before the others), as UnionExec does. */
+qv_status qvg_op_spool(qv_exec_ctx *ctx, qv_exec_op *child, int32_t n, qv_exec_op **readers, qv_error *err);
+
+/* ---- output (gop_result.c) ---- */
 
 /* ResultExec: the user's columns.  A VALUE column becomes a typed Arrow
  * column where static_types[i] says what the binder proved every value is

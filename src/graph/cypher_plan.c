@@ -156,6 +156,34 @@ static qv_status select_cols(qvg_planner *p, qvg_scope *s, const char *const *co
   return adopt_all(p, s, op, k, n);
 }
 
+/* DISTINCT over every column of the scope's plan (exec's HashAggregateExec
+ * on the encoded values, no aggregates). */
+static qv_status add_distinct(qvg_planner *p, qvg_scope *s) {
+  if (s->n_cols > MAX_COLS) return qvg_plan_fail(p, NULL, QV_ERR_UNSUPPORTED, "more than %d columns", MAX_COLS);
+  qv_expr *keys[MAX_COLS];
+  qv_status st = QV_OK;
+  int32_t made = 0;
+  for (; made < s->n_cols && st == QV_OK; made++)
+    if (!(keys[made] = qv_expr_column(s->names[made]))) st = NOMEM(p);
+  qv_exec_op *d = NULL;
+  if (st == QV_OK) {
+    qv_exec_op *child = s->op;
+    s->op = NULL;
+    st = qv_exec_aggregate(p->ctx, child, (const qv_expr *const *)keys, s->names, s->n_cols, NULL, 0, &d, p->err);
+  }
+  for (int32_t i = 0; i < made; i++) qv_expr_destroy(keys[i]);
+  return st == QV_OK ? adopt(p, s, d, NULL, 0) : st;
+}
+
+/* SKIP sk, LIMIT lim (-1: none) over the scope's plan, when there is one. */
+static qv_status add_limit(qvg_planner *p, qvg_scope *s, int64_t sk, int64_t lim) {
+  if (sk <= 0 && lim < 0) return QV_OK;
+  qv_exec_op *child = s->op, *l;
+  s->op = NULL;
+  QV_RETURN_NOT_OK(qv_exec_limit(p->ctx, child, sk, lim, &l, p->err));
+  return adopt(p, s, l, NULL, 0);
+}
+
 /* ---- small expression builders ------------------------------------------------ */
 
 static qvg_cx *cx_col(qvg_planner *p, int32_t col) {
@@ -1188,10 +1216,9 @@ static bool reads_cols(const qvg_scope *s, const item *it, int32_t n, const qvg_
   return false;
 }
 
-static bool counts_last_hop(qvg_planner *p, const qvg_scope *s, const item *it, int32_t n, const qvg_node *order) {
+static bool counts_last_hop(const qvg_scope *s, const item *it, int32_t n, const qvg_node *order) {
   if (!s->op || strcmp(s->op->vt->name, "CsrExpandExec") != 0 || s->op->opened) return false;
   int32_t n_in = qv_exec_schema(s->op->children[0])->n_fields;
-  (void)p;
   return !reads_cols(s, it, n, order, n_in, s->n_cols);
 }
 
@@ -1385,18 +1412,7 @@ static qv_status plan_projection(qvg_planner *p, qvg_scope *s, const qvg_node *c
     }
     if (st == QV_OK && distinct) {
       if (!direct) st = select_cols(p, s, names, names, n);
-      qv_expr *keys[MAX_COLS];
-      int32_t made = 0;
-      for (; made < n && st == QV_OK; made++)
-        if (!(keys[made] = qv_expr_column(names[made]))) st = NOMEM(p);
-      qv_exec_op *agg = NULL;
-      if (st == QV_OK) {
-        qv_exec_op *child = s->op;
-        s->op = NULL;
-        st = qv_exec_aggregate(p->ctx, child, (const qv_expr *const *)keys, names, n, NULL, 0, &agg, p->err);
-      }
-      for (int32_t i = 0; i < made; i++) qv_expr_destroy(keys[i]);
-      if (st == QV_OK) st = adopt(p, s, agg, NULL, 0);
+      if (st == QV_OK) st = add_distinct(p, s);
       os = *s;
       os.n_vars = 0;
       os.vars = NULL;
@@ -1414,7 +1430,7 @@ static qv_status plan_projection(qvg_planner *p, qvg_scope *s, const qvg_node *c
     const char *weight = NULL;
     int32_t dkey = -1;
     bool distinct_rewrite = n_aggs == 1 && (dkey = distinct_reach_key(p, s, it, n, aggs[0], order)) >= 0;
-    if (distinct_rewrite || (only_count_star(aggs, n_aggs) && counts_last_hop(p, s, it, n, order))) {
+    if (distinct_rewrite || (only_count_star(aggs, n_aggs) && counts_last_hop(s, it, n, order))) {
       weight = qvg_hidden_name(p);
       st = distinct_rewrite ? qvg_expand_count_distinct(s->op, weight, dkey, p->err)
                             : qvg_expand_count(s->op, weight, p->err);
@@ -1519,18 +1535,7 @@ static qv_status plan_projection(qvg_planner *p, qvg_scope *s, const qvg_node *c
       const char *cols[MAX_COLS];
       for (int32_t i = 0; i < n; i++) cols[i] = it[i].col;
       if (!direct) st = select_cols(p, s, cols, cols, n);
-      qv_expr *keys[MAX_COLS];
-      int32_t made = 0;
-      for (; made < n && st == QV_OK; made++)
-        if (!(keys[made] = qv_expr_column(cols[made]))) st = NOMEM(p);
-      qv_exec_op *d = NULL;
-      if (st == QV_OK) {
-        qv_exec_op *child = s->op;
-        s->op = NULL;
-        st = qv_exec_aggregate(p->ctx, child, (const qv_expr *const *)keys, cols, n, NULL, 0, &d, p->err);
-      }
-      for (int32_t i = 0; i < made; i++) qv_expr_destroy(keys[i]);
-      if (st == QV_OK) st = adopt(p, s, d, NULL, 0);
+      if (st == QV_OK) st = add_distinct(p, s);
     }
     os = *s;
   }
@@ -1575,22 +1580,12 @@ static qv_status plan_projection(qvg_planner *p, qvg_scope *s, const qvg_node *c
                     : qv_exec_sort(p->ctx, child, keys, no, &sorted, p->err);
     }
     if (st == QV_OK) st = adopt(p, s, sorted, NULL, 0);
-    if (st == QV_OK && (sk > 0 || lim >= 0)) {
-      qv_exec_op *child = s->op, *l;
-      s->op = NULL;
-      st = qv_exec_limit(p->ctx, child, sk, lim, &l, p->err);
-      if (st == QV_OK) st = adopt(p, s, l, NULL, 0);
-    }
+    if (st == QV_OK) st = add_limit(p, s, sk, lim);
   } else if (st == QV_OK && (skip || limit)) {
     int64_t sk = 0, lim = -1;
     if (skip) st = const_count(p, skip, "SKIP", &sk);
     if (st == QV_OK && limit) st = const_count(p, limit, "LIMIT", &lim);
-    if (st == QV_OK) {
-      qv_exec_op *child = s->op, *l;
-      s->op = NULL;
-      st = qv_exec_limit(p->ctx, child, sk, lim, &l, p->err);
-      if (st == QV_OK) st = adopt(p, s, l, NULL, 0);
-    }
+    if (st == QV_OK) st = add_limit(p, s, sk, lim);
   }
   /* WITH's WHERE sees what ORDER BY sees (the variables before the
    * projection too), after SKIP and LIMIT */
@@ -1839,20 +1834,7 @@ static qv_status plan_union(qvg_planner *p, const qvg_node *q, qvg_scope *s, qv_
   *s = l;
   s->op = NULL;
   QV_RETURN_NOT_OK(adopt(p, s, u, NULL, 0));
-  if (!(q->flags & QVG_F_ALL)) {
-    qv_expr *keys[MAX_COLS];
-    int32_t made = 0;
-    for (; made < s->n_cols && st == QV_OK; made++)
-      if (!(keys[made] = qv_expr_column(s->names[made]))) st = NOMEM(p);
-    qv_exec_op *d = NULL;
-    if (st == QV_OK) {
-      qv_exec_op *child = s->op;
-      s->op = NULL;
-      st = qv_exec_aggregate(p->ctx, child, (const qv_expr *const *)keys, s->names, s->n_cols, NULL, 0, &d, p->err);
-    }
-    for (int32_t i = 0; i < made; i++) qv_expr_destroy(keys[i]);
-    if (st == QV_OK) st = adopt(p, s, d, NULL, 0);
-  }
+  if (!(q->flags & QVG_F_ALL)) st = add_distinct(p, s);
   qv_type_id *t = qvg_arena_alloc(p->arena, (size_t)(s->n_cols ? s->n_cols : 1) * sizeof *t);
   if (!t) return NOMEM(p);
   for (int32_t i = 0; i < s->n_cols; i++) {

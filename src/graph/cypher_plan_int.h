@@ -146,13 +146,4 @@ qv_status qvg_cypher_check(const qvg_node *root, qv_error *err);
 qv_status qvg_plan_query(qvg_planner *p, const qvg_node *q, qv_exec_op **out, qvg_colkind **kinds, qv_type_id **types,
                          int32_t *n_cols);
 
-/* ---- gop_spool.c ---- */
-
-/* SpoolExec: n readers of one child.  The first reader pulled drains the
- * child into memory (counted against the limit); every reader then yields
- * all its batches.  Each reader is an operator of its own (the first
- * shows the child in explain, the others "SpoolReadExec: spool=N");
- * destroying all of them destroys the child. */
-qv_status qvg_op_spool(qv_exec_ctx *ctx, qv_exec_op *child, int32_t n, qv_exec_op **readers, qv_error *err);
-
 #endif

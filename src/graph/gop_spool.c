@@ -5,7 +5,7 @@
 #include <stdatomic.h>
 #include <string.h>
 
-#include "graph/cypher_plan_int.h"
+#include "graph/cypher_ops.h"
 
 typedef struct spool_shared {
   qv_exec_op *child; /* reader 0's child; reader 0 outlives the drain (readers are pulled in order) */
@@ -114,9 +114,8 @@ qv_status qvg_op_spool(qv_exec_ctx *ctx, qv_exec_op *child, int32_t n, qv_exec_o
     r->sh = sh;
     r->first = i == 0;
     st = qvx_op_new(i == 0 ? &spool_vt : &read_vt, ctx, i == 0 ? &child : NULL, i == 0 ? 1 : 0, r, &readers[i], err);
-    if (st == QV_OK)
-      st = qv_schema_copy(qv_exec_schema(child), &readers[i]->schema) == QV_OK ? QV_OK
-                                                                               : qv_error_nomem(err, "SpoolExec");
+    if (st == QV_OK && qv_schema_copy(qv_exec_schema(child), &readers[i]->schema) != QV_OK)
+      st = qv_error_nomem(err, "SpoolExec");
     if (st == QV_OK && i == 0) readers[i]->estimate_rows = child->estimate_rows;
   }
   if (st != QV_OK) {
