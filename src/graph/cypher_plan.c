@@ -1268,10 +1268,10 @@ static int32_t distinct_reach_key(qvg_planner *p, const qvg_scope *s, const item
     const char *vars[8];
     int32_t nv = 0;
     qvg_vars_of(order->kids[i]->kids[0], vars, &nv, 8);
-    for (int32_t v = 0; v < nv; v++)
-      if (qvg_scope_var(s, vars[v]) &&
-          strcmp(qvg_scope_var(s, vars[v])->col ? qvg_scope_var(s, vars[v])->col : "", a_col) != 0)
-        return -1;
+    for (int32_t v = 0; v < nv; v++) {
+      const qvg_pvar *ov = qvg_scope_var(s, vars[v]); /* NULL: an alias */
+      if (ov && (!ov->col || strcmp(ov->col, a_col) != 0)) return -1;
+    }
   }
   return qvg_scope_col(s, a_col);
 }

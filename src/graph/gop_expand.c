@@ -507,11 +507,12 @@ static qv_status fast_count(expand_state *s, int64_t from) {
   for (int32_t f = 0; f < s->n_forbid; f++) {
     int64_t r = s->forbid[f];
     int32_t ty = qvg_store_rel_type(s->st, r);
+    int64_t src = qvg_store_rel_src(s->st, r), dst = qvg_store_rel_dst(s->st, r);
     for (int32_t h = 0; h < s->n_hops; h++) {
       if (s->hops[h].type != ty) continue;
-      int64_t end = s->hops[h].dir == QVG_OUT ? qvg_store_rel_src(s->st, r) : qvg_store_rel_dst(s->st, r);
-      bool loop_seen_out = s->sp.dir == QVG_DIR_BOTH && s->hops[h].dir == QVG_IN &&
-                           qvg_store_rel_src(s->st, r) == qvg_store_rel_dst(s->st, r);
+      int64_t end = s->hops[h].dir == QVG_OUT ? src : dst;
+      /* an undirected hop counted a self-loop once, in its outgoing span */
+      bool loop_seen_out = s->sp.dir == QVG_DIR_BOTH && s->hops[h].dir == QVG_IN && src == dst;
       if (end == from && !loop_seen_out) c--;
     }
   }
