@@ -23,6 +23,33 @@
 #define MAX_CONJ 128
 #define APPLY_ROW "  row"
 
+/* ---- the planner's lifetime ---- */
+
+qv_status qvg_plan_on_release(qvg_planner *p, void (*fn)(void *), void *arg) {
+  qvg_cleanup *c = qv_malloc(sizeof *c);
+  if (!c) {
+    fn(arg);
+    return qv_error_nomem(p->err, "cypher planner");
+  }
+  c->fn = fn;
+  c->arg = arg;
+  c->next = p->cleanups;
+  p->cleanups = c;
+  return QV_OK;
+}
+
+void qvg_planner_release(qvg_planner *p) {
+  while (p->cleanups) {
+    qvg_cleanup *c = p->cleanups;
+    p->cleanups = c->next;
+    c->fn(c->arg);
+    qv_free(c);
+  }
+  qv_free(p->bound);
+  p->bound = NULL;
+  p->n_bound = p->cap_bound = 0;
+}
+
 /* ---- scope ---------------------------------------------------------------- */
 
 /* Takes op as the scope's plan: its first s->n_cols columns keep their

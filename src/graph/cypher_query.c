@@ -20,31 +20,6 @@ typedef struct cy_query {
   qv_batch_reader *inner; /* qv_exec_reader over root */
 } cy_query;
 
-qv_status qvg_plan_on_release(qvg_planner *p, void (*fn)(void *), void *arg) {
-  qvg_cleanup *c = qv_malloc(sizeof *c);
-  if (!c) {
-    fn(arg);
-    return qv_error_nomem(p->err, "cypher planner");
-  }
-  c->fn = fn;
-  c->arg = arg;
-  c->next = p->cleanups;
-  p->cleanups = c;
-  return QV_OK;
-}
-
-void qvg_planner_release(qvg_planner *p) {
-  while (p->cleanups) {
-    qvg_cleanup *c = p->cleanups;
-    p->cleanups = c->next;
-    c->fn(c->arg);
-    qv_free(c);
-  }
-  qv_free(p->bound);
-  p->bound = NULL;
-  p->n_bound = p->cap_bound = 0;
-}
-
 static void query_free(cy_query *q) {
   if (!q) return;
   if (q->inner) qv_batch_reader_destroy(q->inner);
