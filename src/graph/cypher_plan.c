@@ -187,7 +187,7 @@ static qv_status select_cols(qvg_planner *p, qvg_scope *s, const char *const *co
  * on the encoded values, no aggregates). */
 static qv_status add_distinct(qvg_planner *p, qvg_scope *s) {
   if (s->n_cols > MAX_COLS) return qvg_plan_fail(p, NULL, QV_ERR_UNSUPPORTED, "more than %d columns", MAX_COLS);
-  qv_expr *keys[MAX_COLS];
+  qv_expr *keys[MAX_COLS] = {NULL};
   qv_status st = QV_OK;
   int32_t made = 0;
   for (; made < s->n_cols && st == QV_OK; made++)
