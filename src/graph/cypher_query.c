@@ -159,7 +159,7 @@ qv_status qv_cypher_explain(qv_graph *g, const char *text, const qv_cypher_param
   QV_RETURN_NOT_OK(query_plan(g, text, params, opts, &q, err));
   qv_status st = QV_OK;
   if (analyze) {
-    qv_batch_reader *r;
+    qv_batch_reader *r = NULL;
     if ((st = make_stream(q, &r, err)) != QV_OK) {
       query_free(q);
       return st;

@@ -28,6 +28,7 @@
  * unknown, passes, fails). */
 #include <string.h>
 
+#include "graph/cypher_lower.h"
 #include "graph/cypher_ops.h"
 
 typedef struct hop_src {
@@ -44,14 +45,19 @@ typedef struct frame {
 } frame;
 
 /* Tri-state memo over ids (label or type << 40 | position): one array
- * per high part, allocated on first use. */
+ * per high part, allocated on first use.  Once a part has cost enough
+ * evaluations one by one, the filter lowered to the compute kernels
+ * (graph/cypher_lower.h) answers the whole part at once, where it lowers. */
 typedef struct memo {
   int32_t n_parts;
   int64_t *sizes;
   uint8_t **parts;
+  int64_t *misses;  /* per part: evaluations so far */
+  uint8_t *lowered; /* per part: LOWER_* */
 } memo;
 
 enum { MEMO_UNKNOWN = 0, MEMO_PASS = 1, MEMO_FAIL = 2 };
+enum { LOWER_UNTRIED = 0, LOWER_DONE, LOWER_DECLINED };
 
 typedef struct expand_state {
   const qvg_store *st;
@@ -106,6 +112,12 @@ typedef struct expand_state {
   bool chain_fast;       /* no filter on this hop either: one loop over its spans */
   qvg_degrees *next_deg; /* the next hops' degrees straight from the CSR (dataset stores) */
   bool next_deg_ok;
+  /* a filtered next hop: its operator, kept (detached, no child) for its
+   * spans and filters, and each node's filtered degree, counted the first
+   * time a match reaches the node (degree + 1; 0: not yet counted) */
+  qv_exec_op *next_op;
+  memo fdeg_sizes; /* the parts' sizes (its uint8 parts unused) */
+  int64_t **fdeg;
   memo stamp_sizes; /* the parts' sizes (its uint8 parts unused) */
   uint32_t **stamps;
   uint32_t epoch;
@@ -114,7 +126,7 @@ typedef struct expand_state {
   int64_t cur_count;
   int64_t *o_count;
   /* counters */
-  int64_t edges, memo_hits, evals;
+  int64_t edges, memo_hits, evals, lowered_rows;
 } expand_state;
 
 /* ---- helpers ---- */
@@ -165,7 +177,31 @@ static void memo_free(memo *m) {
   for (int32_t i = 0; i < m->n_parts; i++) qv_free(m->parts[i]);
   qv_free(m->parts);
   qv_free(m->sizes);
+  qv_free(m->misses);
+  qv_free(m->lowered);
   memset(m, 0, sizeof *m);
+}
+
+/* Called before evaluating filter f for entity id one by one: after
+ * size/32 such evaluations in id's part, the whole part is evaluated at
+ * once by f lowered (col: the column f reads the entity from), which
+ * costs about as much as those evaluations did and leaves the memo
+ * holding every answer. */
+static qv_status memo_lower(expand_state *s, memo *m, const qvg_cx *f, int32_t col, bool rel, int64_t id,
+                            qv_error *err) {
+  int64_t part = id >> QVG_ID_SHIFT;
+  if (!m->lowered || m->lowered[part] != LOWER_UNTRIED || ++m->misses[part] < m->sizes[part] / 32 + 16) return QV_OK;
+  m->lowered[part] = LOWER_DECLINED;
+  qvg_lowered *lw = NULL;
+  QV_RETURN_NOT_OK(qvg_lower_pred(s->st, f, col, rel, (int32_t)part, &lw, err));
+  if (!lw) return QV_OK;
+  qv_status rc = qvg_lowered_eval(lw, m->sizes[part], m->parts[part], MEMO_PASS, MEMO_FAIL, err);
+  qvg_lowered_free(lw);
+  if (rc == QV_OK) {
+    m->lowered[part] = LOWER_DONE;
+    s->lowered_rows += m->sizes[part];
+  }
+  return rc;
 }
 
 /* Sizes the memo's parts: per label (nodes) or type (rels) of a dataset
@@ -176,7 +212,9 @@ static qv_status memo_init(expand_state *s, memo *m, bool rels, qv_error *err) {
   m->n_parts = n;
   m->sizes = qv_calloc((size_t)n + 1, sizeof *m->sizes);
   m->parts = qv_calloc((size_t)n + 1, sizeof *m->parts);
-  if (!m->sizes || !m->parts) return qv_error_nomem(err, "CsrExpandExec");
+  m->misses = qv_calloc((size_t)n + 1, sizeof *m->misses);
+  m->lowered = qv_calloc((size_t)n + 1, sizeof *m->lowered);
+  if (!m->sizes || !m->parts || !m->misses || !m->lowered) return qv_error_nomem(err, "CsrExpandExec");
   for (int32_t i = 0; i < n; i++) {
     if (st->mem) m->sizes[i] = rels ? qvg_store_rel_count(st, -1) : qvg_store_node_count(st, -1);
     else m->sizes[i] = rels ? st->g->cat.types[i].n_edge_rows : st->g->cat.labels[i].n_rows;
@@ -250,6 +288,7 @@ static qv_status edge_ok(expand_state *s, int64_t rel, bool *pass, qv_error *err
   const qvg_cx *f = s->sp.edge_filter;
   if (!f) return QV_OK;
   uint8_t *m = s->e_memo_ok ? memo_slot(s, &s->ememo, rel) : NULL;
+  if (m && *m == MEMO_UNKNOWN) QV_RETURN_NOT_OK(memo_lower(s, &s->ememo, f, s->rel_col, true, rel, err));
   if (m && *m != MEMO_UNKNOWN) {
     s->memo_hits++;
     *pass = *m == MEMO_PASS;
@@ -282,7 +321,7 @@ static qv_status target_with_list(qv_exec_op *op, int64_t node, bool *pass, qv_e
         else qv_builder_reset(&b);
       }
     } else if (c == s->node_col) {
-      int64_t *d;
+      int64_t *d = NULL;
       if ((rc = int64_col(1, &d, &cols[c], err)) == QV_OK) *d = node;
     } else {
       cols[c] = qv_array_retain(s->probe->columns[c]);
@@ -312,6 +351,7 @@ static qv_status target_ok(qv_exec_op *op, int64_t node, int64_t rel, bool *pass
   const qvg_cx *f = s->sp.target_filter;
   if (!f) return QV_OK;
   uint8_t *m = s->t_memo_ok ? memo_slot(s, &s->tmemo, node) : NULL;
+  if (m && *m == MEMO_UNKNOWN) QV_RETURN_NOT_OK(memo_lower(s, &s->tmemo, f, s->node_col, false, node, err));
   if (m && *m != MEMO_UNKNOWN) {
     s->memo_hits++;
     *pass = *m == MEMO_PASS;
@@ -340,6 +380,9 @@ static bool on_path(const expand_state *s, int64_t rel) {
 
 /* ---- output ---- */
 
+static qv_status next_count(expand_state *s, int64_t node, int64_t rel, int32_t rtype, int64_t src, int64_t dst,
+                            qv_error *err);
+
 static qv_status emit(expand_state *s, int64_t rel, int64_t node, bool null_row, qv_error *err) {
   if (s->count_mode && s->distinct_key >= 0) {
     int64_t part = node >> QVG_ID_SHIFT, pos = node & QVG_ID_MASK;
@@ -361,6 +404,7 @@ static qv_status emit(expand_state *s, int64_t rel, int64_t node, bool null_row,
     bool out = s->hops[f->h].dir == QVG_OUT;
     int64_t src = out ? from : node, dst = out ? node : from;
     int32_t rtype = s->hops[f->h].type;
+    if (s->next_op) return next_count(s, node, rel, rtype, src, dst, err);
     for (int32_t h = 0; h < s->n_next; h++) {
       c += qvg_store_adj(s->st, s->next_hops[h].type, s->next_hops[h].dir, node).n;
       if (s->next_unique && s->next_hops[h].type == rtype && (s->next_hops[h].dir == QVG_OUT ? src : dst) == node) c--;
@@ -491,6 +535,52 @@ static qv_status next_edge(expand_state *s, int64_t *rel, int64_t *nbr, bool *fo
     *found = true;
     return QV_OK;
   }
+}
+
+/* A chained count over a filtered next hop (qvg_expand_count_chain): the
+ * rows the next hop makes from node, less rel (of type ty, from src to
+ * dst) when that hop may not reuse it.  The next hop's own walk counts node's degree through its filters
+ * once per node; rel is then checked alone (it is in node's spans only when
+ * it leaves or enters node the way the next hop walks). */
+static qv_status next_count(expand_state *s, int64_t node, int64_t rel, int32_t ty, int64_t src, int64_t dst,
+                            qv_error *err) {
+  expand_state *n = s->next_op->state;
+  int64_t part = node >> QVG_ID_SHIFT, pos = node & QVG_ID_MASK;
+  memo *m = &s->fdeg_sizes;
+  if (node < 0 || part >= m->n_parts || pos >= m->sizes[part])
+    return qv_error_set(err, QV_ERR_INVALID, "CsrExpandExec: node id %lld out of range", (long long)node);
+  if (!s->fdeg[part] && !(s->fdeg[part] = qv_calloc((size_t)m->sizes[part] + 1, sizeof **s->fdeg)))
+    return qv_error_nomem(err, "CsrExpandExec");
+  int64_t *deg = &s->fdeg[part][pos];
+  if (*deg == 0) {
+    int64_t c = 0, r, v;
+    bool found, pass;
+    n->depth = 0;
+    QV_RETURN_NOT_OK(push(n, node, -1, err));
+    for (;;) {
+      QV_RETURN_NOT_OK(next_edge(n, &r, &v, &found, err));
+      if (!found) break;
+      QV_RETURN_NOT_OK(target_ok(s->next_op, v, r, &pass, err));
+      c += pass;
+    }
+    n->depth = 0;
+    *deg = c + 1;
+  }
+  int64_t c = *deg - 1;
+  if (n->sp.n_unique) {
+    for (int32_t h = 0; h < n->n_hops; h++) {
+      bool out = n->hops[h].dir == QVG_OUT;
+      if (n->hops[h].type != ty || (out ? src : dst) != node) continue;
+      /* an undirected hop walks a self-loop once, in its outgoing span */
+      if (n->sp.dir == QVG_DIR_BOTH && !out && src == dst) continue;
+      bool pass;
+      QV_RETURN_NOT_OK(edge_ok(n, rel, &pass, err));
+      if (pass) QV_RETURN_NOT_OK(target_ok(s->next_op, out ? dst : src, rel, &pass, err));
+      c -= pass;
+    }
+  }
+  s->cur_count += c;
+  return QV_OK;
 }
 
 /* Count mode without filters: the spans' lengths, less the relationships
@@ -683,6 +773,13 @@ static qv_status expand_open(qv_exec_op *op, qv_error *err) {
     for (int32_t i = 0; i < s->ememo.n_parts; i++) b += s->ememo.sizes[i];
     QV_RETURN_NOT_OK(qvx_reserve(op, b, "the edge filter's memo", err));
   }
+  if (s->next_op) {
+    s->next_op->opened = true;
+    QV_RETURN_NOT_OK(expand_open(s->next_op, err));
+    int64_t b = 0;
+    for (int32_t i = 0; i < s->fdeg_sizes.n_parts; i++) b += s->fdeg_sizes.sizes[i] * 8;
+    QV_RETURN_NOT_OK(qvx_reserve(op, b, "the next hop's filtered degrees", err));
+  }
   return QV_OK;
 }
 
@@ -728,6 +825,10 @@ static void expand_close(qv_exec_op *op) {
   memo_free(&s->tmemo);
   memo_free(&s->ememo);
   qvg_arena_free(&s->arena);
+  for (int32_t i = 0; s->fdeg && i < s->fdeg_sizes.n_parts; i++) {
+    qv_free(s->fdeg[i]);
+    s->fdeg[i] = NULL;
+  }
 }
 
 static void expand_free(qv_exec_op *op) {
@@ -740,6 +841,9 @@ static void expand_free(qv_exec_op *op) {
   qv_free(s->count_name);
   qv_free(s->next_hops);
   qv_free(s->next_deg);
+  qv_exec_destroy(s->next_op);
+  qv_free(s->fdeg);
+  memo_free(&s->fdeg_sizes);
   for (int32_t i = 0; s->stamps && i < s->stamp_sizes.n_parts; i++) qv_free(s->stamps[i]);
   qv_free(s->stamps);
   memo_free(&s->stamp_sizes);
@@ -756,20 +860,7 @@ static void expand_free(qv_exec_op *op) {
   qv_free(s);
 }
 
-static void expand_explain(const qv_exec_op *op, qvb_text *t) {
-  const expand_state *s = op->state;
-  const qv_schema *sc = s->count_mode ? &s->full : &op->schema;
-  qvb_text_f(t, "key=%s, types=[", sc->fields[s->sp.from_col].name);
-  for (int32_t i = 0; i < s->sp.n_types; i++) {
-    int32_t ty = s->sp.types[i];
-    qvb_text_f(t, "%s%s", i ? "|" : "", ty >= 0 && ty < s->st->n_types ? s->st->types[ty] : "?");
-  }
-  qvb_text_f(t, "], dir=%s", s->sp.dir == QVG_DIR_RIGHT ? "->" : s->sp.dir == QVG_DIR_LEFT ? "<-" : "-");
-  if (s->sp.into_col >= 0) qvb_text_f(t, ", into=%s", sc->fields[s->sp.into_col].name);
-  else {
-    qvb_text_f(t, ", to=%s", s->sp.to_name);
-    if (s->sp.to_label >= 0 && s->sp.to_label < s->st->n_labels) qvb_text_f(t, ":%s", s->st->labels[s->sp.to_label]);
-  }
+static void explain_filters(const expand_state *s, const qv_schema *sc, qvb_text *t) {
   const char **names = qv_calloc((size_t)sc->n_fields + 1, sizeof *names);
   if (!names) {
     t->oom = true;
@@ -785,6 +876,23 @@ static void expand_explain(const qv_exec_op *op, qvb_text *t) {
     qvg_cx_text(s->sp.edge_filter, names, t);
   }
   qv_free(names);
+}
+
+static void expand_explain(const qv_exec_op *op, qvb_text *t) {
+  const expand_state *s = op->state;
+  const qv_schema *sc = s->count_mode ? &s->full : &op->schema;
+  qvb_text_f(t, "key=%s, types=[", sc->fields[s->sp.from_col].name);
+  for (int32_t i = 0; i < s->sp.n_types; i++) {
+    int32_t ty = s->sp.types[i];
+    qvb_text_f(t, "%s%s", i ? "|" : "", ty >= 0 && ty < s->st->n_types ? s->st->types[ty] : "?");
+  }
+  qvb_text_f(t, "], dir=%s", s->sp.dir == QVG_DIR_RIGHT ? "->" : s->sp.dir == QVG_DIR_LEFT ? "<-" : "-");
+  if (s->sp.into_col >= 0) qvb_text_f(t, ", into=%s", sc->fields[s->sp.into_col].name);
+  else {
+    qvb_text_f(t, ", to=%s", s->sp.to_name);
+    if (s->sp.to_label >= 0 && s->sp.to_label < s->st->n_labels) qvb_text_f(t, ":%s", s->st->labels[s->sp.to_label]);
+  }
+  explain_filters(s, sc, t);
   if (s->sp.n_unique) {
     qvb_text_s(t, ", unique=[");
     for (int32_t i = 0; i < s->sp.n_unique; i++)
@@ -805,14 +913,26 @@ static void expand_explain(const qv_exec_op *op, qvb_text *t) {
       qvb_text_f(t, "%s%s%s", h ? "|" : "", s->next_hops[h].dir == QVG_OUT ? "->" : "<-",
                  ty >= 0 && ty < s->st->n_types ? s->st->types[ty] : "?");
     }
-    qvb_text_s(t, " degrees)");
+    if (s->next_op) {
+      const expand_state *n = s->next_op->state;
+      qvb_text_f(t, " to %s", n->sp.to_name);
+      if (n->sp.to_label >= 0 && n->sp.to_label < s->st->n_labels) qvb_text_f(t, ":%s", s->st->labels[n->sp.to_label]);
+      qvb_text_s(t, " degrees");
+      explain_filters(n, &n->full, t);
+      qvb_text_s(t, ")");
+    } else {
+      qvb_text_s(t, " degrees)");
+    }
   } else if (s->count_mode) qvb_text_f(t, ", count=%s%s", s->count_name, s->fast_count ? " (degrees)" : "");
 }
 
 static void expand_metrics(const qv_exec_op *op, qvb_text *t) {
-  const expand_state *s = op->state;
-  qvb_text_f(t, ", edges=%lld, filter_evals=%lld, memo_hits=%lld", (long long)s->edges, (long long)s->evals,
-             (long long)s->memo_hits);
+  const expand_state *s = op->state, *n = s->next_op ? s->next_op->state : NULL;
+  /* a folded next hop's walks count here, where they ran */
+  qvb_text_f(t, ", edges=%lld, filter_evals=%lld, memo_hits=%lld", (long long)(s->edges + (n ? n->edges : 0)),
+             (long long)(s->evals + (n ? n->evals : 0)), (long long)(s->memo_hits + (n ? n->memo_hits : 0)));
+  int64_t lowered = s->lowered_rows + (n ? n->lowered_rows : 0);
+  if (lowered) qvb_text_f(t, ", lowered_rows=%lld", (long long)lowered);
 }
 
 static const qvx_op_vt expand_vt = {"CsrExpandExec", expand_open,    expand_next,   expand_close,
@@ -967,9 +1087,14 @@ qv_status qvg_expand_count_chain(qv_exec_op *last, qv_exec_op **out, qv_error *e
   if (!last || last->vt != &expand_vt || last->opened) return QV_OK;
   expand_state *s2 = last->state;
   qv_exec_op *first = last->children[0];
-  if (!s2->count_mode || !s2->fast_count || s2->distinct_key >= 0 || s2->sp.dir == QVG_DIR_BOTH || !first ||
-      first->vt != &expand_vt || first->opened)
-    return QV_OK;
+  if (!s2->count_mode || s2->distinct_key >= 0 || !first || first->vt != &expand_vt || first->opened) return QV_OK;
+  /* the spans' lengths serve an unfiltered directed hop; a filtered (or
+   * undirected) one walks its spans once per node, so its filters may
+   * read nothing but its own relationship and node */
+  bool by_lengths = s2->fast_count && s2->sp.dir != QVG_DIR_BOTH;
+  bool by_walk = !s2->sp.varlen && s2->sp.into_col < 0 && !s2->need_input && !s2->t_reads_list &&
+                 (!s2->sp.target_filter || s2->t_memo_ok) && (!s2->sp.edge_filter || s2->e_memo_ok);
+  if (!by_lengths && !by_walk) return QV_OK;
   expand_state *s1 = first->state;
   if (s1->count_mode || s1->sp.varlen || s1->sp.optional || s1->node_col < 0 || s2->sp.from_col != s1->node_col)
     return QV_OK;
@@ -980,19 +1105,26 @@ qv_status qvg_expand_count_chain(qv_exec_op *last, qv_exec_op **out, qv_error *e
   memcpy(s1->next_hops, s2->hops, (size_t)s2->n_hops * sizeof *s1->next_hops);
   s1->n_next = s2->n_hops;
   s1->next_unique = s2->sp.n_unique == 1;
+  if (!by_lengths) {
+    QV_RETURN_NOT_OK(memo_init(s1, &s1->fdeg_sizes, false, err));
+    if (!(s1->fdeg = qv_calloc((size_t)s1->fdeg_sizes.n_parts + 1, sizeof *s1->fdeg)))
+      return qv_error_nomem(err, "CsrExpandExec");
+  }
   qv_status rc = qvg_expand_count(first, s2->count_name, err);
   if (rc != QV_OK) return rc;
-  s1->chain_fast = s1->fast_count;
-  if ((s1->next_deg = qv_calloc((size_t)s1->n_next + 1, sizeof *s1->next_deg))) {
+  s1->chain_fast = s1->fast_count && by_lengths;
+  if (by_lengths && (s1->next_deg = qv_calloc((size_t)s1->n_next + 1, sizeof *s1->next_deg))) {
     s1->next_deg_ok = true;
     for (int32_t k = 0; k < s1->n_next; k++)
       s1->next_deg_ok &= qvg_store_degrees(s1->st, s1->next_hops[k].type, s1->next_hops[k].dir, &s1->next_deg[k]);
   }
   s1->fast_count = false;
-  /* the second hop's shell goes; its child is the first, now the root */
+  /* the second hop's shell leaves the tree; its child is the first, now
+   * the root.  A filtered one stays with the first, for its walks. */
   last->children[0] = NULL;
   last->n_children = 0;
-  qv_exec_destroy(last);
+  if (by_lengths) qv_exec_destroy(last);
+  else s1->next_op = last;
   *out = first;
   return QV_OK;
 }

@@ -124,6 +124,12 @@ qv_status qvg_store_rel_props(const qvg_store *st, int64_t rel, qvg_arena *a, qv
   return st->mem ? qvg_mem_rel_props(st, rel, a, out, err) : qvg_ds_rel_props(st, rel, a, out, err);
 }
 
+qv_status qvg_store_prop_column(const qvg_store *st, bool rel, int32_t owner, const char *key, const qv_array **out,
+                                qv_error *err) {
+  *out = NULL;
+  return st->mem ? QV_OK : qvg_ds_prop_column(st, rel, owner, key, out, err);
+}
+
 /* ---- adjacency ---- */
 
 qvg_adj qvg_store_adj(const qvg_store *st, int32_t type, qvg_direction dir, int64_t node) {

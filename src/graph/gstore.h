@@ -81,6 +81,13 @@ qv_status qvg_store_rel_prop(const qvg_store *st, int64_t rel, const char *key, 
                              qvg_val *out, qv_error *err);
 qv_status qvg_store_rel_props(const qvg_store *st, int64_t rel, qvg_arena *a, qvg_val *out, qv_error *err);
 
+/* Dataset stores: the whole column of property key of a type's (rel) or
+ * a label's dataset, indexed by row position (deleted rows included),
+ * loaded once and kept by the store.  *out is NULL for a memory store or
+ * a key the dataset lacks. */
+qv_status qvg_store_prop_column(const qvg_store *st, bool rel, int32_t owner, const char *key, const qv_array **out,
+                                qv_error *err);
+
 /* ---- adjacency ---- */
 
 /* The relationships of one type leaving (QVG_OUT) or entering (QVG_IN)

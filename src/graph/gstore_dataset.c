@@ -284,6 +284,21 @@ qv_status qvg_ds_node_prop(const qvg_store *st, int64_t node, const char *key, i
   return cell(col, node & QVG_ID_MASK, a, out, err);
 }
 
+qv_status qvg_ds_prop_column(const qvg_store *st, bool rel, int32_t owner, const char *key, const qv_array **out,
+                             qv_error *err) {
+  *out = NULL;
+  ds_store *s = DS(st);
+  if (owner < 0 || owner >= (rel ? st->n_types : st->n_labels)) return QV_OK;
+  if (rel) {
+    ds_type *dt = &s->types[owner];
+    int32_t k = find_key(dt->keys, dt->n_keys, key, (int32_t)strlen(key));
+    return k < 0 ? QV_OK : column(s, &dt->cols[k], st->g->cat.types[owner].ds, dt->key_col[k], out, err);
+  }
+  ds_label *dl = &s->labels[owner];
+  int32_t k = find_key(dl->keys, dl->n_keys, key, (int32_t)strlen(key));
+  return k < 0 ? QV_OK : column(s, &dl->cols[k], st->g->cat.labels[owner].ds, k, out, err);
+}
+
 /* The non-null properties as a map value. */
 static qv_status props_map(ds_store *s, _Atomic(qv_array *) *cols, const char *const *keys, const int32_t *key_col,
                            int32_t n_keys, const qv_dataset *ds, int64_t pos, qvg_arena *a, qvg_val *out,

@@ -26,6 +26,8 @@ int64_t qvg_ds_rels(const qvg_store *st, int32_t type, int64_t *cursor, int64_t 
 bool qvg_ds_rel_ends(const qvg_store *st, int64_t rel, int64_t *src, int64_t *dst);
 qv_status qvg_ds_rel_prop(const qvg_store *st, int64_t rel, const char *key, int32_t klen, qvg_arena *a, qvg_val *out,
                           qv_error *err);
+qv_status qvg_ds_prop_column(const qvg_store *st, bool rel, int32_t owner, const char *key, const qv_array **out,
+                             qv_error *err);
 qv_status qvg_ds_rel_props(const qvg_store *st, int64_t rel, qvg_arena *a, qvg_val *out, qv_error *err);
 qvg_adj qvg_ds_adj(const qvg_store *st, int32_t type, qvg_direction dir, int64_t node);
 qv_status qvg_ds_prepare(qvg_store *st, qv_error *err);
