@@ -1,6 +1,9 @@
 /* The Cypher planner's internals, shared by cypher_bind.c (expressions:
- * syntax tree -> qvg_cx against a scope), cypher_plan.c (clauses and
- * patterns -> operators) and cypher_query.c (the public entry points).
+ * syntax tree -> qvg_cx against a scope), the planner's files (clauses and
+ * patterns -> operators: cypher_plan.c the scope and the query,
+ * cypher_plan_match.c MATCH, cypher_plan_project.c WITH / RETURN / UNWIND,
+ * cypher_plan_sub.c subqueries, cypher_plan_create.c CREATE) and
+ * cypher_query.c (the public entry points).
  *
  * Planning walks the clauses in order, keeping a scope: the plan built so
  * far (an operator tree), the kinds of its columns, and the variables
@@ -138,7 +141,88 @@ qv_type_id qvg_static_type(qvg_planner *p, const qvg_scope *s, const qvg_node *e
  * column C"; QV_OK when nothing is certainly wrong. */
 qv_status qvg_cypher_check(const qvg_node *root, qv_error *err);
 
-/* ---- cypher_plan.c ---- */
+/* ---- cypher_plan.c: the scope ---- */
+
+#define QVG_NOMEM(p) qv_error_nomem((p)->err, "cypher planner")
+/* The most columns one operator the planner makes may have. */
+#define QVG_MAX_COLS 512
+
+/* Takes op as the scope's plan: its first s->n_cols columns keep their
+ * kinds, the rest get add[0..n_add).  Destroys op on failure. */
+qv_status qvg_adopt(qvg_planner *p, qvg_scope *s, qv_exec_op *op, const qvg_colkind *add, int32_t n_add);
+/* The same with every column's kind from k (VALUE past n). */
+qv_status qvg_adopt_all(qvg_planner *p, qvg_scope *s, qv_exec_op *op, const qvg_colkind *k, int32_t n);
+/* Adds a variable (name held in column col, known label or -1). */
+qv_status qvg_add_var(qvg_planner *p, qvg_scope *s, const char *name, const char *col, int32_t label);
+/* Whether a variable or column is one the planner made ("#N"). */
+bool qvg_is_hidden(const char *name);
+/* A one-row plan when the scope has none yet (a query starting with
+ * RETURN, UNWIND, ...). */
+qv_status qvg_ensure_op(qvg_planner *p, qvg_scope *s);
+/* CypherFilterExec of pred over the scope's plan. */
+qv_status qvg_add_filter(qvg_planner *p, qvg_scope *s, const qvg_cx *pred);
+/* Appends columns computed by exprs (names, modes) to the scope's plan. */
+qv_status qvg_add_eval(qvg_planner *p, qvg_scope *s, const qvg_cx *const *exprs, const char *const *names,
+                       const qvg_out_mode *modes, int32_t n);
+qv_status qvg_add_eval1(qvg_planner *p, qvg_scope *s, const qvg_cx *e, const char *name, qvg_out_mode m);
+/* The scope's plan replaced by exactly the columns exprs compute. */
+qv_status qvg_eval_only(qvg_planner *p, qvg_scope *s, const qvg_cx *const *exprs, const char *const *names,
+                        const qvg_out_mode *modes, int32_t n);
+/* The scope's plan projected to the columns cols renamed to names. */
+qv_status qvg_select_cols(qvg_planner *p, qvg_scope *s, const char *const *cols, const char *const *names, int32_t n);
+/* DISTINCT over every column of the scope's plan. */
+qv_status qvg_add_distinct(qvg_planner *p, qvg_scope *s);
+/* SKIP sk, LIMIT lim (-1: none) over the scope's plan. */
+qv_status qvg_add_limit(qvg_planner *p, qvg_scope *s, int64_t sk, int64_t lim);
+
+/* Small expression builders (planner's arena; NULL when memory ran out,
+ * or when given a NULL operand; cx_bin of one NULL operand is the other). */
+qvg_cx *qvg_cx_col(qvg_planner *p, int32_t col);
+qvg_cx *qvg_cx_lit(qvg_planner *p, qvg_val v);
+qvg_cx *qvg_cx_bin(qvg_planner *p, int kind, qvg_cx *a, qvg_cx *b);
+qvg_cx *qvg_cx_not(qvg_planner *p, qvg_cx *a);
+qvg_cx *qvg_cx_cmp(qvg_planner *p, const uint8_t *op, qvg_cx *a, qvg_cx *b);
+extern const uint8_t qvg_cmp_eq[1], qvg_cmp_ne[1]; /* ops for qvg_cx_cmp */
+/* {k: v, ...} of a pattern element as "col.k = v AND ..." (NULL: none). */
+qv_status qvg_props_cx(qvg_planner *p, const qvg_scope *s, const char *col, const qvg_node *props, qvg_cx **out);
+/* The labels of a node pattern from index `from` on, as a LABELS test of col. */
+qv_status qvg_labels_cx(qvg_planner *p, const qvg_scope *s, const char *col, const qvg_node *labels, int32_t from,
+                        qvg_cx **out);
+
+/* ---- cypher_plan_sub.c ---- */
+
+/* Plans an ApplyExec over the scope's plan.  OPTIONAL: the scope becomes
+ * the subplan's (its new variables and columns); other modes add one
+ * VALUE column, whose name goes to *out_col. */
+qv_status qvg_plan_apply(qvg_planner *p, qvg_scope *s, qvg_apply_mode mode, const qvg_node *const *paths,
+                         int32_t n_paths, const qvg_node *where, const qvg_node *proj, const char **out_col);
+/* Whether e holds a subquery (pattern predicate, EXISTS, COUNT, pattern
+ * comprehension). */
+bool qvg_has_subquery(const qvg_node *e);
+/* qvg_compile after planning the subqueries e holds as ApplyExecs. */
+qv_status qvg_compile_full(qvg_planner *p, qvg_scope *s, const qvg_node *e, qvg_cx **out);
+
+/* ---- cypher_plan_match.c ---- */
+
+/* MATCH paths WHERE where over the scope's plan. */
+qv_status qvg_plan_match(qvg_planner *p, qvg_scope *s, const qvg_node *const *paths, int32_t n_paths,
+                         const qvg_node *where);
+/* The NODE column of the bound node variable var (a VALUE one, from
+ * UNWIND or a list, gets a NODE column of its own). */
+qv_status qvg_node_col(qvg_planner *p, qvg_scope *s, const char *var, const char **col);
+
+/* ---- cypher_plan_project.c ---- */
+
+/* WITH or RETURN.  On return the scope holds exactly the items (named by
+ * their aliases); *types (nullable) gets each item's static type. */
+qv_status qvg_plan_projection(qvg_planner *p, qvg_scope *s, const qvg_node *cl, bool is_return, qv_type_id **types);
+qv_status qvg_plan_unwind(qvg_planner *p, qvg_scope *s, const qvg_node *cl);
+
+/* ---- cypher_plan_create.c ---- */
+
+qv_status qvg_plan_create(qvg_planner *p, qvg_scope *s, const qvg_node *cl);
+
+/* ---- cypher_plan.c: the query ---- */
 
 /* Plans a whole query (QVG_QUERY or QVG_UNION) into an operator tree
  * whose columns are the result's (user names, in order), *kinds their

@@ -1,0 +1,202 @@
+/* The Cypher planner's subqueries: OPTIONAL MATCH, pattern predicates,
+ * EXISTS / COUNT subqueries and pattern comprehensions, each an ApplyExec
+ * whose subplan is planned against the outer scope (once at plan time for
+ * its columns and explain, then per input batch). */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "graph/cypher_plan_int.h"
+
+#define APPLY_ROW "  row"
+
+/* ---- subqueries (ApplyExec) ------------------------------------------------------ */
+
+typedef struct sub_arg {
+  qvg_planner *p;
+  qvg_scope scope; /* the scope the subquery starts from; op unused */
+  const qvg_node *const *paths;
+  int32_t n_paths;
+  const qvg_node *where, *proj;
+  /* Plan-time builds (the dry run, ApplyExec's template) compile into the
+   * plan's arena and keep their scope; the builds per input batch compile
+   * into arena, cleared by the next (ApplyExec destroys a subplan before it
+   * builds the next).  Every build names its hidden columns from
+   * hidden_base, so all builds agree on the columns' names. */
+  bool dry;
+  qvg_scope result; /* the dry run's scope */
+  qvg_arena arena;
+  int64_t hidden_base;
+} sub_arg;
+
+static qv_status sub_build(void *argp, qv_exec_op *input, qv_exec_op **out, qv_error *err) {
+  sub_arg *a = argp;
+  qvg_planner *p = a->p;
+  qvg_arena *saved_arena = p->arena;
+  qv_error *saved_err = p->err;
+  int32_t saved_bound = p->n_bound;
+  int64_t saved_hidden = p->hidden;
+  p->hidden = a->hidden_base;
+  *out = NULL;
+  if (!a->dry) {
+    qvg_arena_clear(&a->arena);
+    p->arena = &a->arena;
+  }
+  p->err = err;
+  qvg_scope s = a->scope;
+  s.op = NULL;
+  qvg_colkind rowk = QVG_COL_NODE;
+  qv_status st = qvg_adopt(p, &s, input, &rowk, 1);
+  if (st == QV_OK) st = qvg_plan_match(p, &s, a->paths, a->n_paths, a->where);
+  if (st == QV_OK && a->proj) {
+    qvg_cx *c;
+    st = qvg_compile_full(p, &s, a->proj, &c);
+    if (st == QV_OK) st = qvg_add_eval1(p, &s, c, qvg_hidden_name(p), QVG_OUT_VALUE);
+  }
+  p->arena = saved_arena;
+  p->err = saved_err;
+  p->n_bound = saved_bound;
+  if (p->hidden < saved_hidden) p->hidden = saved_hidden;
+  if (st != QV_OK) {
+    qv_exec_destroy(s.op);
+    return st;
+  }
+  if (a->dry) a->result = s;
+  *out = s.op;
+  return QV_OK;
+}
+
+static void sub_free(void *argp) {
+  sub_arg *a = argp;
+  qvg_arena_free(&a->arena);
+  qv_free(a);
+}
+
+/* Plans an ApplyExec over the scope's plan.  OPTIONAL: the scope becomes
+ * the subplan's (its new variables and columns); other modes add one
+ * VALUE column, whose name goes to *out_col. */
+qv_status qvg_plan_apply(qvg_planner *p, qvg_scope *s, qvg_apply_mode mode, const qvg_node *const *paths,
+                         int32_t n_paths, const qvg_node *where, const qvg_node *proj, const char **out_col) {
+  QV_RETURN_NOT_OK(qvg_ensure_op(p, s));
+  /* malloc'd: a subplan's own ApplyExecs are planned per batch, in an
+   * arena the next batch clears, but released with the plan */
+  sub_arg *a = qv_calloc(1, sizeof *a);
+  if (!a) return QVG_NOMEM(p);
+  a->p = p;
+  a->hidden_base = p->hidden;
+  a->scope = *s;
+  a->scope.op = NULL;
+  a->paths = paths;
+  a->n_paths = n_paths;
+  a->where = where;
+  a->proj = proj;
+  QV_RETURN_NOT_OK(qvg_plan_on_release(p, sub_free, a));
+  /* the dry run over no rows tells the columns the subplan makes */
+  qv_schema in = QV_SCHEMA_INIT;
+  qv_status st = qv_schema_copy(qv_exec_schema(s->op), &in);
+  if (st != QV_OK) return QVG_NOMEM(p);
+  qv_field f;
+  qv_datatype i64 = qv_datatype_simple(QV_TYPE_INT64);
+  st = qv_field_init(&f, APPLY_ROW, &i64, false, p->err);
+  if (st == QV_OK) {
+    st = qv_schema_add(&in, &f, p->err);
+    qv_field_reset(&f);
+  }
+  qv_exec_op *empty = NULL, *dry = NULL;
+  if (st == QV_OK) st = qv_exec_batches(p->ctx, &in, NULL, 0, &empty, p->err);
+  qv_schema_reset(&in);
+  if (st != QV_OK) return st;
+  a->dry = true;
+  qvg_scope in_scope = *s;
+  s->op = NULL;
+  st = sub_build(a, empty, &dry, p->err);
+  a->dry = false;
+  s->op = in_scope.op;
+  qv_exec_destroy(dry);
+  if (st != QV_OK) return st;
+  const char *name = mode == QVG_APPLY_OPTIONAL ? NULL : qvg_hidden_name(p);
+  int32_t value_col = mode == QVG_APPLY_COLLECT ? a->result.n_cols - 1 : -1;
+  qv_exec_op *child = s->op, *op;
+  s->op = NULL;
+  a->dry = true; /* the template ApplyExec builds and keeps for explain */
+  st = qvg_op_apply(p->ctx, child, mode, sub_build, a, name, value_col, &op, p->err);
+  a->dry = false;
+  QV_RETURN_NOT_OK(st);
+  if (mode != QVG_APPLY_OPTIONAL) {
+    qvg_colkind k = QVG_COL_VALUE;
+    *out_col = name;
+    return qvg_adopt(p, s, op, &k, 1);
+  }
+  /* the subplan's columns but "  row" (right after the input's) */
+  qvg_colkind k[QVG_MAX_COLS];
+  int32_t n = 0;
+  for (int32_t i = 0; i < a->result.n_cols && n < QVG_MAX_COLS; i++)
+    if (i != in_scope.n_cols) k[n++] = a->result.kinds[i];
+  QV_RETURN_NOT_OK(qvg_adopt_all(p, s, op, k, n));
+  s->vars = a->result.vars;
+  s->n_vars = a->result.n_vars;
+  return QV_OK;
+}
+
+/* The paths and WHERE of an EXISTS / COUNT body. */
+static qv_status sub_body(qvg_planner *p, const qvg_node *e, const qvg_node *const **paths, int32_t *n_paths,
+                          const qvg_node **where) {
+  const qvg_node *b = e->kids[0];
+  if (b->kind == QVG_PATTERN) {
+    *paths = (const qvg_node *const *)b->kids;
+    *n_paths = b->n_kids;
+    *where = e->n_kids > 1 ? e->kids[1] : NULL;
+    return QV_OK;
+  }
+  if (b->kind == QVG_QUERY && b->n_kids >= 1 && b->kids[0]->kind == QVG_MATCH &&
+      !(b->kids[0]->flags & QVG_F_OPTIONAL) && (b->n_kids == 1 || (b->n_kids == 2 && b->kids[1]->kind == QVG_RETURN))) {
+    *paths = (const qvg_node *const *)b->kids[0]->kids[0]->kids;
+    *n_paths = b->kids[0]->kids[0]->n_kids;
+    *where = b->kids[0]->kids[1];
+    return QV_OK;
+  }
+  return qvg_plan_fail(p, e, QV_ERR_UNSUPPORTED, "this form of subquery is not supported yet (only MATCH ... WHERE)");
+}
+
+/* Plans the subqueries inside e (not those nested in them) as ApplyExecs
+ * and binds each to its column. */
+static qv_status prepare_subqueries(qvg_planner *p, qvg_scope *s, const qvg_node *e) {
+  if (!e) return QV_OK;
+  const char *col = NULL;
+  switch (e->kind) {
+    case QVG_PAT_PRED:
+      QV_RETURN_NOT_OK(qvg_plan_apply(p, s, QVG_APPLY_EXISTS, (const qvg_node *const *)e->kids, 1, NULL, NULL, &col));
+      return qvg_bind_expr(p, e, col);
+    case QVG_EXISTS:
+    case QVG_COUNT_SUB: {
+      const qvg_node *const *paths = NULL;
+      int32_t n = 0;
+      const qvg_node *where = NULL;
+      QV_RETURN_NOT_OK(sub_body(p, e, &paths, &n, &where));
+      QV_RETURN_NOT_OK(qvg_plan_apply(p, s, e->kind == QVG_EXISTS ? QVG_APPLY_EXISTS : QVG_APPLY_COUNT, paths, n, where,
+                                      NULL, &col));
+      return qvg_bind_expr(p, e, col);
+    }
+    case QVG_PAT_COMP:
+      QV_RETURN_NOT_OK(
+          qvg_plan_apply(p, s, QVG_APPLY_COLLECT, (const qvg_node *const *)e->kids, 1, e->kids[1], e->kids[2], &col));
+      return qvg_bind_expr(p, e, col);
+    default: break;
+  }
+  for (int32_t i = 0; i < e->n_kids; i++) QV_RETURN_NOT_OK(prepare_subqueries(p, s, e->kids[i]));
+  return QV_OK;
+}
+
+bool qvg_has_subquery(const qvg_node *e) {
+  if (!e) return false;
+  if (e->kind == QVG_PAT_PRED || e->kind == QVG_EXISTS || e->kind == QVG_COUNT_SUB || e->kind == QVG_PAT_COMP)
+    return true;
+  for (int32_t i = 0; i < e->n_kids; i++)
+    if (qvg_has_subquery(e->kids[i])) return true;
+  return false;
+}
+
+qv_status qvg_compile_full(qvg_planner *p, qvg_scope *s, const qvg_node *e, qvg_cx **out) {
+  QV_RETURN_NOT_OK(prepare_subqueries(p, s, e));
+  return qvg_compile(p, s, e, out);
+}
