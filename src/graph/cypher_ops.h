@@ -91,6 +91,25 @@ qv_status qvg_expand_count(qv_exec_op *op, const char *name, qv_error *err);
 qv_status qvg_expand_count_chain(qv_exec_op *last, qv_exec_op **out, qv_error *err);
 qv_status qvg_expand_count_distinct(qv_exec_op *op, const char *name, int32_t key_col, qv_error *err);
 
+/* ---- pattern predicates (gop_path_exists.c) ---- */
+
+typedef struct qvg_path_hop {
+  int32_t type; /* one relationship type of the store */
+  int dir;      /* QVG_DIR_RIGHT, QVG_DIR_LEFT or QVG_DIR_BOTH, as written */
+} qvg_path_hop;
+
+/* PathExistsExec: whether a path of the hops leaves the NODE column
+ * start_col and, when match_col >= 0, ends at that NODE column's node
+ * (through any nodes; no relationship twice on one path).  Output: the
+ * input's columns, then a VALUE column `name`, true or false (false for a
+ * null start or end), as ApplyExec's exists mode.  The rows of one start
+ * should come together: a one-hop check marks the start's neighbours once
+ * per run of rows with that start.  explain: "PathExistsExec: start=a,
+ * hops=1 (-KNOWS->), match=c, as=#5". */
+qv_status qvg_op_path_exists(qv_exec_ctx *ctx, qv_exec_op *child, const qvg_store *st, int32_t start_col,
+                             int32_t match_col, const qvg_path_hop *hops, int32_t n_hops, const char *name,
+                             qv_exec_op **out, qv_error *err);
+
 /* ---- expressions (gop_eval.c) ---- */
 
 typedef enum qvg_out_mode {

@@ -158,6 +158,92 @@ static qv_status sub_body(qvg_planner *p, const qvg_node *e, const qvg_node *con
   return qvg_plan_fail(p, e, QV_ERR_UNSUPPORTED, "this form of subquery is not supported yet (only MATCH ... WHERE)");
 }
 
+/* ---- pattern predicates over the CSR (PathExistsExec) --------------------------- */
+
+/* The NODE column of a bound node element with no labels or properties,
+ * or -1. */
+static int32_t bound_end(const qvg_scope *s, const qvg_node *el) {
+  if (!el->str || el->kids[0] || el->kids[1]) return -1;
+  const qvg_pvar *v = qvg_scope_var(s, el->str);
+  int32_t c = v && v->col ? qvg_scope_col(s, v->col) : -1;
+  return c >= 0 && s->kinds[c] == QVG_COL_NODE ? c : -1;
+}
+
+/* Whether the anonymous node element at path->kids[i] asks nothing its
+ * neighbouring hops do not already imply: no properties, and no label or
+ * the one label an adjacent hop's type gives that end (dataset stores:
+ * each type declares the labels of its ends). */
+static bool implied_node(const qvg_planner *p, const qvg_node *path, int32_t i) {
+  const qvg_node *el = path->kids[i];
+  if (el->str || el->kids[1]) return false;
+  if (!el->kids[0] || el->kids[0]->n_kids == 0) return true;
+  if (!p->st->g || el->kids[0]->n_kids != 1) return false;
+  int32_t label = qvg_store_label(p->st, el->kids[0]->kids[0]->str);
+  for (int32_t r = i - 1; r <= i + 1; r += 2) {
+    if (r < 1 || r >= path->n_kids) continue;
+    const qvg_node *rel = path->kids[r];
+    int32_t t = qvg_store_type(p->st, rel->kids[0]->kids[0]->str);
+    const qvg_type *ty = &p->st->g->cat.types[t];
+    /* the node is the rel's right end as written when the rel is left of it */
+    bool right = r < i;
+    int32_t want_src = rel->op == QVG_DIR_RIGHT ? !right : rel->op == QVG_DIR_LEFT ? right : -1;
+    if (want_src == 1 && ty->src_label == label) return true;
+    if (want_src == 0 && ty->dst_label == label) return true;
+    if (want_src == -1 && ty->src_label == label && ty->dst_label == label) return true;
+  }
+  return false;
+}
+
+/* A pattern predicate that qualifies for PathExistsExec (issue 17's
+ * rule): it starts at a bound node, passes through anonymous nodes with
+ * only the implied label, uses anonymous relationships of one type each,
+ * none var-length and with no properties, and ends at an anonymous node or
+ * another bound node; the CSR plan only.  *out_col is the mark's column,
+ * or NULL when the pattern does not qualify (ApplyExec answers it). */
+static qv_status plan_path_exists(qvg_planner *p, qvg_scope *s, const qvg_node *path, const char **out_col) {
+  *out_col = NULL;
+  int32_t n = path->n_kids;
+  if (!p->use_csr || path->kind != QVG_PATH || path->op != QVG_PATH_PLAIN || path->str || n < 3 || n % 2 == 0 ||
+      n / 2 > 8)
+    return QV_OK;
+  qvg_path_hop hops[8];
+  for (int32_t i = 1; i < n; i += 2) {
+    const qvg_node *rel = path->kids[i];
+    if (rel->str || rel->kids[1] || (rel->flags & QVG_F_VARLEN) || !rel->kids[0] || rel->kids[0]->n_kids != 1)
+      return QV_OK;
+    int32_t t = qvg_store_type(p->st, rel->kids[0]->kids[0]->str);
+    if (t < 0) return QV_OK;
+    hops[i / 2] = (qvg_path_hop){t, rel->op};
+  }
+  QV_RETURN_NOT_OK(qvg_ensure_op(p, s));
+  int32_t first = bound_end(s, path->kids[0]), last = bound_end(s, path->kids[n - 1]);
+  for (int32_t i = 0; i < n; i += 2)
+    if (!((i == 0 && first >= 0) || (i == n - 1 && last >= 0) || implied_node(p, path, i))) return QV_OK;
+  if (first < 0 && last < 0) return QV_OK;
+  int32_t nh = n / 2;
+  if (first < 0) { /* walk from the bound end: the hops reversed, each turned round */
+    for (int32_t i = 0; i < nh / 2; i++) {
+      qvg_path_hop t = hops[i];
+      hops[i] = hops[nh - 1 - i];
+      hops[nh - 1 - i] = t;
+    }
+    for (int32_t i = 0; i < nh; i++)
+      if (hops[i].dir != QVG_DIR_BOTH) hops[i].dir = hops[i].dir == QVG_DIR_RIGHT ? QVG_DIR_LEFT : QVG_DIR_RIGHT;
+    first = last;
+    last = -1;
+  }
+  const char *name = qvg_hidden_name(p);
+  if (!name) return QVG_NOMEM(p);
+  qv_exec_op *op = NULL;
+  qv_exec_op *child = s->op;
+  s->op = NULL;
+  QV_RETURN_NOT_OK(qvg_op_path_exists(p->ctx, child, p->st, first, last, hops, nh, name, &op, p->err));
+  qvg_colkind k = QVG_COL_VALUE;
+  QV_RETURN_NOT_OK(qvg_adopt(p, s, op, &k, 1));
+  *out_col = name;
+  return QV_OK;
+}
+
 /* Plans the subqueries inside e (not those nested in them) as ApplyExecs
  * and binds each to its column. */
 static qv_status prepare_subqueries(qvg_planner *p, qvg_scope *s, const qvg_node *e) {
@@ -165,7 +251,9 @@ static qv_status prepare_subqueries(qvg_planner *p, qvg_scope *s, const qvg_node
   const char *col = NULL;
   switch (e->kind) {
     case QVG_PAT_PRED:
-      QV_RETURN_NOT_OK(qvg_plan_apply(p, s, QVG_APPLY_EXISTS, (const qvg_node *const *)e->kids, 1, NULL, NULL, &col));
+      QV_RETURN_NOT_OK(plan_path_exists(p, s, e->kids[0], &col));
+      if (!col)
+        QV_RETURN_NOT_OK(qvg_plan_apply(p, s, QVG_APPLY_EXISTS, (const qvg_node *const *)e->kids, 1, NULL, NULL, &col));
       return qvg_bind_expr(p, e, col);
     case QVG_EXISTS:
     case QVG_COUNT_SUB: {
@@ -173,8 +261,10 @@ static qv_status prepare_subqueries(qvg_planner *p, qvg_scope *s, const qvg_node
       int32_t n = 0;
       const qvg_node *where = NULL;
       QV_RETURN_NOT_OK(sub_body(p, e, &paths, &n, &where));
-      QV_RETURN_NOT_OK(qvg_plan_apply(p, s, e->kind == QVG_EXISTS ? QVG_APPLY_EXISTS : QVG_APPLY_COUNT, paths, n, where,
-                                      NULL, &col));
+      if (e->kind == QVG_EXISTS && n == 1 && !where) QV_RETURN_NOT_OK(plan_path_exists(p, s, paths[0], &col));
+      if (!col)
+        QV_RETURN_NOT_OK(qvg_plan_apply(p, s, e->kind == QVG_EXISTS ? QVG_APPLY_EXISTS : QVG_APPLY_COUNT, paths, n,
+                                        where, NULL, &col));
       return qvg_bind_expr(p, e, col);
     }
     case QVG_PAT_COMP:

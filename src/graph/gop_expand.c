@@ -208,17 +208,14 @@ static qv_status memo_lower(expand_state *s, memo *m, const qvg_cx *f, int32_t c
  * store; one part of the current count for a memory store. */
 static qv_status memo_init(expand_state *s, memo *m, bool rels, qv_error *err) {
   const qvg_store *st = s->st;
-  int32_t n = st->mem ? 1 : (rels ? st->n_types : st->n_labels);
+  int32_t n = qvg_store_id_parts(st, rels);
   m->n_parts = n;
   m->sizes = qv_calloc((size_t)n + 1, sizeof *m->sizes);
   m->parts = qv_calloc((size_t)n + 1, sizeof *m->parts);
   m->misses = qv_calloc((size_t)n + 1, sizeof *m->misses);
   m->lowered = qv_calloc((size_t)n + 1, sizeof *m->lowered);
   if (!m->sizes || !m->parts || !m->misses || !m->lowered) return qv_error_nomem(err, "CsrExpandExec");
-  for (int32_t i = 0; i < n; i++) {
-    if (st->mem) m->sizes[i] = rels ? qvg_store_rel_count(st, -1) : qvg_store_node_count(st, -1);
-    else m->sizes[i] = rels ? st->g->cat.types[i].n_edge_rows : st->g->cat.labels[i].n_rows;
-  }
+  for (int32_t i = 0; i < n; i++) m->sizes[i] = qvg_store_id_positions(st, rels, i);
   return QV_OK;
 }
 

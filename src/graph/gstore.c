@@ -124,6 +124,14 @@ qv_status qvg_store_rel_props(const qvg_store *st, int64_t rel, qvg_arena *a, qv
   return st->mem ? qvg_mem_rel_props(st, rel, a, out, err) : qvg_ds_rel_props(st, rel, a, out, err);
 }
 
+int32_t qvg_store_id_parts(const qvg_store *st, bool rel) { return st->mem ? 1 : rel ? st->n_types : st->n_labels; }
+
+int64_t qvg_store_id_positions(const qvg_store *st, bool rel, int32_t part) {
+  if (part < 0 || part >= qvg_store_id_parts(st, rel)) return 0;
+  if (st->mem) return rel ? qvg_store_rel_count(st, -1) : qvg_store_node_count(st, -1);
+  return rel ? st->g->cat.types[part].n_edge_rows : st->g->cat.labels[part].n_rows;
+}
+
 qv_status qvg_store_prop_column(const qvg_store *st, bool rel, int32_t owner, const char *key, const qv_array **out,
                                 qv_error *err) {
   *out = NULL;

@@ -52,6 +52,14 @@ int32_t qvg_store_type(const qvg_store *st, const char *name);
 int32_t qvg_store_label_keys(const qvg_store *st, int32_t label, const char *const **out);
 int32_t qvg_store_type_keys(const qvg_store *st, int32_t type, const char *const **out);
 
+/* Ids as dense positions: an id is (part << 40) | position, where the
+ * parts are the labels (nodes) or types (rels) of a dataset store and one
+ * part of a memory store.  How many parts there are, and how many
+ * positions a part has, so that an array per part indexed by position
+ * holds a value for every id of it. */
+int32_t qvg_store_id_parts(const qvg_store *st, bool rel);
+int64_t qvg_store_id_positions(const qvg_store *st, bool rel, int32_t part);
+
 /* ---- nodes ---- */
 
 /* Nodes with the label (label -1: every node), and an upper bound of the

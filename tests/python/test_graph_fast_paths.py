@@ -1,4 +1,7 @@
-"""Hop filters lowered to the compute kernels, and counts folded over filtered hops.
+"""The CSR plan's fast paths against the relational plan (use_csr=False).
+
+Three of them: hop filters lowered to the compute kernels, counts folded
+over filtered hops, and pattern predicates answered by PathExistsExec.
 
 CsrExpandExec evaluates a filter that reads only the relationship (or only
 the new node) per entity through the Cypher evaluator until that has cost
@@ -222,3 +225,44 @@ def test_two_hop_count_over_filtered_hops(graph, where, second):
     assert folded[0][0] > 0
     text = graph.explain("MATCH %s WHERE %s RETURN count(*) AS n" % (pat, where))
     assert "degrees" in text, text  # the fold happened
+
+
+# Pattern predicates: PathExistsExec on the CSR plan, ApplyExec (a subquery
+# per batch) on the relational one.
+PATTERN_PREDICATES = [
+    ("NOT (a)-[:KNOWS]->(c)", True),
+    ("(a)-[:KNOWS]->(c)", True),
+    ("(c)-[:KNOWS]->(a)", True),
+    ("(a)<-[:KNOWS]-(c)", True),
+    ("NOT (a)-[:KNOWS]-(c)", True),
+    ("(a)-[:KNOWS]->()-[:KNOWS]->(c)", True),
+    ("(a)-[:KNOWS]-()-[:KNOWS]-(c)", True),
+    ("(a)-[:KNOWS]->(:Person)<-[:KNOWS]-(c)", True),
+    ("(c)-[:KNOWS]->()-[:KNOWS]->()", True),
+    ("(()-[:KNOWS]->(c))", True),
+    ("exists { (a)-[:KNOWS]->(c) }", True),
+    ("(a)-[:KNOWS]->(c:Person)", False),  # a label on a bound end: the subquery checks it
+    ("(a)-[:KNOWS {since: 2016}]->(c)", False),
+    ("(a)-[:KNOWS*1..2]->(c)", False),
+    ("exists { (a)-[:KNOWS]->(x) WHERE x.i8 > 0 }", False),
+]
+
+
+@pytest.mark.parametrize("pred, fast", PATTERN_PREDICATES)
+def test_pattern_predicate_same_rows(graph, pred, fast):
+    q = ("MATCH (a:Person)-[:KNOWS]->(b:Person)-[:KNOWS]->(c:Person) WHERE a.id < 60 AND %s "
+         "RETURN a.id AS a, c.id AS c" % pred)
+    rows = _same_both_ways(graph, q)
+    assert rows, q
+    text = graph.explain(q)
+    assert ("PathExistsExec" in text) == fast, text
+    assert ("ApplyExec" in text) == (not fast), text
+
+
+def test_pattern_predicate_null_start(graph):
+    """An OPTIONAL MATCH's null node: the mark is false, as the subquery says."""
+    q = ("MATCH (a:Person) WHERE a.id < 40 OPTIONAL MATCH (a)-[:KNOWS]->(c:Person) WHERE c.i8 = 5 "
+         "WITH a, c WHERE (a)-[:KNOWS]->(c) OR NOT (c)-[:KNOWS]->() OR a.id < 20 RETURN a.id AS a, c.id AS c")
+    rows = _same_both_ways(graph, q)
+    assert any(r[1] is None for r in rows)
+    assert "PathExistsExec" in graph.explain(q)
