@@ -72,6 +72,13 @@ typedef struct expand_state {
   int32_t n_locals;
   /* filters */
   bool t_memo_ok, e_memo_ok, need_input, t_reads_list;
+  /* `c <> a` conjuncts of the target filter between the new node and
+   * NODE columns of the input, taken out of it and checked as ids (the
+   * rest of the filter then often reads the new node alone, and memoizes) */
+  int32_t ne_cols[4], n_ne;
+  int64_t ne_vals[4]; /* the current row's (-1: null) */
+  qvg_cx *rest_and;   /* AND nodes of what the filter keeps, when rebuilt */
+  const qvg_cx **rest_kids;
   memo tmemo, ememo;
   qv_batch *probe;
   int64_t *probe_rel, *probe_node;
@@ -344,6 +351,8 @@ static qv_status target_ok(qv_exec_op *op, int64_t node, int64_t rel, bool *pass
   } else if (s->sp.to_label >= 0 && !qvg_store_node_has_label(s->st, node, s->sp.to_label)) {
     return QV_OK;
   }
+  for (int32_t k = 0; k < s->n_ne; k++)
+    if (s->ne_vals[k] < 0 || s->ne_vals[k] == node) return QV_OK;
   *pass = true;
   const qvg_cx *f = s->sp.target_filter;
   if (!f) return QV_OK;
@@ -672,6 +681,10 @@ static qv_status row_start(qv_exec_op *op, qv_error *err) {
       if (x->t == QVG_V_REL) s->forbid[s->n_forbid++] = x->u.i;
     }
   }
+  for (int32_t k = 0; k < s->n_ne; k++) {
+    const qv_array *a = s->in->columns[s->ne_cols[k]];
+    s->ne_vals[k] = qv_array_is_valid(a, s->row) ? ((const int64_t *)qv_array_values(a))[s->row] : -1;
+  }
   s->cur_count = 0;
   if (s->distinct_key >= 0) {
     const qv_array *ka = s->in->columns[s->distinct_key];
@@ -854,6 +867,8 @@ static void expand_free(qv_exec_op *op) {
   qv_free(s->forbid);
   qv_free(s->stack);
   qv_free(s->path_buf);
+  qv_free(s->rest_and);
+  qv_free(s->rest_kids);
   qv_free(s);
 }
 
@@ -890,6 +905,11 @@ static void expand_explain(const qv_exec_op *op, qvb_text *t) {
     if (s->sp.to_label >= 0 && s->sp.to_label < s->st->n_labels) qvb_text_f(t, ":%s", s->st->labels[s->sp.to_label]);
   }
   explain_filters(s, sc, t);
+  if (s->n_ne) {
+    qvb_text_f(t, ", differs_from=[");
+    for (int32_t k = 0; k < s->n_ne; k++) qvb_text_f(t, "%s%s", k ? ", " : "", sc->fields[s->ne_cols[k]].name);
+    qvb_text_s(t, "]");
+  }
   if (s->sp.n_unique) {
     qvb_text_s(t, ", unique=[");
     for (int32_t i = 0; i < s->sp.n_unique; i++)
@@ -934,6 +954,72 @@ static void expand_metrics(const qv_exec_op *op, qvb_text *t) {
 
 static const qvx_op_vt expand_vt = {"CsrExpandExec", expand_open,    expand_next,   expand_close,
                                     expand_free,     expand_explain, expand_metrics};
+
+/* The input NODE column x of a conjunct `new node <> x` (either way
+ * round), or -1. */
+static int32_t differs_col(const expand_state *s, const qvg_cx *e, const qvg_colkind *in_kinds) {
+  if (!e || e->kind != QVG_CX_CMP || e->n_kids != 2 || e->ops[0] != QVG_CMP_NE) return -1;
+  const qvg_cx *x = e->kids[0], *y = e->kids[1];
+  if (!x || !y || x->kind != QVG_CX_COL || y->kind != QVG_CX_COL) return -1;
+  if (y->col == s->node_col) {
+    const qvg_cx *t = x;
+    x = y;
+    y = t;
+  }
+  if (x->col != s->node_col || y->col < 0 || y->col >= s->n_in || in_kinds[y->col] != QVG_COL_NODE) return -1;
+  return y->col;
+}
+
+static void flatten_and(const qvg_cx *e, const qvg_cx **out, int32_t *n, int32_t cap) {
+  if (e->kind == QVG_CX_AND && e->n_kids == 2 && e->kids[0] && e->kids[1]) {
+    flatten_and(e->kids[0], out, n, cap);
+    flatten_and(e->kids[1], out, n, cap);
+  } else if (*n < cap) {
+    out[(*n)++] = e;
+  }
+}
+
+/* Takes the target filter's `new node <> input node` conjuncts out (up to
+ * four) and keeps the others, in their order, as the filter: the same
+ * tree when nothing was taken, one conjunct, or an AND chain this
+ * operator owns. */
+static qv_status take_differs(expand_state *s, const qvg_colkind *in_kinds) {
+  const qvg_cx *f = s->sp.target_filter;
+  if (!f) return QV_OK;
+  enum { CAP = 64 };
+  const qvg_cx *conj[CAP], *keep[CAP];
+  int32_t n = 0, n_keep = 0;
+  flatten_and(f, conj, &n, CAP);
+  if (n == CAP) return QV_OK; /* too many to say: leave it whole */
+  for (int32_t i = 0; i < n; i++) {
+    int32_t c = differs_col(s, conj[i], in_kinds);
+    if (c >= 0 && s->n_ne < 4) s->ne_cols[s->n_ne++] = c;
+    else keep[n_keep++] = conj[i];
+  }
+  if (s->n_ne == 0) return QV_OK;
+  if (n_keep <= 1) {
+    s->sp.target_filter = n_keep ? keep[0] : NULL;
+    return QV_OK;
+  }
+  s->rest_and = qv_calloc((size_t)n_keep - 1, sizeof *s->rest_and);
+  s->rest_kids = qv_calloc((size_t)(n_keep - 1) * 2, sizeof *s->rest_kids);
+  if (!s->rest_and || !s->rest_kids) return QV_ERR_NOMEM;
+  const qvg_cx *acc = keep[0];
+  for (int32_t i = 1; i < n_keep; i++) {
+    qvg_cx *a = &s->rest_and[i - 1];
+    const qvg_cx **k = &s->rest_kids[(i - 1) * 2];
+    k[0] = acc;
+    k[1] = keep[i];
+    a->kind = QVG_CX_AND;
+    a->n_kids = 2;
+    a->kids = (qvg_cx **)(uintptr_t)k;
+    a->line = keep[i]->line;
+    a->col0 = keep[i]->col0;
+    acc = a;
+  }
+  s->sp.target_filter = acc;
+  return QV_OK;
+}
 
 static qv_status bad(qv_exec_op *child, qv_error *err, const char *what) {
   qv_exec_destroy(child);
@@ -1009,7 +1095,8 @@ qv_status qvg_op_expand(qv_exec_ctx *ctx, qv_exec_op *child, const qvg_store *st
     if (qv_schema_add(&op->schema, &nf, err) != QV_OK) goto nomem;
   }
   /* which filters read what */
-  const qvg_cx *tf = spec->target_filter, *ef = spec->edge_filter;
+  if (s->node_col >= 0 && take_differs(s, in_kinds) != QV_OK) goto nomem;
+  const qvg_cx *tf = s->sp.target_filter, *ef = spec->edge_filter;
   if (tf) {
     s->t_memo_ok = s->node_col >= 0 && !reads_other(tf, n_out, s->node_col);
     s->t_reads_list = spec->varlen && qvg_cx_uses_col(tf, s->rel_col);
@@ -1060,7 +1147,8 @@ qv_status qvg_expand_count(qv_exec_op *op, const char *name, qv_error *err) {
       label_ok &= (s->hops[h].dir == QVG_OUT ? ty->dst_label : ty->src_label) == s->sp.to_label;
     }
   }
-  s->fast_count = !s->sp.varlen && !s->sp.target_filter && !s->sp.edge_filter && s->sp.into_col < 0 && label_ok;
+  s->fast_count =
+      !s->sp.varlen && !s->sp.target_filter && !s->sp.edge_filter && s->sp.into_col < 0 && s->n_ne == 0 && label_ok;
   return QV_OK;
 }
 
@@ -1089,7 +1177,7 @@ qv_status qvg_expand_count_chain(qv_exec_op *last, qv_exec_op **out, qv_error *e
    * undirected) one walks its spans once per node, so its filters may
    * read nothing but its own relationship and node */
   bool by_lengths = s2->fast_count && s2->sp.dir != QVG_DIR_BOTH;
-  bool by_walk = !s2->sp.varlen && s2->sp.into_col < 0 && !s2->need_input && !s2->t_reads_list &&
+  bool by_walk = !s2->sp.varlen && s2->sp.into_col < 0 && !s2->need_input && s2->n_ne == 0 && !s2->t_reads_list &&
                  (!s2->sp.target_filter || s2->t_memo_ok) && (!s2->sp.edge_filter || s2->e_memo_ok);
   if (!by_lengths && !by_walk) return QV_OK;
   expand_state *s1 = first->state;

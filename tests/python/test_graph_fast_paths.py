@@ -266,3 +266,28 @@ def test_pattern_predicate_null_start(graph):
     rows = _same_both_ways(graph, q)
     assert any(r[1] is None for r in rows)
     assert "PathExistsExec" in graph.explain(q)
+
+
+# `new node <> bound node` conjuncts: checked as ids inside the hop (explain:
+# differs_from), the rest of the filter kept (and memoized when it reads the
+# new node alone).
+@pytest.mark.parametrize(
+    "query",
+    [
+        "MATCH (a:Person)-[:KNOWS]->(b:Person)-[:KNOWS]->(c:Person) WHERE a.id < 50 AND a <> c "
+        "RETURN a.id AS a, c.id AS c",
+        "MATCH (a:Person)-[:KNOWS]->(b:Person)-[:KNOWS]->(c:Person) WHERE a.id < 50 AND c <> a AND c.i8 > 0 "
+        "AND c.f < 1 RETURN a.id AS a, c.id AS c",
+        "MATCH (a:Person)-[:KNOWS]->(b:Person)-[:KNOWS]->(c:Person) WHERE a.id < 50 AND a <> c AND b <> c "
+        "RETURN a.id AS a, b.id AS b, c.id AS c",
+        "MATCH (a:Person)-[:KNOWS]-(b:Person)-[:KNOWS]-(c:Person) WHERE a.id < 30 AND a <> c "
+        "RETURN count(*) AS n",
+        "MATCH (a:Person)-[:KNOWS*1..2]->(c:Person) WHERE a.id < 30 AND a <> c RETURN a.id AS a, c.id AS c",
+        "MATCH (a:Person) WHERE a.id < 40 OPTIONAL MATCH (a)-[:KNOWS]->(b:Person)-[:KNOWS]->(c:Person) "
+        "WHERE a <> c AND c.i8 = 5 RETURN a.id AS a, c.id AS c",
+    ],
+)
+def test_differs_from_same_rows(graph, query):
+    rows = _same_both_ways(graph, query)
+    assert rows
+    assert "differs_from=[" in graph.explain(query)
