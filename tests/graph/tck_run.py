@@ -129,7 +129,8 @@ class Run:
 
     def query(self, text, params=None):
         self.queries += 1
-        return self.g.rows(text, params or None, literal=True, memory_limit=MEMORY_LIMIT, threads=1)
+        return self.g.rows(text, params or None, literal=True, memory_limit=MEMORY_LIMIT, threads=1,
+                           use_csr=os.environ.get('QV_TCK_PLAN', 'csr') == 'csr')
 
     def setup(self, text):
         try:
@@ -519,7 +520,10 @@ def main():
     ap.add_argument('--only')
     ap.add_argument('--worker', nargs=3, help=argparse.SUPPRESS)
     ap.add_argument('-v', '--verbose', action='store_true')
+    ap.add_argument('--plan', choices=['csr', 'hash'], default=os.environ.get('QV_TCK_PLAN', 'csr'),
+                    help='csr: hops through the CSR (default); hash: use_csr=False, every hop a hash join')
     a = ap.parse_args()
+    os.environ['QV_TCK_PLAN'] = a.plan  # the workers read it
 
     if a.worker:
         return worker(a.worker[0], int(a.worker[1]), int(a.worker[2]), a.only)
