@@ -91,6 +91,24 @@ qv_status qvg_expand_count(qv_exec_op *op, const char *name, qv_error *err);
 qv_status qvg_expand_count_chain(qv_exec_op *last, qv_exec_op **out, qv_error *err);
 qv_status qvg_expand_count_distinct(qv_exec_op *op, const char *name, int32_t key_col, qv_error *err);
 
+/* ---- shortest paths (gop_shortest.c) ---- */
+
+/* ShortestPathExec: shortestPath (all false: one path per start and end)
+ * or allShortestPaths (every shortest path) by breadth-first search from
+ * the NODE column spec->from_col, over spec's types and direction, with
+ * spec->min_hops 0 or 1 and at most spec->max_hops hops; to the bound end
+ * spec->into_col (bidirectional), or to every node reached (of
+ * spec->to_label when >= 0) as the new NODE column spec->to_name.  The
+ * relationships in spec->unique_cols' columns are not used.  No filters
+ * (the planner puts the end's above).  Output as a var-length
+ * CsrExpandExec's: the input's columns, the VALUE list of relationships
+ * spec->rel_name, then the new end.  own_adjacency: build the adjacency
+ * from the relationships' ends once (use_csr=false) instead of reading the
+ * store's CSR.  explain: "ShortestPathExec: a -> b, types=[KNOWS], dir=-,
+ * hops 1.., one, adjacency=csr". */
+qv_status qvg_op_shortest(qv_exec_ctx *ctx, qv_exec_op *child, const qvg_store *st, const qvg_expand_spec *spec,
+                          bool all, bool own_adjacency, qv_exec_op **out, qv_error *err);
+
 /* ---- pattern predicates (gop_path_exists.c) ---- */
 
 typedef struct qvg_path_hop {

@@ -28,6 +28,7 @@ typedef struct match_state {
   int32_t n;
   const char *rels[QVG_MAX_COLS]; /* relationship columns bound by this MATCH (uniqueness) */
   int32_t n_rels;
+  int shortest; /* the path being planned: QVG_PATH_SHORTEST / _ALL_SHORTEST, or 0 */
 } match_state;
 
 static void split_where(match_state *m, const qvg_node *e) {
@@ -172,6 +173,7 @@ typedef struct hop {
   const char *to_col;
   int32_t to_label;
   int32_t implied; /* the label every far end has (a dataset store's type), or -1 */
+  int shortest;    /* shortestPath / allShortestPaths: QVG_PATH_*, or 0 */
 } hop;
 
 /* A scope with the columns a hop's operator will append. */
@@ -446,6 +448,57 @@ static qv_status hop_join(qvg_planner *p, qvg_scope *s, match_state *m, hop *h) 
 }
 
 /* The hop over rel from the node column from_col to the node pattern to. */
+/* shortestPath / allShortestPaths: one ShortestPathExec over the CSR (or,
+ * without it, over an adjacency it builds from the relationships), the
+ * end's conditions as a filter above it (each pair's shortest paths do
+ * not depend on which ends are kept); conditions on the relationships
+ * would change which paths are shortest, and are refused for now. */
+static qv_status hop_shortest(qvg_planner *p, qvg_scope *s, match_state *m, hop *h) {
+  const char *names[2] = {h->rel_name, h->to_name};
+  qvg_colkind kinds[2] = {QVG_COL_VALUE, QVG_COL_NODE};
+  qvg_scope t;
+  QV_RETURN_NOT_OK(scope_plus(p, s, names, kinds, h->into ? 1 : 2, &t));
+  QV_RETURN_NOT_OK(qvg_add_var(p, &t, h->rel_name, h->rel_name, h->n_types == 1 ? h->types[0] : -1));
+  if (!h->into) QV_RETURN_NOT_OK(qvg_add_var(p, &t, h->to_name, h->to_name, h->to_label));
+  qvg_colkind saved = t.kinds[s->n_cols];
+  t.kinds[s->n_cols] = QVG_COL_REL;
+  qvg_cx *target, *edge;
+  QV_RETURN_NOT_OK(hop_filters(p, &t, m, h, &target, &edge));
+  t.kinds[s->n_cols] = saved;
+  if (edge)
+    return qvg_plan_fail(p, h->rel, QV_ERR_UNSUPPORTED,
+                         "a shortest path with conditions on its relationships is not supported yet");
+  int32_t uniq[QVG_MAX_COLS], n_uniq = 0;
+  for (int32_t i = 0; i < m->n_rels; i++) {
+    int32_t c = qvg_scope_col(s, m->rels[i]);
+    if (c >= 0) uniq[n_uniq++] = c;
+  }
+  qvg_expand_spec sp;
+  memset(&sp, 0, sizeof sp);
+  sp.from_col = qvg_scope_col(s, h->from_col);
+  sp.types = h->types;
+  sp.n_types = h->n_types;
+  sp.dir = h->dir;
+  sp.varlen = true;
+  sp.min_hops = h->lo;
+  sp.max_hops = h->hi;
+  sp.into_col = h->into ? qvg_scope_col(s, h->to_col) : -1;
+  sp.to_label = h->into ? -1 : h->to_label;
+  sp.to_name = h->to_name;
+  sp.rel_name = h->rel_name;
+  sp.unique_cols = uniq;
+  sp.n_unique = n_uniq;
+  qv_exec_op *child = s->op, *op;
+  s->op = NULL;
+  QV_RETURN_NOT_OK(
+      qvg_op_shortest(p->ctx, child, p->st, &sp, h->shortest == QVG_PATH_ALL_SHORTEST, !p->use_csr, &op, p->err));
+  QV_RETURN_NOT_OK(qvg_adopt(p, s, op, kinds, h->into ? 1 : 2));
+  s->vars = t.vars;
+  s->n_vars = t.n_vars;
+  if (target) QV_RETURN_NOT_OK(qvg_add_filter(p, s, target));
+  return QV_OK;
+}
+
 static qv_status plan_hop(qvg_planner *p, qvg_scope *s, match_state *m, const qvg_node *rel, const char *rel_name,
                           const char *from_col, const qvg_node *to, const char *to_name, bool reverse) {
   hop h;
@@ -469,7 +522,16 @@ static qv_status plan_hop(qvg_planner *p, qvg_scope *s, match_state *m, const qv
   }
   QV_RETURN_NOT_OK(rel_types(p, rel, &h.types, &h.n_types, &h.impossible));
   h.varlen = (rel->flags & QVG_F_VARLEN) != 0;
-  if (h.varlen) {
+  h.shortest = m->shortest;
+  if (h.shortest) {
+    /* a shortest path is a list of relationships, *1.. unless written */
+    h.lo = !h.varlen ? 1 : rel->i0 < 0 ? 1 : rel->i0;
+    h.hi = !h.varlen ? 1 : rel->i1 < 0 ? INT32_MAX : rel->i1;
+    h.varlen = true;
+    if (h.lo > 1)
+      return qvg_plan_fail(p, rel, QV_ERR_INVALID, "a shortest path's lower bound must be 0 or 1, not %lld",
+                           (long long)h.lo);
+  } else if (h.varlen) {
     h.lo = rel->i0 < 0 ? 1 : rel->i0;
     h.hi = rel->i1 < 0 ? (h.lo > QVG_VARLEN_DEFAULT_MAX ? h.lo : QVG_VARLEN_DEFAULT_MAX) : rel->i1;
     if (h.hi < h.lo) h.impossible = true, h.hi = h.lo;
@@ -496,7 +558,8 @@ static qv_status plan_hop(qvg_planner *p, qvg_scope *s, match_state *m, const qv
   h.implied = implied;
   if (to->kids[0]) implied = -1; /* a label written in the pattern is the variable's already */
   if (h.impossible) h.n_types = 0;
-  if (p->use_csr) QV_RETURN_NOT_OK(hop_csr(p, s, m, &h));
+  if (h.shortest) QV_RETURN_NOT_OK(hop_shortest(p, s, m, &h));
+  else if (p->use_csr) QV_RETURN_NOT_OK(hop_csr(p, s, m, &h));
   else QV_RETURN_NOT_OK(hop_join(p, s, m, &h));
   if (h.impossible) QV_RETURN_NOT_OK(qvg_add_filter(p, s, qvg_cx_lit(p, qvg_bool(false))));
   const char *rel_col = rel_name;
@@ -596,8 +659,10 @@ static qv_status plan_path(qvg_planner *p, qvg_scope *s, match_state *m, const q
   if (!names) return QVG_NOMEM(p);
   for (int32_t i = 0; i < n; i++)
     if (!(names[i] = elem_name(p, s, path->kids[i]))) return QVG_NOMEM(p);
-  if (path->op != QVG_PATH_PLAIN)
-    return qvg_plan_fail(p, path, QV_ERR_UNSUPPORTED, "shortestPath is not supported yet");
+  if (path->op != QVG_PATH_PLAIN && n != 3)
+    return qvg_plan_fail(p, path, QV_ERR_INVALID, "%s needs a pattern of one relationship between two nodes",
+                         path->op == QVG_PATH_SHORTEST ? "shortestPath" : "allShortestPaths");
+  m->shortest = path->op;
   /* start at the first bound node, else at the cheapest */
   int32_t start = -1;
   for (int32_t i = 0; i < n && start < 0; i += 2)

@@ -543,6 +543,42 @@ static qv_status next_edge(expand_state *s, int64_t *rel, int64_t *nbr, bool *fo
   }
 }
 
+/* The memo part of a filter fully answered by its lowered form, or NULL
+ * (also for no filter: *none then says so). */
+static const uint8_t *lowered_part(const memo *m, const qvg_cx *f, int64_t part, bool *none) {
+  *none = !f;
+  if (!f || !m->lowered || part < 0 || part >= m->n_parts || m->lowered[part] != LOWER_DONE) return NULL;
+  return m->parts[part];
+}
+
+/* A node's degree through the hop's filters in one tight loop over its
+ * spans, when every filter the spans meet is answered by its lowered
+ * memo (and the far ends need no label check): *deg = degree + 1.  False
+ * when some part is not lowered yet: the walk then counts. */
+static bool lowered_degree(expand_state *n, int64_t node, int64_t *deg) {
+  if (n->n_forbid || n->n_ne || n->sp.varlen || n->sp.into_col >= 0) return false;
+  int64_t c = 0;
+  for (int32_t h = 0; h < n->n_hops; h++) {
+    qvg_adj a = adj_of(n, node, h);
+    if (a.n == 0) continue;
+    bool no_e, no_t;
+    const uint8_t *em = lowered_part(&n->ememo, n->sp.edge_filter, a.rel_base >> QVG_ID_SHIFT, &no_e);
+    const uint8_t *tm = lowered_part(&n->tmemo, n->sp.target_filter, a.nbr_base >> QVG_ID_SHIFT, &no_t);
+    if ((!em && !no_e) || (!tm && !no_t) || !n->st->g) return false;
+    int32_t want = n->sp.to_label;
+    if (want >= 0 && (a.nbr_base >> QVG_ID_SHIFT) != want) continue; /* the far ends all have one label */
+    bool skip_loops = n->sp.dir == QVG_DIR_BOTH && n->hops[h].dir == QVG_IN;
+    int64_t self = node - a.nbr_base;
+    n->edges += a.n;
+    for (int64_t i = 0; i < a.n; i++) {
+      bool pass = (no_e || em[a.rels[i]] == MEMO_PASS) && (no_t || tm[a.nbrs[i]] == MEMO_PASS);
+      c += pass && !(skip_loops && (int64_t)a.nbrs[i] == self);
+    }
+  }
+  *deg = c + 1;
+  return true;
+}
+
 /* A chained count over a filtered next hop (qvg_expand_count_chain): the
  * rows the next hop makes from node, less rel (of type ty, from src to
  * dst) when that hop may not reuse it.  The next hop's own walk counts node's degree through its filters
@@ -558,7 +594,7 @@ static qv_status next_count(expand_state *s, int64_t node, int64_t rel, int32_t 
   if (!s->fdeg[part] && !(s->fdeg[part] = qv_calloc((size_t)m->sizes[part] + 1, sizeof **s->fdeg)))
     return qv_error_nomem(err, "CsrExpandExec");
   int64_t *deg = &s->fdeg[part][pos];
-  if (*deg == 0) {
+  if (*deg == 0 && !lowered_degree(n, node, deg)) {
     int64_t c = 0, r, v;
     bool found, pass;
     n->depth = 0;
