@@ -167,6 +167,27 @@ SOCIAL = [
     Q("two_patterns_same_node",
       "MATCH (a:Person)-[:KNOWS]->(b), (a)<-[:KNOWS]-(c) WHERE a.id < 50 AND b = c RETURN a.id AS a, b.id AS b"),
     Q("boolean_projection", "MATCH (a:Person) WHERE a.id < 10 RETURN a.id AS id, a.age > 40 AS old, a.id IN [1, 3] AS pick"),
+    # shortest paths: Kuzu's SHORTEST / ALL SHORTEST (one path / every shortest path per pair)
+    Q("shortest_lengths",
+      "MATCH (a:Person {id: 5}), (b:Person) WHERE b.id < 80 AND b.id <> 5 "
+      "MATCH p = shortestPath((a)-[:KNOWS*]->(b)) RETURN b.id AS id, length(p) AS len",
+      kuzu="MATCH p = (a:Person {id: 5})-[e:KNOWS* SHORTEST 1..30]->(b:Person) WHERE b.id < 80 AND b.id <> 5 "
+      "RETURN b.id AS id, length(e) AS len"),
+    Q("all_shortest_counts",
+      "MATCH (a:Person {id: 5}) MATCH p = allShortestPaths((a)-[:KNOWS*]->(b:Person)) WHERE b.id < 300 "
+      "RETURN b.id AS id, length(p) AS len, count(*) AS n",
+      kuzu="MATCH p = (a:Person {id: 5})-[e:KNOWS* ALL SHORTEST 1..30]->(b:Person) WHERE b.id < 300 "
+      "RETURN b.id AS id, length(e) AS len, count(*) AS n"),
+    Q("all_shortest_undirected_pair",
+      "MATCH (a:Person {id: 3}), (b:Person {id: 1500}) MATCH p = allShortestPaths((a)-[:KNOWS*]-(b)) "
+      "RETURN length(p) AS len, count(*) AS n",
+      kuzu="MATCH p = (a:Person {id: 3})-[e:KNOWS* ALL SHORTEST 1..30]-(b:Person {id: 1500}) "
+      "RETURN length(e) AS len, count(*) AS n"),
+    Q("shortest_pairs_bound",
+      "UNWIND [[1, 900], [2, 1999], [77, 78], [400, 12]] AS pr MATCH (a:Person {id: pr[0]}), (b:Person {id: pr[1]}) "
+      "MATCH p = shortestPath((a)-[:KNOWS*]-(b)) RETURN a.id AS a, b.id AS b, length(p) AS len",
+      kuzu="UNWIND [[1, 900], [2, 1999], [77, 78], [400, 12]] AS pr MATCH p = (a:Person)-[e:KNOWS* SHORTEST 1..30]-"
+      "(b:Person) WHERE a.id = pr[1] AND b.id = pr[2] RETURN a.id AS a, b.id AS b, length(e) AS len"),  # 1-based
 ]
 
 LDBC = [
