@@ -213,8 +213,9 @@ static qv_expr *translate(qvg_planner *p, const qvg_node *e, const char *var, in
     case QVG_BINARY: {
       const char *key = NULL;
       col_class k = prop_column(p, e->kids[0], var, label, &key);
-      qvg_val v;
-      if (k == T_NONE || !const_val(p, e->kids[1], &v)) return NULL;
+      qvg_val v = qvg_null();
+      const qvg_node *list = e->op == QVG_OP_IN && e->kids[1]->kind == QVG_LIST ? e->kids[1] : NULL;
+      if (k == T_NONE || (!list && !const_val(p, e->kids[1], &v))) return NULL;
       if (e->op == QVG_OP_STARTS_WITH || e->op == QVG_OP_ENDS_WITH || e->op == QVG_OP_CONTAINS) {
         if (k != T_STRING) return NULL;
         qv_op o = e->op == QVG_OP_STARTS_WITH ? QV_OP_STARTS_WITH
@@ -226,7 +227,6 @@ static qv_expr *translate(qvg_planner *p, const qvg_node *e, const char *var, in
       if (e->op != QVG_OP_IN) return NULL;
       /* the list: a literal list of constants or a list parameter */
       int32_t n;
-      const qvg_node *list = e->kids[1]->kind == QVG_LIST ? e->kids[1] : NULL;
       if (list) n = list->n_kids;
       else if (v.t == QVG_V_LIST) n = v.n;
       else return NULL;
