@@ -23,6 +23,22 @@
  * column named `name`.  explain: "NodeScanExec: a:Person, rows=4". */
 qv_status qvg_op_node_scan(qv_exec_ctx *ctx, const qvg_store *st, int32_t label, const char *name, qv_exec_op **out,
                            qv_error *err);
+/* NodeScanExec over a dataset store with a filter the dataset scanner
+ * evaluates (qv_scanner: page statistics prune, scalar indices answer):
+ * the ids of the label's nodes whose rows it keeps, in row order.  filter
+ * is quiver's expression IR over the label's dataset columns, unbound
+ * (copied).  est >= 0 (estimated rows) and note (copied; nullable) are
+ * for explain: "NodeScanExec: a:Person, rows=4, filter=(age > 35),
+ * est=1.3". */
+typedef struct qvg_node_scan_spec {
+  int32_t label; /* -1: every node (no filter then) */
+  const char *name;
+  const qv_expr *filter; /* nullable; dataset stores only */
+  double est;            /* < 0: not shown */
+  const char *note;
+} qvg_node_scan_spec;
+qv_status qvg_op_node_scan_spec(qv_exec_ctx *ctx, const qvg_store *st, const qvg_node_scan_spec *spec, qv_exec_op **out,
+                                qv_error *err);
 /* RelScanExec: every relationship of the types (n_types 0: all types):
  * REL column rel_name, NODE columns src_name and dst_name.  The hash-join
  * plan's side of a hop. */

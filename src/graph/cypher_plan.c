@@ -255,7 +255,8 @@ qvg_cx *qvg_cx_cmp(qvg_planner *p, const uint8_t *op, qvg_cx *a, qvg_cx *b) {
 }
 
 /* {k: v, ...} of a pattern element as "col.k = v AND ...". */
-qv_status qvg_props_cx(qvg_planner *p, const qvg_scope *s, const char *col, const qvg_node *props, qvg_cx **out) {
+qv_status qvg_props_cx_skip(qvg_planner *p, const qvg_scope *s, const char *col, const qvg_node *props, uint64_t skip,
+                            qvg_cx **out) {
   *out = NULL;
   if (!props) return QV_OK;
   int32_t c = qvg_scope_col(s, col);
@@ -263,6 +264,7 @@ qv_status qvg_props_cx(qvg_planner *p, const qvg_scope *s, const char *col, cons
     return qvg_plan_fail(p, props, QV_ERR_UNSUPPORTED, "a property map parameter in a pattern is not supported");
   qvg_cx *all = NULL;
   for (int32_t i = 0; i < props->n_kids; i++) {
+    if (i < 64 && (skip >> i) & 1) continue;
     const qvg_node *en = props->kids[i];
     qvg_cx *prop = qvg_cx_new(p, QVG_CX_PROP, en, 1), *val;
     if (!prop) return QVG_NOMEM(p);
@@ -277,6 +279,10 @@ qv_status qvg_props_cx(qvg_planner *p, const qvg_scope *s, const char *col, cons
   }
   *out = all;
   return QV_OK;
+}
+
+qv_status qvg_props_cx(qvg_planner *p, const qvg_scope *s, const char *col, const qvg_node *props, qvg_cx **out) {
+  return qvg_props_cx_skip(p, s, col, props, 0, out);
 }
 
 /* The labels of a node pattern from index `from` on, as a LABELS test of col. */
@@ -305,6 +311,8 @@ static qv_status plan_single(qvg_planner *p, const qvg_node *q, qvg_scope *s, qv
   for (int32_t i = 0; i < q->n_kids; i++) {
     const qvg_node *cl = q->kids[i];
     if (returned) return qvg_plan_fail(p, cl, QV_ERR_INVALID, "RETURN can only be the last clause");
+    p->rest = (const qvg_node *const *)q->kids + i + 1; /* column pruning reads what comes after */
+    p->n_rest = q->n_kids - i - 1;
     switch (cl->kind) {
       case QVG_MATCH:
         if (cl->flags & QVG_F_OPTIONAL) {

@@ -79,6 +79,10 @@ typedef struct qvg_planner {
   int32_t n_locals, max_locals;
   const char *locals[QVG_CYPHER_MAX_DEPTH];
   int64_t hidden; /* counter for hidden names */
+  /* the expressions of the clauses after the one being planned (column
+   * pruning), NULL when unknown (inside a subquery) */
+  const qvg_node *const *rest;
+  int32_t n_rest;
   qvg_cleanup *cleanups;
   qv_error *err;
 } qvg_planner;
@@ -185,6 +189,9 @@ qvg_cx *qvg_cx_cmp(qvg_planner *p, const uint8_t *op, qvg_cx *a, qvg_cx *b);
 extern const uint8_t qvg_cmp_eq[1], qvg_cmp_ne[1]; /* ops for qvg_cx_cmp */
 /* {k: v, ...} of a pattern element as "col.k = v AND ..." (NULL: none). */
 qv_status qvg_props_cx(qvg_planner *p, const qvg_scope *s, const char *col, const qvg_node *props, qvg_cx **out);
+/* The same without the entries whose bit is set in skip (entry i: bit i). */
+qv_status qvg_props_cx_skip(qvg_planner *p, const qvg_scope *s, const char *col, const qvg_node *props, uint64_t skip,
+                            qvg_cx **out);
 /* The labels of a node pattern from index `from` on, as a LABELS test of col. */
 qv_status qvg_labels_cx(qvg_planner *p, const qvg_scope *s, const char *col, const qvg_node *labels, int32_t from,
                         qvg_cx **out);
@@ -201,6 +208,154 @@ qv_status qvg_plan_apply(qvg_planner *p, qvg_scope *s, qvg_apply_mode mode, cons
 bool qvg_has_subquery(const qvg_node *e);
 /* qvg_compile after planning the subqueries e holds as ApplyExecs. */
 qv_status qvg_compile_full(qvg_planner *p, qvg_scope *s, const qvg_node *e, qvg_cx **out);
+
+/* ---- the logical MATCH (cypher_plan_logical.c, cypher_plan_rules.c) ----
+ *
+ * Before a MATCH becomes operators it is a pattern graph: its paths'
+ * elements, the WHERE's conjuncts with the variables each reads, and the
+ * steps the lowering will take (a start per path, then its hops outwards).
+ * Rewrite rules, each a function of its own, decide on it: where a path
+ * starts (by estimated cardinality), where each conjunct runs, which
+ * conjuncts the dataset scanner can evaluate, which properties later
+ * expressions read.  cypher_plan_match.c then lowers it to the physical
+ * operators, doing what the rules decided. */
+
+#define QVG_MAX_CONJ 128
+#define QVG_MAX_CONJ_VARS 32
+
+/* Where a conjunct runs. */
+typedef enum qvg_conj_at {
+  QVG_AT_NONE = 0, /* not placed yet */
+  QVG_AT_SCAN,     /* the start's own filter (reads only the scanned node) */
+  QVG_AT_TARGET,   /* inside a hop: on the new node (maybe with bound variables) */
+  QVG_AT_EDGE,     /* inside a hop: on the new relationship alone */
+  QVG_AT_AFTER,    /* a CypherFilterExec right after its step */
+  QVG_AT_END       /* after the whole MATCH (reads variables from nowhere: compile errors name them) */
+} qvg_conj_at;
+
+typedef struct qvg_lconj {
+  const qvg_node *e;
+  const char *vars[QVG_MAX_CONJ_VARS];
+  int32_t n_vars;
+  bool sub; /* holds a subquery: never inside a scan or hop */
+  qvg_conj_at at;
+  int32_t step; /* the step it runs at (QVG_AT_END: none) */
+  int32_t seq;  /* placement order: conjuncts of one place are ANDed in it */
+  bool pushed;  /* evaluated by the dataset scanner (at == QVG_AT_SCAN) */
+  bool done;    /* lowering: compiled */
+} qvg_lconj;
+
+typedef enum qvg_step_kind {
+  QVG_STEP_SCAN,  /* a path starts at a node not bound: NodeScanExec of its label */
+  QVG_STEP_BOUND, /* a path starts at a bound node */
+  QVG_STEP_HOP    /* a hop from a bound node over one relationship pattern */
+} qvg_step_kind;
+
+typedef struct qvg_lstep {
+  qvg_step_kind kind;
+  int32_t path;
+  int32_t node;                   /* SCAN / BOUND: the element; HOP: the element reached */
+  int32_t rel;                    /* HOP: the relationship element; -1 otherwise */
+  int32_t from;                   /* HOP: the element it leaves */
+  bool reverse;                   /* HOP: walked against the pattern's order */
+  bool into;                      /* HOP: the element reached is bound already */
+  bool varlen;                    /* HOP: a *lo..hi relationship */
+  bool checks;                    /* the lowering filters the conjuncts ready after it */
+  const char *node_var, *rel_var; /* the variables it binds (NULL: anonymous or bound before) */
+  /* estimates: rows out of the step, and what made them */
+  double rows, fanout, sel;
+  /* SCAN: what the dataset scanner takes (qv_expr IR, owned; NULL: none):
+   * its property map entries (a bit per entry) and conjuncts (pushed) */
+  qv_expr *pushed;
+  uint64_t pushed_entries;
+} qvg_lstep;
+
+typedef struct qvg_lpath {
+  const qvg_node *ast; /* QVG_PATH */
+  int32_t root;        /* the element the lowering starts at */
+  int32_t first_step, n_steps;
+  /* the root rule's estimates: the cost (rows made over the path's steps)
+   * of starting at each node element, and of the label-size rule's choice */
+  double *costs; /* per element (odd ones unused), planner's arena */
+  int32_t size_root;
+  bool decided; /* the estimates chose another root than label sizes would */
+} qvg_lpath;
+
+typedef struct qvg_lmatch {
+  int32_t n_paths;
+  qvg_lpath *paths;
+  int32_t n_steps;
+  qvg_lstep *steps;
+  int32_t n_conj;
+  qvg_lconj conj[QVG_MAX_CONJ];
+  /* column pruning: per variable of the MATCH, the property keys later
+   * expressions read (all: it is used whole) */
+  int32_t n_reads;
+  struct qvg_lreads {
+    const char *var;
+    bool whole;
+    int32_t n_keys;
+    const char *keys[16];
+  } reads[64];
+  /* lowering: the relationship columns bound so far (uniqueness) */
+  const char *rels[QVG_MAX_COLS];
+  int32_t n_rels;
+} qvg_lmatch;
+
+/* Builds the logical MATCH over the scope: paths and the WHERE's
+ * conjuncts (cypher_plan_logical.c).  *out is qv_calloc'd: free with
+ * qvg_lmatch_free. */
+qv_status qvg_lmatch_build(qvg_planner *p, const qvg_scope *s, const qvg_node *const *paths, int32_t n_paths,
+                           const qvg_node *where, qvg_lmatch **out);
+void qvg_lmatch_free(qvg_lmatch *m);
+/* The keys of var that later expressions read (prune_columns), or -1
+ * when it is used whole. */
+int32_t qvg_lmatch_reads(const qvg_lmatch *m, const char *var, const char *const **keys);
+/* Whether var is bound once step k is done (-1: before the first): the
+ * scope's, or bound by a step up to k, or a path variable whose path ended
+ * before step k. */
+bool qvg_lmatch_bound(const qvg_planner *p, const qvg_scope *s, const qvg_lmatch *m, int32_t k, const char *var);
+/* The path element (QVG_NODE / QVG_REL) of a step's path. */
+const qvg_node *qvg_lmatch_elem(const qvg_lmatch *m, int32_t path, int32_t i);
+
+/* The rewrite rules (cypher_plan_rules.c), run in this order by
+ * qvg_lmatch_plan. */
+qv_status qvg_rule_choose_roots(qvg_planner *p, const qvg_scope *s, qvg_lmatch *m);
+qv_status qvg_rule_place_conjuncts(qvg_planner *p, const qvg_scope *s, qvg_lmatch *m);
+qv_status qvg_rule_push_scan_filters(qvg_planner *p, const qvg_scope *s, qvg_lmatch *m);
+qv_status qvg_rule_prune_columns(qvg_planner *p, const qvg_scope *s, qvg_lmatch *m);
+/* Every rule over m. */
+qv_status qvg_lmatch_plan(qvg_planner *p, const qvg_scope *s, qvg_lmatch *m);
+
+/* ---- estimates (cypher_plan_estimate.c) ---- */
+
+/* Nodes with the pattern element's label (every node without one; 0 for
+ * a label the store does not have). */
+double qvg_estimate_nodes(qvg_planner *p, const qvg_node *el);
+/* The share of those nodes the element's own filters keep: its property
+ * map and the conjuncts of m reading only its variable.  A unique id equal
+ * to a constant keeps one node; other conjuncts the dataset's scalar
+ * indices (their value counts) and page statistics estimate where they
+ * can; the rest count a fixed selectivity (docs/cypher.md). */
+double qvg_estimate_own_sel(qvg_planner *p, const qvg_lmatch *m, const qvg_node *el);
+/* Expected relationships per node over the hop rel traversed in direction
+ * dir (QVG_DIR_*): relationships / distinct nodes they leave, summed over
+ * its types (the CSR's offsets). */
+double qvg_estimate_fanout(qvg_planner *p, const qvg_node *rel, int dir);
+/* The share of a hop's far ends that have the labels of the node pattern
+ * to (1 over datasets when the type's far end has the label). */
+double qvg_estimate_label_frac(qvg_planner *p, const qvg_node *rel, int dir, const qvg_node *to);
+
+/* ---- pushdown into the dataset scanner (cypher_plan_push.c) ---- */
+
+/* The conjunct e (reading only the node variable var of label `label`)
+ * as quiver's expression IR over the label's dataset columns, when the
+ * translation is exact under Cypher's semantics (see the file); NULL when
+ * it is not (or memory ran out: then *err_st is set). */
+qv_expr *qvg_push_translate(qvg_planner *p, const qvg_node *e, const char *var, int32_t label, qv_status *err_st);
+/* The property map entry `key: value` of a node pattern as `key = value`
+ * in the IR, or NULL as qvg_push_translate. */
+qv_expr *qvg_push_translate_entry(qvg_planner *p, const qvg_node *entry, int32_t label, qv_status *err_st);
 
 /* ---- cypher_plan_match.c ---- */
 

@@ -1,80 +1,70 @@
-/* The Cypher planner's MATCH: each path starts at a bound node, or else at
- * the node whose label has the fewest nodes, and walks outwards one hop at
- * a time: CsrExpandExec when the CSR can take the hop, or (use_csr=false)
- * a HashJoinExec against a RelScanExec of the relationship table (one
- * branch per length over a SpoolExec for a var-length hop); both produce
- * the same columns and rows.  A WHERE is split into conjuncts and each
- * runs as soon as the variables it reads are bound, inside the expansion
- * when it reads only the new node or only the new relationship. */
+/* The Cypher planner's MATCH: the lowering of a logical MATCH
+ * (cypher_plan_logical.c, after the rules of cypher_plan_rules.c) to
+ * operators.  Each path starts at the root the rules chose, a scan of its
+ * label (NodeScanExec, with the filter the dataset scanner takes) or a
+ * bound node, and walks outwards one hop at a time: CsrExpandExec when the
+ * CSR can take the hop, or (use_csr=false) a HashJoinExec against a
+ * RelScanExec of the relationship table (one branch per length over a
+ * SpoolExec for a var-length hop); both produce the same columns and rows.
+ * Each WHERE conjunct runs where the rules placed it: inside the scan,
+ * inside a hop (on the new node or relationship), or as a CypherFilterExec
+ * after a step. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "graph/cypher_plan_int.h"
 
-#define MAX_CONJ 128
+/* ---- the conjuncts the rules placed ---- */
 
-/* ---- MATCH ------------------------------------------------------------------------- */
-
-typedef struct conj {
-  const qvg_node *e;
-  const char *vars[32];
-  int32_t n_vars;
-  bool done, sub;
-} conj;
-
-typedef struct match_state {
-  conj c[MAX_CONJ];
-  int32_t n;
-  const char *rels[QVG_MAX_COLS]; /* relationship columns bound by this MATCH (uniqueness) */
-  int32_t n_rels;
-  int shortest; /* the path being planned: QVG_PATH_SHORTEST / _ALL_SHORTEST, or 0 */
-} match_state;
-
-static void split_where(match_state *m, const qvg_node *e) {
-  if (!e) return;
-  if (e->kind == QVG_AND && m->n < MAX_CONJ - 1) {
-    split_where(m, e->kids[0]);
-    split_where(m, e->kids[1]);
-    return;
-  }
-  conj *c = &m->c[m->n++];
-  memset(c, 0, sizeof *c);
-  c->e = e;
-  qvg_vars_of(e, c->vars, &c->n_vars, 32);
-  c->sub = qvg_has_subquery(e);
-}
-
-static bool conj_ready(const conj *c, const qvg_scope *s) {
-  for (int32_t i = 0; i < c->n_vars; i++)
-    if (!qvg_scope_var(s, c->vars[i])) return false;
-  return true;
-}
-
-static qv_status apply_ready(qvg_planner *p, qvg_scope *s, match_state *m) {
-  for (int32_t i = 0; i < m->n; i++) {
-    conj *c = &m->c[i];
-    if (c->done || !conj_ready(c, s)) continue;
-    c->done = true;
-    qvg_cx *x;
-    QV_RETURN_NOT_OK(qvg_compile_full(p, s, c->e, &x));
-    QV_RETURN_NOT_OK(qvg_add_filter(p, s, x));
-  }
-  return QV_OK;
-}
-
-/* AND of the conjuncts that read only the variable `var` (and no
- * subquery), marked done; compiled against s. */
-static qv_status conj_only(qvg_planner *p, const qvg_scope *s, match_state *m, const char *var, qvg_cx **out) {
-  for (int32_t i = 0; i < m->n; i++) {
-    conj *c = &m->c[i];
-    if (c->done || c->sub || c->n_vars != 1 || strcmp(c->vars[0], var) != 0) continue;
+/* AND of the conjuncts placed at step k as `at`, compiled against s,
+ * marked done (those the scanner takes only marked). */
+static qv_status take(qvg_planner *p, const qvg_scope *s, qvg_lmatch *m, int32_t k, qvg_conj_at at, qvg_cx **out) {
+  for (int32_t seq = 0;; seq++) {
+    qvg_lconj *c = NULL;
+    for (int32_t i = 0; i < m->n_conj && !c; i++)
+      if (m->conj[i].seq == seq && m->conj[i].at) c = &m->conj[i];
+    if (!c) return QV_OK;
+    if (c->done || c->at != at || c->step != k) continue;
+    if (c->pushed) { /* in the scan's filter */
+      c->done = true;
+      continue;
+    }
     qvg_cx *x;
     QV_RETURN_NOT_OK(qvg_compile(p, s, c->e, &x));
     c->done = true;
     if (!(*out = qvg_cx_bin(p, QVG_CX_AND, *out, x))) return QVG_NOMEM(p);
   }
-  return QV_OK;
+}
+
+static bool in_scope(const qvg_scope *s, const qvg_lconj *c) {
+  for (int32_t i = 0; i < c->n_vars; i++)
+    if (!qvg_scope_var(s, c->vars[i])) return false;
+  return true;
+}
+
+/* The conjuncts placed after step k, each a CypherFilterExec (one the
+ * scope cannot compile yet waits for the next step: the rules and the
+ * lowering agree on what is bound, this only keeps a disagreement from
+ * failing the query). */
+static qv_status after(qvg_planner *p, qvg_scope *s, qvg_lmatch *m, int32_t k) {
+  for (int32_t seq = 0;; seq++) {
+    qvg_lconj *c = NULL;
+    for (int32_t i = 0; i < m->n_conj && !c; i++)
+      if (m->conj[i].seq == seq && m->conj[i].at) c = &m->conj[i];
+    if (!c) return QV_OK;
+    if (c->done || c->at != QVG_AT_AFTER || c->step != k) continue;
+    if (!in_scope(s, c)) {
+      c->step = k + 1 < m->n_steps ? k + 1 : -1;
+      if (c->step < 0) c->at = QVG_AT_END;
+      continue;
+    }
+    c->done = true;
+    qvg_cx *x;
+    QV_RETURN_NOT_OK(qvg_compile_full(p, s, c->e, &x));
+    QV_RETURN_NOT_OK(qvg_add_filter(p, s, x));
+  }
 }
 
 /* A pattern element's column: its variable's name, or a hidden one when
@@ -140,7 +130,7 @@ qv_status qvg_node_col(qvg_planner *p, qvg_scope *s, const char *var, const char
 }
 
 /* Uniqueness of the relationship column rel against the MATCH's others. */
-static qv_status unique_cx(qvg_planner *p, const qvg_scope *s, const match_state *m, int32_t rel, qvg_cx **out) {
+static qv_status unique_cx(qvg_planner *p, const qvg_scope *s, const qvg_lmatch *m, int32_t rel, qvg_cx **out) {
   for (int32_t i = 0; i < m->n_rels; i++) {
     int32_t c = qvg_scope_col(s, m->rels[i]);
     if (c < 0 || c == rel) continue;
@@ -160,6 +150,7 @@ static qv_status unique_cx(qvg_planner *p, const qvg_scope *s, const match_state
 }
 
 typedef struct hop {
+  int32_t k; /* its step */
   const qvg_node *rel, *to;
   const char *from_col; /* NODE column the hop leaves */
   const char *rel_name, *to_name;
@@ -194,10 +185,10 @@ static qv_status scope_plus(qvg_planner *p, const qvg_scope *s, const char *cons
   return QV_OK;
 }
 
-/* The filters a hop can take along: on the new node (extra labels, its
- * property map, conjuncts on it alone) and on the relationship (its map,
- * conjuncts on it alone unless var-length). */
-static qv_status hop_filters(qvg_planner *p, const qvg_scope *t, match_state *m, const hop *h, qvg_cx **target,
+/* The filters a hop takes along: on the new node (extra labels, its
+ * property map, the conjuncts placed on it) and on the relationship (its
+ * map, the conjuncts placed on it). */
+static qv_status hop_filters(qvg_planner *p, const qvg_scope *t, qvg_lmatch *m, const hop *h, qvg_cx **target,
                              qvg_cx **edge) {
   *target = *edge = NULL;
   if (!h->into) {
@@ -206,32 +197,15 @@ static qv_status hop_filters(qvg_planner *p, const qvg_scope *t, match_state *m,
     *target = x;
     QV_RETURN_NOT_OK(qvg_props_cx(p, t, h->to_name, h->to->kids[1], &x));
     if (x && !(*target = qvg_cx_bin(p, QVG_CX_AND, *target, x))) return QVG_NOMEM(p);
-    if (h->to->str) QV_RETURN_NOT_OK(conj_only(p, t, m, h->to->str, target));
-    /* and conjuncts that join it with what is bound (a <> c): evaluated per
-     * candidate inside the hop instead of on every row after it */
-    for (int32_t i = 0; i < m->n; i++) {
-      conj *c = &m->c[i];
-      if (c->done || c->sub || !conj_ready(c, t)) continue;
-      bool reads_new = false, reads_list = false;
-      for (int32_t v = 0; v < c->n_vars; v++) {
-        reads_new |= h->to->str && strcmp(c->vars[v], h->to->str) == 0;
-        reads_list |= h->varlen && h->rel->str && strcmp(c->vars[v], h->rel->str) == 0;
-      }
-      if (!reads_new || reads_list) continue;
-      qvg_cx *cj;
-      QV_RETURN_NOT_OK(qvg_compile(p, t, c->e, &cj));
-      c->done = true;
-      if (!(*target = qvg_cx_bin(p, QVG_CX_AND, *target, cj))) return QVG_NOMEM(p);
-    }
+    QV_RETURN_NOT_OK(take(p, t, m, h->k, QVG_AT_TARGET, target));
   }
   qvg_cx *x = NULL;
   QV_RETURN_NOT_OK(qvg_props_cx(p, t, h->rel_name, h->rel->kids[1], &x));
   *edge = x;
-  if (!h->varlen && h->rel->str) QV_RETURN_NOT_OK(conj_only(p, t, m, h->rel->str, edge));
-  return QV_OK;
+  return take(p, t, m, h->k, QVG_AT_EDGE, edge);
 }
 
-static qv_status hop_csr(qvg_planner *p, qvg_scope *s, match_state *m, hop *h) {
+static qv_status hop_csr(qvg_planner *p, qvg_scope *s, qvg_lmatch *m, hop *h) {
   const char *names[2] = {h->rel_name, h->to_name};
   qvg_colkind kinds[2] = {h->varlen ? QVG_COL_VALUE : QVG_COL_REL, QVG_COL_NODE};
   qvg_scope t;
@@ -337,7 +311,7 @@ static qv_status join_one(qvg_planner *p, qvg_scope *s, const hop *h, const char
   return qvg_select_cols(p, s, cols, names, n);
 }
 
-static qv_status hop_join(qvg_planner *p, qvg_scope *s, match_state *m, hop *h) {
+static qv_status hop_join(qvg_planner *p, qvg_scope *s, qvg_lmatch *m, hop *h) {
   int32_t n_in = s->n_cols;
   if (!h->varlen) {
     QV_RETURN_NOT_OK(join_one(p, s, h, h->from_col, h->rel_name, h->to_name, h->into, h->to_col));
@@ -447,13 +421,12 @@ static qv_status hop_join(qvg_planner *p, qvg_scope *s, match_state *m, hop *h) 
   return QV_OK;
 }
 
-/* The hop over rel from the node column from_col to the node pattern to. */
 /* shortestPath / allShortestPaths: one ShortestPathExec over the CSR (or,
  * without it, over an adjacency it builds from the relationships), the
  * end's conditions as a filter above it (each pair's shortest paths do
  * not depend on which ends are kept); conditions on the relationships
  * would change which paths are shortest, and are refused for now. */
-static qv_status hop_shortest(qvg_planner *p, qvg_scope *s, match_state *m, hop *h) {
+static qv_status hop_shortest(qvg_planner *p, qvg_scope *s, qvg_lmatch *m, hop *h) {
   const char *names[2] = {h->rel_name, h->to_name};
   qvg_colkind kinds[2] = {QVG_COL_VALUE, QVG_COL_NODE};
   qvg_scope t;
@@ -499,10 +472,14 @@ static qv_status hop_shortest(qvg_planner *p, qvg_scope *s, match_state *m, hop 
   return QV_OK;
 }
 
-static qv_status plan_hop(qvg_planner *p, qvg_scope *s, match_state *m, const qvg_node *rel, const char *rel_name,
-                          const char *from_col, const qvg_node *to, const char *to_name, bool reverse) {
+/* The hop over rel from the node column from_col to the node pattern to
+ * (shortest: the path's QVG_PATH_* kind when it is a shortest path). */
+static qv_status plan_hop(qvg_planner *p, qvg_scope *s, qvg_lmatch *m, int32_t k, const qvg_node *rel,
+                          const char *rel_name, const char *from_col, const qvg_node *to, const char *to_name,
+                          bool reverse, int shortest) {
   hop h;
   memset(&h, 0, sizeof h);
+  h.k = k;
   h.rel = rel;
   h.to = to;
   h.from_col = from_col;
@@ -522,7 +499,7 @@ static qv_status plan_hop(qvg_planner *p, qvg_scope *s, match_state *m, const qv
   }
   QV_RETURN_NOT_OK(rel_types(p, rel, &h.types, &h.n_types, &h.impossible));
   h.varlen = (rel->flags & QVG_F_VARLEN) != 0;
-  h.shortest = m->shortest;
+  h.shortest = shortest;
   if (h.shortest) {
     /* a shortest path is a list of relationships, *1.. unless written */
     h.lo = !h.varlen ? 1 : rel->i0 < 0 ? 1 : rel->i0;
@@ -589,19 +566,40 @@ static qv_status plan_hop(qvg_planner *p, qvg_scope *s, match_state *m, const qv
     if ((f = qvg_cx_bin(p, QVG_CX_AND, f, x))) QV_RETURN_NOT_OK(qvg_add_filter(p, s, f));
   }
   if (m->n_rels < QVG_MAX_COLS) m->rels[m->n_rels++] = rel_name;
-  return apply_ready(p, s, m);
+  return after(p, s, m, k);
 }
 
-/* Starts a path at node el (not bound): a scan of its label with its own
- * filters, crossed with what came before. */
-static qv_status plan_start(qvg_planner *p, qvg_scope *s, match_state *m, const qvg_node *el, const char *name) {
+/* What explain says of a scan the estimates decided: its rows, and the
+ * path's estimated rows against those of the label-size rule's root. */
+static qv_status scan_note(qvg_planner *p, const qvg_lmatch *m, const qvg_lstep *st, qvg_node_scan_spec *sp) {
+  const qvg_lpath *pa = &m->paths[st->path];
+  const qvg_node *el = qvg_lmatch_elem(m, st->path, st->node);
+  if (!st->pushed && !pa->decided) return QV_OK;
+  sp->est = qvg_estimate_nodes(p, el) * qvg_estimate_own_sel(p, m, el);
+  if (!pa->decided) return QV_OK;
+  const qvg_node *other = qvg_lmatch_elem(m, st->path, pa->size_root);
+  char buf[256];
+  snprintf(buf, sizeof buf, "root by estimate: path rows %.3g < %.3g from %s", pa->costs[st->node],
+           pa->costs[pa->size_root], other->str ? other->str : "its anonymous node");
+  if (!(sp->note = qvg_pstrdup(p, buf, strlen(buf)))) return QVG_NOMEM(p);
+  return QV_OK;
+}
+
+/* Starts a path at node el (not bound), step k: a scan of its label with
+ * its own filters (what the rules pushed into the scan, the rest as a
+ * CypherFilterExec right above), crossed with what came before. */
+static qv_status plan_start(qvg_planner *p, qvg_scope *s, qvg_lmatch *m, int32_t k, const qvg_node *el,
+                            const char *name) {
+  const qvg_lstep *step = &m->steps[k];
   int32_t label;
   QV_RETURN_NOT_OK(label_index(p, el->kids[0], 0, &label));
   bool impossible = el->kids[0] && label < 0;
   qvg_scope ns;
   memset(&ns, 0, sizeof ns);
   qv_exec_op *scan;
-  QV_RETURN_NOT_OK(qvg_op_node_scan(p->ctx, p->st, impossible ? -1 : label, name, &scan, p->err));
+  qvg_node_scan_spec sp = {impossible ? -1 : label, name, impossible ? NULL : step->pushed, -1, NULL};
+  QV_RETURN_NOT_OK(scan_note(p, m, step, &sp));
+  QV_RETURN_NOT_OK(qvg_op_node_scan_spec(p->ctx, p->st, &sp, &scan, p->err));
   qvg_colkind nk = QVG_COL_NODE;
   QV_RETURN_NOT_OK(qvg_adopt_all(p, &ns, scan, &nk, 1));
   QV_RETURN_NOT_OK(qvg_add_var(p, &ns, name, name, label));
@@ -610,15 +608,16 @@ static qv_status plan_start(qvg_planner *p, qvg_scope *s, match_state *m, const 
   f = qvg_cx_bin(p, QVG_CX_AND, f, x);
   x = NULL;
   /* a property map that reads other variables ({year: event.year}) waits
-   * for the cross join */
+   * for the cross join (its constant entries may be in the scan) */
   const char *reads[32];
   int32_t n_reads = 0;
   qvg_vars_of(el->kids[1], reads, &n_reads, 32);
   bool own = n_reads == 0 || (n_reads == 1 && el->str && strcmp(reads[0], el->str) == 0);
-  qv_status st = own ? qvg_props_cx(p, &ns, name, el->kids[1], &x) : QV_OK;
+  uint64_t skip = impossible ? 0 : step->pushed_entries;
+  qv_status st = own ? qvg_props_cx_skip(p, &ns, name, el->kids[1], skip, &x) : QV_OK;
   if (st == QV_OK) {
     f = qvg_cx_bin(p, QVG_CX_AND, f, x);
-    if (el->str) st = conj_only(p, &ns, m, el->str, &f);
+    st = take(p, &ns, m, k, QVG_AT_SCAN, &f);
   }
   if (st == QV_OK && f) st = qvg_add_filter(p, &ns, f);
   if (st != QV_OK) {
@@ -636,24 +635,15 @@ static qv_status plan_start(qvg_planner *p, qvg_scope *s, match_state *m, const 
   QV_RETURN_NOT_OK(qvg_add_var(p, s, name, name, label));
   if (!own) {
     x = NULL;
-    QV_RETURN_NOT_OK(qvg_props_cx(p, s, name, el->kids[1], &x));
+    QV_RETURN_NOT_OK(qvg_props_cx_skip(p, s, name, el->kids[1], skip, &x));
     if (x) QV_RETURN_NOT_OK(qvg_add_filter(p, s, x));
   }
   return QV_OK;
 }
 
-static int64_t start_cost(qvg_planner *p, const qvg_node *el) {
-  int32_t label = -1;
-  if (el->kids[0] && el->kids[0]->n_kids) {
-    label = qvg_store_label(p->st, el->kids[0]->kids[0]->str);
-    if (label < 0) return 0; /* matches nothing: cheapest */
-  }
-  int64_t n = qvg_store_node_count(p->st, label);
-  if (el->kids[1]) n = n / 10 + 1;
-  return n;
-}
-
-static qv_status plan_path(qvg_planner *p, qvg_scope *s, match_state *m, const qvg_node *path) {
+static qv_status plan_path(qvg_planner *p, qvg_scope *s, qvg_lmatch *m, int32_t j) {
+  const qvg_lpath *pa = &m->paths[j];
+  const qvg_node *path = pa->ast;
   int32_t n = path->n_kids;
   const char **names = qvg_arena_alloc(p->arena, (size_t)n * sizeof *names);
   if (!names) return QVG_NOMEM(p);
@@ -662,19 +652,11 @@ static qv_status plan_path(qvg_planner *p, qvg_scope *s, match_state *m, const q
   if (path->op != QVG_PATH_PLAIN && n != 3)
     return qvg_plan_fail(p, path, QV_ERR_INVALID, "%s needs a pattern of one relationship between two nodes",
                          path->op == QVG_PATH_SHORTEST ? "shortestPath" : "allShortestPaths");
-  m->shortest = path->op;
-  /* start at the first bound node, else at the cheapest */
-  int32_t start = -1;
-  for (int32_t i = 0; i < n && start < 0; i += 2)
-    if (path->kids[i]->str && qvg_scope_var(s, path->kids[i]->str)) start = i;
-  if (start < 0) {
-    int64_t best = -1;
-    for (int32_t i = 0; i < n; i += 2) {
-      int64_t c = start_cost(p, path->kids[i]);
-      if (best < 0 || c < best) best = c, start = i;
-    }
-    QV_RETURN_NOT_OK(plan_start(p, s, m, path->kids[start], names[start]));
-    QV_RETURN_NOT_OK(apply_ready(p, s, m));
+  /* the root the rules chose, then the hops in their order */
+  int32_t k = pa->first_step, start = pa->root;
+  if (m->steps[k].kind == QVG_STEP_SCAN) {
+    QV_RETURN_NOT_OK(plan_start(p, s, m, k, path->kids[start], names[start]));
+    QV_RETURN_NOT_OK(after(p, s, m, k));
   } else {
     const qvg_node *el = path->kids[start];
     const char *col;
@@ -690,17 +672,13 @@ static qv_status plan_path(qvg_planner *p, qvg_scope *s, match_state *m, const q
   const char **cols = qvg_arena_alloc(p->arena, (size_t)n * sizeof *cols);
   if (!cols) return QVG_NOMEM(p);
   for (int32_t i = 0; i < n; i++) cols[i] = names[i];
-  for (int32_t i = start; i + 2 < n; i += 2) {
-    const qvg_node *to = path->kids[i + 2];
+  for (k = pa->first_step + 1; k < pa->first_step + pa->n_steps; k++) {
+    const qvg_lstep *st = &m->steps[k];
+    const qvg_node *from_el = path->kids[st->from];
     const char *from;
-    QV_RETURN_NOT_OK(qvg_node_col(p, s, path->kids[i]->str ? path->kids[i]->str : names[i], &from));
-    QV_RETURN_NOT_OK(plan_hop(p, s, m, path->kids[i + 1], names[i + 1], from, to, names[i + 2], false));
-  }
-  for (int32_t i = start; i - 2 >= 0; i -= 2) {
-    const qvg_node *to = path->kids[i - 2];
-    const char *from;
-    QV_RETURN_NOT_OK(qvg_node_col(p, s, path->kids[i]->str ? path->kids[i]->str : names[i], &from));
-    QV_RETURN_NOT_OK(plan_hop(p, s, m, path->kids[i - 1], names[i - 1], from, to, names[i - 2], true));
+    QV_RETURN_NOT_OK(qvg_node_col(p, s, from_el->str ? from_el->str : names[st->from], &from));
+    QV_RETURN_NOT_OK(plan_hop(p, s, m, k, path->kids[st->rel], names[st->rel], from, path->kids[st->node],
+                              names[st->node], st->reverse, path->op));
   }
   for (int32_t i = 0; i < n; i++) {
     const qvg_pvar *v = qvg_scope_var(s, path->kids[i]->str ? path->kids[i]->str : names[i]);
@@ -723,21 +701,20 @@ static qv_status plan_path(qvg_planner *p, qvg_scope *s, match_state *m, const q
 
 qv_status qvg_plan_match(qvg_planner *p, qvg_scope *s, const qvg_node *const *paths, int32_t n_paths,
                          const qvg_node *where) {
-  match_state *m = qv_calloc(1, sizeof *m);
-  if (!m) return QVG_NOMEM(p);
-  split_where(m, where);
-  qv_status st = QV_OK;
-  for (int32_t i = 0; i < n_paths && st == QV_OK; i++) st = plan_path(p, s, m, paths[i]);
+  qvg_lmatch *m;
+  QV_RETURN_NOT_OK(qvg_lmatch_build(p, s, paths, n_paths, where, &m));
+  qv_status st = qvg_lmatch_plan(p, s, m);
+  for (int32_t j = 0; j < n_paths && st == QV_OK; j++) st = plan_path(p, s, m, j);
   /* what is left reads variables from nowhere in this MATCH: compile
    * errors name them */
-  for (int32_t i = 0; i < m->n && st == QV_OK; i++) {
-    if (m->c[i].done) continue;
-    m->c[i].done = true;
+  for (int32_t i = 0; i < m->n_conj && st == QV_OK; i++) {
+    if (m->conj[i].done) continue;
+    m->conj[i].done = true;
     qvg_cx *x;
     if (st == QV_OK) st = qvg_ensure_op(p, s);
-    if (st == QV_OK) st = qvg_compile_full(p, s, m->c[i].e, &x);
+    if (st == QV_OK) st = qvg_compile_full(p, s, m->conj[i].e, &x);
     if (st == QV_OK) st = qvg_add_filter(p, s, x);
   }
-  qv_free(m);
+  qvg_lmatch_free(m);
   return st;
 }

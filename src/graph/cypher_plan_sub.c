@@ -36,6 +36,9 @@ static qv_status sub_build(void *argp, qv_exec_op *input, qv_exec_op **out, qv_e
   qv_error *saved_err = p->err;
   int32_t saved_bound = p->n_bound;
   int64_t saved_hidden = p->hidden;
+  const qvg_node *const *saved_rest = p->rest;
+  int32_t saved_n_rest = p->n_rest;
+  p->rest = NULL; /* a subquery's later uses are not known here */
   p->hidden = a->hidden_base;
   *out = NULL;
   if (!a->dry) {
@@ -56,6 +59,8 @@ static qv_status sub_build(void *argp, qv_exec_op *input, qv_exec_op **out, qv_e
   p->arena = saved_arena;
   p->err = saved_err;
   p->n_bound = saved_bound;
+  p->rest = saved_rest;
+  p->n_rest = saved_n_rest;
   if (p->hidden < saved_hidden) p->hidden = saved_hidden;
   if (st != QV_OK) {
     qv_exec_destroy(s.op);

@@ -156,6 +156,43 @@ bool qvg_store_degrees(const qvg_store *st, int32_t type, qvg_direction dir, qvg
   return c->offsets != NULL;
 }
 
+/* ---- statistics ---- */
+
+double qvg_store_fanout(const qvg_store *st, int32_t type, qvg_direction dir) {
+  if (type < 0 || type >= st->n_types) return 0;
+  if (st->g) {
+    qvg_degree_stats d;
+    qvg_degree(st->g, type, dir, &d);
+    int64_t edges = qvg_type_count(st->g, type);
+    return d.with_edges > 0 ? (double)edges / (double)d.with_edges : 0;
+  }
+  /* memory store: the distinct ends, by a bitmap over the node ids */
+  int64_t n_nodes = qvg_store_node_count(st, -1), rels = 0, distinct = 0;
+  uint8_t *seen = qv_calloc((size_t)(n_nodes / 8 + 1), 1);
+  if (!seen) return 1;
+  int64_t cursor = 0, ids[256], n;
+  while ((n = qvg_store_rels(st, type, &cursor, ids, 256)) > 0)
+    for (int64_t i = 0; i < n; i++) {
+      int64_t end = dir == QVG_OUT ? qvg_store_rel_src(st, ids[i]) : qvg_store_rel_dst(st, ids[i]);
+      rels++;
+      if (end < 0 || end >= n_nodes || (seen[end / 8] >> (end % 8)) & 1) continue;
+      seen[end / 8] |= (uint8_t)(1u << (end % 8));
+      distinct++;
+    }
+  qv_free(seen);
+  return distinct ? (double)rels / (double)distinct : 0;
+}
+
+double qvg_store_selectivity(const qvg_store *st, int32_t label, const qv_expr *filter, double dflt) {
+  if (!filter) return 1;
+  if (st->g && label >= 0 && label < st->n_labels) return qvg_ds_selectivity(st, label, filter, dflt);
+  const qv_expr *conj[64];
+  int32_t n = qv_expr_conjuncts(filter, conj, 64);
+  double s = 1;
+  for (int32_t i = 0; i < n; i++) s *= dflt;
+  return s;
+}
+
 qv_status qvg_store_prepare(qvg_store *st, qv_error *err) {
   return st->mem ? qvg_mem_prepare(st, err) : qvg_ds_prepare(st, err);
 }

@@ -20,6 +20,7 @@
 
 #include "graph/cypher_value.h"
 #include "graph/graph_int.h"
+#include "quiver/expr.h"
 
 #define QVG_ID_SHIFT 40
 #define QVG_ID_MASK ((INT64_C(1) << QVG_ID_SHIFT) - 1)
@@ -35,6 +36,9 @@ struct qvg_store {
   char **labels;
   int32_t n_types;
   char **types;
+  /* Tests and measurements: node filters stay in CypherFilterExec instead
+   * of going to the dataset scanner (false: the planner pushes them). */
+  bool no_pushdown;
 };
 
 /* Creates an empty memory store / a store over an open graph (borrowed:
@@ -125,6 +129,20 @@ static inline int64_t qvg_degree_of(const qvg_degrees *d, int64_t node) {
   int64_t pos = node - d->base;
   return pos >= 0 && pos < d->n_nodes ? (int64_t)(d->offsets[pos + 1] - d->offsets[pos]) : 0;
 }
+/* ---- statistics, for the planner's estimates ---- */
+
+/* Relationships of the type per distinct node they leave in direction dir
+ * (the expected fan-out of a hop; 0 when the type has none).  Dataset
+ * store: the catalog's degree statistics; memory store: counted. */
+double qvg_store_fanout(const qvg_store *st, int32_t type, qvg_direction dir);
+/* The share of the label's nodes the filter (quiver's expression IR over
+ * the label's dataset columns, unbound) keeps, estimated per conjunct from
+ * the dataset's scalar indices (their value counts: qv_index_estimate_rows)
+ * or else its page statistics (min / max / null counts, values taken as
+ * spread evenly between a page's bounds); a conjunct neither answers
+ * counts `dflt`.  Dataset stores only (memory stores: dflt per conjunct). */
+double qvg_store_selectivity(const qvg_store *st, int32_t label, const qv_expr *filter, double dflt);
+
 /* Prepares adjacency for queries (memory store: rebuilds the CSR of every
  * type after changes).  Called by the planner before a query runs; the
  * lookups above are then read-only and safe from several threads. */

@@ -9,9 +9,12 @@
  * edge row's two ends (from the forward CSR).  Loads happen under one
  * mutex and publish with release stores, so lookups from several threads
  * are safe at any time; qvg_store_prepare is then a no-op. */
+#include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
+
+#include "quiver/index.h"
 
 #include "graph/gstore_int.h"
 
@@ -437,4 +440,131 @@ qvg_adj qvg_ds_adj(const qvg_store *st, int32_t type, qvg_direction dir, int64_t
   adj.nbr_base = (int64_t)to << QVG_ID_SHIFT;
   adj.rel_base = (int64_t)type << QVG_ID_SHIFT;
   return adj;
+}
+
+/* ---- statistics ---- */
+
+/* What the page statistics of a label's dataset say of one comparison
+ * `column OP literal` (bound): the rows of each page its bounds admit, the
+ * values taken as spread evenly between them.  -1: they say nothing. */
+typedef struct page_est {
+  int64_t rows;    /* rows of the pages read */
+  double matching; /* estimated rows kept */
+} page_est;
+
+static double num_of(const qv_scalar *s) {
+  if (qv_type_is_floating(s->type.id)) return s->v.f;
+  return qv_type_is_signed(s->type.id) ? (double)s->v.i : (double)s->v.u;
+}
+
+static bool numeric(qv_type_id id) { return qv_type_is_integer(id) || qv_type_is_floating(id); }
+
+/* The share of a page's non-null values v (bounds lo..hi) that `x OP lit`
+ * keeps. */
+static double page_share(qv_op op, double lo, double hi, double x, bool integer, double v) {
+  double eq;
+  if (x < lo || x > hi) eq = 0;
+  else if (hi == lo) eq = 1;
+  else eq = integer ? 1.0 / fmin(v, hi - lo + 1) : 1.0 / fmax(1.0, v);
+  double below = hi > lo ? fmin(1, fmax(0, (x - lo) / (hi - lo))) : (x > lo ? 1 : 0); /* share < x (about) */
+  switch (op) {
+    case QV_OP_EQ: return eq;
+    case QV_OP_NE: return 1 - eq;
+    case QV_OP_LT: return fmax(0, below - (x <= hi && x >= lo && hi == lo ? 1 : 0));
+    case QV_OP_LE: return fmin(1, below + eq);
+    case QV_OP_GT: return fmax(0, 1 - below - eq);
+    case QV_OP_GE: return 1 - below;
+    default: return -1;
+  }
+}
+
+static double pages_selectivity(const qv_dataset *ds, const qv_expr *e) {
+  bool is_null = e->op == QV_OP_IS_NULL || e->op == QV_OP_IS_NOT_NULL;
+  if (e->kind != QV_EXPR_CALL || e->n_args < 1 || e->args[0]->kind != QV_EXPR_COLUMN) return -1;
+  int32_t col = e->args[0]->column;
+  const qv_expr *lit = e->n_args == 2 ? e->args[1] : NULL;
+  if (!is_null) {
+    if (!lit || lit->kind != QV_EXPR_LITERAL || lit->value.is_null || e->n_args != 2) return -1;
+    if (!numeric(lit->value.type.id) || !numeric(e->args[0]->type.id)) return -1;
+    if (qv_type_is_floating(lit->value.type.id) && isnan(lit->value.v.f)) return -1;
+  }
+  int32_t nf = qv_dataset_num_fragments(ds);
+  page_est pe = {0, 0};
+  for (int32_t f = 0; f < nf && f < 32; f++) {
+    qv_fragment_reader *r = NULL;
+    qv_error err;
+    if (qv_fragment_open(ds, f, &r, &err) != QV_OK) return -1;
+    int32_t np = qv_fragment_num_pages(r, col);
+    for (int32_t pg = 0; pg < np; pg++) {
+      qv_page_info pi;
+      qv_fragment_page(r, col, pg, &pi);
+      if (!pi.stats || pi.row_count <= 0) continue;
+      const qv_page_stats *s = pi.stats;
+      pe.rows += pi.row_count;
+      double nulls = (double)s->null_count, values = (double)(pi.row_count - s->null_count - s->nan_count);
+      if (is_null) {
+        pe.matching += e->op == QV_OP_IS_NULL ? nulls : (double)pi.row_count - nulls;
+        continue;
+      }
+      if (values <= 0 || s->min.is_null || s->max.is_null) continue;
+      double sh = page_share(e->op, num_of(&s->min), num_of(&s->max), num_of(&lit->value),
+                             qv_type_is_integer(e->args[0]->type.id), values);
+      if (sh < 0) {
+        qv_fragment_close(r);
+        return -1;
+      }
+      pe.matching += sh * values;
+      if (e->op == QV_OP_NE) pe.matching += (double)s->nan_count; /* NaN <> x is true */
+    }
+    qv_fragment_close(r);
+  }
+  return pe.rows > 0 ? pe.matching / (double)pe.rows : -1;
+}
+
+/* What a scalar index on the conjunct's column estimates, or -1. */
+static double index_selectivity(const qv_dataset *ds, const qv_expr *e) {
+  int32_t n = qv_dataset_num_indices(ds);
+  for (int32_t i = 0; i < n; i++) {
+    qv_index *ix = NULL;
+    qv_error err;
+    if (qv_index_open(ds, i, &ix, &err) != QV_OK) continue;
+    qv_index_estimate est;
+    double sel = -1;
+    if (qv_index_estimate_rows(ix, e, &est, &err) == QV_OK && est.answer != QV_INDEX_NO && est.covered_rows > 0)
+      sel = fmin(1, (double)est.rows / (double)est.covered_rows);
+    qv_index_close(ix);
+    if (sel >= 0) return sel;
+  }
+  return -1;
+}
+
+static double sel_of(const qv_dataset *ds, const qv_expr *e, double dflt) {
+  if (e->kind == QV_EXPR_CALL) switch (e->op) {
+      case QV_OP_AND: return sel_of(ds, e->args[0], dflt) * sel_of(ds, e->args[1], dflt);
+      case QV_OP_OR: {
+        double a = sel_of(ds, e->args[0], dflt), b = sel_of(ds, e->args[1], dflt);
+        return a + b - a * b;
+      }
+      case QV_OP_NOT: return 1 - sel_of(ds, e->args[0], dflt);
+      default: break;
+    }
+  double s = index_selectivity(ds, e);
+  if (s < 0) s = pages_selectivity(ds, e);
+  return s < 0 ? dflt : s;
+}
+
+double qvg_ds_selectivity(const qvg_store *st, int32_t label, const qv_expr *filter, double dflt) {
+  const qv_dataset *ds = st->g->cat.labels[label].ds;
+  qv_expr *b = qv_expr_clone(filter);
+  qv_error err;
+  if (!b || qv_expr_bind(b, qv_dataset_schema(ds), &err) != QV_OK) {
+    qv_expr_destroy(b);
+    return dflt;
+  }
+  const qv_expr *conj[64];
+  int32_t n = qv_expr_conjuncts(b, conj, 64);
+  double s = 1;
+  for (int32_t i = 0; i < n && i < 64; i++) s *= sel_of(ds, conj[i], dflt);
+  qv_expr_destroy(b);
+  return s;
 }

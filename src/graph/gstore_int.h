@@ -31,6 +31,7 @@ qv_status qvg_ds_prop_column(const qvg_store *st, bool rel, int32_t owner, const
 qv_status qvg_ds_rel_props(const qvg_store *st, int64_t rel, qvg_arena *a, qvg_val *out, qv_error *err);
 qvg_adj qvg_ds_adj(const qvg_store *st, int32_t type, qvg_direction dir, int64_t node);
 qv_status qvg_ds_prepare(qvg_store *st, qv_error *err);
+double qvg_ds_selectivity(const qvg_store *st, int32_t label, const qv_expr *filter, double dflt);
 
 /* ---- memory store ---- */
 qv_status qvg_mem_open(qvg_store **out, qv_error *err);
