@@ -36,7 +36,8 @@ typedef enum qv_status {
   QV_ERR_UNSUPPORTED = 8, /* valid, but not implemented for this input */
   QV_ERR_OVERFLOW = 9,    /* arithmetic or size overflow */
   QV_ERR_EXISTS = 10,     /* the thing to create is already there */
-  QV_ERR_CONFLICT = 11    /* a concurrent writer committed first */
+  QV_ERR_CONFLICT = 11,   /* a concurrent writer committed first */
+  QV_ERR_CANCELLED = 12   /* the caller asked the work to stop (a cancel flag) */
 } qv_status;
 
 /* Caller-owned error, filled on failure with what went wrong and where. */

@@ -28,11 +28,16 @@ typedef struct qv_exec_options {
   /* Threads the parallel operators use (capped by qv_threads()); 0: qv_threads(). */
   int threads;
   int64_t batch_size; /* rows per output batch where an operator chooses (default 8192) */
+  /* Version 2: when non-NULL and *cancel becomes nonzero (set from any
+   * thread or a signal handler), the plan stops: the next batch any
+   * operator asks for fails with QV_ERR_CANCELLED "cancelled", and long
+   * loops inside one operator (a shortest-path search) check it too. */
+  const volatile int *cancel;
 } qv_exec_options;
 
-#define QV_EXEC_OPTIONS_VERSION 1
+#define QV_EXEC_OPTIONS_VERSION 2
 #define QV_EXEC_OPTIONS_INIT \
-  { QV_EXEC_OPTIONS_VERSION, 0, 0, 8192 }
+  { QV_EXEC_OPTIONS_VERSION, 0, 0, 8192, NULL }
 
 /* Shared by the operators of a plan: each operator keeps a reference, so
  * the caller may release its own as soon as the plan is built.  Reference

@@ -136,11 +136,15 @@ typedef struct qv_cypher_options {
   bool render_values;
   int64_t memory_limit; /* as qv_exec_options (0: default) */
   int threads;          /* as qv_exec_options (0: qv_threads()) */
+  /* Version 2: as qv_exec_options.cancel: set *cancel nonzero (from
+   * another thread or a signal handler) and reading the query's rows
+   * fails with QV_ERR_CANCELLED at the next batch. */
+  const volatile int *cancel;
 } qv_cypher_options;
 
-#define QV_CYPHER_OPTIONS_VERSION 1
+#define QV_CYPHER_OPTIONS_VERSION 2
 #define QV_CYPHER_OPTIONS_INIT \
-  { QV_CYPHER_OPTIONS_VERSION, true, false, 0, 0 }
+  { QV_CYPHER_OPTIONS_VERSION, true, false, 0, 0, NULL }
 
 /* Runs a Cypher query: parses, binds against the graph's schema, plans
  * and returns the rows as a batch stream (the caller destroys it; it keeps

@@ -62,6 +62,9 @@ message as ``str(e)``, the code as ``e.code`` and its name as ``e.status``
   ("already exists");
 - ``CommitConflict``: another writer committed the version first; retry
   ("conflict");
+- ``Cancelled``: the work stopped because its cancel flag was raised
+  ("cancelled"); Ctrl-C during a Cypher query in the main thread raises
+  ``KeyboardInterrupt`` instead (the query stops at its next batch);
 - ``QuiverError`` itself: everything else ("I/O error", "overflow", "out of
   memory").
 
@@ -87,7 +90,8 @@ from polars.io.plugins import register_io_source
 from quiver._quiver import LIBQUIVER_VERSION, Batch, BigQueryFilter, Dataset, LanceFilter, QuiverError, Scanner
 from quiver._quiver import Graph as _Graph
 from quiver._quiver import cypher_literal
-from quiver._quiver import AlreadyExists, CommitConflict, CorruptData, InvalidInput, NotFound, UnsupportedExpression
+from quiver._quiver import AlreadyExists, Cancelled, CommitConflict, CorruptData, InvalidInput, NotFound
+from quiver._quiver import UnsupportedExpression
 from quiver._quiver import batches_stream as _batches_stream
 from quiver._quiver import create_index as _create_index
 from quiver._quiver import delete as _delete
@@ -106,6 +110,7 @@ __all__ = [
     "AlreadyExists",
     "Batch",
     "BigQueryFilter",
+    "Cancelled",
     "CommitConflict",
     "CorruptData",
     "Dataset",

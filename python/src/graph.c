@@ -8,9 +8,43 @@
  * here as the QuiverError subclass of its status, not later inside
  * Polars' or pyarrow's import as an opaque stream error, and a CREATE has
  * happened when the call returns, whether or not the result is read. */
+#include <signal.h>
 #include <string.h>
 
 #include "pyquiver.h"
+
+/* ---- Ctrl-C while a query runs ----
+ *
+ * The query runs with the GIL released, where Python's own SIGINT handler
+ * can only note the signal.  While any query runs, this module's handler
+ * stands in front of it: it raises the flag every running query passes as
+ * its cancel flag (the plan stops at its next batch with
+ * QV_ERR_CANCELLED) and passes the signal on, so that Python raises
+ * KeyboardInterrupt once the call returns.  Installed and restored with
+ * the GIL held; a process that ignores SIGINT or left it at its default
+ * keeps its handler. */
+static volatile int interrupted;
+static int n_running;
+static PyOS_sighandler_t python_sigint;
+
+static void on_sigint(int sig) {
+  interrupted = 1;
+  if (python_sigint && python_sigint != SIG_IGN && python_sigint != SIG_DFL) python_sigint(sig);
+}
+
+static void interrupt_begin(void) {
+  if (n_running++ > 0) return;
+  interrupted = 0;
+  python_sigint = PyOS_getsig(SIGINT);
+  if (python_sigint == SIG_IGN || python_sigint == SIG_DFL || python_sigint == SIG_ERR) python_sigint = NULL;
+  else PyOS_setsig(SIGINT, on_sigint);
+}
+
+static void interrupt_end(void) {
+  if (--n_running > 0) return;
+  if (python_sigint) PyOS_setsig(SIGINT, python_sigint);
+  python_sigint = NULL;
+}
 
 typedef struct {
   PyObject_HEAD qv_graph *g;
@@ -86,6 +120,7 @@ static qv_status run_query(graph_obj *self, const char *text, const qvpy_params 
   qv_status st;
   bool rt = false;
   memset(out, 0, sizeof *out);
+  interrupt_begin();
   Py_BEGIN_ALLOW_THREADS qvpy_lock();
   qv_batch_reader *reader = NULL;
   st = qv_cypher_query(self->g, text, params->p.n ? &params->p : NULL, o, &reader, err);
@@ -111,6 +146,7 @@ static qv_status run_query(graph_obj *self, const char *text, const qvpy_params 
   qv_batch_reader_destroy(reader);
   qvpy_unlock();
   Py_END_ALLOW_THREADS *runtime = rt;
+  interrupt_end();
   return st;
 }
 
@@ -143,6 +179,7 @@ static int parse_query_args(const char *fname, PyObject *args, PyObject *kwargs,
   o->render_values = render;
   o->memory_limit = memory_limit;
   o->threads = threads;
+  o->cancel = &interrupted;
   return qvpy_cypher_params(params_obj, literal, params);
 }
 
@@ -150,6 +187,8 @@ static int parse_query_args(const char *fname, PyObject *args, PyObject *kwargs,
  * "runtime" (reading its rows failed), as the openCypher TCK tells errors
  * apart. */
 static PyObject *raise_phase(const qv_error *err, bool runtime) {
+  /* a query Ctrl-C stopped: Python's KeyboardInterrupt (main thread) */
+  if (err->code == QV_ERR_CANCELLED && PyErr_CheckSignals() < 0) return NULL;
   qvpy_raise(err);
   PyObject *type, *value, *tb;
   PyErr_Fetch(&type, &value, &tb);
@@ -275,10 +314,12 @@ static PyObject *graph_explain(graph_obj *self, PyObject *args, PyObject *kwargs
   qv_error err = {0};
   char *plan = NULL;
   qv_status st;
+  interrupt_begin();
   Py_BEGIN_ALLOW_THREADS qvpy_lock();
   st = qv_cypher_explain(self->g, text, params.p.n ? &params.p : NULL, &o, analyze, &plan, &err);
   qvpy_unlock();
-  Py_END_ALLOW_THREADS qvpy_params_reset(&params);
+  Py_END_ALLOW_THREADS interrupt_end();
+  qvpy_params_reset(&params);
   if (st != QV_OK) return raise_phase(&err, false);
   PyObject *s = plan ? PyUnicode_DecodeUTF8(plan, (Py_ssize_t)strlen(plan), "replace") : PyErr_NoMemory();
   qv_free(plan);

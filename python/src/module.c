@@ -45,6 +45,11 @@ static struct {
      "Another writer committed the same version first; retry (QV_ERR_CONFLICT).",
      {QV_ERR_CONFLICT},
      NULL},
+    {"quiver.Cancelled",
+     "The work stopped because its cancel flag was raised (QV_ERR_CANCELLED); Ctrl-C in the main thread "
+     "raises KeyboardInterrupt instead.",
+     {QV_ERR_CANCELLED},
+     NULL},
 };
 
 #define N_ERROR_CLASSES (sizeof error_classes / sizeof error_classes[0])

@@ -50,6 +50,7 @@ const char *qv_status_string(qv_status code) {
     case QV_ERR_OVERFLOW: return "overflow";
     case QV_ERR_EXISTS: return "already exists";
     case QV_ERR_CONFLICT: return "conflict";
+    case QV_ERR_CANCELLED: return "cancelled";
   }
   return "unknown error";
 }

@@ -13,6 +13,7 @@ struct qv_exec_ctx {
   int64_t memory_limit; /* resolved: > 0 */
   int threads;          /* resolved: >= 1 */
   int64_t batch_size;
+  const volatile int *cancel; /* nullable */
   atomic_int_fast64_t held, peak;
   atomic_int refcount;
 };
@@ -55,6 +56,16 @@ struct qv_exec_op {
  * The schema is left for the caller. */
 qv_status qvx_op_new(const qvx_op_vt *vt, qv_exec_ctx *ctx, qv_exec_op **children, int32_t n_children, void *state,
                      qv_exec_op **out, qv_error *err);
+
+/* QV_ERR_CANCELLED "NAME: cancelled" once the caller set the plan's cancel
+ * flag (qv_exec_options.cancel); QV_OK otherwise.  qv_exec_next checks it
+ * before every batch; operators that loop long inside one call check it
+ * there too. */
+static inline qv_status qvx_check_cancel(const qv_exec_op *op, qv_error *err) {
+  const volatile int *c = op->ctx->cancel;
+  if (!c || !*c) return QV_OK;
+  return qv_error_set(err, QV_ERR_CANCELLED, "%s: cancelled", op->vt->name);
+}
 
 /* Counts bytes (may be negative: released) against the context's limit;
  * on passing it fails with "NAME: WHAT passed the memory limit of N MiB

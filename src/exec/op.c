@@ -12,7 +12,11 @@
 qv_status qv_exec_ctx_create(const qv_exec_options *opts, qv_exec_ctx **out, qv_error *err) {
   *out = NULL;
   qv_exec_options o = QV_EXEC_OPTIONS_INIT;
-  if (opts) o = *opts;
+  if (opts && opts->version >= 2) o = *opts;
+  else if (opts) { /* version 1 callers' struct ends before cancel */ o.memory_limit = opts->memory_limit;
+    o.threads = opts->threads;
+    o.batch_size = opts->batch_size;
+  }
   if (o.memory_limit < 0) return qv_error_set(err, QV_ERR_INVALID, "exec: memory_limit must be >= 0");
   if (o.batch_size < 0) return qv_error_set(err, QV_ERR_INVALID, "exec: batch_size must be >= 0");
   qv_exec_ctx *c = qv_calloc(1, sizeof *c);
@@ -25,6 +29,7 @@ qv_status qv_exec_ctx_create(const qv_exec_options *opts, qv_exec_ctx **out, qv_
   int max = qv_threads();
   c->threads = o.threads <= 0 || o.threads > max ? max : o.threads;
   c->batch_size = o.batch_size > 0 ? o.batch_size : 8192;
+  c->cancel = o.cancel;
   atomic_init(&c->held, 0);
   atomic_init(&c->peak, 0);
   atomic_init(&c->refcount, 1);
@@ -224,8 +229,8 @@ qv_status qv_exec_next(qv_exec_op *op, qv_batch **out, qv_error *err) {
   local.code = QV_OK;
   local.message[0] = '\0';
   double t0 = qv_now_seconds();
-  qv_status st = QV_OK;
-  if (!op->opened) {
+  qv_status st = qvx_check_cancel(op, &local);
+  if (st == QV_OK && !op->opened) {
     op->opened = true;
     if (op->vt->open) st = op->vt->open(op, &local);
   }

@@ -76,7 +76,12 @@ static qv_status query_plan(qv_graph *g, const char *text, const qv_cypher_param
   if (!g || !text) return qv_error_set(err, QV_ERR_INVALID, "cypher: no graph or no query");
   if (!g->store) return qv_error_set(err, QV_ERR_INVALID, "cypher: the graph has no store");
   qv_cypher_options o = QV_CYPHER_OPTIONS_INIT;
-  if (opts) o = *opts;
+  if (opts && opts->version >= 2) o = *opts;
+  else if (opts) { /* version 1 callers' struct ends before cancel */ o.use_csr = opts->use_csr;
+    o.render_values = opts->render_values;
+    o.memory_limit = opts->memory_limit;
+    o.threads = opts->threads;
+  }
   cy_query *q = qv_calloc(1, sizeof *q);
   if (!q) return qv_error_nomem(err, "cypher");
   q->arena = (qvg_arena)QVG_ARENA_INIT;
@@ -87,6 +92,7 @@ static qv_status query_plan(qv_graph *g, const char *text, const qv_cypher_param
   qv_exec_options eo = QV_EXEC_OPTIONS_INIT;
   eo.memory_limit = o.memory_limit;
   eo.threads = o.threads;
+  eo.cancel = o.cancel;
   qv_status st = qv_exec_ctx_create(&eo, &q->ctx, err);
   if (st == QV_OK) {
     q->p.ctx = q->ctx;

@@ -101,6 +101,8 @@ static qv_status project_column(qv_exec_op *op, project_state *s, const qv_batch
   qvg_evalctx cx = common_ctx(&s->c, in);
   for (int64_t r = 0; r < in->num_rows && st == QV_OK; r++) {
     if (s->c.arena.bytes > ROW_ARENA_LIMIT) st = common_account(op, &s->c, err);
+    /* one row's value can be a long list: the batch can take a while */
+    if ((r & 0x3FF) == 0x3FF && st == QV_OK) st = qvx_check_cancel(op, err);
     qvg_val v;
     if (st == QV_OK) st = qvg_eval(s->exprs[i], &cx, r, &v, err);
     if (st != QV_OK) break;

@@ -134,6 +134,7 @@ typedef struct expand_state {
   int64_t *o_count;
   /* counters */
   int64_t edges, memo_hits, evals, lowered_rows;
+  uint32_t ticks; /* walk steps, for the cancel check */
 } expand_state;
 
 /* ---- helpers ---- */
@@ -755,6 +756,8 @@ static qv_status walk(qv_exec_op *op, qv_error *err) {
   expand_state *s = op->state;
   int64_t max_hops = s->sp.varlen ? s->sp.max_hops : 1;
   while (s->o_n < s->o_cap) {
+    /* a deep var-length walk can stay in one call a long time */
+    if ((++s->ticks & 0xFFFF) == 0) QV_RETURN_NOT_OK(qvx_check_cancel(op, err));
     if (!s->row_open) {
       if (s->row >= s->in->num_rows) return QV_OK;
       QV_RETURN_NOT_OK(row_start(op, err));

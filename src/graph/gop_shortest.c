@@ -249,6 +249,7 @@ static qv_status expand_layer(qv_exec_op *op, sp_side *d, bool forward, qv_error
   d->n_next = 0;
   int32_t nd = d->depth + 1;
   for (int64_t f = 0; f < d->n_front; f++) {
+    if ((f & 0xFFF) == 0xFFF) QV_RETURN_NOT_OK(qvx_check_cancel(op, err));
     int64_t u = d->frontier[f];
     for (int32_t t = 0; t < s->n_types; t++) {
       for (int way = 0; way < 2; way++) {

@@ -1,6 +1,7 @@
 /* quiver cypher: run a Cypher query over a graph folder (qv_cypher_query),
  * or show its plan (qv_cypher_explain). */
 #include <getopt.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -130,6 +131,21 @@ static int add_param(cypher_cli *c, const char *spec) {
   return -1;
 }
 
+/* Ctrl-C stops the query at its next batch (qv_cypher_options.cancel):
+ * "quiver cypher: ...: cancelled" and exit status 130, as a shell reports
+ * a command SIGINT ended. */
+static volatile int interrupted;
+
+static void on_sigint(int sig) {
+  (void)sig;
+  interrupted = 1;
+}
+
+static int cypher_fail(const qv_error *err) {
+  int rc = cli_fail("cypher", err);
+  return err->code == QV_ERR_CANCELLED ? 130 : rc;
+}
+
 static qv_status reader_next(void *r, qv_batch **out, qv_error *err) {
   qv_batch_reader *reader = r;
   return reader->next(reader, out, err);
@@ -186,6 +202,12 @@ int cmd_cypher(int argc, char **argv) {
     goto done;
   }
   const char *path = argv[optind], *query = argv[optind + 1];
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_sigint;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, NULL);
+  o.cancel = &interrupted;
   qv_cypher_params params = {c.n, (const char *const *)c.names, (const char *const *)c.values};
   if (qv_graph_open(path, &g, &err) != QV_OK) {
     rc = cli_fail("cypher", &err);
@@ -195,7 +217,7 @@ int cmd_cypher(int argc, char **argv) {
     char *plan = NULL;
     double t0 = qv_now_seconds();
     if (qv_cypher_explain(g, query, c.n ? &params : NULL, &o, analyze, &plan, &err) != QV_OK) {
-      rc = cli_fail("cypher", &err);
+      rc = cypher_fail(&err);
       goto done;
     }
     fputs(plan, stdout);
@@ -204,11 +226,12 @@ int cmd_cypher(int argc, char **argv) {
     goto done;
   }
   if (qv_cypher_query(g, query, c.n ? &params : NULL, &o, &reader, &err) != QV_OK) {
-    rc = cli_fail("cypher", &err);
+    rc = cypher_fail(&err);
     goto done;
   }
   int64_t rows;
   rc = cli_write_batches("cypher", reader->schema(reader), reader_next, reader, fmt, &rows);
+  if (rc != 0 && interrupted) rc = 130;
 done:
   qv_batch_reader_destroy(reader);
   qv_graph_close(g);
