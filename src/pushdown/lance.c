@@ -3,8 +3,8 @@
  * A node translates only when Lance (DataFusion) keeps the same rows as
  * Polars; otherwise it declines with a reason.  AND in positive position
  * may drop a declining conjunct (the result is then a superset, exact =
- * false); OR, NOT, XOR and anything under them translate exactly or not
- * at all.
+ * false), and OR in positive position may join two supersets; NOT, XOR
+ * and anything under them translate exactly or not at all.
  *
  * Float policy.  Polars orders floats with -0.0 == +0.0 and every NaN
  * equal and greatest; Lance uses the total order (-NaN < -inf < ... <

@@ -520,7 +520,7 @@ bool qvp_lsql_in_list(tr *t, const qv_expr *e, qvb_text *o) {
    * when the list holds a null (checked in pylance, also under NOT) */
   if (ok && e->sem.in_nulls_equal && n == 0) {
     if (has_null) qvb_text_f(o, "(%s IS NULL)", a.p);
-    else ok = qvp_lsql_decline(t, e, "is_in([], nulls_equal=True)");
+    else qvb_text_s(o, "FALSE"); /* nothing is found, a null value neither: false on every row (Polars 2.1.0) */
   } else if (ok && n == 0) {
     qvb_text_f(o, "((%s IS NULL) AND CAST(NULL AS BOOLEAN))", a.p);
   } else if (ok) {
