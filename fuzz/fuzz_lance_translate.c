@@ -56,7 +56,7 @@ static bool balanced(const char *sql) {
 /* DataFusion functions the translator emits that quiver's own Lance filter
  * parser does not read (yet): SQL using them is only checked for balance. */
 static const char *const foreign_functions[] = {"`regexp_replace`", "`concat_ws`", "`array_element`", "`btrim`",
-                                                "`nanvl`"};
+                                                "`nullif`"};
 
 /* The SQL parses with quiver's Lance filter parser, and binds against the
  * schema it was made for. */
@@ -66,8 +66,6 @@ static bool valid_sql(const char *sql, const qv_schema *s) {
   qv_status st = qv_lance_filter_parse(sql, &e, &err);
   bool ok = st == QV_OK && (!s || qv_expr_bind(e, s, &err) == QV_OK);
   qv_expr_destroy(e);
-  /* Lance's || (concatenation), which quiver's filter language lacks */
-  if (st != QV_OK && strstr(err.message, "operator || is not supported")) return balanced(sql);
   if (st != QV_OK && strstr(err.message, "unknown function"))
     for (size_t k = 0; k < sizeof foreign_functions / sizeof foreign_functions[0]; k++)
       if (strstr(err.message, foreign_functions[k])) return balanced(sql);

@@ -189,6 +189,9 @@ typedef struct qv_expr {
 #define QV_EXPR_F_NULL_ON_OOB 0x10u  /* LIST_GET: an index out of bounds gives null (else an error) */
 #define QV_EXPR_F_ASCII_CI 0x20u     /* CONTAINS_ANY: ASCII case-insensitive */
 #define QV_EXPR_F_IGNORE_NULLS 0x40u /* CONCAT_STR: nulls are skipped (else a null makes the row null) */
+#define QV_EXPR_F_SQL_FORM \
+  0x100u /* from a Lance filter: CONCAT_STR is `a || b` (a string on one side), WHEN(isnan(x), y, x) is
+            nanvl(x, y); both print so */
 #define QV_EXPR_F_WRAP \
   0x80u /* CAST: integers wrap around instead of failing (Polars wrap_numerical,
                                        the "Overflowing" casts Polars' optimizer inserts) */

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "expr/bind_int.h"
+#include "expr/expr_lit.h"
 
 /* ---- Polars numeric typing --------------------------------------------------------------- */
 
@@ -87,8 +88,10 @@ static bool fits(qv_type_id id, bool neg, uint64_t mag) {
 }
 
 /* The type a dynamic literal takes next to an operand of type `other`
- * (QV_TYPE_NULL: next to nothing typed); false when only Int128 holds it. */
-static bool pl_dynamic_type(const qv_scalar *v, qv_type_id other, qv_type_id *out) {
+ * (QV_TYPE_NULL: next to nothing typed); Int128 is QV_TYPE_DECIMAL128.
+ * Declared in expr/expr_lit.h: the Lance translator types arithmetic the
+ * same way. */
+bool qve_polars_dynamic_type(const qv_scalar *v, qv_type_id other, qv_type_id *out) {
   if (qve_is_float(v->type.id)) {
     *out = qve_is_float(other) ? other : QV_TYPE_FLOAT64;
     return true;
@@ -170,10 +173,10 @@ static qv_status pl_unify_numeric(qve_binder *b, qv_expr *e, qv_expr **slots, in
     if (!is_dynamic(slots[i])) continue;
     qv_type_id d;
     if (t != QV_TYPE_NULL) {
-      pl_dynamic_type(&slots[i]->value, t, &d);
+      qve_polars_dynamic_type(&slots[i]->value, t, &d);
       t = d;
     } else {
-      pl_dynamic_type(&slots[i]->value, QV_TYPE_NULL, &d);
+      qve_polars_dynamic_type(&slots[i]->value, QV_TYPE_NULL, &d);
       if (alone == QV_TYPE_NULL || qve_is_float(d) || (!qve_is_float(alone) && int_bits(d) > int_bits(alone)))
         alone = d;
     }
@@ -374,7 +377,7 @@ qv_status qve_bind_rule_pow(qve_binder *b, qv_expr *e) {
        (y->value.type.id != QV_TYPE_UINT64 && (y->value.v.i < 0 || y->value.v.i > UINT32_MAX))))
     return qve_bind_error(b, QV_ERR_INVALID, y->pos, "an integer power needs an exponent in 0..4294967295");
   qv_type_id base = x->type.id;
-  if (is_dynamic(x)) pl_dynamic_type(&x->value, QV_TYPE_NULL, &base);
+  if (is_dynamic(x)) qve_polars_dynamic_type(&x->value, QV_TYPE_NULL, &base);
   QV_RETURN_NOT_OK(qve_bind_coerce_simple(b, &e->args[0], base));
   QV_RETURN_NOT_OK(qve_bind_coerce_simple(b, &e->args[1], QV_TYPE_UINT32));
   qve_bind_set_simple(e, base);

@@ -37,7 +37,28 @@ static qv_status want_args(qve_binder *b, qv_expr *e, int32_t n) {
                         n == 1 ? "" : "s", (int)e->n_args);
 }
 
+/* Lance's a || b: DataFusion wants a string on one side and casts the
+ * other to text; an integer prints the same in both (decimal digits), a
+ * NULL makes the result null; other types (floats, bools: Lance prints or
+ * refuses them its own way) are refused, as both integers are by Lance. */
+static qv_status sql_concat(qve_binder *b, qv_expr *e) {
+  bool str = false;
+  for (int32_t i = 0; i < e->n_args; i++) {
+    qv_type_id id = e->args[i]->type.id;
+    str = str || id == QV_TYPE_STRING;
+    if (id != QV_TYPE_STRING && id != QV_TYPE_NULL && !qve_is_int(id))
+      return qve_bind_error(b, QV_ERR_TYPE, e->pos, "|| cannot concatenate %s (strings and integers only)",
+                            TN(&e->args[i]->type));
+  }
+  if (!str) return qve_bind_error(b, QV_ERR_TYPE, e->pos, "|| needs a string on one side");
+  for (int32_t i = 0; i < e->n_args; i++)
+    if (e->args[i]->type.id != QV_TYPE_STRING) QV_RETURN_NOT_OK(qve_bind_coerce_simple(b, &e->args[i], QV_TYPE_STRING));
+  qve_bind_set_simple(e, QV_TYPE_STRING);
+  return QV_OK;
+}
+
 qv_status qve_bind_rule_concat_str(qve_binder *b, qv_expr *e) {
+  if (e->flags & QV_EXPR_F_SQL_FORM) return sql_concat(b, e);
   if (e->n_args < 1) return qve_bind_error(b, QV_ERR_INVALID, e->pos, "concat_str needs at least one input");
   for (int32_t i = 0; i < e->n_args; i++) {
     qv_type_id id = e->args[i]->type.id;

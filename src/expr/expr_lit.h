@@ -36,4 +36,11 @@ static inline bool qve_is_num_lit(const qv_expr *e) {
 /* The literal FALSE. */
 static inline bool qve_is_false_lit(const qv_expr *e) { return qve_is_lit_of(e, QV_TYPE_BOOL) && !e->value.v.b; }
 
+/* The type Polars gives a dynamic literal (a Python int or float, value v)
+ * next to a value of type other (QV_TYPE_NULL: next to nothing typed): the
+ * other type where the value fits, else the smallest wider integer (Int8 +
+ * 255 is Int16, UInt32 + -1 Int64; Int128 is QV_TYPE_DECIMAL128).  Always
+ * true.  expr/bind_polars.c; the binder and the Lance translator share it. */
+bool qve_polars_dynamic_type(const qv_scalar *v, qv_type_id other, qv_type_id *out);
+
 #endif

@@ -471,6 +471,34 @@ static bool expr_list(lp *p, argv *a, lance_tok_kind close, const char *what, in
   }
 }
 
+/* nanvl(x, y): y where x is NaN, else x (null where x is null), in the
+ * supertype of the two (DataFusion: Float64 unless both are Float32; an
+ * integer is taken as a float).  Read as when(isnan(x), y, x), which the
+ * evaluator already runs; checked against pylance 14.0.2 with NaN of both
+ * signs, nulls on either side, -0.0, infinities and integer inputs. */
+static qv_expr *nanvl_call(lp *p, argv *a, const lance_token *name, int d, int *depth) {
+  if (a->n != 2) {
+    int32_t n = a->n;
+    argv_free(a);
+    return fail(p, QV_ERR_PARSE, name->col, "nanvl takes 2 arguments, got %d", (int)n);
+  }
+  qv_expr *x = a->v[0], *y = a->v[1];
+  a->n = 0;
+  argv_free(a);
+  qv_expr *x2 = qv_expr_clone(x);
+  qv_expr *test = x2 ? unary(p, QV_OP_ISNAN, x2, name->col) : NULL;
+  if (!test) {
+    qv_expr_destroy(x);
+    qv_expr_destroy(y);
+    return x2 ? NULL : nomem(p);
+  }
+  qv_expr *args[3] = {test, y, x};
+  *depth = d + 2;
+  qv_expr *e = call(p, QV_OP_WHEN, args, 3, name->col);
+  if (e) e->flags |= QV_EXPR_F_SQL_FORM;
+  return postfix(p, e, depth);
+}
+
 static qv_expr *function_call(lp *p, int *depth) {
   const lance_token *name = next(p);
   next(p); /* ( */
@@ -480,6 +508,7 @@ static qv_expr *function_call(lp *p, int *depth) {
     argv_free(&a);
     return NULL;
   }
+  if (name->len == 5 && strncasecmp(p->text + name->start, "nanvl", 5) == 0) return nanvl_call(p, &a, name, d, depth);
   const lance_function *f = qve_lance_function(p->text + name->start, (size_t)name->len);
   if (!f) {
     argv_free(&a);
@@ -826,7 +855,24 @@ static qv_expr *parse_infix(lp *p, qv_expr *left, int prec, int *depth) {
     case LT_STAR: op = QV_OP_MUL; break;
     case LT_SLASH: op = QV_OP_DIV; break;
     case LT_PERCENT: op = QV_OP_MOD; break;
-    case LT_CONCAT: qv_expr_destroy(left); return fail(p, QV_ERR_UNSUPPORTED, col, "operator || is not supported");
+    case LT_CONCAT: {
+      /* DataFusion's string concatenation: concat_str without a separator,
+       * null if either side is; the binder checks the operand types. */
+      int d = 0;
+      qv_expr *right = parse_expr(p, prec, &d);
+      if (!right) {
+        qv_expr_destroy(left);
+        return NULL;
+      }
+      *depth = max_depth(*depth, d) + 1;
+      qv_expr *e = binary(p, QV_OP_CONCAT_STR, left, right, col);
+      if (e && !(e->name = qv_strdup(""))) {
+        qv_expr_destroy(e);
+        return nomem(p);
+      }
+      if (e) e->flags |= QV_EXPR_F_SQL_FORM;
+      return e;
+    }
     default:
       if (word_is(p, t, "and")) op = QV_OP_AND;
       else if (word_is(p, t, "or")) op = QV_OP_OR;

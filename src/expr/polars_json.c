@@ -664,8 +664,10 @@ static bool naive_datetime(const qve_json *v, int64_t *value, qv_time_unit *unit
  * serializes as Alias[<naive datetime literal>, "datetime"], and
  * pl.date(y, m, d) as Alias[Cast{that, Date, Strict}, "date"]: both read
  * as the literals (the Date one holding the day), the ones the text front
- * end makes for pl.date and pl.datetime.  The alias only names an output
- * column, which a filter has none of; every other Alias stays untranslated. */
+ * end makes for pl.date and pl.datetime.  Any other alias reads as its
+ * expression: it only names an output column (Polars' lazy optimizer puts
+ * them into the predicates it hands an IO source), and a filter's value
+ * does not depend on its name. */
 static qv_expr *alias(pj *p, const qve_json *b, int depth) {
   const qve_json *x = b && b->type == QV_JSON_ARRAY && b->n == 2 && b->items[1].type == QV_JSON_STRING ? b : NULL;
   int64_t value;
@@ -691,7 +693,8 @@ static qv_expr *alias(pj *p, const qve_json *b, int depth) {
       return chk(p, qve_pl_literal(&s, false));
     }
   }
-  return chk(p, qve_pl_unknown("Alias", NULL, 0));
+  if (!x) return bad(p, b, "Alias expects [expression, name]");
+  return conv(p, &x->items[0], depth + 1);
 }
 
 static qv_expr *node(pj *p, const qve_json *v, int depth) {
@@ -721,8 +724,8 @@ static qv_expr *node(pj *p, const qve_json *v, int depth) {
     return chk(p, qve_pl_when(a, c, d));
   }
   if (strcmp(kind, "Alias") == 0) return alias(p, b, depth);
-  /* Alias, Agg, Window, Sort, Filter, Explode, Nth, Selector, ...: not
-   * filters quiver translates; kept as untranslatable. */
+  /* Agg, Window, Sort, Filter, Explode, Nth, Selector, ...: not filters
+   * quiver translates; kept as untranslatable. */
   char name[96];
   snprintf(name, sizeof name, "%s", kind);
   return chk(p, qve_pl_unknown(name, NULL, 0));

@@ -102,13 +102,38 @@ static list_kind list_item_kind(const pv *list, pv_kind *kind) {
   return LIST_OK;
 }
 
-/* One list item as a typed (non-dynamic) literal of the list's dtype. */
-static qv_expr *list_item(pt *p, const pv *v, pv_kind kind) {
+/* An integer list is Int64, or UInt64 when an item is past Int64 and none
+ * is negative (Polars infers the list's dtype so); QV_TYPE_NULL when no
+ * integer type holds every item. */
+static qv_type_id int_list_type(const pv *list) {
+  bool big = false, neg = false;
+  for (int32_t i = 0; i < list->n_items; i++) {
+    const pv *v = &list->items[i];
+    if (v->kind != PV_INT) continue;
+    qv_expr *d = qve_pl_dyn_int_text(v->s, (size_t)v->n);
+    if (!d || d->kind != QV_EXPR_LITERAL) {
+      qv_expr_destroy(d);
+      return QV_TYPE_NULL;
+    }
+    if (d->value.type.id == QV_TYPE_INT64) neg = neg || d->value.v.i < 0;
+    else if (d->value.type.id == QV_TYPE_UINT64) big = true;
+    else {
+      qv_expr_destroy(d);
+      return QV_TYPE_NULL;
+    }
+    qv_expr_destroy(d);
+  }
+  return big && neg ? QV_TYPE_NULL : big ? QV_TYPE_UINT64 : QV_TYPE_INT64;
+}
+
+/* One list item as a typed (non-dynamic) literal of the list's dtype
+ * (int_type: the integer list's, from int_list_type). */
+static qv_expr *list_item(pt *p, const pv *v, pv_kind kind, qv_type_id int_type) {
   qv_scalar s = QV_SCALAR_INIT;
   qv_error e2;
   switch (kind) {
     case PV_NONE: s.type = qv_datatype_simple(QV_TYPE_NULL); break;
-    case PV_INT: s.type = qv_datatype_simple(QV_TYPE_INT64); break;
+    case PV_INT: s.type = qv_datatype_simple(int_type); break;
     case PV_FLOAT: s.type = qv_datatype_simple(QV_TYPE_FLOAT64); break;
     case PV_STR: s.type = qv_datatype_simple(QV_TYPE_STRING); break;
     case PV_BYTES: s.type = qv_datatype_simple(QV_TYPE_BINARY); break;
@@ -125,11 +150,15 @@ static qv_expr *list_item(pt *p, const pv *v, pv_kind kind) {
     s.is_null = false;
     if (kind == PV_INT) {
       qv_expr *d = qve_pl_dyn_int_text(v->s, (size_t)v->n);
-      bool ok = d && d->kind == QV_EXPR_LITERAL && d->value.type.id == QV_TYPE_INT64;
-      if (ok) s.v.i = d->value.v.i;
+      bool ok =
+          d && d->kind == QV_EXPR_LITERAL &&
+          (d->value.type.id == QV_TYPE_INT64 || (d->value.type.id == QV_TYPE_UINT64 && int_type == QV_TYPE_UINT64));
+      if (ok && int_type == QV_TYPE_UINT64)
+        s.v.u = d->value.type.id == QV_TYPE_UINT64 ? d->value.v.u : (uint64_t)d->value.v.i; /* none is negative */
+      else if (ok) s.v.i = d->value.v.i;
       qv_expr_destroy(d);
       if (!ok) {
-        qve_pt_fail(p, v->col, "integer out of range for an Int64 list");
+        qve_pt_fail(p, v->col, "integers out of range for an Int64 and a UInt64 list");
         return NULL;
       }
     } else if (kind == PV_FLOAT) {
@@ -164,10 +193,12 @@ static bool list_to_expr(pt *p, pv *v, qv_expr **out) {
     *out = qve_pl_unknown("Literal", NULL, 0);
     return *out ? true : qve_pt_nomem(p);
   }
+  qv_type_id int_type = kind == PV_INT ? int_list_type(v) : QV_TYPE_INT64;
+  if (int_type == QV_TYPE_NULL) return qve_pt_fail(p, v->col, "integers out of range for an Int64 and a UInt64 list");
   qv_expr **items = qv_calloc((size_t)v->n_items + 1, sizeof *items);
   if (!items) return qve_pt_nomem(p);
   for (int32_t i = 0; i < v->n_items; i++) {
-    if (!(items[i] = list_item(p, &v->items[i], kind))) {
+    if (!(items[i] = list_item(p, &v->items[i], kind, int_type))) {
       for (int32_t k = 0; k < i; k++) qv_expr_destroy(items[k]);
       qv_free(items);
       return qve_diag_failed(&p->d) ? false : qve_pt_nomem(p);

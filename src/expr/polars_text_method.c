@@ -358,8 +358,9 @@ bool qve_pt_method(pt *p, pv *recv, const pt_token *ns, const pt_token *name, pt
     if (strcmp(n, "alias") == 0) {
       const char *s;
       if (!qve_pt_get_str(p, qve_pt_arg(a, 0, "name"), &s) || !qve_pt_all_used(p, a, ".", n)) goto cleanup;
-      qv_expr_destroy(x); /* JSON keeps Alias as an unknown node without inputs */
-      return qve_pt_set_expr(p, out, qve_pl_unknown("Alias", NULL, 0), 1, col);
+      /* a name for the output column, which a filter's value does not
+       * depend on (the JSON front end reads Alias the same way) */
+      return qve_pt_set_expr(p, out, x, dx, col);
     }
   } else if (ns_is(ns, "str")) {
     if (strcmp(n, "contains") == 0) {

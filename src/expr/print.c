@@ -319,11 +319,26 @@ static bool print_fill_null(qvb_text *b, const qv_expr *e) {
 }
 
 static bool print_concat_str(qvb_text *b, const qv_expr *e) {
+  if ((e->flags & QV_EXPR_F_SQL_FORM) && e->n_args == 2) { /* Lance's a || b, which reads back */
+    infix(b, e, "||");
+    return true;
+  }
   qvb_text_s(b, "concat_str(");
   args_list(b, e, 0);
   qvb_text_s(b, e->n_args ? ", separator=" : "separator=");
   str_lit(b, e->name);
   qvb_text_s(b, (e->flags & QV_EXPR_F_IGNORE_NULLS) ? ", ignore_nulls=true)" : ", ignore_nulls=false)");
+  return true;
+}
+
+/* nanvl(x, y) from a Lance filter, kept as when(isnan(x), y, x) */
+static bool print_when(qvb_text *b, const qv_expr *e) {
+  if (!(e->flags & QV_EXPR_F_SQL_FORM) || e->n_args != 3) return false;
+  qvb_text_s(b, "nanvl(");
+  expr(b, e->args[2]);
+  qvb_text_s(b, ", ");
+  expr(b, e->args[1]);
+  qvb_text_s(b, ")");
   return true;
 }
 

@@ -3,8 +3,8 @@
  * A node translates only when Lance (DataFusion) keeps the same rows as
  * Polars; otherwise it declines with a reason.  AND in positive position
  * may drop a declining conjunct (the result is then a superset, exact =
- * false); OR, NOT, XOR and anything under them translate exactly or not
- * at all.
+ * false), and OR in positive position may join two supersets; NOT, XOR
+ * and anything under them translate exactly or not at all.
  *
  * Float policy.  Polars orders floats with -0.0 == +0.0 and every NaN
  * equal and greatest; Lance uses the total order (-NaN < -inf < ... <
@@ -178,6 +178,26 @@ static bool lance_cast(tr *t, const qv_expr *e, qvb_text *o) {
   }
   if (!name) return qvp_lsql_decline(t, e, "casts to this type format or parse differently in Lance");
   if (from == QV_TYPE_NULL) return qvp_lsql_decline(t, e, "the source type is unknown, so the cast may narrow");
+  /* Polars' non-strict cast to an integer nulls what does not fit, is not
+   * finite or does not parse, as TRY_CAST does, truncating fractions the
+   * same (pylance 14.0.2 against Polars 2.1.0: every integer width's
+   * extremes into every integer type; Float64 and Float32 NaN, infinities,
+   * fractions and each type's edges; strings with signs, blanks, leading
+   * zeros, exponents, '_', non-ASCII digits).  A string into an unsigned
+   * type differs: Lance reads '-0' as 0, Polars as null.  Between integers
+   * the TRY_CAST hides in nullif(.., NULL): DataFusion rewrites a bare
+   * `TRY_CAST(i32 AS SMALLINT) >= -1` into `i32 >= -1`, which keeps the
+   * rows the cast nulls (pylance 14.0.2). */
+  bool lenient = !e->sem.cast_strict && !(e->flags & QV_EXPR_F_WRAP);
+  if (lenient && qv_type_is_integer(to) && !widening(from, to) &&
+      (qv_type_is_integer(from) || is_float(from) || (from == QV_TYPE_STRING && qv_type_is_signed(to)))) {
+    qvb_text a = {0};
+    bool ok = qvp_lsql_value(t, e->args[0], &a);
+    if (ok && qv_type_is_integer(from)) qvb_text_f(o, "nullif(TRY_CAST(%s AS %s), NULL)", a.p, name);
+    else if (ok) qvb_text_f(o, "TRY_CAST(%s AS %s)", a.p, name);
+    qvb_text_free(&a);
+    return ok;
+  }
   if (!qv_type_is_numeric(from) || from == QV_TYPE_DECIMAL128)
     return qvp_lsql_decline(t, e, "only numeric casts translate");
   bool wide = widening(from, to) || float_narrowing(from, to);
@@ -216,9 +236,12 @@ static bool lance_dt_part(tr *t, const qv_expr *e, qvb_text *o) {
                             "the type is unknown: a zoned timestamp's parts are local time in Polars, UTC in Lance");
   if (at != QV_TYPE_DATE32 && at != QV_TYPE_TIMESTAMP)
     return qvp_lsql_decline(t, e, "dt.%s of a value that is not a date or datetime", e->name ? e->name : "?");
-  const qv_datatype *d = qvp_lsql_col_type(t, e->args[0]);
-  if (d && d->id == QV_TYPE_TIMESTAMP && d->timezone)
-    return qvp_lsql_decline(t, e, "a time-zone-aware timestamp: the local-time rules may differ");
+  /* A zoned timestamp's parts are local time in both: Lance's date_part
+   * converts with the column's zone (every part, and weekday, equal to
+   * Polars' on 60,000 instants of 1811..2286 in each of UTC, Europe/Berlin,
+   * America/New_York, Asia/Kolkata, Australia/Lord_Howe, America/Sao_Paulo,
+   * Africa/Casablanca, Asia/Tehran, Pacific/Apia, Europe/Dublin and -03:00,
+   * and on every hour of the DST change days of 1900..2100 in Berlin). */
   qvb_text a = {0};
   bool ok = qvp_lsql_value(t, e->args[0], &a);
   if (ok && sql) qvb_text_f(o, "date_part('%s', %s)", sql, a.p);
@@ -310,15 +333,20 @@ static bool arith_binop(tr *t, const qv_expr *e, const char *op, qvb_text *o) {
     if (!qv_type_is_numeric(vt) || vt == QV_TYPE_DECIMAL128)
       return qvp_lsql_decline(t, e, "arithmetic on non-numeric or decimal values");
   }
-  const qv_expr *l = lx ? x : ly ? y : NULL, *v = lx ? y : x;
-  if (l && (l->flags & QV_EXPR_F_DYNAMIC) && qv_type_is_integer(l->value.type.id) &&
-      qv_type_is_integer(qvp_lsql_type_of(t, v)) && !qvp_lsql_lit_fits(l, qvp_lsql_type_of(t, v)))
-    return qvp_lsql_decline(t, e, "an integer literal outside the column's type (Polars widens, Lance wraps)");
   qv_type_id r = qvp_lsql_numeric_type(t, e);
   if (r == QV_TYPE_NULL || !qvp_lsql_sql_type(r))
     return qvp_lsql_decline(t, e,
                             "Polars' result type has no Lance spelling (a UInt64 with a signed integer is "
                             "Int128 in Polars)");
+  /* An integer literal outside the other side's type widens Polars' type
+   * (Int8 + 255 is Int16, UInt32 + -1 Int64): both sides are cast to it.
+   * Only UInt64 + a negative literal narrows (to Int64), which Lance's
+   * CAST fails on for values past 2**63. */
+  for (int i = 0; i < 2; i++) {
+    qv_type_id vt = i ? ty : tx;
+    if (!qve_is_lit(i ? y : x) && qv_type_is_integer(vt) && qv_type_is_integer(r) && !widening(vt, r))
+      return qvp_lsql_decline(t, e, "Polars computes it in a type narrower than an operand's (UInt64 + -1 is Int64)");
+  }
   qvb_text a = {0}, b = {0};
   bool ok = arith_operand(t, x, r, &a);
   ok = arith_operand(t, y, r, &b) && ok;
@@ -447,19 +475,30 @@ static bool lance_arith(tr *t, const qv_expr *e, qvb_text *o) {
       int64_t k;
       const qv_expr *y = e->args[1];
       double f;
+      qv_type_id bt = qvp_lsql_type_of(t, e->args[0]);
+      bool float_exp = false;
       if (!int_lit(y, &k)) {
         if (lit_number(y, &f) && f == floor(f) && f >= 1 && f <= 8) k = (int64_t)f;
         else return qvp_lsql_decline(t, e, "** with a fractional, negative or computed exponent");
+        float_exp = true;
       }
       if (k < 1 || k > 8)
         return qvp_lsql_decline(t, e, "** with exponent %lld: only 1..8 become multiplication", (long long)k);
-      /* A float product of three or more rounds more than once where pow()
-       * rounds once; x * x is exact as pow(x, 2). */
-      if (k > 2 && !qv_type_is_integer(qvp_lsql_type_of(t, e->args[0])))
-        return qvp_lsql_decline(
-            t, e, "** %lld on a value that may be a float: repeated multiplication rounds differently", (long long)k);
+      /* Polars raises a float to a whole exponent 2..9 by repeated
+       * multiplication, ((x * x) * x) ..., not pow() (bit for bit on
+       * 400,000 Float64 and Float32 values, random bit patterns included,
+       * Polars 2.1.0): Lance's products round the same.  An integer to a
+       * float exponent is a Float64 in Polars, so its base is cast. */
+      if (float_exp && bt == QV_TYPE_NULL)
+        return qvp_lsql_decline(t, e, "** with a float exponent on a value of unknown type (Float64 or not)");
       qvb_text a = {0};
       bool ok = qvp_lsql_value(t, e->args[0], &a);
+      if (ok && float_exp && qv_type_is_integer(bt)) {
+        qvb_text c = {0};
+        qvb_text_f(&c, "CAST(%s AS DOUBLE)", a.p);
+        qvb_text_free(&a);
+        a = c;
+      }
       if (ok) {
         qvb_text_s(o, "(");
         for (int64_t i = 0; i < k; i++) {
@@ -571,16 +610,59 @@ static bool lance_nan_test(tr *t, const qv_expr *e, qvb_text *o) {
   return ok;
 }
 
+/* min/max_horizontal of floats, directly under a comparison: Polars skips
+ * NaN unless every input is NaN or null (min(inf, NaN) is inf), where
+ * Lance's least/greatest order NaN by sign; nanvl(x, NULL) hides NaN from
+ * them, and the coalesce brings a NaN back where nothing else is left.
+ * The result can still differ from Polars' in the sign of a zero
+ * (min(-0.0, 0.0) is 0.0 in Polars, -0.0 in Lance) or of a NaN, which a
+ * comparison as quiver spells it cannot see (checked in pylance on every
+ * pair of NaN of both signs, infinities, zeros, nulls and ordinary values,
+ * also under NOT). */
+static bool float_horizontal(tr *t, const qv_expr *e, const char *fn, qv_type_id r, qvb_text *o) {
+  if (e->n_args > 8) return qvp_lsql_decline(t, e, "too many arguments");
+  qvb_text parts[8] = {{0}};
+  bool ok = true;
+  for (int32_t i = 0; i < e->n_args; i++) ok = arith_operand(t, e->args[i], r, &parts[i]) && ok;
+  if (ok) {
+    qvb_text_f(o, "coalesce(%s(", fn);
+    for (int32_t i = 0; i < e->n_args; i++) qvb_text_f(o, "%snanvl(%s, NULL)", i ? ", " : "", parts[i].p);
+    qvb_text_s(o, ")");
+    for (int32_t i = 0; i < e->n_args; i++) qvb_text_f(o, ", %s", parts[i].p);
+    qvb_text_s(o, ")");
+  }
+  for (int32_t i = 0; i < e->n_args; i++) qvb_text_free(&parts[i]);
+  return ok;
+}
+
 /* min_horizontal / max_horizontal: least / greatest */
 static bool lance_horizontal(tr *t, const qv_expr *e, qvb_text *o) {
-  for (int32_t i = 0; i < e->n_args; i++)
-    if (!qve_is_lit(e->args[i]) && maybe_float(t, e->args[i]))
-      return qvp_lsql_decline(t, e, "an input may be a float: Polars and Lance order -0.0 and NaN differently");
   /* Polars compares in the inputs' supertype; cast to it, Lance's type is
    * then Polars' (a literal compared with the result fits both). */
   qv_type_id r = qvp_lsql_type_of(t, e);
   const char *fn = e->op == QV_OP_MIN_HORIZONTAL ? "least" : "greatest";
+  if (is_float(r) && t->sign_free == e) return float_horizontal(t, e, fn, r, o);
+  for (int32_t i = 0; i < e->n_args; i++)
+    if (!qve_is_lit(e->args[i]) && maybe_float(t, e->args[i]))
+      return qvp_lsql_decline(t, e,
+                              "an input may be a float: Polars and Lance order -0.0 and NaN differently (only a "
+                              "comparison of the result, which cannot tell them apart, translates)");
   if (qvp_lsql_sql_type(r)) return typed_call(t, e, fn, r, o);
+  if (r == QV_TYPE_DECIMAL128 && qvp_lsql_int128(t, e)) {
+    /* Int128 in Polars: DECIMAL(20, 0) holds every Int64 and UInt64 value
+     * (checked in pylance with both types' extremes, against literals up
+     * to 2**64 - 1 and down to -2**63, also under NOT) */
+    if (e->n_args > 8) return qvp_lsql_decline(t, e, "too many arguments");
+    qvb_text parts[8] = {{0}};
+    bool ok = args_into(t, e, 0, parts);
+    if (ok) {
+      qvb_text_f(o, "%s(", fn);
+      for (int32_t i = 0; i < e->n_args; i++) qvb_text_f(o, "%sCAST(%s AS DECIMAL(20, 0))", i ? ", " : "", parts[i].p);
+      qvb_text_s(o, ")");
+    }
+    for (int32_t i = 0; i < e->n_args; i++) qvb_text_free(&parts[i]);
+    return ok;
+  }
   if (r == QV_TYPE_NULL && t->schema)
     return qvp_lsql_decline(t, e, "the inputs' supertype is not known or has no Lance type (Int128)");
   return call_fn(t, e, fn, o);
@@ -592,13 +674,27 @@ static bool lance_bool_horizontal(tr *t, const qv_expr *e, qvb_text *o) {
   return qvp_lsql_value(t, e->args[0], o);
 }
 
+/* concat_str: || (null if any part is), concat_ws with ignore_nulls.  An
+ * integer part is cast to text first, as Polars does: both print decimal
+ * digits after an optional '-' (lance_cast); other types print
+ * differently (floats, bools, dates). */
 static bool lance_concat_str(tr *t, const qv_expr *e, qvb_text *o) {
-  for (int32_t i = 0; i < e->n_args; i++)
-    if (qvp_lsql_type_of(t, e->args[i]) != QV_TYPE_STRING)
-      return qvp_lsql_decline(t, e, "concat_str of a value not known to be a string (number formats differ)");
+  for (int32_t i = 0; i < e->n_args; i++) {
+    qv_type_id id = qvp_lsql_type_of(t, e->args[i]);
+    if (id != QV_TYPE_STRING && !qv_type_is_integer(id))
+      return qvp_lsql_decline(t, e,
+                              "concat_str of a value not known to be a string or an integer (number formats differ)");
+  }
   if (e->n_args < 1 || e->n_args > 7) return qvp_lsql_decline(t, e, "concat_str arity");
   qvb_text parts[8] = {{0}};
   bool ok = args_into(t, e, 0, parts);
+  for (int32_t i = 0; ok && i < e->n_args; i++)
+    if (qv_type_is_integer(qvp_lsql_type_of(t, e->args[i]))) {
+      qvb_text c = {0};
+      qvb_text_f(&c, "CAST(%s AS STRING)", parts[i].p);
+      qvb_text_free(&parts[i]);
+      parts[i] = c;
+    }
   qvb_text sep = {0};
   const char *sn = e->name ? e->name : "";
   ok = ok && qvp_lsql_emit_string(t, e, (const uint8_t *)sn, (int64_t)strlen(sn), &sep);
@@ -640,10 +736,11 @@ static bool lance_replace(tr *t, const qv_expr *e, qvb_text *o) {
   return ok;
 }
 
+/* dt.date: CAST AS DATE, the local date for a zoned timestamp in both
+ * (checked as dt parts are, lance_dt_part). */
 static bool lance_dt_date(tr *t, const qv_expr *e, qvb_text *o) {
   const qv_datatype *d = qvp_lsql_col_type(t, e->args[0]);
-  if (!d || d->id != QV_TYPE_TIMESTAMP || d->timezone)
-    return qvp_lsql_decline(t, e, "dt.date needs a timestamp known to be naive");
+  if (!d || d->id != QV_TYPE_TIMESTAMP) return qvp_lsql_decline(t, e, "dt.date needs a value known to be a timestamp");
   qvb_text a = {0};
   bool ok = qvp_lsql_value(t, e->args[0], &a);
   if (ok) qvb_text_f(o, "CAST(%s AS DATE)", a.p);
@@ -747,7 +844,10 @@ static int32_t depth(const qv_expr *e, int32_t limit) {
   return best + 1;
 }
 
-/* Positive position: an AND may drop a side. */
+/* Positive position: an AND may drop a side (a superset of it is a
+ * superset of the AND), and an OR may hold supersets of both sides (their
+ * OR is a superset of the OR); under NOT or XOR only exact translations
+ * hold, so those stay with boolean_value. */
 static bool positive(tr *t, const qv_expr *e, qvb_text *o, bool *exact) {
   if (depth(e, QV_LANCE_MAX_DEPTH) > QV_LANCE_MAX_DEPTH) {
     qvb_text_f(&t->why, "declined the expression: nested more than %d levels deep\n", QV_LANCE_MAX_DEPTH);
@@ -768,6 +868,20 @@ static bool positive(tr *t, const qv_expr *e, qvb_text *o, bool *exact) {
     qvb_text_free(&a);
     qvb_text_free(&b);
     return oka || okb;
+  }
+  if (e->kind == QV_EXPR_CALL && e->op == QV_OP_OR && e->n_args == 2 && boolean_operand(t, e->args[0]) &&
+      boolean_operand(t, e->args[1])) {
+    qvb_text a = {0}, b = {0};
+    bool ea = true, eb = true;
+    bool oka = positive(t, e->args[0], &a, &ea);
+    bool okb = positive(t, e->args[1], &b, &eb);
+    if (oka && okb) qvb_text_f(o, "(%s OR %s)", a.p, b.p);
+    else qvb_text_s(&t->why, "declined OR: a side translates neither exactly nor as a superset\n");
+    if (oka && okb && !(ea && eb)) qvb_text_s(&t->why, "OR of a superset: the filter keeps a superset\n");
+    *exact = oka && okb && ea && eb;
+    qvb_text_free(&a);
+    qvb_text_free(&b);
+    return oka && okb;
   }
   *exact = true;
   /* With a schema, a conjunct that quiver's binder refuses (types Polars
@@ -802,7 +916,7 @@ static bool positive(tr *t, const qv_expr *e, qvb_text *o, bool *exact) {
 qv_status qv_to_lance_filter(const qv_expr *e, const qv_schema *schema, qv_lance_filter **out, qv_error *err) {
   if (!out || !e) return qv_error_set(err, QV_ERR_INVALID, "to_lance_filter: NULL expression or output");
   *out = NULL;
-  tr t = {schema, {0}, false, NULL, false};
+  tr t = {schema, {0}, false, NULL, false, NULL};
   qvb_text o = {0};
   bool exact = true;
   bool ok = positive(&t, e, &o, &exact);
@@ -834,7 +948,7 @@ void qv_lance_filter_free(qv_lance_filter *f) {
 qv_status qv_lance_filter_explain(const qv_expr *e, const qv_schema *schema, char **out, qv_error *err) {
   if (!out || !e) return qv_error_set(err, QV_ERR_INVALID, "lance_filter_explain: NULL expression or output");
   *out = NULL;
-  tr t = {schema, {0}, false, NULL, false};
+  tr t = {schema, {0}, false, NULL, false, NULL};
   qvb_text o = {0};
   bool exact = true;
   (void)positive(&t, e, &o, &exact);

@@ -25,6 +25,10 @@ typedef struct tr {
    * as a superset only (a schema-less comparison, see lance_literal.c). */
   const qv_expr *conjunct;
   bool superset;
+  /* The operand of the comparison being translated: its consumer cannot
+   * tell -0.0 from 0.0 nor one NaN from another (lance_literal.c spells
+   * comparisons so), which lets min/max_horizontal of floats translate. */
+  const qv_expr *sign_free;
 } tr;
 
 /* Records why e declines (an explain line); returns false so callers can
@@ -50,6 +54,10 @@ qv_type_id qvp_lsql_type_of(const tr *t, const qv_expr *e);
 qv_type_id qvp_lsql_lance_type(const tr *t, const qv_expr *e);
 qv_type_id qvp_lsql_supertype(qv_type_id a, qv_type_id b);
 qv_type_id qvp_lsql_numeric_type(const tr *t, const qv_expr *e);
+/* min/max_horizontal of integer columns whose Polars supertype is Int128
+ * (a UInt64 with a signed one): typed QV_TYPE_DECIMAL128 by
+ * qvp_lsql_type_of, computed as DECIMAL(20, 0) in Lance. */
+bool qvp_lsql_int128(const tr *t, const qv_expr *e);
 const char *qvp_lsql_sql_type(qv_type_id id);
 int qvp_lsql_div_float32(const tr *t, const qv_expr *e);
 /* Translates e in value position into o; false when it declined. */

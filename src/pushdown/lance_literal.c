@@ -82,10 +82,9 @@ void qvp_lsql_fmt_double(double v, char *buf, size_t size) {
 
 bool qvp_lsql_emit_string(tr *t, const qv_expr *e, const uint8_t *s, int64_t n, qvb_text *o) {
   if (memchr(s, 0, (size_t)n)) return qvp_lsql_decline(t, e, "a NUL character has no Lance SQL string spelling");
-  /* Whether Lance's SQL dialect reads backslash escapes is not pinned down
-   * here; a string that holds one declines rather than risk it. */
-  if (memchr(s, '\\', (size_t)n))
-    return qvp_lsql_decline(t, e, "a backslash in a string literal may be read as an escape");
+  /* A backslash is a plain character in Lance's strings ('\\n' is a
+   * backslash and an n, '\\' one backslash: pylance 14.0.2), as quiver's
+   * own Lance parser reads them; only the quote doubles. */
   qvb_text_s(o, "'");
   for (int64_t i = 0; i < n; i++) {
     if (s[i] == '\'') qvb_text_s(o, "''");
@@ -203,10 +202,78 @@ static void superset_line(tr *t, const qv_expr *e) {
                          "superset (exact=False), assuming stored NaNs are positive");
 }
 
+/* x OP lit for an integer x and a literal outside x's type that BIGINT
+ * cannot hold for both (a negative one against UInt64, one past 2**63
+ * against a signed type): Polars compares in a wider type, so the answer
+ * is the same for every value of x, and null where x is (eq_missing and
+ * ne_missing: never null).  Lance would fail the query on the literal, so
+ * the constant is spelled out (checked in pylance, also under NOT). */
+static bool out_of_range(qv_op op, bool below, const qvb_text *a, qvb_text *o) {
+  bool truth;
+  switch (op) {
+    case QV_OP_EQ:
+    case QV_OP_EQ_MISSING: truth = false; break;
+    case QV_OP_NE:
+    case QV_OP_NE_MISSING: truth = true; break;
+    case QV_OP_LT:
+    case QV_OP_LE: truth = !below; break;
+    default: truth = below; break; /* > >= */
+  }
+  if (op == QV_OP_EQ_MISSING || op == QV_OP_NE_MISSING) qvb_text_s(o, truth ? "TRUE" : "FALSE");
+  else if (truth) qvb_text_f(o, "((%s IS NOT NULL) OR CAST(NULL AS BOOLEAN))", a->p);
+  else qvb_text_f(o, "((%s IS NULL) AND CAST(NULL AS BOOLEAN))", a->p);
+  return true;
+}
+
+/* x OP NaN, +inf or -inf.  Polars orders every NaN equal and above +inf;
+ * Lance by the total order (-NaN below -inf), so isnan() guards every
+ * ordered comparison and NaN itself is a test for NaN.  Against an integer
+ * the answer is the same for every value (NaN and +inf above, -inf below:
+ * Polars compares in Float64).  Checked in pylance on NaN of both signs,
+ * both infinities, zeros and nulls, also under NOT. */
+static bool nonfinite_cmp(tr *t, const qv_expr *e, qv_op op, qv_type_id xt, const qv_expr *l, double v,
+                          const qvb_text *a, qvb_text *o) {
+  if (qv_type_is_integer(xt)) return out_of_range(op, v < 0, a, o);
+  if (!is_float(xt))
+    return qvp_lsql_decline(t, e, "a NaN or infinite literal against a value not known to be a number");
+  if (xt == QV_TYPE_FLOAT32 && !(l->flags & QV_EXPR_F_DYNAMIC) && l->value.type.id != QV_TYPE_FLOAT32)
+    return qvp_lsql_decline(t, e, "a typed literal against a Float32 compares in its own type in Polars");
+  const char *p = a->p;
+  if (isnan(v)) {
+    switch (op) {
+      case QV_OP_EQ:
+      case QV_OP_GE: qvb_text_f(o, "isnan(%s)", p); break;
+      case QV_OP_NE:
+      case QV_OP_LT: qvb_text_f(o, "(NOT isnan(%s))", p); break;
+      case QV_OP_LE: return out_of_range(QV_OP_NE, false, a, o); /* true where not null */
+      case QV_OP_GT: return out_of_range(QV_OP_EQ, false, a, o); /* false where not null */
+      case QV_OP_EQ_MISSING: qvb_text_f(o, "(isnan(%s) IS TRUE)", p); break;
+      default: qvb_text_f(o, "(isnan(%s) IS NOT TRUE)", p); break; /* ne_missing */
+    }
+    return true;
+  }
+  char lit[40];
+  snprintf(lit, sizeof lit, "CAST('%s' AS %s)", v > 0 ? "inf" : "-inf", xt == QV_TYPE_FLOAT32 ? "FLOAT" : "DOUBLE");
+  switch (op) {
+    case QV_OP_EQ: qvb_text_f(o, "(%s = %s)", p, lit); break;
+    case QV_OP_NE: qvb_text_f(o, "(%s != %s)", p, lit); break;
+    case QV_OP_LT:
+    case QV_OP_LE: qvb_text_f(o, "((%s %s %s) AND (NOT isnan(%s)))", p, qvp_pd_cmp_sql(op), lit, p); break;
+    case QV_OP_GT:
+    case QV_OP_GE: qvb_text_f(o, "((%s %s %s) OR isnan(%s))", p, qvp_pd_cmp_sql(op), lit, p); break;
+    case QV_OP_EQ_MISSING: qvb_text_f(o, "((%s = %s) IS TRUE)", p, lit); break;
+    default: qvb_text_f(o, "((%s = %s) IS NOT TRUE)", p, lit); break; /* ne_missing */
+  }
+  return true;
+}
+
 /* x OP lit, with x not a literal (op already flipped so x is left). */
 static bool compare_lit(tr *t, const qv_expr *e, qv_op op, const qv_expr *x, const qv_expr *l, qvb_text *o) {
   qvb_text a = {0};
+  const qv_expr *outer = t->sign_free;
+  t->sign_free = x;
   bool ok = qvp_lsql_value(t, x, &a);
+  t->sign_free = outer;
   qv_type_id xt = qvp_lsql_type_of(t, x);
   double v = 0;
   bool num = lit_number(l, &v);
@@ -225,8 +292,17 @@ static bool compare_lit(tr *t, const qv_expr *e, qv_op op, const qv_expr *x, con
     ok = qvp_lsql_decline(t, e, "a string compared with a number: Polars refuses it");
     goto cleanup;
   }
+  if (xt == QV_TYPE_DECIMAL128 && !(qve_is_value_lit(l) && qv_type_is_integer(l->value.type.id))) {
+    ok = qvp_lsql_decline(t, e, "an Int128 value (DECIMAL in Lance) compared with a literal that is not an integer");
+    goto cleanup;
+  }
   if (num && !isfinite(v)) {
-    ok = qvp_lsql_decline(t, l, "NaN and infinite literals have no Lance SQL spelling");
+    ok = nonfinite_cmp(t, e, op, xt, l, v, &a, o);
+    goto cleanup;
+  }
+  if (qv_type_is_integer(xt) && qve_is_value_lit(l) && qv_type_is_integer(l->value.type.id) &&
+      !qvp_lsql_lit_fits(l, xt) && (xt == QV_TYPE_UINT64 || !qvp_lsql_lit_fits(l, QV_TYPE_INT64))) {
+    ok = out_of_range(op, qv_type_is_signed(l->value.type.id) && l->value.v.i < 0, &a, o);
     goto cleanup;
   }
   bool widen = false;
@@ -368,8 +444,12 @@ bool qvp_lsql_compare(tr *t, const qv_expr *e, qvb_text *o) {
   if (qve_is_lit(x) && !qve_is_lit(y)) return compare_lit(t, e, qv_op_mirror(e->op), y, x, o);
   if (!qve_is_lit(x) && !qve_is_lit(y) && (maybe_float(t, x) || maybe_float(t, y))) {
     qvb_text a = {0}, b = {0};
+    const qv_expr *outer = t->sign_free;
+    t->sign_free = x;
     bool ok = qvp_lsql_value(t, x, &a);
+    t->sign_free = y;
     ok = qvp_lsql_value(t, y, &b) && ok;
+    t->sign_free = outer;
     bool f64 = qvp_lsql_type_of(t, x) == QV_TYPE_FLOAT64 && qvp_lsql_type_of(t, y) == QV_TYPE_FLOAT64;
     if (ok && f64 && e->sem.float_order == QV_FLOAT_POLARS) {
       /* Two Float64s in Polars' order (NaN equal to NaN and greatest, -0.0
@@ -440,7 +520,7 @@ bool qvp_lsql_in_list(tr *t, const qv_expr *e, qvb_text *o) {
    * when the list holds a null (checked in pylance, also under NOT) */
   if (ok && e->sem.in_nulls_equal && n == 0) {
     if (has_null) qvb_text_f(o, "(%s IS NULL)", a.p);
-    else ok = qvp_lsql_decline(t, e, "is_in([], nulls_equal=True)");
+    else qvb_text_s(o, "FALSE"); /* nothing is found, a null value neither: false on every row (Polars 2.1.0) */
   } else if (ok && n == 0) {
     qvb_text_f(o, "((%s IS NULL) AND CAST(NULL AS BOOLEAN))", a.p);
   } else if (ok) {

@@ -88,15 +88,19 @@ qv_type_id qvp_lsql_supertype(qv_type_id a, qv_type_id b) {
 }
 
 /* The type of a dynamic literal (a Python number) next to a value of type
- * v: an integer takes an integer's type (if it fits) or a float's; a float
- * takes a float's type and makes an integer Float64. */
+ * v: an integer takes an integer's type if it fits, else the smallest wider
+ * one Polars picks (the binder's rule: Int8 + 255 is Int16, UInt32 + -1
+ * Int64; Int128 has no Lance type), or a float's; a float takes a float's
+ * type and makes an integer Float64. */
 static qv_type_id with_dynamic(const qv_expr *l, qv_type_id v) {
   qv_type_id lt = l->value.type.id;
   if (l->value.is_null) return v;
   if (qv_type_is_integer(lt)) {
     if (is_float(v)) return v;
-    if (qv_type_is_integer(v)) return qvp_lsql_lit_fits(l, v) ? v : QV_TYPE_NULL;
-    return QV_TYPE_NULL;
+    if (!qv_type_is_integer(v)) return QV_TYPE_NULL;
+    qv_type_id d = QV_TYPE_NULL;
+    (void)qve_polars_dynamic_type(&l->value, v, &d);
+    return qv_type_is_integer(d) ? d : QV_TYPE_NULL;
   }
   if (is_float(lt)) return is_float(v) ? v : qv_type_is_integer(v) ? QV_TYPE_FLOAT64 : QV_TYPE_NULL;
   return QV_TYPE_NULL;
@@ -212,17 +216,33 @@ qv_type_id qvp_lsql_type_of(const tr *t, const qv_expr *e) {
     case QV_OP_NEG: return qvp_lsql_type_of(t, e->args[0]);
     case QV_OP_POW: {
       qv_type_id r = qvp_lsql_type_of(t, e->args[0]);
+      const qv_expr *y = e->args[1];
+      if (qv_type_is_integer(r) && qve_is_value_lit(y) && is_float(y->value.type.id)) return QV_TYPE_FLOAT64;
       return qv_type_is_integer(r) || is_float(r) ? r : QV_TYPE_NULL;
+    }
+    case QV_OP_MIN_HORIZONTAL:
+    case QV_OP_MAX_HORIZONTAL: {
+      qv_type_id r = qvp_lsql_numeric_type(t, e);
+      return r == QV_TYPE_NULL && qvp_lsql_int128(t, e) ? QV_TYPE_DECIMAL128 : r;
     }
     case QV_OP_ADD:
     case QV_OP_SUB:
     case QV_OP_MUL:
     case QV_OP_FILL_NULL:
-    case QV_OP_COALESCE:
-    case QV_OP_MIN_HORIZONTAL:
-    case QV_OP_MAX_HORIZONTAL: return qvp_lsql_numeric_type(t, e);
+    case QV_OP_COALESCE: return qvp_lsql_numeric_type(t, e);
     default: return QV_TYPE_NULL;
   }
+}
+
+bool qvp_lsql_int128(const tr *t, const qv_expr *e) {
+  bool u64 = false, sig = false;
+  for (int32_t i = 0; i < e->n_args; i++) {
+    qv_type_id id = qvp_lsql_type_of(t, e->args[i]);
+    if (qve_is_lit(e->args[i]) || !qv_type_is_integer(id)) return false;
+    u64 = u64 || id == QV_TYPE_UINT64;
+    sig = sig || qv_type_is_signed(id);
+  }
+  return u64 && sig;
 }
 
 qv_type_id qvp_lsql_lance_type(const tr *t, const qv_expr *e) {
@@ -260,8 +280,11 @@ qv_type_id qvp_lsql_lance_type(const tr *t, const qv_expr *e) {
     case QV_OP_CBRT:
     case QV_OP_DT_DATE:
     case QV_OP_DT_TRUNCATE: return qvp_lsql_type_of(t, e);
-    case QV_OP_NEG:
-    case QV_OP_POW: return qvp_lsql_lance_type(t, e->args[0]);
+    case QV_OP_POW: /* an integer base under a float exponent is cast to DOUBLE (lance.c) */
+      if (qvp_lsql_type_of(t, e) == QV_TYPE_FLOAT64 && qv_type_is_integer(qvp_lsql_type_of(t, e->args[0])))
+        return QV_TYPE_FLOAT64;
+      return qvp_lsql_lance_type(t, e->args[0]);
+    case QV_OP_NEG: return qvp_lsql_lance_type(t, e->args[0]);
     default: return QV_TYPE_NULL;
   }
 }

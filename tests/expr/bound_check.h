@@ -127,6 +127,14 @@ static inline const char *bc_check(const qv_expr *e, const qv_schema *schema) {
       return NULL;
     case QV_OP_FIELD: return e->args[0]->type.id == QV_TYPE_STRUCT ? NULL : "field of a non-struct";
     case QV_OP_CAST: return NULL;
+    case QV_OP_CONCAT_STR: /* a || b */
+      return t == QV_TYPE_STRING && bc_all(e, 0, QV_TYPE_STRING) ? NULL : "|| operands and result are strings";
+    case QV_OP_WHEN: /* nanvl(x, y) as when(isnan(x), y, x) */
+      for (int32_t i = 0; i + 1 < e->n_args; i += 2)
+        if (e->args[i]->type.id != QV_TYPE_BOOL && e->args[i]->type.id != QV_TYPE_NULL) return "when predicate type";
+      for (int32_t i = 1; i < e->n_args; i += 2)
+        if (!qv_datatype_equal(&e->args[i]->type, &e->type)) return "when value type";
+      return qv_datatype_equal(&e->args[e->n_args - 1]->type, &e->type) ? NULL : "when otherwise type";
     default: return "unexpected operator";
   }
 }

@@ -58,17 +58,16 @@ COLUMNS = [
     ("l", pa.list_(pa.int64()), L), ("st", pa.struct([("x", pa.int64())]), ST),
 ]
 
-# The schema as `quiver lance-filter --schema` spells it.  The command splits
-# the list on commas, so a zoned timestamp ("timestamp[us, Europe/Berlin]")
-# cannot be written there; `tz` is left out and the translator sees it as a
-# column of unknown type (it must then decline what a zone would change).
+# The schema as `quiver lance-filter --schema` spells it (the command splits
+# the list on the commas outside brackets, so the zoned timestamp's
+# "timestamp[us, Europe/Berlin]" is one item).
 SCHEMA_TEXT = ",".join(
     "%s:%s" % (name, text)
     for name, text in [
         ("id", "int64"), ("i8", "int8"), ("i16", "int16"), ("i32", "int32"), ("i64", "int64"),
         ("u8", "uint8"), ("u32", "uint32"), ("u64", "uint64"), ("f", "float64"), ("g", "float64"),
         ("f32", "float32"), ("s", "string"), ("t", "string"), ("b", "bool"), ("c", "bool"),
-        ("d", "date32"), ("ts", "timestamp[us]"), ("l", "list<int64>"), ("st", "struct<x:int64>"),
+        ("d", "date32"), ("ts", "timestamp[us]"), ("tz", "timestamp[us, %s]" % TZ), ("l", "list<int64>"), ("st", "struct<x:int64>"),
     ]
 )
 

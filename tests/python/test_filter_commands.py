@@ -56,9 +56,13 @@ pytestmark = pytest.mark.filterwarnings("ignore:Comparisons with None")
 # with a parse error there, and only there.
 TEXT_FRONT_END_GAPS = {
     'pl.col("a") == 2**100': "Python's arithmetic on Python ints is not evaluated by the text front end",
-    'pl.col("u64").is_in([18446744073709551615, 3])':
-        "the text front end types an is_in list holding 2**64-1 as Int64 (Polars: UInt64)",
 }
+
+# The other way round: Polars' JSON writes a NaN or infinite float literal as
+# {"Float": null}, so the package cannot tell which it was and declines what
+# the command (which reads the text) translates.
+NONFINITE = ('float("nan")', 'float("inf")', 'float("-inf")')
+
 def _cli(*args):
     if not os.path.exists(QUIVER):
         pytest.skip("!!! %s not found (build it, or set QV_BUILD_DIR) !!!" % QUIVER)
@@ -101,7 +105,7 @@ def test_command_answers_as_the_package(schemas, command, translate):
             runs.append((name, text, with_schema, want, args))
     with concurrent.futures.ThreadPoolExecutor(4) as pool:
         procs = list(pool.map(lambda run: _cli(*run[4]), runs))
-    failures, compared, declined, gaps = [], 0, 0, 0
+    failures, compared, declined, gaps, json_gaps = [], 0, 0, 0, 0
     for (name, text, with_schema, want, _), proc in zip(runs, procs):
         where = "%s (%s)" % (name, "schema" if with_schema else "no schema")
         if proc.returncode != 0:
@@ -114,10 +118,14 @@ def test_command_answers_as_the_package(schemas, command, translate):
         compared += 1
         declined += want == "None"
         got = proc.stdout.rstrip("\n")
+        if want == "None" and got != want and any(k in text for k in NONFINITE):
+            json_gaps += 1
+            continue
         if got != want:
             failures.append("%s: command %s, package %s\n    %s" % (where, got, want, text))
     assert compared > 800 and declined > 50, (compared, declined)
     assert gaps == 2 * len(TEXT_FRONT_END_GAPS), "a named front-end gap parses now: drop it from the list"
+    assert json_gaps > 0 or command != "lance-filter", "NaN literals reach the package now: drop NONFINITE"
     assert not failures, "%s differs from the package in %d answers:\n%s" % (
         command, len(failures), "\n".join(failures[:40]))
 
