@@ -3,8 +3,8 @@
  * A node translates only when Lance (DataFusion) keeps the same rows as
  * Polars; otherwise it declines with a reason.  AND in positive position
  * may drop a declining conjunct (the result is then a superset, exact =
- * false), and OR in positive position may join two supersets; NOT, XOR
- * and anything under them translate exactly or not at all.
+ * false); OR, NOT, XOR and anything under them translate exactly or not
+ * at all (DESIGN.md decision 3).
  *
  * Float policy.  Polars orders floats with -0.0 == +0.0 and every NaN
  * equal and greatest; Lance uses the total order (-NaN < -inf < ... <
@@ -845,9 +845,8 @@ static int32_t depth(const qv_expr *e, int32_t limit) {
 }
 
 /* Positive position: an AND may drop a side (a superset of it is a
- * superset of the AND), and an OR may hold supersets of both sides (their
- * OR is a superset of the OR); under NOT or XOR only exact translations
- * hold, so those stay with boolean_value. */
+ * superset of the AND).  OR, NOT and XOR translate exactly or not at all
+ * (DESIGN.md decision 3), so they stay with boolean_value. */
 static bool positive(tr *t, const qv_expr *e, qvb_text *o, bool *exact) {
   if (depth(e, QV_LANCE_MAX_DEPTH) > QV_LANCE_MAX_DEPTH) {
     qvb_text_f(&t->why, "declined the expression: nested more than %d levels deep\n", QV_LANCE_MAX_DEPTH);
@@ -868,20 +867,6 @@ static bool positive(tr *t, const qv_expr *e, qvb_text *o, bool *exact) {
     qvb_text_free(&a);
     qvb_text_free(&b);
     return oka || okb;
-  }
-  if (e->kind == QV_EXPR_CALL && e->op == QV_OP_OR && e->n_args == 2 && boolean_operand(t, e->args[0]) &&
-      boolean_operand(t, e->args[1])) {
-    qvb_text a = {0}, b = {0};
-    bool ea = true, eb = true;
-    bool oka = positive(t, e->args[0], &a, &ea);
-    bool okb = positive(t, e->args[1], &b, &eb);
-    if (oka && okb) qvb_text_f(o, "(%s OR %s)", a.p, b.p);
-    else qvb_text_s(&t->why, "declined OR: a side translates neither exactly nor as a superset\n");
-    if (oka && okb && !(ea && eb)) qvb_text_s(&t->why, "OR of a superset: the filter keeps a superset\n");
-    *exact = oka && okb && ea && eb;
-    qvb_text_free(&a);
-    qvb_text_free(&b);
-    return oka && okb;
   }
   *exact = true;
   /* With a schema, a conjunct that quiver's binder refuses (types Polars
