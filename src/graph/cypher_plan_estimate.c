@@ -41,17 +41,9 @@ static double fixed_sel(const qvg_node *e) {
   }
 }
 
-/* Whether e is `var.<id column> = constant` (either way round). */
 static bool id_equality(qvg_planner *p, const qvg_node *e, const char *var, int32_t label) {
-  if (!p->st->g || label < 0 || e->kind != QVG_COMPARE || e->n_kids != 2 || e->ops[0] != QVG_CMP_EQ) return false;
-  const char *id = p->st->g->cat.labels[label].id_column;
-  for (int side = 0; side < 2; side++) {
-    const qvg_node *a = e->kids[side], *b = e->kids[1 - side];
-    if (a->kind == QVG_PROP && a->kids[0]->kind == QVG_VAR && strcmp(a->kids[0]->str, var) == 0 &&
-        strcmp(a->str, id) == 0 && (b->kind == QVG_INT || b->kind == QVG_PARAM))
-      return true;
-  }
-  return false;
+  int64_t id;
+  return qvg_push_id_equality(p, e, var, label, &id);
 }
 
 /* One filter's selectivity: x the IR translation (owned; NULL when there

@@ -268,6 +268,10 @@ typedef struct qvg_lstep {
    * its property map entries (a bit per entry) and conjuncts (pushed) */
   qv_expr *pushed;
   uint64_t pushed_entries;
+  /* SCAN: the start's unique id equals a constant: the node index finds
+   * the one node (the other filters stay a CypherFilterExec on it) */
+  bool by_id;
+  int64_t id;
 } qvg_lstep;
 
 typedef struct qvg_lpath {
@@ -356,6 +360,13 @@ qv_expr *qvg_push_translate(qvg_planner *p, const qvg_node *e, const char *var, 
 /* The property map entry `key: value` of a node pattern as `key = value`
  * in the IR, or NULL as qvg_push_translate. */
 qv_expr *qvg_push_translate_entry(qvg_planner *p, const qvg_node *entry, int32_t label, qv_status *err_st);
+
+/* A constant of the syntax tree (a literal, a parameter, a negated
+ * number) as a value. */
+bool qvg_push_const(qvg_planner *p, const qvg_node *e, qvg_val *out);
+/* Whether e is `var.<the label's id column> = an Integer constant` (either
+ * way round): the node index answers it; *id the constant. */
+bool qvg_push_id_equality(qvg_planner *p, const qvg_node *e, const char *var, int32_t label, int64_t *id);
 
 /* ---- cypher_plan_match.c ---- */
 

@@ -511,7 +511,7 @@ static qv_status plan_hop(qvg_planner *p, qvg_scope *s, qvg_lmatch *m, int32_t k
 static qv_status scan_note(qvg_planner *p, const qvg_lmatch *m, const qvg_lstep *st, qvg_node_scan_spec *sp) {
   const qvg_lpath *pa = &m->paths[st->path];
   const qvg_node *el = qvg_lmatch_elem(m, st->path, st->node);
-  if (!st->pushed && !pa->decided) return QV_OK;
+  if (!st->pushed && !st->by_id && !pa->decided) return QV_OK;
   sp->est = qvg_estimate_nodes(p, el) * qvg_estimate_own_sel(p, m, el);
   if (!pa->decided) return QV_OK;
   const qvg_node *other = qvg_lmatch_elem(m, st->path, pa->size_root);
@@ -534,7 +534,9 @@ static qv_status plan_start(qvg_planner *p, qvg_scope *s, qvg_lmatch *m, int32_t
   qvg_scope ns;
   memset(&ns, 0, sizeof ns);
   qv_exec_op *scan;
-  qvg_node_scan_spec sp = {impossible ? -1 : label, name, impossible ? NULL : step->pushed, -1, NULL};
+  qvg_node_scan_spec sp = {
+      impossible ? -1 : label,    name,    impossible || step->by_id ? NULL : step->pushed, -1, NULL,
+      !impossible && step->by_id, step->id};
   QV_RETURN_NOT_OK(scan_note(p, m, step, &sp));
   QV_RETURN_NOT_OK(qvg_op_node_scan_spec(p->ctx, p->st, &sp, &scan, p->err));
   qvg_colkind nk = QVG_COL_NODE;

@@ -13,10 +13,12 @@
  *                      reads the new node (with bound variables) or only
  *                      the new relationship, else a filter right after the
  *                      first step that binds its last variable.
- *   push_scan_filters  the start scan's conjuncts (and property map
- *                      entries) that translate exactly into quiver's
- *                      expression IR go to the dataset scanner, which
- *                      prunes pages by statistics and asks scalar indices.
+ *   push_scan_filters  a start scan whose unique id equals a constant
+ *                      becomes a lookup in the node index; else its
+ *                      conjuncts (and property map entries) that translate
+ *                      exactly into quiver's expression IR go to the
+ *                      dataset scanner, which prunes pages by statistics
+ *                      and asks scalar indices.
  *   prune_columns      the property keys of each variable that later
  *                      expressions read (the scan then decodes no other
  *                      column; docs/cypher.md).
@@ -237,6 +239,22 @@ qv_status qvg_rule_push_scan_filters(qvg_planner *p, const qvg_scope *s, qvg_lma
     if (label < 0) continue;
     qv_status rc = QV_OK;
     const qvg_node *props = el->kids[1];
+    /* a unique id equal to a constant: the node index finds the node */
+    const char *idcol = p->st->g->cat.labels[label].id_column;
+    qvg_val v;
+    for (int32_t i = 0; props && props->kind == QVG_MAP && i < props->n_kids && i < 64 && !st->by_id; i++)
+      if (strcmp(props->kids[i]->str, idcol) == 0 && qvg_push_const(p, props->kids[i]->kids[0], &v) &&
+          v.t == QVG_V_INT) {
+        st->by_id = true;
+        st->id = v.u.i;
+        st->pushed_entries |= UINT64_C(1) << i;
+      }
+    for (int32_t i = 0; el->str && i < m->n_conj && !st->by_id; i++) {
+      qvg_lconj *c = &m->conj[i];
+      if (c->at == QVG_AT_SCAN && c->step == k && qvg_push_id_equality(p, c->e, el->str, label, &st->id))
+        st->by_id = c->pushed = true;
+    }
+    if (st->by_id) continue; /* the rest filters one node: a CypherFilterExec */
     for (int32_t i = 0; props && props->kind == QVG_MAP && i < props->n_kids && i < 64; i++) {
       qv_expr *x = qvg_push_translate_entry(p, props->kids[i], label, &rc);
       if (rc != QV_OK) return rc;
