@@ -77,6 +77,17 @@ double qvg_estimate_own_sel(qvg_planner *p, const qvg_lmatch *m, const qvg_node 
   return sel;
 }
 
+double qvg_estimate_elem_sel(qvg_planner *p, qvg_lmatch *m, int32_t j, int32_t i) {
+  qvg_lpath *pa = &m->paths[j];
+  int32_t n = pa->ast->n_kids;
+  if (!pa->sel) {
+    if (!(pa->sel = qvg_arena_alloc(p->arena, (size_t)n * sizeof *pa->sel))) return 1;
+    for (int32_t k = 0; k < n; k++) pa->sel[k] = -1;
+  }
+  if (pa->sel[i] < 0) pa->sel[i] = qvg_estimate_own_sel(p, m, pa->ast->kids[i]);
+  return pa->sel[i];
+}
+
 double qvg_estimate_fanout(qvg_planner *p, const qvg_node *rel, int dir) {
   const qvg_node *t = rel->kids[0];
   double f = 0;

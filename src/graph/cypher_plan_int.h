@@ -283,6 +283,7 @@ typedef struct qvg_lpath {
   double *costs; /* per element (odd ones unused), planner's arena */
   int32_t size_root;
   bool decided; /* the estimates chose another root than label sizes would */
+  double *sel;  /* per element: qvg_estimate_own_sel, once (< 0: not yet) */
 } qvg_lpath;
 
 typedef struct qvg_lmatch {
@@ -342,6 +343,9 @@ double qvg_estimate_nodes(qvg_planner *p, const qvg_node *el);
  * indices (their value counts) and page statistics estimate where they
  * can; the rest count a fixed selectivity (docs/cypher.md). */
 double qvg_estimate_own_sel(qvg_planner *p, const qvg_lmatch *m, const qvg_node *el);
+/* The same for element i of path j, computed once per MATCH (estimates
+ * may read index and page statistics). */
+double qvg_estimate_elem_sel(qvg_planner *p, qvg_lmatch *m, int32_t j, int32_t i);
 /* Expected relationships per node over the hop rel traversed in direction
  * dir (QVG_DIR_*): relationships / distinct nodes they leave, summed over
  * its types (the CSR's offsets). */

@@ -508,11 +508,11 @@ static qv_status plan_hop(qvg_planner *p, qvg_scope *s, qvg_lmatch *m, int32_t k
 
 /* What explain says of a scan the estimates decided: its rows, and the
  * path's estimated rows against those of the label-size rule's root. */
-static qv_status scan_note(qvg_planner *p, const qvg_lmatch *m, const qvg_lstep *st, qvg_node_scan_spec *sp) {
+static qv_status scan_note(qvg_planner *p, qvg_lmatch *m, const qvg_lstep *st, qvg_node_scan_spec *sp) {
   const qvg_lpath *pa = &m->paths[st->path];
   const qvg_node *el = qvg_lmatch_elem(m, st->path, st->node);
   if (!st->pushed && !st->by_id && !pa->decided) return QV_OK;
-  sp->est = qvg_estimate_nodes(p, el) * qvg_estimate_own_sel(p, m, el);
+  sp->est = qvg_estimate_nodes(p, el) * qvg_estimate_elem_sel(p, m, st->path, st->node);
   if (!pa->decided) return QV_OK;
   const qvg_node *other = qvg_lmatch_elem(m, st->path, pa->size_root);
   char buf[256];

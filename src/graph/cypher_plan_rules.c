@@ -53,7 +53,7 @@ static int64_t size_cost(qvg_planner *p, const qvg_node *el) {
 static double path_cost(qvg_planner *p, qvg_lmatch *m, int32_t path, int32_t r) {
   const qvg_node *pa = m->paths[path].ast;
   int32_t n = pa->n_kids;
-  double rows = qvg_estimate_nodes(p, pa->kids[r]) * qvg_estimate_own_sel(p, m, pa->kids[r]), cost = rows;
+  double rows = qvg_estimate_nodes(p, pa->kids[r]) * qvg_estimate_elem_sel(p, m, path, r), cost = rows;
   for (int pass = 0; pass < 2; pass++) {
     double at = rows;
     int32_t step = pass ? -2 : 2;
@@ -61,8 +61,8 @@ static double path_cost(qvg_planner *p, qvg_lmatch *m, int32_t path, int32_t r) 
       const qvg_node *rel = pa->kids[i + step / 2], *to = pa->kids[i + step];
       int dir = rel->op;
       if (pass && dir != QVG_DIR_BOTH) dir = dir == QVG_DIR_LEFT ? QVG_DIR_RIGHT : QVG_DIR_LEFT;
-      at *=
-          qvg_estimate_fanout(p, rel, dir) * qvg_estimate_label_frac(p, rel, dir, to) * qvg_estimate_own_sel(p, m, to);
+      at *= qvg_estimate_fanout(p, rel, dir) * qvg_estimate_label_frac(p, rel, dir, to) *
+            qvg_estimate_elem_sel(p, m, path, i + step);
       cost += at;
     }
     if (!pass) rows = at; /* the left hops go on from the right ones' rows */
