@@ -78,14 +78,19 @@ double qvg_estimate_own_sel(qvg_planner *p, const qvg_lmatch *m, const qvg_node 
 }
 
 double qvg_estimate_elem_sel(qvg_planner *p, qvg_lmatch *m, int32_t j, int32_t i) {
-  qvg_lpath *pa = &m->paths[j];
-  int32_t n = pa->ast->n_kids;
-  if (!pa->sel) {
-    if (!(pa->sel = qvg_arena_alloc(p->arena, (size_t)n * sizeof *pa->sel))) return 1;
-    for (int32_t k = 0; k < n; k++) pa->sel[k] = -1;
+  const qvg_node *el = m->paths[j].ast->kids[i];
+  for (int32_t k = 0; k < p->n_sel_memo; k++)
+    if (p->sel_memo[k].el == el) return p->sel_memo[k].sel;
+  double s = qvg_estimate_own_sel(p, m, el);
+  if (p->n_sel_memo == p->cap_sel_memo) {
+    int32_t cap = p->cap_sel_memo ? 2 * p->cap_sel_memo : 16;
+    struct qvg_sel_memo *mm = qv_realloc(p->sel_memo, (size_t)cap * sizeof *mm);
+    if (!mm) return s; /* not kept: estimated again next time */
+    p->sel_memo = mm;
+    p->cap_sel_memo = cap;
   }
-  if (pa->sel[i] < 0) pa->sel[i] = qvg_estimate_own_sel(p, m, pa->ast->kids[i]);
-  return pa->sel[i];
+  p->sel_memo[p->n_sel_memo++] = (struct qvg_sel_memo){el, s};
+  return s;
 }
 
 double qvg_estimate_fanout(qvg_planner *p, const qvg_node *rel, int dir) {

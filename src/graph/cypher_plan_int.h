@@ -83,6 +83,14 @@ typedef struct qvg_planner {
    * pruning), NULL when unknown (inside a subquery) */
   const qvg_node *const *rest;
   int32_t n_rest;
+  /* pattern elements' estimated selectivities (qvg_estimate_elem_sel),
+   * kept for the plan's life: a subquery is planned again per input batch
+   * and must not read statistics each time (qv_malloc'd) */
+  struct qvg_sel_memo {
+    const qvg_node *el;
+    double sel;
+  } * sel_memo;
+  int32_t n_sel_memo, cap_sel_memo;
   qvg_cleanup *cleanups;
   qv_error *err;
 } qvg_planner;
@@ -283,7 +291,6 @@ typedef struct qvg_lpath {
   double *costs; /* per element (odd ones unused), planner's arena */
   int32_t size_root;
   bool decided; /* the estimates chose another root than label sizes would */
-  double *sel;  /* per element: qvg_estimate_own_sel, once (< 0: not yet) */
 } qvg_lpath;
 
 typedef struct qvg_lmatch {
@@ -343,7 +350,7 @@ double qvg_estimate_nodes(qvg_planner *p, const qvg_node *el);
  * indices (their value counts) and page statistics estimate where they
  * can; the rest count a fixed selectivity (docs/cypher.md). */
 double qvg_estimate_own_sel(qvg_planner *p, const qvg_lmatch *m, const qvg_node *el);
-/* The same for element i of path j, computed once per MATCH (estimates
+/* The same for element i of path j, computed once per plan (estimates
  * may read index and page statistics). */
 double qvg_estimate_elem_sel(qvg_planner *p, qvg_lmatch *m, int32_t j, int32_t i);
 /* Expected relationships per node over the hop rel traversed in direction
