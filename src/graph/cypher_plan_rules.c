@@ -23,7 +23,6 @@
  *                      expressions read (the scan then decodes no other
  *                      column; docs/cypher.md).
  */
-#include <math.h>
 #include <string.h>
 
 #include "graph/cypher_plan_int.h"

@@ -201,7 +201,7 @@ static char *rows_of(const char *q, const qv_cypher_params *params, bool push, b
   }
   qv_batch_reader_destroy(r);
   graph->store->no_pushdown = false;
-  qsort(rows, n, sizeof *rows, cmp_str);
+  if (n) qsort(rows, n, sizeof *rows, cmp_str);
   char *out = qv_malloc(total);
   out[0] = '\0';
   for (size_t i = 0; i < n; i++) {
