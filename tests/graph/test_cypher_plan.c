@@ -37,7 +37,7 @@ static int rm_entry(const char *path, const struct stat *sb, int flag, struct FT
   return remove(path);
 }
 
-/* ---- the data: P(id, i, f, s, b, n32) in two fragments of pages of 4 rows ---- */
+/* ---- the data: P(id, i, f, s, b, n32, f32) in two fragments of pages of 4 rows ---- */
 
 #define NROWS 12
 #define NUL_I INT64_MIN /* marks a null int */
@@ -84,13 +84,13 @@ static void add_field(qv_schema *sc, const char *name, qv_type_id id) {
 
 /* Rows [from, to) of P appended to the dataset. */
 static void write_rows(int from, int to, qv_write_mode mode) {
-  static const qv_type_id types[6] = {QV_TYPE_INT64,  QV_TYPE_INT64, QV_TYPE_FLOAT64,
-                                      QV_TYPE_STRING, QV_TYPE_BOOL,  QV_TYPE_INT32};
-  static const char *const names[6] = {"id", "i", "f", "s", "b", "n32"};
+  static const qv_type_id types[7] = {QV_TYPE_INT64, QV_TYPE_INT64, QV_TYPE_FLOAT64, QV_TYPE_STRING,
+                                      QV_TYPE_BOOL,  QV_TYPE_INT32, QV_TYPE_FLOAT32};
+  static const char *const names[7] = {"id", "i", "f", "s", "b", "n32", "f32"};
   qv_schema sc = QV_SCHEMA_INIT;
-  qv_array *cols[6];
+  qv_array *cols[7];
   qv_error err;
-  for (int c = 0; c < 6; c++) {
+  for (int c = 0; c < 7; c++) {
     add_field(&sc, names[c], types[c]);
     qv_builder b;
     qv_datatype t = qv_datatype_simple(types[c]);
@@ -105,7 +105,8 @@ static void write_rows(int from, int to, qv_write_mode mode) {
           st = col_s[r] ? qv_builder_append_bytes(&b, col_s[r], (int64_t)strlen(col_s[r])) : qv_builder_append_null(&b);
           break;
         case 4: st = col_b[r] < 0 ? qv_builder_append_null(&b) : qv_builder_append_bool(&b, col_b[r] == 1); break;
-        default: st = qv_builder_append_int(&b, r - 5); break;
+        case 5: st = qv_builder_append_int(&b, r - 5); break;
+        default: st = qv_builder_append_double(&b, r == 5 ? NAN : r * 0.25); break;
       }
       assert_int_equal(st, QV_OK);
     }
@@ -299,6 +300,12 @@ static void test_floats(void **state) {
       {"p.f >= -0.0", 8, 1},
       {"p.f IS NULL", 1, 1},
       {"p.f = 0.0 / 0.0", 0, 0}, /* not a constant the pushdown reads */
+      /* float32: 0, 0.25, ..., 2.75 by quarters, NaN at the sixth */
+      {"p.f32 > 0.5", 8, 1}, /* 0.5 is a float32: compared as float32s */
+      {"p.f32 = 0.1", 0, 1}, /* 0.1 is not: compared as doubles */
+      {"p.f32 < 0.3", 2, 1},
+      {"p.f32 <> 1.0", 11, 1},
+      {"p.f32 = 1", 1, 1},
   };
   check_cases(c, sizeof c / sizeof *c, NULL);
 }
@@ -313,6 +320,9 @@ static void test_strings_and_bools(void **state) {
       {"p.s ENDS WITH 'n'", 3, 1},
       {"p.s CONTAINS 'n'", 4, 1},
       {"p.s STARTS WITH ''", 11, 1},
+      {"p.s ENDS WITH ''", 11, 1},
+      {"p.s CONTAINS ''", 11, 1},
+      {"p.s CONTAINS '\xf0\x9f\x98\x80'", 1, 1},
       {"p.s IN ['Ann', 'B']", 3, 1},
       {"p.s = 1", 0, 0}, /* of another type: stays (false in Cypher) */
       {"p.b = true", 5, 1},
