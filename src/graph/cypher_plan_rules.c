@@ -137,12 +137,11 @@ qv_status qvg_rule_choose_roots(qvg_planner *p, const qvg_scope *s, qvg_lmatch *
       if (n > 1) {
         pa->costs = qvg_arena_alloc(p->arena, (size_t)n * sizeof *pa->costs);
         if (!pa->costs) return QVG_NOMEM(p);
+        for (int32_t i = 0; i < n; i += 2) pa->costs[i] = path_cost(p, m, j, i);
+        /* another root only when clearly cheaper (estimates are rough) */
         int32_t pick = pa->size_root;
-        for (int32_t i = 0; i < n; i += 2) {
-          pa->costs[i] = path_cost(p, m, j, i);
-          /* another root only when clearly cheaper (estimates are rough) */
+        for (int32_t i = 0; i < n; i += 2)
           if (pa->costs[i] < pa->costs[pick] * 0.9) pick = i;
-        }
         pa->decided = pick != pa->size_root;
         pa->root = pick;
       }
