@@ -506,6 +506,12 @@ static qv_status plan_hop(qvg_planner *p, qvg_scope *s, qvg_lmatch *m, int32_t k
   return after(p, s, m, k);
 }
 
+/* Estimated rows as explain prints them: 3 digits, whole numbers from 100. */
+static void fmt_rows(char *buf, size_t size, double v) {
+  if (v >= 100) snprintf(buf, size, "%.0f", v);
+  else snprintf(buf, size, "%.3g", v);
+}
+
 /* What explain says of a scan the estimates decided: its rows, and the
  * path's estimated rows against those of the label-size rule's root. */
 static qv_status scan_note(qvg_planner *p, qvg_lmatch *m, const qvg_lstep *st, qvg_node_scan_spec *sp) {
@@ -515,9 +521,11 @@ static qv_status scan_note(qvg_planner *p, qvg_lmatch *m, const qvg_lstep *st, q
   sp->est = qvg_estimate_nodes(p, el) * qvg_estimate_elem_sel(p, m, st->path, st->node);
   if (!pa->decided) return QV_OK;
   const qvg_node *other = qvg_lmatch_elem(m, st->path, pa->size_root);
-  char buf[256];
-  snprintf(buf, sizeof buf, "root by estimate: path rows %.3g < %.3g from %s", pa->costs[st->node],
-           pa->costs[pa->size_root], other->str ? other->str : "its anonymous node");
+  char buf[256], here[32], there[32];
+  fmt_rows(here, sizeof here, pa->costs[st->node]);
+  fmt_rows(there, sizeof there, pa->costs[pa->size_root]);
+  snprintf(buf, sizeof buf, "root by estimate: path rows %s < %s from %s", here, there,
+           other->str ? other->str : "its anonymous node");
   if (!(sp->note = qvg_pstrdup(p, buf, strlen(buf)))) return QVG_NOMEM(p);
   return QV_OK;
 }

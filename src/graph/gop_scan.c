@@ -221,7 +221,8 @@ static void node_explain(const qv_exec_op *op, qvb_text *t) {
   qvb_text_f(t, ", rows=%lld", (long long)qvg_store_node_count(s->st, s->label));
   if (s->filter_text) qvb_text_f(t, ", filter=%s", s->filter_text);
   if (s->by_id) qvb_text_f(t, ", id=%lld (node index)", (long long)s->id);
-  if (s->est >= 0) qvb_text_f(t, ", est=%.3g", s->est);
+  if (s->est >= 100) qvb_text_f(t, ", est=%.0f", s->est);
+  else if (s->est >= 0) qvb_text_f(t, ", est=%.3g", s->est);
   if (s->note) qvb_text_f(t, ", %s", s->note);
 }
 
