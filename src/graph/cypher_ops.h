@@ -29,13 +29,17 @@ qv_status qvg_op_node_scan(qv_exec_ctx *ctx, const qvg_store *st, int32_t label,
  * is quiver's expression IR over the label's dataset columns, unbound
  * (copied).  est >= 0 (estimated rows) and note (copied; nullable) are
  * for explain: "NodeScanExec: a:Person, rows=4, filter=(age > 35),
- * est=1.3". */
+ * est=1.3"; by id: "NodeScanExec: a:Person, rows=4, id=2 (node index)". */
 typedef struct qvg_node_scan_spec {
   int32_t label; /* -1: every node (no filter then) */
   const char *name;
   const qv_expr *filter; /* nullable; dataset stores only */
   double est;            /* < 0: not shown */
   const char *note;
+  /* dataset stores: only the node whose id (the label's id column) is id,
+   * found in the node index (no filter then) */
+  bool by_id;
+  int64_t id;
 } qvg_node_scan_spec;
 qv_status qvg_op_node_scan_spec(qv_exec_ctx *ctx, const qvg_store *st, const qvg_node_scan_spec *spec, qv_exec_op **out,
                                 qv_error *err);

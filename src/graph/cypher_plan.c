@@ -49,6 +49,9 @@ void qvg_planner_release(qvg_planner *p) {
   qv_free(p->bound);
   p->bound = NULL;
   p->n_bound = p->cap_bound = 0;
+  qv_free(p->sel_memo);
+  p->sel_memo = NULL;
+  p->n_sel_memo = p->cap_sel_memo = 0;
 }
 
 /* ---- scope ---------------------------------------------------------------- */

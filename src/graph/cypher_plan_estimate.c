@@ -41,17 +41,9 @@ static double fixed_sel(const qvg_node *e) {
   }
 }
 
-/* Whether e is `var.<id column> = constant` (either way round). */
 static bool id_equality(qvg_planner *p, const qvg_node *e, const char *var, int32_t label) {
-  if (!p->st->g || label < 0 || e->kind != QVG_COMPARE || e->n_kids != 2 || e->ops[0] != QVG_CMP_EQ) return false;
-  const char *id = p->st->g->cat.labels[label].id_column;
-  for (int side = 0; side < 2; side++) {
-    const qvg_node *a = e->kids[side], *b = e->kids[1 - side];
-    if (a->kind == QVG_PROP && a->kids[0]->kind == QVG_VAR && strcmp(a->kids[0]->str, var) == 0 &&
-        strcmp(a->str, id) == 0 && (b->kind == QVG_INT || b->kind == QVG_PARAM))
-      return true;
-  }
-  return false;
+  int64_t id;
+  return qvg_push_id_equality(p, e, var, label, &id);
 }
 
 /* One filter's selectivity: x the IR translation (owned; NULL when there
@@ -83,6 +75,22 @@ double qvg_estimate_own_sel(qvg_planner *p, const qvg_lmatch *m, const qvg_node 
     else sel *= one_sel(p, label, qvg_push_translate(p, c->e, el->str, label, &st), c->e);
   }
   return sel;
+}
+
+double qvg_estimate_elem_sel(qvg_planner *p, qvg_lmatch *m, int32_t j, int32_t i) {
+  const qvg_node *el = m->paths[j].ast->kids[i];
+  for (int32_t k = 0; k < p->n_sel_memo; k++)
+    if (p->sel_memo[k].el == el) return p->sel_memo[k].sel;
+  double s = qvg_estimate_own_sel(p, m, el);
+  if (p->n_sel_memo == p->cap_sel_memo) {
+    int32_t cap = p->cap_sel_memo ? 2 * p->cap_sel_memo : 16;
+    struct qvg_sel_memo *mm = qv_realloc(p->sel_memo, (size_t)cap * sizeof *mm);
+    if (!mm) return s; /* not kept: estimated again next time */
+    p->sel_memo = mm;
+    p->cap_sel_memo = cap;
+  }
+  p->sel_memo[p->n_sel_memo++] = (struct qvg_sel_memo){el, s};
+  return s;
 }
 
 double qvg_estimate_fanout(qvg_planner *p, const qvg_node *rel, int dir) {

@@ -83,6 +83,14 @@ typedef struct qvg_planner {
    * pruning), NULL when unknown (inside a subquery) */
   const qvg_node *const *rest;
   int32_t n_rest;
+  /* pattern elements' estimated selectivities (qvg_estimate_elem_sel),
+   * kept for the plan's life: a subquery is planned again per input batch
+   * and must not read statistics each time (qv_malloc'd) */
+  struct qvg_sel_memo {
+    const qvg_node *el;
+    double sel;
+  } * sel_memo;
+  int32_t n_sel_memo, cap_sel_memo;
   qvg_cleanup *cleanups;
   qv_error *err;
 } qvg_planner;
@@ -268,6 +276,10 @@ typedef struct qvg_lstep {
    * its property map entries (a bit per entry) and conjuncts (pushed) */
   qv_expr *pushed;
   uint64_t pushed_entries;
+  /* SCAN: the start's unique id equals a constant: the node index finds
+   * the one node (the other filters stay a CypherFilterExec on it) */
+  bool by_id;
+  int64_t id;
 } qvg_lstep;
 
 typedef struct qvg_lpath {
@@ -338,6 +350,9 @@ double qvg_estimate_nodes(qvg_planner *p, const qvg_node *el);
  * indices (their value counts) and page statistics estimate where they
  * can; the rest count a fixed selectivity (docs/cypher.md). */
 double qvg_estimate_own_sel(qvg_planner *p, const qvg_lmatch *m, const qvg_node *el);
+/* The same for element i of path j, computed once per plan (estimates
+ * may read index and page statistics). */
+double qvg_estimate_elem_sel(qvg_planner *p, qvg_lmatch *m, int32_t j, int32_t i);
 /* Expected relationships per node over the hop rel traversed in direction
  * dir (QVG_DIR_*): relationships / distinct nodes they leave, summed over
  * its types (the CSR's offsets). */
@@ -356,6 +371,13 @@ qv_expr *qvg_push_translate(qvg_planner *p, const qvg_node *e, const char *var, 
 /* The property map entry `key: value` of a node pattern as `key = value`
  * in the IR, or NULL as qvg_push_translate. */
 qv_expr *qvg_push_translate_entry(qvg_planner *p, const qvg_node *entry, int32_t label, qv_status *err_st);
+
+/* A constant of the syntax tree (a literal, a parameter, a negated
+ * number) as a value. */
+bool qvg_push_const(qvg_planner *p, const qvg_node *e, qvg_val *out);
+/* Whether e is `var.<the label's id column> = an Integer constant` (either
+ * way round): the node index answers it; *id the constant. */
+bool qvg_push_id_equality(qvg_planner *p, const qvg_node *e, const char *var, int32_t label, int64_t *id);
 
 /* ---- cypher_plan_match.c ---- */
 

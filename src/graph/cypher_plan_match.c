@@ -569,18 +569,26 @@ static qv_status plan_hop(qvg_planner *p, qvg_scope *s, qvg_lmatch *m, int32_t k
   return after(p, s, m, k);
 }
 
+/* Estimated rows as explain prints them: 3 digits, whole numbers from 100. */
+static void fmt_rows(char *buf, size_t size, double v) {
+  if (v >= 100) snprintf(buf, size, "%.0f", v);
+  else snprintf(buf, size, "%.3g", v);
+}
+
 /* What explain says of a scan the estimates decided: its rows, and the
  * path's estimated rows against those of the label-size rule's root. */
-static qv_status scan_note(qvg_planner *p, const qvg_lmatch *m, const qvg_lstep *st, qvg_node_scan_spec *sp) {
+static qv_status scan_note(qvg_planner *p, qvg_lmatch *m, const qvg_lstep *st, qvg_node_scan_spec *sp) {
   const qvg_lpath *pa = &m->paths[st->path];
   const qvg_node *el = qvg_lmatch_elem(m, st->path, st->node);
-  if (!st->pushed && !pa->decided) return QV_OK;
-  sp->est = qvg_estimate_nodes(p, el) * qvg_estimate_own_sel(p, m, el);
+  if (!st->pushed && !st->by_id && !pa->decided) return QV_OK;
+  sp->est = qvg_estimate_nodes(p, el) * qvg_estimate_elem_sel(p, m, st->path, st->node);
   if (!pa->decided) return QV_OK;
   const qvg_node *other = qvg_lmatch_elem(m, st->path, pa->size_root);
-  char buf[256];
-  snprintf(buf, sizeof buf, "root by estimate: path rows %.3g < %.3g from %s", pa->costs[st->node],
-           pa->costs[pa->size_root], other->str ? other->str : "its anonymous node");
+  char buf[256], here[32], there[32];
+  fmt_rows(here, sizeof here, pa->costs[st->node]);
+  fmt_rows(there, sizeof there, pa->costs[pa->size_root]);
+  snprintf(buf, sizeof buf, "root by estimate: path rows %s < %s from %s", here, there,
+           other->str ? other->str : "its anonymous node");
   if (!(sp->note = qvg_pstrdup(p, buf, strlen(buf)))) return QVG_NOMEM(p);
   return QV_OK;
 }
@@ -597,7 +605,9 @@ static qv_status plan_start(qvg_planner *p, qvg_scope *s, qvg_lmatch *m, int32_t
   qvg_scope ns;
   memset(&ns, 0, sizeof ns);
   qv_exec_op *scan;
-  qvg_node_scan_spec sp = {impossible ? -1 : label, name, impossible ? NULL : step->pushed, -1, NULL};
+  qvg_node_scan_spec sp = {
+      impossible ? -1 : label,    name,    impossible || step->by_id ? NULL : step->pushed, -1, NULL,
+      !impossible && step->by_id, step->id};
   QV_RETURN_NOT_OK(scan_note(p, m, step, &sp));
   QV_RETURN_NOT_OK(qvg_op_node_scan_spec(p->ctx, p->st, &sp, &scan, p->err));
   qvg_colkind nk = QVG_COL_NODE;

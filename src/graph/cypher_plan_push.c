@@ -296,3 +296,22 @@ qv_expr *qvg_push_translate_entry(qvg_planner *p, const qvg_node *entry, int32_t
   }
   return x;
 }
+
+bool qvg_push_const(qvg_planner *p, const qvg_node *e, qvg_val *out) { return const_val(p, e, out); }
+
+bool qvg_push_id_equality(qvg_planner *p, const qvg_node *e, const char *var, int32_t label, int64_t *id) {
+  if (!p->st->g || label < 0 || label >= p->st->g->cat.n_labels || !var || e->kind != QVG_COMPARE || e->n_kids != 2 ||
+      e->ops[0] != QVG_CMP_EQ)
+    return false;
+  const char *idcol = p->st->g->cat.labels[label].id_column;
+  for (int side = 0; side < 2; side++) {
+    const qvg_node *a = e->kids[side];
+    qvg_val v;
+    if (a->kind == QVG_PROP && a->kids[0]->kind == QVG_VAR && strcmp(a->kids[0]->str, var) == 0 &&
+        strcmp(a->str, idcol) == 0 && const_val(p, e->kids[1 - side], &v) && v.t == QVG_V_INT) {
+      *id = v.u.i;
+      return true;
+    }
+  }
+  return false;
+}

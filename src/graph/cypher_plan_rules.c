@@ -13,15 +13,16 @@
  *                      reads the new node (with bound variables) or only
  *                      the new relationship, else a filter right after the
  *                      first step that binds its last variable.
- *   push_scan_filters  the start scan's conjuncts (and property map
- *                      entries) that translate exactly into quiver's
- *                      expression IR go to the dataset scanner, which
- *                      prunes pages by statistics and asks scalar indices.
+ *   push_scan_filters  a start scan whose unique id equals a constant
+ *                      becomes a lookup in the node index; else its
+ *                      conjuncts (and property map entries) that translate
+ *                      exactly into quiver's expression IR go to the
+ *                      dataset scanner, which prunes pages by statistics
+ *                      and asks scalar indices.
  *   prune_columns      the property keys of each variable that later
  *                      expressions read (the scan then decodes no other
  *                      column; docs/cypher.md).
  */
-#include <math.h>
 #include <string.h>
 
 #include "graph/cypher_plan_int.h"
@@ -51,7 +52,7 @@ static int64_t size_cost(qvg_planner *p, const qvg_node *el) {
 static double path_cost(qvg_planner *p, qvg_lmatch *m, int32_t path, int32_t r) {
   const qvg_node *pa = m->paths[path].ast;
   int32_t n = pa->n_kids;
-  double rows = qvg_estimate_nodes(p, pa->kids[r]) * qvg_estimate_own_sel(p, m, pa->kids[r]), cost = rows;
+  double rows = qvg_estimate_nodes(p, pa->kids[r]) * qvg_estimate_elem_sel(p, m, path, r), cost = rows;
   for (int pass = 0; pass < 2; pass++) {
     double at = rows;
     int32_t step = pass ? -2 : 2;
@@ -59,8 +60,8 @@ static double path_cost(qvg_planner *p, qvg_lmatch *m, int32_t path, int32_t r) 
       const qvg_node *rel = pa->kids[i + step / 2], *to = pa->kids[i + step];
       int dir = rel->op;
       if (pass && dir != QVG_DIR_BOTH) dir = dir == QVG_DIR_LEFT ? QVG_DIR_RIGHT : QVG_DIR_LEFT;
-      at *=
-          qvg_estimate_fanout(p, rel, dir) * qvg_estimate_label_frac(p, rel, dir, to) * qvg_estimate_own_sel(p, m, to);
+      at *= qvg_estimate_fanout(p, rel, dir) * qvg_estimate_label_frac(p, rel, dir, to) *
+            qvg_estimate_elem_sel(p, m, path, i + step);
       cost += at;
     }
     if (!pass) rows = at; /* the left hops go on from the right ones' rows */
@@ -136,12 +137,11 @@ qv_status qvg_rule_choose_roots(qvg_planner *p, const qvg_scope *s, qvg_lmatch *
       if (n > 1) {
         pa->costs = qvg_arena_alloc(p->arena, (size_t)n * sizeof *pa->costs);
         if (!pa->costs) return QVG_NOMEM(p);
+        for (int32_t i = 0; i < n; i += 2) pa->costs[i] = path_cost(p, m, j, i);
+        /* another root only when clearly cheaper (estimates are rough) */
         int32_t pick = pa->size_root;
-        for (int32_t i = 0; i < n; i += 2) {
-          pa->costs[i] = path_cost(p, m, j, i);
-          /* another root only when clearly cheaper (estimates are rough) */
+        for (int32_t i = 0; i < n; i += 2)
           if (pa->costs[i] < pa->costs[pick] * 0.9) pick = i;
-        }
         pa->decided = pick != pa->size_root;
         pa->root = pick;
       }
@@ -237,6 +237,22 @@ qv_status qvg_rule_push_scan_filters(qvg_planner *p, const qvg_scope *s, qvg_lma
     if (label < 0) continue;
     qv_status rc = QV_OK;
     const qvg_node *props = el->kids[1];
+    /* a unique id equal to a constant: the node index finds the node */
+    const char *idcol = p->st->g->cat.labels[label].id_column;
+    qvg_val v;
+    for (int32_t i = 0; props && props->kind == QVG_MAP && i < props->n_kids && i < 64 && !st->by_id; i++)
+      if (strcmp(props->kids[i]->str, idcol) == 0 && qvg_push_const(p, props->kids[i]->kids[0], &v) &&
+          v.t == QVG_V_INT) {
+        st->by_id = true;
+        st->id = v.u.i;
+        st->pushed_entries |= UINT64_C(1) << i;
+      }
+    for (int32_t i = 0; el->str && i < m->n_conj && !st->by_id; i++) {
+      qvg_lconj *c = &m->conj[i];
+      if (c->at == QVG_AT_SCAN && c->step == k && qvg_push_id_equality(p, c->e, el->str, label, &st->id))
+        st->by_id = c->pushed = true;
+    }
+    if (st->by_id) continue; /* the rest filters one node: a CypherFilterExec */
     for (int32_t i = 0; props && props->kind == QVG_MAP && i < props->n_kids && i < 64; i++) {
       qv_expr *x = qvg_push_translate_entry(p, props->kids[i], label, &rc);
       if (rc != QV_OK) return rc;

@@ -31,6 +31,8 @@ typedef struct scan_state {
   int64_t *frag_ids; /* (fragment id, fragment index) pairs by id */
   int32_t n_frags;
   qv_scan_counters counters; /* of the last scan, for analyze */
+  bool by_id;                /* the one node of this id (node index) */
+  int64_t id;
 } scan_state;
 
 static qv_status int64_array(int64_t *vals, int64_t n, qv_array **out, qv_error *err) {
@@ -122,6 +124,17 @@ static qv_status filtered_next(qv_exec_op *op, qv_batch **out, qv_error *err) {
   }
 }
 
+static qv_status by_id_next(qv_exec_op *op, qv_batch **out, qv_error *err) {
+  scan_state *s = op->state;
+  if (s->cursor++ > 0) return QV_OK;
+  int64_t pos = qvg_node_position(s->st->g, s->label, s->id);
+  int64_t node = ((int64_t)s->label << QVG_ID_SHIFT) | pos;
+  if (pos < 0 || !qvg_store_node_has_label(s->st, node, s->label)) return QV_OK;
+  qv_array *a = NULL;
+  QV_RETURN_NOT_OK(int64_array(&node, 1, &a, err));
+  return qv_batch_make(&op->schema, &a, 1, out, err);
+}
+
 static void scan_close(qv_exec_op *op) {
   scan_state *s = op->state;
   if (s->sc) qv_scanner_counters(s->sc, &s->counters);
@@ -207,7 +220,9 @@ static void node_explain(const qv_exec_op *op, qvb_text *t) {
   if (s->label >= 0) qvb_text_f(t, ":%s", s->st->labels[s->label]);
   qvb_text_f(t, ", rows=%lld", (long long)qvg_store_node_count(s->st, s->label));
   if (s->filter_text) qvb_text_f(t, ", filter=%s", s->filter_text);
-  if (s->est >= 0) qvb_text_f(t, ", est=%.3g", s->est);
+  if (s->by_id) qvb_text_f(t, ", id=%lld (node index)", (long long)s->id);
+  if (s->est >= 100) qvb_text_f(t, ", est=%.0f", s->est);
+  else if (s->est >= 0) qvb_text_f(t, ", est=%.3g", s->est);
   if (s->note) qvb_text_f(t, ", %s", s->note);
 }
 
@@ -241,6 +256,7 @@ static void unit_explain(const qv_exec_op *op, qvb_text *t) {
 }
 
 static const qvx_op_vt node_vt = {"NodeScanExec", scan_open, node_next, NULL, scan_free, node_explain, NULL};
+static const qvx_op_vt by_id_vt = {"NodeScanExec", scan_open, by_id_next, NULL, scan_free, node_explain, NULL};
 static const qvx_op_vt filtered_vt = {"NodeScanExec", scan_open,    filtered_next, scan_close,
                                       scan_free,      node_explain, node_metrics};
 static const qvx_op_vt rel_vt = {"RelScanExec", scan_open, rel_next, NULL, scan_free, rel_explain, NULL};
@@ -257,7 +273,7 @@ static qv_status make(const qvx_op_vt *vt, qv_exec_ctx *ctx, scan_state *s, qv_e
   qv_exec_op *op;
   QV_RETURN_NOT_OK(qvx_op_new(vt, ctx, NULL, 0, s, &op, err));
   qv_status rc = QV_OK;
-  if (vt == &node_vt || vt == &filtered_vt) rc = add_col(op, s->name, QV_TYPE_INT64, err);
+  if (vt == &node_vt || vt == &filtered_vt || vt == &by_id_vt) rc = add_col(op, s->name, QV_TYPE_INT64, err);
   else if (vt == &unit_vt) rc = add_col(op, s->name, QV_TYPE_BINARY, err);
   else if ((rc = add_col(op, s->name, QV_TYPE_INT64, err)) == QV_OK &&
            (rc = add_col(op, s->src_name, QV_TYPE_INT64, err)) == QV_OK)
@@ -291,13 +307,15 @@ qv_status qvg_op_node_scan_spec(qv_exec_ctx *ctx, const qvg_store *st, const qvg
                                 qv_error *err) {
   *out = NULL;
   if (!spec->name) return qv_error_set(err, QV_ERR_INVALID, "NodeScanExec: the column needs a name");
-  if (spec->filter && (!st->g || spec->label < 0 || spec->label >= st->n_labels))
+  if ((spec->filter || spec->by_id) && (!st->g || spec->label < 0 || spec->label >= st->n_labels))
     return qv_error_set(err, QV_ERR_INVALID, "NodeScanExec: a filter needs a label of a graph over datasets");
   scan_state *s = qv_calloc(1, sizeof *s);
   if (!s) return qv_error_nomem(err, "NodeScanExec");
   s->st = st;
   s->label = spec->label;
   s->est = spec->est;
+  s->by_id = spec->by_id && !spec->filter;
+  s->id = spec->id;
   bool ok = (s->name = qv_strdup(spec->name)) != NULL;
   if (ok && spec->note) ok = (s->note = qv_strdup(spec->note)) != NULL;
   if (ok && spec->filter) {
@@ -317,7 +335,7 @@ qv_status qvg_op_node_scan_spec(qv_exec_ctx *ctx, const qvg_store *st, const qvg
     scan_free(&(qv_exec_op){.state = s});
     return qv_error_nomem(err, "NodeScanExec");
   }
-  QV_RETURN_NOT_OK(make(spec->filter ? &filtered_vt : &node_vt, ctx, s, out, err));
+  QV_RETURN_NOT_OK(make(s->by_id ? &by_id_vt : spec->filter ? &filtered_vt : &node_vt, ctx, s, out, err));
   int64_t n = qvg_store_node_count(st, spec->label);
   (*out)->estimate_rows = spec->est >= 0 && spec->est < (double)n ? (int64_t)(spec->est + 0.5) : n;
   return QV_OK;

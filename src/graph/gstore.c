@@ -166,21 +166,7 @@ double qvg_store_fanout(const qvg_store *st, int32_t type, qvg_direction dir) {
     int64_t edges = qvg_type_count(st->g, type);
     return d.with_edges > 0 ? (double)edges / (double)d.with_edges : 0;
   }
-  /* memory store: the distinct ends, by a bitmap over the node ids */
-  int64_t n_nodes = qvg_store_node_count(st, -1), rels = 0, distinct = 0;
-  uint8_t *seen = qv_calloc((size_t)(n_nodes / 8 + 1), 1);
-  if (!seen) return 1;
-  int64_t cursor = 0, ids[256], n;
-  while ((n = qvg_store_rels(st, type, &cursor, ids, 256)) > 0)
-    for (int64_t i = 0; i < n; i++) {
-      int64_t end = dir == QVG_OUT ? qvg_store_rel_src(st, ids[i]) : qvg_store_rel_dst(st, ids[i]);
-      rels++;
-      if (end < 0 || end >= n_nodes || (seen[end / 8] >> (end % 8)) & 1) continue;
-      seen[end / 8] |= (uint8_t)(1u << (end % 8));
-      distinct++;
-    }
-  qv_free(seen);
-  return distinct ? (double)rels / (double)distinct : 0;
+  return qvg_mem_fanout(st, type, dir);
 }
 
 double qvg_store_selectivity(const qvg_store *st, int32_t label, const qv_expr *filter, double dflt) {

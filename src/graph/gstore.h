@@ -133,7 +133,8 @@ static inline int64_t qvg_degree_of(const qvg_degrees *d, int64_t node) {
 
 /* Relationships of the type per distinct node they leave in direction dir
  * (the expected fan-out of a hop; 0 when the type has none).  Dataset
- * store: the catalog's degree statistics; memory store: counted. */
+ * store: the catalog's degree statistics; memory store: counted when its
+ * CSR is built (qvg_store_prepare). */
 double qvg_store_fanout(const qvg_store *st, int32_t type, qvg_direction dir);
 /* The share of the label's nodes the filter (quiver's expression IR over
  * the label's dataset columns, unbound) keeps, estimated per conjunct from

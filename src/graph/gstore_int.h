@@ -54,6 +54,9 @@ qv_status qvg_mem_rel_prop(const qvg_store *st, int64_t rel, const char *key, in
 qv_status qvg_mem_rel_props(const qvg_store *st, int64_t rel, qvg_arena *a, qvg_val *out, qv_error *err);
 qvg_adj qvg_mem_adj(const qvg_store *st, int32_t type, qvg_direction dir, int64_t node);
 qv_status qvg_mem_prepare(qvg_store *st, qv_error *err);
+/* Relationships of the type per distinct node they leave (its CSR as of
+ * the last prepare). */
+double qvg_mem_fanout(const qvg_store *st, int32_t type, qvg_direction dir);
 qv_status qvg_mem_create_node(qvg_store *st, const char *const *labels, int32_t n_labels, const qvg_val *props,
                               int64_t *out_id, qv_error *err);
 qv_status qvg_mem_create_rel(qvg_store *st, const char *type, int64_t src, int64_t dst, const qvg_val *props,

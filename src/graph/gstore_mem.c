@@ -44,6 +44,7 @@ typedef struct mem_keyset {
 typedef struct mem_csr {
   int64_t *off; /* n_nodes + 1 */
   uint32_t *nbrs, *rels;
+  int64_t distinct; /* nodes with at least one relationship (the planner's fan-out) */
 } mem_csr;
 
 struct qvg_mem {
@@ -453,6 +454,7 @@ static qv_status rebuild(qvg_store *st, qv_error *err) {
     for (int32_t i = 0; i < 2 * nt; i++) {
       memmove(c[i].off + 1, c[i].off, (size_t)nn * sizeof *c[i].off);
       c[i].off[0] = 0;
+      for (int64_t v = 0; v < nn; v++) c[i].distinct += c[i].off[v + 1] > c[i].off[v];
     }
   }
   for (int32_t i = 0; ok && m->csr && i < 2 * m->csr_types; i++)
@@ -498,6 +500,18 @@ qvg_adj qvg_mem_adj(const qvg_store *st, int32_t type, qvg_direction dir, int64_
   adj.rels = c->rels + c->off[node];
   adj.n = c->off[node + 1] - c->off[node];
   return adj;
+}
+
+double qvg_mem_fanout(const qvg_store *st, int32_t type, qvg_direction dir) {
+  qvg_mem *m = st->mem;
+  pthread_mutex_lock(&m->mu);
+  double f = 1; /* changed since the last prepare: a guess */
+  if (!m->dirty && m->csr && type < m->csr_types) {
+    const mem_csr *c = &m->csr[2 * type + (dir == QVG_IN)];
+    f = c->distinct ? (double)m->type_count[type] / (double)c->distinct : 0;
+  }
+  pthread_mutex_unlock(&m->mu);
+  return f;
 }
 
 /* ---- the public handle ---- */

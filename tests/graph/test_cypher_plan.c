@@ -37,7 +37,7 @@ static int rm_entry(const char *path, const struct stat *sb, int flag, struct FT
   return remove(path);
 }
 
-/* ---- the data: P(id, i, f, s, b, n32) in two fragments of pages of 4 rows ---- */
+/* ---- the data: P(id, i, f, s, b, n32, f32) in two fragments of pages of 4 rows ---- */
 
 #define NROWS 12
 #define NUL_I INT64_MIN /* marks a null int */
@@ -84,13 +84,13 @@ static void add_field(qv_schema *sc, const char *name, qv_type_id id) {
 
 /* Rows [from, to) of P appended to the dataset. */
 static void write_rows(int from, int to, qv_write_mode mode) {
-  static const qv_type_id types[6] = {QV_TYPE_INT64,  QV_TYPE_INT64, QV_TYPE_FLOAT64,
-                                      QV_TYPE_STRING, QV_TYPE_BOOL,  QV_TYPE_INT32};
-  static const char *const names[6] = {"id", "i", "f", "s", "b", "n32"};
+  static const qv_type_id types[7] = {QV_TYPE_INT64, QV_TYPE_INT64, QV_TYPE_FLOAT64, QV_TYPE_STRING,
+                                      QV_TYPE_BOOL,  QV_TYPE_INT32, QV_TYPE_FLOAT32};
+  static const char *const names[7] = {"id", "i", "f", "s", "b", "n32", "f32"};
   qv_schema sc = QV_SCHEMA_INIT;
-  qv_array *cols[6];
+  qv_array *cols[7];
   qv_error err;
-  for (int c = 0; c < 6; c++) {
+  for (int c = 0; c < 7; c++) {
     add_field(&sc, names[c], types[c]);
     qv_builder b;
     qv_datatype t = qv_datatype_simple(types[c]);
@@ -105,7 +105,8 @@ static void write_rows(int from, int to, qv_write_mode mode) {
           st = col_s[r] ? qv_builder_append_bytes(&b, col_s[r], (int64_t)strlen(col_s[r])) : qv_builder_append_null(&b);
           break;
         case 4: st = col_b[r] < 0 ? qv_builder_append_null(&b) : qv_builder_append_bool(&b, col_b[r] == 1); break;
-        default: st = qv_builder_append_int(&b, r - 5); break;
+        case 5: st = qv_builder_append_int(&b, r - 5); break;
+        default: st = qv_builder_append_double(&b, r == 5 ? NAN : r * 0.25); break;
       }
       assert_int_equal(st, QV_OK);
     }
@@ -201,7 +202,7 @@ static char *rows_of(const char *q, const qv_cypher_params *params, bool push, b
   }
   qv_batch_reader_destroy(r);
   graph->store->no_pushdown = false;
-  qsort(rows, n, sizeof *rows, cmp_str);
+  if (n) qsort(rows, n, sizeof *rows, cmp_str);
   char *out = qv_malloc(total);
   out[0] = '\0';
   for (size_t i = 0; i < n; i++) {
@@ -256,7 +257,9 @@ static void check_cases(const pcase *cases, size_t n, const qv_cypher_params *pa
     if (count_lines(with) != cases[i].rows)
       fail_msg("%s: %d rows, expected %d:\n%s", q, count_lines(with), cases[i].rows, with);
     char *plan = explain_of(q, params, false);
-    bool has_filter = strstr(scan_line(plan), "filter=") != NULL, has_cypher = strstr(plan, "CypherFilterExec") != NULL;
+    const char *line = scan_line(plan);
+    bool has_filter = strstr(line, "filter=") || strstr(line, "(node index)"),
+         has_cypher = strstr(plan, "CypherFilterExec") != NULL;
     if (has_filter != (cases[i].pushed > 0) || has_cypher != (cases[i].pushed != 1))
       fail_msg("%s: pushed %d, expected %d:\n%s", q, has_filter, cases[i].pushed, plan);
     qv_free(plan);
@@ -277,7 +280,10 @@ static void test_integers(void **state) {
       {"p.i IN [5, null]", 2, 1}, {"NOT p.i IN [5, null]", 0, 1}, /* not found in a list with a null: null */
       {"p.i IN []", 0, 0},        {"NOT p.i IN []", 12, 0},       /* null IN [] is false in Cypher */
       {"1 < p.n32 < 5", 3, 1},    {"p.n32 > 3000000000", 0, 1},   /* wider than int32: compared as int64 */
-      {"p.n32 >= -2", 9, 1},      {"p.id = 3", 1, 1},
+      {"p.n32 >= -2", 9, 1},      {"p.id = 3", 1, 1},             /* the node index finds it */
+      {"3 = p.id", 1, 1},         {"p.id = 99", 0, 1},
+      {"p.id = -1", 0, 1},        {"p.id = 3 AND p.i > 0", 0, 2}, /* the rest on the one node */
+      {"p.id = 3.0", 1, 0},
   };
   check_cases(c, sizeof c / sizeof *c, NULL);
 }
@@ -294,6 +300,12 @@ static void test_floats(void **state) {
       {"p.f >= -0.0", 8, 1},
       {"p.f IS NULL", 1, 1},
       {"p.f = 0.0 / 0.0", 0, 0}, /* not a constant the pushdown reads */
+      /* float32: 0, 0.25, ..., 2.75 by quarters, NaN at the sixth */
+      {"p.f32 > 0.5", 8, 1}, /* 0.5 is a float32: compared as float32s */
+      {"p.f32 = 0.1", 0, 1}, /* 0.1 is not: compared as doubles */
+      {"p.f32 < 0.3", 2, 1},
+      {"p.f32 <> 1.0", 11, 1},
+      {"p.f32 = 1", 1, 1},
   };
   check_cases(c, sizeof c / sizeof *c, NULL);
 }
@@ -308,6 +320,9 @@ static void test_strings_and_bools(void **state) {
       {"p.s ENDS WITH 'n'", 3, 1},
       {"p.s CONTAINS 'n'", 4, 1},
       {"p.s STARTS WITH ''", 11, 1},
+      {"p.s ENDS WITH ''", 11, 1},
+      {"p.s CONTAINS ''", 11, 1},
+      {"p.s CONTAINS '\xf0\x9f\x98\x80'", 1, 1},
       {"p.s IN ['Ann', 'B']", 3, 1},
       {"p.s = 1", 0, 0}, /* of another type: stays (false in Cypher) */
       {"p.b = true", 5, 1},
@@ -352,10 +367,9 @@ static void test_params_and_maps(void **state) {
   static const struct {
     const char *q;
     int rows;
-  } m[] = {{"MATCH (p:P {s: 'Ann'}) RETURN p.id", 2},
-           {"MATCH (p:P {i: 5, s: 'B'}) RETURN p.id", 1},
-           {"MATCH (p:P {id: $x}) RETURN p.id", 1},
-           {"MATCH (p:P {i: 5.0}) RETURN p.id", 2}};
+  } m[] = {{"MATCH (p:P {s: 'Ann'}) RETURN p.id", 2},      {"MATCH (p:P {i: 5, s: 'B'}) RETURN p.id", 1},
+           {"MATCH (p:P {id: $x}) RETURN p.id", 1},        {"MATCH (p:P {id: 4, s: 'z'}) RETURN p.id", 1},
+           {"MATCH (p:P {id: 4, s: 'y'}) RETURN p.id", 0}, {"MATCH (p:P {i: 5.0}) RETURN p.id", 2}};
   for (size_t i = 0; i < sizeof m / sizeof *m; i++) {
     char *a = rows_of(m[i].q, params, true, true), *b = rows_of(m[i].q, params, false, true);
     assert_string_equal(a, b);
@@ -395,7 +409,8 @@ static void test_root_by_estimate(void **state) {
   const char *q = "MATCH (a:P)-[:K]->(b:P) WHERE b.id = 3 RETURN a.id AS a";
   char *plan = explain_of(q, NULL, false);
   const char *line = scan_line(plan);
-  if (!strstr(line, "NodeScanExec: b:P, rows=12, filter=(id = 3), est=1, root by estimate"))
+  if (!strstr(line,
+              "NodeScanExec: b:P, rows=12, id=3 (node index), est=1, root by estimate: path rows 2.17 < 13.2 from a"))
     fail_msg("the scan should start at b:\n%s", plan);
   assert_non_null(strstr(plan, "CsrExpandExec: key=b, types=[K], dir=<-, to=a:P"));
   qv_free(plan);
@@ -451,13 +466,191 @@ static void test_scanner_counters(void **state) {
   qv_free(plan);
 }
 
+/* ---- the rules on the logical MATCH, directly ---- */
+
+typedef struct lm_fixture {
+  qvg_ast *ast;
+  qvg_arena arena;
+  qvg_planner p;
+  qvg_scope s;
+  qvg_lmatch *m;
+} lm_fixture;
+
+/* The logical plan of the query's first clause (a MATCH), every rule run. */
+static void lm_plan(lm_fixture *f, const char *q) {
+  memset(f, 0, sizeof *f);
+  qv_error err;
+  if (qvg_cypher_parse(q, strlen(q), &f->ast, &err) != QV_OK) fail_msg("%s", err.message);
+  f->arena = (qvg_arena)QVG_ARENA_INIT;
+  f->p.st = graph->store;
+  f->p.arena = &f->arena;
+  f->p.err = &err;
+  const qvg_node *query = qvg_ast_root(f->ast), *match = query->kids[0];
+  f->p.rest = (const qvg_node *const *)query->kids + 1;
+  f->p.n_rest = query->n_kids - 1;
+  assert_int_equal(match->kind, QVG_MATCH);
+  assert_int_equal(qvg_lmatch_build(&f->p, &f->s, (const qvg_node *const *)match->kids[0]->kids, match->kids[0]->n_kids,
+                                    match->kids[1], &f->m),
+                   QV_OK);
+  if (qvg_lmatch_plan(&f->p, &f->s, f->m) != QV_OK) fail_msg("%s", err.message);
+  f->p.err = NULL;
+}
+
+static void lm_free(lm_fixture *f) {
+  qvg_lmatch_free(f->m);
+  qvg_planner_release(&f->p);
+  qvg_arena_free(&f->arena);
+  qvg_ast_destroy(f->ast);
+}
+
+/* The conjunct whose canonical text (qvg_cypher_print) is text. */
+static const qvg_lconj *conj_of(const lm_fixture *f, const char *text) {
+  for (int32_t i = 0; i < f->m->n_conj; i++) {
+    char *s = qvg_cypher_print(f->m->conj[i].e);
+    bool same = s && strcmp(s, text) == 0;
+    qv_free(s);
+    if (same) return &f->m->conj[i];
+  }
+  fail_msg("no conjunct %s", text);
+  return NULL;
+}
+
+/* place_conjuncts puts each conjunct at the first step binding what it
+ * reads, in the most specific place there; push_scan_filters takes the
+ * start scan's translatable ones; prune_columns lists what later clauses
+ * read. */
+static void test_rules(void **state) {
+  (void)state;
+  lm_fixture f;
+  lm_plan(&f,
+          "MATCH (a:P)-[r:K]->(b:P)-[s:K]->(c:P) WHERE a.i > 0 AND toString(a.s) = 'x' AND r.src = 1 "
+          "AND b <> a AND c.f < 2.0 AND a.i + c.i = 4 AND exists((c)-->(a)) AND s.dst = 2 "
+          "RETURN b.s, c");
+  /* steps: scan a, hop to b, hop to c (no filter sways the root) */
+  assert_int_equal(f.m->n_steps, 3);
+  assert_int_equal(f.m->paths[0].root, 0);
+  assert_false(f.m->paths[0].decided);
+  assert_int_equal(f.m->steps[0].kind, QVG_STEP_SCAN);
+  assert_int_equal(f.m->steps[2].kind, QVG_STEP_HOP);
+  const qvg_lconj *c = conj_of(&f, "(a.i > 0)");
+  assert_int_equal(c->at, QVG_AT_SCAN);
+  assert_true(c->pushed);
+  c = conj_of(&f, "(toString(a.s) = 'x')");
+  assert_int_equal(c->at, QVG_AT_SCAN);
+  assert_false(c->pushed);
+  c = conj_of(&f, "(r.src = 1)");
+  assert_int_equal(c->at, QVG_AT_EDGE);
+  assert_int_equal(c->step, 1);
+  c = conj_of(&f, "(b <> a)");
+  assert_int_equal(c->at, QVG_AT_TARGET);
+  assert_int_equal(c->step, 1);
+  c = conj_of(&f, "(c.f < 2.0)");
+  assert_int_equal(c->at, QVG_AT_TARGET);
+  assert_int_equal(c->step, 2);
+  c = conj_of(&f, "((a.i + c.i) = 4)");
+  assert_int_equal(c->at, QVG_AT_TARGET);
+  assert_int_equal(c->step, 2);
+  c = conj_of(&f, "exists((c)-->(a))"); /* a subquery: never inside a hop */
+  assert_int_equal(c->at, QVG_AT_AFTER);
+  assert_int_equal(c->step, 2);
+  c = conj_of(&f, "(s.dst = 2)");
+  assert_int_equal(c->at, QVG_AT_EDGE);
+  assert_int_equal(c->step, 2);
+  assert_non_null(f.m->steps[0].pushed);
+  /* prune_columns: compared whole (b <> a) or returned (c), a node is
+   * read whole */
+  const char *const *keys;
+  assert_int_equal(qvg_lmatch_reads(f.m, "b", &keys), -1);
+  assert_int_equal(qvg_lmatch_reads(f.m, "c", &keys), -1);
+  lm_free(&f);
+
+  /* ... else its keys: a's `s` (a.i > 0 is the scanner's), b's s and f */
+  lm_plan(&f, "MATCH (a:P)-[:K]->(b:P) WHERE a.i > 0 AND toString(a.s) = 'x' WITH b.s AS s, b.f AS f RETURN s, f");
+  assert_int_equal(qvg_lmatch_reads(f.m, "a", &keys), 1);
+  assert_string_equal(keys[0], "s");
+  assert_int_equal(qvg_lmatch_reads(f.m, "b", &keys), 2);
+  assert_string_equal(keys[0], "s");
+  assert_string_equal(keys[1], "f");
+  lm_free(&f);
+
+  /* a start with a unique id written last: the root moves there, the
+   * conjunct becomes a node-index lookup, the other end's filter a target */
+  lm_plan(&f, "MATCH (a:P)-[:K]->(b:P) WHERE a.i > 0 AND b.id = 3 RETURN a");
+  assert_int_equal(f.m->paths[0].root, 2);
+  assert_true(f.m->paths[0].decided);
+  assert_true(f.m->steps[0].by_id);
+  assert_int_equal(f.m->steps[0].id, 3);
+  assert_true(f.m->steps[1].reverse);
+  c = conj_of(&f, "(a.i > 0)");
+  assert_int_equal(c->at, QVG_AT_TARGET);
+  assert_int_equal(c->step, 1);
+  lm_free(&f);
+
+  /* a path variable counts from the step after its path: a conjunct on it
+   * runs after the second path's start */
+  lm_plan(&f, "MATCH p = (a:P)-[:K]->(b:P), (c:P) WHERE length(p) = 1 AND c.i = a.i RETURN c");
+  c = conj_of(&f, "(length(p) = 1)");
+  assert_int_equal(c->at, QVG_AT_AFTER);
+  assert_int_equal(c->step, 2);
+  c = conj_of(&f, "(c.i = a.i)");
+  assert_int_equal(c->at, QVG_AT_AFTER);
+  assert_int_equal(c->step, 2);
+  lm_free(&f);
+}
+
+/* A memory graph's estimates: fixed selectivities, fan-out from its CSR. */
+static void test_memory_roots(void **state) {
+  (void)state;
+  qv_graph *g;
+  qv_error err;
+  assert_int_equal(qv_graph_open_memory(&g, &err), QV_OK);
+  qv_batch_reader *r = NULL;
+  /* 10 X, 5 Y, every X -> every Y */
+  static const char *const steps[] = {"UNWIND range(1, 5) AS j CREATE (:Y {j: j})",
+                                      "UNWIND range(1, 10) AS i CREATE (:X {k: i})",
+                                      "MATCH (x:X), (y:Y) CREATE (x)-[:R]->(y)"};
+  for (size_t i = 0; i < sizeof steps / sizeof *steps; i++) {
+    if (qv_cypher_query(g, steps[i], NULL, NULL, &r, &err) != QV_OK) fail_msg("%s", err.message);
+    qv_batch *b = NULL;
+    do {
+      assert_int_equal(r->next(r, &b, &err), QV_OK);
+      qv_batch_release(b);
+    } while (b);
+    qv_batch_reader_destroy(r);
+  }
+  /* label sizes would start at Y (5 nodes): 5 + 5 x 10 in-edges x 2/3 of
+   * the nodes an X x 0.1 for x.k = 3; from X: 10 x 0.1, then 5 out-edges
+   * x 1/3 of the nodes a Y: 1 + 1.67 */
+  char *plan = NULL;
+  qv_cypher_options o = QV_CYPHER_OPTIONS_INIT;
+  assert_int_equal(
+      qv_cypher_explain(g, "MATCH (x:X)-[:R]->(y:Y) WHERE x.k = 3 RETURN count(*) AS n", NULL, &o, false, &plan, &err),
+      QV_OK);
+  if (!strstr(plan, "NodeScanExec: x:X, rows=10, est=1, root by estimate: path rows 2.67 < 8.33 from y"))
+    fail_msg("%s", plan);
+  qv_free(plan);
+  o.render_values = true;
+  assert_int_equal(qv_cypher_query(g, "MATCH (x:X)-[:R]->(y:Y) WHERE x.k = 3 RETURN count(*) AS n", NULL, &o, &r, &err),
+                   QV_OK);
+  qv_batch *b = NULL;
+  assert_int_equal(r->next(r, &b, &err), QV_OK);
+  int32_t n;
+  const uint8_t *s = qv_array_str(b->columns[0], 0, &n);
+  assert_int_equal(n, 1);
+  assert_memory_equal(s, "5", 1);
+  qv_batch_release(b);
+  qv_batch_reader_destroy(r);
+  qv_graph_close(g);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_integers),          cmocka_unit_test(test_floats),
       cmocka_unit_test(test_strings_and_bools), cmocka_unit_test(test_logic),
       cmocka_unit_test(test_params_and_maps),   cmocka_unit_test(test_hops),
       cmocka_unit_test(test_root_by_estimate),  cmocka_unit_test(test_estimates),
-      cmocka_unit_test(test_scanner_counters),
+      cmocka_unit_test(test_scanner_counters),  cmocka_unit_test(test_rules),
+      cmocka_unit_test(test_memory_roots),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
