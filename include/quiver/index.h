@@ -16,12 +16,10 @@
  * its own key ranges; a NaN literal is left to the scan.
  *
  * Row ids are fragment id << 32 | row; a query answers one fragment at a
- * time with a roaring bitmap of its rows.  An index never decides whether it
+ * time with a roaring bitmap of its rows (quiver/index_bitmap.h).  An index never decides whether it
  * is used: the scan layer asks qv_index_estimate and chooses. */
 #ifndef QUIVER_INDEX_H
 #define QUIVER_INDEX_H
-
-#include <roaring/roaring.h>
 
 #include "quiver/base.h"
 #include "quiver/columnar.h"
@@ -114,13 +112,9 @@ typedef struct qv_index_estimate {
  * (the page lookup, value counts; no posting list or page is read). */
 QV_API qv_status qv_index_estimate_rows(qv_index *ix, const qv_expr *conjunct, qv_index_estimate *out, qv_error *err);
 
-/* The rows of fragment `fragment_id` the conjunct keeps (row numbers within
- * the fragment; deleted rows are not removed) into out (cleared first),
- * and whether that is exact.  QV_ERR_INVALID when the index cannot answer
- * the conjunct or does not cover the fragment; QV_ERR_CORRUPT with the
- * file, offset and problem when a file is damaged. */
-QV_API qv_status qv_index_query(qv_index *ix, const qv_expr *conjunct, int64_t fragment_id, roaring_bitmap_t *out,
-                                bool *exact, qv_error *err);
+/* The rows a conjunct keeps, fragment by fragment, come back as a roaring
+ * bitmap: qv_index_query in quiver/index_bitmap.h, the one header of the
+ * layer that needs CRoaring's. */
 
 /* ---- damaged files -------------------------------------------------------
  *
