@@ -92,8 +92,13 @@ qv_status qv_index_create(const char *path, const char *column, qv_index_type ty
                           int64_t *out_version, qv_error *err) {
   qv_index_options defaults = QV_INDEX_OPTIONS_INIT;
   const qv_index_options *o = opts ? opts : &defaults;
+  if (o->version == 1) { /* version 1 options end before the vector fields */
+    defaults.name = o->name;
+    defaults.btree_page_rows = o->btree_page_rows;
+    o = &defaults;
+  }
   if (o->version != QV_INDEX_OPTIONS_VERSION)
-    return qv_error_set(err, QV_ERR_INVALID, "index options: version %d is not %d", o->version,
+    return qv_error_set(err, QV_ERR_INVALID, "index options: version %d is not 1..%d", o->version,
                         QV_INDEX_OPTIONS_VERSION);
   if (o->btree_page_rows < 1 || o->btree_page_rows > (1 << 20))
     return qv_error_set(err, QV_ERR_INVALID, "index options: btree_page_rows %lld is outside 1..1048576",
@@ -570,5 +575,45 @@ static qv_status index_model(const qv_dataset *ds, int32_t i, void **model, qv_e
         qv_error_set(err, QV_ERR_CORRUPT, "index `%s`: no file to take its trained model from (%s); drop and create it",
                      e.name, first.message[0] ? first.message : "it has none");
   qv_index_close(ix);
+  return st;
+}
+
+/* ---- vector search -------------------------------------------------------------- */
+
+qv_status qv_index_vector_info_get(qv_index *ix, qv_index_vector_info *out, qv_error *err) {
+  memset(out, 0, sizeof *out);
+  const qvi_kind *kind = qvi_kind_of(ix->entry.type);
+  if (!kind || !kind->vector_info)
+    return qv_error_set(err, QV_ERR_INVALID, "index `%s` (%s) is not a vector index", ix->entry.name,
+                        qv_index_type_name(ix->entry.type));
+  qv_status st = QV_ERR_NOT_FOUND;
+  qv_error e;
+  for (int32_t k = 0; k < ix->entry.n_files && st != QV_OK; k++) {
+    qvi_file *f;
+    if ((st = get_file(ix, k, &f, &e)) == QV_OK) kind->vector_info(f, out);
+    else if (st == QV_ERR_NOMEM) return copy_error(err, st, &e);
+  }
+  if (st != QV_OK)
+    return qv_error_set(err, QV_ERR_NOT_FOUND, "index `%s`: no readable file%s%s", ix->entry.name,
+                        ix->entry.n_files ? ": " : "", ix->entry.n_files ? e.message : "");
+  return QV_OK;
+}
+
+qv_status qv_index_search(qv_index *ix, int64_t fragment_id, const qv_index_search_args *a, qv_index_candidate *out,
+                          int64_t *n_out, qv_index_search_stats *stats, qv_error *err) {
+  const qvi_kind *kind = qvi_kind_of(ix->entry.type);
+  if (!kind || !kind->search)
+    return qv_error_set(err, QV_ERR_INVALID, "index `%s` (%s) is not a vector index", ix->entry.name,
+                        qv_index_type_name(ix->entry.type));
+  int32_t k = file_of(ix, fragment_id);
+  if (k < 0)
+    return qv_error_set(err, QV_ERR_INVALID, "index `%s` does not cover fragment %lld", ix->entry.name,
+                        (long long)fragment_id);
+  qv_index_search_stats none = {0, 0, 0};
+  qvi_file *f;
+  qv_error e;
+  qv_status st = get_file(ix, k, &f, &e);
+  if (st == QV_OK) st = read_done(ix, k, kind->search(f, a, out, n_out, stats ? stats : &none, &e), &e, NULL);
+  if (st != QV_OK) copy_error(err, st, &e);
   return st;
 }

@@ -348,6 +348,11 @@ typedef struct qvi_kind {
   void (*stats)(const qvi_file *f, qv_index_stats *out);
   /* verify: checks beyond every chunk's checksum (NULL: none) */
   qv_status (*verify)(qvi_file *f, qv_error *err);
+  /* vector kinds: what the file is, and the nearest candidates of its
+   * fragment (qv_index_search) */
+  void (*vector_info)(const qvi_file *f, qv_index_vector_info *out);
+  qv_status (*search)(qvi_file *f, const qv_index_search_args *a, qv_index_candidate *out, int64_t *n_out,
+                      qv_index_search_stats *stats, qv_error *err);
 } qvi_kind;
 
 /* The kind of a type code; NULL when unknown. */
