@@ -60,7 +60,7 @@ typedef struct qv_index_options {
   int32_t num_partitions;  /* IVF partitions (default sqrt(rows), 1..65536) */
   int32_t num_sub_vectors; /* IVF_PQ sub-vectors, dividing the dimension (default dim / 8) */
   int64_t sample_rows;     /* k-means sample (default 256 per partition) */
-  int32_t max_iterations;  /* k-means rounds (default 25) */
+  int32_t max_iterations;  /* k-means rounds (default 10) */
   uint64_t seed;           /* of the sample and the initial centroids (default 42) */
 } qv_index_options;
 

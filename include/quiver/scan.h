@@ -34,13 +34,13 @@ typedef struct qv_scan_nearest {
   qv_metric metric;
   bool use_index;        /* a vector index on the column when there is one (false: flat) */
   int32_t nprobes;       /* IVF partitions probed per query (default 20) */
-  int32_t refine_factor; /* IVF_PQ: refine_factor * k candidates re-ranked by exact distance (0: none) */
+  int32_t refine_factor; /* IVF_PQ: refine_factor * k candidates re-ranked by exact distance (default 10; 0: none) */
   int32_t ef;            /* HNSW search breadth (reserved) */
   const char *postfilter;
 } qv_scan_nearest;
 
 #define QV_SCAN_NEAREST_INIT \
-  { NULL, NULL, 0, 1, 10, QV_METRIC_L2, true, 20, 1, 64, NULL }
+  { NULL, NULL, 0, 1, 10, QV_METRIC_L2, true, 20, 10, 64, NULL }
 
 typedef struct qv_scan_options {
   int version;                /* QV_SCAN_OPTIONS_VERSION */

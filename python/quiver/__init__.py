@@ -643,9 +643,21 @@ class IndexInfo:
     first_error: str | None  # the first damaged file's problem
 
 
-def create_index(path: str | os.PathLike[str], column: str, type: str, *, name: str | None = None) -> int:  # noqa: A002
-    """Builds a scalar index on ``column`` over every fragment of the latest
+def create_index(
+    path: str | os.PathLike[str],
+    column: str,
+    type: str,  # noqa: A002
+    *,
+    name: str | None = None,
+    **vector: Any,
+) -> int:
+    """Builds an index on ``column`` over every fragment of the latest
     version and commits it; returns the new version.
+
+    Vector indices (docs/vector.md): "ivf_flat" and "ivf_pq" on a
+    fixed-size list of float32, with keyword options metric ("l2",
+    "cosine", "dot"), num_partitions, num_sub_vectors (ivf_pq),
+    sample_rows, max_iterations and seed.
 
     ``type``: "btree" (=, <, <=, >, >=, BETWEEN, IN, IS NULL, starts_with),
     "bitmap" (=, IN, IS NULL on few distinct values), "ngram" (contains,
@@ -654,7 +666,7 @@ def create_index(path: str | os.PathLike[str], column: str, type: str, *, name: 
     list columns).  ``name`` defaults to "<column>_idx".  Scans use an index
     where it pays (``quiver.last_scan.explain`` says which and why).
     """
-    return _create_index(os.fspath(path), column, type, name=name)
+    return _create_index(os.fspath(path), column, type, name=name, **vector)
 
 
 def drop_index(path: str | os.PathLike[str], name: str) -> int:

@@ -64,7 +64,7 @@ def nearest_tuple(nearest: Mapping[str, Any]) -> tuple:
         str(nearest.get("metric", "l2")),
         1 if nearest.get("use_index", True) else 0,
         int(nearest.get("nprobes", 20) or 20),
-        int(nearest.get("refine_factor", 1) if nearest.get("refine_factor") is not None else 1),
+        int(nearest.get("refine_factor", 10) if nearest.get("refine_factor") is not None else 10),
         nearest.get("postfilter"),
     )
 

@@ -362,6 +362,20 @@ bool qvi_type_supported(qv_index_type type, const qv_datatype *t);
 /* The footer statistics every kind keeps (stats of the scalar kinds). */
 void qvi_stats_footer(const qvi_file *f, qv_index_stats *out);
 
-extern const qvi_kind qvi_kind_btree, qvi_kind_bitmap, qvi_kind_ngram, qvi_kind_label_list;
+extern const qvi_kind qvi_kind_btree, qvi_kind_bitmap, qvi_kind_ngram, qvi_kind_label_list, qvi_kind_ivf_flat,
+    qvi_kind_ivf_pq;
+
+/* ---- k-means (kmeans.c), for the vector kinds (ivf.c) ------------------------------------ */
+
+/* A splitmix64 step: seeded, reproducible sampling. */
+uint64_t qvi_rand(uint64_t *state);
+/* The nearest of k centroids (squared L2) of each of n vectors into out
+ * (and its distance into dist, nullable); runs on the pool. */
+qv_status qvi_assign(const float *x, int64_t n, int32_t dim, const float *c, int32_t k, int32_t *out, float *dist,
+                     qv_error *err);
+/* Lloyd's k-means of n >= k vectors into centroids (k x dim), at most
+ * iters rounds, from k distinct vectors the seed picks. */
+qv_status qvi_kmeans(const float *x, int64_t n, int32_t dim, int32_t k, int32_t iters, uint64_t seed, float *centroids,
+                     qv_error *err);
 
 #endif

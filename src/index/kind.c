@@ -3,7 +3,13 @@
  * index file's). */
 #include "index/index_int.h"
 
-static const qvi_kind *const kinds[] = {NULL, &qvi_kind_btree, &qvi_kind_bitmap, &qvi_kind_ngram, &qvi_kind_label_list};
+static const qvi_kind *const kinds[] = {NULL,
+                                        &qvi_kind_btree,
+                                        &qvi_kind_bitmap,
+                                        &qvi_kind_ngram,
+                                        &qvi_kind_label_list,
+                                        &qvi_kind_ivf_flat,
+                                        &qvi_kind_ivf_pq};
 
 const qvi_kind *qvi_kind_of(int type) {
   return type >= 1 && type < (int)(sizeof kinds / sizeof *kinds) && type <= QV_INDEX_TYPE_MAX ? kinds[type] : NULL;

@@ -134,6 +134,12 @@ static const float *vectors_of(const qv_array *a, int32_t dim, uint8_t *skip, bo
 
 /* ---- flat search of one fragment ------------------------------------------------- */
 
+/* A prefilter keeping fewer than this share of a fragment's rows has them
+ * taken one by one (qv_fragment_take); above it the fragment is read in
+ * blocks and the rows it drops are skipped, which costs less than the
+ * scattered reads of a take. */
+#define TAKE_BELOW 0.04
+
 static qv_status flat_fragment(qvsc_search *s, block *b, int32_t frag, const uint64_t *adm, int64_t n_adm,
                                qv_error *err) {
   qv_fragment_info fi;
@@ -142,14 +148,33 @@ static qv_status flat_fragment(qvsc_search *s, block *b, int32_t frag, const uin
   QV_RETURN_NOT_OK(qv_fragment_open(s->ds, frag, &r, err));
   int64_t rows = qv_fragment_num_rows(r);
   const uint8_t *deleted = qv_fragment_deleted(r);
+  bool by_take = adm && (double)n_adm < TAKE_BELOW * (double)rows;
   uint8_t *skip = qv_malloc(BLOCK_ROWS);
-  int64_t *take = adm ? qv_malloc(BLOCK_ROWS * sizeof *take) : NULL;
-  qv_status st = skip && (!adm || take) ? QV_OK : qv_error_nomem(err, "nearest");
-  int64_t total = adm ? n_adm : rows;
-  for (int64_t at = 0; at < total && st == QV_OK; at += BLOCK_ROWS) {
-    int64_t n = total - at < BLOCK_ROWS ? total - at : BLOCK_ROWS;
+  int64_t *take = by_take ? qv_malloc(BLOCK_ROWS * sizeof *take) : NULL;
+  /* reading in blocks with a prefilter: a bit per row it keeps */
+  uint8_t *keep = adm && !by_take ? qv_calloc((size_t)(rows + 7) / 8 + 1, 1) : NULL;
+  qv_status st = skip && (!by_take || take) && (!adm || by_take || keep) ? QV_OK : qv_error_nomem(err, "nearest");
+  for (int64_t i = 0; keep && i < n_adm; i++) {
+    uint32_t row = (uint32_t)(adm[i] & 0xFFFFFFFFu);
+    keep[row >> 3] |= (uint8_t)(1u << (row & 7));
+  }
+  int64_t total = by_take ? n_adm : rows;
+  /* blocks end where the column's pages end: a read across pages joins
+   * them value by value, a read inside one page is a view */
+  int32_t page = 0, n_pages = qv_fragment_num_pages(r, s->column);
+  int64_t page_end = 0;
+  for (int64_t at = 0, n = 0; at < total && st == QV_OK; at += n) {
+    n = total - at < BLOCK_ROWS ? total - at : BLOCK_ROWS;
+    if (!by_take) {
+      while (page < n_pages && page_end <= at) {
+        qv_page_info pi;
+        qv_fragment_page(r, s->column, page++, &pi);
+        page_end = pi.row_start + pi.row_count;
+      }
+      if (page_end > at && at + n > page_end) n = page_end - at;
+    }
     qv_array *a = NULL;
-    if (adm) {
+    if (by_take) {
       for (int64_t i = 0; i < n; i++) take[i] = (int64_t)(adm[at + i] & 0xFFFFFFFFu);
       st = qv_fragment_take(r, s->column, take, n, &a, err);
     } else {
@@ -158,14 +183,17 @@ static qv_status flat_fragment(qvsc_search *s, block *b, int32_t frag, const uin
     if (st != QV_OK) break;
     bool any;
     b->x = vectors_of(a, s->dim, skip, &any);
-    if (!adm && deleted)
+    /* the prefilter's rows exclude deleted ones already */
+    const uint8_t *drop = keep ? keep : by_take ? NULL : deleted;
+    if (drop)
       for (int64_t i = 0; i < n; i++) {
-        bool del = (deleted[(at + i) >> 3] >> ((at + i) & 7)) & 1;
-        skip[i] |= del;
-        any |= del;
+        bool bit = (drop[(at + i) >> 3] >> ((at + i) & 7)) & 1;
+        bool out = keep ? !bit : bit;
+        skip[i] |= out;
+        any |= out;
       }
     b->skip = any ? skip : NULL;
-    b->rows = adm ? adm + at : NULL;
+    b->rows = by_take ? adm + at : NULL;
     b->base = ((uint64_t)fi.id << 32) + (uint64_t)at;
     b->n = n;
     run_block(b);
@@ -173,6 +201,7 @@ static qv_status flat_fragment(qvsc_search *s, block *b, int32_t frag, const uin
   }
   qv_free(skip);
   qv_free(take);
+  qv_free(keep);
   qv_fragment_close(r);
   s->fragments_flat++;
   return st;
@@ -185,6 +214,83 @@ static int cmp_u64(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+typedef struct refine_job {
+  qvsc_search *s;
+  block *b;
+  const qv_index_candidate *cand;
+  const int64_t *n_cand;
+  int64_t want;
+  const uint64_t *ids; /* the candidates' rows, sorted, once each */
+  int64_t n_ids;
+  const float *x; /* their vectors, in that order */
+  const uint8_t *bad;
+  uint64_t frag_id;
+} refine_job;
+
+static void refine_task(void *ctx, int64_t q, int worker) {
+  refine_job *j = ctx;
+  qvsc_search *s = j->s;
+  qvsc_topk *t = &j->b->heaps[(size_t)worker * s->n_queries + q];
+  const float *qv = s->q + (size_t)q * s->dim;
+  for (int64_t i = 0; i < j->n_cand[q]; i++) {
+    uint64_t row = j->frag_id << 32 | j->cand[(size_t)q * j->want + i].row;
+    int64_t lo = 0, hi = j->n_ids;
+    while (lo < hi) {
+      int64_t mid = lo + (hi - lo) / 2;
+      if (j->ids[mid] < row) lo = mid + 1;
+      else hi = mid;
+    }
+    if (j->bad[lo]) continue;
+    const float *x = j->x + lo * s->dim;
+    float raw, norm = 0;
+    if (s->metric == QV_METRIC_L2) j->b->kern->l2(qv, x, 1, s->dim, &raw);
+    else j->b->kern->dot(qv, x, 1, s->dim, &raw);
+    if (s->metric == QV_METRIC_COSINE) {
+      j->b->kern->dot(x, x, 1, s->dim, &norm);
+      norm = sqrtf(norm);
+    }
+    float d = to_distance(s->metric, raw, s->qnorm[q], norm);
+    if (!isnan(d)) qvsc_topk_push(t, (qvsc_hit){d, row});
+  }
+}
+
+/* IVF_PQ's candidates re-ranked by exact distance: every query's
+ * candidates are read in one sorted take, then each query measures its
+ * own (on the pool, a query per task). */
+static qv_status refine(qvsc_search *s, block *b, qv_fragment_reader *r, int64_t frag_id,
+                        const qv_index_candidate *cand, const int64_t *n_cand, int64_t want, qv_error *err) {
+  int64_t total = 0;
+  for (int32_t q = 0; q < s->n_queries; q++) total += n_cand[q];
+  uint64_t *ids = qv_malloc((size_t)(total ? total : 1) * sizeof *ids);
+  int64_t *take = qv_malloc((size_t)(total ? total : 1) * sizeof *take);
+  uint8_t *bad = qv_malloc((size_t)(total ? total : 1));
+  qv_status st = ids && take && bad ? QV_OK : qv_error_nomem(err, "nearest");
+  int64_t u = 0;
+  for (int32_t q = 0; st == QV_OK && q < s->n_queries; q++)
+    for (int64_t i = 0; i < n_cand[q]; i++) ids[u++] = (uint64_t)frag_id << 32 | cand[(size_t)q * want + i].row;
+  qv_array *a = NULL;
+  int64_t m = 0;
+  if (st == QV_OK) {
+    qsort(ids, (size_t)u, sizeof *ids, cmp_u64);
+    for (int64_t i = 0; i < u; i++)
+      if (m == 0 || ids[m - 1] != ids[i]) ids[m++] = ids[i];
+    for (int64_t i = 0; i < m; i++) take[i] = (int64_t)(ids[i] & 0xFFFFFFFFu);
+    s->refined += m;
+    if (m > 0) st = qv_fragment_take(r, s->column, take, m, &a, err);
+  }
+  if (st == QV_OK && m > 0) {
+    bool any;
+    refine_job j = {s, b, cand, n_cand, want, ids, m, vectors_of(a, s->dim, bad, &any), bad, (uint64_t)frag_id};
+    qvb_pool_run(s->n_queries, QV_POOL_MAX, refine_task, &j);
+    s->distances += total;
+  }
+  qv_array_release(a);
+  qv_free(ids);
+  qv_free(take);
+  qv_free(bad);
+  return st;
+}
+
 /* The fragment's candidates per query from the index (IVF_FLAT: exact
  * distances in the probed partitions; IVF_PQ: approximate ones, the best
  * refine_factor * k re-ranked by the exact distance of their vectors). */
@@ -192,10 +298,13 @@ static qv_status index_fragment(qvsc_search *s, block *b, int32_t frag, const ui
                                 qv_error *err) {
   qv_fragment_info fi;
   qv_dataset_fragment(s->ds, frag, &fi);
+  bool approx = qv_index_kind(s->ix) == QV_INDEX_IVF_PQ;
+  /* the data file is opened only to learn its deleted rows or to re-rank:
+   * opening parses its footer, a good part of a search's time */
   qv_fragment_reader *r = NULL;
-  QV_RETURN_NOT_OK(qv_fragment_open(s->ds, frag, &r, err));
-  int64_t rows = qv_fragment_num_rows(r);
-  const uint8_t *deleted = qv_fragment_deleted(r);
+  if (fi.num_deleted > 0 || (approx && s->refine_factor > 0)) QV_RETURN_NOT_OK(qv_fragment_open(s->ds, frag, &r, err));
+  int64_t rows = fi.num_rows;
+  const uint8_t *deleted = r ? qv_fragment_deleted(r) : NULL;
   /* rows not to return: deleted, or not kept by the prefilter */
   uint8_t *skip = NULL;
   qv_status st = QV_OK;
@@ -212,7 +321,6 @@ static qv_status index_fragment(qvsc_search *s, block *b, int32_t frag, const ui
       memcpy(skip, deleted, (size_t)bytes);
     }
   }
-  bool approx = qv_index_kind(s->ix) == QV_INDEX_IVF_PQ;
   int64_t want = approx && s->refine_factor > 0 ? s->k * s->refine_factor : s->k;
   qv_index_candidate *cand = st == QV_OK ? qv_malloc((size_t)(s->n_queries * want) * sizeof *cand) : NULL;
   int64_t *n_cand = st == QV_OK ? qv_calloc((size_t)s->n_queries, sizeof *n_cand) : NULL;
@@ -232,31 +340,7 @@ static qv_status index_fragment(qvsc_search *s, block *b, int32_t frag, const ui
       qv_index_candidate c = cand[(size_t)q * want + i];
       qvsc_topk_push(&b->heaps[q], (qvsc_hit){c.distance, ((uint64_t)fi.id << 32) | c.row});
     }
-  if (st == QV_OK && approx && s->refine_factor > 0) {
-    /* every query's candidates in one sorted take, then exact distances */
-    int64_t total = 0;
-    for (int32_t q = 0; q < s->n_queries; q++) total += n_cand[q];
-    uint64_t *ids = qv_malloc((size_t)(total ? total : 1) * sizeof *ids);
-    if (!ids) st = qv_error_nomem(err, "nearest");
-    int64_t u = 0;
-    for (int32_t q = 0; st == QV_OK && q < s->n_queries; q++)
-      for (int64_t i = 0; i < n_cand[q]; i++) ids[u++] = ((uint64_t)fi.id << 32) | cand[(size_t)q * want + i].row;
-    if (st == QV_OK) {
-      qsort(ids, (size_t)u, sizeof *ids, cmp_u64);
-      int64_t m = 0;
-      for (int64_t i = 0; i < u; i++)
-        if (m == 0 || ids[m - 1] != ids[i]) ids[m++] = ids[i];
-      s->refined += m;
-      /* flat over exactly those rows: every query measures every
-       * candidate, a superset of its own (the answer can only improve) */
-      qv_fragment_close(r);
-      r = NULL;
-      int64_t save = s->fragments_flat;
-      st = flat_fragment(s, b, frag, ids, m, err);
-      s->fragments_flat = save;
-    }
-    qv_free(ids);
-  }
+  if (st == QV_OK && approx && s->refine_factor > 0) st = refine(s, b, r, fi.id, cand, n_cand, want, err);
   qv_free(cand);
   qv_free(n_cand);
   qv_free(skip);

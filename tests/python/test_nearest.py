@@ -162,3 +162,21 @@ def test_bad_input_raises_at_the_call(vecs, nearest, prefilter, exc, needle):
     path, _ = vecs
     with pytest.raises(exc, match=needle):
         quiver.scan(path, nearest=nearest, prefilter=prefilter)
+
+
+@pytest.mark.parametrize("kind", ["ivf_flat", "ivf_pq"])
+def test_vector_index_through_python(vecs, tmp_path, kind):
+    path, v = vecs
+    import shutil
+
+    copy = str(tmp_path / "ds")
+    shutil.copytree(path, copy)
+    extra = {"num_sub_vectors": 8} if kind == "ivf_pq" else {}
+    quiver.create_index(copy, "vec", kind, num_partitions=16, max_iterations=5, **extra)
+    q = v[42] + 0.05
+    flat = quiver.scan(copy, nearest={"column": "vec", "q": q, "k": 10, "use_index": False}).collect()
+    # every partition probed: IVF_FLAT is exact; IVF_PQ re-ranks 10 x k by exact distance
+    got = quiver.scan(copy, nearest={"column": "vec", "q": q, "k": 10, "nprobes": 16}).collect()
+    same = len(set(got["id"].to_list()) & set(flat["id"].to_list()))
+    assert same == 10 if kind == "ivf_flat" else same >= 8
+    assert [i.type for i in quiver.list_indices(copy)] == [kind]

@@ -51,7 +51,7 @@ static const char scan_help[] =
     "      --k N            rows per query (default 10)\n"
     "      --metric M       l2 (default, squared), cosine or dot\n"
     "      --nprobes N      IVF partitions probed per query (default 20)\n"
-    "      --refine F       IVF_PQ: re-rank F x k candidates by exact distance (default 1)\n"
+    "      --refine F       IVF_PQ: re-rank F x k candidates by exact distance (default 10)\n"
     "      --no-vector-index  flat (exact) search even where a vector index exists\n"
     "      --postfilter SQL filter the ranked rows (fewer than k may remain)\n"
     "\n"
