@@ -73,6 +73,7 @@ void qvi_file_close(qvi_file *f) {
   if (!f) return;
   if (f->fd >= 0) close(f->fd);
   qv_free(f->name);
+  qv_free(f->path);
   qv_free(f->footer);
   qv_free(f->chunks);
   qv_free(f->pages);
@@ -224,7 +225,13 @@ qv_status qvi_file_open(const char *path, const char *name, int64_t expect_fragm
   if (fd < 0)
     return qv_error_set(err, errno == ENOENT ? QV_ERR_NOT_FOUND : QV_ERR_IO, "%s: cannot open: %s", name,
                         strerror(errno));
-  return qvi_file_open_fd(fd, name, expect_fragment, expect_type, out, err);
+  QV_RETURN_NOT_OK(qvi_file_open_fd(fd, name, expect_fragment, expect_type, out, err));
+  if (!((*out)->path = qv_strdup(path))) {
+    qvi_file_close(*out);
+    *out = NULL;
+    return qv_error_nomem(err, NULL);
+  }
+  return QV_OK;
 }
 
 void qvi_chunk_role(const qvi_file *f, int32_t i, char *buf, size_t n) {

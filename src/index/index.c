@@ -613,6 +613,16 @@ qv_status qv_index_search(qv_index *ix, int64_t fragment_id, const qv_index_sear
   qvi_file *f;
   qv_error e;
   qv_status st = get_file(ix, k, &f, &e);
+  /* rows beyond the fragment's would index past the caller's skip bits */
+  for (int32_t i = 0; st == QV_OK && i < qv_dataset_num_fragments(ix->ds); i++) {
+    qv_fragment_info fi;
+    qv_dataset_fragment(ix->ds, i, &fi);
+    if (fi.id == fragment_id && fi.num_rows != f->num_rows)
+      st = read_done(ix, k,
+                     qv_error_set(&e, QV_ERR_CORRUPT, "%s: covers %lld rows, fragment %lld has %lld", f->name,
+                                  (long long)f->num_rows, (long long)fragment_id, (long long)fi.num_rows),
+                     &e, NULL);
+  }
   if (st == QV_OK) st = read_done(ix, k, kind->search(f, a, out, n_out, stats ? stats : &none, &e), &e, NULL);
   if (st != QV_OK) copy_error(err, st, &e);
   return st;

@@ -144,6 +144,7 @@ typedef struct qvi_dict_entry { /* posting indices */
 typedef struct qvi_file {
   int fd;
   char *name; /* "_indices/<hex>.qvi" (messages) */
+  char *path; /* the full path (qvi_file_open; NULL from an fd): the chunk cache's key */
   int64_t file_size;
   uint8_t *footer;
   int64_t footer_len;
@@ -364,6 +365,27 @@ void qvi_stats_footer(const qvi_file *f, qv_index_stats *out);
 
 extern const qvi_kind qvi_kind_btree, qvi_kind_bitmap, qvi_kind_ngram, qvi_kind_label_list, qvi_kind_ivf_flat,
     qvi_kind_ivf_pq;
+
+/* ---- verified chunks kept across handles (chunk_cache.c) ---------------------------------
+ *
+ * Index files never change once written, so a chunk read and checked once
+ * (a vector index's centroids and partitions) can serve every later search
+ * in the process, as Lance's session cache does: a search then reads no
+ * file for the partitions it probed before.  Keyed by the file's full
+ * path, size and footer checksum and the chunk's number and checksum;
+ * bounded by QVI_CACHE_BYTES (least recently used out first); thread-safe.
+ * Damage done to a file after its chunks were cached is found by
+ * qv_index_verify (which reads the file), not by searches. */
+#define QVI_CACHE_BYTES (INT64_C(512) << 20)
+typedef struct qvi_cached qvi_cached;
+/* The cached bytes of chunk i of f, or NULL (then *ref is NULL). */
+const uint8_t *qvi_cache_get(const qvi_file *f, int32_t i, qvi_cached **ref);
+/* Keeps bytes (qv_malloc'd, taken) as chunk i of f; returns them with a
+ * reference (NULL only when memory ran out: bytes are freed). */
+const uint8_t *qvi_cache_put(const qvi_file *f, int32_t i, uint8_t *bytes, int64_t len, qvi_cached **ref);
+void qvi_cache_release(qvi_cached *ref); /* NULL-safe */
+/* Drops every entry no search holds (tests; qv_memory_trim's spirit). */
+void qvi_cache_clear(void);
 
 /* ---- k-means (kmeans.c), for the vector kinds (ivf.c) ------------------------------------ */
 

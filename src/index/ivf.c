@@ -42,12 +42,13 @@ typedef struct ivf_model {
 } ivf_model;
 
 typedef struct ivf_file {
-  ivf_model model;
+  ivf_model model; /* centroids and codebooks point into cached chunks */
   int32_t centroid_chunk, codebook_chunk;
   int32_t *part_chunk;
   int64_t *part_rows;
   bool loaded; /* model.centroids / codebooks read */
-  uint8_t **parts;
+  const uint8_t **parts;
+  qvi_cached **part_ref, *centroid_ref, *codebook_ref; /* chunk_cache.c */
 } ivf_file;
 
 static bool supports(const qv_datatype *t) {
@@ -400,12 +401,13 @@ static qv_status build(const qvi_build_in *in, qvi_build_out *o, qv_error *err) 
 static void close_file(qvi_file *f) {
   ivf_file *v = f->vec;
   if (!v) return;
-  for (int32_t p = 0; v->parts && p < v->model.nlist; p++) qv_free(v->parts[p]);
+  for (int32_t p = 0; v->part_ref && p < v->model.nlist; p++) qvi_cache_release(v->part_ref[p]);
   qv_free(v->parts);
+  qv_free(v->part_ref);
   qv_free(v->part_chunk);
   qv_free(v->part_rows);
-  qv_free(v->model.centroids);
-  qv_free(v->model.codebooks);
+  qvi_cache_release(v->centroid_ref);
+  qvi_cache_release(v->codebook_ref);
   qv_free(v);
   f->vec = NULL;
 }
@@ -455,7 +457,8 @@ static bool open_tail(qvb_cursor *c, qvi_file *f, bool pq) {
   v->part_chunk = qv_malloc((size_t)nlist * sizeof *v->part_chunk);
   v->part_rows = qv_malloc((size_t)nlist * sizeof *v->part_rows);
   v->parts = qv_calloc((size_t)nlist, sizeof *v->parts);
-  if (!v->part_chunk || !v->part_rows || !v->parts) {
+  v->part_ref = qv_calloc((size_t)nlist, sizeof *v->part_ref);
+  if (!v->part_chunk || !v->part_rows || !v->parts || !v->part_ref) {
     c->status = qv_error_nomem(c->err, NULL);
     return false;
   }
@@ -503,54 +506,89 @@ static void chunk_role(const qvi_file *f, int32_t i, char *buf, size_t n) {
   snprintf(buf, n, "unused");
 }
 
-/* The centroids and codebooks, read once (checksummed, finite). */
+/* Chunk i read and checked by check (NULL: the checksum only). */
+typedef qv_status (*chunk_check)(qvi_file *f, int32_t i, const uint8_t *b, qv_error *err);
+
+static qv_status check_floats(qvi_file *f, int32_t i, const uint8_t *b, qv_error *err) {
+  if (!finite_vec((const float *)b, (int32_t)(f->chunks[i].length / 4)))
+    return qvi_corrupt(f, f->chunks[i].offset, err, "centroids or codebooks hold NaN or infinity");
+  return QV_OK;
+}
+
+/* Rows ascending, below the fragment's row count. */
+static qv_status check_rows(qvi_file *f, int32_t i, const uint8_t *b, qv_error *err) {
+  const ivf_file *v = f->vec;
+  int64_t n = 0;
+  for (int32_t p = 0; p < v->model.nlist; p++)
+    if (v->part_chunk[p] == i) n = v->part_rows[p];
+  uint32_t prev = 0;
+  for (int64_t k = 0; k < n; k++) {
+    uint32_t r = qv_load_u32le(b + 4 * k);
+    if ((int64_t)r >= f->num_rows || (k && r <= prev))
+      return qv_error_set(err, QV_ERR_CORRUPT, "%s: offset %lld: chunk %d (partition): rows out of order or range",
+                          f->name, (long long)f->chunks[i].offset, i);
+    prev = r;
+  }
+  /* IVF_PQ codes index tables of ksub entries */
+  if (v->model.m && v->model.ksub < KSUB)
+    for (int64_t k = 0; k < n * v->model.m; k++)
+      if (b[4 * n + k] >= v->model.ksub)
+        return qv_error_set(err, QV_ERR_CORRUPT, "%s: offset %lld: chunk %d (partition): code %u of %d codes", f->name,
+                            (long long)f->chunks[i].offset, i, b[4 * n + k], v->model.ksub);
+  return QV_OK;
+}
+
+/* Chunk i, from the cache or read, checked and cached. */
+static qv_status cached_chunk(qvi_file *f, int32_t i, const char *what, chunk_check check, const uint8_t **out,
+                              qvi_cached **ref, qv_error *err) {
+  if ((*out = qvi_cache_get(f, i, ref))) return QV_OK;
+  uint8_t *b = NULL;
+  QV_RETURN_NOT_OK(qvi_file_chunk(f, i, what, &b, err));
+  qv_status st = check(f, i, b, err);
+  if (st != QV_OK) {
+    qv_free(b);
+    return st;
+  }
+  if (!(*out = qvi_cache_put(f, i, b, f->chunks[i].length, ref))) return qv_error_nomem(err, "index chunk");
+  return QV_OK;
+}
+
+/* The centroids and codebooks (checksummed, finite), once per handle. */
 static qv_status load_model(qvi_file *f, qv_error *err) {
   ivf_file *v = f->vec;
   if (v->loaded) return QV_OK;
-  uint8_t *b = NULL;
-  QV_RETURN_NOT_OK(qvi_file_chunk(f, v->centroid_chunk, "centroids", &b, err));
+  const uint8_t *b;
+  QV_RETURN_NOT_OK(cached_chunk(f, v->centroid_chunk, "centroids", check_floats, &b, &v->centroid_ref, err));
   v->model.centroids = (float *)b;
   if (v->model.m) {
-    QV_RETURN_NOT_OK(qvi_file_chunk(f, v->codebook_chunk, "codebooks", &b, err));
+    QV_RETURN_NOT_OK(cached_chunk(f, v->codebook_chunk, "codebooks", check_floats, &b, &v->codebook_ref, err));
     v->model.codebooks = (float *)b;
   }
-  if (!finite_vec(v->model.centroids, v->model.nlist * v->model.dim) ||
-      (v->model.m && !finite_vec(v->model.codebooks, v->model.m * v->model.ksub * (v->model.dim / v->model.m))))
-    return qvi_corrupt(f, f->chunks[v->centroid_chunk].offset, err, "centroids or codebooks hold NaN or infinity");
   v->loaded = true;
   return QV_OK;
 }
 
-/* Partition p's chunk, read once and checked: rows ascending, below the
- * fragment's row count. */
 static qv_status load_part(qvi_file *f, int32_t p, qv_error *err) {
   ivf_file *v = f->vec;
   if (v->parts[p]) return QV_OK;
   char what[32];
   snprintf(what, sizeof what, "partition %d", p);
-  uint8_t *b = NULL;
-  QV_RETURN_NOT_OK(qvi_file_chunk(f, v->part_chunk[p], what, &b, err));
-  uint32_t prev = 0;
-  for (int64_t i = 0; i < v->part_rows[p]; i++) {
-    uint32_t r = qv_load_u32le(b + 4 * i);
-    if ((int64_t)r >= f->num_rows || (i && r <= prev)) {
-      qv_free(b);
-      return qv_error_set(err, QV_ERR_CORRUPT, "%s: offset %lld: chunk %d (%s): rows out of order or range", f->name,
-                          (long long)f->chunks[v->part_chunk[p]].offset, v->part_chunk[p], what);
-    }
-    prev = r;
-  }
-  v->parts[p] = b;
-  return QV_OK;
+  return cached_chunk(f, v->part_chunk[p], what, check_rows, &v->parts[p], &v->part_ref[p], err);
 }
 
+/* Reads every chunk itself (not from the cache) and checks its contents. */
 static qv_status verify(qvi_file *f, qv_error *err) {
   ivf_file *v = f->vec;
-  QV_RETURN_NOT_OK(load_model(f, err));
-  for (int32_t p = 0; p < v->model.nlist; p++) {
-    QV_RETURN_NOT_OK(load_part(f, p, err));
-    qv_free(v->parts[p]); /* verified, not kept */
-    v->parts[p] = NULL;
+  for (int32_t i = 0; i < f->n_chunks; i++) {
+    bool floats = i == v->centroid_chunk || i == v->codebook_chunk;
+    if (!floats && i == f->nulls_chunk) continue;
+    uint8_t *b = NULL;
+    char what[32];
+    qvi_chunk_role(f, i, what, sizeof what);
+    QV_RETURN_NOT_OK(qvi_file_chunk(f, i, what, &b, err));
+    qv_status st = floats ? check_floats(f, i, b, err) : check_rows(f, i, b, err);
+    qv_free(b);
+    QV_RETURN_NOT_OK(st);
   }
   return QV_OK;
 }

@@ -220,7 +220,6 @@ static void test_threads_identical(void **state) {
   for (int64_t i = 0; i < 100; i++) assert_int_equal(a.query[i], i < 50 ? 0 : 1);
   for (int64_t i = 1; i < 100; i++)
     if (i != 50) assert_true(a.dist[i - 1] <= a.dist[i]);
-  expect_brute(&(result){0}, QV_METRIC_L2, q, 0, NULL);
 }
 
 static void test_postfilter_and_limit(void **state) {
