@@ -66,7 +66,7 @@ static qv_status pick_index(qvsc_nearest *n, qv_error *err) {
   for (int32_t i = 0; i < qv_dataset_num_indices(n->ds); i++) {
     qv_index_entry e;
     qv_dataset_index(n->ds, i, &e);
-    if (strcmp(e.column, n->column) != 0 || (e.type != QV_INDEX_IVF_FLAT && e.type != QV_INDEX_IVF_PQ)) continue;
+    if (strcmp(e.column, n->column) != 0) continue;
     qv_index *ix = NULL;
     QV_RETURN_NOT_OK(qv_index_open(n->ds, i, &ix, err));
     qv_index_set_tolerant(ix, true);
@@ -76,6 +76,10 @@ static qv_status pick_index(qvsc_nearest *n, qv_error *err) {
     if (st == QV_ERR_NOMEM) {
       qv_index_close(ix);
       return qv_error_nomem(err, "nearest");
+    }
+    if (st == QV_ERR_INVALID) { /* not a vector index */
+      qv_index_close(ix);
+      continue;
     }
     if (st != QV_OK) {
       snprintf(n->why_flat, sizeof n->why_flat, "index `%s` is unusable: %.100s", e.name, e2.message);
@@ -466,6 +470,7 @@ static qv_status run(qvsc_nearest *n, qv_error *err) {
   s->q = n->q;
   s->qnorm = n->qnorm;
   s->ix = n->ix;
+  s->approx = n->ix && n->info.num_sub_vectors > 0; /* product-quantized: estimates */
   s->nprobes = n->nprobes;
   s->refine_factor = n->refine_factor;
   /* the cost rule: probing reads about nprobes / partitions of a
@@ -543,7 +548,7 @@ char *qvsc_nearest_explain(const qvsc_nearest *n, bool counters) {
                qv_index_type_name(qv_index_kind(n->ix)), n->info.num_partitions);
     if (n->info.num_sub_vectors) qvb_text_f(&t, ", %d sub-vectors", n->info.num_sub_vectors);
     qvb_text_f(&t, "), nprobes %d", n->nprobes);
-    if (qv_index_kind(n->ix) == QV_INDEX_IVF_PQ) qvb_text_f(&t, ", refine %d x k by exact distance", n->refine_factor);
+    if (n->info.num_sub_vectors) qvb_text_f(&t, ", refine %d x k by exact distance", n->refine_factor);
     qvb_text_f(&t, "; %d of %d fragment%s covered, the others flat\n", covered, nf, nf == 1 ? "" : "s");
     if (n->pre)
       qvb_text_f(&t, "    a fragment whose admitted rows are under %d/%d of its rows is searched flat (cost)\n",

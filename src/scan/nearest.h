@@ -47,6 +47,7 @@ typedef struct qvsc_search {
   int64_t n_admitted;
   /* a vector index to use (NULL: flat everywhere) and its parameters */
   qv_index *ix;
+  bool approx; /* its distances are estimates (IVF_PQ): re-rank */
   int32_t nprobes, refine_factor;
   /* fragments whose admitted rows are fewer than this are searched flat
    * even where the index covers them (the cost rule, see nearest.c) */

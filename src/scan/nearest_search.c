@@ -298,7 +298,7 @@ static qv_status index_fragment(qvsc_search *s, block *b, int32_t frag, const ui
                                 qv_error *err) {
   qv_fragment_info fi;
   qv_dataset_fragment(s->ds, frag, &fi);
-  bool approx = qv_index_kind(s->ix) == QV_INDEX_IVF_PQ;
+  bool approx = s->approx;
   /* the data file is opened only to learn its deleted rows or to re-rank:
    * opening parses its footer, a good part of a search's time */
   qv_fragment_reader *r = NULL;
