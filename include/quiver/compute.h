@@ -54,6 +54,21 @@ QV_API qv_status qv_eval_check(const qv_expr *e, qv_error *err);
  * division.  NULL is false. */
 QV_API bool qv_eval_may_fail(const qv_expr *e);
 
+/* ---- vector distances ---------------------------------------------------
+ *
+ * The metrics of vector search, as Lance defines them: l2 is the squared
+ * Euclidean distance, cosine is 1 - cos(q, x), dot is 1 - q . x.  Smaller
+ * is nearer in all three. */
+typedef enum qv_metric { QV_METRIC_L2 = 1, QV_METRIC_COSINE = 2, QV_METRIC_DOT = 3 } qv_metric;
+
+/* "l2", "cosine", "dot" ("unknown" otherwise). */
+QV_API const char *qv_metric_name(int metric);
+/* Parses those names (and "euclidean" for l2); false when s is none. */
+QV_API bool qv_metric_parse(const char *s, qv_metric *out);
+/* The instruction set the distance kernels use on this machine: "avx512",
+ * "avx2" (with FMA) or "portable" (for explain and benchmarks). */
+QV_API const char *qv_distance_kernels(void);
+
 #ifdef __cplusplus
 }
 #endif

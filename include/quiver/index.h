@@ -10,21 +10,25 @@
  *               literal run of >= 3 bytes (a superset to re-check)
  *   LABEL_LIST  a bitmap per list element value: array_has, array_has_any,
  *               array_has_all (exact)
+ *   IVF_FLAT    vector index on fixed_size_list<float32, N>: k-means
+ *               partitions of the vectors (docs/vector.md); a search probes
+ *               the partitions nearest the query
+ *   IVF_PQ      the same partitions holding product-quantized codes: distances
+ *               are estimates, re-ranked by the scan (refine_factor)
  *
  * On float columns BTREE and BITMAP answer under Lance's total order, the
  * IEEE (SQL) order and Polars' (NaN greatest, -0.0 == 0.0) alike, each with
  * its own key ranges; a NaN literal is left to the scan.
  *
  * Row ids are fragment id << 32 | row; a query answers one fragment at a
- * time with a roaring bitmap of its rows.  An index never decides whether it
+ * time with a roaring bitmap of its rows (quiver/index_bitmap.h).  An index never decides whether it
  * is used: the scan layer asks qv_index_estimate and chooses. */
 #ifndef QUIVER_INDEX_H
 #define QUIVER_INDEX_H
 
-#include <roaring/roaring.h>
-
 #include "quiver/base.h"
 #include "quiver/columnar.h"
+#include "quiver/compute.h"
 #include "quiver/expr.h"
 #include "quiver/storage.h"
 
@@ -36,10 +40,13 @@ typedef enum qv_index_type {
   QV_INDEX_BTREE = 1,
   QV_INDEX_BITMAP = 2,
   QV_INDEX_NGRAM = 3,
-  QV_INDEX_LABEL_LIST = 4
+  QV_INDEX_LABEL_LIST = 4,
+  QV_INDEX_IVF_FLAT = 5,
+  QV_INDEX_IVF_PQ = 6
 } qv_index_type;
 
-/* "btree", "bitmap", "ngram", "label_list" ("unknown" otherwise). */
+/* "btree", "bitmap", "ngram", "label_list", "ivf_flat", "ivf_pq"
+ * ("unknown" otherwise). */
 QV_API const char *qv_index_type_name(int type);
 /* Parses those names; false when s is none of them. */
 QV_API bool qv_index_type_parse(const char *s, qv_index_type *out);
@@ -48,11 +55,18 @@ typedef struct qv_index_options {
   int version;             /* QV_INDEX_OPTIONS_VERSION */
   const char *name;        /* NULL: "<column>_idx" */
   int64_t btree_page_rows; /* entries per BTREE page (default 4096) */
+  /* (version 2) vector kinds; 0 means the default */
+  qv_metric metric;        /* the metric searches use (default l2) */
+  int32_t num_partitions;  /* IVF partitions (default sqrt(rows), 1..65536) */
+  int32_t num_sub_vectors; /* IVF_PQ sub-vectors, dividing the dimension (default dim / 8) */
+  int64_t sample_rows;     /* k-means sample (default 256 per partition) */
+  int32_t max_iterations;  /* k-means rounds (default 10) */
+  uint64_t seed;           /* of the sample and the initial centroids (default 42) */
 } qv_index_options;
 
-#define QV_INDEX_OPTIONS_VERSION 1
+#define QV_INDEX_OPTIONS_VERSION 2
 #define QV_INDEX_OPTIONS_INIT \
-  { QV_INDEX_OPTIONS_VERSION, NULL, 4096 }
+  { QV_INDEX_OPTIONS_VERSION, NULL, 4096, QV_METRIC_L2, 0, 0, 0, 0, 0 }
 
 /* Builds an index of `type` on `column` over every fragment of the latest
  * version and commits it as a new version (*out_version, nullable).
@@ -114,13 +128,51 @@ typedef struct qv_index_estimate {
  * (the page lookup, value counts; no posting list or page is read). */
 QV_API qv_status qv_index_estimate_rows(qv_index *ix, const qv_expr *conjunct, qv_index_estimate *out, qv_error *err);
 
-/* The rows of fragment `fragment_id` the conjunct keeps (row numbers within
- * the fragment; deleted rows are not removed) into out (cleared first),
- * and whether that is exact.  QV_ERR_INVALID when the index cannot answer
- * the conjunct or does not cover the fragment; QV_ERR_CORRUPT with the
- * file, offset and problem when a file is damaged. */
-QV_API qv_status qv_index_query(qv_index *ix, const qv_expr *conjunct, int64_t fragment_id, roaring_bitmap_t *out,
-                                bool *exact, qv_error *err);
+/* ---- vector search ----------------------------------------------------- */
+
+/* What a vector index is: its metric, dimension, partitions, PQ layout. */
+typedef struct qv_index_vector_info {
+  qv_metric metric;
+  int32_t dim;
+  int32_t num_partitions;
+  int32_t num_sub_vectors; /* 0 for IVF_FLAT */
+} qv_index_vector_info;
+
+/* QV_ERR_INVALID when ix is not a vector index; reads a file's footer. */
+QV_API qv_status qv_index_vector_info_get(qv_index *ix, qv_index_vector_info *out, qv_error *err);
+
+typedef struct qv_index_search_args {
+  const float *q; /* n_queries x dim */
+  int32_t dim;
+  int32_t n_queries;
+  qv_metric metric;    /* must be the index's */
+  int32_t nprobes;     /* partitions probed per query (clamped to 1..partitions) */
+  int64_t k;           /* candidates per query at most */
+  const uint8_t *skip; /* a bit per fragment row, 1: never a candidate (deleted, filtered out); or NULL */
+} qv_index_search_args;
+
+typedef struct qv_index_candidate {
+  float distance; /* exact (IVF_FLAT) or estimated (IVF_PQ) */
+  uint32_t row;   /* within the fragment */
+} qv_index_candidate;
+
+typedef struct qv_index_search_stats {
+  int64_t partitions_probed; /* summed over queries */
+  int64_t candidates;        /* rows scored */
+  int64_t distances;         /* distance computations (centroids included) */
+} qv_index_search_stats;
+
+/* The best a->k candidates of fragment fragment_id for each query, best
+ * first: query q's are out[q * k .. q * k + n_out[q]).  stats (nullable)
+ * are added to.  QV_ERR_INVALID when the index does not cover the
+ * fragment, is not a vector index, or a->metric or a->dim are not its;
+ * QV_ERR_CORRUPT (recorded as damage) when a file is damaged. */
+QV_API qv_status qv_index_search(qv_index *ix, int64_t fragment_id, const qv_index_search_args *a,
+                                 qv_index_candidate *out, int64_t *n_out, qv_index_search_stats *stats, qv_error *err);
+
+/* The rows a conjunct keeps, fragment by fragment, come back as a roaring
+ * bitmap: qv_index_query in quiver/index_bitmap.h, the one header of the
+ * layer that needs CRoaring's. */
 
 /* ---- damaged files -------------------------------------------------------
  *

@@ -8,12 +8,39 @@
 
 #include "quiver/base.h"
 #include "quiver/columnar.h"
+#include "quiver/compute.h"
 #include "quiver/expr.h"
 #include "quiver/storage.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* A vector search: the k rows nearest to each query vector (docs/vector.md).
+ * The column is fixed_size_list<float32, dim>.  With it on the scan
+ * options, the scan's filter is the prefilter: the k rows are chosen among
+ * the rows it keeps (it runs first, with the scalar indices and page
+ * statistics; it is evaluated by quiver itself, so exactly).  The result
+ * is the projection plus `_distance` (float32; `_query` int32 first when
+ * n_queries > 1), ordered by query then distance then row id; postfilter
+ * (Lance SQL over the result's columns) then drops ranked rows, so fewer
+ * than k may remain.  limit and offset apply to the ranked rows. */
+typedef struct qv_scan_nearest {
+  const char *column;
+  const float *q;    /* n_queries x dim values, row by row (copied at open) */
+  int32_t dim;       /* must be the column's */
+  int32_t n_queries; /* >= 1 */
+  int64_t k;         /* 1 .. the version's live rows */
+  qv_metric metric;
+  bool use_index;        /* a vector index on the column when there is one (false: flat) */
+  int32_t nprobes;       /* IVF partitions probed per query (default 20) */
+  int32_t refine_factor; /* IVF_PQ: refine_factor * k candidates re-ranked by exact distance (default 10; 0: none) */
+  int32_t ef;            /* HNSW search breadth (reserved) */
+  const char *postfilter;
+} qv_scan_nearest;
+
+#define QV_SCAN_NEAREST_INIT \
+  { NULL, NULL, 0, 1, 10, QV_METRIC_L2, true, 20, 10, 64, NULL }
 
 typedef struct qv_scan_options {
   int version;                /* QV_SCAN_OPTIONS_VERSION */
@@ -43,11 +70,13 @@ typedef struct qv_scan_options {
    * joined with the pieces next to them, up to batch_size rows.
    * Options of version 1 (without this field) keep exact batches. */
   bool exact_batches;
+  /* (version 3) A vector search (copied at open), or NULL. */
+  const qv_scan_nearest *nearest;
 } qv_scan_options;
 
-#define QV_SCAN_OPTIONS_VERSION 2
+#define QV_SCAN_OPTIONS_VERSION 3
 #define QV_SCAN_OPTIONS_INIT \
-  { QV_SCAN_OPTIONS_VERSION, NULL, 0, NULL, NULL, -1, 0, 8192, false, true, true, 0, true }
+  { QV_SCAN_OPTIONS_VERSION, NULL, 0, NULL, NULL, -1, 0, 8192, false, true, true, 0, true, NULL }
 
 /* What a scan did, for explain --analyze and the benchmarks. */
 typedef struct qv_scan_column_counters {
@@ -91,6 +120,14 @@ typedef struct qv_scan_counters {
   /* Added last: fragments not even opened, the indices keeping no row of
    * them (`fragments` counts the ones read) */
   int64_t fragments_index_skipped;
+  /* Added last: a vector search's work (0 without one).  prefilter rows:
+   * the rows the prefilter kept (-1: no prefilter) */
+  int64_t nearest_prefilter_rows;
+  int64_t nearest_distances;
+  int64_t nearest_partitions_probed;
+  int64_t nearest_candidates; /* rows the index scored */
+  int64_t nearest_refined;    /* IVF_PQ candidates re-ranked by exact distance */
+  int64_t nearest_fragments_index, nearest_fragments_flat;
 } qv_scan_counters;
 
 typedef struct qv_scanner qv_scanner;

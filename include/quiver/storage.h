@@ -229,7 +229,7 @@ QV_API void qv_fragment_counters(const qv_fragment_reader *r, int32_t column, qv
  * covers the fragments it has a file for; the others are scanned. */
 
 /* Index type codes as stored in manifests (index.h names them). */
-enum { QV_INDEX_TYPE_MIN = 1, QV_INDEX_TYPE_MAX = 4 };
+enum { QV_INDEX_TYPE_MIN = 1, QV_INDEX_TYPE_MAX = 6 };
 
 typedef struct qv_index_file {
   int64_t fragment_id; /* the one fragment the file covers */

@@ -350,8 +350,19 @@ def scan(
     use_scalar_index: bool = True,
     version: int | None = None,
     strict: bool = False,
+    nearest: Mapping[str, Any] | None = None,
+    prefilter: pl.Expr | str | None = None,
 ) -> pl.LazyFrame:
     """A lazy scan of the quiver dataset at ``path`` as a ``pl.LazyFrame``.
+
+    With ``nearest={"column": "vec", "q": [...], "k": 10, "metric": "l2",
+    "use_index": True, "nprobes": 20, "refine_factor": 1}`` it is a vector
+    search (docs/vector.md): the k rows nearest to q (a matrix: one search
+    per row, with a ``_query`` column) among the rows ``prefilter`` keeps (a
+    Polars expression, which must translate exactly or this call raises,
+    or Lance SQL text), with ``_distance``, nearest first.  A later
+    ``.filter`` is a postfilter over the ranked rows (fewer than k may
+    remain); ``.head(n)`` truncates them.
 
     The version is fixed when ``scan`` is called: ``version`` (None = the
     latest at that moment).  Projection, predicate and row limit chosen by
@@ -372,6 +383,13 @@ def scan(
     ds_path, ds_version = ds.path, ds.version
     schema = pl.Schema(ds)  # through ds.__arrow_c_schema__
     del ds
+    if nearest is not None:
+        from quiver._nearest import scan_nearest
+
+        opts = {"predicate_pushdown": predicate_pushdown, "use_scalar_index": use_scalar_index}
+        return scan_nearest(ds_path, ds_version, nearest, prefilter, opts, _expr_json, _predicate_refusal)
+    if prefilter is not None:
+        raise ValueError("prefilter belongs to a vector search: give nearest={...} too (or use .filter)")
 
     def source(
         with_columns: list[str] | None,
@@ -630,9 +648,21 @@ class IndexInfo:
     first_error: str | None  # the first damaged file's problem
 
 
-def create_index(path: str | os.PathLike[str], column: str, type: str, *, name: str | None = None) -> int:  # noqa: A002
-    """Builds a scalar index on ``column`` over every fragment of the latest
+def create_index(
+    path: str | os.PathLike[str],
+    column: str,
+    type: str,  # noqa: A002
+    *,
+    name: str | None = None,
+    **vector: Any,
+) -> int:
+    """Builds an index on ``column`` over every fragment of the latest
     version and commits it; returns the new version.
+
+    Vector indices (docs/vector.md): "ivf_flat" and "ivf_pq" on a
+    fixed-size list of float32, with keyword options metric ("l2",
+    "cosine", "dot"), num_partitions, num_sub_vectors (ivf_pq),
+    sample_rows, max_iterations and seed.
 
     ``type``: "btree" (=, <, <=, >, >=, BETWEEN, IN, IS NULL, starts_with),
     "bitmap" (=, IN, IS NULL on few distinct values), "ngram" (contains,
@@ -641,7 +671,7 @@ def create_index(path: str | os.PathLike[str], column: str, type: str, *, name: 
     list columns).  ``name`` defaults to "<column>_idx".  Scans use an index
     where it pays (``quiver.last_scan.explain`` says which and why).
     """
-    return _create_index(os.fspath(path), column, type, name=name)
+    return _create_index(os.fspath(path), column, type, name=name, **vector)
 
 
 def drop_index(path: str | os.PathLike[str], name: str) -> int:

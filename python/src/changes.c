@@ -108,22 +108,41 @@ PyObject *qvpy_delete(PyObject *self, PyObject *args, PyObject *kwargs) {
 }
 
 PyObject *qvpy_create_index(PyObject *self, PyObject *args, PyObject *kwargs) {
-  static char *kw[] = {"path", "column", "type", "name", NULL};
+  static char *kw[] = {"path",        "column",         "type", "name", "metric", "num_partitions", "num_sub_vectors",
+                       "sample_rows", "max_iterations", "seed", NULL};
   PyObject *path_obj;
-  const char *column, *type_name, *name = NULL;
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O&ss|$z:create_index", kw, PyUnicode_FSConverter, &path_obj, &column,
-                                   &type_name, &name))
+  const char *column, *type_name, *name = NULL, *metric = NULL;
+  int parts = 0, subs = 0, iters = 0;
+  long long sample = 0;
+  unsigned long long seed = 0;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O&ss|$zziiLiK:create_index", kw, PyUnicode_FSConverter, &path_obj,
+                                   &column, &type_name, &name, &metric, &parts, &subs, &sample, &iters, &seed))
     return NULL;
   qv_index_type type;
   if (!qv_index_type_parse(type_name, &type)) {
-    const char *types[] = {qv_index_type_name(QV_INDEX_BTREE), qv_index_type_name(QV_INDEX_BITMAP),
-                           qv_index_type_name(QV_INDEX_NGRAM), qv_index_type_name(QV_INDEX_LABEL_LIST), NULL};
+    const char *types[] = {qv_index_type_name(QV_INDEX_BTREE),
+                           qv_index_type_name(QV_INDEX_BITMAP),
+                           qv_index_type_name(QV_INDEX_NGRAM),
+                           qv_index_type_name(QV_INDEX_LABEL_LIST),
+                           qv_index_type_name(QV_INDEX_IVF_FLAT),
+                           qv_index_type_name(QV_INDEX_IVF_PQ),
+                           NULL};
     pick("type", type_name, types); /* sets the ValueError naming the library's types */
     Py_DECREF(path_obj);
     return NULL;
   }
   qv_index_options o = QV_INDEX_OPTIONS_INIT;
   o.name = name;
+  if (metric && !qv_metric_parse(metric, &o.metric)) {
+    Py_DECREF(path_obj);
+    PyErr_Format(PyExc_ValueError, "create_index: metric is l2, cosine or dot, not '%s'", metric);
+    return NULL;
+  }
+  o.num_partitions = parts;
+  o.num_sub_vectors = subs;
+  o.sample_rows = sample;
+  o.max_iterations = iters;
+  o.seed = seed;
   qv_error err = {0};
   int64_t version = 0;
   qv_status st;

@@ -320,8 +320,12 @@ static PyObject *scanner_new(PyTypeObject *type, PyObject *args, PyObject *kwarg
                        "version",
                        "with_row_id",
                        "exact_batches",
+                       "nearest",
                        NULL};
   PyObject *path_obj = NULL, *columns = Py_None, *seq = NULL, *limit_obj = Py_None, *self_obj = NULL;
+  PyObject *nearest = Py_None;
+  qv_scan_nearest nn = QV_SCAN_NEAREST_INIT;
+  float *qcopy = NULL;
   const char *filter = NULL, *json = NULL;
   Py_ssize_t json_len = 0;
   long long offset = 0, batch_size = 8192, version = 0;
@@ -330,10 +334,41 @@ static PyObject *scanner_new(PyTypeObject *type, PyObject *args, PyObject *kwarg
   qv_expr *where = NULL;
   qv_scan_options o = QV_SCAN_OPTIONS_INIT;
   qv_error err = {0};
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O&|$Ozz#OLLppLpp:Scanner", kw, PyUnicode_FSConverter, &path_obj,
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O&|$Ozz#OLLppLppO:Scanner", kw, PyUnicode_FSConverter, &path_obj,
                                    &columns, &filter, &json, &json_len, &limit_obj, &offset, &batch_size, &pushdown,
-                                   &use_index, &version, &row_id, &exact))
+                                   &use_index, &version, &row_id, &exact, &nearest))
     return NULL;
+  if (nearest != Py_None) {
+    /* (column, float32 bytes, dim, k, metric, use_index, nprobes, refine_factor, postfilter or None) */
+    const char *qbytes = NULL, *metric = NULL;
+    Py_ssize_t qlen = 0;
+    int vidx = 1;
+    long long k = 10;
+    if (!PyTuple_Check(nearest) ||
+        !PyArg_ParseTuple(nearest, "sy#iLsiiiz:nearest", &nn.column, &qbytes, &qlen, &nn.dim, &k, &metric, &vidx,
+                          &nn.nprobes, &nn.refine_factor, &nn.postfilter)) {
+      if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "nearest must be a tuple");
+      goto cleanup;
+    }
+    if (!qv_metric_parse(metric, &nn.metric)) {
+      PyErr_Format(PyExc_ValueError, "nearest: metric is l2, cosine or dot, not '%s'", metric);
+      goto cleanup;
+    }
+    if (nn.dim < 1 || qlen % ((Py_ssize_t)nn.dim * 4) != 0 || qlen == 0) {
+      PyErr_SetString(PyExc_ValueError, "nearest: the query bytes are not whole float32 vectors of dim values");
+      goto cleanup;
+    }
+    if (!(qcopy = PyMem_Malloc((size_t)qlen))) {
+      PyErr_NoMemory();
+      goto cleanup;
+    }
+    memcpy(qcopy, qbytes, (size_t)qlen);
+    nn.q = qcopy;
+    nn.n_queries = (int32_t)(qlen / ((Py_ssize_t)nn.dim * 4));
+    nn.k = k;
+    nn.use_index = vidx != 0;
+    o.nearest = &nn;
+  }
   if (column_names(columns, &seq, &names, &o.n_columns) < 0) goto cleanup;
   o.columns = names;
   if (limit_obj != Py_None) {
@@ -374,6 +409,7 @@ static PyObject *scanner_new(PyTypeObject *type, PyObject *args, PyObject *kwarg
     qvpy_raise(&err);
   }
 cleanup:
+  PyMem_Free(qcopy);
   qv_expr_destroy(where);
   PyMem_Free(names);
   Py_XDECREF(seq);

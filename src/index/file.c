@@ -19,7 +19,7 @@
 #include "index/index_int.h"
 #include "storage/format.h"
 
-enum { MIN_CHUNK_ENTRY = 8 + 8 + 4, MIN_PAGE_ENTRY = 4 + 8 + 4 + 4, MIN_DICT_ENTRY = 4 + 4 + 8 };
+enum { MIN_CHUNK_ENTRY = 8 + 8 + 4 };
 
 /* ---- writing ------------------------------------------------------------ */
 
@@ -65,7 +65,7 @@ qv_status qvi_writer_finish(qvi_writer *w, const qv_buffer *head, const qv_buffe
 
 /* ---- reading ------------------------------------------------------------ */
 
-static qv_status corrupt(const qvi_file *f, int64_t off, qv_error *err, const char *what) {
+qv_status qvi_corrupt(const qvi_file *f, int64_t off, qv_error *err, const char *what) {
   return qv_error_set(err, QV_ERR_CORRUPT, "%s: offset %lld: %s", f->name, (long long)off, what);
 }
 
@@ -73,16 +73,18 @@ void qvi_file_close(qvi_file *f) {
   if (!f) return;
   if (f->fd >= 0) close(f->fd);
   qv_free(f->name);
+  qv_free(f->path);
   qv_free(f->footer);
   qv_free(f->chunks);
   qv_free(f->pages);
   qv_free(f->dict_bytes);
   qv_free(f->dict);
   if (f->nulls) roaring_bitmap_free(f->nulls);
+  if (f->kind && f->kind->close) f->kind->close(f);
   qv_free(f);
 }
 
-static bool get_chunk_ref(qvb_cursor *c, const qvi_file *f, int32_t *out, const char *what) {
+bool qvi_get_chunk_ref(qvb_cursor *c, const qvi_file *f, int32_t *out, const char *what) {
   uint32_t v;
   int64_t at = c->pos;
   if (!qvb_wire_get_u32(c, &v, what)) return false;
@@ -91,47 +93,6 @@ static bool get_chunk_ref(qvb_cursor *c, const qvi_file *f, int32_t *out, const 
     return qvb_cursor_fail(c, "%s %u is not one of the %d chunks", what, v, f->n_chunks);
   }
   *out = (int32_t)v;
-  return true;
-}
-
-static bool parse_btree(qvb_cursor *c, qvi_file *f) {
-  uint32_t n;
-  int64_t at = c->pos;
-  if (!qvb_wire_get_u32(c, &n, "page count")) return false;
-  if ((int64_t)n * MIN_PAGE_ENTRY > c->size - c->pos) {
-    c->pos = at;
-    return qvb_cursor_fail(c, "page count %u does not fit in the footer", n);
-  }
-  f->pages = qv_calloc(n ? n : 1, sizeof *f->pages);
-  if (!f->pages) {
-    c->status = qv_error_nomem(c->err, NULL);
-    return false;
-  }
-  int64_t total = 0;
-  for (uint32_t p = 0; p < n; p++) {
-    qvi_page_ref *pg = &f->pages[p];
-    uint32_t len;
-    const uint8_t *bytes;
-    at = c->pos;
-    if (!get_chunk_ref(c, f, &pg->chunk, "page chunk")) return false;
-    if (!qvb_wire_get_range(c, 1, UINT32_MAX, &pg->count, "page entry count")) return false;
-    if (!qvb_wire_get_u32(c, &len, "first key length") || !qvb_wire_get_bytes(c, len, &bytes, "first key"))
-      return false;
-    pg->first = (uint8_t *)bytes;
-    pg->first_len = (int32_t)len;
-    if (!qvb_wire_get_u32(c, &len, "last key length") || !qvb_wire_get_bytes(c, len, &bytes, "last key")) return false;
-    pg->last = (uint8_t *)bytes;
-    pg->last_len = (int32_t)len;
-    if (qvi_key_cmp(pg->first, pg->first_len, pg->last, pg->last_len) > 0 ||
-        (p && qvi_key_cmp(f->pages[p - 1].last, f->pages[p - 1].last_len, pg->first, pg->first_len) > 0)) {
-      c->pos = at;
-      return qvb_cursor_fail(c, "page %u: keys out of order in the page lookup", p);
-    }
-    total += pg->count;
-    f->n_pages = (int32_t)p + 1;
-  }
-  if (total != f->entries)
-    return qvb_cursor_fail(c, "pages hold %lld entries, the footer says %lld", (long long)total, (long long)f->entries);
   return true;
 }
 
@@ -144,12 +105,14 @@ static qv_status parse_footer(qvi_file *f, int64_t base, int64_t expect_fragment
   if (!qvb_wire_get_u8(&c, &type, "index type") || !qvb_wire_get_u8(&c, &ktype, "key type") ||
       !qvb_wire_get_bytes(&c, 2, &skip, "reserved"))
     return c.status;
-  if (type < QV_INDEX_TYPE_MIN || type > QV_INDEX_TYPE_MAX || (expect_type >= 0 && type != expect_type)) {
+  const qvi_kind *kind = qvi_kind_of(type);
+  if (!kind || (expect_type >= 0 && type != expect_type)) {
     c.pos = 0;
     qvb_cursor_fail(&c, "index type %u (expected %d)", type, expect_type);
     return c.status;
   }
   f->type = type;
+  f->kind = kind;
   f->key_type = (qv_type_id)ktype;
   if (!qvb_wire_get_range(&c, 0, INT64_MAX - 1, &f->fragment_id, "fragment id")) return c.status;
   if (expect_fragment >= 0 && f->fragment_id != expect_fragment) {
@@ -182,17 +145,8 @@ static qv_status parse_footer(qvi_file *f, int64_t base, int64_t expect_fragment
       return c.status;
     f->n_chunks = (int32_t)i + 1;
   }
-  if (!get_chunk_ref(&c, f, &f->nulls_chunk, "null rows chunk")) return c.status;
-  if (f->type == QV_INDEX_BTREE) {
-    if (!parse_btree(&c, f)) return c.status;
-  } else {
-    if (!get_chunk_ref(&c, f, &f->dict_chunk, "dictionary chunk")) return c.status;
-    if (!qvb_wire_get_range(&c, 0, f->distinct, &f->n_keys, "key count")) return c.status;
-    if (f->n_keys != f->distinct) {
-      qvb_cursor_fail(&c, "%lld keys but %lld distinct", (long long)f->n_keys, (long long)f->distinct);
-      return c.status;
-    }
-  }
+  if (!qvi_get_chunk_ref(&c, f, &f->nulls_chunk, "null rows chunk")) return c.status;
+  if (!kind->open(&c, f)) return c.status;
   if (c.pos != c.size)
     qvb_cursor_fail(&c, "%lld unexpected bytes at the end of the footer", (long long)(c.size - c.pos));
   return c.status;
@@ -229,7 +183,7 @@ qv_status qvi_file_open_fd(int fd, const char *name, int64_t expect_fragment, in
   if ((st = qvb_file_pread_full(fd, head, QVI_HEADER, 0, name, err)) != QV_OK) goto cleanup;
   if ((st = qvb_file_pread_full(fd, tail, QVI_TRAILER, f->file_size - QVI_TRAILER, name, err)) != QV_OK) goto cleanup;
   if (memcmp(head, QVI_MAGIC, 4) != 0 || memcmp(tail + 12, QVI_MAGIC, 4) != 0) {
-    st = corrupt(f, memcmp(head, QVI_MAGIC, 4) ? 0 : f->file_size - 4, err, "not a quiver index file (bad magic)");
+    st = qvi_corrupt(f, memcmp(head, QVI_MAGIC, 4) ? 0 : f->file_size - 4, err, "not a quiver index file (bad magic)");
     goto cleanup;
   }
   uint32_t fv = qv_load_u32le(head + 4);
@@ -240,7 +194,7 @@ qv_status qvi_file_open_fd(int fd, const char *name, int64_t expect_fragment, in
   }
   uint64_t flen = qv_load_u64le(tail);
   if (flen > (uint64_t)(f->file_size - QVI_HEADER - QVI_TRAILER) || flen > (uint64_t)QVI_MAX_FOOTER || flen == 0) {
-    st = corrupt(f, f->file_size - QVI_TRAILER, err, "footer length does not fit in the file");
+    st = qvi_corrupt(f, f->file_size - QVI_TRAILER, err, "footer length does not fit in the file");
     goto cleanup;
   }
   f->footer_len = (int64_t)flen;
@@ -271,7 +225,13 @@ qv_status qvi_file_open(const char *path, const char *name, int64_t expect_fragm
   if (fd < 0)
     return qv_error_set(err, errno == ENOENT ? QV_ERR_NOT_FOUND : QV_ERR_IO, "%s: cannot open: %s", name,
                         strerror(errno));
-  return qvi_file_open_fd(fd, name, expect_fragment, expect_type, out, err);
+  QV_RETURN_NOT_OK(qvi_file_open_fd(fd, name, expect_fragment, expect_type, out, err));
+  if (!((*out)->path = qv_strdup(path))) {
+    qvi_file_close(*out);
+    *out = NULL;
+    return qv_error_nomem(err, NULL);
+  }
+  return QV_OK;
 }
 
 void qvi_chunk_role(const qvi_file *f, int32_t i, char *buf, size_t n) {
@@ -279,16 +239,7 @@ void qvi_chunk_role(const qvi_file *f, int32_t i, char *buf, size_t n) {
     snprintf(buf, n, "null rows");
     return;
   }
-  if (f->type != QV_INDEX_BTREE) {
-    snprintf(buf, n, i == f->dict_chunk ? "dictionary" : "posting list");
-    return;
-  }
-  for (int32_t p = 0; p < f->n_pages; p++)
-    if (f->pages[p].chunk == i) {
-      snprintf(buf, n, "page %d", p);
-      return;
-    }
-  snprintf(buf, n, "unused");
+  f->kind->chunk_role(f, i, buf, n);
 }
 
 qv_status qvi_file_chunk(qvi_file *f, int32_t i, const char *what, uint8_t **out, qv_error *err) {
@@ -308,126 +259,4 @@ qv_status qvi_file_chunk(qvi_file *f, int32_t i, const char *what, uint8_t **out
   f->io.pages_read++;
   *out = buf;
   return QV_OK;
-}
-
-static qv_status read_bitmap(qvi_file *f, int32_t chunk, const char *what, roaring_bitmap_t **out, qv_error *err) {
-  uint8_t *b = NULL;
-  QV_RETURN_NOT_OK(qvi_file_chunk(f, chunk, what, &b, err));
-  const char *why = NULL;
-  *out = qvi_get_roaring(b, f->chunks[chunk].length, (uint64_t)f->num_rows, &why);
-  qv_free(b);
-  if (!*out)
-    return qv_error_set(err, QV_ERR_CORRUPT, "%s: offset %lld: chunk %d (%s): %s", f->name,
-                        (long long)f->chunks[chunk].offset, chunk, what, why);
-  return QV_OK;
-}
-
-qv_status qvi_file_nulls(qvi_file *f, const roaring_bitmap_t **out, qv_error *err) {
-  if (!f->nulls) {
-    QV_RETURN_NOT_OK(read_bitmap(f, f->nulls_chunk, "null rows", &f->nulls, err));
-    if ((int64_t)roaring_bitmap_get_cardinality(f->nulls) != f->null_count) {
-      roaring_bitmap_free(f->nulls);
-      f->nulls = NULL;
-      return corrupt(f, f->chunks[f->nulls_chunk].offset, err, "null rows do not match the footer's null count");
-    }
-  }
-  *out = f->nulls;
-  return QV_OK;
-}
-
-qv_status qvi_file_dict(qvi_file *f, qv_error *err) {
-  if (f->dict || f->type == QV_INDEX_BTREE) return QV_OK;
-  uint8_t *b = NULL;
-  QV_RETURN_NOT_OK(qvi_file_chunk(f, f->dict_chunk, "dictionary", &b, err));
-  qvb_cursor c;
-  const qvi_chunk *ch = &f->chunks[f->dict_chunk];
-  qvb_cursor_init(&c, b, ch->length, ch->offset, f->name, err);
-  qvi_dict_entry *d = NULL;
-  if (f->n_keys * MIN_DICT_ENTRY > ch->length) {
-    qvb_cursor_fail(&c, "dictionary of %lld keys does not fit in %lld bytes", (long long)f->n_keys,
-                    (long long)ch->length);
-    goto cleanup;
-  }
-  if (!(d = qv_calloc((size_t)(f->n_keys ? f->n_keys : 1), sizeof *d))) {
-    qv_free(b);
-    return qv_error_nomem(err, NULL);
-  }
-  for (int64_t k = 0; k < f->n_keys; k++) {
-    uint32_t len;
-    const uint8_t *key;
-    int64_t at = c.pos;
-    if (!qvb_wire_get_u32(&c, &len, "key length") || !qvb_wire_get_bytes(&c, len, &key, "key")) goto cleanup;
-    d[k].key = key;
-    d[k].key_len = (int32_t)len;
-    if (k && qvi_key_cmp(d[k - 1].key, d[k - 1].key_len, key, d[k].key_len) >= 0) {
-      c.pos = at;
-      qvb_cursor_fail(&c, "dictionary key %lld is not above the previous one", (long long)k);
-      goto cleanup;
-    }
-    if (!get_chunk_ref(&c, f, &d[k].chunk, "posting chunk")) goto cleanup;
-    if (!qvb_wire_get_range(&c, 1, f->num_rows, &d[k].card, "posting count")) goto cleanup;
-  }
-  if (c.pos != c.size) {
-    qvb_cursor_fail(&c, "%lld unexpected bytes after the dictionary", (long long)(c.size - c.pos));
-    goto cleanup;
-  }
-  f->dict = d;
-  f->dict_bytes = b;
-  return QV_OK;
-cleanup:
-  qv_free(d);
-  qv_free(b);
-  return c.status;
-}
-
-qv_status qvi_file_posting(qvi_file *f, int64_t k, roaring_bitmap_t **out, qv_error *err) {
-  QV_RETURN_NOT_OK(read_bitmap(f, f->dict[k].chunk, "posting list", out, err));
-  if ((int64_t)roaring_bitmap_get_cardinality(*out) != f->dict[k].card) {
-    roaring_bitmap_free(*out);
-    *out = NULL;
-    return corrupt(f, f->chunks[f->dict[k].chunk].offset, err, "posting list size does not match the dictionary");
-  }
-  return QV_OK;
-}
-
-qv_status qvi_file_page(qvi_file *f, int32_t p, qvi_page *out, qv_error *err) {
-  memset(out, 0, sizeof *out);
-  const qvi_page_ref *ref = &f->pages[p];
-  const qvi_chunk *ch = &f->chunks[ref->chunk];
-  uint8_t *b = NULL;
-  char what[48];
-  snprintf(what, sizeof what, "page %d", p);
-  QV_RETURN_NOT_OK(qvi_file_chunk(f, ref->chunk, what, &b, err));
-  int64_t n = ref->count, len = ch->length;
-  /* u64 count, (n + 1) u32 offsets, key bytes, n u32 rows */
-  if (len < 8 || qv_load_u64le(b) != (uint64_t)n || (n + 1) * 4 + n * 4 > len - 8) goto bad;
-  const uint8_t *offs = b + 8;
-  int64_t key_bytes = len - 8 - (n + 1) * 4 - n * 4;
-  if (qv_load_u32le(offs) != 0 || (int64_t)qv_load_u32le(offs + 4 * n) != key_bytes) goto bad;
-  for (int64_t i = 0; i < n; i++)
-    if (qv_load_u32le(offs + 4 * i) > qv_load_u32le(offs + 4 * (i + 1))) goto bad;
-  out->bytes = b;
-  out->count = n;
-  out->offsets = offs;
-  out->keys = offs + (n + 1) * 4;
-  out->rows = out->keys + key_bytes;
-  int32_t pl = 0, kl;
-  const uint8_t *prev = NULL;
-  for (int64_t i = 0; i < n; i++) {
-    const uint8_t *k = qvi_page_key(out, i, &kl);
-    if ((int64_t)qvi_page_row(out, i) >= f->num_rows) goto bad;
-    if (prev && qvi_key_cmp(prev, pl, k, kl) > 0) goto bad;
-    prev = k;
-    pl = kl;
-  }
-  int32_t fl;
-  const uint8_t *first = qvi_page_key(out, 0, &fl);
-  if (qvi_key_cmp(first, fl, ref->first, ref->first_len) != 0 || qvi_key_cmp(prev, pl, ref->last, ref->last_len) != 0)
-    goto bad;
-  return QV_OK;
-bad:
-  qv_free(b);
-  memset(out, 0, sizeof *out);
-  return qv_error_set(err, QV_ERR_CORRUPT, "%s: offset %lld: chunk %d (%s): entries, offsets or keys are inconsistent",
-                      f->name, (long long)ch->offset, ref->chunk, what);
 }

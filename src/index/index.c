@@ -6,21 +6,6 @@
 #include "index/index_int.h"
 #include "storage/manifest.h"
 
-static const char *const type_names[] = {NULL, "btree", "bitmap", "ngram", "label_list"};
-
-const char *qv_index_type_name(int type) {
-  return type >= QV_INDEX_TYPE_MIN && type <= QV_INDEX_TYPE_MAX ? type_names[type] : "unknown";
-}
-
-bool qv_index_type_parse(const char *s, qv_index_type *out) {
-  for (int t = QV_INDEX_TYPE_MIN; s && t <= QV_INDEX_TYPE_MAX; t++)
-    if (strcmp(s, type_names[t]) == 0) {
-      *out = (qv_index_type)t;
-      return true;
-    }
-  return false;
-}
-
 /* ---- writing files ---------------------------------------------------------- */
 
 /* Written files of one commit, removed again unless it is published. */
@@ -44,10 +29,10 @@ static void written_reset(written *w, const char *path, bool remove_files) {
 
 /* Builds and writes the file of fragment i; appends it to w. */
 static qv_status build_file(const qv_dataset *ds, int32_t frag, int32_t column, qv_index_type type, int64_t page_rows,
-                            written *w, qv_error *err) {
+                            const void *model, written *w, qv_error *err) {
   qv_buffer bytes = QV_BUFFER_INIT;
   uint32_t crc = 0;
-  QV_RETURN_NOT_OK(qvi_build_fragment(ds, frag, column, type, page_rows, &bytes, &crc, err));
+  QV_RETURN_NOT_OK(qvi_build_fragment(ds, frag, column, type, page_rows, model, &bytes, &crc, err));
   char hex[33], name[64];
   qv_status st = qvb_random_hex(hex, 16, err);
   snprintf(name, sizeof name, "_indices/%s.qvi", hex);
@@ -82,6 +67,8 @@ static qv_status build_file(const qv_dataset *ds, int32_t frag, int32_t column, 
   return st;
 }
 
+static qv_status index_model(const qv_dataset *ds, int32_t i, void **model, qv_error *err);
+
 static qv_status open_latest(const char *path, qv_dataset **ds, qv_error *err) {
   if (!path) return qv_error_set(err, QV_ERR_INVALID, "index: dataset path is NULL");
   QV_RETURN_NOT_OK(qv_dataset_open(path, 0, ds, err));
@@ -105,15 +92,20 @@ qv_status qv_index_create(const char *path, const char *column, qv_index_type ty
                           int64_t *out_version, qv_error *err) {
   qv_index_options defaults = QV_INDEX_OPTIONS_INIT;
   const qv_index_options *o = opts ? opts : &defaults;
+  if (o->version == 1) { /* version 1 options end before the vector fields */
+    defaults.name = o->name;
+    defaults.btree_page_rows = o->btree_page_rows;
+    o = &defaults;
+  }
   if (o->version != QV_INDEX_OPTIONS_VERSION)
-    return qv_error_set(err, QV_ERR_INVALID, "index options: version %d is not %d", o->version,
+    return qv_error_set(err, QV_ERR_INVALID, "index options: version %d is not 1..%d", o->version,
                         QV_INDEX_OPTIONS_VERSION);
   if (o->btree_page_rows < 1 || o->btree_page_rows > (1 << 20))
     return qv_error_set(err, QV_ERR_INVALID, "index options: btree_page_rows %lld is outside 1..1048576",
                         (long long)o->btree_page_rows);
   if (!column) return qv_error_set(err, QV_ERR_INVALID, "index: a column is required");
-  if (type < QV_INDEX_BTREE || type > QV_INDEX_LABEL_LIST)
-    return qv_error_set(err, QV_ERR_INVALID, "index: unknown index type %d", (int)type);
+  const qvi_kind *kind = qvi_kind_of(type);
+  if (!kind) return qv_error_set(err, QV_ERR_INVALID, "index: unknown index type %d", (int)type);
   char name[QVS_MAX_INDEX_NAME + 1];
   if (o->name) {
     if (!qvs_valid_index_name(o->name))
@@ -128,6 +120,7 @@ qv_status qv_index_create(const char *path, const char *column, qv_index_type ty
   QV_RETURN_NOT_OK(open_latest(path, &ds, err));
   written w = {0};
   qv_index_entry *all = NULL;
+  void *model = NULL;
   qv_status st = QV_OK;
   const qv_schema *schema = qv_dataset_schema(ds);
   int32_t col = qv_schema_find(schema, column);
@@ -146,8 +139,9 @@ qv_status qv_index_create(const char *path, const char *column, qv_index_type ty
     st = qv_error_set(err, QV_ERR_EXISTS, "%s: an index named `%s` exists", path, name);
     goto cleanup;
   }
+  if (kind->train && (st = kind->train(ds, col, o, &model, err)) != QV_OK) goto cleanup;
   for (int32_t i = 0; i < qv_dataset_num_fragments(ds) && st == QV_OK; i++)
-    st = build_file(ds, i, col, type, o->btree_page_rows, &w, err);
+    st = build_file(ds, i, col, type, o->btree_page_rows, model, &w, err);
   if (st != QV_OK) goto cleanup;
   int32_t n = qv_dataset_num_indices(ds);
   if (!(all = qv_calloc((size_t)n + 1, sizeof *all))) {
@@ -158,6 +152,7 @@ qv_status qv_index_create(const char *path, const char *column, qv_index_type ty
   all[n] = (qv_index_entry){name, schema->fields[col].name, (int)type, 0, 0, w.n, w.files};
   st = qv_dataset_commit_indices(ds, all, n + 1, "index-add", out_version, err);
 cleanup:
+  if (model) kind->model_free(model);
   written_reset(&w, path, st != QV_OK);
   qv_free(all);
   qv_dataset_close(ds);
@@ -198,13 +193,16 @@ qv_status qv_index_optimize(const char *path, const char *name, int64_t *out_ver
     int32_t col = qv_schema_find(qv_dataset_schema(ds), all[i].column);
     /* files for fragments not covered, in fragment order */
     int32_t have = 0;
+    void *model = NULL;
     for (int32_t f = 0; f < nf && st == QV_OK; f++) {
       qv_fragment_info fi;
       qv_dataset_fragment(ds, f, &fi);
       while (have < all[i].n_files && all[i].files[have].fragment_id < fi.id) have++;
       if (have < all[i].n_files && all[i].files[have].fragment_id == fi.id) continue;
-      st = build_file(ds, f, col, (qv_index_type)all[i].type, 4096, &w[i], err);
+      if (!model && (st = index_model(ds, i, &model, err)) != QV_OK) break;
+      st = build_file(ds, f, col, (qv_index_type)all[i].type, 4096, model, &w[i], err);
     }
+    if (model) qvi_kind_of(all[i].type)->model_free(model);
     if (st != QV_OK || w[i].n == 0) continue;
     changed = true;
     int32_t total = all[i].n_files + w[i].n, a = 0, b = 0;
@@ -339,7 +337,7 @@ static qv_status open_file(qv_index *ix, int32_t k, qvi_file **out, qv_error *er
     qv_status st = qvi_file_open(full, e->path, e->fragment_id, ix->entry.type, &f, err);
     qv_free(full);
     QV_RETURN_NOT_OK(st);
-    const qv_datatype *kt = ix->entry.type == QV_INDEX_LABEL_LIST ? &ix->ctype->children[0].type : ix->ctype;
+    const qv_datatype *kt = qvi_kind_of(ix->entry.type)->key_type(ix->ctype);
     if (f->file_size != e->size || f->footer_crc != e->footer_crc) {
       st = qv_error_set(err, QV_ERR_CORRUPT,
                         "%s: %lld bytes with footer checksum %08x, the manifest says %lld bytes "
@@ -383,12 +381,7 @@ qv_status qv_index_stats_get(qv_index *ix, qv_index_stats *out, qv_error *err) {
     qv_status st = get_file(ix, k, &f, err);
     if (st != QV_OK && ix->tolerant && qv_index_damage_status(st)) continue;
     QV_RETURN_NOT_OK(st);
-    out->fragments++;
-    out->rows += f->num_rows;
-    out->null_count += f->null_count;
-    out->entries += f->entries;
-    out->distinct += f->distinct;
-    out->bytes += f->file_size;
+    f->kind->stats(f, out);
   }
   return QV_OK;
 }
@@ -486,6 +479,7 @@ qv_status qv_index_verify(qv_index *ix, int32_t *damaged, qv_error *err) {
       st = read_done(ix, k, qvi_file_chunk(f, c, what, &bytes, &e), &e, NULL);
       qv_free(bytes);
     }
+    if (st == QV_OK && f->kind->verify) st = read_done(ix, k, f->kind->verify(f, &e), &e, NULL);
     if (qv_index_damage_status(st)) st = QV_OK; /* recorded */
     else if (st != QV_OK) copy_error(err, st, &e);
   }
@@ -509,9 +503,11 @@ qv_status qv_index_rebuild(const char *path, const char *name, int32_t *rebuilt,
     if (name && strcmp(all[i].name, name) != 0) continue;
     found = true;
     qv_index *ix = NULL;
+    void *model = NULL;
     int32_t bad = 0;
     st = qv_index_open(ds, i, &ix, err);
     if (st == QV_OK) st = qv_index_verify(ix, &bad, err);
+    if (st == QV_OK && bad > 0) st = index_model(ds, i, &model, err);
     if (st == QV_OK && bad > 0 && !(files[i] = qv_calloc((size_t)all[i].n_files, sizeof *files[i])))
       st = qv_error_nomem(err, NULL);
     for (int32_t k = 0; st == QV_OK && bad > 0 && k < all[i].n_files; k++) {
@@ -521,7 +517,7 @@ qv_status qv_index_rebuild(const char *path, const char *name, int32_t *rebuilt,
         qv_fragment_info fi;
         qv_dataset_fragment(ds, f, &fi);
         if (fi.id != all[i].files[k].fragment_id) continue;
-        if ((st = build_file(ds, f, ix->column, (qv_index_type)all[i].type, 4096, &w[i], err)) == QV_OK) {
+        if ((st = build_file(ds, f, ix->column, (qv_index_type)all[i].type, 4096, model, &w[i], err)) == QV_OK) {
           files[i][k] = w[i].files[w[i].n - 1];
           count++;
         }
@@ -532,6 +528,7 @@ qv_status qv_index_rebuild(const char *path, const char *name, int32_t *rebuilt,
       all[i].files = files[i];
       all[i].updated_version = 0; /* this commit */
     }
+    if (model) qvi_kind_of(all[i].type)->model_free(model);
     qv_index_close(ix);
   }
   if (st == QV_OK && !found) st = qv_error_set(err, QV_ERR_NOT_FOUND, "%s: no index named `%s`", path, name);
@@ -545,5 +542,88 @@ qv_status qv_index_rebuild(const char *path, const char *name, int32_t *rebuilt,
   qv_free(files);
   qv_free(all);
   qv_dataset_close(ds);
+  return st;
+}
+
+/* The trained model of index i (kinds that train: vector kinds), from the
+ * first of its files that reads, so that files built now for new or
+ * damaged fragments agree with the others; NULL for the other kinds. */
+static qv_status index_model(const qv_dataset *ds, int32_t i, void **model, qv_error *err) {
+  *model = NULL;
+  qv_index_entry e;
+  qv_dataset_index(ds, i, &e);
+  const qvi_kind *kind = qvi_kind_of(e.type);
+  if (!kind || !kind->model_of) return QV_OK;
+  qv_index *ix = NULL;
+  QV_RETURN_NOT_OK(qv_index_open(ds, i, &ix, err));
+  qv_status st = QV_ERR_NOT_FOUND;
+  qv_error first;
+  first.message[0] = 0;
+  for (int32_t k = 0; k < ix->entry.n_files && st != QV_OK; k++) {
+    qvi_file *f;
+    qv_error e1;
+    st = get_file(ix, k, &f, &e1);
+    if (st == QV_OK) st = read_done(ix, k, kind->model_of(f, model, &e1), &e1, NULL);
+    if (st == QV_ERR_NOMEM) {
+      copy_error(err, st, &e1);
+      break;
+    }
+    if (st != QV_OK && !first.message[0]) first = e1;
+  }
+  if (st != QV_OK && st != QV_ERR_NOMEM)
+    st =
+        qv_error_set(err, QV_ERR_CORRUPT, "index `%s`: no file to take its trained model from (%s); drop and create it",
+                     e.name, first.message[0] ? first.message : "it has none");
+  qv_index_close(ix);
+  return st;
+}
+
+/* ---- vector search -------------------------------------------------------------- */
+
+qv_status qv_index_vector_info_get(qv_index *ix, qv_index_vector_info *out, qv_error *err) {
+  memset(out, 0, sizeof *out);
+  const qvi_kind *kind = qvi_kind_of(ix->entry.type);
+  if (!kind || !kind->vector_info)
+    return qv_error_set(err, QV_ERR_INVALID, "index `%s` (%s) is not a vector index", ix->entry.name,
+                        qv_index_type_name(ix->entry.type));
+  qv_status st = QV_ERR_NOT_FOUND;
+  qv_error e;
+  for (int32_t k = 0; k < ix->entry.n_files && st != QV_OK; k++) {
+    qvi_file *f;
+    if ((st = get_file(ix, k, &f, &e)) == QV_OK) kind->vector_info(f, out);
+    else if (st == QV_ERR_NOMEM) return copy_error(err, st, &e);
+  }
+  if (st != QV_OK)
+    return qv_error_set(err, QV_ERR_NOT_FOUND, "index `%s`: no readable file%s%s", ix->entry.name,
+                        ix->entry.n_files ? ": " : "", ix->entry.n_files ? e.message : "");
+  return QV_OK;
+}
+
+qv_status qv_index_search(qv_index *ix, int64_t fragment_id, const qv_index_search_args *a, qv_index_candidate *out,
+                          int64_t *n_out, qv_index_search_stats *stats, qv_error *err) {
+  const qvi_kind *kind = qvi_kind_of(ix->entry.type);
+  if (!kind || !kind->search)
+    return qv_error_set(err, QV_ERR_INVALID, "index `%s` (%s) is not a vector index", ix->entry.name,
+                        qv_index_type_name(ix->entry.type));
+  int32_t k = file_of(ix, fragment_id);
+  if (k < 0)
+    return qv_error_set(err, QV_ERR_INVALID, "index `%s` does not cover fragment %lld", ix->entry.name,
+                        (long long)fragment_id);
+  qv_index_search_stats none = {0, 0, 0};
+  qvi_file *f;
+  qv_error e;
+  qv_status st = get_file(ix, k, &f, &e);
+  /* rows beyond the fragment's would index past the caller's skip bits */
+  for (int32_t i = 0; st == QV_OK && i < qv_dataset_num_fragments(ix->ds); i++) {
+    qv_fragment_info fi;
+    qv_dataset_fragment(ix->ds, i, &fi);
+    if (fi.id == fragment_id && fi.num_rows != f->num_rows)
+      st = read_done(ix, k,
+                     qv_error_set(&e, QV_ERR_CORRUPT, "%s: covers %lld rows, fragment %lld has %lld", f->name,
+                                  (long long)f->num_rows, (long long)fragment_id, (long long)fi.num_rows),
+                     &e, NULL);
+  }
+  if (st == QV_OK) st = read_done(ix, k, kind->search(f, a, out, n_out, stats ? stats : &none, &e), &e, NULL);
+  if (st != QV_OK) copy_error(err, st, &e);
   return st;
 }

@@ -37,17 +37,6 @@ qvi_key_kind qvi_key_kind_of(const qv_datatype *t) {
   }
 }
 
-bool qvi_type_supported(qv_index_type type, const qv_datatype *t) {
-  switch (type) {
-    case QV_INDEX_BTREE:
-    case QV_INDEX_BITMAP: return qvi_key_kind_of(t) != QVI_KEY_NONE;
-    case QV_INDEX_NGRAM: return t->id == QV_TYPE_STRING || t->id == QV_TYPE_BINARY;
-    case QV_INDEX_LABEL_LIST:
-      return t->id == QV_TYPE_LIST && t->n_children == 1 && qvi_key_kind_of(&t->children[0].type) != QVI_KEY_NONE;
-    default: return false;
-  }
-}
-
 static void put_be64(uint8_t *p, uint64_t v) {
   for (int k = 7; k >= 0; k--, v >>= 8) p[k] = (uint8_t)v;
 }

@@ -28,7 +28,7 @@ void qvi_ask_reset(qvi_ask *a) {
   memset(a, 0, sizeof *a);
 }
 
-static qvi_range *add_range(qvi_ask *a, qv_error *err) {
+qvi_range *qvi_add_range(qvi_ask *a, qv_error *err) {
   qvi_range *r = qv_realloc(a->ranges, (size_t)(a->n + 1) * sizeof *r);
   if (!r) {
     qv_error_nomem(err, NULL);
@@ -47,9 +47,7 @@ static bool widens(const qv_datatype *from, const qv_datatype *to) {
   return !qv_type_is_signed(from->id) && wt > wf;
 }
 
-/* The column an operand reads, seeing through the lossless widening casts
- * the binder inserts; -1 for anything else. */
-static int32_t column_of(const qv_expr *e) {
+int32_t qvi_column_of(const qv_expr *e) {
   if (e->kind == QV_EXPR_COLUMN) return e->column;
   if (e->kind == QV_EXPR_CALL && e->op == QV_OP_CAST && e->args[0]->kind == QV_EXPR_COLUMN &&
       widens(&e->args[0]->type, &e->type))
@@ -57,13 +55,7 @@ static int32_t column_of(const qv_expr *e) {
   return -1;
 }
 
-typedef struct ctx {
-  qv_index_type type;
-  int32_t column;
-  const qv_datatype *ctype; /* the column's type (label list: the element type) */
-  qv_error *err;
-  qv_status st;
-} ctx;
+typedef qvi_match_ctx ctx;
 
 /* A key for a literal; false when it does not compare in key order. */
 static bool key_of(ctx *c, const qv_scalar *s, uint8_t **key, int32_t *len) {
@@ -73,7 +65,7 @@ static bool key_of(ctx *c, const qv_scalar *s, uint8_t **key, int32_t *len) {
   return ok;
 }
 
-static bool floats_ok(const ctx *c, const qv_expr *e) {
+bool qvi_floats_total(const ctx *c, const qv_expr *e) {
   return c->ctype->id != QV_TYPE_FLOAT32 && c->ctype->id != QV_TYPE_FLOAT64 ? true
                                                                             : e->sem.float_order == QV_FLOAT_TOTAL;
 }
@@ -111,7 +103,7 @@ static bool float_lit(const qv_expr *e, double *out) {
 
 /* Adds the range of keys between lo and hi (NULL: open end). */
 static bool float_range(ctx *c, qvi_ask *a, const double *lo, bool lo_inc, const double *hi, bool hi_inc) {
-  qvi_range *r = add_range(a, c->err);
+  qvi_range *r = qvi_add_range(a, c->err);
   if (!r) {
     c->st = QV_ERR_NOMEM;
     return false;
@@ -192,21 +184,22 @@ static bool match_float(ctx *c, const qv_expr *e, qvi_ask *a) {
   double v, w;
   if (qve_op_is_compare(e->op)) {
     if (e->n_args != 2) return false;
-    if (column_of(e->args[0]) == c->column && float_lit(e->args[1], &v)) return float_compare(c, a, e->op, v, polars);
-    if (column_of(e->args[1]) == c->column && float_lit(e->args[0], &v))
+    if (qvi_column_of(e->args[0]) == c->column && float_lit(e->args[1], &v))
+      return float_compare(c, a, e->op, v, polars);
+    if (qvi_column_of(e->args[1]) == c->column && float_lit(e->args[0], &v))
       return float_compare(c, a, qv_op_mirror(e->op), v, polars);
     return false;
   }
   switch (e->op) {
     case QV_OP_BETWEEN: {
-      if (e->n_args != 3 || column_of(e->args[0]) != c->column || !float_lit(e->args[1], &v) ||
+      if (e->n_args != 3 || qvi_column_of(e->args[0]) != c->column || !float_lit(e->args[1], &v) ||
           !float_lit(e->args[2], &w))
         return false;
       double lo = zero_low_inc(v), hi = zero_high_inc(w);
       return float_range(c, a, &lo, true, &hi, true);
     }
     case QV_OP_IN:
-      if (column_of(e->args[0]) != c->column) return false;
+      if (qvi_column_of(e->args[0]) != c->column) return false;
       for (int32_t i = 1; i < e->n_args; i++) {
         if (qve_is_null_lit(e->args[i])) {
           a->add_nulls |= e->sem.in_nulls_equal;
@@ -220,11 +213,11 @@ static bool match_float(ctx *c, const qv_expr *e, qvi_ask *a) {
   }
 }
 
-static bool point(ctx *c, qvi_ask *a, const qv_scalar *s) {
+bool qvi_match_point(ctx *c, qvi_ask *a, const qv_scalar *s) {
   uint8_t *k;
   int32_t len;
   if (!key_of(c, s, &k, &len)) return false;
-  qvi_range *r = add_range(a, c->err);
+  qvi_range *r = qvi_add_range(a, c->err);
   if (!r) {
     qv_free(k);
     c->st = QV_ERR_NOMEM;
@@ -247,7 +240,7 @@ static bool bound(ctx *c, qvi_ask *a, qv_op op, const qv_scalar *s) {
   uint8_t *k;
   int32_t len;
   if (!key_of(c, s, &k, &len)) return false;
-  qvi_range *r = add_range(a, c->err);
+  qvi_range *r = qvi_add_range(a, c->err);
   if (!r) {
     qv_free(k);
     c->st = QV_ERR_NOMEM;
@@ -269,7 +262,7 @@ static bool bound(ctx *c, qvi_ask *a, qv_op op, const qv_scalar *s) {
 
 static bool prefix(ctx *c, qvi_ask *a, const uint8_t *p, int64_t n) {
   if (c->ctype->id != QV_TYPE_STRING && c->ctype->id != QV_TYPE_BINARY) return false;
-  qvi_range *r = add_range(a, c->err);
+  qvi_range *r = qvi_add_range(a, c->err);
   if (!r || !(r->lo = qv_malloc((size_t)n + 1))) {
     c->st = qv_error_nomem(c->err, NULL);
     return false;
@@ -280,8 +273,7 @@ static bool prefix(ctx *c, qvi_ask *a, const uint8_t *p, int64_t n) {
   return true;
 }
 
-/* The LIKE escape character: args[2] ('' = none) or '\' by default. */
-static bool like_escape(const qv_expr *e, int *esc) {
+bool qvi_like_escape(const qv_expr *e, int *esc) {
   *esc = '\\';
   if (e->n_args < 3) return true;
   if (!qve_is_bytes_lit(e->args[2]) || e->args[2]->value.len > 1) return false;
@@ -289,106 +281,7 @@ static bool like_escape(const qv_expr *e, int *esc) {
   return true;
 }
 
-static bool trigrams(ctx *c, qvi_ask *a, const qvi_runs *runs) {
-  a->mode = QVI_ALL_KEYS;
-  for (int32_t i = 0; i < runs->n; i++) {
-    const uint8_t *t = runs->text.data + runs->off[i];
-    for (int64_t k = 0; k + 3 <= runs->len[i]; k++) {
-      qvi_range *r = add_range(a, c->err);
-      if (!r || !(r->lo = qv_malloc(4)) || !(r->hi = qv_malloc(4))) {
-        c->st = qv_error_nomem(c->err, NULL);
-        return false;
-      }
-      memcpy(r->lo, t + k, 3);
-      memcpy(r->hi, t + k, 3);
-      r->lo_len = r->hi_len = 3;
-      r->has_lo = r->has_hi = r->lo_inc = r->hi_inc = true;
-    }
-  }
-  return a->n > 0;
-}
-
-static bool match_ngram(ctx *c, const qv_expr *e, qvi_ask *a) {
-  if (e->kind != QV_EXPR_CALL || e->n_args < 2 || column_of(e->args[0]) != c->column || !qve_is_bytes_lit(e->args[1]))
-    return false;
-  qvi_runs runs;
-  memset(&runs, 0, sizeof runs);
-  bool ok = false;
-  const uint8_t *p = e->args[1]->value.bytes;
-  int64_t n = e->args[1]->value.len;
-  switch (e->op) {
-    case QV_OP_CONTAINS:
-    case QV_OP_STARTS_WITH:
-    case QV_OP_ENDS_WITH:
-      if (e->n_args != 2 || qv_buffer_append(&runs.text, p, n) != QV_OK) break;
-      runs.n = 1;
-      runs.off[0] = 0;
-      runs.len[0] = n;
-      ok = trigrams(c, a, &runs);
-      /* one trigram is the whole needle: its posting list is the answer */
-      a->exact = ok && e->op == QV_OP_CONTAINS && n == 3;
-      break;
-    case QV_OP_LIKE: {
-      int esc;
-      if (e->sem.case_insensitive || !like_escape(e, &esc) || !qvi_like_runs(p, n, esc, &runs)) break;
-      ok = trigrams(c, a, &runs);
-      break;
-    }
-    case QV_OP_REGEXP_MATCH:
-    case QV_OP_REGEXP_LIKE:
-      if (e->n_args == 3 && !(qve_is_bytes_lit(e->args[2]) && e->args[2]->value.len == 0)) break; /* flags: give up */
-      qvi_regex_runs(p, n, &runs);
-      ok = trigrams(c, a, &runs);
-      break;
-    default: break;
-  }
-  qvi_runs_reset(&runs);
-  return ok;
-}
-
-/* Items of a list literal (a literal list scalar or a LIST call of literals). */
-static bool list_items(ctx *c, const qv_expr *l, qvi_ask *a) {
-  if (l->kind == QV_EXPR_CALL && l->op == QV_OP_LIST) {
-    for (int32_t i = 0; i < l->n_args; i++) {
-      if (!qve_is_lit(l->args[i])) return false;
-      if (l->args[i]->value.is_null) continue;
-      if (!point(c, a, &l->args[i]->value)) return false;
-    }
-    return true;
-  }
-  if (!qve_is_lit_of(l, QV_TYPE_LIST)) return false;
-  const qv_array *items = l->value.list;
-  for (int64_t k = 0; items && k < items->length; k++) {
-    qv_scalar s = QV_SCALAR_INIT;
-    if (qv_scalar_from_array(items, k, &s, c->err) != QV_OK) {
-      c->st = QV_ERR_NOMEM;
-      return false;
-    }
-    bool ok = s.is_null || point(c, a, &s);
-    qv_scalar_reset(&s);
-    if (!ok) return false;
-  }
-  return true;
-}
-
-static bool match_label(ctx *c, const qv_expr *e, qvi_ask *a) {
-  if (e->kind != QV_EXPR_CALL || e->n_args != 2 || e->args[0]->kind != QV_EXPR_COLUMN ||
-      e->args[0]->column != c->column || !floats_ok(c, e))
-    return false;
-  a->exact = true;
-  switch (e->op) {
-    case QV_OP_ARRAY_HAS: a->mode = QVI_ANY_KEY; return qve_is_value_lit(e->args[1]) && point(c, a, &e->args[1]->value);
-    case QV_OP_ARRAY_HAS_ANY: a->mode = QVI_ANY_KEY; return list_items(c, e->args[1], a);
-    case QV_OP_ARRAY_HAS_ALL:
-      a->mode = QVI_ALL_KEYS;
-      if (!list_items(c, e->args[1], a)) return false;
-      a->all_nonnull = a->n == 0;
-      return true;
-    default: return false;
-  }
-}
-
-static bool match_value(ctx *c, const qv_expr *e, qvi_ask *a) {
+bool qvi_match_value(ctx *c, const qv_expr *e, qvi_ask *a) {
   if (e->kind != QV_EXPR_CALL || e->n_args < 1) return false;
   a->mode = QVI_RANGES;
   a->exact = true;
@@ -398,22 +291,22 @@ static bool match_value(ctx *c, const qv_expr *e, qvi_ask *a) {
   if (qve_op_is_compare(e->op)) {
     const qv_expr *col = e->args[0], *lit = e->args[1];
     qv_op op = e->op;
-    if (column_of(col) != c->column) {
+    if (qvi_column_of(col) != c->column) {
       col = e->args[1];
       lit = e->args[0];
       op = qv_op_mirror(op);
     }
-    if (column_of(col) != c->column || !qve_is_value_lit(lit) || !floats_ok(c, e)) return false;
+    if (qvi_column_of(col) != c->column || !qve_is_value_lit(lit) || !qvi_floats_total(c, e)) return false;
     if (op == QV_OP_EQ || op == QV_OP_NE) {
       a->negate = op == QV_OP_NE;
-      return point(c, a, &lit->value);
+      return qvi_match_point(c, a, &lit->value);
     }
     return bound(c, a, op, &lit->value);
   }
   switch (e->op) {
     case QV_OP_BETWEEN: {
-      if (e->n_args != 3 || column_of(e->args[0]) != c->column || !qve_is_value_lit(e->args[1]) ||
-          !qve_is_value_lit(e->args[2]) || !floats_ok(c, e))
+      if (e->n_args != 3 || qvi_column_of(e->args[0]) != c->column || !qve_is_value_lit(e->args[1]) ||
+          !qve_is_value_lit(e->args[2]) || !qvi_floats_total(c, e))
         return false;
       uint8_t *lo, *hi;
       int32_t ll, hl;
@@ -422,7 +315,7 @@ static bool match_value(ctx *c, const qv_expr *e, qvi_ask *a) {
         qv_free(lo);
         return false;
       }
-      qvi_range *r = add_range(a, c->err);
+      qvi_range *r = qvi_add_range(a, c->err);
       if (!r) {
         qv_free(lo);
         qv_free(hi);
@@ -433,7 +326,7 @@ static bool match_value(ctx *c, const qv_expr *e, qvi_ask *a) {
       return true;
     }
     case QV_OP_IN: {
-      if (column_of(e->args[0]) != c->column || !floats_ok(c, e)) return false;
+      if (qvi_column_of(e->args[0]) != c->column || !qvi_floats_total(c, e)) return false;
       for (int32_t i = 1; i < e->n_args; i++) {
         if (!qve_is_lit(e->args[i])) return false;
         if (e->args[i]->value.is_null) {
@@ -441,24 +334,24 @@ static bool match_value(ctx *c, const qv_expr *e, qvi_ask *a) {
           a->no_negate |= !e->sem.in_list_nulls_ignored;
           continue;
         }
-        if (!point(c, a, &e->args[i]->value)) return false;
+        if (!qvi_match_point(c, a, &e->args[i]->value)) return false;
       }
       return unique_points(a);
     }
     case QV_OP_IS_NULL:
     case QV_OP_IS_NOT_NULL:
-      if (column_of(e->args[0]) != c->column) return false;
+      if (qvi_column_of(e->args[0]) != c->column) return false;
       a->mode = QVI_NULLS;
       a->negate = e->op == QV_OP_IS_NOT_NULL;
       return true;
     case QV_OP_STARTS_WITH:
-      if (e->n_args != 2 || column_of(e->args[0]) != c->column || !qve_is_bytes_lit(e->args[1])) return false;
+      if (e->n_args != 2 || qvi_column_of(e->args[0]) != c->column || !qve_is_bytes_lit(e->args[1])) return false;
       return prefix(c, a, e->args[1]->value.bytes, e->args[1]->value.len);
     case QV_OP_LIKE: {
       int esc;
       qvi_runs runs;
-      if (e->n_args < 2 || column_of(e->args[0]) != c->column || !qve_is_bytes_lit(e->args[1]) ||
-          e->sem.case_insensitive || !like_escape(e, &esc) ||
+      if (e->n_args < 2 || qvi_column_of(e->args[0]) != c->column || !qve_is_bytes_lit(e->args[1]) ||
+          e->sem.case_insensitive || !qvi_like_escape(e, &esc) ||
           !qvi_like_runs(e->args[1]->value.bytes, e->args[1]->value.len, esc, &runs))
         return false;
       bool ok = false;
@@ -469,7 +362,7 @@ static bool match_value(ctx *c, const qv_expr *e, qvi_ask *a) {
         s.is_null = false;
         s.bytes = runs.text.data;
         s.len = runs.text.size;
-        ok = c->ctype->id == s.type.id && point(c, a, &s);
+        ok = c->ctype->id == s.type.id && qvi_match_point(c, a, &s);
       } else if (runs.starts && runs.n >= 1) {
         ok = prefix(c, a, runs.text.data + runs.off[0], runs.len[0]);
         a->exact = runs.only_prefix;
@@ -502,7 +395,7 @@ static bool match(ctx *c, const qv_expr *e, qvi_ask *a);
  * are null exactly on the null rows is again true or false elsewhere, so
  * NOT of it stays answerable. */
 static bool match_and(ctx *c, const qv_expr *e, qvi_ask *a) {
-  if ((c->type != QV_INDEX_BTREE && c->type != QV_INDEX_BITMAP) || e->n_args != 2) return false;
+  if (!qvi_kind_of(c->type)->and_ranges || e->n_args != 2) return false;
   qvi_ask x, y;
   memset(&x, 0, sizeof x);
   memset(&y, 0, sizeof y);
@@ -520,7 +413,7 @@ static bool match_and(ctx *c, const qv_expr *e, qvi_ask *a) {
     for (int32_t j = 0; j < y.n && ok; j++) {
       qvi_range r;
       if (!intersect(&x.ranges[i], &y.ranges[j], &r)) continue;
-      qvi_range *out = add_range(a, c->err);
+      qvi_range *out = qvi_add_range(a, c->err);
       uint8_t *lo = r.has_lo ? qv_malloc((size_t)r.lo_len + 1) : NULL;
       uint8_t *hi = r.has_hi ? qv_malloc((size_t)r.hi_len + 1) : NULL;
       if (!out || (r.has_lo && !lo) || (r.has_hi && !hi)) {
@@ -549,20 +442,17 @@ static bool match(ctx *c, const qv_expr *e, qvi_ask *a) {
     a->negate = !a->negate;
     return true;
   }
-  switch (c->type) {
-    case QV_INDEX_BTREE:
-    case QV_INDEX_BITMAP: return match_value(c, e, a);
-    case QV_INDEX_NGRAM: return match_ngram(c, e, a);
-    case QV_INDEX_LABEL_LIST: return match_label(c, e, a);
-    default: return false;
-  }
+  const qvi_kind *k = qvi_kind_of(c->type);
+  return k && k->match && k->match(c, e, a);
 }
 
 qv_status qvi_match(qv_index_type type, int32_t column, const qv_datatype *ctype, const qv_expr *e, qvi_ask *out,
                     bool *ok, qv_error *err) {
   memset(out, 0, sizeof *out);
-  ctx c = {type, column, ctype, err, QV_OK};
-  if (type == QV_INDEX_LABEL_LIST) c.ctype = &ctype->children[0].type;
+  const qvi_kind *k = qvi_kind_of(type);
+  *ok = false;
+  if (!k || !k->match) return QV_OK;
+  ctx c = {type, column, k->key_type(ctype), err, QV_OK};
   *ok = match(&c, e, out);
   if (!*ok || c.st != QV_OK) {
     *ok = false;

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "base/text.h"
+#include "scan/nearest.h"
 #include "scan/scan_plan.h"
 
 static void add_expr(qvb_text *t, const qv_expr *e) {
@@ -81,6 +82,7 @@ static void add_damage(qvb_text *t, const qvsc_plan *v) {
 }
 
 char *qv_scanner_explain(const qv_scanner *s, bool with_counters) {
+  if (qvsc_scanner_nearest_(s)) return qvsc_nearest_explain(qvsc_scanner_nearest_(s), with_counters);
   qvb_text t = {NULL, 0, 0, false};
   const qvsc_plan *v = qvsc_scanner_plan_(s);
   const qv_dataset *ds = qvsc_scanner_dataset_(s);

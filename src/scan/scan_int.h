@@ -2,7 +2,7 @@
 #ifndef QUIVER_SCAN_SCAN_INT_H
 #define QUIVER_SCAN_SCAN_INT_H
 
-#include "quiver/index.h"
+#include "quiver/index_bitmap.h"
 #include "quiver/scan.h"
 
 /* Three-way order of two non-null scalars of comparable types: integers of

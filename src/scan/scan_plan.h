@@ -63,5 +63,7 @@ qvsc_plan_filter qvsc_plan_filter_for(const qvsc_plan *p, bool refine_only);
 /* What explain reads of a scanner (scanner.c). */
 const qv_dataset *qvsc_scanner_dataset_(const qv_scanner *s);
 const qvsc_plan *qvsc_scanner_plan_(const qv_scanner *s);
+/* The scanner's vector search, or NULL (then the plan runs). */
+const struct qvsc_nearest *qvsc_scanner_nearest_(const qv_scanner *s);
 
 #endif

@@ -18,6 +18,7 @@
 
 #include "base/pool.h"
 #include "quiver/compute.h"
+#include "scan/nearest.h"
 #include "scan/scan_plan.h"
 
 /* What one worker needs to scan a page range: its own reader of the
@@ -69,7 +70,8 @@ typedef struct build_job {
 struct qv_scanner {
   qv_dataset *owned_ds;
   const qv_dataset *ds;
-  qvsc_plan plan; /* what to read and how (scan_plan.c) */
+  qvsc_nearest *nearest; /* a vector search (nearest.c) runs instead of the plan */
+  qvsc_plan plan;        /* what to read and how (scan_plan.c) */
   /* the rows the scalar indices keep of the current fragment (NULL when
    * they answer no conjunct) */
   roaring_bitmap_t *frag_rows;
@@ -120,6 +122,15 @@ qv_status qv_scanner_open_dataset(const qv_dataset *ds, const qv_scan_options *o
   qv_scanner *s = qv_calloc(1, sizeof *s);
   if (!s) return qv_error_nomem(err, NULL);
   s->ds = ds;
+  if (o->version >= 3 && o->nearest) { /* version 1 and 2 options end before the field */
+    qv_status st = qvsc_nearest_open(ds, o, &s->nearest, err);
+    if (st != QV_OK) {
+      qv_free(s);
+      return st;
+    }
+    *out = s;
+    return QV_OK;
+  }
   qv_status st = qvsc_plan_make(ds, o, &s->plan, err);
   if (st == QV_OK && s->plan.by_index && !(s->frag_rows = roaring_bitmap_create())) st = qv_error_nomem(err, NULL);
   if (st != QV_OK) {
@@ -211,6 +222,12 @@ static void merge_lane_counters(qv_scanner *s) {
 
 void qv_scanner_destroy(qv_scanner *s) {
   if (!s) return;
+  if (s->nearest) {
+    qvsc_nearest_destroy(s->nearest);
+    qv_dataset_close(s->owned_ds);
+    qv_free(s);
+    return;
+  }
   close_readers(s);
   for (int32_t i = 0; i < s->n_pending; i++) qv_batch_release(s->pending[i]);
   qv_free(s->pending);
@@ -231,9 +248,15 @@ void qv_scanner_destroy(qv_scanner *s) {
   qv_free(s);
 }
 
-const qv_schema *qv_scanner_schema(const qv_scanner *s) { return &s->plan.out_schema; }
+const qv_schema *qv_scanner_schema(const qv_scanner *s) {
+  return s->nearest ? qvsc_nearest_schema(s->nearest) : &s->plan.out_schema;
+}
 
 void qv_scanner_counters(const qv_scanner *s, qv_scan_counters *out) {
+  if (s->nearest) {
+    qvsc_nearest_counters(s->nearest, out);
+    return;
+  }
   *out = s->counters;
   qv_io_counters iio;
   qvsc_index_plan_io(s->plan.iplan, &iio);
@@ -914,6 +937,7 @@ static qv_status advance(qv_scanner *s, qv_error *err) {
 
 qv_status qv_scanner_next(qv_scanner *s, qv_batch **out, qv_error *err) {
   *out = NULL;
+  if (s->nearest) return qvsc_nearest_next(s->nearest, out, err);
   /* exact batches wait for batch_size rows; otherwise pieces go out as
    * they come, small ones joined (loose_batch_ready) */
   while (s->ready_head == s->n_ready) {
@@ -938,6 +962,7 @@ static bool untouched(const qv_scanner *s) {
 
 qv_status qv_scanner_count(qv_scanner *s, int64_t *out_count, qv_error *err) {
   *out_count = 0;
+  if (s->nearest) return qvsc_nearest_count(s->nearest, out_count, err);
   /* the pieces already built count as they are (offset and limit cut them) */
   int64_t pending = s->pending_rows;
   for (int32_t i = s->ready_head; i < s->n_ready; i++) pending += s->ready[i]->num_rows;
@@ -999,3 +1024,4 @@ qv_status qv_scanner_reader(qv_scanner *s, qv_batch_reader **out, qv_error *err)
 
 const qv_dataset *qvsc_scanner_dataset_(const qv_scanner *s) { return s->ds; }
 const qvsc_plan *qvsc_scanner_plan_(const qv_scanner *s) { return &s->plan; }
+const qvsc_nearest *qvsc_scanner_nearest_(const qv_scanner *s) { return s->nearest; }

@@ -19,7 +19,7 @@ run() {
   out=$("$@" 2>&1; echo "[exit $?]")
   out=${out//$work/WORK}
   # Times and dates vary from run to run.
-  out=$(printf '%s\n' "$out" | sed -E 's/\([0-9]+\.[0-9]+ s\)/(T s)/; s/[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}  /YYYY-MM-DD HH:MM:SS  /; s/time: [0-9.]+ s/time: T s/; s/time=[0-9.]+ms/time=Tms/g; s/peak_rss_kib=[0-9-]+/peak_rss_kib=K/; s/_indices\/[0-9a-f]{32}\.qvi/_indices\/HEX.qvi/g; s/data\/[0-9a-f]{32}\.qvf/data\/HEX.qvf/g')
+  out=$(printf '%s\n' "$out" | sed -E 's/\([0-9]+\.[0-9]+ s\)/(T s)/; s/[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}  /YYYY-MM-DD HH:MM:SS  /; s/time: [0-9.]+ s/time: T s/; s/time=[0-9.]+ms/time=Tms/g; s/peak_rss_kib=[0-9-]+/peak_rss_kib=K/; s/_indices\/[0-9a-f]{32}\.qvi/_indices\/HEX.qvi/g; s/data\/[0-9a-f]{32}\.qvf/data\/HEX.qvf/g; s/kernels (avx512|avx2|portable)/kernels KERNELS/')
   local golden="$here/golden/$name.out"
   if [ "${UPDATE_GOLDEN:-}" = 1 ]; then
     printf '%s\n' "$out" > "$golden"
@@ -476,6 +476,24 @@ run scan-count-old-version q scan ix --version 1 --count
 run scan-count-select q scan ds --count --select id
 run scan-count-format q scan ds --count --format csv
 run explain-count q explain ds --count
+
+# Vector search (docs/vector.md): 12 vectors of dimension 4.
+run vec-import q import "$here/data/vectors.arrows" vec --quiet
+run vec-nearest q scan vec --nearest 'vec:[1, 1, 0, 0]' --k 3
+run vec-nearest-cosine q scan vec --nearest 'vec:[1, 1, 0, 0]' --k 3 --metric cosine --select id
+run vec-nearest-dot q scan vec --nearest 'vec:[1, 1, 0, 0]' --k 3 --metric dot --select id
+run vec-prefilter q scan vec --nearest 'vec:[1, 1, 0, 0]' --k 3 --filter "tag = 'b'" --select id,tag
+run vec-postfilter q scan vec --nearest 'vec:[1, 1, 0, 0]' --k 3 --postfilter "tag = 'b'" --select id,tag
+run vec-file q scan vec --nearest-file "vec:$here/data/vector_queries.npy" --k 2 --select id --format csv
+run vec-explain q explain vec --nearest 'vec:[1, 1, 0, 0]' --k 3 --filter "id < 9" --postfilter "_distance < 2"
+run vec-index q index create vec --column vec --type ivf_flat --num-partitions 2
+run vec-index-explain q explain vec --analyze --nearest 'vec:[1, 1, 0, 0]' --k 3 --nprobes 2 --select id
+run vec-index-scan q scan vec --nearest 'vec:[1, 1, 0, 0]' --k 3 --nprobes 2 --select id
+run vec-bad-dim q scan vec --nearest 'vec:[1, 1]' --k 3
+run vec-bad-column q scan vec --nearest 'tag:[1, 1, 0, 0]' --k 3
+run vec-bad-k q scan vec --nearest 'vec:[1, 1, 0, 0]' --k 13
+run vec-bad-text q scan vec --nearest 'vec:1, 1'
+run vec-k-alone q scan vec --k 3
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -17,7 +17,7 @@
 #include <ftw.h>
 
 #include "quiver/compute.h"
-#include "quiver/index.h"
+#include "quiver/index_bitmap.h"
 
 static int rm_entry_(const char *p, const struct stat *sb, int flag, struct FTW *ftw) {
   (void)sb;

@@ -218,7 +218,7 @@ def test_list_append_optimize_drop(indexed):
 
 
 def test_index_errors(indexed):
-    with pytest.raises(ValueError, match="type must be one of btree, bitmap, ngram, label_list, not 'hash'"):
+    with pytest.raises(ValueError, match="type must be one of btree, bitmap, ngram, label_list, ivf_flat, ivf_pq, not 'hash'"):
         quiver.create_index(indexed, "id", "hash")
     with pytest.raises(quiver.QuiverError, match="an index named `id_idx` exists") as e:
         quiver.create_index(indexed, "id", "btree")

@@ -67,4 +67,15 @@ void cli_print_py_str(const char *s);
 void cli_json_string(FILE *f, const char *s, size_t n);
 qv_status cli_parse_schema(const char *text, qv_schema *out, qv_error *err);
 
+/* cli_nearest.c: query vectors for `scan --nearest` / `--nearest-file`. */
+typedef struct cli_queries {
+  char *column; /* from 'COLUMN:[...]' (NULL with a file) */
+  float *v;     /* n_queries x dim */
+  int64_t n, cap;
+  int32_t dim, n_queries;
+} cli_queries;
+bool cli_parse_nearest(const char *text, cli_queries *q, char *why, size_t why_len);
+bool cli_read_nearest_file(const char *path, cli_queries *q, char *why, size_t why_len);
+void cli_queries_reset(cli_queries *q);
+
 #endif

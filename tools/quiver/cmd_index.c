@@ -1,4 +1,4 @@
-/* quiver index create / list / drop / optimize: scalar indices of a dataset. */
+/* quiver index create / list / drop / optimize: scalar and vector indices of a dataset. */
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -6,7 +6,8 @@
 #include "cli.h"
 
 static const char help[] =
-    "usage: quiver index create DATASET --column C --type btree|bitmap|ngram|label_list [--name N]\n"
+    "usage: quiver index create DATASET --column C --type btree|bitmap|ngram|label_list|ivf_flat|ivf_pq\n"
+    "                           [--name N] [vector options]\n"
     "       quiver index list DATASET\n"
     "       quiver index drop DATASET NAME\n"
     "       quiver index optimize DATASET [NAME] [--rebuild]\n\n"
@@ -17,6 +18,15 @@ static const char help[] =
     "array_has_all on list columns).  Each change commits a new version; older\n"
     "versions keep theirs.  optimize indexes fragments appended since the build.\n"
     "The default name is <column>_idx.\n\n"
+    "Vector indices (docs/vector.md), on fixed_size_list<float32, N> columns:\n"
+    "ivf_flat (k-means partitions, exact distances in the probed ones) and ivf_pq\n"
+    "(the same partitions holding product-quantized codes; scans re-rank).  Options:\n"
+    "  --metric l2|cosine|dot    the searches' metric (default l2)\n"
+    "  --num-partitions N        IVF partitions (default sqrt(rows))\n"
+    "  --num-sub-vectors M       ivf_pq sub-vectors, dividing the dimension (default dim/8)\n"
+    "  --sample-rows N           k-means sample (default 256 per partition)\n"
+    "  --max-iterations N        k-means rounds (default 10)\n"
+    "  --seed N                  sample and start (default 42)\n\n"
     "An index file that cannot be read (damaged, cut short, missing) does not make\n"
     "the dataset unreadable: scans filter its fragment in full and warn.  list\n"
     "checks every file's checksums and names the damaged ones; optimize --rebuild\n"
@@ -26,11 +36,18 @@ static int create(int argc, char **argv) {
   static const struct option longopts[] = {{"column", required_argument, NULL, 'c'},
                                            {"type", required_argument, NULL, 't'},
                                            {"name", required_argument, NULL, 'n'},
+                                           {"metric", required_argument, NULL, 1000},
+                                           {"num-partitions", required_argument, NULL, 1001},
+                                           {"num-sub-vectors", required_argument, NULL, 1002},
+                                           {"sample-rows", required_argument, NULL, 1003},
+                                           {"max-iterations", required_argument, NULL, 1004},
+                                           {"seed", required_argument, NULL, 1005},
                                            {"help", no_argument, NULL, 'h'},
                                            {NULL, 0, NULL, 0}};
   const char *column = NULL, *type_text = NULL;
   qv_index_options o = QV_INDEX_OPTIONS_INIT;
   int ch;
+  int64_t n;
   optind = 1;
   opterr = 0;
   while ((ch = getopt_long(argc, argv, "c:t:n:h", longopts, NULL)) != -1) {
@@ -38,6 +55,25 @@ static int create(int argc, char **argv) {
       case 'c': column = optarg; break;
       case 't': type_text = optarg; break;
       case 'n': o.name = optarg; break;
+      case 1000:
+        if (!qv_metric_parse(optarg, &o.metric)) return cli_usage("index", "--metric is l2, cosine or dot");
+        break;
+      case 1001:
+      case 1002:
+      case 1004:
+        if (!cli_parse_count(optarg, &n) || n < 1 || n > 65536)
+          return cli_usage("index", "%s wants a number in 1..65536, not '%s'", argv[optind - 1], optarg);
+        if (ch == 1001) o.num_partitions = (int32_t)n;
+        else if (ch == 1002) o.num_sub_vectors = (int32_t)n;
+        else o.max_iterations = (int32_t)n;
+        break;
+      case 1003:
+      case 1005:
+        if (!cli_parse_count(optarg, &n) || n < 1)
+          return cli_usage("index", "%s wants a positive number", argv[optind - 1]);
+        if (ch == 1003) o.sample_rows = n;
+        else o.seed = (uint64_t)n;
+        break;
       case 'h': fputs(help, stdout); return 0;
       default: return cli_usage("index", "unknown option '%s'", argv[optind - 1]);
     }
@@ -46,9 +82,10 @@ static int create(int argc, char **argv) {
   if (optind + 1 < argc) return cli_usage("index", "unexpected argument '%s'", argv[optind + 1]);
   if (!column) return cli_usage("index", "create wants --column");
   qv_index_type type;
-  if (!type_text) return cli_usage("index", "create wants --type btree|bitmap|ngram|label_list");
+  if (!type_text) return cli_usage("index", "create wants --type btree|bitmap|ngram|label_list|ivf_flat|ivf_pq");
   if (!qv_index_type_parse(type_text, &type))
-    return cli_usage("index", "unknown index type '%s' (btree, bitmap, ngram, label_list)", type_text);
+    return cli_usage("index", "unknown index type '%s' (btree, bitmap, ngram, label_list, ivf_flat, ivf_pq)",
+                     type_text);
   qv_error err;
   int64_t version = 0;
   if (qv_index_create(argv[optind], column, type, &o, &version, &err) != QV_OK) return cli_fail("index", &err);

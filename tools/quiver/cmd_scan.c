@@ -39,6 +39,22 @@ static const char scan_help[] =
     "                       with --format stats, the one-line summary instead\n"
     "  -h, --help           this help\n"
     "\n"
+    "vector search (docs/vector.md):\n"
+    "      --nearest COL:[v,...]  the --k rows nearest to this vector in COL, a\n"
+    "                       fixed_size_list<float32, N> column; with it --filter or\n"
+    "                       --where is the prefilter (the rows searched among) and\n"
+    "                       the result has a _distance column, nearest first\n"
+    "      --nearest-file [COL:]FILE  query vectors from a .npy (float32/float64,\n"
+    "                       (dim,) or (n, dim)) or an Arrow IPC file (first column);\n"
+    "                       several queries add a _query column\n"
+    "      --nearest-column COL  the vector column for --nearest-file FILE\n"
+    "      --k N            rows per query (default 10)\n"
+    "      --metric M       l2 (default, squared), cosine or dot\n"
+    "      --nprobes N      IVF partitions probed per query (default 20)\n"
+    "      --refine F       IVF_PQ: re-rank F x k candidates by exact distance (default 10)\n"
+    "      --no-vector-index  flat (exact) search even where a vector index exists\n"
+    "      --postfilter SQL filter the ranked rows (fewer than k may remain)\n"
+    "\n"
     "Table cells are padded by display width (CJK and most emoji take two columns,\n"
     "combining marks none) and cut with an ellipsis at 48 columns.\n"
     "\n"
@@ -50,7 +66,8 @@ static const char scan_help[] =
     "examples:\n"
     "  quiver scan data/ds --filter \"cat = 'c3' AND val < 0.5\" --select id,val --limit 10\n"
     "  quiver scan data/ds --format arrow > rows.arrows\n"
-    "  quiver scan data/ds --where 'pl.col(\"val\") > 0.5' --count\n";
+    "  quiver scan data/ds --where 'pl.col(\"val\") > 0.5' --count\n"
+    "  quiver scan data/vecs --nearest 'vec:[0.1,0.2,0.3]' --k 5 --filter \"cat = 'a'\"\n";
 
 static const char explain_help[] =
     "usage: quiver explain DATASET [--analyze] [scan options]\n"
@@ -78,9 +95,14 @@ typedef struct scan_cli {
   bool format_given;
   bool analyze;
   bool count;
+  cli_queries queries;
+  qv_scan_nearest nearest;
+  bool has_nearest;
+  const char *nearest_column;
 } scan_cli;
 
 static void free_columns(scan_cli *c) {
+  cli_queries_reset(&c->queries);
   qv_expr_destroy(c->where_expr);
   for (int32_t i = 0; i < c->n_columns; i++) free(c->columns[i]);
   free(c->columns);
@@ -118,10 +140,23 @@ static int parse(const char *cmd, int argc, char **argv, scan_cli *c, bool expla
                                            {"analyze", no_argument, NULL, 'a'},
                                            {"no-index", no_argument, NULL, 'I'},
                                            {"count", no_argument, NULL, 'c'},
+                                           {"nearest", required_argument, NULL, 1000},
+                                           {"nearest-file", required_argument, NULL, 1001},
+                                           {"nearest-column", required_argument, NULL, 1002},
+                                           {"k", required_argument, NULL, 1003},
+                                           {"metric", required_argument, NULL, 1004},
+                                           {"nprobes", required_argument, NULL, 1005},
+                                           {"refine", required_argument, NULL, 1006},
+                                           {"no-vector-index", no_argument, NULL, 1007},
+                                           {"postfilter", required_argument, NULL, 1008},
                                            {"help", no_argument, NULL, 'h'},
                                            {NULL, 0, NULL, 0}};
   qv_scan_options init = QV_SCAN_OPTIONS_INIT;
+  qv_scan_nearest ninit = QV_SCAN_NEAREST_INIT;
   c->opts = init;
+  c->nearest = ninit;
+  char why[256];
+  bool vector_opt = false;
   c->format = FMT_TABLE;
   int ch;
   int64_t n;
@@ -167,6 +202,52 @@ static int parse(const char *cmd, int argc, char **argv, scan_cli *c, bool expla
         if (explain) return cli_usage(cmd, "--count belongs to 'quiver scan'");
         c->count = true;
         break;
+      case 1000:
+        if (c->has_nearest) return cli_usage(cmd, "give one --nearest or --nearest-file");
+        if (!cli_parse_nearest(optarg, &c->queries, why, sizeof why)) return cli_usage(cmd, "%s", why);
+        c->has_nearest = true;
+        break;
+      case 1001: {
+        if (c->has_nearest) return cli_usage(cmd, "give one --nearest or --nearest-file");
+        const char *file = optarg, *colon = strchr(optarg, ':');
+        if (colon && colon != optarg && !strchr(optarg, '/') == !strchr(colon, '/')) {
+          c->queries.column = strndup(optarg, (size_t)(colon - optarg));
+          file = colon + 1;
+        }
+        if (!cli_read_nearest_file(file, &c->queries, why, sizeof why)) return cli_usage(cmd, "%s", why);
+        c->has_nearest = true;
+        break;
+      }
+      case 1002: c->nearest_column = optarg; break;
+      case 1003:
+        if (!cli_parse_count(optarg, &n)) return cli_usage(cmd, "--k wants a number, not '%s'", optarg);
+        c->nearest.k = n;
+        vector_opt = true;
+        break;
+      case 1004:
+        if (!qv_metric_parse(optarg, &c->nearest.metric))
+          return cli_usage(cmd, "--metric is l2, cosine or dot, not '%s'", optarg);
+        vector_opt = true;
+        break;
+      case 1005:
+        if (!cli_parse_count(optarg, &n) || n == 0 || n > (1 << 20))
+          return cli_usage(cmd, "--nprobes wants a positive number, not '%s'", optarg);
+        c->nearest.nprobes = (int32_t)n;
+        vector_opt = true;
+        break;
+      case 1006:
+        if (!cli_parse_count(optarg, &n) || n > 1000) return cli_usage(cmd, "--refine wants 0..1000, not '%s'", optarg);
+        c->nearest.refine_factor = (int32_t)n;
+        vector_opt = true;
+        break;
+      case 1007:
+        c->nearest.use_index = false;
+        vector_opt = true;
+        break;
+      case 1008:
+        c->nearest.postfilter = optarg;
+        vector_opt = true;
+        break;
       case 'h': fputs(explain ? explain_help : scan_help, stdout); return 0;
       default: return cli_usage(cmd, "unknown option '%s'", argv[optind - 1]);
     }
@@ -191,6 +272,18 @@ static int parse(const char *cmd, int argc, char **argv, scan_cli *c, bool expla
   if (c->columns) {
     c->opts.columns = (const char *const *)c->columns;
     c->opts.n_columns = c->n_columns;
+  }
+  if (vector_opt && !c->has_nearest)
+    return cli_usage(
+        cmd, "--k, --metric, --nprobes, --refine, --postfilter and --no-vector-index need --nearest or --nearest-file");
+  if (c->has_nearest) {
+    const char *col = c->queries.column ? c->queries.column : c->nearest_column;
+    if (!col) return cli_usage(cmd, "--nearest-file FILE needs the column: COL:FILE or --nearest-column COL");
+    c->nearest.column = col;
+    c->nearest.q = c->queries.v;
+    c->nearest.dim = c->queries.dim;
+    c->nearest.n_queries = c->queries.n_queries;
+    c->opts.nearest = &c->nearest;
   }
   /* csv, json and the counters print the same whatever the batches are:
    * take the pieces as they come instead of copying them into batches */
