@@ -5,8 +5,10 @@ Two graphs, each loaded into both engines from the same CSV files:
 - "social": bench/graph/gen_social.py's generated graph at 2,000 persons
   (Person(id, name, age, city), KNOWS(since); about 45,000 edges);
 - "ldbc": a subset of LDBC SNB SF0.1 (../shared/ldbc-sf01, read in place):
-  Person, Place, Organisation, Tag and knows, isLocatedIn, workAt, studyAt,
-  hasInterest, isPartOf (gen_social.LDBC_NODES / LDBC_RELS).
+  Person, Place, Organisation, Tag, Forum, id-only Comment and Post, and
+  knows, Person_isLocatedIn, workAt, studyAt, hasInterest, isPartOf, ...
+  (gen_social.LDBC_NODES / LDBC_RELS; the LDBC SNB queries themselves are
+  test_kuzu_ldbc.py's).
 
 Every query runs once on Kuzu and then on quiver twice, with use_csr=True
 (CSR hops) and use_csr=False (the hash-join plan).  Rows are compared as
@@ -193,7 +195,7 @@ SOCIAL = [
 LDBC = [
     Q("count_persons", "MATCH (p:Person) RETURN count(*) AS n"),
     Q("is1_profile",
-      "MATCH (p:Person {id: 933})-[:isLocatedIn]->(c:Place) RETURN p.firstName AS fn, p.lastName AS ln, "
+      "MATCH (p:Person {id: 933})-[:Person_isLocatedIn]->(c:Place) RETURN p.firstName AS fn, p.lastName AS ln, "
       "p.birthday AS bd, p.gender AS g, c.id AS city"),
     Q("is3_friends",
       "MATCH (p:Person {id: 933})-[k:knows]-(f:Person) RETURN f.id AS id, f.firstName AS fn, k.creationDate AS since "
@@ -206,7 +208,7 @@ LDBC = [
     Q("varlen_directed_filtered",
       "MATCH (p:Person {id: 933})-[:knows*1..3]->(f:Person) WHERE f.gender = 'female' RETURN count(*) AS n"),
     Q("country_counts",
-      "MATCH (p:Person)-[:isLocatedIn]->(c:Place)-[:isPartOf]->(co:Place) RETURN co.name AS country, count(*) AS n "
+      "MATCH (p:Person)-[:Person_isLocatedIn]->(c:Place)-[:isPartOf]->(co:Place) RETURN co.name AS country, count(*) AS n "
       "ORDER BY n DESC, country LIMIT 10"),
     Q("work_from",
       "MATCH (p:Person)-[w:workAt]->(o:Organisation) WHERE w.workFrom < 2005 RETURN o.name AS org, count(*) AS n "
