@@ -25,12 +25,13 @@ import sys
 
 import pytest
 
-from test_kuzu_cypher import _diff, _rows, _Worker, gen_social  # noqa: E402  (skips without kuzu)
+from test_kuzu_cypher import _rows, _Worker, gen_social  # noqa: E402  (skips without kuzu)
 
 import quiver_driver
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "bench", "graph"))
+import cypher_compare  # noqa: E402
 import ldbc_queries  # noqa: E402
 
 QUERIES = ldbc_queries.load_all()
@@ -77,13 +78,6 @@ def _quiver(world, text, params, use_csr):
     return out["columns"]
 
 
-def _sort_lists(rows, cols):
-    if not cols:
-        return rows
-    return [tuple(tuple(sorted(v, key=repr)) if i in cols and isinstance(v, tuple) else v for i, v in enumerate(r))
-            for r in rows]
-
-
 @pytest.mark.parametrize("use_csr", MODES)
 @pytest.mark.parametrize("q,i", CASES)
 def test_ldbc_snb(q, i, use_csr, world):
@@ -94,7 +88,8 @@ def test_ldbc_snb(q, i, use_csr, world):
     assert not missing, "%s: unordered-lists names no result column %r (columns %r)" % (q.name, missing, kdf.columns)
     cols = {kdf.columns.index(c) for c in q.unordered_lists}
     krows, qrows = _rows(kdf, _quiver(world, q.text, params, use_csr))
-    why = _diff(_sort_lists(krows, cols), _sort_lists(qrows, cols), q.ordered())
+    why = cypher_compare.diff(cypher_compare.sort_lists(krows, cols), cypher_compare.sort_lists(qrows, cols),
+                              q.ordered())
     assert why is None, "%s %r (use_csr=%s) disagrees with Kuzu: %s\n  quiver: %s\n  kuzu:   %s" % (
         q.name, params, use_csr, why, q.text, q.kuzu_text)
 
