@@ -114,8 +114,8 @@ def rows(kuzu_cols, quiver_cols):
     Each side is [name, is_string, values] per column (cypher_worker.py's form; kuzu_columns() makes
     it of a Polars frame of Kuzu's)."""
     if len(kuzu_cols) != len(quiver_cols):
-        raise AssertionError("column count: kuzu %d %s, quiver %d %s"
-                             % (len(kuzu_cols), [c[0] for c in kuzu_cols], len(quiver_cols), [c[0] for c in quiver_cols]))
+        raise AssertionError("column count: kuzu %d %s, quiver %d %s" % (
+            len(kuzu_cols), [c[0] for c in kuzu_cols], len(quiver_cols), [c[0] for c in quiver_cols]))
     qvals = []
     for (_, k_is_string, kv), (_, is_string, vals) in zip(kuzu_cols, quiver_cols):
         if is_string:
