@@ -2,7 +2,8 @@
 """Cypher query times: quiver (CSR hops, and use_csr=False's hash joins) against Kuzu (and lance-graph).
 
     bench/graph/bench_cypher.py [--persons 100000] [--runs 3] [--engines quiver-csr,quiver-hash,kuzu,lance-graph]
-                                [--datasets social,ldbc] [--work DIR] [--json OUT.json] [--png OUT-PREFIX]
+                                [--datasets social,ldbc,snb] [--snb-queries IS1,...] [--work DIR]
+                                [--json OUT.json] [--png OUT-PREFIX]
 
 Two graphs: bench/graph/gen_social.py's generated social graph (--persons,
 about 24 KNOWS per person) and LDBC SNB SF0.1's Person/knows (plus the rest
@@ -10,8 +11,14 @@ of gen_social.LDBC_*, read in place from ../shared/ldbc-sf01 or $QV_LDBC_DIR).
 Both are loaded once into --work (reused when there; default a folder under
 $TMPDIR) for every engine from the same CSV files.
 
-Five queries (QUERIES below), each written once in openCypher; Kuzu gets
-the same text except where its dialect differs (said per query).  Every
+Five queries (QUERIES below) on "social" and "ldbc", each written once in
+openCypher; Kuzu gets the same text except where its dialect differs (said
+per query).  "snb" is the LDBC graph again with the LDBC SNB Interactive
+queries of bench/graph/ldbc/ (IS1, IS3, IS5, IS6, IC1, IC13; Kuzu's text
+from NAME.kuzu.cypher where it has one): one run executes the query once
+per parameter set of its file, and its time is the run's time divided by
+the number of sets (the mean time of one execution); the rows of every
+set are compared with Kuzu's by cypher_compare (as the peer test does).  Every
 measurement (engine x dataset x query) runs in its own process: it opens
 the graph, runs the query --runs times and reports each time and its rows;
 the parent takes the median, the child's peak RSS (ru_maxrss from wait4:
@@ -38,9 +45,12 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+import cypher_compare  # noqa: E402
 import gen_social  # noqa: E402
+import ldbc_queries  # noqa: E402
 
 ENGINES = ["quiver-csr", "quiver-hash", "kuzu", "lance-graph"]
+DATASETS = ["social", "ldbc", "snb"]
 
 # name -> {dataset: (openCypher text, Kuzu text or None for the same)}.  Kuzu's
 # variable-length hops are walks unless TRAIL is said, openCypher's trails; the
@@ -89,9 +99,18 @@ def _rows_of(df):
     return [list(r) for r in df.rows()]
 
 
+def _columns_of(df):
+    """[name, is_string, values] per column: cypher_compare.rows()'s form, plain JSON."""
+    import polars as pl
+
+    return [[c, df.schema[c] == pl.String, df.get_column(c).to_list()] for c in df.columns]
+
+
 def child(args):
     spec = json.loads(args.child)
     engine, text, path, runs = spec["engine"], spec["text"], spec["path"], spec["runs"]
+    # snb: one run executes the query once per parameter set; the others run it once without.
+    param_sets = spec.get("params") or [None]
     out = {"times": [], "rows": None, "error": None}
     try:
         t = time.perf_counter()
@@ -100,7 +119,7 @@ def child(args):
 
             db = kuzu.Database(path, read_only=True)
             conn = kuzu.Connection(db)
-            run = lambda: conn.execute(text).get_as_pl()  # noqa: E731
+            run = lambda ps: conn.execute(text, ps or {}).get_as_pl()  # noqa: E731
         elif engine.startswith("quiver"):
             import quiver
 
@@ -108,7 +127,7 @@ def child(args):
                 raise RuntimeError("quiver cypher engine not landed: quiver.Graph is not in the package")
             g = quiver.Graph(path)
             csr = engine == "quiver-csr"
-            run = lambda: g.cypher(text, use_csr=csr)  # noqa: E731
+            run = lambda ps: g.cypher(text, params=ps, use_csr=csr)  # noqa: E731
         elif engine == "lance-graph":
             import lance_graph  # noqa: F401  (not pinned: see requirements.txt)
 
@@ -118,9 +137,13 @@ def child(args):
         out["open_s"] = time.perf_counter() - t
         for _ in range(runs):
             t = time.perf_counter()
-            df = run()
-            out["times"].append(time.perf_counter() - t)
-        out["rows"] = _rows_of(df)
+            dfs = [run(ps) for ps in param_sets]
+            out["times"].append((time.perf_counter() - t) / len(param_sets))
+        if spec.get("params"):
+            out["columns"] = [_columns_of(df) for df in dfs]
+            out["rows"] = [df.height for df in dfs]
+        else:
+            out["rows"] = _rows_of(dfs[0])
     except Exception as exc:  # the parent records any failure as this measurement's result
         out["error"] = "%s: %s" % (type(exc).__name__, str(exc).splitlines()[0] if str(exc) else "")
     out["vm_hwm_mib"] = _vm_hwm_mib()
@@ -139,9 +162,9 @@ def _vm_hwm_mib():
     return None
 
 
-def measure(engine, text, path, runs, timeout):
+def measure(engine, text, path, runs, timeout, params=None):
     """Runs one measurement in a fresh process; returns its report plus peak_rss_mib."""
-    spec = json.dumps({"engine": engine, "text": text, "path": path, "runs": runs})
+    spec = json.dumps({"engine": engine, "text": text, "path": path, "runs": runs, "params": params})
     with tempfile.TemporaryFile() as so, tempfile.TemporaryFile() as se:
         proc = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--child", spec], stdout=so, stderr=se)
         deadline = time.monotonic() + timeout
@@ -183,7 +206,9 @@ def prepare_in_child(dataset, work, persons, quiver_exe, need_quiver, need_kuzu)
 
 def prepare(dataset, work, persons, quiver_exe, need_quiver, need_kuzu):
     """Loads the dataset for both engines under work (once); returns ({engine: path}, notes)."""
-    base = os.path.join(work, "social-%d" % persons if dataset == "social" else "ldbc")
+    # "ldbc-snb": the LDBC layout with Forum, Comment, Post and their relationships (an older "ldbc"
+    # folder of a work dir has only the Person subset).
+    base = os.path.join(work, "social-%d" % persons if dataset == "social" else "ldbc-snb")
     paths = {"quiver": os.path.join(base, "quiver", "graph"), "kuzu": os.path.join(base, "kuzu.db")}
     notes = {}
     os.makedirs(base, exist_ok=True)
@@ -219,6 +244,26 @@ def prepare(dataset, work, persons, quiver_exe, need_quiver, need_kuzu):
 def _canon_rows(rows, ordered):
     rows = [[round(v, 9) if isinstance(v, float) else v for v in r] for r in rows]
     return rows if ordered else sorted(rows, key=repr)
+
+
+def _snb_disagreement(row, unordered, ordered):
+    """Every quiver engine's rows against Kuzu's, parameter set by parameter set (cypher_compare);
+    a list of what differs, empty when all agree.  Drops the columns from the report after."""
+    k = row.get("kuzu", {}).get("columns")
+    why = []
+    for eng, r in row.items():
+        if eng == "kuzu" or not r.get("columns") or not k:
+            continue
+        for i, (kc, qc) in enumerate(zip(k, r["columns"])):
+            cols = {j for j, c in enumerate(kc) if c[0] in unordered}
+            krows, qrows = cypher_compare.rows(kc, qc)
+            d = cypher_compare.diff(cypher_compare.sort_lists(krows, cols), cypher_compare.sort_lists(qrows, cols),
+                                    ordered)
+            if d:
+                why.append("%s, parameter set %d: %s" % (eng, i, d))
+    for r in row.values():
+        r.pop("columns", None)
+    return why
 
 
 def chart(results, png_prefix, engines):
@@ -261,13 +306,15 @@ def main(argv=None):
     ap.add_argument("--persons", type=int, default=100_000)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--engines", default=",".join(ENGINES))
-    ap.add_argument("--datasets", default="social,ldbc")
-    ap.add_argument("--queries", default=",".join(QUERIES))
+    ap.add_argument("--datasets", default=",".join(DATASETS))
+    ap.add_argument("--queries", default=",".join(QUERIES), help="the social / ldbc queries")
+    ap.add_argument("--snb-queries", default=",".join(ldbc_queries.NAMES),
+                    help="the snb queries (bench/graph/ldbc/NAME.cypher)")
     ap.add_argument("--work", default=os.path.join(tempfile.gettempdir(), "quiver-bench-cypher"))
     ap.add_argument("--quiver", default=os.environ.get("QUIVER", "build/quiver"))
     ap.add_argument("--timeout", type=int, default=900, help="seconds per measurement")
     ap.add_argument("--json", default="bench-cypher.json")
-    ap.add_argument("--png", default="", help="chart prefix: writes PREFIX-social.png, PREFIX-ldbc.png")
+    ap.add_argument("--png", default="", help="chart prefix: writes PREFIX-DATASET.png per dataset")
     a = ap.parse_args(argv)
     if a.child:
         return child(a)
@@ -282,17 +329,24 @@ def main(argv=None):
             sys.exit("bench_cypher: unknown engine %r (%s)" % (e, ", ".join(ENGINES)))
     os.makedirs(a.work, exist_ok=True)
     results, loads = {}, {}
+    snb_names = [q for q in a.snb_queries.split(",") if q]
     for dataset in [d for d in a.datasets.split(",") if d]:
-        paths, loads[dataset] = prepare_in_child(dataset, a.work, a.persons, a.quiver,
-                                        any(e.startswith("quiver") for e in engines), "kuzu" in engines)
+        if dataset not in DATASETS:
+            sys.exit("bench_cypher: unknown dataset %r (%s)" % (dataset, ", ".join(DATASETS)))
+        paths, loads[dataset] = prepare_in_child("ldbc" if dataset == "snb" else dataset, a.work, a.persons, a.quiver,
+                                                 any(e.startswith("quiver") for e in engines), "kuzu" in engines)
         results[dataset] = {}
-        for qname in [q for q in a.queries.split(",") if q]:
-            text, ktext = QUERIES[qname][dataset]
-            ordered = "ORDER BY" in text
+        if dataset == "snb":
+            specs = [(q.name, q.text, q.kuzu_text, q.params, q.ordered(), q.unordered_lists)
+                     for q in map(ldbc_queries.load, snb_names)]
+        else:
+            specs = [(qn,) + QUERIES[qn][dataset] + (None, "ORDER BY" in QUERIES[qn][dataset][0], [])
+                     for qn in [q for q in a.queries.split(",") if q]]
+        for qname, text, ktext, params, ordered, unordered in specs:
             row = results[dataset][qname] = {}
             for eng in engines:
                 path = paths["kuzu"] if eng == "kuzu" else paths["quiver"]
-                rep = measure(eng, ktext or text if eng == "kuzu" else text, path, a.runs, a.timeout)
+                rep = measure(eng, ktext or text if eng == "kuzu" else text, path, a.runs, a.timeout, params)
                 if rep["times"]:
                     rep["median_s"] = statistics.median(rep["times"])
                 row[eng] = rep
@@ -301,6 +355,13 @@ def main(argv=None):
                     dataset, qname, eng, status, rep.get("peak_rss_mib", 0),
                     "%.0f" % rep["vm_hwm_mib"] if rep.get("vm_hwm_mib") else "-", json.dumps(rep.get("rows"))[:60]),
                     flush=True)
+            if params:
+                why = _snb_disagreement(row, unordered, ordered)
+                row["agree"] = not why
+                if why:
+                    row["disagree"] = why
+                    print("  !!! %s %s: the engines disagree: %s" % (dataset, qname, why), flush=True)
+                continue
             answers = {e: json.dumps(_canon_rows(r["rows"], ordered)) for e, r in row.items() if r.get("rows")}
             row["agree"] = len(set(answers.values())) <= 1
             if not row["agree"]:
@@ -322,6 +383,8 @@ def main(argv=None):
 
     doc = {"persons": a.persons, "load_average_at_end": os.getloadavg(), "runs": a.runs, "engines": engines, "loads": loads, "results": results,
            "queries": {q: {d: {"text": t, "kuzu_text": k or t} for d, (t, k) in v.items()} for q, v in QUERIES.items()},
+           "snb_queries": {q.name: {"text": q.text, "kuzu_text": q.kuzu_text, "params": q.params}
+                           for q in map(ldbc_queries.load, [n for n in a.snb_queries.split(",") if n])},
            "machine": {"cpus": os.cpu_count(), "python": platform.python_version()},
            "versions": _versions()}
     with open(a.json, "w") as f:

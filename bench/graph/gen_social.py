@@ -152,7 +152,9 @@ def default_ldbc_dir() -> str:
     return os.path.normpath(candidates[0])
 
 
-# (label, file, columns, kuzu column types); the first column is the id.
+# (label, file, columns, kuzu column types); the first column is the id.  file None: the label's
+# node file is missing from the copy (Comment.csv, Post.csv: see SOURCE.md), so its nodes are the
+# distinct ids that LDBC_ID_SOURCES names, written to <out>/<label>_ids.csv, with no other property.
 LDBC_NODES = [
     ("Person", "Person.csv", ["id", "firstName", "lastName", "gender", "birthday", "creationDate", "locationIP",
                               "browserUsed"],
@@ -160,33 +162,96 @@ LDBC_NODES = [
     ("Place", "Place.csv", ["id", "name", "url", "kind"], ["INT64", "STRING", "STRING", "STRING"]),
     ("Organisation", "Organisation.csv", ["id", "kind", "name", "url"], ["INT64", "STRING", "STRING", "STRING"]),
     ("Tag", "Tag.csv", ["id", "name", "url"], ["INT64", "STRING", "STRING"]),
+    ("Forum", "Forum.csv", ["id", "title", "creationDate"], ["INT64", "STRING", "INT64"]),
+    ("Comment", None, ["id"], ["INT64"]),
+    ("Post", None, ["id"], ["INT64"]),
 ]
-# (type, files, src label, dst label, property columns, kuzu property types); every file has a header.
+# label -> [(relationship file, field numbers that hold ids of that label)]: every file that names one.
+LDBC_ID_SOURCES = {
+    "Comment": [("Comment_hasCreator_Person.csv", [0]), ("Comment_hasCreator_Person_1.csv", [0]),
+                ("Comment_isLocatedIn_Place.csv", [0]), ("Comment_isLocatedIn_Place_1.csv", [0]),
+                ("Comment_replyOf_Comment.csv", [0, 1]), ("Comment_replyOf_Post.csv", [0])],
+    "Post": [("Post_hasCreator_Person.csv", [0]), ("Forum_containerOf_Post.csv", [1]),
+             ("Comment_replyOf_Post.csv", [1])],
+}
+# (type, files, src label, dst label, property columns, kuzu property types).  A type connects one pair
+# of labels in quiver, so LDBC's hasCreator / isLocatedIn / replyOf are one type per pair, named as in
+# Kuzu's schema.cypher.  Some second parts have no header line (SOURCE.md): _has_header() tells.
 LDBC_RELS = [
     ("knows", ["Person_knows_Person.csv", "Person_knows_Person_1.csv"], "Person", "Person", ["creationDate"],
      ["INT64"]),
-    ("isLocatedIn", ["Person_isLocatedIn_Place.csv"], "Person", "Place", [], []),
+    ("Person_isLocatedIn", ["Person_isLocatedIn_Place.csv"], "Person", "Place", [], []),
     ("workAt", ["Person_workAt_Organisation.csv"], "Person", "Organisation", ["workFrom"], ["INT64"]),
     ("studyAt", ["Person_studyAt_Organisation.csv"], "Person", "Organisation", ["classYear"], ["INT64"]),
     ("hasInterest", ["Person_hasInterest_Tag.csv"], "Person", "Tag", [], []),
     ("isPartOf", ["Place_isPartOf_Place.csv"], "Place", "Place", [], []),
+    ("Organisation_isLocatedIn", ["Organisation_isLocatedIn_Place.csv"], "Organisation", "Place", [], []),
+    ("Comment_hasCreator", ["Comment_hasCreator_Person.csv", "Comment_hasCreator_Person_1.csv"], "Comment",
+     "Person", [], []),
+    ("Post_hasCreator", ["Post_hasCreator_Person.csv"], "Post", "Person", [], []),
+    ("replyOf_Comment", ["Comment_replyOf_Comment.csv"], "Comment", "Comment", [], []),
+    ("replyOf_Post", ["Comment_replyOf_Post.csv"], "Comment", "Post", [], []),
+    ("containerOf", ["Forum_containerOf_Post.csv"], "Forum", "Post", [], []),
+    ("hasModerator", ["Forum_hasModerator_Person.csv"], "Forum", "Person", [], []),
 ]
+
+
+def _has_header(path: str) -> bool:
+    """True when the first line is the typed header (`:START_ID(Comment)|...`), not data."""
+    with open(path, "rb") as f:
+        first = f.readline().split(b"|")[0].strip()
+    return not first.lstrip(b"-").isdigit()
+
+
+def _lines(path: str):
+    """The data lines of a file, split on '|' (the header skipped; an unterminated last line included)."""
+    with open(path, "r", encoding="utf-8") as f:
+        if _has_header(path):
+            next(f, None)
+        for line in f:
+            line = line.rstrip("\n")
+            if line:
+                yield line.split("|")
+
+
+def write_ldbc_ids(ldbc_dir: str, out: str) -> dict:
+    """Writes <out>/<label>_ids.csv (header `id`, sorted) per id-only label; returns {label: path}."""
+    os.makedirs(out, exist_ok=True)
+    paths = {}
+    for label, sources in LDBC_ID_SOURCES.items():
+        ids = set()
+        for fname, fields in sources:
+            for parts in _lines(os.path.join(ldbc_dir, fname)):
+                for i in fields:
+                    ids.add(int(parts[i]))
+        paths[label] = os.path.join(out, "%s_ids.csv" % label.lower())
+        with open(paths[label], "w") as f:
+            f.write("id\n")
+            f.writelines("%d\n" % i for i in sorted(ids))
+    return paths
 
 
 def load_ldbc_quiver(ldbc_dir: str, out: str, quiver_exe: str) -> str:
     """Imports the LDBC subset (LDBC_NODES, LDBC_RELS) into datasets under out, declares out/graph."""
     os.makedirs(out, exist_ok=True)
+    ids = write_ldbc_ids(ldbc_dir, out)
     args = [quiver_exe, "graph", "create", os.path.join(out, "graph")]
     for label, fname, cols, _ in LDBC_NODES:
         ds = os.path.join(out, label.lower())
-        _run([quiver_exe, "import", os.path.join(ldbc_dir, fname), ds, "--quiet", "--delimiter", "|",
-              "--columns", ",".join(cols)])
+        if fname is None:
+            _run([quiver_exe, "import", ids[label], ds, "--quiet", "--type", "id=int64"])
+        else:
+            _run([quiver_exe, "import", os.path.join(ldbc_dir, fname), ds, "--quiet", "--delimiter", "|",
+                  "--columns", ",".join(cols)])
         args += ["--node", "%s=%s:id" % (label, ds)]
     for rtype, files, sl, dl, props, _ in LDBC_RELS:
         ds = os.path.join(out, "rel_" + rtype.lower())
         for i, fname in enumerate(files):
-            cmd = [quiver_exe, "import", os.path.join(ldbc_dir, fname), ds, "--quiet", "--delimiter", "|",
-                   "--columns", ",".join(["src", "dst"] + props)]
+            path = os.path.join(ldbc_dir, fname)
+            cmd = [quiver_exe, "import", path, ds, "--quiet", "--delimiter", "|",
+                   "--columns", ",".join(["src", "dst"] + props), "--type", "src=int64", "--type", "dst=int64"]
+            if not _has_header(path):
+                cmd.append("--no-header")
             if i:
                 cmd += ["--mode", "append"]
             _run(cmd)
@@ -196,22 +261,29 @@ def load_ldbc_quiver(ldbc_dir: str, out: str, quiver_exe: str) -> str:
 
 
 def load_ldbc_kuzu(ldbc_dir: str, db_path: str):
-    """The same LDBC subset in a Kuzu database; returns (kuzu.Database, kuzu.Connection)."""
+    """The same LDBC subset in a Kuzu database; returns (kuzu.Database, kuzu.Connection).
+
+    The id-only labels' files are written beside db_path (<db_path>.ids/)."""
     import kuzu
 
+    ids = write_ldbc_ids(ldbc_dir, db_path.rstrip("/") + ".ids")
     db = kuzu.Database(db_path)
     conn = kuzu.Connection(db)
     for label, fname, cols, types in LDBC_NODES:
         conn.execute("CREATE NODE TABLE %s(%s, PRIMARY KEY (id))"
                      % (label, ", ".join("%s %s" % ct for ct in zip(cols, types))))
+        if fname is None:
+            conn.execute("COPY %s FROM '%s' (HEADER=true)" % (label, _kuzu_path(ids[label])))
+            continue
         # Kuzu maps CSV columns to table columns by position; the typed header line is skipped.
         conn.execute("COPY %s FROM '%s' (HEADER=true, DELIM='|')" % (label, _kuzu_path(os.path.join(ldbc_dir, fname))))
     for rtype, files, sl, dl, props, types in LDBC_RELS:
         cols = "".join(", %s %s" % pt for pt in zip(props, types))
         conn.execute("CREATE REL TABLE %s(FROM %s TO %s%s)" % (rtype, sl, dl, cols))
         for fname in files:
-            conn.execute("COPY %s FROM '%s' (HEADER=true, DELIM='|')"
-                         % (rtype, _kuzu_path(os.path.join(ldbc_dir, fname))))
+            path = os.path.join(ldbc_dir, fname)
+            conn.execute("COPY %s FROM '%s' (HEADER=%s, DELIM='|')"
+                         % (rtype, _kuzu_path(path), "true" if _has_header(path) else "false"))
     return db, conn
 
 

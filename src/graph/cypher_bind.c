@@ -593,6 +593,20 @@ qv_type_id qvg_static_type(qvg_planner *p, const qvg_scope *s, const qvg_node *e
       qv_type_id a = qvg_static_type(p, s, e->kids[0]);
       return a == QV_TYPE_INT64 || a == QV_TYPE_FLOAT64 ? a : QV_TYPE_NULL;
     }
+    case QVG_CASE: {
+      /* The branches' one type, when every THEN and the ELSE have it or are the null literal (a
+         missing ELSE is null too): `CASE WHEN p IS NULL THEN -1 ELSE length(p) END` is an int64
+         column, not Cypher text. */
+      qv_type_id t = QV_TYPE_NULL;
+      for (int32_t i = 1; i < e->n_kids; i++) {
+        const qvg_node *b = i == 1 ? e->kids[1] : e->kids[i] ? e->kids[i]->kids[1] : NULL;
+        if (!b || b->kind == QVG_NULL) continue;
+        qv_type_id bt = qvg_static_type(p, s, b);
+        if (bt == QV_TYPE_NULL || (t != QV_TYPE_NULL && bt != t)) return QV_TYPE_NULL;
+        t = bt;
+      }
+      return t;
+    }
     case QVG_CALL_FN: {
       const char *f = e->str;
       if (!strcasecmp(f, "count") || !strcasecmp(f, "id") || !strcasecmp(f, "size") || !strcasecmp(f, "length") ||

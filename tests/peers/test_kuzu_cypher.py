@@ -5,8 +5,10 @@ Two graphs, each loaded into both engines from the same CSV files:
 - "social": bench/graph/gen_social.py's generated graph at 2,000 persons
   (Person(id, name, age, city), KNOWS(since); about 45,000 edges);
 - "ldbc": a subset of LDBC SNB SF0.1 (../shared/ldbc-sf01, read in place):
-  Person, Place, Organisation, Tag and knows, isLocatedIn, workAt, studyAt,
-  hasInterest, isPartOf (gen_social.LDBC_NODES / LDBC_RELS).
+  Person, Place, Organisation, Tag, Forum, id-only Comment and Post, and
+  knows, Person_isLocatedIn, workAt, studyAt, hasInterest, isPartOf, ...
+  (gen_social.LDBC_NODES / LDBC_RELS; the LDBC SNB queries themselves are
+  test_kuzu_ldbc.py's).
 
 Every query runs once on Kuzu and then on quiver twice, with use_csr=True
 (CSR hops) and use_csr=False (the hash-join plan).  Rows are compared as
@@ -58,6 +60,7 @@ import quiver_driver
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "bench", "graph"))
+import cypher_compare  # noqa: E402
 import gen_social  # noqa: E402
 
 SOCIAL_PERSONS = 2000
@@ -193,7 +196,7 @@ SOCIAL = [
 LDBC = [
     Q("count_persons", "MATCH (p:Person) RETURN count(*) AS n"),
     Q("is1_profile",
-      "MATCH (p:Person {id: 933})-[:isLocatedIn]->(c:Place) RETURN p.firstName AS fn, p.lastName AS ln, "
+      "MATCH (p:Person {id: 933})-[:Person_isLocatedIn]->(c:Place) RETURN p.firstName AS fn, p.lastName AS ln, "
       "p.birthday AS bd, p.gender AS g, c.id AS city"),
     Q("is3_friends",
       "MATCH (p:Person {id: 933})-[k:knows]-(f:Person) RETURN f.id AS id, f.firstName AS fn, k.creationDate AS since "
@@ -206,7 +209,7 @@ LDBC = [
     Q("varlen_directed_filtered",
       "MATCH (p:Person {id: 933})-[:knows*1..3]->(f:Person) WHERE f.gender = 'female' RETURN count(*) AS n"),
     Q("country_counts",
-      "MATCH (p:Person)-[:isLocatedIn]->(c:Place)-[:isPartOf]->(co:Place) RETURN co.name AS country, count(*) AS n "
+      "MATCH (p:Person)-[:Person_isLocatedIn]->(c:Place)-[:isPartOf]->(co:Place) RETURN co.name AS country, count(*) AS n "
       "ORDER BY n DESC, country LIMIT 10"),
     Q("work_from",
       "MATCH (p:Person)-[w:workAt]->(o:Organisation) WHERE w.workFrom < 2005 RETURN o.name AS org, count(*) AS n "
@@ -236,144 +239,11 @@ LDBC = [
 
 # ---- values ------------------------------------------------------------------------------------------------
 
-class _TextParser:
-    """Reads back the Cypher text quiver renders for untyped columns (null, true, 1, 1.5, 'x', [..], {..})."""
-
-    def __init__(self, s):
-        self.s, self.i = s, 0
-
-    def parse(self):
-        v = self.value()
-        self.ws()
-        if self.i != len(self.s):
-            raise ValueError("trailing text in %r" % self.s)
-        return v
-
-    def ws(self):
-        while self.i < len(self.s) and self.s[self.i] == " ":
-            self.i += 1
-
-    def value(self):
-        self.ws()
-        s, c = self.s, self.s[self.i]
-        if c == "'":
-            out, self.i = [], self.i + 1
-            while s[self.i] != "'":
-                if s[self.i] == "\\":
-                    self.i += 1
-                out.append(s[self.i])
-                self.i += 1
-            self.i += 1
-            return "".join(out)
-        if c == "[":
-            self.i += 1
-            items = []
-            self.ws()
-            if s[self.i] == "]":
-                self.i += 1
-                return items
-            while True:
-                items.append(self.value())
-                self.ws()
-                self.i += 1
-                if s[self.i - 1] == "]":
-                    return items
-        if c == "{":
-            self.i += 1
-            out = {}
-            self.ws()
-            if s[self.i] == "}":
-                self.i += 1
-                return out
-            while True:
-                self.ws()
-                j = s.index(":", self.i)
-                key = s[self.i:j].strip()
-                self.i = j + 1
-                out[key] = self.value()
-                self.ws()
-                self.i += 1
-                if s[self.i - 1] == "}":
-                    return out
-        m = re.compile(r"null|true|false|-?Infinity|NaN|-?\d+(\.\d*)?([eE][-+]?\d+)?").match(s, self.i)
-        if not m:
-            raise ValueError("cannot read %r at %d" % (s, self.i))
-        self.i = m.end()
-        t = m.group(0)
-        if t == "null":
-            return None
-        if t in ("true", "false"):
-            return t == "true"
-        if t in ("NaN", "Infinity", "-Infinity") or m.group(1) or m.group(2):
-            return float(t.replace("Infinity", "inf"))
-        return int(t)
-
-
-def _canon(v):
-    """A comparable, hashable form: floats to 10 significant digits, lists as tuples, maps sorted."""
-    if v is None or isinstance(v, (bool, str)):
-        return v
-    if isinstance(v, int):
-        return v
-    if isinstance(v, decimal.Decimal):
-        # Kuzu's sum of INT64 is an INT128 (a Decimal of scale 0 in Polars); an integer in Cypher.
-        return int(v) if v == v.to_integral_value() else _canon(float(v))
-    if isinstance(v, float):
-        if math.isnan(v):
-            return ("float", "NaN")
-        return ("float", float("%.10g" % v))
-    if isinstance(v, (list, tuple)):
-        return tuple(_canon(x) for x in v)
-    if isinstance(v, dict):
-        return tuple(sorted((k, _canon(x)) for k, x in v.items()))
-    return ("other", repr(v))
+_TextParser, _canon, _diff = cypher_compare.TextParser, cypher_compare.canon, cypher_compare.diff
 
 
 def _rows(kuzu_df, quiver_cols):
-    """Both results as lists of canonical tuples, quiver's text columns read back where Kuzu's are typed.
-
-    quiver_cols: [name, is_string, values] per column (cypher_worker.py)."""
-    import polars as pl
-
-    kcols = [kuzu_df.get_column(c) for c in kuzu_df.columns]
-    if len(kcols) != len(quiver_cols):
-        raise AssertionError("column count: kuzu %d %s, quiver %d %s"
-                             % (len(kcols), kuzu_df.columns, len(quiver_cols), [c[0] for c in quiver_cols]))
-    qvals = []
-    for kc, (_, is_string, vals) in zip(kcols, quiver_cols):
-        if is_string:
-            kv = [x for x in kc.to_list() if x is not None]
-            qv = [x for x in vals if x is not None]
-            quoted = qv and all(len(x) >= 2 and x[0] == "'" and x[-1] == "'" for x in qv)
-            kquoted = kv and all(isinstance(x, str) and x[:1] == "'" for x in kv)
-            if kc.dtype != pl.String or (quoted and not kquoted):
-                vals = [None if x is None else _TextParser(x).parse() for x in vals]
-        qvals.append(vals)
-    if not kcols:
-        return [()] * kuzu_df.height, []
-    krows = [tuple(_canon(v) for v in r) for r in zip(*[c.to_list() for c in kcols])]
-    qrows = [tuple(_canon(v) for v in r) for r in zip(*qvals)]
-    return krows, qrows
-
-
-def _diff(krows, qrows, ordered):
-    if ordered:
-        if krows == qrows:
-            return None
-        for i, (k, q) in enumerate(zip(krows, qrows)):
-            if k != q:
-                return "row %d: kuzu %r, quiver %r (kuzu %d rows, quiver %d)" % (i, k, q, len(krows), len(qrows))
-        return "kuzu %d rows, quiver %d (the first %d agree)" % (len(krows), len(qrows), min(len(krows), len(qrows)))
-    key = repr
-    ks, qs = sorted(krows, key=key), sorted(qrows, key=key)
-    if ks == qs:
-        return None
-    import collections
-
-    kc, qc = collections.Counter(krows), collections.Counter(qrows)
-    only_k, only_q = list((kc - qc).elements()), list((qc - kc).elements())
-    return ("kuzu %d rows, quiver %d; only in kuzu (%d): %r; only in quiver (%d): %r"
-            % (len(krows), len(qrows), len(only_k), only_k[:5], len(only_q), only_q[:5]))
+    return cypher_compare.rows(cypher_compare.kuzu_columns(kuzu_df), quiver_cols)
 
 
 # ---- the two graphs in both engines ------------------------------------------------------------------------

@@ -265,6 +265,24 @@ def test_dataset_graph(people_graph):
 
 
 @needs_engine
+def test_case_of_one_type_is_a_typed_column(people_graph):
+    """CASE whose every branch is one type (or null) comes out as that type, not as Cypher text."""
+    g = people_graph
+    for use_csr in (True, False):
+        df = g.cypher("MATCH (a:Person) OPTIONAL MATCH p = shortestPath((a)-[:KNOWS*]->(b:Person {id: 4})) "
+                      "RETURN a.id AS id, CASE WHEN p IS NULL THEN -1 ELSE length(p) END AS d ORDER BY id",
+                      use_csr=use_csr)
+        assert df.schema["d"] == pl.Int64 and df.rows() == [(1, 2), (2, 2), (3, 1), (4, -1)]
+    df = g.cypher("MATCH (a:Person) RETURN CASE a.name WHEN 'Ann' THEN a.age WHEN 'Bob' THEN null END AS x, "
+                  "CASE WHEN a.age > 35 THEN 'old' ELSE 'young' END AS y, "
+                  "CASE WHEN a.age > 35 THEN 1 ELSE 'young' END AS z, CASE WHEN a.age > 35 THEN 1.5 END AS w "
+                  "ORDER BY a.id")
+    assert [df.schema[c] for c in "xyzw"] == [pl.Int64, pl.String, pl.String, pl.Float64]
+    assert df.rows() == [(31, "young", "'young'", None), (None, "old", "1", 1.5), (None, "young", "'young'", None),
+                         (None, "old", "1", 1.5)]
+
+
+@needs_engine
 def test_explain(people_graph):
     q = "MATCH (a:Person)-[:KNOWS]->(b) RETURN b.name"
     plan = people_graph.explain(q)
