@@ -56,8 +56,10 @@ typedef struct qv_write_options {
  * not destroyed (the caller still owns it).  All or nothing: on any error
  * no version is published and files already written for it are removed.
  * QV_ERR_EXISTS: CREATE where a dataset is; QV_ERR_TYPE: APPEND with
- * another schema; QV_ERR_CONFLICT: another writer published the same
- * version first (retry).  *out_version (nullable) receives the new
+ * another schema; QV_ERR_CONFLICT: another writer's version conflicts
+ * (an append after a concurrent overwrite; a create after a concurrent
+ * create); compatible concurrent commits (appends, deletes) are rebased
+ * over (docs/writes.md "Commits and conflicts").  *out_version (nullable) receives the new
  * version number. */
 QV_API qv_status qv_dataset_write(const char *path, qv_batch_reader *reader, const qv_write_options *opts,
                                   int64_t *out_version, qv_error *err);
@@ -251,11 +253,12 @@ typedef struct qv_index_entry {
 QV_API int32_t qv_dataset_num_indices(const qv_dataset *ds);
 /* Entry i (pointers into ds, valid while it is open); zeroed when out of range. */
 QV_API void qv_dataset_index(const qv_dataset *ds, int32_t i, qv_index_entry *out);
-/* Commits a new version with ds's fragments and `indices` as its complete
- * index list (copied; their files must already be written and fsynced
+/* Commits a new version with the fragments of ds (or of the versions
+ * committed after it) and `indices` as its complete index list (copied; their files must already be written and fsynced
  * under _indices/).  operation is the version's operation name (<= 31
  * bytes).  A built_version or updated_version of 0 means the version this
- * commit creates.  QV_ERR_CONFLICT when ds is not the latest version; QV_ERR_INVALID
+ * commit creates.  QV_ERR_CONFLICT when a version committed after ds changed
+ * the index list (other changes are rebased over); QV_ERR_INVALID
  * when an entry would not pass the manifest's checks. */
 QV_API qv_status qv_dataset_commit_indices(const qv_dataset *ds, const qv_index_entry *indices, int32_t n,
                                            const char *operation, int64_t *out_version, qv_error *err);
@@ -264,7 +267,9 @@ QV_API qv_status qv_dataset_commit_indices(const qv_dataset *ds, const qv_index_
 
 /* Commits a new version marking rows deleted.  deleted[i] is a bitmap of
  * fragment i's rows (NULL = no new deletes there); merged with existing
- * deletions.  Fails with QV_ERR_CONFLICT if ds is not the latest version.
+ * deletions.  ds may be an older version: commits since are rebased over
+ * unless one of them replaced the contents, removed one of these
+ * fragments or changed its deletions (QV_ERR_CONFLICT naming it; retry).
  * A fragment left with no live row is not part of the new version. */
 QV_API qv_status qv_dataset_delete_rows(qv_dataset *ds, const uint8_t *const *deleted, int64_t *out_version,
                                         qv_error *err);

@@ -13,8 +13,8 @@
 #include "storage/datafile.h"
 #include "storage/format.h"
 #include "storage/gather.h"
-#include "storage/manifest.h"
 #include "storage/schema_codec.h"
+#include "storage/txn.h"
 
 typedef struct pending {
   qv_batch *batch;
@@ -30,8 +30,7 @@ typedef struct write_state {
   int64_t queued_rows;
   qvs_file_writer *cur; /* the fragment being written */
   int64_t cur_rows;
-  qvs_fragment_meta *done; /* finished fragments (ids assigned at commit) */
-  int32_t n_done, cap_done;
+  qvs_txn *txn; /* finished fragments go here (ids assigned at commit) */
 } write_state;
 
 static qv_status check_options(const qv_write_options *o, qv_error *err) {
@@ -76,19 +75,9 @@ static void describe_mismatch(const qv_schema *data, const qv_schema *ds, char *
 static qv_status finish_fragment(write_state *ws, qv_error *err) {
   if (!ws->cur) return QV_OK;
   QV_RETURN_NOT_OK(qvs_file_writer_finish(ws->cur, err));
-  if (ws->n_done == ws->cap_done) {
-    int32_t cap = ws->cap_done ? ws->cap_done * 2 : 8;
-    qvs_fragment_meta *d = qv_realloc(ws->done, (size_t)cap * sizeof *d);
-    if (!d) return qv_error_nomem(err, NULL);
-    ws->done = d;
-    ws->cap_done = cap;
-  }
-  qvs_fragment_meta *f = &ws->done[ws->n_done];
-  memset(f, 0, sizeof *f);
-  f->data_file = qv_strdup(qvs_file_writer_name(ws->cur));
-  if (!f->data_file) return qv_error_nomem(err, NULL);
-  f->num_rows = qvs_file_writer_rows(ws->cur);
-  ws->n_done++;
+  /* From here the transaction owns the file (removes it unless committed). */
+  qv_status st = qvs_txn_add_fragment(ws->txn, qvs_file_writer_name(ws->cur), qvs_file_writer_rows(ws->cur), err);
+  if (st != QV_OK) return st;
   qvs_commit_step("fragment-written");
   qvs_file_writer_destroy(ws->cur, true);
   ws->cur = NULL;
@@ -338,25 +327,42 @@ qv_status qv_dataset_write(const char *path, qv_batch_reader *reader, const qv_w
   ws.path = path;
   ws.schema = schema;
   ws.opts = *opts;
-  qvs_manifest base, next;
-  qvs_manifest_init(&base);
-  qvs_manifest_init(&next);
+  qvs_txn txn;
+  memset(&txn, 0, sizeof txn);
+  ws.txn = &txn;
   qv_status st = QV_OK;
   int64_t latest = 0, rows_done = 0;
   bool created_root = false;
 
   if ((st = qvs_latest_version(path, &latest, err)) != QV_OK) goto cleanup;
+  /* CREATE over a dataset is refused before its manifest is read (it may
+   * be damaged: the answer is still "exists"). */
+  if (latest == 0 || opts->mode != QV_WRITE_CREATE) {
+    if ((st = qvs_txn_begin(&txn, path, 0, "append", err)) != QV_OK) goto cleanup;
+    latest = txn.read_version;
+  }
   if (latest > 0 && opts->mode == QV_WRITE_CREATE) {
     st = qv_error_set(err, QV_ERR_EXISTS, "%s: a dataset already exists here (version %lld)", path, (long long)latest);
     goto cleanup;
   }
-  if (latest > 0 && (st = qvs_manifest_read_latest(path, latest, &base, err)) != QV_OK) goto cleanup;
-  if (latest > 0 && opts->mode == QV_WRITE_APPEND && !qv_schema_equal(schema, &base.schema)) {
+  if (latest > 0 && opts->mode == QV_WRITE_APPEND && !qv_schema_equal(schema, &txn.base.schema)) {
     char why[512];
-    describe_mismatch(schema, &base.schema, why, sizeof why);
+    describe_mismatch(schema, &txn.base.schema, why, sizeof why);
     st = qv_error_set(err, QV_ERR_TYPE, "%s: cannot append: the schema differs from the dataset's: %s", path, why);
     goto cleanup;
   }
+  /* A first write is a create (an append that finds a dataset of its
+   * schema committed meanwhile becomes an append); an overwrite replaces
+   * whatever it finds; an append adds fragments. */
+  if (latest == 0) {
+    snprintf(txn.operation, sizeof txn.operation, "create");
+    st = qvs_txn_replace(&txn, QVS_TXN_CREATE, schema, err);
+    txn.create_or_append = opts->mode == QV_WRITE_APPEND;
+  } else if (opts->mode == QV_WRITE_OVERWRITE) {
+    snprintf(txn.operation, sizeof txn.operation, "overwrite");
+    st = qvs_txn_replace(&txn, QVS_TXN_OVERWRITE, schema, err);
+  }
+  if (st != QV_OK) goto cleanup;
   struct stat sb;
   created_root = stat(path, &sb) != 0;
   if ((st = qvs_ensure_layout(path, err)) != QV_OK) goto cleanup;
@@ -384,58 +390,13 @@ qv_status qv_dataset_write(const char *path, qv_batch_reader *reader, const qv_w
   }
   if ((st = drain(&ws, true, err)) != QV_OK) goto cleanup;
   if ((st = finish_fragment(&ws, err)) != QV_OK) goto cleanup;
-  if (ws.n_done) {
-    char *data_dir = qvb_path_join(path, "data");
-    if (!data_dir) {
-      st = qv_error_nomem(err, NULL);
-      goto cleanup;
-    }
-    st = qvb_file_fsync_dir(data_dir, err);
-    qv_free(data_dir);
-    if (st != QV_OK) goto cleanup;
-  }
-  qvs_commit_step("data-written");
-
-  /* the new manifest */
-  next.version = latest + 1;
-  next.timestamp_ms = qvs_now_ms();
-  snprintf(next.operation, sizeof next.operation, "%s",
-           latest == 0                        ? "create"
-           : opts->mode == QV_WRITE_OVERWRITE ? "overwrite"
-                                              : "append");
-  if (qv_schema_copy(opts->mode == QV_WRITE_APPEND && latest > 0 ? &base.schema : schema, &next.schema) != QV_OK) {
-    st = qv_error_nomem(err, NULL);
-    goto cleanup;
-  }
-  next.next_fragment_id = base.next_fragment_id;
-  if (opts->mode == QV_WRITE_APPEND)
-    for (int32_t i = 0; i < base.n_fragments; i++)
-      if ((st = qvs_manifest_add_fragment(&next, &base.fragments[i], err)) != QV_OK) goto cleanup;
-  for (int32_t i = 0; i < ws.n_done; i++) {
-    ws.done[i].id = next.next_fragment_id++;
-    if ((st = qvs_manifest_add_fragment(&next, &ws.done[i], err)) != QV_OK) goto cleanup;
-  }
-  /* Appended fragments are not covered until the indices are optimized;
-   * an overwrite starts without indices (its schema may differ). */
-  if (opts->mode == QV_WRITE_APPEND && (st = qvs_manifest_carry_indices(&next, &base, err)) != QV_OK) goto cleanup;
-  if ((st = qvs_publish_manifest(path, &next, err)) != QV_OK) goto cleanup;
-  if (out_version) *out_version = next.version;
+  if ((st = qvs_txn_commit(&txn, out_version, err)) != QV_OK) goto cleanup;
 
 cleanup:
-  if (st != QV_OK) {
-    qvs_file_writer_destroy(ws.cur, false);
-    for (int32_t i = 0; i < ws.n_done; i++) {
-      char *p = qvb_path_join(path, ws.done[i].data_file);
-      if (p) remove(p);
-      qv_free(p);
-    }
-    if (created_root) remove_new_layout(path);
-  }
-  for (int32_t i = 0; i < ws.n_done; i++) qv_free(ws.done[i].data_file);
-  qv_free(ws.done);
+  if (st != QV_OK) qvs_file_writer_destroy(ws.cur, false);
+  qvs_txn_reset(&txn); /* removes the data files unless committed */
+  if (st != QV_OK && created_root) remove_new_layout(path);
   for (int32_t i = 0; i < ws.q_len; i++) qv_batch_release(ws.queue[i].batch);
   qv_free(ws.queue);
-  qvs_manifest_reset(&base);
-  qvs_manifest_reset(&next);
   return st;
 }
