@@ -45,11 +45,15 @@ typedef struct qv_write_options {
   /* Called after each batch with the rows written so far; may be NULL. */
   void (*progress)(void *ctx, int64_t rows_done);
   void *progress_ctx;
+  /* Version 2: a data file is finished once it holds this many bytes
+   * (checked after each page, so a file ends within one page of it; 0 =
+   * no limit, files cut by max_rows_per_file only). */
+  int64_t max_bytes_per_file;
 } qv_write_options;
 
-#define QV_WRITE_OPTIONS_VERSION 1
+#define QV_WRITE_OPTIONS_VERSION 2
 #define QV_WRITE_OPTIONS_INIT \
-  { QV_WRITE_OPTIONS_VERSION, QV_WRITE_CREATE, 8192, 1048576, QV_COMPRESSION_AUTO, 0, true, NULL, NULL }
+  { QV_WRITE_OPTIONS_VERSION, QV_WRITE_CREATE, 8192, 1048576, QV_COMPRESSION_AUTO, 0, true, NULL, NULL, 0 }
 
 /* Writes every batch of reader as a new version of the dataset at path
  * (mode as in opts; opts NULL = defaults).  The reader is read to its end,
@@ -134,6 +138,57 @@ QV_API qv_status qv_dataset_list_versions(const char *path, qv_version_entry **o
  * the new version number first (retry).  *out_version (nullable) receives
  * the new version number. */
 QV_API qv_status qv_dataset_restore(const char *path, int64_t version, int64_t *out_version, qv_error *err);
+
+/* ---- merge (upsert) -------------------------------------------------- */
+
+typedef enum qv_merge_matched {
+  QV_MERGE_UPDATE = 0,     /* a matched target row is replaced by its source row (update_columns: only those) */
+  QV_MERGE_DO_NOTHING = 1, /* matched target rows stay as they are */
+  QV_MERGE_DELETE = 2      /* matched target rows are deleted */
+} qv_merge_matched;
+
+typedef struct qv_merge_options {
+  int version;           /* QV_MERGE_OPTIONS_VERSION */
+  const char *const *on; /* key columns (1..64), present in the dataset and the source */
+  int32_t n_on;
+  qv_merge_matched when_matched;     /* default QV_MERGE_UPDATE */
+  const char *const *update_columns; /* QV_MERGE_UPDATE: the columns taken from the source (0 = all) */
+  int32_t n_update_columns;
+  bool insert_not_matched;           /* source rows matching no target row are inserted (default true) */
+  bool delete_not_matched_by_source; /* target rows matching no source row are deleted (default false) */
+  qv_write_options write;            /* page and file sizes of the new fragments (mode is ignored) */
+} qv_merge_options;
+
+#define QV_MERGE_OPTIONS_VERSION 1
+#define QV_MERGE_OPTIONS_INIT \
+  { QV_MERGE_OPTIONS_VERSION, NULL, 0, QV_MERGE_UPDATE, NULL, 0, true, false, QV_WRITE_OPTIONS_INIT }
+
+typedef struct qv_merge_result {
+  int64_t version;  /* the version committed (the latest one when nothing changed) */
+  int64_t inserted; /* source rows inserted */
+  int64_t updated;  /* target rows replaced */
+  int64_t deleted;  /* target rows deleted (matched, or not matched by the source) */
+} qv_merge_result;
+
+/* Merges (upserts) source into the dataset at path on the key columns
+ * opts->on, as one new version (operation "merge"): a target row whose key
+ * equals a source row's is matched; matched rows are updated (marked in
+ * a deletion file, their replacement written to a new fragment), kept or
+ * deleted per when_matched; unmatched source rows are inserted; unmatched
+ * target rows are optionally deleted.  A key with a null in any of its
+ * columns matches nothing (it is inserted).  The source must have the
+ * dataset's schema; it is read whole (its keys are hashed in memory), the
+ * target fragment by fragment (key columns only, plus the rows an update
+ * of some columns keeps).  Nothing changes: no version is committed.
+ * QV_ERR_INVALID: two source rows with the same non-null key (the message
+ * names the rows and the key: "merge: source rows 2 and 5 have the same
+ * key (id=7)"); QV_ERR_NOT_FOUND: no dataset, no such key or update
+ * column; QV_ERR_TYPE: the source's schema differs; QV_ERR_CONFLICT: a
+ * concurrent commit replaced the contents or changed the deletions of a
+ * fragment this merge changes (docs/writes.md).  *out (nullable) gets the
+ * counts and the version. */
+QV_API qv_status qv_dataset_merge(const char *path, qv_batch_reader *source, const qv_merge_options *opts,
+                                  qv_merge_result *out, qv_error *err);
 
 /* ---- fragments, pages, statistics (what the scanner reads) ----------- */
 

@@ -95,6 +95,7 @@ from quiver._quiver import drop_index as _drop_index
 from quiver._quiver import list_indices as _list_indices
 from quiver._quiver import memory_trim
 from quiver._quiver import optimize_indices as _optimize_indices
+from quiver._quiver import merge as _merge
 from quiver._quiver import restore as _restore
 from quiver._quiver import write_dataset as _write_dataset
 from quiver._quiver import explain_bigquery_filter as _explain_bigquery_filter
@@ -135,6 +136,8 @@ __all__ = [
     "to_bigquery_filter",
     "to_lance_filter",
     "write_dataset",
+    "merge",
+    "MergeResult",
 ]
 __version__ = LIBQUIVER_VERSION
 
@@ -575,6 +578,61 @@ def write_dataset(
         page_rows=page_rows or 0,
         compression=compression,
     )
+
+
+@dataclasses.dataclass(frozen=True)
+class MergeResult:
+    """What ``merge`` did: the version it committed (the latest one when
+    nothing changed) and the rows it inserted, updated and deleted."""
+
+    version: int
+    inserted: int
+    updated: int
+    deleted: int
+
+
+def merge(
+    path: str | os.PathLike[str],
+    source: Any,
+    *,
+    on: str | list[str],
+    when_matched: str = "update",
+    when_not_matched: str = "insert",
+    when_not_matched_by_source: str = "keep",
+    update_columns: list[str] | None = None,
+) -> MergeResult:
+    """Merges (upserts) ``source`` into the dataset at ``path`` on the key
+    column(s) ``on``, as one new version.
+
+    A target row whose key equals a source row's is *matched*:
+    ``when_matched`` "update" replaces it by the source row (only the
+    ``update_columns`` when given), "nothing" keeps it, "delete" deletes it.
+    Source rows matching nothing are inserted (``when_not_matched="insert"``)
+    or dropped ("nothing"); target rows the source does not match are kept
+    (``when_not_matched_by_source="keep"``) or deleted ("delete").  A key
+    with a null in any of its columns matches nothing.  Two source rows with
+    the same key are an error naming it (``InvalidInput``).  ``source`` is
+    anything exporting an Arrow stream with the dataset's schema (a Polars
+    DataFrame, a pyarrow Table; a LazyFrame is collected first); it is held
+    in memory, the dataset is read fragment by fragment.  Replaced rows are
+    marked in deletion files; their new values go to new fragments.
+    """
+    if isinstance(source, pl.LazyFrame):
+        source = source.collect(engine="streaming")
+    if when_not_matched not in ("insert", "nothing"):
+        raise ValueError(f"when_not_matched must be one of insert, nothing, not {when_not_matched!r}")
+    if when_not_matched_by_source not in ("keep", "delete"):
+        raise ValueError(f"when_not_matched_by_source must be one of keep, delete, not {when_not_matched_by_source!r}")
+    version, inserted, updated, deleted = _merge(
+        os.fspath(path),
+        source,
+        on,
+        when_matched=when_matched,
+        insert=when_not_matched == "insert",
+        delete_not_matched=when_not_matched_by_source == "delete",
+        update_columns=update_columns,
+    )
+    return MergeResult(version, inserted, updated, deleted)
 
 
 def delete(path: str | os.PathLike[str], predicate: pl.Expr | str) -> tuple[int, int]:

@@ -274,6 +274,10 @@ static PyMethodDef module_methods[] = {
      "delete(path, *, filter=None, polars_json=None) -> (rows, version)\n\n"
      "Deletes the rows a Lance SQL filter or a Polars expression's JSON keeps; commits a version\n"
      "(unchanged when no row matched)."},
+    {"merge", (PyCFunction)(void (*)(void))qvpy_merge, METH_VARARGS | METH_KEYWORDS,
+     "merge(path, source, on, *, when_matched='update', insert=True, delete_not_matched=False,\n"
+     "      update_columns=None) -> (version, inserted, updated, deleted)\n\n"
+     "Upserts the Arrow stream of source into the dataset on the key columns (one version)."},
     {"restore", (PyCFunction)(void (*)(void))qvpy_restore, METH_VARARGS | METH_KEYWORDS,
      "restore(path, version) -> int\n\n"
      "Commits a new version equal to version (its files shared; no history rewritten); returns it."},

@@ -65,6 +65,7 @@ PyObject *qvpy_explain_bigquery_filter(PyObject *self, PyObject *args, PyObject 
 PyObject *qvpy_write_dataset(PyObject *self, PyObject *args, PyObject *kwargs);
 PyObject *qvpy_delete(PyObject *self, PyObject *args, PyObject *kwargs);
 PyObject *qvpy_restore(PyObject *self, PyObject *args, PyObject *kwargs);
+PyObject *qvpy_merge(PyObject *self, PyObject *args, PyObject *kwargs);
 PyObject *qvpy_create_index(PyObject *self, PyObject *args, PyObject *kwargs);
 PyObject *qvpy_drop_index(PyObject *self, PyObject *args, PyObject *kwargs);
 PyObject *qvpy_optimize_indices(PyObject *self, PyObject *args, PyObject *kwargs);

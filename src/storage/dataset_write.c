@@ -1,8 +1,9 @@
-/* qv_dataset_write: batches in, a new version out.  Rows are cut into
- * pages of page_rows (row-aligned across columns, also when a page spans
- * batches) and fragments of max_rows_per_file; finished data files are
- * fsynced, then the manifest is published.  All or nothing: on any error
+/* qv_dataset_write: batches in, a new version out.  The fragment sink
+ * (sink.c) cuts pages and data files as batches arrive, so memory does not
+ * grow with the input; finished data files are fsynced, then the manifest
+ * is published through the transaction (txn.c).  All or nothing: on any error
  * every file written for this version is removed and nothing is published. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,32 +11,11 @@
 #include <unistd.h>
 
 #include "base/wire.h"
-#include "storage/datafile.h"
 #include "storage/format.h"
-#include "storage/gather.h"
 #include "storage/schema_codec.h"
-#include "storage/txn.h"
-
-typedef struct pending {
-  qv_batch *batch;
-  int64_t start; /* first row not yet written */
-} pending;
-
-typedef struct write_state {
-  const char *path;
-  const qv_schema *schema;
-  qv_write_options opts;
-  pending *queue;
-  int32_t q_len, q_cap;
-  int64_t queued_rows;
-  qvs_file_writer *cur; /* the fragment being written */
-  int64_t cur_rows;
-  qvs_txn *txn; /* finished fragments go here (ids assigned at commit) */
-} write_state;
+#include "storage/sink.h"
 
 static qv_status check_options(const qv_write_options *o, qv_error *err) {
-  if (o->version < 1 || o->version > QV_WRITE_OPTIONS_VERSION)
-    return qv_error_set(err, QV_ERR_INVALID, "write options: unknown version %d", o->version);
   if (o->mode < QV_WRITE_CREATE || o->mode > QV_WRITE_OVERWRITE)
     return qv_error_set(err, QV_ERR_INVALID, "write options: unknown mode %d", (int)o->mode);
   if (o->page_rows < 1 || o->page_rows > QVS_MAX_PAGE_ROWS)
@@ -44,9 +24,23 @@ static qv_status check_options(const qv_write_options *o, qv_error *err) {
   if (o->max_rows_per_file < 1 || o->max_rows_per_file > QVS_MAX_FRAGMENT_ROWS)
     return qv_error_set(err, QV_ERR_INVALID, "write options: max_rows_per_file %lld is outside 1..%lld",
                         (long long)o->max_rows_per_file, (long long)QVS_MAX_FRAGMENT_ROWS);
+  if (o->max_bytes_per_file < 0)
+    return qv_error_set(err, QV_ERR_INVALID, "write options: max_bytes_per_file %lld is negative",
+                        (long long)o->max_bytes_per_file);
   if (o->compression < QV_COMPRESSION_AUTO || o->compression > QV_COMPRESSION_LZ4)
     return qv_error_set(err, QV_ERR_INVALID, "write options: unknown compression %d", (int)o->compression);
   return QV_OK;
+}
+
+qv_status qvs_write_options_get(const qv_write_options *in, qv_write_options *out, qv_error *err) {
+  *out = (qv_write_options)QV_WRITE_OPTIONS_INIT;
+  if (!in) return QV_OK;
+  if (in->version < 1 || in->version > QV_WRITE_OPTIONS_VERSION)
+    return qv_error_set(err, QV_ERR_INVALID, "write options: unknown version %d", in->version);
+  /* A version 1 caller's struct ends before max_bytes_per_file. */
+  memcpy(out, in, in->version == 1 ? offsetof(qv_write_options, max_bytes_per_file) : sizeof *out);
+  out->version = QV_WRITE_OPTIONS_VERSION;
+  return check_options(out, err);
 }
 
 /* Says how two schemas differ, for the append error. */
@@ -70,125 +64,6 @@ static void describe_mismatch(const qv_schema *data, const qv_schema *ds, char *
     }
   }
   snprintf(buf, size, "they differ");
-}
-
-static qv_status finish_fragment(write_state *ws, qv_error *err) {
-  if (!ws->cur) return QV_OK;
-  QV_RETURN_NOT_OK(qvs_file_writer_finish(ws->cur, err));
-  /* From here the transaction owns the file (removes it unless committed). */
-  qv_status st = qvs_txn_add_fragment(ws->txn, qvs_file_writer_name(ws->cur), qvs_file_writer_rows(ws->cur), err);
-  if (st != QV_OK) return st;
-  qvs_commit_step("fragment-written");
-  qvs_file_writer_destroy(ws->cur, true);
-  ws->cur = NULL;
-  ws->cur_rows = 0;
-  return QV_OK;
-}
-
-/* Column col's rows for the next page of k rows: the first queued batch
- * directly when it holds them all, else the pieces gathered into one. */
-static qv_status page_source(write_state *ws, int32_t col, int64_t k, qv_array **out, int64_t *start, qv_error *err) {
-  pending *p = &ws->queue[0];
-  if (p->batch->num_rows - p->start >= k) {
-    *out = qv_array_retain(p->batch->columns[col]);
-    *start = p->start;
-    return QV_OK;
-  }
-  *start = 0;
-  const qv_datatype *t = &ws->schema->fields[col].type;
-  if (!qvs_is_nested(t->id)) {
-    qvs_acc acc;
-    QV_RETURN_NOT_OK(qvs_acc_init(&acc, t, k, err));
-    int64_t left = k;
-    for (int32_t i = 0; left > 0; i++) {
-      pending *q = &ws->queue[i];
-      int64_t take = q->batch->num_rows - q->start < left ? q->batch->num_rows - q->start : left;
-      qv_status st = qvs_acc_append(&acc, q->batch->columns[col], NULL, q->start, take, err);
-      if (st != QV_OK) {
-        qvs_acc_reset(&acc);
-        return st;
-      }
-      left -= take;
-    }
-    return qvs_acc_finish(&acc, out, err);
-  }
-  /* nested: slices concatenated (the builder's slower path) */
-  qv_array **parts = qv_calloc((size_t)ws->q_len, sizeof *parts);
-  if (!parts) return qv_error_nomem(err, NULL);
-  int32_t n = 0;
-  qv_status st = QV_OK;
-  int64_t left = k;
-  for (int32_t i = 0; left > 0; i++) {
-    pending *q = &ws->queue[i];
-    int64_t take = q->batch->num_rows - q->start < left ? q->batch->num_rows - q->start : left;
-    if ((st = qv_array_slice(q->batch->columns[col], q->start, take, &parts[n], err)) != QV_OK) goto cleanup;
-    n++;
-    left -= take;
-  }
-  st = qv_array_concat(parts, n, out, err);
-cleanup:
-  for (int32_t j = 0; j < n; j++) qv_array_release(parts[j]);
-  qv_free(parts);
-  return st;
-}
-
-static qv_status emit_page(write_state *ws, int64_t k, qv_error *err) {
-  if (!ws->cur) QV_RETURN_NOT_OK(qvs_file_writer_open(ws->path, ws->schema, &ws->opts, &ws->cur, err));
-  for (int32_t c = 0; c < ws->schema->n_fields; c++) {
-    qv_array *a = NULL;
-    int64_t start = 0;
-    QV_RETURN_NOT_OK(page_source(ws, c, k, &a, &start, err));
-    qv_status st = qvs_file_writer_page(ws->cur, c, a, start, k, err);
-    qv_array_release(a);
-    QV_RETURN_NOT_OK(st);
-  }
-  /* consume k rows from the queue */
-  int64_t left = k;
-  while (left > 0) {
-    pending *q = &ws->queue[0];
-    int64_t avail = q->batch->num_rows - q->start;
-    if (avail > left) {
-      q->start += left;
-      left = 0;
-    } else {
-      left -= avail;
-      qv_batch_release(q->batch);
-      memmove(ws->queue, ws->queue + 1, (size_t)(ws->q_len - 1) * sizeof *ws->queue);
-      ws->q_len--;
-    }
-  }
-  ws->queued_rows -= k;
-  ws->cur_rows += k;
-  if (ws->cur_rows == ws->opts.max_rows_per_file) QV_RETURN_NOT_OK(finish_fragment(ws, err));
-  return QV_OK;
-}
-
-/* Writes pages while a full one is queued (all remaining rows when flush). */
-static qv_status drain(write_state *ws, bool flush, qv_error *err) {
-  for (;;) {
-    int64_t room = ws->opts.max_rows_per_file - ws->cur_rows;
-    int64_t k = ws->opts.page_rows < room ? ws->opts.page_rows : room;
-    if (ws->queued_rows < k) {
-      if (!flush || ws->queued_rows == 0) return QV_OK;
-      k = ws->queued_rows;
-    }
-    QV_RETURN_NOT_OK(emit_page(ws, k, err));
-  }
-}
-
-static qv_status enqueue(write_state *ws, qv_batch *b, qv_error *err) {
-  if (ws->q_len == ws->q_cap) {
-    int32_t cap = ws->q_cap ? ws->q_cap * 2 : 8;
-    pending *q = qv_realloc(ws->queue, (size_t)cap * sizeof *q);
-    if (!q) return qv_error_nomem(err, NULL);
-    ws->queue = q;
-    ws->q_cap = cap;
-  }
-  ws->queue[ws->q_len].batch = b;
-  ws->queue[ws->q_len].start = 0;
-  ws->q_len++;
-  ws->queued_rows += b->num_rows;
-  return QV_OK;
 }
 
 /* ---- names ------------------------------------------------------------ */
@@ -314,22 +189,18 @@ static void remove_new_layout(const char *path) {
 
 qv_status qv_dataset_write(const char *path, qv_batch_reader *reader, const qv_write_options *opts,
                            int64_t *out_version, qv_error *err) {
-  qv_write_options defaults = QV_WRITE_OPTIONS_INIT;
-  if (!opts) opts = &defaults;
+  qv_write_options o = QV_WRITE_OPTIONS_INIT;
   if (!path || !reader) return qv_error_set(err, QV_ERR_INVALID, "write: path and reader are required");
-  QV_RETURN_NOT_OK(check_options(opts, err));
+  QV_RETURN_NOT_OK(qvs_write_options_get(opts, &o, err));
+  opts = &o;
   const qv_schema *schema = reader->schema(reader);
   qv_status checked = qv_dataset_check_schema(schema, err);
   if (checked != QV_OK) return qv_error_prefix(err, checked, "write");
 
-  write_state ws;
-  memset(&ws, 0, sizeof ws);
-  ws.path = path;
-  ws.schema = schema;
-  ws.opts = *opts;
   qvs_txn txn;
   memset(&txn, 0, sizeof txn);
-  ws.txn = &txn;
+  qvs_sink ws;
+  qvs_sink_init(&ws, path, schema, opts, &txn);
   qv_status st = QV_OK;
   int64_t latest = 0, rows_done = 0;
   bool created_root = false;
@@ -376,27 +247,17 @@ qv_status qv_dataset_write(const char *path, qv_batch_reader *reader, const qv_w
       st = qv_error_set(err, QV_ERR_TYPE, "write: a batch's schema differs from the reader's schema");
       goto cleanup;
     }
-    if (b->num_rows == 0) {
-      qv_batch_release(b);
-      continue;
-    }
-    rows_done += b->num_rows;
-    if ((st = enqueue(&ws, b, err)) != QV_OK) {
-      qv_batch_release(b);
-      goto cleanup;
-    }
-    if ((st = drain(&ws, false, err)) != QV_OK) goto cleanup;
-    if (opts->progress) opts->progress(opts->progress_ctx, rows_done);
+    int64_t n = b->num_rows;
+    if ((st = qvs_sink_push(&ws, b, err)) != QV_OK) goto cleanup;
+    rows_done += n;
+    if (n > 0 && opts->progress) opts->progress(opts->progress_ctx, rows_done);
   }
-  if ((st = drain(&ws, true, err)) != QV_OK) goto cleanup;
-  if ((st = finish_fragment(&ws, err)) != QV_OK) goto cleanup;
+  if ((st = qvs_sink_finish(&ws, err)) != QV_OK) goto cleanup;
   if ((st = qvs_txn_commit(&txn, out_version, err)) != QV_OK) goto cleanup;
 
 cleanup:
-  if (st != QV_OK) qvs_file_writer_destroy(ws.cur, false);
+  qvs_sink_reset(&ws);
   qvs_txn_reset(&txn); /* removes the data files unless committed */
   if (st != QV_OK && created_root) remove_new_layout(path);
-  for (int32_t i = 0; i < ws.q_len; i++) qv_batch_release(ws.queue[i].batch);
-  qv_free(ws.queue);
   return st;
 }

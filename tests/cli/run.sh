@@ -477,5 +477,26 @@ run scan-count-select q scan ds --count --select id
 run scan-count-format q scan ds --count --format csv
 run explain-count q explain ds --count
 
+# quiver merge: the source is a dataset of the same schema (id 3 changed, id
+# 9 new: people_upd.csv) or an Arrow IPC file (ids 3 and 4 as they are).
+q import "$here/data/people.csv" mg --quiet > /dev/null 2>&1
+q import "$here/data/people_upd.csv" mg-upd --quiet > /dev/null 2>&1
+q scan mg --filter "id = 3 OR id = 4" --format arrow > mg-src.arrow
+run merge-help q merge --help
+run merge-needs-on q merge mg mg-src.arrow
+run merge-bad-when q merge mg mg-src.arrow --on id --when-matched sometimes
+run merge-same-rows q merge mg mg-src.arrow --on id --when-matched nothing --no-insert
+run merge-update-columns q merge mg mg-upd --on id --update-columns name,city --no-insert
+run merge-after-update-columns q scan mg --select id,name,age,city --format csv
+run merge-upsert q merge mg mg-upd --on id
+run merge-after-upsert q scan mg --select id,name,age,city --format csv
+run merge-delete q merge mg mg-src.arrow --on id --when-matched delete
+run merge-after-delete q scan mg --select id --format csv
+run merge-reinsert q merge mg mg-src.arrow --on id,name
+run merge-after-reinsert q scan mg --select id --format csv
+run merge-bad-key q merge mg mg-src.arrow --on nope
+run merge-dataset-source q merge mg mg --on id --delete-not-matched
+run merge-versions q versions mg
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

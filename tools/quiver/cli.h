@@ -24,6 +24,7 @@ int cmd_index(int argc, char **argv);
 int cmd_bigquery_filter(int argc, char **argv);
 int cmd_graph(int argc, char **argv);
 int cmd_cypher(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
 
 /* Prints "quiver CMD: message" to stderr and returns 1. */
 int cli_fail(const char *cmd, const qv_error *err);

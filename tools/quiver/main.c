@@ -19,6 +19,7 @@ static const struct {
     {"versions", cmd_versions, "list a dataset's versions and whether each reads (ok or damaged)"},
     {"restore", cmd_restore, "commit a new version equal to an older one (the way back from a damaged one)"},
     {"delete", cmd_delete, "delete the rows that match a filter (a new version)"},
+    {"merge", cmd_merge, "upsert a dataset or Arrow IPC source into a dataset on key columns (a new version)"},
     {"index", cmd_index, "create, list, drop or optimize scalar indices (btree, bitmap, ngram, label_list)"},
     {"lance-filter", cmd_lance_filter, "translate a Polars expression into a Lance SQL filter (--explain, --schema)"},
     {"bigquery-filter", cmd_bigquery_filter,
