@@ -68,6 +68,14 @@ typedef struct qv_write_options {
 QV_API qv_status qv_dataset_write(const char *path, qv_batch_reader *reader, const qv_write_options *opts,
                                   int64_t *out_version, qv_error *err);
 
+/* qv_dataset_write from an Arrow C stream (takes ownership of stream,
+ * released also on failure).  Batches are read one at a time and written
+ * as they come: memory does not grow with the stream's length (the queued
+ * rows are less than one page beyond the batch being written; measured in
+ * docs/writes.md "Streaming writes"). */
+QV_API qv_status qv_dataset_write_stream(const char *path, struct ArrowArrayStream *stream,
+                                         const qv_write_options *opts, int64_t *out_version, qv_error *err);
+
 /* Whether qv_dataset_write accepts schema (it checks it the same way, before
  * it reads a batch or creates anything, prefixing its message "write: "): at
  * least one column, types the format holds, and no two columns, nor two
@@ -189,6 +197,88 @@ typedef struct qv_merge_result {
  * counts and the version. */
 QV_API qv_status qv_dataset_merge(const char *path, qv_batch_reader *source, const qv_merge_options *opts,
                                   qv_merge_result *out, qv_error *err);
+
+/* ---- maintenance: compaction, cleanup, tags ---------------------------- */
+
+typedef struct qv_compact_options {
+  int version; /* QV_COMPACT_OPTIONS_VERSION */
+  int64_t
+      target_rows_per_file; /* rows per new data file; fragments with fewer than half this many live rows are small */
+  double max_deleted_fraction; /* fragments with more of their rows deleted are rewritten (0..1) */
+  qv_write_options write;      /* page size, compression of the new files (mode, max_rows_per_file ignored) */
+} qv_compact_options;
+
+#define QV_COMPACT_OPTIONS_VERSION 1
+#define QV_COMPACT_OPTIONS_INIT \
+  { QV_COMPACT_OPTIONS_VERSION, 1048576, 0.1, QV_WRITE_OPTIONS_INIT }
+
+typedef struct qv_compact_result {
+  int64_t version;           /* the version committed (the latest when nothing was worth rewriting) */
+  int32_t fragments_removed; /* fragments rewritten */
+  int32_t fragments_added;   /* data files written */
+  int64_t rows_rewritten;    /* live rows copied */
+  int64_t rows_dropped;      /* deleted rows no longer stored */
+} qv_compact_result;
+
+/* Rewrites the small and the deletion-heavy fragments of the latest
+ * version into new data files of target_rows_per_file rows, as one new
+ * version (operation "compact"); a lone small fragment without deletions
+ * is left alone.  Every live row is kept (the rewritten ones move after
+ * the untouched fragments); deleted rows are dropped.  Index files of the
+ * rewritten fragments are dropped with them, so an index never points at
+ * a file that is gone: the new fragments are scanned in full until the
+ * indices are optimized (qv_index_optimize; quiver optimize does both).
+ * QV_ERR_NOT_FOUND: no dataset; QV_ERR_CONFLICT: a concurrent commit
+ * replaced the contents or changed a rewritten fragment.  *out nullable. */
+QV_API qv_status qv_dataset_compact(const char *path, const qv_compact_options *opts, qv_compact_result *out,
+                                    qv_error *err);
+
+typedef struct qv_cleanup_options {
+  int version;             /* QV_CLEANUP_OPTIONS_VERSION */
+  int64_t older_than_ms;   /* versions committed longer ago are removed; < 0: age removes none (default 7 days) */
+  int64_t keep_versions;   /* > 0: versions older than the newest keep_versions are removed too (default 0) */
+  int64_t orphan_grace_ms; /* files no version names are removed once this old (default 1 hour) */
+  bool dry_run;            /* count what would go, remove nothing */
+} qv_cleanup_options;
+
+#define QV_CLEANUP_OPTIONS_VERSION 1
+#define QV_CLEANUP_OPTIONS_INIT \
+  { QV_CLEANUP_OPTIONS_VERSION, INT64_C(7) * 24 * 3600 * 1000, 0, INT64_C(3600) * 1000, false }
+
+typedef struct qv_cleanup_result {
+  int64_t versions_removed;
+  int64_t files_removed;   /* data, deletion, index and temp files */
+  int64_t orphans_removed; /* of those, the ones no version named */
+  int64_t bytes_removed;
+  bool files_kept_for_damaged; /* a kept version does not read: no file was removed */
+} qv_cleanup_result;
+
+/* Removes old versions (by age or count, as opts says) and the files only
+ * they name, and orphaned files (named by no version: left by a writer
+ * that crashed or lost a conflict) older than orphan_grace_ms.  Never
+ * removes the latest version, a tagged one (qv_dataset_tag) or a damaged
+ * one, nor a file a kept version names; when a kept version is damaged no
+ * file is removed (what it names is unknown).  Manifests go first, so a
+ * cleanup killed part way leaves files that the next one removes.  Only
+ * names of the shapes quiver writes are touched.  A restore of a version
+ * being removed, running at the same time, can lose its files: do not run
+ * the two together.  *out nullable. */
+QV_API qv_status qv_dataset_cleanup(const char *path, const qv_cleanup_options *opts, qv_cleanup_result *out,
+                                    qv_error *err);
+
+typedef struct qv_tag {
+  char name[65]; /* 1..64 of [A-Za-z0-9_.-] */
+  int64_t version;
+} qv_tag;
+
+/* Names version `version` (which must read) `name`: _tags/<name>.tag.
+ * Cleanup keeps tagged versions.  QV_ERR_EXISTS: the tag exists (untag
+ * first); QV_ERR_NOT_FOUND: no such version; QV_ERR_INVALID: a bad name. */
+QV_API qv_status qv_dataset_tag(const char *path, const char *name, int64_t version, qv_error *err);
+/* Removes a tag (the version stays).  QV_ERR_NOT_FOUND: no such tag. */
+QV_API qv_status qv_dataset_untag(const char *path, const char *name, qv_error *err);
+/* Every tag, by name; *out qv_malloc'd (qv_free), NULL with *n 0 when none. */
+QV_API qv_status qv_dataset_tags(const char *path, qv_tag **out, int64_t *n, qv_error *err);
 
 /* ---- fragments, pages, statistics (what the scanner reads) ----------- */
 

@@ -278,6 +278,21 @@ static PyMethodDef module_methods[] = {
      "merge(path, source, on, *, when_matched='update', insert=True, delete_not_matched=False,\n"
      "      update_columns=None) -> (version, inserted, updated, deleted)\n\n"
      "Upserts the Arrow stream of source into the dataset on the key columns (one version)."},
+    {"write_batches", (PyCFunction)(void (*)(void))qvpy_write_batches, METH_VARARGS | METH_KEYWORDS,
+     "write_batches(frames, path, *, mode='create', max_rows_per_file=0, max_bytes_per_file=0, page_rows=0,\n"
+     "              compression='auto') -> int\n\n"
+     "Writes an iterator of Arrow-stream objects (e.g. DataFrames) one at a time as a new version."},
+    {"compact", (PyCFunction)(void (*)(void))qvpy_compact, METH_VARARGS | METH_KEYWORDS,
+     "compact(path, *, target_rows_per_file=0, max_deleted_fraction=-1.0)\n"
+     "    -> (version, fragments_removed, fragments_added, rows_rewritten, rows_dropped)"},
+    {"cleanup", (PyCFunction)(void (*)(void))qvpy_cleanup, METH_VARARGS | METH_KEYWORDS,
+     "cleanup(path, *, older_than_ms, keep_versions, orphan_grace_ms, dry_run)\n"
+     "    -> (versions_removed, files_removed, orphans_removed, bytes_removed, files_kept_for_damaged)"},
+    {"tag", (PyCFunction)(void (*)(void))qvpy_tag, METH_VARARGS | METH_KEYWORDS, "tag(path, name, version) -> None"},
+    {"untag", (PyCFunction)(void (*)(void))qvpy_untag, METH_VARARGS | METH_KEYWORDS, "untag(path, name) -> None"},
+    {"tags", (PyCFunction)(void (*)(void))qvpy_tags, METH_VARARGS | METH_KEYWORDS, "tags(path) -> [(name, version)]"},
+    {"versions", (PyCFunction)(void (*)(void))qvpy_versions, METH_VARARGS | METH_KEYWORDS,
+     "versions(path) -> [(version, timestamp_ms, operation, rows, fragments, ok, message)]"},
     {"restore", (PyCFunction)(void (*)(void))qvpy_restore, METH_VARARGS | METH_KEYWORDS,
      "restore(path, version) -> int\n\n"
      "Commits a new version equal to version (its files shared; no history rewritten); returns it."},

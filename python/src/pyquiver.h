@@ -66,6 +66,15 @@ PyObject *qvpy_write_dataset(PyObject *self, PyObject *args, PyObject *kwargs);
 PyObject *qvpy_delete(PyObject *self, PyObject *args, PyObject *kwargs);
 PyObject *qvpy_restore(PyObject *self, PyObject *args, PyObject *kwargs);
 PyObject *qvpy_merge(PyObject *self, PyObject *args, PyObject *kwargs);
+/* sink.c */
+PyObject *qvpy_write_batches(PyObject *self, PyObject *args, PyObject *kwargs);
+/* maintain.c */
+PyObject *qvpy_compact(PyObject *self, PyObject *args, PyObject *kwargs);
+PyObject *qvpy_cleanup(PyObject *self, PyObject *args, PyObject *kwargs);
+PyObject *qvpy_tag(PyObject *self, PyObject *args, PyObject *kwargs);
+PyObject *qvpy_untag(PyObject *self, PyObject *args, PyObject *kwargs);
+PyObject *qvpy_tags(PyObject *self, PyObject *args, PyObject *kwargs);
+PyObject *qvpy_versions(PyObject *self, PyObject *args, PyObject *kwargs);
 PyObject *qvpy_create_index(PyObject *self, PyObject *args, PyObject *kwargs);
 PyObject *qvpy_drop_index(PyObject *self, PyObject *args, PyObject *kwargs);
 PyObject *qvpy_optimize_indices(PyObject *self, PyObject *args, PyObject *kwargs);

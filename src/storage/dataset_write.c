@@ -261,3 +261,13 @@ cleanup:
   if (st != QV_OK && created_root) remove_new_layout(path);
   return st;
 }
+
+qv_status qv_dataset_write_stream(const char *path, struct ArrowArrayStream *stream, const qv_write_options *opts,
+                                  int64_t *out_version, qv_error *err) {
+  if (!stream) return qv_error_set(err, QV_ERR_INVALID, "write: stream is NULL");
+  qv_batch_reader *reader = NULL;
+  QV_RETURN_NOT_OK(qv_import_stream(stream, &reader, err));
+  qv_status st = qv_dataset_write(path, reader, opts, out_version, err);
+  qv_batch_reader_destroy(reader);
+  return st;
+}

@@ -498,5 +498,41 @@ run merge-bad-key q merge mg mg-src.arrow --on nope
 run merge-dataset-source q merge mg mg --on id --delete-not-matched
 run merge-versions q versions mg
 
+# quiver optimize / tag / cleanup on the merged dataset (5 versions, small
+# fragments with deletions).
+q index create mg --column age --type btree > /dev/null
+for m in create append append; do q import "$here/data/people.csv" opt --mode $m --quiet > /dev/null 2>&1; done
+q delete opt --filter "id = 2" > /dev/null
+q index create opt --column age --type btree > /dev/null
+run optimize-help q optimize --help
+run optimize-before q scan opt --select id,name --filter "age > 30" --format csv
+run optimize q optimize opt --target-rows 100
+run optimize-again q optimize opt --target-rows 100
+run optimize-after q scan opt --select id,name --filter "age > 30" --format csv
+run optimize-explain q explain opt --filter "age > 30"
+run optimize-versions q versions opt
+run tag-help q tag --help
+run tag-none q tag mg
+run tag-create q tag mg keep-me --version 2
+run tag-latest q tag mg newest
+run tag-exists q tag mg keep-me
+run tag-bad-name q tag mg 'no/slash'
+run tag-list q tag mg
+run cleanup-help q cleanup --help
+run cleanup-bad-age q cleanup mg --older-than soon
+run cleanup-dry-run q cleanup mg --older-than 0 --dry-run
+run cleanup q cleanup mg --older-than 0
+run cleanup-versions q versions mg
+run cleanup-after q scan mg --select id,name --filter "age > 30" --format csv
+run cleanup-old-tagged q scan mg --version 2 --select id --format csv
+run tag-delete q tag mg keep-me --delete
+run cleanup-untagged q cleanup mg --older-than 0
+run cleanup-versions-untagged q versions mg
+
+# import --max-bytes-per-file: a file ends after the page that reaches the limit
+run import-max-bytes q import "$here/data/people.csv" mb --max-bytes-per-file 1 --page-rows 2 --quiet
+run import-max-bytes-versions q versions mb
+run import-max-bytes-bad q import "$here/data/people.csv" mb2 --max-bytes-per-file 0
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
