@@ -198,6 +198,39 @@ typedef struct qv_merge_result {
 QV_API qv_status qv_dataset_merge(const char *path, qv_batch_reader *source, const qv_merge_options *opts,
                                   qv_merge_result *out, qv_error *err);
 
+/* ---- fragments written elsewhere (distributed writers) ----------------- */
+
+/* Writes the reader's rows as data files of the dataset at path (its
+ * directories created when missing) without committing anything; *out
+ * (qv_malloc'd, qv_free) gets a small text value describing them, the
+ * "fragment set": the schema and each data file with its rows.  Sets from
+ * any number of writers are committed together by
+ * qv_dataset_commit_fragments.  Files never committed are orphans that
+ * qv_dataset_cleanup removes.  On error no file is left. */
+QV_API qv_status qv_dataset_write_fragments(const char *path, qv_batch_reader *reader, const qv_write_options *opts,
+                                            char **out, qv_error *err);
+/* Commits the fragments of sets[0..n) (from qv_dataset_write_fragments,
+ * on this machine or another writing to the same directory) as one new
+ * version: QV_WRITE_APPEND adds them (creating the dataset when absent),
+ * QV_WRITE_OVERWRITE replaces the contents, QV_WRITE_CREATE requires no
+ * dataset.  Each set is checked (its lines, names and counts) and each
+ * data file's footer against it before anything is published.  Commits of
+ * other writers in between are rebased over (docs/writes.md).  Idempotent:
+ * when the latest version (or a concurrent winner) already holds every
+ * data file of the sets, nothing is committed and *out_version is that
+ * version.  A failed commit leaves the files (retry, or cleanup).
+ * QV_ERR_INVALID: a malformed set; QV_ERR_TYPE: schemas differ; the
+ * reader's code when a file does not match. */
+QV_API qv_status qv_dataset_commit_fragments(const char *path, const char *const *sets, int32_t n, qv_write_mode mode,
+                                             int64_t *out_version, qv_error *err);
+/* Opens version `version` (0 = latest) with only the fragments whose ids
+ * are ids[0..n) (in the version's order; its indices kept for them): a
+ * scanner over it (qv_scanner_open_dataset) reads just those fragments,
+ * with the same pushdown and indices.  QV_ERR_NOT_FOUND names an id the
+ * version lacks. */
+QV_API qv_status qv_dataset_open_fragments(const char *path, int64_t version, const int64_t *ids, int32_t n,
+                                           qv_dataset **out, qv_error *err);
+
 /* ---- maintenance: compaction, cleanup, tags ---------------------------- */
 
 typedef struct qv_compact_options {

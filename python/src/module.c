@@ -282,6 +282,13 @@ static PyMethodDef module_methods[] = {
      "write_batches(frames, path, *, mode='create', max_rows_per_file=0, max_bytes_per_file=0, page_rows=0,\n"
      "              compression='auto') -> int\n\n"
      "Writes an iterator of Arrow-stream objects (e.g. DataFrames) one at a time as a new version."},
+    {"write_fragments", (PyCFunction)(void (*)(void))qvpy_write_fragments, METH_VARARGS | METH_KEYWORDS,
+     "write_fragments(data, path, *, max_rows_per_file=0, page_rows=0) -> str\n\n"
+     "Writes data files without committing; returns the fragment set that commit_fragments takes."},
+    {"commit_fragments", (PyCFunction)(void (*)(void))qvpy_commit_fragments, METH_VARARGS | METH_KEYWORDS,
+     "commit_fragments(path, sets, mode='append') -> int\n\nCommits fragment sets as one version (idempotent)."},
+    {"fragments", (PyCFunction)(void (*)(void))qvpy_fragments, METH_VARARGS | METH_KEYWORDS,
+     "fragments(path, version=0) -> [(id, num_rows, num_deleted, data_file)]"},
     {"compact", (PyCFunction)(void (*)(void))qvpy_compact, METH_VARARGS | METH_KEYWORDS,
      "compact(path, *, target_rows_per_file=0, max_deleted_fraction=-1.0)\n"
      "    -> (version, fragments_removed, fragments_added, rows_rewritten, rows_dropped)"},

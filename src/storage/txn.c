@@ -77,7 +77,7 @@ qv_status qvs_txn_begin_blind(qvs_txn *t, const char *path, int64_t latest, cons
 void qvs_txn_reset(qvs_txn *t) {
   if (!t) return;
   for (int32_t i = 0; i < t->n_written; i++) {
-    if (!t->committed) remove(t->written[i]);
+    if (!t->committed && !t->keep_files) remove(t->written[i]);
     qv_free(t->written[i]);
   }
   qv_free(t->written);
@@ -405,6 +405,16 @@ static qv_status txn_conflict(qvs_txn *t, const qvs_manifest *p, const qvs_manif
   return QV_OK;
 }
 
+static bool holds_added(const qvs_txn *t, const qvs_manifest *w) {
+  for (int32_t i = 0; i < t->n_added; i++) {
+    bool found = false;
+    for (int32_t k = 0; k < w->n_fragments && !found; k++)
+      found = strcmp(w->fragments[k].data_file, t->added[i].data_file) == 0;
+    if (!found) return false;
+  }
+  return true;
+}
+
 /* ---- commit ------------------------------------------------------------------- */
 
 static qv_status fsync_sub(const char *path, const char *sub, qv_error *err) {
@@ -452,6 +462,12 @@ qv_status qvs_txn_commit(qvs_txn *t, int64_t *out_version, qv_error *err) {
     if (rst != QV_OK) {
       st = qvs_damaged_latest(t->path, version, "another writer committed first, and its ", QV_ERR_CONFLICT,
                               why.message, err);
+      break;
+    }
+    if (t->replay_ok && t->n_added > 0 && holds_added(t, &w)) { /* committed already, by a replay */
+      t->committed = true;
+      if (out_version) *out_version = version;
+      qvs_manifest_reset(&w);
       break;
     }
     if ((st = txn_conflict(t, cur, &w, err)) != QV_OK) {

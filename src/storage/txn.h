@@ -50,6 +50,8 @@ typedef struct qvs_txn {
   char **written; /* full paths of files this transaction wrote: removed unless committed */
   int32_t n_written, cap_written;
   bool committed;
+  bool keep_files; /* the files were written by someone else: never removed on abort */
+  bool replay_ok;  /* a winner holding every added data file is this commit, replayed: success */
 } qvs_txn;
 
 /* Begins from version `version` of the dataset at path (0 = the latest;
