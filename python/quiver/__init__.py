@@ -98,7 +98,10 @@ from quiver._quiver import memory_trim
 from quiver._quiver import optimize_indices as _optimize_indices
 from quiver._quiver import cleanup as _cleanup
 from quiver._quiver import compact as _compact
+from quiver._quiver import commit_fragments as _commit_fragments
+from quiver._quiver import fragments as _fragments
 from quiver._quiver import merge as _merge
+from quiver._quiver import write_fragments as _write_fragments
 from quiver._quiver import tag as _tag
 from quiver._quiver import tags as _tags
 from quiver._quiver import untag as _untag
@@ -145,6 +148,9 @@ __all__ = [
     "to_lance_filter",
     "write_dataset",
     "sink",
+    "write_fragments",
+    "commit_fragments",
+    "fragments",
     "merge",
     "MergeResult",
     "optimize",
@@ -640,6 +646,33 @@ def sink(
         page_rows=page_rows or 0,
         compression=compression,
     )
+
+
+def write_fragments(data: Any, path: str | os.PathLike[str], *, max_rows_per_file: int | None = None) -> str:
+    """Writes ``data`` (an Arrow stream: DataFrame, pyarrow Table...) as data
+    files of the dataset at ``path`` without committing; returns the
+    "fragment set", a small string that ``commit_fragments`` commits, from
+    this process or any other (e.g. Ray tasks writing, the driver
+    committing once).  Uncommitted files are orphans ``cleanup`` removes."""
+    if isinstance(data, pl.LazyFrame):
+        data = data.collect(engine="streaming")
+    return _write_fragments(data, os.fspath(path), max_rows_per_file=max_rows_per_file or 0)
+
+
+def commit_fragments(path: str | os.PathLike[str], sets: list[str], *, mode: str = "append") -> int:
+    """Commits fragment sets from ``write_fragments`` as one version (mode
+    "append", "create" or "overwrite"); returns it.  Idempotent: a replay of
+    sets already committed returns the version holding them."""
+    return _commit_fragments(os.fspath(path), list(sets), mode)
+
+
+def fragments(path: str | os.PathLike[str], version: int | None = None) -> list[dict[str, Any]]:
+    """The fragments of a version: id, num_rows, num_deleted, data_file.
+    ``quiver.Scanner(path, fragments=[id, ...])`` scans some of them."""
+    return [
+        {"id": i, "num_rows": n, "num_deleted": d, "data_file": f}
+        for i, n, d, f in _fragments(os.fspath(path), version or 0)
+    ]
 
 
 @dataclasses.dataclass(frozen=True)
