@@ -45,22 +45,36 @@ typedef struct qv_write_options {
   /* Called after each batch with the rows written so far; may be NULL. */
   void (*progress)(void *ctx, int64_t rows_done);
   void *progress_ctx;
+  /* Version 2: a data file is finished once it holds this many bytes
+   * (checked after each page, so a file ends within one page of it; 0 =
+   * no limit, files cut by max_rows_per_file only). */
+  int64_t max_bytes_per_file;
 } qv_write_options;
 
-#define QV_WRITE_OPTIONS_VERSION 1
+#define QV_WRITE_OPTIONS_VERSION 2
 #define QV_WRITE_OPTIONS_INIT \
-  { QV_WRITE_OPTIONS_VERSION, QV_WRITE_CREATE, 8192, 1048576, QV_COMPRESSION_AUTO, 0, true, NULL, NULL }
+  { QV_WRITE_OPTIONS_VERSION, QV_WRITE_CREATE, 8192, 1048576, QV_COMPRESSION_AUTO, 0, true, NULL, NULL, 0 }
 
 /* Writes every batch of reader as a new version of the dataset at path
  * (mode as in opts; opts NULL = defaults).  The reader is read to its end,
  * not destroyed (the caller still owns it).  All or nothing: on any error
  * no version is published and files already written for it are removed.
  * QV_ERR_EXISTS: CREATE where a dataset is; QV_ERR_TYPE: APPEND with
- * another schema; QV_ERR_CONFLICT: another writer published the same
- * version first (retry).  *out_version (nullable) receives the new
+ * another schema; QV_ERR_CONFLICT: another writer's version conflicts
+ * (an append after a concurrent overwrite; a create after a concurrent
+ * create); compatible concurrent commits (appends, deletes) are rebased
+ * over (docs/writes.md "Commits and conflicts").  *out_version (nullable) receives the new
  * version number. */
 QV_API qv_status qv_dataset_write(const char *path, qv_batch_reader *reader, const qv_write_options *opts,
                                   int64_t *out_version, qv_error *err);
+
+/* qv_dataset_write from an Arrow C stream (takes ownership of stream,
+ * released also on failure).  Batches are read one at a time and written
+ * as they come: memory does not grow with the stream's length (the queued
+ * rows are less than one page beyond the batch being written; measured in
+ * docs/writes.md "Streaming writes"). */
+QV_API qv_status qv_dataset_write_stream(const char *path, struct ArrowArrayStream *stream,
+                                         const qv_write_options *opts, int64_t *out_version, qv_error *err);
 
 /* Whether qv_dataset_write accepts schema (it checks it the same way, before
  * it reads a batch or creates anything, prefixing its message "write: "): at
@@ -132,6 +146,172 @@ QV_API qv_status qv_dataset_list_versions(const char *path, qv_version_entry **o
  * the new version number first (retry).  *out_version (nullable) receives
  * the new version number. */
 QV_API qv_status qv_dataset_restore(const char *path, int64_t version, int64_t *out_version, qv_error *err);
+
+/* ---- merge (upsert) -------------------------------------------------- */
+
+typedef enum qv_merge_matched {
+  QV_MERGE_UPDATE = 0,     /* a matched target row is replaced by its source row (update_columns: only those) */
+  QV_MERGE_DO_NOTHING = 1, /* matched target rows stay as they are */
+  QV_MERGE_DELETE = 2      /* matched target rows are deleted */
+} qv_merge_matched;
+
+typedef struct qv_merge_options {
+  int version;           /* QV_MERGE_OPTIONS_VERSION */
+  const char *const *on; /* key columns (1..64), present in the dataset and the source */
+  int32_t n_on;
+  qv_merge_matched when_matched;     /* default QV_MERGE_UPDATE */
+  const char *const *update_columns; /* QV_MERGE_UPDATE: the columns taken from the source (0 = all) */
+  int32_t n_update_columns;
+  bool insert_not_matched;           /* source rows matching no target row are inserted (default true) */
+  bool delete_not_matched_by_source; /* target rows matching no source row are deleted (default false) */
+  qv_write_options write;            /* page and file sizes of the new fragments (mode is ignored) */
+} qv_merge_options;
+
+#define QV_MERGE_OPTIONS_VERSION 1
+#define QV_MERGE_OPTIONS_INIT \
+  { QV_MERGE_OPTIONS_VERSION, NULL, 0, QV_MERGE_UPDATE, NULL, 0, true, false, QV_WRITE_OPTIONS_INIT }
+
+typedef struct qv_merge_result {
+  int64_t version;  /* the version committed (the latest one when nothing changed) */
+  int64_t inserted; /* source rows inserted */
+  int64_t updated;  /* target rows replaced */
+  int64_t deleted;  /* target rows deleted (matched, or not matched by the source) */
+} qv_merge_result;
+
+/* Merges (upserts) source into the dataset at path on the key columns
+ * opts->on, as one new version (operation "merge"): a target row whose key
+ * equals a source row's is matched; matched rows are updated (marked in
+ * a deletion file, their replacement written to a new fragment), kept or
+ * deleted per when_matched; unmatched source rows are inserted; unmatched
+ * target rows are optionally deleted.  A key with a null in any of its
+ * columns matches nothing (it is inserted).  The source must have the
+ * dataset's schema; it is read whole (its keys are hashed in memory), the
+ * target fragment by fragment (key columns only, plus the rows an update
+ * of some columns keeps).  Nothing changes: no version is committed.
+ * QV_ERR_INVALID: two source rows with the same non-null key (the message
+ * names the rows and the key: "merge: source rows 2 and 5 have the same
+ * key (id=7)"); QV_ERR_NOT_FOUND: no dataset, no such key or update
+ * column; QV_ERR_TYPE: the source's schema differs; QV_ERR_CONFLICT: a
+ * concurrent commit replaced the contents or changed the deletions of a
+ * fragment this merge changes (docs/writes.md).  *out (nullable) gets the
+ * counts and the version. */
+QV_API qv_status qv_dataset_merge(const char *path, qv_batch_reader *source, const qv_merge_options *opts,
+                                  qv_merge_result *out, qv_error *err);
+
+/* ---- fragments written elsewhere (distributed writers) ----------------- */
+
+/* Writes the reader's rows as data files of the dataset at path (its
+ * directories created when missing) without committing anything; *out
+ * (qv_malloc'd, qv_free) gets a small text value describing them, the
+ * "fragment set": the schema and each data file with its rows.  Sets from
+ * any number of writers are committed together by
+ * qv_dataset_commit_fragments.  Files never committed are orphans that
+ * qv_dataset_cleanup removes.  On error no file is left. */
+QV_API qv_status qv_dataset_write_fragments(const char *path, qv_batch_reader *reader, const qv_write_options *opts,
+                                            char **out, qv_error *err);
+/* Commits the fragments of sets[0..n) (from qv_dataset_write_fragments,
+ * on this machine or another writing to the same directory) as one new
+ * version: QV_WRITE_APPEND adds them (creating the dataset when absent),
+ * QV_WRITE_OVERWRITE replaces the contents, QV_WRITE_CREATE requires no
+ * dataset.  Each set is checked (its lines, names and counts) and each
+ * data file's footer against it before anything is published.  Commits of
+ * other writers in between are rebased over (docs/writes.md).  Idempotent:
+ * when the latest version (or a concurrent winner) already holds every
+ * data file of the sets, nothing is committed and *out_version is that
+ * version.  A failed commit leaves the files (retry, or cleanup).
+ * QV_ERR_INVALID: a malformed set; QV_ERR_TYPE: schemas differ; the
+ * reader's code when a file does not match. */
+QV_API qv_status qv_dataset_commit_fragments(const char *path, const char *const *sets, int32_t n, qv_write_mode mode,
+                                             int64_t *out_version, qv_error *err);
+/* Opens version `version` (0 = latest) with only the fragments whose ids
+ * are ids[0..n) (in the version's order; its indices kept for them): a
+ * scanner over it (qv_scanner_open_dataset) reads just those fragments,
+ * with the same pushdown and indices.  QV_ERR_NOT_FOUND names an id the
+ * version lacks. */
+QV_API qv_status qv_dataset_open_fragments(const char *path, int64_t version, const int64_t *ids, int32_t n,
+                                           qv_dataset **out, qv_error *err);
+
+/* ---- maintenance: compaction, cleanup, tags ---------------------------- */
+
+typedef struct qv_compact_options {
+  int version; /* QV_COMPACT_OPTIONS_VERSION */
+  int64_t
+      target_rows_per_file; /* rows per new data file; fragments with fewer than half this many live rows are small */
+  double max_deleted_fraction; /* fragments with more of their rows deleted are rewritten (0..1) */
+  qv_write_options write;      /* page size, compression of the new files (mode, max_rows_per_file ignored) */
+} qv_compact_options;
+
+#define QV_COMPACT_OPTIONS_VERSION 1
+#define QV_COMPACT_OPTIONS_INIT \
+  { QV_COMPACT_OPTIONS_VERSION, 1048576, 0.1, QV_WRITE_OPTIONS_INIT }
+
+typedef struct qv_compact_result {
+  int64_t version;           /* the version committed (the latest when nothing was worth rewriting) */
+  int32_t fragments_removed; /* fragments rewritten */
+  int32_t fragments_added;   /* data files written */
+  int64_t rows_rewritten;    /* live rows copied */
+  int64_t rows_dropped;      /* deleted rows no longer stored */
+} qv_compact_result;
+
+/* Rewrites the small and the deletion-heavy fragments of the latest
+ * version into new data files of target_rows_per_file rows, as one new
+ * version (operation "compact"); a lone small fragment without deletions
+ * is left alone.  Every live row is kept (the rewritten ones move after
+ * the untouched fragments); deleted rows are dropped.  Index files of the
+ * rewritten fragments are dropped with them, so an index never points at
+ * a file that is gone: the new fragments are scanned in full until the
+ * indices are optimized (qv_index_optimize; quiver optimize does both).
+ * QV_ERR_NOT_FOUND: no dataset; QV_ERR_CONFLICT: a concurrent commit
+ * replaced the contents or changed a rewritten fragment.  *out nullable. */
+QV_API qv_status qv_dataset_compact(const char *path, const qv_compact_options *opts, qv_compact_result *out,
+                                    qv_error *err);
+
+typedef struct qv_cleanup_options {
+  int version;             /* QV_CLEANUP_OPTIONS_VERSION */
+  int64_t older_than_ms;   /* versions committed longer ago are removed; < 0: age removes none (default 7 days) */
+  int64_t keep_versions;   /* > 0: versions older than the newest keep_versions are removed too (default 0) */
+  int64_t orphan_grace_ms; /* files no version names are removed once this old (default 1 hour) */
+  bool dry_run;            /* count what would go, remove nothing */
+} qv_cleanup_options;
+
+#define QV_CLEANUP_OPTIONS_VERSION 1
+#define QV_CLEANUP_OPTIONS_INIT \
+  { QV_CLEANUP_OPTIONS_VERSION, INT64_C(7) * 24 * 3600 * 1000, 0, INT64_C(3600) * 1000, false }
+
+typedef struct qv_cleanup_result {
+  int64_t versions_removed;
+  int64_t files_removed;   /* data, deletion, index and temp files */
+  int64_t orphans_removed; /* of those, the ones no version named */
+  int64_t bytes_removed;
+  bool files_kept_for_damaged; /* a kept version does not read: no file was removed */
+} qv_cleanup_result;
+
+/* Removes old versions (by age or count, as opts says) and the files only
+ * they name, and orphaned files (named by no version: left by a writer
+ * that crashed or lost a conflict) older than orphan_grace_ms.  Never
+ * removes the latest version, a tagged one (qv_dataset_tag) or a damaged
+ * one, nor a file a kept version names; when a kept version is damaged no
+ * file is removed (what it names is unknown).  Manifests go first, so a
+ * cleanup killed part way leaves files that the next one removes.  Only
+ * names of the shapes quiver writes are touched.  A restore of a version
+ * being removed, running at the same time, can lose its files: do not run
+ * the two together.  *out nullable. */
+QV_API qv_status qv_dataset_cleanup(const char *path, const qv_cleanup_options *opts, qv_cleanup_result *out,
+                                    qv_error *err);
+
+typedef struct qv_tag {
+  char name[65]; /* 1..64 of [A-Za-z0-9_.-] */
+  int64_t version;
+} qv_tag;
+
+/* Names version `version` (which must read) `name`: _tags/<name>.tag.
+ * Cleanup keeps tagged versions.  QV_ERR_EXISTS: the tag exists (untag
+ * first); QV_ERR_NOT_FOUND: no such version; QV_ERR_INVALID: a bad name. */
+QV_API qv_status qv_dataset_tag(const char *path, const char *name, int64_t version, qv_error *err);
+/* Removes a tag (the version stays).  QV_ERR_NOT_FOUND: no such tag. */
+QV_API qv_status qv_dataset_untag(const char *path, const char *name, qv_error *err);
+/* Every tag, by name; *out qv_malloc'd (qv_free), NULL with *n 0 when none. */
+QV_API qv_status qv_dataset_tags(const char *path, qv_tag **out, int64_t *n, qv_error *err);
 
 /* ---- fragments, pages, statistics (what the scanner reads) ----------- */
 
@@ -251,11 +431,12 @@ typedef struct qv_index_entry {
 QV_API int32_t qv_dataset_num_indices(const qv_dataset *ds);
 /* Entry i (pointers into ds, valid while it is open); zeroed when out of range. */
 QV_API void qv_dataset_index(const qv_dataset *ds, int32_t i, qv_index_entry *out);
-/* Commits a new version with ds's fragments and `indices` as its complete
- * index list (copied; their files must already be written and fsynced
+/* Commits a new version with the fragments of ds (or of the versions
+ * committed after it) and `indices` as its complete index list (copied; their files must already be written and fsynced
  * under _indices/).  operation is the version's operation name (<= 31
  * bytes).  A built_version or updated_version of 0 means the version this
- * commit creates.  QV_ERR_CONFLICT when ds is not the latest version; QV_ERR_INVALID
+ * commit creates.  QV_ERR_CONFLICT when a version committed after ds changed
+ * the index list (other changes are rebased over); QV_ERR_INVALID
  * when an entry would not pass the manifest's checks. */
 QV_API qv_status qv_dataset_commit_indices(const qv_dataset *ds, const qv_index_entry *indices, int32_t n,
                                            const char *operation, int64_t *out_version, qv_error *err);
@@ -264,7 +445,9 @@ QV_API qv_status qv_dataset_commit_indices(const qv_dataset *ds, const qv_index_
 
 /* Commits a new version marking rows deleted.  deleted[i] is a bitmap of
  * fragment i's rows (NULL = no new deletes there); merged with existing
- * deletions.  Fails with QV_ERR_CONFLICT if ds is not the latest version.
+ * deletions.  ds may be an older version: commits since are rebased over
+ * unless one of them replaced the contents, removed one of these
+ * fragments or changed its deletions (QV_ERR_CONFLICT naming it; retry).
  * A fragment left with no live row is not part of the new version. */
 QV_API qv_status qv_dataset_delete_rows(qv_dataset *ds, const uint8_t *const *deleted, int64_t *out_version,
                                         qv_error *err);

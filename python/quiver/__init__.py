@@ -78,6 +78,7 @@ MiB) for its next scans; ``quiver.memory_trim()`` gives them back.
 from __future__ import annotations
 
 import dataclasses
+import datetime as _dt
 import json
 import os
 import warnings
@@ -99,7 +100,18 @@ from quiver._quiver import drop_index as _drop_index
 from quiver._quiver import list_indices as _list_indices
 from quiver._quiver import memory_trim
 from quiver._quiver import optimize_indices as _optimize_indices
+from quiver._quiver import cleanup as _cleanup
+from quiver._quiver import compact as _compact
+from quiver._quiver import commit_fragments as _commit_fragments
+from quiver._quiver import fragments as _fragments
+from quiver._quiver import merge as _merge
+from quiver._quiver import write_fragments as _write_fragments
+from quiver._quiver import tag as _tag
+from quiver._quiver import tags as _tags
+from quiver._quiver import untag as _untag
+from quiver._quiver import versions as _versions
 from quiver._quiver import restore as _restore
+from quiver._quiver import write_batches as _write_batches
 from quiver._quiver import write_dataset as _write_dataset
 from quiver._quiver import explain_bigquery_filter as _explain_bigquery_filter
 from quiver._quiver import explain_lance_filter as _explain_lance_filter
@@ -140,6 +152,21 @@ __all__ = [
     "to_bigquery_filter",
     "to_lance_filter",
     "write_dataset",
+    "sink",
+    "write_fragments",
+    "commit_fragments",
+    "fragments",
+    "merge",
+    "MergeResult",
+    "optimize",
+    "OptimizeResult",
+    "cleanup",
+    "CleanupResult",
+    "tag",
+    "untag",
+    "tags",
+    "versions",
+    "VersionInfo",
 ]
 __version__ = LIBQUIVER_VERSION
 
@@ -570,6 +597,7 @@ def write_dataset(
     *,
     mode: str = "create",
     max_rows_per_file: int | None = None,
+    max_bytes_per_file: int | None = None,
     page_rows: int | None = None,
     compression: str = "auto",
 ) -> int:
@@ -578,18 +606,31 @@ def write_dataset(
 
     ``data`` is anything that exports an Arrow stream (``__arrow_c_stream__``):
     a Polars DataFrame, a pyarrow Table or RecordBatchReader (read a batch at
-    a time); a Polars LazyFrame is collected first.  ``mode``:
-    "create" (fails if a dataset is there), "append" (new fragments; creates
-    when absent; the schema must match) or "overwrite" (a version with only
-    this data; older versions stay readable).  ``max_rows_per_file`` (default
-    1,048,576) and ``page_rows`` (default 8,192) shape the fragments and
-    pages; ``compression``: "auto", "none", "zstd" or "lz4".  All or nothing:
-    on any error no version is published.  Indices are not extended to
-    appended rows until ``optimize_indices`` (scans filter those fragments
-    in full meanwhile).
+    a time); a Polars LazyFrame is streamed (``sink``), not collected.
+    ``mode``: "create" (fails if a dataset is there), "append" (new
+    fragments; creates when absent; the schema must match) or "overwrite" (a
+    version with only this data; older versions stay readable).
+    ``max_rows_per_file`` (default 1,048,576), ``max_bytes_per_file``
+    (default: no limit; a file ends within a page of it) and ``page_rows``
+    (default 8,192) shape the fragments and pages; ``compression``: "auto",
+    "none", "zstd" or "lz4".  Memory does not grow with the input: batches
+    are written as they arrive.  All or nothing: on any error no version is
+    published.  Indices are not extended to appended rows until
+    ``optimize_indices`` (scans filter those fragments in full meanwhile).
     """
     if isinstance(data, pl.LazyFrame):
-        data = data.collect(engine="streaming")
+        return sink(data, path, mode=mode, max_rows_per_file=max_rows_per_file,
+                    max_bytes_per_file=max_bytes_per_file, page_rows=page_rows, compression=compression)
+    if max_bytes_per_file:
+        return _write_batches(
+            iter([data]),
+            os.fspath(path),
+            mode=mode,
+            max_rows_per_file=max_rows_per_file or 0,
+            max_bytes_per_file=max_bytes_per_file,
+            page_rows=page_rows or 0,
+            compression=compression,
+        )
     return _write_dataset(
         data,
         os.fspath(path),
@@ -598,6 +639,237 @@ def write_dataset(
         page_rows=page_rows or 0,
         compression=compression,
     )
+
+
+def sink(
+    lf: pl.LazyFrame,
+    path: str | os.PathLike[str],
+    *,
+    mode: str = "create",
+    max_rows_per_file: int | None = None,
+    max_bytes_per_file: int | None = None,
+    page_rows: int | None = None,
+    compression: str = "auto",
+    chunk_size: int | None = None,
+) -> int:
+    """Runs ``lf`` on Polars' streaming engine and writes its result as a new
+    version of the dataset at ``path``, a chunk at a time
+    (``LazyFrame.collect_batches``, ``chunk_size`` rows each): the result is
+    never held whole, so it may be larger than memory.  Options as
+    ``write_dataset``; returns the version.  All or nothing."""
+    if not isinstance(lf, pl.LazyFrame):
+        raise TypeError(f"sink: a polars LazyFrame is required, not {type(lf).__name__}")
+    frames = lf.collect_batches(chunk_size=chunk_size, lazy=True, engine="streaming")
+    return _write_batches(
+        frames,
+        os.fspath(path),
+        mode=mode,
+        max_rows_per_file=max_rows_per_file or 0,
+        max_bytes_per_file=max_bytes_per_file or 0,
+        page_rows=page_rows or 0,
+        compression=compression,
+    )
+
+
+def write_fragments(data: Any, path: str | os.PathLike[str], *, max_rows_per_file: int | None = None) -> str:
+    """Writes ``data`` (an Arrow stream: DataFrame, pyarrow Table...) as data
+    files of the dataset at ``path`` without committing; returns the
+    "fragment set", a small string that ``commit_fragments`` commits, from
+    this process or any other (e.g. Ray tasks writing, the driver
+    committing once).  Uncommitted files are orphans ``cleanup`` removes."""
+    if isinstance(data, pl.LazyFrame):
+        data = data.collect(engine="streaming")
+    return _write_fragments(data, os.fspath(path), max_rows_per_file=max_rows_per_file or 0)
+
+
+def commit_fragments(path: str | os.PathLike[str], sets: list[str], *, mode: str = "append") -> int:
+    """Commits fragment sets from ``write_fragments`` as one version (mode
+    "append", "create" or "overwrite"); returns it.  Idempotent: a replay of
+    sets already committed returns the version holding them."""
+    return _commit_fragments(os.fspath(path), list(sets), mode)
+
+
+def fragments(path: str | os.PathLike[str], version: int | None = None) -> list[dict[str, Any]]:
+    """The fragments of a version: id, num_rows, num_deleted, data_file.
+    ``quiver.Scanner(path, fragments=[id, ...])`` scans some of them."""
+    return [
+        {"id": i, "num_rows": n, "num_deleted": d, "data_file": f}
+        for i, n, d, f in _fragments(os.fspath(path), version or 0)
+    ]
+
+
+@dataclasses.dataclass(frozen=True)
+class MergeResult:
+    """What ``merge`` did: the version it committed (the latest one when
+    nothing changed) and the rows it inserted, updated and deleted."""
+
+    version: int
+    inserted: int
+    updated: int
+    deleted: int
+
+
+def merge(
+    path: str | os.PathLike[str],
+    source: Any,
+    *,
+    on: str | list[str],
+    when_matched: str = "update",
+    when_not_matched: str = "insert",
+    when_not_matched_by_source: str = "keep",
+    update_columns: list[str] | None = None,
+) -> MergeResult:
+    """Merges (upserts) ``source`` into the dataset at ``path`` on the key
+    column(s) ``on``, as one new version.
+
+    A target row whose key equals a source row's is *matched*:
+    ``when_matched`` "update" replaces it by the source row (only the
+    ``update_columns`` when given), "nothing" keeps it, "delete" deletes it.
+    Source rows matching nothing are inserted (``when_not_matched="insert"``)
+    or dropped ("nothing"); target rows the source does not match are kept
+    (``when_not_matched_by_source="keep"``) or deleted ("delete").  A key
+    with a null in any of its columns matches nothing.  Two source rows with
+    the same key are an error naming it (``InvalidInput``).  ``source`` is
+    anything exporting an Arrow stream with the dataset's schema (a Polars
+    DataFrame, a pyarrow Table; a LazyFrame is collected first); it is held
+    in memory, the dataset is read fragment by fragment.  Replaced rows are
+    marked in deletion files; their new values go to new fragments.
+    """
+    if isinstance(source, pl.LazyFrame):
+        source = source.collect(engine="streaming")
+    if when_not_matched not in ("insert", "nothing"):
+        raise ValueError(f"when_not_matched must be one of insert, nothing, not {when_not_matched!r}")
+    if when_not_matched_by_source not in ("keep", "delete"):
+        raise ValueError(f"when_not_matched_by_source must be one of keep, delete, not {when_not_matched_by_source!r}")
+    version, inserted, updated, deleted = _merge(
+        os.fspath(path),
+        source,
+        on,
+        when_matched=when_matched,
+        insert=when_not_matched == "insert",
+        delete_not_matched=when_not_matched_by_source == "delete",
+        update_columns=update_columns,
+    )
+    return MergeResult(version, inserted, updated, deleted)
+
+
+@dataclasses.dataclass(frozen=True)
+class OptimizeResult:
+    """What ``optimize`` did: the compaction's version (the latest one when
+    nothing was rewritten), fragments rewritten and written, live rows
+    copied, deleted rows dropped, and the index step's version (0 when the
+    indices were up to date or not asked for)."""
+
+    version: int
+    fragments_removed: int
+    fragments_added: int
+    rows_rewritten: int
+    rows_dropped: int
+    index_version: int
+
+
+def optimize(
+    path: str | os.PathLike[str],
+    *,
+    target_rows_per_file: int | None = None,
+    max_deleted_fraction: float = 0.1,
+    indices: bool = True,
+) -> OptimizeResult:
+    """Compacts the dataset: fragments with fewer live rows than half of
+    ``target_rows_per_file`` (default 1,048,576) and those with more than
+    ``max_deleted_fraction`` of their rows deleted are rewritten into new
+    files, one version; every live row is kept, deleted rows are dropped.
+    The rewritten fragments' index files go with them; with ``indices``
+    (default) the indices are then optimized (files for every fragment they
+    do not cover), a second version."""
+    p = os.fspath(path)
+    version, removed, added, rewritten, dropped = _compact(
+        p, target_rows_per_file=target_rows_per_file or 0, max_deleted_fraction=max_deleted_fraction
+    )
+    index_version = _optimize_indices(p) if indices else 0
+    return OptimizeResult(version, removed, added, rewritten, dropped, index_version)
+
+
+@dataclasses.dataclass(frozen=True)
+class CleanupResult:
+    """What ``cleanup`` removed (or would, with ``dry_run``)."""
+
+    versions_removed: int
+    files_removed: int
+    orphans_removed: int
+    bytes_removed: int
+    files_kept_for_damaged: bool
+
+
+def _ms(age: Any) -> int:
+    if isinstance(age, _dt.timedelta):
+        return int(age.total_seconds() * 1000)
+    return int(float(age) * 1000)
+
+
+def cleanup(
+    path: str | os.PathLike[str],
+    *,
+    older_than: Any = _dt.timedelta(days=7),
+    keep_versions: int | None = None,
+    orphan_grace: Any = _dt.timedelta(hours=1),
+    dry_run: bool = False,
+) -> CleanupResult:
+    """Removes versions committed longer than ``older_than`` ago (a
+    ``timedelta`` or seconds; ``None``: none by age) and, with
+    ``keep_versions``, those older than the newest N; then the files only
+    removed versions named, and files no version names (left by a crashed
+    writer) once older than ``orphan_grace``.  The latest version, tagged
+    versions (``tag``) and damaged ones always stay, with every file they
+    name."""
+    r = _cleanup(
+        os.fspath(path),
+        older_than_ms=-1 if older_than is None else _ms(older_than),
+        keep_versions=keep_versions or 0,
+        orphan_grace_ms=_ms(orphan_grace),
+        dry_run=dry_run,
+    )
+    return CleanupResult(*r)
+
+
+def tag(path: str | os.PathLike[str], name: str, version: int | None = None) -> int:
+    """Names ``version`` (default: the latest) ``name``; ``cleanup`` keeps
+    tagged versions.  Returns the version.  ``AlreadyExists`` when the tag
+    exists (``untag`` it first)."""
+    p = os.fspath(path)
+    if version is None:
+        version = Dataset(p).version
+    _tag(p, name, version)
+    return version
+
+
+def untag(path: str | os.PathLike[str], name: str) -> None:
+    """Removes the tag ``name`` (its version stays until a cleanup)."""
+    _untag(os.fspath(path), name)
+
+
+def tags(path: str | os.PathLike[str]) -> dict[str, int]:
+    """Every tag of the dataset, name -> version."""
+    return dict(_tags(os.fspath(path)))
+
+
+@dataclasses.dataclass(frozen=True)
+class VersionInfo:
+    """One version of a dataset, as ``quiver versions`` lists it."""
+
+    version: int
+    timestamp_ms: int
+    operation: str
+    num_rows: int
+    num_fragments: int
+    ok: bool
+    message: str
+
+
+def versions(path: str | os.PathLike[str]) -> list[VersionInfo]:
+    """Every version, oldest first, with its state (a damaged one is listed
+    with ``ok=False`` and the reason, not raised)."""
+    return [VersionInfo(*v) for v in _versions(os.fspath(path))]
 
 
 def delete(path: str | os.PathLike[str], predicate: pl.Expr | str) -> tuple[int, int]:

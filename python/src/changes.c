@@ -268,3 +268,93 @@ PyObject *qvpy_list_indices(PyObject *self, PyObject *args, PyObject *kwargs) {
   qvpy_unlock();
   return list;
 }
+
+/* A list of str (or one str) as a NULL-terminated array of UTF-8 pointers
+ * into the list's strings (valid while seq lives); *n its length.  NULL
+ * with an exception set on a wrong type. */
+static const char **str_list(const char *what, PyObject *seq, int32_t *n) {
+  *n = 0;
+  if (seq == Py_None) return PyMem_Calloc(1, sizeof(char *));
+  if (PyUnicode_Check(seq)) {
+    const char **v = PyMem_Calloc(2, sizeof *v);
+    if (!v) return (const char **)PyErr_NoMemory();
+    if (!(v[0] = PyUnicode_AsUTF8(seq))) {
+      PyMem_Free(v);
+      return NULL;
+    }
+    *n = 1;
+    return v;
+  }
+  if (!PyList_Check(seq) && !PyTuple_Check(seq)) {
+    PyErr_Format(PyExc_TypeError, "%s must be a str or a list of str, not %.100s", what, Py_TYPE(seq)->tp_name);
+    return NULL;
+  }
+  Py_ssize_t len = PySequence_Fast_GET_SIZE(seq);
+  const char **v = PyMem_Calloc((size_t)len + 1, sizeof *v);
+  if (!v) return (const char **)PyErr_NoMemory();
+  for (Py_ssize_t i = 0; i < len; i++) {
+    PyObject *item = PySequence_Fast_GET_ITEM(seq, i);
+    if (!PyUnicode_Check(item) || !(v[i] = PyUnicode_AsUTF8(item))) {
+      if (!PyErr_Occurred())
+        PyErr_Format(PyExc_TypeError, "%s must hold str, not %.100s", what, Py_TYPE(item)->tp_name);
+      PyMem_Free(v);
+      return NULL;
+    }
+  }
+  *n = (int32_t)len;
+  return v;
+}
+
+/* merge(path, source, *, on, when_matched, insert, delete_not_matched,
+ * update_columns) -> (version, inserted, updated, deleted): qv_dataset_merge
+ * with the source read from its Arrow stream. */
+PyObject *qvpy_merge(PyObject *self, PyObject *args, PyObject *kwargs) {
+  static char *kw[] = {"path", "source", "on", "when_matched", "insert", "delete_not_matched", "update_columns", NULL};
+  static const char *const matched[] = {"update", "nothing", "delete", NULL}; /* qv_merge_matched order */
+  PyObject *path_obj, *source, *on_obj, *cols_obj = Py_None;
+  const char *when = "update";
+  int insert = 1, delete_nm = 0;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O&OO|$sppO:merge", kw, PyUnicode_FSConverter, &path_obj, &source,
+                                   &on_obj, &when, &insert, &delete_nm, &cols_obj))
+    return NULL;
+  qv_merge_options o = QV_MERGE_OPTIONS_INIT;
+  const char **on = NULL, **cols = NULL;
+  PyObject *cap = NULL;
+  int m = pick("when_matched", when, matched);
+  if (m >= 0) on = str_list("on", on_obj, &o.n_on);
+  if (on) cols = str_list("update_columns", cols_obj, &o.n_update_columns);
+  if (cols && !PyObject_HasAttrString(source, "__arrow_c_stream__"))
+    PyErr_Format(PyExc_TypeError,
+                 "merge: source must export an Arrow stream (__arrow_c_stream__: a Polars DataFrame, "
+                 "a pyarrow Table...), not %.100s",
+                 Py_TYPE(source)->tp_name);
+  else if (cols) cap = PyObject_CallMethod(source, "__arrow_c_stream__", NULL);
+  struct ArrowArrayStream *stream = cap ? PyCapsule_GetPointer(cap, "arrow_array_stream") : NULL;
+  if (!stream) {
+    Py_XDECREF(cap);
+    PyMem_Free(on);
+    PyMem_Free(cols);
+    Py_DECREF(path_obj);
+    return NULL;
+  }
+  o.on = on;
+  o.when_matched = (qv_merge_matched)m;
+  o.update_columns = cols;
+  o.insert_not_matched = insert;
+  o.delete_not_matched_by_source = delete_nm;
+  const char *path = PyBytes_AS_STRING(path_obj);
+  qv_error err = {0};
+  qv_merge_result res = {0};
+  qv_status st;
+  Py_BEGIN_ALLOW_THREADS qv_batch_reader *reader = NULL;
+  st = qv_import_stream(stream, &reader, &err);
+  if (st == QV_OK) st = qv_dataset_merge(path, reader, &o, &res, &err);
+  qv_batch_reader_destroy(reader);
+  Py_END_ALLOW_THREADS Py_DECREF(cap);
+  PyMem_Free(on);
+  PyMem_Free(cols);
+  Py_DECREF(path_obj);
+  if (st != QV_OK) return qvpy_raise(&err);
+  return Py_BuildValue("(LLLL)", (long long)res.version, (long long)res.inserted, (long long)res.updated,
+                       (long long)res.deleted);
+}

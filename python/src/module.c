@@ -279,6 +279,32 @@ static PyMethodDef module_methods[] = {
      "delete(path, *, filter=None, polars_json=None) -> (rows, version)\n\n"
      "Deletes the rows a Lance SQL filter or a Polars expression's JSON keeps; commits a version\n"
      "(unchanged when no row matched)."},
+    {"merge", (PyCFunction)(void (*)(void))qvpy_merge, METH_VARARGS | METH_KEYWORDS,
+     "merge(path, source, on, *, when_matched='update', insert=True, delete_not_matched=False,\n"
+     "      update_columns=None) -> (version, inserted, updated, deleted)\n\n"
+     "Upserts the Arrow stream of source into the dataset on the key columns (one version)."},
+    {"write_batches", (PyCFunction)(void (*)(void))qvpy_write_batches, METH_VARARGS | METH_KEYWORDS,
+     "write_batches(frames, path, *, mode='create', max_rows_per_file=0, max_bytes_per_file=0, page_rows=0,\n"
+     "              compression='auto') -> int\n\n"
+     "Writes an iterator of Arrow-stream objects (e.g. DataFrames) one at a time as a new version."},
+    {"write_fragments", (PyCFunction)(void (*)(void))qvpy_write_fragments, METH_VARARGS | METH_KEYWORDS,
+     "write_fragments(data, path, *, max_rows_per_file=0, page_rows=0) -> str\n\n"
+     "Writes data files without committing; returns the fragment set that commit_fragments takes."},
+    {"commit_fragments", (PyCFunction)(void (*)(void))qvpy_commit_fragments, METH_VARARGS | METH_KEYWORDS,
+     "commit_fragments(path, sets, mode='append') -> int\n\nCommits fragment sets as one version (idempotent)."},
+    {"fragments", (PyCFunction)(void (*)(void))qvpy_fragments, METH_VARARGS | METH_KEYWORDS,
+     "fragments(path, version=0) -> [(id, num_rows, num_deleted, data_file)]"},
+    {"compact", (PyCFunction)(void (*)(void))qvpy_compact, METH_VARARGS | METH_KEYWORDS,
+     "compact(path, *, target_rows_per_file=0, max_deleted_fraction=-1.0)\n"
+     "    -> (version, fragments_removed, fragments_added, rows_rewritten, rows_dropped)"},
+    {"cleanup", (PyCFunction)(void (*)(void))qvpy_cleanup, METH_VARARGS | METH_KEYWORDS,
+     "cleanup(path, *, older_than_ms, keep_versions, orphan_grace_ms, dry_run)\n"
+     "    -> (versions_removed, files_removed, orphans_removed, bytes_removed, files_kept_for_damaged)"},
+    {"tag", (PyCFunction)(void (*)(void))qvpy_tag, METH_VARARGS | METH_KEYWORDS, "tag(path, name, version) -> None"},
+    {"untag", (PyCFunction)(void (*)(void))qvpy_untag, METH_VARARGS | METH_KEYWORDS, "untag(path, name) -> None"},
+    {"tags", (PyCFunction)(void (*)(void))qvpy_tags, METH_VARARGS | METH_KEYWORDS, "tags(path) -> [(name, version)]"},
+    {"versions", (PyCFunction)(void (*)(void))qvpy_versions, METH_VARARGS | METH_KEYWORDS,
+     "versions(path) -> [(version, timestamp_ms, operation, rows, fragments, ok, message)]"},
     {"restore", (PyCFunction)(void (*)(void))qvpy_restore, METH_VARARGS | METH_KEYWORDS,
      "restore(path, version) -> int\n\n"
      "Commits a new version equal to version (its files shared; no history rewritten); returns it."},

@@ -65,6 +65,19 @@ PyObject *qvpy_explain_bigquery_filter(PyObject *self, PyObject *args, PyObject 
 PyObject *qvpy_write_dataset(PyObject *self, PyObject *args, PyObject *kwargs);
 PyObject *qvpy_delete(PyObject *self, PyObject *args, PyObject *kwargs);
 PyObject *qvpy_restore(PyObject *self, PyObject *args, PyObject *kwargs);
+PyObject *qvpy_merge(PyObject *self, PyObject *args, PyObject *kwargs);
+/* sink.c */
+PyObject *qvpy_write_batches(PyObject *self, PyObject *args, PyObject *kwargs);
+/* maintain.c */
+PyObject *qvpy_compact(PyObject *self, PyObject *args, PyObject *kwargs);
+PyObject *qvpy_cleanup(PyObject *self, PyObject *args, PyObject *kwargs);
+PyObject *qvpy_tag(PyObject *self, PyObject *args, PyObject *kwargs);
+PyObject *qvpy_untag(PyObject *self, PyObject *args, PyObject *kwargs);
+PyObject *qvpy_tags(PyObject *self, PyObject *args, PyObject *kwargs);
+PyObject *qvpy_versions(PyObject *self, PyObject *args, PyObject *kwargs);
+PyObject *qvpy_write_fragments(PyObject *self, PyObject *args, PyObject *kwargs);
+PyObject *qvpy_commit_fragments(PyObject *self, PyObject *args, PyObject *kwargs);
+PyObject *qvpy_fragments(PyObject *self, PyObject *args, PyObject *kwargs);
 PyObject *qvpy_create_index(PyObject *self, PyObject *args, PyObject *kwargs);
 PyObject *qvpy_drop_index(PyObject *self, PyObject *args, PyObject *kwargs);
 PyObject *qvpy_optimize_indices(PyObject *self, PyObject *args, PyObject *kwargs);

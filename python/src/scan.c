@@ -274,7 +274,31 @@ typedef struct {
   PyObject_HEAD qv_scanner *sc; /* NULL once handed to an Arrow stream */
   qv_schema schema;             /* output schema, kept for after the hand-over */
   bool busy;                    /* a next() is running with the GIL released */
+  qv_dataset *sub;              /* fragments=[...]: the restricted version the scanner reads (outlives it) */
 } scanner_obj;
+
+/* A reader that owns the restricted dataset its scanner reads, so that a
+ * stream made from a Scanner(fragments=...) may outlive the Scanner. */
+typedef struct owning_reader {
+  qv_batch_reader *inner;
+  qv_dataset *ds;
+} owning_reader;
+
+static qv_status owning_next(qv_batch_reader *self, qv_batch **out, qv_error *err) {
+  owning_reader *o = self->private_data;
+  return o->inner->next(o->inner, out, err);
+}
+static const qv_schema *owning_schema(qv_batch_reader *self) {
+  owning_reader *o = self->private_data;
+  return o->inner->schema(o->inner);
+}
+static void owning_destroy(qv_batch_reader *self) {
+  owning_reader *o = self->private_data;
+  qv_batch_reader_destroy(o->inner);
+  qv_dataset_close(o->ds);
+  qv_free(o);
+  qv_free(self);
+}
 
 /* columns: a sequence of str (or None) -> names borrowed from the list's
  * strings, which the caller keeps alive. */
@@ -321,11 +345,15 @@ static PyObject *scanner_new(PyTypeObject *type, PyObject *args, PyObject *kwarg
                        "with_row_id",
                        "exact_batches",
                        "nearest",
+                       "fragments",
                        NULL};
   PyObject *path_obj = NULL, *columns = Py_None, *seq = NULL, *limit_obj = Py_None, *self_obj = NULL;
   PyObject *nearest = Py_None;
   qv_scan_nearest nn = QV_SCAN_NEAREST_INIT;
   float *qcopy = NULL;
+  PyObject *frags_obj = Py_None;
+  int64_t *frag_ids = NULL;
+  Py_ssize_t n_frags = 0;
   const char *filter = NULL, *json = NULL;
   Py_ssize_t json_len = 0;
   long long offset = 0, batch_size = 8192, version = 0;
@@ -334,9 +362,9 @@ static PyObject *scanner_new(PyTypeObject *type, PyObject *args, PyObject *kwarg
   qv_expr *where = NULL;
   qv_scan_options o = QV_SCAN_OPTIONS_INIT;
   qv_error err = {0};
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O&|$Ozz#OLLppLppO:Scanner", kw, PyUnicode_FSConverter, &path_obj,
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O&|$Ozz#OLLppLppOO:Scanner", kw, PyUnicode_FSConverter, &path_obj,
                                    &columns, &filter, &json, &json_len, &limit_obj, &offset, &batch_size, &pushdown,
-                                   &use_index, &version, &row_id, &exact, &nearest))
+                                   &use_index, &version, &row_id, &exact, &nearest, &frags_obj))
     return NULL;
   if (nearest != Py_None) {
     /* (column, float32 bytes, dim, k, metric, use_index, nprobes, refine_factor, postfilter or None) */
@@ -369,6 +397,24 @@ static PyObject *scanner_new(PyTypeObject *type, PyObject *args, PyObject *kwarg
     nn.use_index = vidx != 0;
     o.nearest = &nn;
   }
+  /* fragments=[ids]: only those fragments (qv_dataset_open_fragments), for
+   * a reader that splits a scan into one task per fragment */
+  if (frags_obj != Py_None) {
+    PyObject *fseq = PySequence_Fast(frags_obj, "fragments must be a sequence of fragment ids");
+    if (!fseq) goto cleanup;
+    n_frags = PySequence_Fast_GET_SIZE(fseq);
+    frag_ids = PyMem_Calloc((size_t)n_frags + 1, sizeof *frag_ids);
+    for (Py_ssize_t i = 0; frag_ids && i < n_frags; i++) {
+      frag_ids[i] = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(fseq, i));
+      if (frag_ids[i] == -1 && PyErr_Occurred()) break;
+    }
+    Py_DECREF(fseq);
+    if (!frag_ids) {
+      PyErr_NoMemory();
+      goto cleanup;
+    }
+    if (PyErr_Occurred()) goto cleanup;
+  }
   if (column_names(columns, &seq, &names, &o.n_columns) < 0) goto cleanup;
   o.columns = names;
   if (limit_obj != Py_None) {
@@ -400,7 +446,12 @@ static PyObject *scanner_new(PyTypeObject *type, PyObject *args, PyObject *kwarg
   qv_status st;
   const char *path = PyBytes_AS_STRING(path_obj);
   Py_BEGIN_ALLOW_THREADS qvpy_lock();
-  st = qv_scanner_open(path, &o, &self->sc, &err);
+  if (frag_ids) {
+    st = qv_dataset_open_fragments(path, o.dataset_version, frag_ids, (int32_t)n_frags, &self->sub, &err);
+    if (st == QV_OK) st = qv_scanner_open_dataset(self->sub, &o, &self->sc, &err);
+  } else {
+    st = qv_scanner_open(path, &o, &self->sc, &err);
+  }
   if (st == QV_OK && qv_schema_copy(qv_scanner_schema(self->sc), &self->schema) != QV_OK)
     st = qv_error_nomem(&err, "scanner");
   qvpy_unlock();
@@ -411,6 +462,7 @@ static PyObject *scanner_new(PyTypeObject *type, PyObject *args, PyObject *kwarg
 cleanup:
   PyMem_Free(qcopy);
   qv_expr_destroy(where);
+  PyMem_Free(frag_ids);
   PyMem_Free(names);
   Py_XDECREF(seq);
   Py_XDECREF(path_obj);
@@ -420,6 +472,7 @@ cleanup:
 static void scanner_dealloc(scanner_obj *self) {
   qvpy_lock();
   qv_scanner_destroy(self->sc);
+  qv_dataset_close(self->sub);
   qvpy_unlock();
   qv_schema_reset(&self->schema);
   Py_TYPE(self)->tp_free((PyObject *)self);
@@ -479,6 +532,21 @@ static PyObject *scanner_stream(scanner_obj *self, PyObject *args, PyObject *kwa
   qvpy_lock();
   qv_status st = qv_scanner_reader(self->sc, &reader, &err); /* takes the scanner, also on failure */
   self->sc = NULL;
+  if (st == QV_OK && self->sub) { /* the stream owns the restricted dataset from here */
+    owning_reader *o = qv_calloc(1, sizeof *o);
+    qv_batch_reader *w = qv_calloc(1, sizeof *w);
+    if (!o || !w) {
+      qv_free(o);
+      qv_free(w);
+      qv_batch_reader_destroy(reader);
+      qvpy_unlock();
+      return PyErr_NoMemory();
+    }
+    *o = (owning_reader){reader, self->sub};
+    *w = (qv_batch_reader){owning_next, owning_schema, owning_destroy, o};
+    self->sub = NULL;
+    reader = w;
+  }
   if (st == QV_OK) st = qv_export_stream(reader, &inner, &err);
   qvpy_unlock();
   if (st != QV_OK) return qvpy_raise(&err);

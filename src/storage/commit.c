@@ -237,21 +237,3 @@ qv_status qvs_manifest_read_latest(const char *path, int64_t latest, qvs_manifes
   if (st == QV_ERR_NOMEM) return qv_error_nomem(err, NULL);
   return qvs_damaged_latest(path, latest, "the latest ", st, why.message, err);
 }
-
-qv_status qvs_check_latest(const char *path, int64_t open_version, qv_error *err) {
-  int64_t latest = 0;
-  QV_RETURN_NOT_OK(qvs_latest_version(path, &latest, err));
-  if (latest == open_version) return QV_OK;
-  qvs_manifest m;
-  qvs_manifest_init(&m);
-  qv_error why = {0};
-  qv_status st = latest > open_version ? qvs_manifest_read(path, latest, &m, &why) : QV_OK;
-  qvs_manifest_reset(&m);
-  if (st != QV_OK && st != QV_ERR_NOMEM) {
-    char lead[96];
-    snprintf(lead, sizeof lead, "version %lld is open but the latest ", (long long)open_version);
-    return qvs_damaged_latest(path, latest, lead, QV_ERR_CONFLICT, why.message, err);
-  }
-  return qv_error_set(err, QV_ERR_CONFLICT, "%s: version %lld is open but version %lld is the latest", path,
-                      (long long)open_version, (long long)latest);
-}

@@ -167,6 +167,7 @@ qv_status qvs_file_writer_page(qvs_file_writer *w, int32_t col, const qv_array *
 qv_status qvs_file_writer_finish(qvs_file_writer *w, qv_error *err);
 const char *qvs_file_writer_name(const qvs_file_writer *w); /* "data/<hex>.qvf" */
 int64_t qvs_file_writer_rows(const qvs_file_writer *w);
+int64_t qvs_file_writer_bytes(const qvs_file_writer *w); /* written so far */
 /* Closes; removes the file unless keep (a finished file being published). */
 void qvs_file_writer_destroy(qvs_file_writer *w, bool keep);
 

@@ -84,6 +84,7 @@ cleanup:
 
 const char *qvs_file_writer_name(const qvs_file_writer *w) { return w->name; }
 int64_t qvs_file_writer_rows(const qvs_file_writer *w) { return w->rows; }
+int64_t qvs_file_writer_bytes(const qvs_file_writer *w) { return w->pos; }
 
 void qvs_file_writer_destroy(qvs_file_writer *w, bool keep) {
   if (!w) return;

@@ -6,7 +6,7 @@
 
 #include "base/wire.h"
 #include "storage/format.h"
-#include "storage/manifest.h"
+#include "storage/txn.h"
 
 int32_t qv_dataset_num_indices(const qv_dataset *ds) { return ds->manifest.n_indices; }
 
@@ -54,42 +54,23 @@ qv_status qv_dataset_commit_indices(const qv_dataset *ds, const qv_index_entry *
                                     const char *operation, int64_t *out_version, qv_error *err) {
   if (!ds || (n > 0 && !indices) || n < 0 || !operation || strlen(operation) > 31)
     return qv_error_set(err, QV_ERR_INVALID, "commit indices: dataset, indices and an operation name are required");
-  const qvs_manifest *m = &ds->manifest;
-  QV_RETURN_NOT_OK(qvs_check_latest(ds->path, m->version, err));
+  qvs_txn t;
+  QV_RETURN_NOT_OK(qvs_txn_begin_from(&t, ds, operation, err));
+  /* Checked against the version this commit first tries; a rebase only
+   * raises the number, which the checks allow. */
   qvs_manifest next;
   qvs_manifest_init(&next);
-  qv_status st = QV_OK;
-  next.version = m->version + 1;
-  next.timestamp_ms = qvs_now_ms();
-  snprintf(next.operation, sizeof next.operation, "%s", operation);
-  next.next_fragment_id = m->next_fragment_id;
-  if (qv_schema_copy(&m->schema, &next.schema) != QV_OK) {
-    st = qv_error_nomem(err, NULL);
-    goto cleanup;
-  }
-  for (int32_t i = 0; i < m->n_fragments && st == QV_OK; i++)
-    st = qvs_manifest_add_fragment(&next, &m->fragments[i], err);
+  next.version = ds->manifest.version + 1;
+  qv_status st = qv_schema_copy(&ds->manifest.schema, &next.schema) == QV_OK ? QV_OK : qv_error_nomem(err, NULL);
   for (int32_t i = 0; i < n && st == QV_OK; i++) {
     qv_index_entry e = indices[i];
     if (e.built_version == 0) e.built_version = next.version; /* 0: this commit */
     if (e.updated_version == 0) e.updated_version = next.version;
     st = check_entry(&next, &e, i, indices, err);
-    if (st == QV_OK) st = qvs_manifest_add_index(&next, &e, err);
   }
-  if (st != QV_OK) goto cleanup;
-  /* The index files must be durable before a manifest names them. */
-  char *dir = qvb_path_join(ds->path, "_indices");
-  if (!dir) {
-    st = qv_error_nomem(err, NULL);
-    goto cleanup;
-  }
-  st = qvb_file_fsync_dir(dir, err);
-  qv_free(dir);
-  if (st != QV_OK) goto cleanup;
-  qvs_commit_step("data-written");
-  if ((st = qvs_publish_manifest(ds->path, &next, err)) != QV_OK) goto cleanup;
-  if (out_version) *out_version = next.version;
-cleanup:
   qvs_manifest_reset(&next);
+  if (st == QV_OK) st = qvs_txn_set_indices(&t, indices, n, err);
+  if (st == QV_OK) st = qvs_txn_commit(&t, out_version, err);
+  qvs_txn_reset(&t);
   return st;
 }

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "storage/manifest.h"
+#include "storage/txn.h"
 
 /* The highest next_fragment_id of any version that reads: a fragment id is
  * never handed out twice, even when the restored version is older than
@@ -43,8 +43,9 @@ qv_status qv_dataset_restore(const char *path, int64_t version, int64_t *out_ver
   int64_t *v = NULL, n = 0;
   QV_RETURN_NOT_OK(qvs_list_versions(path, &v, &n, err));
   qv_dataset *ds = NULL;
-  qvs_manifest next;
-  qvs_manifest_init(&next);
+  qvs_txn t;
+  memset(&t, 0, sizeof t);
+  qv_index_entry *entries = NULL;
   qv_error why = {0};
   qv_status st = QV_OK;
   int64_t latest = n ? v[n - 1] : 0;
@@ -70,24 +71,24 @@ qv_status qv_dataset_restore(const char *path, int64_t version, int64_t *out_ver
   }
 
   m = &ds->manifest;
-  next.version = latest + 1;
-  next.timestamp_ms = qvs_now_ms();
-  snprintf(next.operation, sizeof next.operation, "restore");
-  next.next_fragment_id = next_fragment_id(path, v, n, m->next_fragment_id);
-  if (qv_schema_copy(&m->schema, &next.schema) != QV_OK) {
-    st = qv_error_nomem(err, NULL);
-    goto cleanup;
-  }
-  for (int32_t i = 0; i < m->n_fragments && st == QV_OK; i++)
-    st = qvs_manifest_add_fragment(&next, &m->fragments[i], err);
+  /* Above the latest without reading it: this is the way back from a
+   * damaged latest version.  It never rebases (another writer's version
+   * above ours would be hidden by the restored contents). */
+  if ((st = qvs_txn_begin_blind(&t, path, latest, "restore", err)) != QV_OK) goto cleanup;
+  t.fragment_id_floor = next_fragment_id(path, v, n, m->next_fragment_id);
+  if ((st = qvs_txn_replace(&t, QVS_TXN_RESTORE, &m->schema, err)) != QV_OK) goto cleanup;
+  for (int32_t i = 0; i < m->n_fragments && st == QV_OK; i++) st = qvs_txn_keep_fragment(&t, &m->fragments[i], err);
   /* The indices as they were, built and updated versions included: their
    * files pin the exact bytes they were built from, which are unchanged. */
-  if (st == QV_OK) st = qvs_manifest_carry_indices(&next, m, err);
+  if (st == QV_OK && m->n_indices > 0 && !(entries = qv_calloc((size_t)m->n_indices, sizeof *entries)))
+    st = qv_error_nomem(err, NULL);
+  for (int32_t i = 0; i < m->n_indices && st == QV_OK; i++) qv_dataset_index(ds, i, &entries[i]);
+  if (st == QV_OK) st = qvs_txn_set_indices(&t, entries, m->n_indices, err);
   if (st != QV_OK) goto cleanup;
-  if ((st = qvs_publish_manifest(path, &next, err)) != QV_OK) goto cleanup;
-  if (out_version) *out_version = next.version;
+  st = qvs_txn_commit(&t, out_version, err);
 cleanup:
-  qvs_manifest_reset(&next);
+  qv_free(entries);
+  qvs_txn_reset(&t);
   qv_dataset_close(ds);
   qv_free(v);
   return st;

@@ -1,8 +1,9 @@
-/* qv_dataset_write: batches in, a new version out.  Rows are cut into
- * pages of page_rows (row-aligned across columns, also when a page spans
- * batches) and fragments of max_rows_per_file; finished data files are
- * fsynced, then the manifest is published.  All or nothing: on any error
+/* qv_dataset_write: batches in, a new version out.  The fragment sink
+ * (sink.c) cuts pages and data files as batches arrive, so memory does not
+ * grow with the input; finished data files are fsynced, then the manifest
+ * is published through the transaction (txn.c).  All or nothing: on any error
  * every file written for this version is removed and nothing is published. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,33 +11,11 @@
 #include <unistd.h>
 
 #include "base/wire.h"
-#include "storage/datafile.h"
 #include "storage/format.h"
-#include "storage/gather.h"
-#include "storage/manifest.h"
 #include "storage/schema_codec.h"
-
-typedef struct pending {
-  qv_batch *batch;
-  int64_t start; /* first row not yet written */
-} pending;
-
-typedef struct write_state {
-  const char *path;
-  const qv_schema *schema;
-  qv_write_options opts;
-  pending *queue;
-  int32_t q_len, q_cap;
-  int64_t queued_rows;
-  qvs_file_writer *cur; /* the fragment being written */
-  int64_t cur_rows;
-  qvs_fragment_meta *done; /* finished fragments (ids assigned at commit) */
-  int32_t n_done, cap_done;
-} write_state;
+#include "storage/sink.h"
 
 static qv_status check_options(const qv_write_options *o, qv_error *err) {
-  if (o->version < 1 || o->version > QV_WRITE_OPTIONS_VERSION)
-    return qv_error_set(err, QV_ERR_INVALID, "write options: unknown version %d", o->version);
   if (o->mode < QV_WRITE_CREATE || o->mode > QV_WRITE_OVERWRITE)
     return qv_error_set(err, QV_ERR_INVALID, "write options: unknown mode %d", (int)o->mode);
   if (o->page_rows < 1 || o->page_rows > QVS_MAX_PAGE_ROWS)
@@ -45,9 +24,23 @@ static qv_status check_options(const qv_write_options *o, qv_error *err) {
   if (o->max_rows_per_file < 1 || o->max_rows_per_file > QVS_MAX_FRAGMENT_ROWS)
     return qv_error_set(err, QV_ERR_INVALID, "write options: max_rows_per_file %lld is outside 1..%lld",
                         (long long)o->max_rows_per_file, (long long)QVS_MAX_FRAGMENT_ROWS);
+  if (o->max_bytes_per_file < 0)
+    return qv_error_set(err, QV_ERR_INVALID, "write options: max_bytes_per_file %lld is negative",
+                        (long long)o->max_bytes_per_file);
   if (o->compression < QV_COMPRESSION_AUTO || o->compression > QV_COMPRESSION_LZ4)
     return qv_error_set(err, QV_ERR_INVALID, "write options: unknown compression %d", (int)o->compression);
   return QV_OK;
+}
+
+qv_status qvs_write_options_get(const qv_write_options *in, qv_write_options *out, qv_error *err) {
+  *out = (qv_write_options)QV_WRITE_OPTIONS_INIT;
+  if (!in) return QV_OK;
+  if (in->version < 1 || in->version > QV_WRITE_OPTIONS_VERSION)
+    return qv_error_set(err, QV_ERR_INVALID, "write options: unknown version %d", in->version);
+  /* A version 1 caller's struct ends before max_bytes_per_file. */
+  memcpy(out, in, in->version == 1 ? offsetof(qv_write_options, max_bytes_per_file) : sizeof *out);
+  out->version = QV_WRITE_OPTIONS_VERSION;
+  return check_options(out, err);
 }
 
 /* Says how two schemas differ, for the append error. */
@@ -71,135 +64,6 @@ static void describe_mismatch(const qv_schema *data, const qv_schema *ds, char *
     }
   }
   snprintf(buf, size, "they differ");
-}
-
-static qv_status finish_fragment(write_state *ws, qv_error *err) {
-  if (!ws->cur) return QV_OK;
-  QV_RETURN_NOT_OK(qvs_file_writer_finish(ws->cur, err));
-  if (ws->n_done == ws->cap_done) {
-    int32_t cap = ws->cap_done ? ws->cap_done * 2 : 8;
-    qvs_fragment_meta *d = qv_realloc(ws->done, (size_t)cap * sizeof *d);
-    if (!d) return qv_error_nomem(err, NULL);
-    ws->done = d;
-    ws->cap_done = cap;
-  }
-  qvs_fragment_meta *f = &ws->done[ws->n_done];
-  memset(f, 0, sizeof *f);
-  f->data_file = qv_strdup(qvs_file_writer_name(ws->cur));
-  if (!f->data_file) return qv_error_nomem(err, NULL);
-  f->num_rows = qvs_file_writer_rows(ws->cur);
-  ws->n_done++;
-  qvs_commit_step("fragment-written");
-  qvs_file_writer_destroy(ws->cur, true);
-  ws->cur = NULL;
-  ws->cur_rows = 0;
-  return QV_OK;
-}
-
-/* Column col's rows for the next page of k rows: the first queued batch
- * directly when it holds them all, else the pieces gathered into one. */
-static qv_status page_source(write_state *ws, int32_t col, int64_t k, qv_array **out, int64_t *start, qv_error *err) {
-  pending *p = &ws->queue[0];
-  if (p->batch->num_rows - p->start >= k) {
-    *out = qv_array_retain(p->batch->columns[col]);
-    *start = p->start;
-    return QV_OK;
-  }
-  *start = 0;
-  const qv_datatype *t = &ws->schema->fields[col].type;
-  if (!qvs_is_nested(t->id)) {
-    qvs_acc acc;
-    QV_RETURN_NOT_OK(qvs_acc_init(&acc, t, k, err));
-    int64_t left = k;
-    for (int32_t i = 0; left > 0; i++) {
-      pending *q = &ws->queue[i];
-      int64_t take = q->batch->num_rows - q->start < left ? q->batch->num_rows - q->start : left;
-      qv_status st = qvs_acc_append(&acc, q->batch->columns[col], NULL, q->start, take, err);
-      if (st != QV_OK) {
-        qvs_acc_reset(&acc);
-        return st;
-      }
-      left -= take;
-    }
-    return qvs_acc_finish(&acc, out, err);
-  }
-  /* nested: slices concatenated (the builder's slower path) */
-  qv_array **parts = qv_calloc((size_t)ws->q_len, sizeof *parts);
-  if (!parts) return qv_error_nomem(err, NULL);
-  int32_t n = 0;
-  qv_status st = QV_OK;
-  int64_t left = k;
-  for (int32_t i = 0; left > 0; i++) {
-    pending *q = &ws->queue[i];
-    int64_t take = q->batch->num_rows - q->start < left ? q->batch->num_rows - q->start : left;
-    if ((st = qv_array_slice(q->batch->columns[col], q->start, take, &parts[n], err)) != QV_OK) goto cleanup;
-    n++;
-    left -= take;
-  }
-  st = qv_array_concat(parts, n, out, err);
-cleanup:
-  for (int32_t j = 0; j < n; j++) qv_array_release(parts[j]);
-  qv_free(parts);
-  return st;
-}
-
-static qv_status emit_page(write_state *ws, int64_t k, qv_error *err) {
-  if (!ws->cur) QV_RETURN_NOT_OK(qvs_file_writer_open(ws->path, ws->schema, &ws->opts, &ws->cur, err));
-  for (int32_t c = 0; c < ws->schema->n_fields; c++) {
-    qv_array *a = NULL;
-    int64_t start = 0;
-    QV_RETURN_NOT_OK(page_source(ws, c, k, &a, &start, err));
-    qv_status st = qvs_file_writer_page(ws->cur, c, a, start, k, err);
-    qv_array_release(a);
-    QV_RETURN_NOT_OK(st);
-  }
-  /* consume k rows from the queue */
-  int64_t left = k;
-  while (left > 0) {
-    pending *q = &ws->queue[0];
-    int64_t avail = q->batch->num_rows - q->start;
-    if (avail > left) {
-      q->start += left;
-      left = 0;
-    } else {
-      left -= avail;
-      qv_batch_release(q->batch);
-      memmove(ws->queue, ws->queue + 1, (size_t)(ws->q_len - 1) * sizeof *ws->queue);
-      ws->q_len--;
-    }
-  }
-  ws->queued_rows -= k;
-  ws->cur_rows += k;
-  if (ws->cur_rows == ws->opts.max_rows_per_file) QV_RETURN_NOT_OK(finish_fragment(ws, err));
-  return QV_OK;
-}
-
-/* Writes pages while a full one is queued (all remaining rows when flush). */
-static qv_status drain(write_state *ws, bool flush, qv_error *err) {
-  for (;;) {
-    int64_t room = ws->opts.max_rows_per_file - ws->cur_rows;
-    int64_t k = ws->opts.page_rows < room ? ws->opts.page_rows : room;
-    if (ws->queued_rows < k) {
-      if (!flush || ws->queued_rows == 0) return QV_OK;
-      k = ws->queued_rows;
-    }
-    QV_RETURN_NOT_OK(emit_page(ws, k, err));
-  }
-}
-
-static qv_status enqueue(write_state *ws, qv_batch *b, qv_error *err) {
-  if (ws->q_len == ws->q_cap) {
-    int32_t cap = ws->q_cap ? ws->q_cap * 2 : 8;
-    pending *q = qv_realloc(ws->queue, (size_t)cap * sizeof *q);
-    if (!q) return qv_error_nomem(err, NULL);
-    ws->queue = q;
-    ws->q_cap = cap;
-  }
-  ws->queue[ws->q_len].batch = b;
-  ws->queue[ws->q_len].start = 0;
-  ws->q_len++;
-  ws->queued_rows += b->num_rows;
-  return QV_OK;
 }
 
 /* ---- names ------------------------------------------------------------ */
@@ -325,38 +189,51 @@ static void remove_new_layout(const char *path) {
 
 qv_status qv_dataset_write(const char *path, qv_batch_reader *reader, const qv_write_options *opts,
                            int64_t *out_version, qv_error *err) {
-  qv_write_options defaults = QV_WRITE_OPTIONS_INIT;
-  if (!opts) opts = &defaults;
+  qv_write_options o = QV_WRITE_OPTIONS_INIT;
   if (!path || !reader) return qv_error_set(err, QV_ERR_INVALID, "write: path and reader are required");
-  QV_RETURN_NOT_OK(check_options(opts, err));
+  QV_RETURN_NOT_OK(qvs_write_options_get(opts, &o, err));
+  opts = &o;
   const qv_schema *schema = reader->schema(reader);
   qv_status checked = qv_dataset_check_schema(schema, err);
   if (checked != QV_OK) return qv_error_prefix(err, checked, "write");
 
-  write_state ws;
-  memset(&ws, 0, sizeof ws);
-  ws.path = path;
-  ws.schema = schema;
-  ws.opts = *opts;
-  qvs_manifest base, next;
-  qvs_manifest_init(&base);
-  qvs_manifest_init(&next);
+  qvs_txn txn;
+  memset(&txn, 0, sizeof txn);
+  qvs_sink ws;
+  qvs_sink_init(&ws, path, schema, opts, &txn);
   qv_status st = QV_OK;
   int64_t latest = 0, rows_done = 0;
   bool created_root = false;
 
   if ((st = qvs_latest_version(path, &latest, err)) != QV_OK) goto cleanup;
+  /* CREATE over a dataset is refused before its manifest is read (it may
+   * be damaged: the answer is still "exists"). */
+  if (latest == 0 || opts->mode != QV_WRITE_CREATE) {
+    if ((st = qvs_txn_begin(&txn, path, 0, "append", err)) != QV_OK) goto cleanup;
+    latest = txn.read_version;
+  }
   if (latest > 0 && opts->mode == QV_WRITE_CREATE) {
     st = qv_error_set(err, QV_ERR_EXISTS, "%s: a dataset already exists here (version %lld)", path, (long long)latest);
     goto cleanup;
   }
-  if (latest > 0 && (st = qvs_manifest_read_latest(path, latest, &base, err)) != QV_OK) goto cleanup;
-  if (latest > 0 && opts->mode == QV_WRITE_APPEND && !qv_schema_equal(schema, &base.schema)) {
+  if (latest > 0 && opts->mode == QV_WRITE_APPEND && !qv_schema_equal(schema, &txn.base.schema)) {
     char why[512];
-    describe_mismatch(schema, &base.schema, why, sizeof why);
+    describe_mismatch(schema, &txn.base.schema, why, sizeof why);
     st = qv_error_set(err, QV_ERR_TYPE, "%s: cannot append: the schema differs from the dataset's: %s", path, why);
     goto cleanup;
   }
+  /* A first write is a create (an append that finds a dataset of its
+   * schema committed meanwhile becomes an append); an overwrite replaces
+   * whatever it finds; an append adds fragments. */
+  if (latest == 0) {
+    snprintf(txn.operation, sizeof txn.operation, "create");
+    st = qvs_txn_replace(&txn, QVS_TXN_CREATE, schema, err);
+    txn.create_or_append = opts->mode == QV_WRITE_APPEND;
+  } else if (opts->mode == QV_WRITE_OVERWRITE) {
+    snprintf(txn.operation, sizeof txn.operation, "overwrite");
+    st = qvs_txn_replace(&txn, QVS_TXN_OVERWRITE, schema, err);
+  }
+  if (st != QV_OK) goto cleanup;
   struct stat sb;
   created_root = stat(path, &sb) != 0;
   if ((st = qvs_ensure_layout(path, err)) != QV_OK) goto cleanup;
@@ -370,72 +247,27 @@ qv_status qv_dataset_write(const char *path, qv_batch_reader *reader, const qv_w
       st = qv_error_set(err, QV_ERR_TYPE, "write: a batch's schema differs from the reader's schema");
       goto cleanup;
     }
-    if (b->num_rows == 0) {
-      qv_batch_release(b);
-      continue;
-    }
-    rows_done += b->num_rows;
-    if ((st = enqueue(&ws, b, err)) != QV_OK) {
-      qv_batch_release(b);
-      goto cleanup;
-    }
-    if ((st = drain(&ws, false, err)) != QV_OK) goto cleanup;
-    if (opts->progress) opts->progress(opts->progress_ctx, rows_done);
+    int64_t n = b->num_rows;
+    if ((st = qvs_sink_push(&ws, b, err)) != QV_OK) goto cleanup;
+    rows_done += n;
+    if (n > 0 && opts->progress) opts->progress(opts->progress_ctx, rows_done);
   }
-  if ((st = drain(&ws, true, err)) != QV_OK) goto cleanup;
-  if ((st = finish_fragment(&ws, err)) != QV_OK) goto cleanup;
-  if (ws.n_done) {
-    char *data_dir = qvb_path_join(path, "data");
-    if (!data_dir) {
-      st = qv_error_nomem(err, NULL);
-      goto cleanup;
-    }
-    st = qvb_file_fsync_dir(data_dir, err);
-    qv_free(data_dir);
-    if (st != QV_OK) goto cleanup;
-  }
-  qvs_commit_step("data-written");
-
-  /* the new manifest */
-  next.version = latest + 1;
-  next.timestamp_ms = qvs_now_ms();
-  snprintf(next.operation, sizeof next.operation, "%s",
-           latest == 0                        ? "create"
-           : opts->mode == QV_WRITE_OVERWRITE ? "overwrite"
-                                              : "append");
-  if (qv_schema_copy(opts->mode == QV_WRITE_APPEND && latest > 0 ? &base.schema : schema, &next.schema) != QV_OK) {
-    st = qv_error_nomem(err, NULL);
-    goto cleanup;
-  }
-  next.next_fragment_id = base.next_fragment_id;
-  if (opts->mode == QV_WRITE_APPEND)
-    for (int32_t i = 0; i < base.n_fragments; i++)
-      if ((st = qvs_manifest_add_fragment(&next, &base.fragments[i], err)) != QV_OK) goto cleanup;
-  for (int32_t i = 0; i < ws.n_done; i++) {
-    ws.done[i].id = next.next_fragment_id++;
-    if ((st = qvs_manifest_add_fragment(&next, &ws.done[i], err)) != QV_OK) goto cleanup;
-  }
-  /* Appended fragments are not covered until the indices are optimized;
-   * an overwrite starts without indices (its schema may differ). */
-  if (opts->mode == QV_WRITE_APPEND && (st = qvs_manifest_carry_indices(&next, &base, err)) != QV_OK) goto cleanup;
-  if ((st = qvs_publish_manifest(path, &next, err)) != QV_OK) goto cleanup;
-  if (out_version) *out_version = next.version;
+  if ((st = qvs_sink_finish(&ws, err)) != QV_OK) goto cleanup;
+  if ((st = qvs_txn_commit(&txn, out_version, err)) != QV_OK) goto cleanup;
 
 cleanup:
-  if (st != QV_OK) {
-    qvs_file_writer_destroy(ws.cur, false);
-    for (int32_t i = 0; i < ws.n_done; i++) {
-      char *p = qvb_path_join(path, ws.done[i].data_file);
-      if (p) remove(p);
-      qv_free(p);
-    }
-    if (created_root) remove_new_layout(path);
-  }
-  for (int32_t i = 0; i < ws.n_done; i++) qv_free(ws.done[i].data_file);
-  qv_free(ws.done);
-  for (int32_t i = 0; i < ws.q_len; i++) qv_batch_release(ws.queue[i].batch);
-  qv_free(ws.queue);
-  qvs_manifest_reset(&base);
-  qvs_manifest_reset(&next);
+  qvs_sink_reset(&ws);
+  qvs_txn_reset(&txn); /* removes the data files unless committed */
+  if (st != QV_OK && created_root) remove_new_layout(path);
+  return st;
+}
+
+qv_status qv_dataset_write_stream(const char *path, struct ArrowArrayStream *stream, const qv_write_options *opts,
+                                  int64_t *out_version, qv_error *err) {
+  if (!stream) return qv_error_set(err, QV_ERR_INVALID, "write: stream is NULL");
+  qv_batch_reader *reader = NULL;
+  QV_RETURN_NOT_OK(qv_import_stream(stream, &reader, err));
+  qv_status st = qv_dataset_write(path, reader, opts, out_version, err);
+  qv_batch_reader_destroy(reader);
   return st;
 }

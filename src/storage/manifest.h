@@ -98,9 +98,6 @@ qv_status qvs_damaged_latest(const char *path, int64_t latest, const char *lead,
 /* Reads version `latest` (the latest), as qvs_manifest_read; when it does
  * not read, the error is qvs_damaged_latest's with the reader's code. */
 qv_status qvs_manifest_read_latest(const char *path, int64_t latest, qvs_manifest *out, qv_error *err);
-/* QV_OK when open_version is the latest; else QV_ERR_CONFLICT, whose
- * message says so, or names the latest as damaged when it does not read. */
-qv_status qvs_check_latest(const char *path, int64_t open_version, qv_error *err);
 
 /* ---- deletion files (deletion.c) ----------------------------------------- */
 

@@ -494,6 +494,62 @@ run vec-bad-column q scan vec --nearest 'tag:[1, 1, 0, 0]' --k 3
 run vec-bad-k q scan vec --nearest 'vec:[1, 1, 0, 0]' --k 13
 run vec-bad-text q scan vec --nearest 'vec:1, 1'
 run vec-k-alone q scan vec --k 3
+# quiver merge: the source is a dataset of the same schema (id 3 changed, id
+# 9 new: people_upd.csv) or an Arrow IPC file (ids 3 and 4 as they are).
+q import "$here/data/people.csv" mg --quiet > /dev/null 2>&1
+q import "$here/data/people_upd.csv" mg-upd --quiet > /dev/null 2>&1
+q scan mg --filter "id = 3 OR id = 4" --format arrow > mg-src.arrow
+run merge-help q merge --help
+run merge-needs-on q merge mg mg-src.arrow
+run merge-bad-when q merge mg mg-src.arrow --on id --when-matched sometimes
+run merge-same-rows q merge mg mg-src.arrow --on id --when-matched nothing --no-insert
+run merge-update-columns q merge mg mg-upd --on id --update-columns name,city --no-insert
+run merge-after-update-columns q scan mg --select id,name,age,city --format csv
+run merge-upsert q merge mg mg-upd --on id
+run merge-after-upsert q scan mg --select id,name,age,city --format csv
+run merge-delete q merge mg mg-src.arrow --on id --when-matched delete
+run merge-after-delete q scan mg --select id --format csv
+run merge-reinsert q merge mg mg-src.arrow --on id,name
+run merge-after-reinsert q scan mg --select id --format csv
+run merge-bad-key q merge mg mg-src.arrow --on nope
+run merge-dataset-source q merge mg mg --on id --delete-not-matched
+run merge-versions q versions mg
+
+# quiver optimize / tag / cleanup on the merged dataset (5 versions, small
+# fragments with deletions).
+q index create mg --column age --type btree > /dev/null
+for m in create append append; do q import "$here/data/people.csv" opt --mode $m --quiet > /dev/null 2>&1; done
+q delete opt --filter "id = 2" > /dev/null
+q index create opt --column age --type btree > /dev/null
+run optimize-help q optimize --help
+run optimize-before q scan opt --select id,name --filter "age > 30" --format csv
+run optimize q optimize opt --target-rows 100
+run optimize-again q optimize opt --target-rows 100
+run optimize-after q scan opt --select id,name --filter "age > 30" --format csv
+run optimize-explain q explain opt --filter "age > 30"
+run optimize-versions q versions opt
+run tag-help q tag --help
+run tag-none q tag mg
+run tag-create q tag mg keep-me --version 2
+run tag-latest q tag mg newest
+run tag-exists q tag mg keep-me
+run tag-bad-name q tag mg 'no/slash'
+run tag-list q tag mg
+run cleanup-help q cleanup --help
+run cleanup-bad-age q cleanup mg --older-than soon
+run cleanup-dry-run q cleanup mg --older-than 0 --dry-run
+run cleanup q cleanup mg --older-than 0
+run cleanup-versions q versions mg
+run cleanup-after q scan mg --select id,name --filter "age > 30" --format csv
+run cleanup-old-tagged q scan mg --version 2 --select id --format csv
+run tag-delete q tag mg keep-me --delete
+run cleanup-untagged q cleanup mg --older-than 0
+run cleanup-versions-untagged q versions mg
+
+# import --max-bytes-per-file: a file ends after the page that reaches the limit
+run import-max-bytes q import "$here/data/people.csv" mb --max-bytes-per-file 1 --page-rows 2 --quiet
+run import-max-bytes-versions q versions mb
+run import-max-bytes-bad q import "$here/data/people.csv" mb2 --max-bytes-per-file 0
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -24,6 +24,10 @@ int cmd_index(int argc, char **argv);
 int cmd_bigquery_filter(int argc, char **argv);
 int cmd_graph(int argc, char **argv);
 int cmd_cypher(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
+int cmd_optimize(int argc, char **argv);
+int cmd_cleanup(int argc, char **argv);
+int cmd_tag(int argc, char **argv);
 
 /* Prints "quiver CMD: message" to stderr and returns 1. */
 int cli_fail(const char *cmd, const qv_error *err);

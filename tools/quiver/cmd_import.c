@@ -35,6 +35,8 @@ static const char help[] =
     "                         which is then held in memory)\n"
     "      --page-rows N      rows per page (default 8192)\n"
     "      --max-rows-per-file N   rows per data file (default 1048576)\n"
+    "      --max-bytes-per-file N  also end a data file once it holds N bytes (within a\n"
+    "                         page of it; e.g. 256M; default: no limit)\n"
     "  -c, --compression C    auto (default: lz4, zstd where it saves another quarter of\n"
     "                         a page, raw where neither saves a quarter), none, zstd, lz4\n"
     "  -q, --quiet            no progress line\n"
@@ -206,6 +208,7 @@ int cmd_import(int argc, char **argv) {
                                            {"infer-rows", required_argument, NULL, 'I'},
                                            {"page-rows", required_argument, NULL, 'p'},
                                            {"max-rows-per-file", required_argument, NULL, 'F'},
+                                           {"max-bytes-per-file", required_argument, NULL, 'B'},
                                            {"compression", required_argument, NULL, 'c'},
                                            {"quiet", no_argument, NULL, 'q'},
                                            {"help", no_argument, NULL, 'h'},
@@ -274,6 +277,11 @@ int cmd_import(int argc, char **argv) {
         if (!cli_parse_count(optarg, &n) || n == 0)
           return cli_usage("import", "--max-rows-per-file wants a positive number");
         wo.max_rows_per_file = n;
+        break;
+      case 'B':
+        if (!cli_parse_count(optarg, &n) || n == 0)
+          return cli_usage("import", "--max-bytes-per-file wants a positive number");
+        wo.max_bytes_per_file = n;
         break;
       case 'c':
         if (!strcmp(optarg, "auto")) wo.compression = QV_COMPRESSION_AUTO;
