@@ -61,6 +61,9 @@ int cmd_merge(int argc, char **argv) {
                                            {NULL, 0, NULL, 0}};
   qv_merge_options o = QV_MERGE_OPTIONS_INIT;
   const char **on = NULL, **cols = NULL;
+  qv_error err;
+  qv_batch_reader *reader = NULL;
+  qv_merge_result res;
   int ch, rc = 1;
   optind = 1;
   opterr = 0;
@@ -68,32 +71,48 @@ int cmd_merge(int argc, char **argv) {
     switch (ch) {
       case 'o':
         free(on);
-        if ((o.n_on = split_list(optarg, &on)) <= 0) return cli_usage("merge", "--on wants column names");
+        on = NULL;
+        if ((o.n_on = split_list(optarg, &on)) <= 0) {
+          rc = cli_usage("merge", "--on wants column names");
+          goto done;
+        }
         break;
       case 'u':
         free(cols);
-        if ((o.n_update_columns = split_list(optarg, &cols)) <= 0)
-          return cli_usage("merge", "--update-columns wants column names");
+        cols = NULL;
+        if ((o.n_update_columns = split_list(optarg, &cols)) <= 0) {
+          rc = cli_usage("merge", "--update-columns wants column names");
+          goto done;
+        }
         break;
       case 'w':
         if (!strcmp(optarg, "update")) o.when_matched = QV_MERGE_UPDATE;
         else if (!strcmp(optarg, "nothing")) o.when_matched = QV_MERGE_DO_NOTHING;
         else if (!strcmp(optarg, "delete")) o.when_matched = QV_MERGE_DELETE;
-        else return cli_usage("merge", "--when-matched is update, nothing or delete, not '%s'", optarg);
+        else {
+          rc = cli_usage("merge", "--when-matched is update, nothing or delete, not '%s'", optarg);
+          goto done;
+        }
         break;
       case 'n': o.insert_not_matched = false; break;
       case 'd': o.delete_not_matched_by_source = true; break;
-      case 'h': fputs(help, stdout); return 0;
-      default: return cli_usage("merge", "unknown option '%s'", argv[optind - 1]);
+      case 'h':
+        fputs(help, stdout);
+        rc = 0;
+        goto done;
+      default: rc = cli_usage("merge", "unknown option '%s'", argv[optind - 1]); goto done;
     }
   }
-  if (argc - optind != 2) return cli_usage("merge", "wants DATASET and SOURCE");
-  if (!on) return cli_usage("merge", "--on COL is required (the key columns)");
+  if (argc - optind != 2) {
+    rc = cli_usage("merge", "wants DATASET and SOURCE");
+    goto done;
+  }
+  if (!on) {
+    rc = cli_usage("merge", "--on COL is required (the key columns)");
+    goto done;
+  }
   o.on = on;
   o.update_columns = cols;
-  qv_error err;
-  qv_batch_reader *reader = NULL;
-  qv_merge_result res;
   if (open_source(argv[optind + 1], &reader, &err) != QV_OK ||
       qv_dataset_merge(argv[optind], reader, &o, &res, &err) != QV_OK) {
     rc = cli_fail("merge", &err);
@@ -105,6 +124,7 @@ int cmd_merge(int argc, char **argv) {
              cli_plural(res.inserted), (long long)res.updated, (long long)res.deleted, (long long)res.version);
     rc = 0;
   }
+done:
   qv_batch_reader_destroy(reader);
   free(on);
   free(cols);
