@@ -205,7 +205,13 @@ static qv_status hop_filters(qvg_planner *p, const qvg_scope *t, qvg_lmatch *m, 
   return take(p, t, m, h->k, QVG_AT_EDGE, edge);
 }
 
-static qv_status hop_csr(qvg_planner *p, qvg_scope *s, qvg_lmatch *m, hop *h) {
+/* A hop over adjacency: CsrExpandExec, or for shortestPath /
+ * allShortestPaths a ShortestPathExec (over the CSR, or without it over an
+ * adjacency it builds from the relationships).  A shortest path takes the
+ * end's conditions as a filter above it (each pair's shortest paths do not
+ * depend on which ends are kept); conditions on its relationships would
+ * change which paths are shortest, and are refused for now. */
+static qv_status hop_adjacency(qvg_planner *p, qvg_scope *s, qvg_lmatch *m, hop *h) {
   const char *names[2] = {h->rel_name, h->to_name};
   qvg_colkind kinds[2] = {h->varlen ? QVG_COL_VALUE : QVG_COL_REL, QVG_COL_NODE};
   qvg_scope t;
@@ -218,6 +224,9 @@ static qv_status hop_csr(qvg_planner *p, qvg_scope *s, qvg_lmatch *m, hop *h) {
   qvg_cx *target, *edge;
   QV_RETURN_NOT_OK(hop_filters(p, &t, m, h, &target, &edge));
   t.kinds[s->n_cols] = saved;
+  if (h->shortest && edge)
+    return qvg_plan_fail(p, h->rel, QV_ERR_UNSUPPORTED,
+                         "a shortest path with conditions on its relationships is not supported yet");
   int32_t uniq[QVG_MAX_COLS], n_uniq = 0;
   for (int32_t i = 0; i < m->n_rels; i++) {
     int32_t c = qvg_scope_col(s, m->rels[i]);
@@ -236,16 +245,22 @@ static qv_status hop_csr(qvg_planner *p, qvg_scope *s, qvg_lmatch *m, hop *h) {
   sp.to_label = h->into ? -1 : h->to_label;
   sp.to_name = h->to_name;
   sp.rel_name = h->rel_name;
-  sp.target_filter = target;
-  sp.edge_filter = edge;
   sp.unique_cols = uniq;
   sp.n_unique = n_uniq;
   qv_exec_op *child = s->op, *op;
   s->op = NULL;
-  QV_RETURN_NOT_OK(qvg_op_expand(p->ctx, child, p->st, s->kinds, &sp, &op, p->err));
+  if (h->shortest) {
+    QV_RETURN_NOT_OK(
+        qvg_op_shortest(p->ctx, child, p->st, &sp, h->shortest == QVG_PATH_ALL_SHORTEST, !p->use_csr, &op, p->err));
+  } else {
+    sp.target_filter = target;
+    sp.edge_filter = edge;
+    QV_RETURN_NOT_OK(qvg_op_expand(p->ctx, child, p->st, s->kinds, &sp, &op, p->err));
+  }
   QV_RETURN_NOT_OK(qvg_adopt(p, s, op, kinds, h->into ? 1 : 2));
   s->vars = t.vars;
   s->n_vars = t.n_vars;
+  if (h->shortest && target) QV_RETURN_NOT_OK(qvg_add_filter(p, s, target));
   return QV_OK;
 }
 
@@ -421,57 +436,6 @@ static qv_status hop_join(qvg_planner *p, qvg_scope *s, qvg_lmatch *m, hop *h) {
   return QV_OK;
 }
 
-/* shortestPath / allShortestPaths: one ShortestPathExec over the CSR (or,
- * without it, over an adjacency it builds from the relationships), the
- * end's conditions as a filter above it (each pair's shortest paths do
- * not depend on which ends are kept); conditions on the relationships
- * would change which paths are shortest, and are refused for now. */
-static qv_status hop_shortest(qvg_planner *p, qvg_scope *s, qvg_lmatch *m, hop *h) {
-  const char *names[2] = {h->rel_name, h->to_name};
-  qvg_colkind kinds[2] = {QVG_COL_VALUE, QVG_COL_NODE};
-  qvg_scope t;
-  QV_RETURN_NOT_OK(scope_plus(p, s, names, kinds, h->into ? 1 : 2, &t));
-  QV_RETURN_NOT_OK(qvg_add_var(p, &t, h->rel_name, h->rel_name, h->n_types == 1 ? h->types[0] : -1));
-  if (!h->into) QV_RETURN_NOT_OK(qvg_add_var(p, &t, h->to_name, h->to_name, h->to_label));
-  qvg_colkind saved = t.kinds[s->n_cols];
-  t.kinds[s->n_cols] = QVG_COL_REL;
-  qvg_cx *target, *edge;
-  QV_RETURN_NOT_OK(hop_filters(p, &t, m, h, &target, &edge));
-  t.kinds[s->n_cols] = saved;
-  if (edge)
-    return qvg_plan_fail(p, h->rel, QV_ERR_UNSUPPORTED,
-                         "a shortest path with conditions on its relationships is not supported yet");
-  int32_t uniq[QVG_MAX_COLS], n_uniq = 0;
-  for (int32_t i = 0; i < m->n_rels; i++) {
-    int32_t c = qvg_scope_col(s, m->rels[i]);
-    if (c >= 0) uniq[n_uniq++] = c;
-  }
-  qvg_expand_spec sp;
-  memset(&sp, 0, sizeof sp);
-  sp.from_col = qvg_scope_col(s, h->from_col);
-  sp.types = h->types;
-  sp.n_types = h->n_types;
-  sp.dir = h->dir;
-  sp.varlen = true;
-  sp.min_hops = h->lo;
-  sp.max_hops = h->hi;
-  sp.into_col = h->into ? qvg_scope_col(s, h->to_col) : -1;
-  sp.to_label = h->into ? -1 : h->to_label;
-  sp.to_name = h->to_name;
-  sp.rel_name = h->rel_name;
-  sp.unique_cols = uniq;
-  sp.n_unique = n_uniq;
-  qv_exec_op *child = s->op, *op;
-  s->op = NULL;
-  QV_RETURN_NOT_OK(
-      qvg_op_shortest(p->ctx, child, p->st, &sp, h->shortest == QVG_PATH_ALL_SHORTEST, !p->use_csr, &op, p->err));
-  QV_RETURN_NOT_OK(qvg_adopt(p, s, op, kinds, h->into ? 1 : 2));
-  s->vars = t.vars;
-  s->n_vars = t.n_vars;
-  if (target) QV_RETURN_NOT_OK(qvg_add_filter(p, s, target));
-  return QV_OK;
-}
-
 /* The hop over rel from the node column from_col to the node pattern to
  * (shortest: the path's QVG_PATH_* kind when it is a shortest path). */
 static qv_status plan_hop(qvg_planner *p, qvg_scope *s, qvg_lmatch *m, int32_t k, const qvg_node *rel,
@@ -535,8 +499,7 @@ static qv_status plan_hop(qvg_planner *p, qvg_scope *s, qvg_lmatch *m, int32_t k
   h.implied = implied;
   if (to->kids[0]) implied = -1; /* a label written in the pattern is the variable's already */
   if (h.impossible) h.n_types = 0;
-  if (h.shortest) QV_RETURN_NOT_OK(hop_shortest(p, s, m, &h));
-  else if (p->use_csr) QV_RETURN_NOT_OK(hop_csr(p, s, m, &h));
+  if (h.shortest || p->use_csr) QV_RETURN_NOT_OK(hop_adjacency(p, s, m, &h));
   else QV_RETURN_NOT_OK(hop_join(p, s, m, &h));
   if (h.impossible) QV_RETURN_NOT_OK(qvg_add_filter(p, s, qvg_cx_lit(p, qvg_bool(false))));
   const char *rel_col = rel_name;
