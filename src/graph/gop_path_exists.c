@@ -26,6 +26,7 @@ typedef struct pe_state {
   /* one hop to a bound end: a stamp per node, the epoch of the start
    * whose neighbours were marked last */
   int32_t n_parts;
+  int64_t *positions; /* per part, fixed on first use (-1: not yet): the stamps' size */
   uint32_t **stamps;
   uint32_t epoch;
   int64_t stamped_start;
@@ -66,11 +67,18 @@ static bool walk(pe_state *s, int64_t node, int32_t h, int64_t match) {
   return false;
 }
 
+/* How many positions part has, asked of the store once: the stamps are
+ * sized by it, and a lookup per neighbour stays a load. */
+static int64_t part_positions(pe_state *s, int64_t part) {
+  if (s->positions[part] < 0) s->positions[part] = qvg_store_id_positions(s->st, false, (int32_t)part);
+  return s->positions[part];
+}
+
 static uint32_t *stamp_of(pe_state *s, int64_t node, qv_error *err, bool *nomem) {
   int64_t part = node >> QVG_ID_SHIFT, pos = node & QVG_ID_MASK;
-  if (node < 0 || part >= s->n_parts || pos >= qvg_store_id_positions(s->st, false, (int32_t)part)) return NULL;
+  if (node < 0 || part >= s->n_parts || pos >= part_positions(s, part)) return NULL;
   if (!s->stamps[part]) {
-    int64_t n = qvg_store_id_positions(s->st, false, (int32_t)part);
+    int64_t n = part_positions(s, part);
     if (!(s->stamps[part] = qv_calloc((size_t)n + 1, sizeof **s->stamps))) {
       *nomem = true;
       qv_error_nomem(err, "PathExistsExec");
@@ -87,8 +95,7 @@ static qv_status one_hop(pe_state *s, int64_t start, int64_t match, bool *found,
   if (start != s->stamped_start || s->epoch == 0) {
     if (++s->epoch == 0) { /* wrapped: forget every stamp */
       for (int32_t i = 0; i < s->n_parts; i++)
-        if (s->stamps[i])
-          memset(s->stamps[i], 0, (size_t)(qvg_store_id_positions(s->st, false, i) + 1) * sizeof **s->stamps);
+        if (s->stamps[i]) memset(s->stamps[i], 0, (size_t)(part_positions(s, i) + 1) * sizeof **s->stamps);
       s->epoch = 1;
     }
     s->stamped_start = start;
@@ -150,6 +157,8 @@ static qv_status pe_open(qv_exec_op *op, qv_error *err) {
   pe_state *s = op->state;
   if (s->n_hops != 1 || s->match_col < 0) return QV_OK;
   int64_t bytes = 0;
+  /* what the stamps will take (sizes not fixed yet: a CREATE before the
+   * first row may still add nodes) */
   for (int32_t i = 0; i < s->n_parts; i++) bytes += (qvg_store_id_positions(s->st, false, i) + 1) * 4;
   return qvx_reserve(op, bytes, "the start's neighbour stamps", err);
 }
@@ -167,6 +176,7 @@ static void pe_free(qv_exec_op *op) {
   if (!s) return;
   pe_close(op);
   qv_free(s->stamps);
+  qv_free(s->positions);
   qv_free(s->hops);
   qv_free(s->path_rels);
   qv_free(s->name);
@@ -218,10 +228,12 @@ qv_status qvg_op_path_exists(qv_exec_ctx *ctx, qv_exec_op *child, const qvg_stor
   s->hops = qv_calloc((size_t)n_hops, sizeof *s->hops);
   s->path_rels = qv_calloc((size_t)n_hops, sizeof *s->path_rels);
   s->stamps = qv_calloc((size_t)s->n_parts + 1, sizeof *s->stamps);
+  s->positions = qv_malloc(((size_t)s->n_parts + 1) * sizeof *s->positions);
+  for (int32_t i = 0; s->positions && i <= s->n_parts; i++) s->positions[i] = -1;
   s->name = qv_strdup(name);
   qv_exec_op *op = NULL;
   QV_RETURN_NOT_OK(qvx_op_new(&pe_vt, ctx, &child, 1, s, &op, err));
-  if (!s->hops || !s->path_rels || !s->stamps || !s->name) goto nomem;
+  if (!s->hops || !s->path_rels || !s->stamps || !s->positions || !s->name) goto nomem;
   memcpy(s->hops, hops, (size_t)n_hops * sizeof *hops);
   if (qv_schema_copy(&op->children[0]->schema, &op->schema) != QV_OK) goto nomem;
   qv_field f = {s->name, qv_datatype_simple(QV_TYPE_BINARY), true};

@@ -50,6 +50,7 @@ typedef struct sp_state {
   char *to_name, *rel_name;
   bool all, own;
   int32_t n_in, n_parts;
+  int64_t *positions; /* per part, fixed on first use (-1: not yet): every per-node array's size */
   int64_t max_hops;
   /* directions of the forward walk per type (dir as written, from the start) */
   int32_t n_types;
@@ -85,19 +86,26 @@ typedef struct sp_state {
 
 /* ---- per-node arrays ---- */
 
+/* How many positions part has, asked of the store once: every array of
+ * the part is sized by it, and a lookup per edge stays a load. */
+static int64_t part_positions(sp_state *s, int64_t part) {
+  if (s->positions[part] < 0) s->positions[part] = qvg_store_id_positions(s->st, false, (int32_t)part);
+  return s->positions[part];
+}
+
 static qv_status part_alloc(qv_exec_op *op, void ***slot, int64_t part, size_t elem, qv_error *err) {
   sp_state *s = op->state;
   if ((*slot)[part]) return QV_OK;
-  int64_t n = qvg_store_id_positions(s->st, false, (int32_t)part) + 1;
+  int64_t n = part_positions(s, part) + 1;
   QV_RETURN_NOT_OK(qvx_reserve(op, n * (int64_t)elem, "the search's per-node marks", err));
   if (!((*slot)[part] = qv_calloc((size_t)n, elem))) return qv_error_nomem(err, "ShortestPathExec");
   return QV_OK;
 }
 
-static bool node_ok(const sp_state *s, int64_t node, int64_t *part, int64_t *pos) {
+static bool node_ok(sp_state *s, int64_t node, int64_t *part, int64_t *pos) {
   *part = node >> QVG_ID_SHIFT;
   *pos = node & QVG_ID_MASK;
-  return node >= 0 && *part < s->n_parts && *pos < qvg_store_id_positions(s->st, false, (int32_t)*part);
+  return node >= 0 && *part < s->n_parts && *pos < part_positions(s, *part);
 }
 
 /* Marks node seen by side at dist; false when it was seen already. */
@@ -118,7 +126,7 @@ static qv_status side_see(qv_exec_op *op, sp_side *d, int64_t node, int32_t dist
 }
 
 /* The side's distance of node, or -1 when it has not seen it. */
-static int32_t side_dist(const sp_state *s, const sp_side *d, int64_t node) {
+static int32_t side_dist(sp_state *s, const sp_side *d, int64_t node) {
   int64_t part, pos;
   if (!node_ok(s, node, &part, &pos) || !d->mark[part] || d->mark[part][pos] != s->epoch) return -1;
   return d->dist[part][pos];
@@ -172,13 +180,12 @@ static qv_status push_next(qv_exec_op *op, sp_side *d, int64_t node, qv_error *e
 /* ---- adjacency ---- */
 
 /* The span of one type leaving node one way (out: along the relationship). */
-static qvg_adj span(const sp_state *s, int32_t t, bool out, int64_t node) {
+static qvg_adj span(sp_state *s, int32_t t, bool out, int64_t node) {
   qvg_adj none = {NULL, NULL, 0, 0, 0};
   if (!s->own) return qvg_store_adj(s->st, s->types[t], out ? QVG_OUT : QVG_IN, node);
   const sp_adj *a = out ? &s->own_out[t] : &s->own_in[t];
   int64_t part = node >> QVG_ID_SHIFT, pos = node & QVG_ID_MASK;
-  if (node < 0 || part >= s->n_parts || !a->offsets[part] || pos >= qvg_store_id_positions(s->st, false, (int32_t)part))
-    return none;
+  if (node < 0 || part >= s->n_parts || !a->offsets[part] || pos >= part_positions(s, part)) return none;
   int64_t lo = a->offsets[part][pos], hi = a->offsets[part][pos + 1];
   qvg_adj r = {a->nbrs[part] + lo, a->rels[part] + lo, hi - lo, a->nbr_base[part], a->rel_base};
   return r;
@@ -203,7 +210,7 @@ static qv_status build_own(qv_exec_op *op, int32_t t, qv_error *err) {
       int64_t part, pos;
       if (!node_ok(s, from, &part, &pos)) continue;
       if (!a->offsets[part]) {
-        int64_t np = qvg_store_id_positions(s->st, false, (int32_t)part);
+        int64_t np = part_positions(s, part);
         a->offsets[part] = qv_calloc((size_t)np + 2, sizeof **a->offsets);
         if (!a->offsets[part]) rc = qv_error_nomem(err, "ShortestPathExec");
         a->nbr_base[part] = to & ~QVG_ID_MASK;
@@ -212,7 +219,7 @@ static qv_status build_own(qv_exec_op *op, int32_t t, qv_error *err) {
     }
     for (int32_t part = 0; part < s->n_parts && rc == QV_OK; part++) {
       if (!a->offsets[part]) continue;
-      int64_t np = qvg_store_id_positions(s->st, false, part);
+      int64_t np = part_positions(s, part);
       for (int64_t i = 2; i <= np + 1; i++) a->offsets[part][i] += a->offsets[part][i - 1];
       int64_t m = a->offsets[part][np + 1];
       a->nbrs[part] = qv_malloc((size_t)(m > 0 ? m : 1) * sizeof **a->nbrs);
@@ -297,7 +304,7 @@ static qv_status side_start(qv_exec_op *op, sp_side *d, int64_t node, qv_error *
 static void new_search(sp_state *s) {
   if (++s->epoch == 0) { /* wrapped: forget every mark */
     for (int32_t p = 0; p < s->n_parts; p++) {
-      int64_t n = qvg_store_id_positions(s->st, false, p) + 1;
+      int64_t n = part_positions(s, p) + 1;
       if (s->fw.mark[p]) memset(s->fw.mark[p], 0, (size_t)n * sizeof **s->fw.mark);
       if (s->bw.mark[p]) memset(s->bw.mark[p], 0, (size_t)n * sizeof **s->bw.mark);
     }
@@ -625,6 +632,7 @@ static void sp_free(qv_exec_op *op) {
   qv_free(s->o_node);
   qv_free(s->path_buf);
   qv_free(s->meets);
+  qv_free(s->positions);
   qv_free(s->types);
   qv_free((int32_t *)(uintptr_t)s->sp.unique_cols);
   qv_free(s->to_name);
@@ -688,10 +696,12 @@ qv_status qvg_op_shortest(qv_exec_ctx *ctx, qv_exec_op *child, const qvg_store *
   s->max_hops = spec->max_hops;
   int32_t nt = spec->n_types > 0 ? spec->n_types : st->n_types;
   s->types = qv_calloc((size_t)nt + 1, sizeof *s->types);
+  s->positions = qv_malloc(((size_t)s->n_parts + 1) * sizeof *s->positions);
+  for (int32_t i = 0; s->positions && i <= s->n_parts; i++) s->positions[i] = -1;
   s->sp.unique_cols = NULL;
   qv_exec_op *op = NULL;
   QV_RETURN_NOT_OK(qvx_op_new(&sp_vt, ctx, &child, 1, s, &op, err));
-  if (!s->types) goto nomem;
+  if (!s->types || !s->positions) goto nomem;
   for (int32_t i = 0; i < nt; i++) {
     int32_t ty = spec->n_types > 0 ? spec->types[i] : i;
     if (ty >= 0 && ty < st->n_types) s->types[s->n_types++] = ty; /* a type the store lacks matches nothing */
