@@ -227,13 +227,8 @@ PyObject *qvpy_fragments(PyObject *self, PyObject *args, PyObject *kwargs) {
   long long version = 0;
   if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O&|L:fragments", kw, PyUnicode_FSConverter, &path_obj, &version))
     return NULL;
-  qv_error err = {0};
-  qv_dataset *ds = NULL;
-  qv_status st;
-  const char *path = PyBytes_AS_STRING(path_obj);
-  Py_BEGIN_ALLOW_THREADS st = qv_dataset_open(path, (int64_t)version, &ds, &err);
-  Py_END_ALLOW_THREADS Py_DECREF(path_obj);
-  if (st != QV_OK) return qvpy_raise(&err);
+  qv_dataset *ds = qvpy_dataset_open(path_obj, version);
+  if (!ds) return NULL;
   int32_t n = qv_dataset_num_fragments(ds);
   PyObject *list = PyList_New(n);
   for (int32_t i = 0; list && i < n; i++) {
@@ -243,6 +238,6 @@ PyObject *qvpy_fragments(PyObject *self, PyObject *args, PyObject *kwargs) {
     if (!t) Py_CLEAR(list);
     else PyList_SET_ITEM(list, i, t);
   }
-  qv_dataset_close(ds);
+  qvpy_dataset_close(ds);
   return list;
 }

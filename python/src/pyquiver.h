@@ -33,6 +33,13 @@ extern PyObject *qvpy_error_type;
  * returns NULL for `return qvpy_raise(&err);`. */
 PyObject *qvpy_raise(const qv_error *err);
 
+/* Opens the dataset at path_obj (bytes from PyUnicode_FSConverter, whose
+ * reference it takes) at version (0: latest) with the GIL released; NULL
+ * with the exception set on failure.  Close with qvpy_dataset_close (under
+ * qvpy_lock, as every call into the library that may race another). */
+qv_dataset *qvpy_dataset_open(PyObject *path_obj, long long version);
+void qvpy_dataset_close(qv_dataset *ds);
+
 /* Wraps a producer's stream so that every call into it, and the release of
  * every array it hands out, runs under qvpy_lock.  Moves *inner (its release
  * is set to NULL) into *out.  Returns false (inner released) when out of

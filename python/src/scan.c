@@ -23,22 +23,32 @@ static PyObject *dataset_new(PyTypeObject *type, PyObject *args, PyObject *kwarg
     Py_DECREF(path_obj);
     return NULL;
   }
-  qv_error err = {0};
-  qv_status st;
-  const char *path = PyBytes_AS_STRING(path_obj);
-  Py_BEGIN_ALLOW_THREADS st = qv_dataset_open(path, (int64_t)version, &self->ds, &err);
-  Py_END_ALLOW_THREADS Py_DECREF(path_obj);
-  if (st != QV_OK) {
+  if (!(self->ds = qvpy_dataset_open(path_obj, version))) {
     Py_DECREF(self);
-    return qvpy_raise(&err);
+    return NULL;
   }
   return (PyObject *)self;
 }
 
-static void dataset_dealloc(dataset_obj *self) {
+qv_dataset *qvpy_dataset_open(PyObject *path_obj, long long version) {
+  qv_error err = {0};
+  qv_status st;
+  qv_dataset *ds = NULL;
+  const char *path = PyBytes_AS_STRING(path_obj);
+  Py_BEGIN_ALLOW_THREADS st = qv_dataset_open(path, (int64_t)version, &ds, &err);
+  Py_END_ALLOW_THREADS Py_DECREF(path_obj);
+  if (st != QV_OK) qvpy_raise(&err);
+  return st == QV_OK ? ds : NULL;
+}
+
+void qvpy_dataset_close(qv_dataset *ds) {
   qvpy_lock();
-  qv_dataset_close(self->ds);
+  qv_dataset_close(ds);
   qvpy_unlock();
+}
+
+static void dataset_dealloc(dataset_obj *self) {
+  qvpy_dataset_close(self->ds);
   Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
